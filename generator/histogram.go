@@ -1,0 +1,90 @@
+package generator
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Histogram draws from an empirical histogram of block-sized buckets (YCSB's
+// HistogramGenerator, used for fieldlengthdistribution=histogram). The file
+// starts with "BlockSize\t<n>", then "<bucket>\t<count>" lines.
+type Histogram struct {
+	blockSize int64
+	buckets   []int64
+	area      int64
+}
+
+// LoadHistogram reads a histogram file.
+func LoadHistogram(path string) (*Histogram, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("histogram file %s: %w", path, err)
+	}
+	defer f.Close()
+	return ParseHistogram(f, path)
+}
+
+// ParseHistogram reads the histogram format; name appears in errors.
+func ParseHistogram(r io.Reader, name string) (*Histogram, error) {
+	sc := bufio.NewScanner(r)
+	h := &Histogram{}
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
+		}
+		parts := strings.Fields(text)
+		if len(parts) != 2 {
+			return nil, fmt.Errorf("%s:%d: want two tab-separated columns", name, line)
+		}
+		if line == 1 {
+			if parts[0] != "BlockSize" {
+				return nil, fmt.Errorf("%s:1: first line must be \"BlockSize\\t<n>\"", name)
+			}
+			n, err := strconv.ParseInt(parts[1], 10, 64)
+			if err != nil || n <= 0 {
+				return nil, fmt.Errorf("%s:1: block size %q is not a positive whole number", name, parts[1])
+			}
+			h.blockSize = n
+			continue
+		}
+		b, err1 := strconv.ParseInt(parts[0], 10, 64)
+		c, err2 := strconv.ParseInt(parts[1], 10, 64)
+		if err1 != nil || err2 != nil || b < 0 || c < 0 || b > 1<<24 {
+			return nil, fmt.Errorf("%s:%d: want \"<bucket>\\t<count>\" with whole numbers", name, line)
+		}
+		for int64(len(h.buckets)) <= b {
+			h.buckets = append(h.buckets, 0)
+		}
+		h.buckets[b] = c
+		h.area += c
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if h.blockSize == 0 || h.area == 0 {
+		return nil, fmt.Errorf("%s: histogram has no block size or no counts", name)
+	}
+	return h, nil
+}
+
+// Next returns (i+1)·blockSize for a bucket i drawn with its count's weight
+// (YCSB's loop, including its "<= 0" boundary).
+func (h *Histogram) Next(r *rand.Rand) int64 {
+	number := r.Int64N(h.area)
+	i := 0
+	for ; i < len(h.buckets)-1; i++ {
+		number -= h.buckets[i]
+		if number <= 0 {
+			return int64(i+1) * h.blockSize
+		}
+	}
+	return int64(i) * h.blockSize
+}

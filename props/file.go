@@ -1,0 +1,157 @@
+package props
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// LoadFile reads a Java-style properties file into p (see Parse).
+func (p *Props) LoadFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("property file %s: %w", path, unwrapPathError(err))
+	}
+	defer f.Close()
+	return p.Parse(f, path)
+}
+
+func unwrapPathError(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// Parse reads properties in the java.util.Properties text format that YCSB's
+// workload files use: "key=value", "key: value" or "key value"; lines
+// starting with # or ! are comments; a line ending in an odd number of
+// backslashes continues on the next; \t \n \r \f \uXXXX and \<char> escapes.
+// name is used as the source in error messages ("name:line").
+func (p *Props) Parse(r io.Reader, name string) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	lineNo := 0
+	for sc.Scan() {
+		lineNo++
+		start := lineNo
+		line := strings.TrimLeft(sc.Text(), " \t\f")
+		if line == "" || line[0] == '#' || line[0] == '!' {
+			continue
+		}
+		for continues(line) {
+			line = line[:len(line)-1]
+			if !sc.Scan() {
+				break
+			}
+			lineNo++
+			line += strings.TrimLeft(sc.Text(), " \t\f")
+		}
+		key, value, err := splitLine(line)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %v", name, start, err)
+		}
+		if key == "" {
+			return fmt.Errorf("%s:%d: line has a value but no property name", name, start)
+		}
+		p.Set(key, value, fmt.Sprintf("%s:%d", name, start))
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// continues reports whether line ends in an odd number of backslashes.
+func continues(line string) bool {
+	n := 0
+	for i := len(line) - 1; i >= 0 && line[i] == '\\'; i-- {
+		n++
+	}
+	return n%2 == 1
+}
+
+// splitLine separates key and value at the first unescaped '=', ':' or
+// white space, then unescapes both.
+func splitLine(line string) (string, string, error) {
+	i := 0
+	for i < len(line) {
+		c := line[i]
+		if c == '\\' {
+			i += 2
+			continue
+		}
+		if c == '=' || c == ':' || c == ' ' || c == '\t' || c == '\f' {
+			break
+		}
+		i++
+	}
+	if i > len(line) {
+		i = len(line)
+	}
+	rawKey := line[:i]
+	rest := strings.TrimLeft(line[i:], " \t\f")
+	if rest != "" && (rest[0] == '=' || rest[0] == ':') {
+		rest = strings.TrimLeft(rest[1:], " \t\f")
+	}
+	key, err := unescape(rawKey)
+	if err != nil {
+		return "", "", err
+	}
+	value, err := unescape(rest)
+	if err != nil {
+		return "", "", err
+	}
+	return key, value, nil
+}
+
+func unescape(s string) (string, error) {
+	if !strings.Contains(s, `\`) {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 'f':
+			b.WriteByte('\f')
+		case 'u':
+			if i+4 >= len(s) {
+				return "", fmt.Errorf("malformed \\u escape in %q", s)
+			}
+			r, err := strconv.ParseUint(s[i+1:i+5], 16, 16)
+			if err != nil {
+				return "", fmt.Errorf("malformed \\u escape in %q", s)
+			}
+			b.WriteRune(rune(r))
+			i += 4
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String(), nil
+}
+
+// ParseAssignment splits a command-line "-p key=value" argument.
+func ParseAssignment(arg string) (string, string, error) {
+	k, v, ok := strings.Cut(arg, "=")
+	k = strings.TrimSpace(k)
+	if !ok || k == "" {
+		return "", "", fmt.Errorf("-p %q: want key=value", arg)
+	}
+	return k, v, nil
+}

@@ -1,0 +1,168 @@
+// Package props holds YCSB-style properties: key=value pairs read from
+// property files (-P) and the command line (-p), each remembering where it
+// came from so that a bad value can be reported as "file:line: key: why".
+package props
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Props is an ordered set of properties. Later Set calls override earlier
+// ones, which gives YCSB's precedence: files in the order given, then -p.
+// Props is not safe for concurrent mutation; read it before the run starts.
+type Props struct {
+	m map[string]entry
+}
+
+type entry struct {
+	value  string
+	source string // "workloads/workloada:12", "-p", "default", ...
+}
+
+// New returns an empty set.
+func New() *Props { return &Props{m: map[string]entry{}} }
+
+// Set sets key to value, remembering source for error messages.
+func (p *Props) Set(key, value, source string) {
+	p.m[key] = entry{value: value, source: source}
+}
+
+// SetDefault sets key only when it is not set yet.
+func (p *Props) SetDefault(key, value, source string) {
+	if _, ok := p.m[key]; !ok {
+		p.Set(key, value, source)
+	}
+}
+
+// Merge copies every property of q into p, overriding.
+func (p *Props) Merge(q *Props) {
+	maps.Copy(p.m, q.m)
+}
+
+// Clone returns an independent copy.
+func (p *Props) Clone() *Props {
+	return &Props{m: maps.Clone(p.m)}
+}
+
+// Get returns the raw value of key.
+func (p *Props) Get(key string) (string, bool) {
+	e, ok := p.m[key]
+	return e.value, ok
+}
+
+// String returns the value of key or def when unset.
+func (p *Props) String(key, def string) string {
+	if e, ok := p.m[key]; ok {
+		return e.value
+	}
+	return def
+}
+
+// Source tells where key was set ("" when unset).
+func (p *Props) Source(key string) string { return p.m[key].source }
+
+// Keys returns every key, sorted.
+func (p *Props) Keys() []string {
+	return slices.Sorted(maps.Keys(p.m))
+}
+
+// Errorf builds an error that names where key was set:
+// "workloads/workloada:7: recordcount: ...".
+func (p *Props) Errorf(key, format string, args ...any) error {
+	where := p.m[key].source
+	msg := fmt.Sprintf(format, args...)
+	if where == "" {
+		return fmt.Errorf("property %s: %s", key, msg)
+	}
+	return fmt.Errorf("%s: property %s: %s", where, key, msg)
+}
+
+// Int64 returns key as a whole number, def when unset.
+func (p *Props) Int64(key string, def int64) (int64, error) {
+	e, ok := p.m[key]
+	if !ok {
+		return def, nil
+	}
+	v, err := strconv.ParseInt(strings.TrimSpace(e.value), 10, 64)
+	if err != nil {
+		return 0, p.Errorf(key, "%q is not a whole number", e.value)
+	}
+	return v, nil
+}
+
+// Int64Min is Int64 with a lower bound.
+func (p *Props) Int64Min(key string, def, min int64) (int64, error) {
+	v, err := p.Int64(key, def)
+	if err == nil && v < min {
+		err = p.Errorf(key, "%d is less than %d", v, min)
+	}
+	return v, err
+}
+
+// Float returns key as a number, def when unset.
+func (p *Props) Float(key string, def float64) (float64, error) {
+	e, ok := p.m[key]
+	if !ok {
+		return def, nil
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(e.value), 64)
+	if err != nil {
+		return 0, p.Errorf(key, "%q is not a number", e.value)
+	}
+	return v, nil
+}
+
+// FloatRange is Float restricted to [min, max].
+func (p *Props) FloatRange(key string, def, min, max float64) (float64, error) {
+	v, err := p.Float(key, def)
+	if err == nil && (v < min || v > max || v != v) {
+		err = p.Errorf(key, "%v is outside %v..%v", v, min, max)
+	}
+	return v, err
+}
+
+// Bool returns key as true or false (any case), def when unset.
+func (p *Props) Bool(key string, def bool) (bool, error) {
+	e, ok := p.m[key]
+	if !ok {
+		return def, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(e.value)) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, p.Errorf(key, "%q is neither true nor false", e.value)
+}
+
+// OneOf returns key's value, which must be one of choices; def when unset.
+func (p *Props) OneOf(key, def string, choices ...string) (string, error) {
+	v := strings.TrimSpace(p.String(key, def))
+	if slices.Contains(choices, v) {
+		return v, nil
+	}
+	return "", p.Errorf(key, "%q is not one of %s", v, strings.Join(choices, ", "))
+}
+
+// Floats returns key as a comma-separated list of numbers.
+func (p *Props) Floats(key, def string) ([]float64, error) {
+	raw := p.String(key, def)
+	var out []float64
+	for _, f := range strings.Split(raw, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			return nil, p.Errorf(key, "%q is not a number", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

@@ -1,0 +1,78 @@
+package props
+
+import (
+	"net/url"
+	"strings"
+)
+
+// secretWords mark a property whose value is a credential.
+var secretWords = []string{"password", "passwd", "secret", "token", "credential", "apikey", "api_key", "accesskey", "access_key"}
+
+// Redacted is the text that stands in for a secret.
+const Redacted = "REDACTED"
+
+// IsSecretKey reports whether a property named key holds a credential.
+func IsSecretKey(key string) bool {
+	k := strings.ToLower(key)
+	for _, w := range secretWords {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// RedactValue hides credentials in a value: the whole value for secret
+// keys, and the password of any URL (scheme://user:password@host).
+func RedactValue(key, value string) string {
+	if IsSecretKey(key) && value != "" {
+		return Redacted
+	}
+	return RedactURL(value)
+}
+
+// RedactURL replaces the password in a URL's user information, and any
+// query parameter that names a credential, with Redacted. Text that is not
+// a URL with credentials is returned unchanged.
+func RedactURL(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		// Unparseable: hide anything between "://" and "@".
+		if i, j := strings.Index(s, "://"), strings.LastIndex(s, "@"); i >= 0 && j > i {
+			return s[:i+3] + Redacted + s[j:]
+		}
+		return s
+	}
+	changed := false
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), Redacted)
+			changed = true
+		}
+	}
+	q := u.Query()
+	for k := range q {
+		if IsSecretKey(k) {
+			q.Set(k, Redacted)
+			changed = true
+		}
+	}
+	if !changed {
+		return s
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// Redacted returns every property as a map with credentials hidden,
+// suitable for printing or writing into results.
+func (p *Props) Redacted() map[string]string {
+	out := make(map[string]string, len(p.m))
+	for k, e := range p.m {
+		out[k] = RedactValue(k, e.value)
+	}
+	return out
+}
