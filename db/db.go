@@ -1,0 +1,76 @@
+// Package db defines what a database binding implements, the outcomes it
+// reports, and the registry bindings join by name.
+//
+// One DB value serves every client thread: it must be safe for concurrent
+// use (database clients are connection pools). Keys, field names and values
+// passed in are only valid during the call.
+package db
+
+import (
+	"context"
+
+	"github.com/servbench/servbench/props"
+)
+
+// DB is the set of operations every binding implements, with YCSB's
+// meaning. fields == nil means all fields. Errors carry their outcome (see
+// Classify); a read of a missing key returns an error wrapping ErrNotFound.
+type DB interface {
+	// Read fills dst with the requested fields of key.
+	Read(ctx context.Context, table, key string, fields []string, dst *Record) error
+	// Scan fills dst with up to count records in key order starting at
+	// startKey (inclusive), each with its Key set.
+	Scan(ctx context.Context, table, startKey string, count int, fields []string, dst *RecordSet) error
+	// Update writes the given fields of an existing record.
+	Update(ctx context.Context, table, key string, values *Record) error
+	// Insert writes a new record.
+	Insert(ctx context.Context, table, key string, values *Record) error
+	// Delete removes a record.
+	Delete(ctx context.Context, table, key string) error
+	// Close releases the connection or store.
+	Close() error
+}
+
+// ThreadIniter is implemented by bindings that keep per-thread state: the
+// runner calls InitThread once per client thread before its first operation
+// and uses the returned DB for that thread.
+type ThreadIniter interface {
+	InitThread(ctx context.Context, thread, threads int) (DB, error)
+}
+
+// Preparer is implemented by bindings that create tables, indexes or
+// buckets before a phase starts (once per run, not per thread).
+type Preparer interface {
+	Prepare(ctx context.Context, table string, load bool) error
+}
+
+// BatchInserter is implemented by bindings that insert several records in
+// one round trip. The runner uses it in the load phase when batchsize > 1.
+type BatchInserter interface {
+	BatchInsert(ctx context.Context, table string, keys []string, values []*Record) error
+}
+
+// Describer is implemented by bindings that can tell the server's own
+// product and version ("PouchDB Server 4.2.0"), recorded in results so a
+// stand-in is never presented as the real product.
+type Describer interface {
+	ServerVersion(ctx context.Context) (string, error)
+}
+
+// Binding creates DB instances from properties.
+type Binding interface {
+	// Open connects using the properties (and validates them).
+	Open(ctx context.Context, p *props.Props) (DB, error)
+	// Properties lists the property names the binding reads, so unknown
+	// names can be rejected. Prefix entries end in '.' or '*'.
+	Properties() []string
+	// Summary is one line for --help.
+	Summary() string
+}
+
+// Ephemeral is implemented by stores that may start empty each time they
+// are opened (an embedded store in a temporary directory). When Ephemeral
+// returns true, a run phase loads the data set first.
+type Ephemeral interface {
+	Ephemeral() bool
+}

@@ -1,0 +1,234 @@
+// Package pebble is the embedded default binding: CockroachDB's Pebble
+// LSM store in a local directory. Keys are ordered, so SCAN is a real
+// range scan.
+package pebble
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"os"
+	"runtime/debug"
+	"sync"
+
+	"github.com/cockroachdb/pebble"
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/props"
+)
+
+func init() { db.Register("pebble", binding{}) }
+
+type binding struct{}
+
+func (binding) Summary() string {
+	return "embedded Pebble store, the default (pebble.dir: temporary unless given; pebble.keep, pebble.sync, pebble.cachesize)"
+}
+
+func (binding) Properties() []string {
+	return []string{"pebble.dir", "pebble.keep", "pebble.sync", "pebble.cachesize"}
+}
+
+type quiet struct{}
+
+func (quiet) Infof(string, ...any) {}
+func (quiet) Fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "pebble: "+format+"\n", args...)
+	os.Exit(1)
+}
+
+func (binding) Open(_ context.Context, p *props.Props) (db.DB, error) {
+	s := &Store{seed: maphash.MakeSeed()}
+	var err error
+	if s.keep, err = p.Bool("pebble.keep", false); err != nil {
+		return nil, err
+	}
+	syncWrites, err := p.Bool("pebble.sync", false)
+	if err != nil {
+		return nil, err
+	}
+	s.wo = pebble.NoSync
+	if syncWrites {
+		s.wo = pebble.Sync
+	}
+	cacheSize, err := p.Int64Min("pebble.cachesize", 64<<20, 0)
+	if err != nil {
+		return nil, err
+	}
+	dir, given := p.Get("pebble.dir")
+	if !given || dir == "" {
+		if dir, err = os.MkdirTemp("", "servbench-pebble-"); err != nil {
+			return nil, fmt.Errorf("pebble: temporary directory: %w", err)
+		}
+		s.temp = true
+	}
+	s.dir = dir
+	cache := pebble.NewCache(cacheSize)
+	defer cache.Unref()
+	s.db, err = pebble.Open(dir, &pebble.Options{Cache: cache, Logger: quiet{}})
+	if err != nil {
+		if s.temp {
+			os.RemoveAll(dir)
+		}
+		return nil, fmt.Errorf("pebble: open %s: %w", dir, err)
+	}
+	return s, nil
+}
+
+// Store is an open Pebble database.
+type Store struct {
+	db   *pebble.DB
+	dir  string
+	temp bool
+	keep bool
+	wo   *pebble.WriteOptions
+
+	// Update is read-merge-write; a striped lock keeps two concurrent
+	// updates of one key from losing each other's fields. The stripes
+	// belong to this binding's concurrency control, not to the harness.
+	stripes [256]sync.Mutex
+	seed    maphash.Seed
+	bufs    sync.Pool
+}
+
+// Dir returns the store's directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Ephemeral reports that the store was created empty for this run (no
+// pebble.dir given), so a run phase must load it first.
+func (s *Store) Ephemeral() bool { return s.temp }
+
+// ServerVersion names the engine and its module version.
+func (s *Store) ServerVersion(context.Context) (string, error) {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == "github.com/cockroachdb/pebble" {
+				return "Pebble " + m.Version, nil
+			}
+		}
+	}
+	return "Pebble", nil
+}
+
+type buf struct{ b []byte }
+
+func (s *Store) getBuf() *buf {
+	if b, ok := s.bufs.Get().(*buf); ok {
+		return b
+	}
+	return &buf{b: make([]byte, 0, 2048)}
+}
+
+// storeKey is table, a zero byte, then key: tables never interleave.
+func storeKey(dst []byte, table, key string) []byte {
+	dst = append(dst, table...)
+	dst = append(dst, 0)
+	return append(dst, key...)
+}
+
+func (s *Store) Read(_ context.Context, table, key string, fields []string, dst *db.Record) error {
+	b := s.getBuf()
+	defer s.bufs.Put(b)
+	b.b = storeKey(b.b[:0], table, key)
+	v, closer, err := s.db.Get(b.b)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return fmt.Errorf("pebble: read %s: %w", key, db.ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("pebble: read %s: %w", key, err)
+	}
+	defer closer.Close()
+	if err := decodeInto(dst, v, fields); err != nil {
+		return fmt.Errorf("pebble: read %s: %w", key, err)
+	}
+	return nil
+}
+
+func (s *Store) Scan(_ context.Context, table, start string, count int, fields []string, dst *db.RecordSet) error {
+	b := s.getBuf()
+	defer s.bufs.Put(b)
+	b.b = storeKey(b.b[:0], table, start)
+	lower := len(b.b)
+	b.b = append(b.b, table...)
+	b.b = append(b.b, 1) // every key of table sorts below table+"\x01"
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: b.b[:lower], UpperBound: b.b[lower:]})
+	if err != nil {
+		return fmt.Errorf("pebble: scan %s: %w", start, err)
+	}
+	prefix := len(table) + 1
+	for ok := it.First(); ok && dst.Len() < count; ok = it.Next() {
+		r := dst.Next()
+		r.SetKey(it.Key()[prefix:])
+		if err := decodeInto(r, it.Value(), fields); err != nil {
+			it.Close()
+			return fmt.Errorf("pebble: scan %s: %w", start, err)
+		}
+	}
+	if err := it.Close(); err != nil {
+		return fmt.Errorf("pebble: scan %s: %w", start, err)
+	}
+	return nil
+}
+
+func (s *Store) Insert(_ context.Context, table, key string, values *db.Record) error {
+	b := s.getBuf()
+	defer s.bufs.Put(b)
+	b.b = storeKey(b.b[:0], table, key)
+	k := len(b.b)
+	b.b = appendRecord(b.b, values)
+	if err := s.db.Set(b.b[:k], b.b[k:], s.wo); err != nil {
+		return fmt.Errorf("pebble: insert %s: %w", key, err)
+	}
+	return nil
+}
+
+// Update sets the given fields and keeps the others. Updating a missing
+// key creates it with those fields (an upsert, as most stores do).
+func (s *Store) Update(_ context.Context, table, key string, values *db.Record) error {
+	b := s.getBuf()
+	defer s.bufs.Put(b)
+	b.b = storeKey(b.b[:0], table, key)
+	k := len(b.b)
+	mu := &s.stripes[maphash.Bytes(s.seed, b.b)%uint64(len(s.stripes))]
+	mu.Lock()
+	defer mu.Unlock()
+	old, closer, err := s.db.Get(b.b[:k])
+	switch {
+	case errors.Is(err, pebble.ErrNotFound):
+		b.b = appendRecord(b.b, values)
+	case err != nil:
+		return fmt.Errorf("pebble: update %s: %w", key, err)
+	default:
+		b.b, err = mergeRecord(b.b, old, values)
+		closer.Close()
+		if err != nil {
+			return fmt.Errorf("pebble: update %s: %w", key, err)
+		}
+	}
+	if err := s.db.Set(b.b[:k], b.b[k:], s.wo); err != nil {
+		return fmt.Errorf("pebble: update %s: %w", key, err)
+	}
+	return nil
+}
+
+func (s *Store) Delete(_ context.Context, table, key string) error {
+	b := s.getBuf()
+	defer s.bufs.Put(b)
+	b.b = storeKey(b.b[:0], table, key)
+	if err := s.db.Delete(b.b, s.wo); err != nil {
+		return fmt.Errorf("pebble: delete %s: %w", key, err)
+	}
+	return nil
+}
+
+// Close closes the store and removes a temporary directory unless
+// pebble.keep is set.
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if s.temp && !s.keep {
+		if rerr := os.RemoveAll(s.dir); err == nil {
+			err = rerr
+		}
+	}
+	return err
+}

@@ -1,0 +1,113 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Status is the outcome of one operation. The names are YCSB's Status names
+// (plus TIMEOUT, THROTTLED and CANCELED), so reports read like YCSB's.
+type Status uint8
+
+// Outcomes. OK and BatchedOK are successes, everything else is a failure.
+const (
+	OK Status = iota
+	BatchedOK
+	NotFound
+	Error
+	Timeout
+	Throttled
+	UnexpectedState
+	BadRequest
+	Forbidden
+	ServiceUnavailable
+	NotImplemented
+	Canceled
+	NumStatus // number of statuses, for arrays indexed by Status
+)
+
+var statusNames = [NumStatus]string{
+	OK:                 "OK",
+	BatchedOK:          "BATCHED_OK",
+	NotFound:           "NOT_FOUND",
+	Error:              "ERROR",
+	Timeout:            "TIMEOUT",
+	Throttled:          "THROTTLED",
+	UnexpectedState:    "UNEXPECTED_STATE",
+	BadRequest:         "BAD_REQUEST",
+	Forbidden:          "FORBIDDEN",
+	ServiceUnavailable: "SERVICE_UNAVAILABLE",
+	NotImplemented:     "NOT_IMPLEMENTED",
+	Canceled:           "CANCELED",
+}
+
+func (s Status) String() string {
+	if s < NumStatus {
+		return statusNames[s]
+	}
+	return fmt.Sprintf("STATUS_%d", uint8(s))
+}
+
+// IsOK reports whether s counts as a success (OK or BATCHED_OK), as YCSB's
+// Status.isOk does.
+func (s Status) IsOK() bool { return s == OK || s == BatchedOK }
+
+// ParseStatus returns the status named name.
+func ParseStatus(name string) (Status, bool) {
+	for i, n := range statusNames {
+		if n == name {
+			return Status(i), true
+		}
+	}
+	return 0, false
+}
+
+// Sentinel errors a binding returns (or wraps) to report an outcome other
+// than ERROR. errors.Is works through wrapping, so
+// fmt.Errorf("redis: read %s: %w", key, db.ErrNotFound) counts as NOT_FOUND.
+var (
+	ErrNotFound           = &statusError{NotFound}
+	ErrThrottled          = &statusError{Throttled}
+	ErrUnexpectedState    = &statusError{UnexpectedState}
+	ErrBadRequest         = &statusError{BadRequest}
+	ErrForbidden          = &statusError{Forbidden}
+	ErrServiceUnavailable = &statusError{ServiceUnavailable}
+	ErrNotImplemented     = &statusError{NotImplemented}
+	ErrTimeout            = &statusError{Timeout}
+)
+
+type statusError struct{ s Status }
+
+func (e *statusError) Error() string { return e.s.String() }
+
+// StatusOf returns the error's status; any error that carries none is ERROR.
+func (e *statusError) StatusOf() Status { return e.s }
+
+// Statuser is implemented by errors that know their outcome. A binding may
+// return its own error type implementing it.
+type Statuser interface{ StatusOf() Status }
+
+// Classify maps an operation's error to its outcome: nil is OK; an error
+// carrying a Status (through any wrapping) gives that; an expired deadline
+// is TIMEOUT, unless runDone reports that the run itself was ending, in
+// which case the operation was CANCELED, not failed by the server.
+func Classify(err error, runDone bool) Status {
+	if err == nil {
+		return OK
+	}
+	if runDone && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return Canceled
+	}
+	var s Statuser
+	if errors.As(err, &s) {
+		return s.StatusOf()
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return Timeout
+	case errors.Is(err, context.Canceled):
+		return Canceled
+	}
+	return Error
+}
