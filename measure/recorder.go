@@ -1,0 +1,56 @@
+package measure
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/servbench/servbench/db"
+)
+
+// Recorder belongs to one client thread. Record never blocks and never
+// allocates once each (operation, outcome) histogram exists: it enters the
+// phaser, writes into the active Set, and exits.
+type Recorder struct {
+	ph     *phaser
+	active atomic.Pointer[Set]
+	spare  *Set // owned by the reader
+	mu     sync.Mutex
+}
+
+// NewRecorder returns an empty recorder.
+func NewRecorder() *Recorder {
+	r := &Recorder{ph: newPhaser(), spare: &Set{}}
+	r.active.Store(&Set{})
+	return r
+}
+
+// Record adds one operation. responseNs < 0 means no intended start was
+// set (no target rate), so only service time is recorded.
+func (r *Recorder) Record(op Op, st db.Status, serviceNs, responseNs int64) {
+	v := r.ph.enter()
+	s := r.active.Load()
+	record(&s.Service[op][st], serviceNs)
+	if responseNs >= 0 {
+		record(&s.Response[op][st], responseNs)
+	}
+	r.ph.exit(v)
+}
+
+// RecordLag adds how late (ns) an operation started behind its schedule.
+func (r *Recorder) RecordLag(lagNs int64) {
+	v := r.ph.enter()
+	record(&r.active.Load().Lag, lagNs)
+	r.ph.exit(v)
+}
+
+// DrainInto moves everything recorded since the last drain into dst (merge)
+// and starts a fresh interval. Safe to call while the owner records.
+func (r *Recorder) DrainInto(dst *Set) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.spare.Reset()
+	old := r.active.Swap(r.spare)
+	r.ph.flip()
+	dst.Merge(old)
+	r.spare = old
+}

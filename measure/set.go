@@ -1,0 +1,128 @@
+package measure
+
+import (
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/servbench/servbench/db"
+)
+
+// Histogram geometry: nanoseconds from 1 ns to one hour at three
+// significant digits. Longer values are clamped to one hour.
+const (
+	LowestNs  = 1
+	HighestNs = int64(time.Hour)
+	SigFigs   = 3
+	maxRecord = HighestNs
+)
+
+// NewHistogram returns an empty histogram with the standard geometry.
+func NewHistogram() *hdr.Histogram { return hdr.New(LowestNs, HighestNs, SigFigs) }
+
+// Set is a complete set of measurements: for every operation and outcome,
+// the service-time histogram (actual start to end) and, when a target rate
+// sets an intended start, the response-time histogram (intended start to
+// end); plus the schedule lag (how late operations started). Histograms
+// are created on first use; nil means nothing was recorded.
+type Set struct {
+	Service  [NumOps][db.NumStatus]*hdr.Histogram
+	Response [NumOps][db.NumStatus]*hdr.Histogram
+	Lag      *hdr.Histogram
+}
+
+func record(hp **hdr.Histogram, v int64) {
+	h := *hp
+	if h == nil {
+		h = NewHistogram()
+		*hp = h
+	}
+	if v < 0 {
+		v = 0
+	} else if v > maxRecord {
+		v = maxRecord
+	}
+	_ = h.RecordValue(v) // in range by construction: cannot fail
+}
+
+// Merge adds o into s exactly (bucket counts are summed).
+func (s *Set) Merge(o *Set) {
+	for op := range o.Service {
+		for st := range o.Service[op] {
+			mergeInto(&s.Service[op][st], o.Service[op][st])
+			mergeInto(&s.Response[op][st], o.Response[op][st])
+		}
+	}
+	mergeInto(&s.Lag, o.Lag)
+}
+
+func mergeInto(dst **hdr.Histogram, src *hdr.Histogram) {
+	if src == nil || src.TotalCount() == 0 {
+		return
+	}
+	if *dst == nil {
+		*dst = NewHistogram()
+	}
+	(*dst).Merge(src)
+}
+
+// Reset empties every histogram, keeping them allocated.
+func (s *Set) Reset() {
+	for op := range s.Service {
+		for st := range s.Service[op] {
+			if h := s.Service[op][st]; h != nil {
+				h.Reset()
+			}
+			if h := s.Response[op][st]; h != nil {
+				h.Reset()
+			}
+		}
+	}
+	if s.Lag != nil {
+		s.Lag.Reset()
+	}
+}
+
+// Count returns how many op operations ended with status st.
+func (s *Set) Count(op Op, st db.Status) int64 {
+	if h := s.Service[op][st]; h != nil {
+		return h.TotalCount()
+	}
+	return 0
+}
+
+// OpCount returns how many op operations were recorded, any outcome.
+func (s *Set) OpCount(op Op) int64 {
+	var n int64
+	for st := range s.Service[op] {
+		n += s.Count(op, db.Status(st))
+	}
+	return n
+}
+
+// ClientOps returns the number of operations that count toward throughput.
+func (s *Set) ClientOps() (all, ok int64) {
+	for op := Op(0); op < NumOps; op++ {
+		if !op.IsClientOp() {
+			continue
+		}
+		all += s.OpCount(op)
+		ok += s.Count(op, db.OK) + s.Count(op, db.BatchedOK)
+	}
+	return all, ok
+}
+
+// Merged returns one histogram over the statuses for which pick is true,
+// from the service (response=false) or response histograms; nil if empty.
+func (s *Set) Merged(op Op, response bool, pick func(db.Status) bool) *hdr.Histogram {
+	src := &s.Service[op]
+	if response {
+		src = &s.Response[op]
+	}
+	var out *hdr.Histogram
+	for st, h := range src {
+		if h != nil && h.TotalCount() > 0 && pick(db.Status(st)) {
+			mergeInto(&out, h)
+		}
+	}
+	return out
+}
