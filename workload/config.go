@@ -1,0 +1,238 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/servbench/servbench/generator"
+	"github.com/servbench/servbench/props"
+)
+
+// Config is CoreWorkload's configuration, read and checked once.
+type Config struct {
+	Table          string
+	RecordCount    int64
+	OperationCount int64
+	InsertStart    int64
+	InsertCount    int64
+
+	FieldCount          int
+	FieldNamePrefix     string
+	FieldLength         int64
+	MinFieldLength      int64
+	FieldLengthDist     string
+	FieldLengthHistFile string
+
+	ReadAllFields       bool
+	ReadAllFieldsByName bool
+	WriteAllFields      bool
+	DataIntegrity       bool
+
+	// Proportions in YCSB's chooser order, then DELETE.
+	Read, Update, Insert, Scan, ReadModifyWrite, Delete float64
+
+	RequestDist     string
+	ZeroPadding     int
+	OrderedInserts  bool
+	MinScanLength   int64
+	MaxScanLength   int64
+	ScanLengthDist  string
+	HotsetFraction  float64
+	HotopnFraction  float64
+	ExpPercentile   float64
+	ExpFrac         float64
+	InsertRetries   int64
+	InsertRetryWait float64 // seconds
+	KeepGoing       bool
+}
+
+// Properties lists the property names CoreWorkload reads.
+var Properties = []string{
+	"workload", "table", "recordcount", "operationcount", "insertstart", "insertcount",
+	"fieldcount", "fieldnameprefix", "fieldlength", "minfieldlength", "fieldlengthdistribution",
+	"fieldlengthhistogram", "readallfields", "readallfieldsbyname", "writeallfields", "dataintegrity",
+	"readproportion", "updateproportion", "insertproportion", "scanproportion",
+	"readmodifywriteproportion", "deleteproportion", "requestdistribution", "zeropadding",
+	"minscanlength", "maxscanlength", "scanlengthdistribution", "insertorder",
+	"hotspotdatafraction", "hotspotopnfraction", "exponential.percentile", "exponential.frac",
+	"core_workload_insertion_retry_limit", "core_workload_insertion_retry_interval",
+	"core_workload_insertion_keep_going_on_error",
+}
+
+// workloadClasses are the values of "workload" that mean CoreWorkload.
+var workloadClasses = []string{"site.ycsb.workloads.CoreWorkload", "com.yahoo.ycsb.workloads.CoreWorkload", "core"}
+
+// ParseConfig reads CoreWorkload's properties with YCSB's defaults.
+func ParseConfig(p *props.Props) (*Config, error) {
+	c := &Config{}
+	var err error
+	if w, ok := p.Get("workload"); ok && !slices.Contains(workloadClasses, strings.TrimSpace(w)) {
+		return nil, p.Errorf("workload", "%q is not a workload servbench has (use %s)", w, workloadClasses[0])
+	}
+	c.Table = p.String("table", "usertable")
+	if c.Table == "" {
+		return nil, p.Errorf("table", "must not be empty")
+	}
+	if c.RecordCount, err = p.Int64Min("recordcount", 0, 0); err != nil {
+		return nil, err
+	}
+	if c.RecordCount == 0 {
+		// YCSB's CoreWorkload reads an unset or zero recordcount as
+		// Integer.MAX_VALUE.
+		c.RecordCount = math.MaxInt32
+	}
+	if c.OperationCount, err = p.Int64Min("operationcount", 0, 0); err != nil {
+		return nil, err
+	}
+	if c.InsertStart, err = p.Int64Min("insertstart", 0, 0); err != nil {
+		return nil, err
+	}
+	if c.InsertCount, err = p.Int64Min("insertcount", c.RecordCount-c.InsertStart, 1); err != nil {
+		return nil, err
+	}
+	if c.InsertStart+c.InsertCount > c.RecordCount {
+		key := "insertcount"
+		if _, set := p.Get(key); !set {
+			key = "insertstart"
+		}
+		return nil, p.Errorf(key, "insertstart (%d) + insertcount (%d) exceeds recordcount (%d)", c.InsertStart, c.InsertCount, c.RecordCount)
+	}
+	fc, err := p.Int64Min("fieldcount", 10, 1)
+	if err != nil {
+		return nil, err
+	}
+	c.FieldCount = int(fc)
+	c.FieldNamePrefix = p.String("fieldnameprefix", "field")
+	if c.FieldLength, err = p.Int64Min("fieldlength", 100, 1); err != nil {
+		return nil, err
+	}
+	if c.MinFieldLength, err = p.Int64Min("minfieldlength", 1, 1); err != nil {
+		return nil, err
+	}
+	if c.FieldLengthDist, err = p.OneOf("fieldlengthdistribution", "constant", "constant", "uniform", "zipfian", "histogram"); err != nil {
+		return nil, err
+	}
+	if c.FieldLengthDist != "constant" && c.FieldLengthDist != "histogram" && c.MinFieldLength > c.FieldLength {
+		return nil, p.Errorf("minfieldlength", "%d exceeds fieldlength %d", c.MinFieldLength, c.FieldLength)
+	}
+	c.FieldLengthHistFile = p.String("fieldlengthhistogram", "hist.txt")
+	for _, b := range []struct {
+		key string
+		def bool
+		dst *bool
+	}{
+		{"readallfields", true, &c.ReadAllFields},
+		{"readallfieldsbyname", false, &c.ReadAllFieldsByName},
+		{"writeallfields", false, &c.WriteAllFields},
+		{"dataintegrity", false, &c.DataIntegrity},
+		{"core_workload_insertion_keep_going_on_error", false, &c.KeepGoing},
+	} {
+		if *b.dst, err = p.Bool(b.key, b.def); err != nil {
+			return nil, err
+		}
+	}
+	if c.DataIntegrity && c.FieldLengthDist != "constant" {
+		return nil, p.Errorf("dataintegrity", "needs fieldlengthdistribution=constant (it is %s)", c.FieldLengthDist)
+	}
+	if err := c.parseProportions(p); err != nil {
+		return nil, err
+	}
+	if c.RequestDist, err = p.OneOf("requestdistribution", "uniform", "uniform", "zipfian", "latest", "hotspot", "sequential", "exponential"); err != nil {
+		return nil, err
+	}
+	zp, err := p.Int64Min("zeropadding", 1, 1)
+	if err != nil {
+		return nil, err
+	}
+	if zp > 64 {
+		return nil, p.Errorf("zeropadding", "%d is more than 64 digits", zp)
+	}
+	c.ZeroPadding = int(zp)
+	// YCSB: only the exact string "hashed" means hashed.
+	c.OrderedInserts = p.String("insertorder", "hashed") != "hashed"
+	if c.MinScanLength, err = p.Int64Min("minscanlength", 1, 1); err != nil {
+		return nil, err
+	}
+	if c.MaxScanLength, err = p.Int64Min("maxscanlength", 1000, c.MinScanLength); err != nil {
+		return nil, err
+	}
+	if c.ScanLengthDist, err = p.OneOf("scanlengthdistribution", "uniform", "uniform", "zipfian"); err != nil {
+		return nil, err
+	}
+	if c.HotsetFraction, err = p.FloatRange("hotspotdatafraction", 0.2, 0, 1); err != nil {
+		return nil, err
+	}
+	if c.HotopnFraction, err = p.FloatRange("hotspotopnfraction", 0.8, 0, 1); err != nil {
+		return nil, err
+	}
+	if c.ExpPercentile, err = p.FloatRange("exponential.percentile", 95, 0, 100); err != nil {
+		return nil, err
+	}
+	if c.ExpPercentile == 0 || c.ExpPercentile == 100 {
+		return nil, p.Errorf("exponential.percentile", "must be strictly between 0 and 100")
+	}
+	if c.ExpFrac, err = p.Float("exponential.frac", 0.8571428571); err != nil {
+		return nil, err
+	}
+	if c.ExpFrac <= 0 {
+		return nil, p.Errorf("exponential.frac", "must be positive")
+	}
+	if c.InsertRetries, err = p.Int64Min("core_workload_insertion_retry_limit", 0, 0); err != nil {
+		return nil, err
+	}
+	if c.InsertRetryWait, err = p.FloatRange("core_workload_insertion_retry_interval", 3, 0, 86400); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Config) parseProportions(p *props.Props) error {
+	list := []struct {
+		key string
+		def float64
+		dst *float64
+	}{
+		{"readproportion", 0.95, &c.Read},
+		{"updateproportion", 0.05, &c.Update},
+		{"insertproportion", 0, &c.Insert},
+		{"scanproportion", 0, &c.Scan},
+		{"readmodifywriteproportion", 0, &c.ReadModifyWrite},
+		{"deleteproportion", 0, &c.Delete},
+	}
+	var sum float64
+	var parts []string
+	for _, x := range list {
+		v, err := p.FloatRange(x.key, x.def, 0, 1)
+		if err != nil {
+			return err
+		}
+		*x.dst = v
+		sum += v
+		if v > 0 {
+			src := p.Source(x.key)
+			if src == "" {
+				src = "default"
+			}
+			parts = append(parts, fmt.Sprintf("%s=%g (%s)", x.key, v, src))
+		}
+	}
+	if math.Abs(sum-1) > 1e-6 {
+		return fmt.Errorf("operation proportions add up to %g, not 1: %s", sum, strings.Join(parts, ", "))
+	}
+	return nil
+}
+
+// FieldLengthGenerator builds the generator fieldlengthdistribution names.
+func (c *Config) FieldLengthGenerator() (generator.Generator, error) {
+	switch c.FieldLengthDist {
+	case "uniform":
+		return generator.Uniform{Lo: c.MinFieldLength, Hi: c.FieldLength}, nil
+	case "zipfian":
+		return generator.NewZipfian(c.MinFieldLength, c.FieldLength, generator.ZipfianConstant), nil
+	case "histogram":
+		return generator.LoadHistogram(c.FieldLengthHistFile)
+	}
+	return generator.Constant(c.FieldLength), nil
+}

@@ -1,0 +1,51 @@
+package workload
+
+import (
+	"math/rand/v2"
+	"strconv"
+)
+
+// appendRandomValue appends n bytes the way YCSB's RandomByteIterator makes
+// them: each 32-bit random number yields six printable bytes, byte i being
+// ' ' + ((bits >> 5i) & mask_i) with masks 31, 63, 95, 31, 63, 95.
+func appendRandomValue(dst []byte, n int, r *rand.Rand) []byte {
+	for n > 0 {
+		bits := r.Uint32()
+		k := min(n, 6)
+		for i := 0; i < k; i++ {
+			dst = append(dst, byte((bits>>(5*i))&randMasks[i])+' ')
+		}
+		n -= k
+	}
+	return dst
+}
+
+var randMasks = [6]uint32{31, 63, 95, 31, 63, 95}
+
+// AppendDeterministicValue appends YCSB's data-integrity value for a field
+// (CoreWorkload.buildDeterministicValue): start from "key:field", then
+// while shorter than size append ':' and the Java String.hashCode of
+// everything so far (signed decimal); finally cut to size bytes.
+//
+// Java's hashCode is h = 31·h + c over the characters, so it is kept
+// running as bytes are appended instead of being recomputed.
+func AppendDeterministicValue(dst []byte, key, field string, size int) []byte {
+	start := len(dst)
+	var h int32
+	add := func(b []byte) {
+		for _, c := range b {
+			h = 31*h + int32(c)
+		}
+	}
+	dst = append(dst, key...)
+	dst = append(dst, ':')
+	dst = append(dst, field...)
+	add(dst[start:])
+	for len(dst)-start < size {
+		from := len(dst)
+		dst = append(dst, ':')
+		dst = strconv.AppendInt(dst, int64(h), 10)
+		add(dst[from:])
+	}
+	return dst[:start+size]
+}

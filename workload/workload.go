@@ -1,0 +1,151 @@
+// Package workload is YCSB's CoreWorkload: which keys, which fields, which
+// values and which operations, drawn exactly as YCSB draws them, plus the
+// documented departures (per-client run-phase insert ranges, DELETE).
+package workload
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/servbench/servbench/generator"
+	"github.com/servbench/servbench/measure"
+	"github.com/servbench/servbench/props"
+)
+
+// Workload holds what all client threads share: configuration, the
+// load-phase key sequence, the run-phase insert counter and the zipfian
+// state that is expensive to build. Per-thread state lives in Thread.
+type Workload struct {
+	Cfg *Config
+
+	fieldNames   []string
+	singleFields [][]string // singleFields[i] = fieldNames[i:i+1], no allocation per read
+
+	ops    *generator.Discrete // draws an Op
+	keySeq *generator.Counter  // load phase: next keynum to insert
+
+	// Run phase: inserts are numbered in the client's logical key space
+	// (see keynum), acknowledged so readers only see finished inserts.
+	txInsert      *generator.AckCounter
+	keyChooser    generator.Generator // shared, stateless choosers
+	latestZipf    *generator.Zipfian  // cloned per thread for "latest"
+	exp           generator.Exponential
+	fieldLenProto generator.Generator
+	scanLen       generator.Generator
+}
+
+// New builds the workload from properties (for the run phase when run is
+// true; the load phase needs fewer generators).
+func New(p *props.Props, run bool) (*Workload, error) {
+	cfg, err := ParseConfig(p)
+	if err != nil {
+		return nil, err
+	}
+	w := &Workload{Cfg: cfg}
+	for i := 0; i < cfg.FieldCount; i++ {
+		w.fieldNames = append(w.fieldNames, fmt.Sprintf("%s%d", cfg.FieldNamePrefix, i))
+	}
+	for i := range w.fieldNames {
+		w.singleFields = append(w.singleFields, w.fieldNames[i:i+1])
+	}
+	if w.fieldLenProto, err = cfg.FieldLengthGenerator(); err != nil {
+		return nil, err
+	}
+	w.keySeq = generator.NewCounter(cfg.InsertStart)
+	ops, weights := []int64{}, []float64{}
+	for _, o := range []struct {
+		op measure.Op
+		w  float64
+	}{
+		{measure.Read, cfg.Read}, {measure.Update, cfg.Update}, {measure.Insert, cfg.Insert},
+		{measure.Scan, cfg.Scan}, {measure.ReadModifyWrite, cfg.ReadModifyWrite}, {measure.Delete, cfg.Delete},
+	} {
+		ops = append(ops, int64(o.op))
+		weights = append(weights, o.w)
+	}
+	if w.ops, err = generator.NewDiscrete(ops, weights); err != nil {
+		return nil, fmt.Errorf("operation proportions: %v", err)
+	}
+	if !run {
+		return w, nil
+	}
+
+	// The client's keys are logical numbers 0..InsertCount-1 (see keynum);
+	// run-phase inserts continue from InsertCount.
+	n := cfg.InsertCount
+	w.txInsert = generator.NewAckCounter(n)
+	switch cfg.RequestDist {
+	case "uniform":
+		w.keyChooser = generator.Uniform{Lo: 0, Hi: n - 1}
+	case "sequential":
+		w.keyChooser = generator.NewSequential(0, n-1)
+	case "hotspot":
+		w.keyChooser = generator.NewHotspot(0, n-1, cfg.HotsetFraction, cfg.HotopnFraction)
+	case "exponential":
+		w.exp = generator.NewExponential(cfg.ExpPercentile, float64(n)*cfg.ExpFrac)
+	case "latest":
+		w.latestZipf = generator.NewSkewedLatestZipfian(w.txInsert.Last())
+	case "zipfian":
+		// YCSB sizes the zipfian for the keys expected to be inserted
+		// during the run, with a fudge factor of 2; the upper bound is
+		// inclusive.
+		expectedNew := int64(float64(cfg.OperationCount) * cfg.Insert * 2.0)
+		w.keyChooser = generator.NewScrambledZipfian(0, n+expectedNew)
+	}
+	if cfg.ScanLengthDist == "zipfian" {
+		w.scanLen = generator.NewZipfian(cfg.MinScanLength, cfg.MaxScanLength, generator.ZipfianConstant)
+	} else {
+		w.scanLen = generator.Uniform{Lo: cfg.MinScanLength, Hi: cfg.MaxScanLength}
+	}
+	return w, nil
+}
+
+// FieldNames returns the field names (field0..fieldN-1).
+func (w *Workload) FieldNames() []string { return w.fieldNames }
+
+// LoadKeySeq returns the load-phase key sequence (shared by all threads).
+func (w *Workload) LoadKeySeq() *generator.Counter { return w.keySeq }
+
+// keynum maps a logical key number of this client to YCSB's key number.
+//
+// Logical numbers below InsertCount are the loaded keys,
+// InsertStart+i. Beyond them, run-phase inserts fill copies of the
+// client's slice [InsertStart, InsertStart+InsertCount) shifted by whole
+// multiples of RecordCount:
+//
+//	i = InsertCount + j  →  RecordCount·(1 + j div InsertCount) + InsertStart + j mod InsertCount
+//
+// Clients that split the key space with insertstart/insertcount therefore
+// never insert the same key (YCSB issue #985). For a single client owning
+// the whole space (InsertStart = 0, InsertCount = RecordCount) the mapping
+// is the identity, i.e. exactly YCSB's keys.
+func (w *Workload) keynum(i int64) int64 {
+	c := w.Cfg
+	if i < c.InsertCount {
+		return c.InsertStart + i
+	}
+	j := i - c.InsertCount
+	return c.RecordCount*(1+j/c.InsertCount) + c.InsertStart + j%c.InsertCount
+}
+
+// Keynum is keynum, exported for tests and tools.
+func (w *Workload) Keynum(logical int64) int64 { return w.keynum(logical) }
+
+// NewThread returns the per-thread state of client thread id, drawing from
+// a random source seeded by (seed, id).
+func (w *Workload) NewThread(id int, seed uint64) *Thread {
+	t := &Thread{
+		w:   w,
+		rnd: rand.New(rand.NewPCG(seed, uint64(id)+0x9E3779B97F4A7C15)),
+	}
+	t.fieldLen = w.fieldLenProto
+	if z, ok := w.fieldLenProto.(*generator.Zipfian); ok {
+		t.fieldLen = z.Clone()
+	}
+	t.keyChooser = w.keyChooser
+	if w.latestZipf != nil {
+		t.keyChooser = generator.NewSkewedLatest(w.txInsert, w.latestZipf.Clone())
+	}
+	t.fieldChooser = generator.Uniform{Lo: 0, Hi: int64(len(w.fieldNames) - 1)}
+	return t
+}
