@@ -1,0 +1,164 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/workloads"
+)
+
+// usageError is bad input: exit status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+
+func badf(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// phaseArgs is what load and run take.
+type phaseArgs struct {
+	binding string
+	props   *props.Props
+	json    string // -o
+	csv     string // --csv
+	help    bool
+}
+
+// propAction is one property-setting flag; they are applied in
+// command-line order so later ones win, as in YCSB (-P files, then -p).
+type propAction func(p *props.Props) error
+
+type actionList struct {
+	actions *[]propAction
+	make    func(string) propAction
+}
+
+func (a actionList) String() string { return "" }
+func (a actionList) Set(v string) error {
+	*a.actions = append(*a.actions, a.make(v))
+	return nil
+}
+
+type boolAction struct{ actionList }
+
+func (boolAction) IsBoolFlag() bool { return true }
+
+// parsePhase parses "servbench load|run [binding] [flags]". Flags may come
+// before or after the binding name.
+func parsePhase(cmd string, args []string, stderr io.Writer) (*phaseArgs, error) {
+	fs := flag.NewFlagSet("servbench "+cmd, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	pa := &phaseArgs{}
+	var acts []propAction
+	setter := func(key string) func(string) propAction {
+		return func(v string) propAction {
+			return func(p *props.Props) error { p.Set(key, v, "-"+key); return nil }
+		}
+	}
+	file := actionList{&acts, func(v string) propAction {
+		return func(p *props.Props) error { return p.LoadFile(v) }
+	}}
+	builtin := actionList{&acts, func(v string) propAction {
+		return func(p *props.Props) error { return workloads.Load(p, v) }
+	}}
+	prop := actionList{&acts, func(v string) propAction {
+		return func(p *props.Props) error {
+			k, val, err := props.ParseAssignment(v)
+			if err != nil {
+				return err
+			}
+			p.Set(k, val, "-p "+k)
+			return nil
+		}
+	}}
+	for _, name := range []string{"P", "property-file"} {
+		fs.Var(file, name, "")
+	}
+	for _, name := range []string{"w", "workload"} {
+		fs.Var(builtin, name, "")
+	}
+	for _, name := range []string{"p", "property"} {
+		fs.Var(prop, name, "")
+	}
+	for _, name := range []string{"threads", "threadcount"} {
+		fs.Var(actionList{&acts, setter("threadcount")}, name, "")
+	}
+	fs.Var(actionList{&acts, setter("target")}, "target", "")
+	fs.Var(boolAction{actionList{&acts, func(v string) propAction {
+		return func(p *props.Props) error { p.Set("status", v, "-s"); return nil }
+	}}}, "s", "")
+	fs.Var(boolAction{actionList{&acts, func(v string) propAction {
+		return func(p *props.Props) error { p.Set("status", v, "--status"); return nil }
+	}}}, "status", "")
+	for _, name := range []string{"l", "label"} {
+		fs.Var(actionList{&acts, setter("label")}, name, "")
+	}
+	fs.Var(actionList{&acts, setter("db")}, "db", "")
+	for _, name := range []string{"maxexecutiontime", "duration"} {
+		fs.Var(actionList{&acts, setter("maxexecutiontime")}, name, "")
+	}
+	fs.StringVar(&pa.json, "o", "", "")
+	fs.StringVar(&pa.json, "json", "", "")
+	fs.StringVar(&pa.csv, "csv", "", "")
+	fs.BoolVar(&pa.help, "h", false, "")
+	fs.BoolVar(&pa.help, "help", false, "")
+
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				pa.help = true
+				return pa, nil
+			}
+			return nil, badf("%s: %v (see 'servbench %s --help')", cmd, err, cmd)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+	if pa.help {
+		return pa, nil
+	}
+	if len(positional) > 1 {
+		return nil, badf("%s: unexpected arguments %q: give one binding name (see 'servbench %s --help')", cmd, strings.Join(positional[1:], " "), cmd)
+	}
+	p := props.New()
+	for _, a := range acts {
+		if err := a(p); err != nil {
+			return nil, usageError{err}
+		}
+	}
+	if len(positional) == 1 {
+		pa.binding = positional[0]
+	}
+	if dbName, ok := p.Get("db"); ok {
+		name := dbClass(dbName)
+		if pa.binding != "" && pa.binding != name {
+			return nil, badf("%s: binding %q and -db %q disagree", cmd, pa.binding, dbName)
+		}
+		pa.binding = name
+	}
+	if pa.binding == "" {
+		pa.binding = "pebble"
+	}
+	if _, ok := p.Get("workload"); !ok && len(p.Keys()) == 0 {
+		return nil, badf("%s: no workload: give a built-in one with -w (a..h, see 'servbench workloads') or a property file with -P", cmd)
+	}
+	pa.props = p
+	return pa, nil
+}
+
+// dbClass maps YCSB's -db class names to binding names.
+func dbClass(v string) string {
+	switch v {
+	case "site.ycsb.BasicDB", "com.yahoo.ycsb.BasicDB", "site.ycsb.BasicTSDB":
+		return "basic"
+	}
+	return v
+}

@@ -1,0 +1,289 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/report"
+	"github.com/servbench/servbench/runner"
+	"github.com/servbench/servbench/workload"
+	"golang.org/x/term"
+)
+
+// phase runs "load" or "run": parse and check everything, open the
+// binding, run, and write every requested output, also when the run was
+// interrupted.
+func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) (int, error) {
+	pa, err := parsePhase(cmd, args, stderr)
+	if err != nil {
+		return ExitUsage, err
+	}
+	if pa.help {
+		fmt.Fprint(stdout, phaseUsage)
+		return ExitOK, nil
+	}
+	p := pa.props
+	load := cmd == "load"
+	b, err := db.Lookup(pa.binding)
+	if err != nil {
+		return ExitUsage, usageError{err}
+	}
+	warnings, err := checkProperties(p, pa.binding, b)
+	if err != nil {
+		return ExitUsage, usageError{err}
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "servbench: %s\n", w)
+	}
+	w, err := workload.New(p, !load)
+	if err != nil {
+		return ExitUsage, usageError{err}
+	}
+	rcfg, err := runner.ParseConfig(p, load)
+	if err != nil {
+		return ExitUsage, usageError{err}
+	}
+	ropts, out, err := outputOptions(p)
+	if err != nil {
+		return ExitUsage, usageError{err}
+	}
+	// Create output files before the run, so a bad path fails now and not
+	// after an hour of measuring.
+	files, err := openOutputs(pa, out)
+	if err != nil {
+		return ExitUsage, usageError{err}
+	}
+	defer files.close()
+
+	d, err := b.Open(ctx, p)
+	if err != nil {
+		if _, ok := err.(usageError); ok {
+			return ExitUsage, err
+		}
+		return ExitFailure, fmt.Errorf("%s: %w", pa.binding, err)
+	}
+	closed := false
+	closeDB := func() error {
+		if closed {
+			return nil
+		}
+		closed = true
+		return d.Close()
+	}
+	defer closeDB()
+
+	if e, ok := d.(db.Ephemeral); ok && e.Ephemeral() {
+		if load {
+			fmt.Fprintf(stderr, "servbench: %s store is temporary and removed at exit; give -p %s.dir=DIR to keep it for a run\n", pa.binding, pa.binding)
+		} else if err := preload(ctx, p, d, stderr); err != nil {
+			return ExitFailure, err
+		}
+	}
+	if pr, ok := d.(db.Preparer); ok {
+		if err := pr.Prepare(ctx, w.Cfg.Table, load); err != nil {
+			return ExitFailure, fmt.Errorf("%s: prepare: %w", pa.binding, err)
+		}
+	}
+	server := ""
+	if ds, ok := d.(db.Describer); ok {
+		if v, err := ds.ServerVersion(ctx); err == nil {
+			server = v
+		}
+	}
+
+	series := &report.Series{}
+	status := &report.Status{W: stderr, Every: out.statusEvery, Label: out.label, Lines: out.status, Bar: isTerminal(stderr)}
+	res, err := runner.Run(ctx, rcfg, w, d, runner.Observers{status, series})
+	if err != nil {
+		return ExitFailure, err
+	}
+	cerr := closeDB()
+
+	if err := report.WriteText(files.text(stdout), res, ropts); err != nil {
+		return ExitFailure, fmt.Errorf("report: %w", err)
+	}
+	if files.json != nil || files.csv != nil {
+		doc := report.NewDoc(res, series.Points, report.Meta{
+			Command: cmd, Binding: pa.binding, Server: server, Workload: workloadName(p),
+			Label: out.label, Properties: p.Redacted(),
+		}, ropts)
+		if files.json != nil {
+			if err := report.WriteJSON(files.json, doc); err != nil {
+				return ExitFailure, fmt.Errorf("write %s: %w", pa.json, err)
+			}
+		}
+		if files.csv != nil {
+			if err := report.WriteCSV(files.csv, doc); err != nil {
+				return ExitFailure, fmt.Errorf("write %s: %w", pa.csv, err)
+			}
+		}
+	}
+	if err := files.close(); err != nil {
+		return ExitFailure, err
+	}
+	if res.StuckThreads > 0 {
+		fmt.Fprintf(stderr, "servbench: %d threads were still inside %s when the run ended; their operations in flight are not counted\n", res.StuckThreads, pa.binding)
+	}
+	switch res.Reason {
+	case runner.Interrupted:
+		fmt.Fprintln(stderr, "servbench: interrupted; the results so far were written")
+		return ExitInterrupted, nil
+	case runner.Failed, runner.LoadFailures:
+		return ExitFailure, res.Err
+	}
+	if cerr != nil {
+		return ExitFailure, fmt.Errorf("%s: close: %w", pa.binding, cerr)
+	}
+	return ExitOK, nil
+}
+
+// preload fills an empty temporary store with the workload's records
+// before a run phase: load with the same properties, unthrottled.
+func preload(ctx context.Context, p *props.Props, d db.DB, stderr io.Writer) error {
+	lp := p.Clone()
+	lp.Set("target", "0", "preload")
+	lp.Set("maxexecutiontime", "0", "preload")
+	w, err := workload.New(lp, false)
+	if err != nil {
+		return usageError{err}
+	}
+	cfg, err := runner.ParseConfig(lp, true)
+	if err != nil {
+		return usageError{err}
+	}
+	fmt.Fprintf(stderr, "servbench: no pebble.dir given: loading %d records into a temporary store first\n", w.Cfg.InsertCount)
+	start := time.Now()
+	res, err := runner.Run(ctx, cfg, w, d, nil)
+	if err != nil {
+		return err
+	}
+	if res.Reason != runner.Completed {
+		if res.Err != nil {
+			return fmt.Errorf("preload: %w", res.Err)
+		}
+		return fmt.Errorf("preload: %s", res.Reason)
+	}
+	fmt.Fprintf(stderr, "servbench: loaded in %s\n", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+type outputs struct {
+	status      bool
+	statusEvery time.Duration
+	label       string
+	exportFile  string
+}
+
+func outputOptions(p *props.Props) (report.Options, outputs, error) {
+	var o report.Options
+	var out outputs
+	var err error
+	if v, ok := p.Get("measurementtype"); ok && v != "hdrhistogram" {
+		return o, out, p.Errorf("measurementtype", "%q is not supported: servbench always records HDR histograms (hdrhistogram)", v)
+	}
+	if v, ok := p.Get("exporter"); ok && !strings.HasSuffix(v, "TextMeasurementsExporter") {
+		return o, out, p.Errorf("exporter", "%q is not supported: the text report is YCSB's; use -o FILE.json for JSON", v)
+	}
+	if v, ok := p.Get("measurement.interval"); ok && v != "op" && v != "intended" && v != "both" {
+		return o, out, p.Errorf("measurement.interval", "%q is not one of op, intended, both", v)
+	}
+	if o.Percentiles, err = p.Floats("hdrhistogram.percentiles", "50,95,99"); err != nil {
+		return o, out, err
+	}
+	for _, pc := range o.Percentiles {
+		if pc <= 0 || pc > 100 {
+			return o, out, p.Errorf("hdrhistogram.percentiles", "%v is not a percentile in (0, 100]", pc)
+		}
+	}
+	if o.EachError, err = p.Bool("reportlatencyforeacherror", false); err != nil {
+		return o, out, err
+	}
+	for _, name := range strings.Split(p.String("latencytrackederrors", ""), ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			continue
+		}
+		s, ok := db.ParseStatus(name)
+		if !ok {
+			return o, out, p.Errorf("latencytrackederrors", "%q is not a status name", name)
+		}
+		o.Tracked[s] = true
+	}
+	late, err := p.FloatRange("schedule.latethreshold", 1, 0, 3600e3)
+	if err != nil {
+		return o, out, err
+	}
+	o.LateThreshold = time.Duration(late * float64(time.Millisecond))
+	if out.status, err = p.Bool("status", false); err != nil {
+		return o, out, err
+	}
+	if out.statusEvery, err = secondsProp(p.String("status.interval", ""), 10*time.Second); err != nil {
+		return o, out, p.Errorf("status.interval", "%v", err)
+	}
+	out.label = p.String("label", "")
+	out.exportFile = p.String("exportfile", "")
+	return o, out, nil
+}
+
+type outFiles struct {
+	export, json, csv *os.File
+}
+
+func openOutputs(pa *phaseArgs, out outputs) (*outFiles, error) {
+	f := &outFiles{}
+	for _, x := range []struct {
+		path string
+		dst  **os.File
+	}{{out.exportFile, &f.export}, {pa.json, &f.json}, {pa.csv, &f.csv}} {
+		if x.path == "" {
+			continue
+		}
+		fh, err := os.Create(x.path)
+		if err != nil {
+			f.close()
+			return nil, fmt.Errorf("output file: %w", err)
+		}
+		*x.dst = fh
+	}
+	return f, nil
+}
+
+func (f *outFiles) text(stdout io.Writer) io.Writer {
+	if f.export != nil {
+		return f.export
+	}
+	return stdout
+}
+
+func (f *outFiles) close() error {
+	var first error
+	for _, fh := range []**os.File{&f.export, &f.json, &f.csv} {
+		if *fh != nil {
+			if err := (*fh).Close(); err != nil && first == nil {
+				first = fmt.Errorf("close %s: %w", (*fh).Name(), err)
+			}
+			*fh = nil
+		}
+	}
+	return first
+}
+
+func workloadName(p *props.Props) string {
+	for _, k := range []string{"workload"} {
+		if src := p.Source(k); src != "" {
+			src, _, _ = strings.Cut(src, ":")
+			return src
+		}
+	}
+	return ""
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

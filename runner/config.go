@@ -1,0 +1,92 @@
+// Package runner drives a workload against a binding: one goroutine per
+// client thread, each on its own intended-start schedule when a target
+// rate is set, with warmup, a run deadline, clean stops on signals, and
+// interval snapshots of the measurements.
+package runner
+
+import (
+	"time"
+
+	"github.com/servbench/servbench/props"
+)
+
+// Config says how to run.
+type Config struct {
+	Load    bool    // load phase (inserts) instead of transactions
+	Threads int     // client threads (threadcount)
+	Target  float64 // total operations per second; 0 = as fast as possible
+	// OpCount is the number of measured operations over all threads
+	// (0 = until stopped or MaxExecution).
+	OpCount      int64
+	MaxExecution time.Duration // measured run time limit; 0 = none
+	WarmupTime   time.Duration // warmup by time (run phase only)
+	WarmupOps    int64         // warmup by operation count (run phase only)
+	Interval     time.Duration // time-series and snapshot interval
+	SpinSleep    bool          // busy-wait for the schedule instead of sleeping
+	Seed         uint64        // random seed; threads derive theirs from it
+	StopGrace    time.Duration // how long to wait for threads after a stop
+}
+
+// Properties lists the property names the runner reads.
+var Properties = []string{
+	"threadcount", "target", "operationcount", "maxexecutiontime", "warmuptime",
+	"warmupoperationcount", "timeseries.interval", "spin.sleep", "randomseed", "stopgrace",
+}
+
+// ParseConfig reads the runner's properties. load selects the phase; the
+// operation count then comes from insertcount/recordcount (see
+// workload.Config.InsertCount), which the caller fills in.
+func ParseConfig(p *props.Props, load bool) (Config, error) {
+	c := Config{Load: load}
+	th, err := p.Int64Min("threadcount", 1, 1)
+	if err != nil {
+		return c, err
+	}
+	if th > 1_000_000 {
+		return c, p.Errorf("threadcount", "%d threads is more than a million", th)
+	}
+	c.Threads = int(th)
+	if c.Target, err = p.Float("target", 0); err != nil {
+		return c, err
+	}
+	if c.Target < 0 {
+		return c, p.Errorf("target", "must not be negative")
+	}
+	if c.OpCount, err = p.Int64Min("operationcount", 0, 0); err != nil {
+		return c, err
+	}
+	secs := func(key string, def float64) (time.Duration, error) {
+		v, err := p.FloatRange(key, def, 0, 365*86400)
+		return time.Duration(v * float64(time.Second)), err
+	}
+	if c.MaxExecution, err = secs("maxexecutiontime", 0); err != nil {
+		return c, err
+	}
+	if c.WarmupTime, err = secs("warmuptime", 0); err != nil {
+		return c, err
+	}
+	if c.WarmupOps, err = p.Int64Min("warmupoperationcount", 0, 0); err != nil {
+		return c, err
+	}
+	if c.WarmupTime > 0 && c.WarmupOps > 0 {
+		return c, p.Errorf("warmupoperationcount", "give warmuptime or warmupoperationcount, not both")
+	}
+	if c.Interval, err = secs("timeseries.interval", 1); err != nil {
+		return c, err
+	}
+	if c.Interval < 10*time.Millisecond {
+		return c, p.Errorf("timeseries.interval", "must be at least 0.01 seconds")
+	}
+	if c.SpinSleep, err = p.Bool("spin.sleep", false); err != nil {
+		return c, err
+	}
+	seed, err := p.Int64("randomseed", 0)
+	if err != nil {
+		return c, err
+	}
+	c.Seed = uint64(seed)
+	if c.StopGrace, err = secs("stopgrace", 5); err != nil {
+		return c, err
+	}
+	return c, nil
+}

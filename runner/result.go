@@ -1,0 +1,33 @@
+package runner
+
+import (
+	"time"
+
+	"github.com/servbench/servbench/measure"
+)
+
+// StopReason tells why a run ended.
+type StopReason string
+
+// Reasons a run ends.
+const (
+	Completed    StopReason = "completed"        // every thread did its operations
+	TimeLimit    StopReason = "maxexecutiontime" // the time limit was reached
+	Interrupted  StopReason = "interrupted"      // SIGINT/SIGTERM or the caller's context
+	Failed       StopReason = "failed"           // the run could not go on (see Result.Err)
+	LoadFailures StopReason = "load-failures"    // loading threads stopped on failed inserts
+)
+
+// Result is everything a run measured.
+type Result struct {
+	Config       Config
+	Threads      int       // threads actually used (YCSB clamps to the op count)
+	Start        time.Time // when measurement started (after warmup)
+	End          time.Time
+	Runtime      time.Duration // measured window
+	Warmup       time.Duration // how long warmup took
+	Total        *measure.Set
+	Reason       StopReason
+	Err          error // set when Reason is Failed or LoadFailures
+	StuckThreads int   // threads still inside the binding when the run ended
+}

@@ -1,0 +1,335 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/measure"
+	"github.com/servbench/servbench/workload"
+)
+
+// Progress is what an Observer is told at the end of each interval.
+type Progress struct {
+	// Start and End bound the interval, measured from the start of the
+	// measured run (negative during warmup). Elapsed equals End.
+	Start, End time.Duration
+	Elapsed    time.Duration
+	Warmup     bool          // the interval ended before measurement started
+	Final      bool          // the last interval of the run
+	Interval   *measure.Set  // recorded in this interval; valid during the call
+	Total      *measure.Set  // recorded so far
+	Expected   int64         // operations the run will do (0 = unknown)
+	Limit      time.Duration // maxexecutiontime (0 = none)
+}
+
+// Observer follows a run interval by interval (status lines, progress
+// bars, the time series). It is called from one goroutine.
+type Observer interface {
+	Interval(p Progress)
+}
+
+// Observers calls each observer in turn.
+type Observers []Observer
+
+// Interval implements Observer.
+func (os Observers) Interval(p Progress) {
+	for _, o := range os {
+		if o != nil {
+			o.Interval(p)
+		}
+	}
+}
+
+var errTimeLimit = errors.New("maxexecutiontime reached")
+
+// Run executes the phase cfg describes and returns what it measured. It
+// always returns a Result, also when stopped by ctx (Ctrl-C), by the time
+// limit, or by failures; Result.Reason says which.
+func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Observer) (*Result, error) {
+	if cfg.Seed == 0 {
+		cfg.Seed = rand.Uint64() | 1
+	}
+	total := cfg.OpCount
+	if cfg.Load {
+		total = w.Cfg.InsertCount
+		cfg.WarmupOps, cfg.WarmupTime = 0, 0
+	}
+	threads := cfg.Threads
+	if total > 0 && int64(threads) > total {
+		threads = int(total) // as YCSB: never more threads than operations
+	}
+	r := &run{cfg: cfg, threads: threads}
+	if cfg.Target > 0 {
+		// Each thread runs target/threads operations per second, one
+		// every threads/target seconds.
+		r.tick = int64(float64(time.Second) * float64(threads) / cfg.Target)
+		if r.tick < 1 {
+			r.tick = 1
+		}
+	}
+
+	// Per-thread state, created before the clock starts.
+	ts := make([]*workload.Thread, threads)
+	dbs := make([]db.DB, threads)
+	for i := range ts {
+		ts[i] = w.NewThread(i, cfg.Seed)
+		dbs[i] = d
+		if ti, ok := d.(db.ThreadIniter); ok {
+			td, err := ti.InitThread(ctx, i, threads)
+			if err != nil {
+				return nil, fmt.Errorf("thread %d: init: %w", i, err)
+			}
+			dbs[i] = td
+		}
+		ts[i].Bind(dbs[i], r.col.NewRecorder())
+	}
+
+	start := measure.Now()
+	r.warmLeft.Store(cfg.WarmupOps)
+	var runCtx context.Context
+	var cancel context.CancelCauseFunc
+	runCtx, cancel = context.WithCancelCause(ctx)
+	defer cancel(nil)
+	switch {
+	case cfg.WarmupOps > 0:
+		r.warmupEnd.Store(math.MaxInt64)
+		r.onWarmupEnd = func(at int64) {
+			if cfg.MaxExecution > 0 {
+				time.AfterFunc(time.Duration(at+int64(cfg.MaxExecution)-measure.Now()), func() { cancel(errTimeLimit) })
+			}
+		}
+	default:
+		r.warmupEnd.Store(start + int64(cfg.WarmupTime))
+		if cfg.MaxExecution > 0 {
+			deadline := measure.Wall(start + int64(cfg.WarmupTime) + int64(cfg.MaxExecution))
+			var c2 context.CancelFunc
+			runCtx, c2 = context.WithDeadlineCause(runCtx, deadline, errTimeLimit)
+			defer c2()
+		}
+	}
+	go func() { // one atomic flag instead of ctx.Err() per operation
+		<-runCtx.Done()
+		r.stopping.Store(true)
+	}()
+
+	perThread := func(id int) int64 {
+		if total == 0 {
+			return 0
+		}
+		n := total / int64(threads)
+		if int64(id) < total%int64(threads) {
+			n++
+		}
+		return n
+	}
+	var wg sync.WaitGroup
+	var loadErrs atomic.Int64
+	var firstErr error
+	var errOnce sync.Once
+	for i := range ts {
+		wg.Add(1)
+		go func(id int) {
+			defer wg.Done()
+			err := r.loop(runCtx, ts[id], id, perThread(id), start)
+			if err == nil {
+				return
+			}
+			errOnce.Do(func() { firstErr = err })
+			if cfg.Load {
+				loadErrs.Add(1) // YCSB: a loading thread stops on a failed insert
+				return
+			}
+			cancel(err)
+		}(i)
+	}
+	allDone := make(chan struct{})
+	go func() { wg.Wait(); close(allDone) }()
+
+	res := &Result{Config: cfg, Threads: threads}
+	tick := time.NewTicker(cfg.Interval)
+	defer tick.Stop()
+	lastTick := start
+	var graceC <-chan time.Time
+	emit := func(now int64, final bool) {
+		iv := r.col.Tick()
+		ms := r.measureStart()
+		if obs != nil {
+			obs.Interval(Progress{
+				Start: time.Duration(max(lastTick, ms) - ms), End: time.Duration(now - ms),
+				Elapsed: time.Duration(now - ms), Warmup: now <= ms, Final: final, Interval: iv,
+				Total: r.col.Total(), Expected: total, Limit: cfg.MaxExecution,
+			})
+		}
+		lastTick = now
+	}
+loop:
+	for {
+		select {
+		case <-allDone:
+			break loop
+		case <-tick.C:
+			emit(measure.Now(), false)
+		case <-runCtx.Done():
+			if graceC == nil {
+				graceC = time.After(cfg.StopGrace)
+			}
+		case <-graceC:
+			res.StuckThreads = int(r.inFlight.Load())
+			break loop
+		}
+	}
+	end := measure.Now()
+	emit(end, true)
+
+	ms := r.measureStart()
+	if ms > end {
+		ms = end // stopped during warmup
+	}
+	res.Start, res.End = measure.Wall(ms), measure.Wall(end)
+	res.Runtime = time.Duration(end - ms)
+	res.Warmup = time.Duration(ms - start)
+	res.Total = r.col.Total()
+	cause := context.Cause(runCtx)
+	switch {
+	case ctx.Err() != nil:
+		res.Reason = Interrupted
+	case errors.Is(cause, errTimeLimit):
+		res.Reason = TimeLimit
+	case cause != nil && !errors.Is(cause, context.Canceled):
+		res.Reason, res.Err = Failed, cause
+	case loadErrs.Load() > 0:
+		res.Reason = LoadFailures
+		res.Err = fmt.Errorf("%d of %d loading threads stopped on a failed insert; first: %w", loadErrs.Load(), threads, firstErr)
+	default:
+		res.Reason = Completed
+	}
+	return res, nil
+}
+
+type run struct {
+	cfg     Config
+	threads int
+	tick    int64 // ns between one thread's intended starts; 0 = unthrottled
+	col     measure.Collector
+
+	warmupEnd   atomic.Int64 // ops intended (or started) at or after this are measured
+	warmLeft    atomic.Int64 // warmup operations still to do (op-count warmup)
+	onWarmupEnd func(at int64)
+	stopping    atomic.Bool
+	inFlight    atomic.Int64 // threads inside loop
+}
+
+func (r *run) measureStart() int64 { return min(r.warmupEnd.Load(), measure.Now()) }
+
+// measuring decides whether an operation whose reference time (intended
+// start with a target rate, actual start otherwise) is ref belongs to the
+// measured run.
+func (r *run) measuring(ref int64) bool {
+	end := r.warmupEnd.Load()
+	if end != math.MaxInt64 {
+		return ref >= end
+	}
+	// Warmup by operation count: the operation that takes the count to
+	// zero ends warmup for everybody.
+	if r.warmLeft.Add(-1) == 0 {
+		now := measure.Now()
+		r.warmupEnd.Store(now)
+		if r.onWarmupEnd != nil {
+			r.onWarmupEnd(now)
+		}
+	}
+	return false
+}
+
+// loop is one client thread. Operation k of the thread is intended to start
+// at start + (id/threads + k)·tick: the threads are staggered evenly over
+// one tick so the aggregate arrivals are evenly spaced, and a thread that
+// falls behind does not sleep until it is back on schedule, so lateness is
+// charged to response time instead of being hidden (no coordinated
+// omission).
+func (r *run) loop(ctx context.Context, t *workload.Thread, id int, ops, start int64) error {
+	r.inFlight.Add(1)
+	defer r.inFlight.Add(-1)
+	var timer *time.Timer
+	next := start + int64(id)*r.tick/int64(r.threads)
+	rec := t.Recorder()
+	for done := int64(0); ops == 0 || done < ops; {
+		if r.stopping.Load() {
+			return nil
+		}
+		ref := next
+		if r.tick > 0 {
+			if !r.sleepUntil(ctx, &timer, next) {
+				return nil
+			}
+			t.Intended = next
+		} else {
+			ref = measure.Now()
+		}
+		t.Measuring = r.measuring(ref)
+		if t.Measuring && r.tick > 0 {
+			rec.RecordLag(measure.Now() - next)
+		}
+		var err error
+		if r.cfg.Load {
+			err = t.Insert(ctx)
+		} else {
+			err = t.Transaction(ctx)
+		}
+		if err != nil {
+			return err
+		}
+		if t.Measuring {
+			done++
+		}
+		next += r.tick
+	}
+	return nil
+}
+
+// sleepUntil waits for the monotonic time until, returning false if the
+// run stopped meanwhile. Long waits use a reusable timer (interruptible, no
+// allocation) for all but the last coarseSlack, which is slept with
+// fineSleep so operations start within tens of µs of their schedule.
+func (r *run) sleepUntil(ctx context.Context, timer **time.Timer, until int64) bool {
+	d := time.Duration(until - measure.Now())
+	if d <= 0 {
+		return true
+	}
+	if r.cfg.SpinSleep {
+		for measure.Now() < until {
+			if r.stopping.Load() {
+				return false
+			}
+		}
+		return true
+	}
+	if d > coarseSlack {
+		if *timer == nil {
+			*timer = time.NewTimer(d - coarseSlack)
+		} else {
+			(*timer).Reset(d - coarseSlack)
+		}
+		select {
+		case <-(*timer).C:
+		case <-ctx.Done():
+			(*timer).Stop()
+			return false
+		}
+	}
+	if d := time.Duration(until - measure.Now()); d > 0 {
+		fineSleep(d)
+	}
+	return true
+}
+
+// coarseSlack is how much of a wait is left to fineSleep: more than the
+// timers' granularity.
+const coarseSlack = 2 * time.Millisecond
