@@ -27,6 +27,15 @@ var ignoredProperties = []string{
 	"measurement.raw.output_file", "measurement.raw.no_summary",
 }
 
+// otherDatabases are property prefixes of YCSB's and servbench's database
+// bindings, so a workload file written for one of them is accepted.
+var otherDatabases = []string{
+	"mongodb", "redis", "cassandra", "couchbase", "couchbase2", "couchdb", "dynamodb", "postgres",
+	"postgrenosql", "jdbc", "db", "hbase", "elasticsearch", "rocksdb", "aerospike", "scylla",
+	"basicdb", "pebble", "mysql", "tikv", "foundationdb", "fdb", "memcached", "azurecosmos",
+	"googlebigtable", "s3", "solr", "voldemort", "zookeeper", "ignite", "kudu", "riak",
+}
+
 // checkProperties rejects properties nobody reads. Properties of other
 // bindings (a registered name followed by '.') and YCSB's ignored ones are
 // warned about, so one workload file can serve several bindings.
@@ -54,7 +63,7 @@ func checkProperties(p *props.Props, binding string, b db.Binding) (warnings []s
 			ignored = append(ignored, k)
 			continue
 		}
-		if other, _, ok := strings.Cut(k, "."); ok && other != binding && slices.Contains(db.Names(), other) {
+		if other, _, ok := strings.Cut(k, "."); ok && other != binding && (slices.Contains(db.Names(), other) || slices.Contains(otherDatabases, other)) {
 			ignored = append(ignored, k)
 			continue
 		}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -63,8 +64,9 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 
 	d, err := b.Open(ctx, p)
 	if err != nil {
-		if _, ok := err.(usageError); ok {
-			return ExitUsage, err
+		var pe *props.Error
+		if errors.As(err, &pe) {
+			return ExitUsage, usageError{err}
 		}
 		return ExitFailure, fmt.Errorf("%s: %w", pa.binding, err)
 	}

@@ -40,7 +40,7 @@ func ParseOp(name string) (Op, bool) {
 	return 0, false
 }
 
-// IsClientOp reports whether o is an operation a client issues against the
-// database and therefore counts toward throughput. VERIFY is a local check
-// and READ-MODIFY-WRITE is measured on top of its READ and UPDATE.
+// IsClientOp reports whether o is a call to the database (VERIFY is a
+// local check; READ-MODIFY-WRITE is measured on top of its READ and
+// UPDATE).
 func (o Op) IsClientOp() bool { return o != Verify && o != ReadModifyWrite }

@@ -36,6 +36,13 @@ func (r *Recorder) Record(op Op, st db.Status, serviceNs, responseNs int64) {
 	r.ph.exit(v)
 }
 
+// RecordTxn counts one finished transaction with its outcome.
+func (r *Recorder) RecordTxn(st db.Status) {
+	v := r.ph.enter()
+	r.active.Load().Txns[st]++
+	r.ph.exit(v)
+}
+
 // RecordLag adds how late (ns) an operation started behind its schedule.
 func (r *Recorder) RecordLag(lagNs int64) {
 	v := r.ph.enter()

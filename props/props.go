@@ -70,15 +70,21 @@ func (p *Props) Keys() []string {
 	return slices.Sorted(maps.Keys(p.m))
 }
 
+// Error is a bad property value; it names the property and where it was
+// set, so the command line can report it as bad input.
+type Error struct{ msg string }
+
+func (e *Error) Error() string { return e.msg }
+
 // Errorf builds an error that names where key was set:
-// "workloads/workloada:7: recordcount: ...".
+// "workloads/workloada:7: property recordcount: ...".
 func (p *Props) Errorf(key, format string, args ...any) error {
 	where := p.m[key].source
 	msg := fmt.Sprintf(format, args...)
 	if where == "" {
-		return fmt.Errorf("property %s: %s", key, msg)
+		return &Error{fmt.Sprintf("property %s: %s", key, msg)}
 	}
-	return fmt.Errorf("%s: property %s: %s", where, key, msg)
+	return &Error{fmt.Sprintf("%s: property %s: %s", where, key, msg)}
 }
 
 // Int64 returns key as a whole number, def when unset.

@@ -49,6 +49,9 @@ func (os Observers) Interval(p Progress) {
 
 var errTimeLimit = errors.New("maxexecutiontime reached")
 
+// startLead is how far ahead of the threads' launch the schedule starts.
+const startLead = time.Millisecond
+
 // Run executes the phase cfg describes and returns what it measured. It
 // always returns a Result, also when stopped by ctx (Ctrl-C), by the time
 // limit, or by failures; Result.Reason says which.
@@ -91,7 +94,10 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 		ts[i].Bind(dbs[i], r.col.NewRecorder())
 	}
 
-	start := measure.Now()
+	// Threads start behind a barrier and the schedule's origin lies a
+	// little ahead, so no thread is late for its first operation merely
+	// because goroutines take time to start.
+	start := measure.Now() + int64(startLead)
 	r.warmLeft.Store(cfg.WarmupOps)
 	var runCtx context.Context
 	var cancel context.CancelCauseFunc
@@ -133,10 +139,12 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 	var loadErrs atomic.Int64
 	var firstErr error
 	var errOnce sync.Once
+	begin := make(chan struct{})
 	for i := range ts {
 		wg.Add(1)
 		go func(id int) {
 			defer wg.Done()
+			<-begin
 			err := r.loop(runCtx, ts[id], id, perThread(id), start)
 			if err == nil {
 				return
@@ -149,6 +157,7 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 			cancel(err)
 		}(i)
 	}
+	close(begin)
 	allDone := make(chan struct{})
 	go func() { wg.Wait(); close(allDone) }()
 
@@ -260,6 +269,9 @@ func (r *run) loop(ctx context.Context, t *workload.Thread, id int, ops, start i
 	var timer *time.Timer
 	next := start + int64(id)*r.tick/int64(r.threads)
 	rec := t.Recorder()
+	if !r.sleepUntil(ctx, &timer, start) {
+		return nil
+	}
 	for done := int64(0); ops == 0 || done < ops; {
 		if r.stopping.Load() {
 			return nil

@@ -68,6 +68,13 @@ func (t *Thread) measure(ctx context.Context, op measure.Op, err error, st int64
 	return s
 }
 
+// countTxn counts one finished transaction.
+func (t *Thread) countTxn(s db.Status) {
+	if t.Measuring {
+		t.rec.RecordTxn(s)
+	}
+}
+
 func (t *Thread) recordAt(op measure.Op, s db.Status, st, en int64) {
 	if !t.Measuring {
 		return
@@ -128,9 +135,11 @@ func (t *Thread) Insert(ctx context.Context) error {
 		err := t.db.Insert(ctx, cfg.Table, key, values)
 		s := t.measure(ctx, measure.Insert, err, st)
 		if s.IsOK() {
+			t.countTxn(s)
 			return nil
 		}
 		if attempt >= cfg.InsertRetries || ctx.Err() != nil {
+			t.countTxn(s)
 			if cfg.KeepGoing || s == db.Canceled {
 				return nil
 			}
@@ -141,6 +150,7 @@ func (t *Thread) Insert(ctx context.Context) error {
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
+			t.countTxn(db.Canceled)
 			return nil
 		}
 	}
@@ -184,24 +194,27 @@ func (t *Thread) readFields(forRead bool) []string {
 // Transaction performs one run-phase operation drawn from the mix. It
 // returns an error only when the run cannot go on.
 func (t *Thread) Transaction(ctx context.Context) error {
+	var s db.Status
+	var err error
 	switch measure.Op(t.w.ops.Next(t.rnd)) {
 	case measure.Read:
-		t.doRead(ctx)
+		s = t.doRead(ctx)
 	case measure.Update:
-		t.doUpdate(ctx)
+		s = t.doUpdate(ctx)
 	case measure.Insert:
-		return t.doInsert(ctx)
+		s, err = t.doInsert(ctx)
 	case measure.Scan:
-		t.doScan(ctx)
+		s = t.doScan(ctx)
 	case measure.ReadModifyWrite:
-		t.doReadModifyWrite(ctx)
+		s = t.doReadModifyWrite(ctx)
 	case measure.Delete:
-		t.doDelete(ctx)
+		s = t.doDelete(ctx)
 	}
-	return nil
+	t.countTxn(s)
+	return err
 }
 
-func (t *Thread) doRead(ctx context.Context) {
+func (t *Thread) doRead(ctx context.Context) db.Status {
 	key := t.nextKey()
 	fields := t.readFields(true)
 	t.result.Reset()
@@ -211,50 +224,51 @@ func (t *Thread) doRead(ctx context.Context) {
 	if t.w.Cfg.DataIntegrity && s != db.Canceled {
 		t.verify(key, &t.result)
 	}
+	return s
 }
 
-func (t *Thread) doUpdate(ctx context.Context) {
+func (t *Thread) doUpdate(ctx context.Context) db.Status {
 	key := t.nextKey()
 	values := t.updateValues(key)
 	st := measure.Now()
 	err := t.db.Update(ctx, t.w.Cfg.Table, key, values)
-	t.measure(ctx, measure.Update, err, st)
+	return t.measure(ctx, measure.Update, err, st)
 }
 
-func (t *Thread) doInsert(ctx context.Context) error {
+func (t *Thread) doInsert(ctx context.Context) (db.Status, error) {
 	logical := t.w.txInsert.Next(nil)
 	key := t.key(t.w.keynum(logical))
 	values := t.buildValues(key)
 	st := measure.Now()
 	err := t.db.Insert(ctx, t.w.Cfg.Table, key, values)
-	t.measure(ctx, measure.Insert, err, st)
+	s := t.measure(ctx, measure.Insert, err, st)
 	if err := t.w.txInsert.Acknowledge(logical); err != nil {
-		return fmt.Errorf("run-phase insert: %w (more than %d inserts in flight)", err, generator.AckWindow)
+		return s, fmt.Errorf("run-phase insert: %w (more than %d inserts in flight)", err, generator.AckWindow)
 	}
-	return nil
+	return s, nil
 }
 
-func (t *Thread) doScan(ctx context.Context) {
+func (t *Thread) doScan(ctx context.Context) db.Status {
 	key := t.nextKey()
 	n := int(t.w.scanLen.Next(t.rnd))
 	fields := t.readFields(false)
 	t.rows.Reset()
 	st := measure.Now()
 	err := t.db.Scan(ctx, t.w.Cfg.Table, key, n, fields, &t.rows)
-	t.measure(ctx, measure.Scan, err, st)
+	return t.measure(ctx, measure.Scan, err, st)
 }
 
-func (t *Thread) doDelete(ctx context.Context) {
+func (t *Thread) doDelete(ctx context.Context) db.Status {
 	key := t.nextKey()
 	st := measure.Now()
 	err := t.db.Delete(ctx, t.w.Cfg.Table, key)
-	t.measure(ctx, measure.Delete, err, st)
+	return t.measure(ctx, measure.Delete, err, st)
 }
 
 // doReadModifyWrite reads a record and writes it back, measuring the READ
 // and the UPDATE as such and the pair as READ-MODIFY-WRITE, all against the
 // same intended start, as YCSB does. Its outcome is the first failure.
-func (t *Thread) doReadModifyWrite(ctx context.Context) {
+func (t *Thread) doReadModifyWrite(ctx context.Context) db.Status {
 	cfg := t.w.Cfg
 	key := t.nextKey()
 	var fields []string
@@ -277,6 +291,7 @@ func (t *Thread) doReadModifyWrite(ctx context.Context) {
 		s = us
 	}
 	t.recordAt(measure.ReadModifyWrite, s, st, en)
+	return s
 }
 
 // verify checks every field read against its deterministic value and

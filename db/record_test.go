@@ -1,0 +1,59 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+)
+
+func TestClassify(t *testing.T) {
+	for _, c := range []struct {
+		err     error
+		runDone bool
+		want    Status
+	}{
+		{nil, false, OK},
+		{errors.New("boom"), false, Error},
+		{fmt.Errorf("redis: read k: %w", ErrNotFound), false, NotFound},
+		{fmt.Errorf("dynamodb: %w", ErrThrottled), false, Throttled},
+		{fmt.Errorf("x: %w", context.DeadlineExceeded), false, Timeout},
+		{fmt.Errorf("x: %w", context.DeadlineExceeded), true, Canceled},
+		{fmt.Errorf("x: %w", context.Canceled), true, Canceled},
+		{ErrServiceUnavailable, true, ServiceUnavailable},
+	} {
+		if got := Classify(c.err, c.runDone); got != c.want {
+			t.Errorf("Classify(%v, %v) = %s, want %s", c.err, c.runDone, got, c.want)
+		}
+	}
+	for s := Status(0); s < NumStatus; s++ {
+		if back, ok := ParseStatus(s.String()); !ok || back != s {
+			t.Errorf("status %d does not round-trip its name %q", s, s)
+		}
+	}
+}
+
+func TestRecordReuseDoesNotAllocate(t *testing.T) {
+	var r Record
+	name, val := []byte("field0"), []byte("value")
+	fill := func() {
+		r.Reset()
+		for i := 0; i < 10; i++ {
+			r.AddBytes(name, val)
+		}
+	}
+	fill()
+	if n := testing.AllocsPerRun(100, fill); n != 0 {
+		t.Errorf("refilling a record allocates %v times", n)
+	}
+	if v, ok := r.Get("field0"); !ok || string(v) != "value" || r.Len() != 10 {
+		t.Errorf("Get = %q %v, len %d", v, ok, r.Len())
+	}
+	var s RecordSet
+	s.Next().Add("a", []byte("1"))
+	s.Next().Add("b", []byte("2"))
+	s.Reset()
+	if s.Len() != 0 || s.Next().Len() != 0 {
+		t.Error("reset set still holds rows")
+	}
+}

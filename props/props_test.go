@@ -1,0 +1,94 @@
+package props
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseJavaFormat(t *testing.T) {
+	src := "# comment\n! also a comment\n  recordcount = 1000\nfieldcount:20\nlabel  hello world\n" +
+		"long=a\\\n   b\\\n   c\nesc=tab\\there\\u0041\nempty=\nodd\\=key=v\n"
+	p := New()
+	if err := p.Parse(strings.NewReader(src), "f"); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"recordcount": "1000", "fieldcount": "20", "label": "hello world",
+		"long": "abc", "esc": "tab\thereA", "empty": "", "odd=key": "v",
+	}
+	for k, v := range want {
+		if got, ok := p.Get(k); !ok || got != v {
+			t.Errorf("%s = %q (set %v), want %q", k, got, ok, v)
+		}
+	}
+	if got := p.Source("fieldcount"); got != "f:4" {
+		t.Errorf("source = %q, want f:4", got)
+	}
+	if got := p.Source("long"); got != "f:6" {
+		t.Errorf("continued line source = %q, want f:6 (where it starts)", got)
+	}
+}
+
+func TestTypedErrorsNameWhere(t *testing.T) {
+	p := New()
+	p.Parse(strings.NewReader("a=1\nrecordcount=12x\nflag=yes\nratio=1.5\n"), "wl")
+	if _, err := p.Int64("recordcount", 0); err == nil || err.Error() != `wl:2: property recordcount: "12x" is not a whole number` {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := p.Bool("flag", false); err == nil || !strings.Contains(err.Error(), "wl:3") {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := p.FloatRange("ratio", 0, 0, 1); err == nil || !strings.Contains(err.Error(), "outside") {
+		t.Errorf("err = %v", err)
+	}
+	if v, err := p.Int64("missing", 42); err != nil || v != 42 {
+		t.Errorf("default: %v %v", v, err)
+	}
+	if _, err := p.Int64Min("a", 0, 2); err == nil || !strings.Contains(err.Error(), "less than 2") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestLaterSetWins(t *testing.T) {
+	p := New()
+	p.Set("k", "file", "f:1")
+	p.Set("k", "flag", "-p k")
+	if v, _ := p.Get("k"); v != "flag" || p.Source("k") != "-p k" {
+		t.Errorf("got %q from %q", v, p.Source("k"))
+	}
+}
+
+func TestLoadFileErrors(t *testing.T) {
+	p := New()
+	err := p.LoadFile(filepath.Join(t.TempDir(), "nope"))
+	if err == nil || !strings.Contains(err.Error(), "nope") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("err = %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "w")
+	os.WriteFile(path, []byte("=value\n"), 0o644)
+	if err := p.LoadFile(path); err == nil || !strings.Contains(err.Error(), path+":1") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestRedaction(t *testing.T) {
+	p := New()
+	p.Set("mongodb.url", "mongodb://admin:hunter2@127.0.0.1:27017/ycsb?w=1", "-p")
+	p.Set("redis.password", "hunter2", "-p")
+	p.Set("dynamodb.url", "http://127.0.0.1:8000/?token=hunter2&x=1", "-p")
+	p.Set("recordcount", "10", "-p")
+	for k, v := range p.Redacted() {
+		if strings.Contains(v, "hunter2") {
+			t.Errorf("%s leaks the secret: %s", k, v)
+		}
+	}
+	r := p.Redacted()
+	if !strings.Contains(r["mongodb.url"], "admin:") || !strings.Contains(r["mongodb.url"], "127.0.0.1:27017") {
+		t.Errorf("url lost more than the password: %s", r["mongodb.url"])
+	}
+	if r["recordcount"] != "10" {
+		t.Errorf("plain value changed: %s", r["recordcount"])
+	}
+}

@@ -1,0 +1,321 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/measure"
+	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/workload"
+	"github.com/servbench/servbench/workloads"
+)
+
+// store is a controllable in-process store for exercising the runner: it
+// counts calls, can stall one call, can block until the run's context ends,
+// or can hang ignoring the context (a broken binding).
+type store struct {
+	calls   atomic.Int64
+	stallAt int64         // the stallAt-th call (1-based) sleeps stall
+	stall   time.Duration //
+	block   bool          // every call waits for ctx.Done()
+	hang    chan struct{} // every call waits for this, ignoring ctx
+	fail    error         // every insert fails with this
+
+	mu     sync.Mutex
+	starts []int64
+	keys   map[string]bool
+}
+
+func (s *store) op(ctx context.Context) error {
+	n := s.calls.Add(1)
+	s.mu.Lock()
+	s.starts = append(s.starts, measure.Now())
+	s.mu.Unlock()
+	if n == s.stallAt {
+		time.Sleep(s.stall)
+	}
+	if s.block {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	if s.hang != nil {
+		<-s.hang
+	}
+	return nil
+}
+
+func (s *store) Read(ctx context.Context, _, _ string, _ []string, _ *db.Record) error {
+	return s.op(ctx)
+}
+func (s *store) Scan(ctx context.Context, _, _ string, _ int, _ []string, _ *db.RecordSet) error {
+	return s.op(ctx)
+}
+func (s *store) Update(ctx context.Context, _, _ string, _ *db.Record) error { return s.op(ctx) }
+func (s *store) Insert(ctx context.Context, _, key string, _ *db.Record) error {
+	s.mu.Lock()
+	if s.keys == nil {
+		s.keys = map[string]bool{}
+	}
+	s.keys[strings.Clone(key)] = true // keys are only valid during the call
+	s.mu.Unlock()
+	if s.fail != nil {
+		return s.fail
+	}
+	return s.op(ctx)
+}
+func (s *store) Delete(ctx context.Context, _, _ string) error { return s.op(ctx) }
+func (s *store) Close() error                                  { return nil }
+
+func setup(t *testing.T, load bool, kv ...string) (Config, *workload.Workload) {
+	t.Helper()
+	p := props.New()
+	if err := workloads.Load(p, "c"); err != nil {
+		t.Fatal(err)
+	}
+	p.Set("timeseries.interval", "0.05", "test")
+	for i := 0; i+1 < len(kv); i += 2 {
+		p.Set(kv[i], kv[i+1], "test")
+	}
+	w, err := workload.New(p, !load)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ParseConfig(p, load)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, w
+}
+
+func runWith(t *testing.T, ctx context.Context, s db.DB, load bool, obs Observer, kv ...string) *Result {
+	t.Helper()
+	cfg, w := setup(t, load, kv...)
+	res, err := Run(ctx, cfg, w, s, obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func ops(res *Result) int64 { all, _ := res.Total.ClientOps(); return all }
+
+func TestIntendedStartSchedule(t *testing.T) {
+	s := &store{}
+	// One thread at 200 ops/s: operation k is intended at start + k·5 ms.
+	runWith(t, context.Background(), s, false, nil, "threadcount", "1", "target", "200", "operationcount", "60")
+	if len(s.starts) != 60 {
+		t.Fatalf("%d calls", len(s.starts))
+	}
+	// The schedule's origin is not visible here; take the earliest
+	// start - k·5ms as that origin. No operation starts before its slot, and
+	// each starts within 2 ms after it.
+	base := int64(math.MaxInt64)
+	for k, st := range s.starts {
+		base = min(base, st-int64(k)*int64(5*time.Millisecond))
+	}
+	for k, st := range s.starts {
+		if late := time.Duration(st-base) - time.Duration(k)*5*time.Millisecond; late > 2*time.Millisecond {
+			t.Errorf("operation %d started %v after its slot", k, late)
+		}
+	}
+	if total := time.Duration(s.starts[59] - s.starts[0]); total < 59*5*time.Millisecond-time.Millisecond {
+		t.Errorf("60 operations spanned %v, the schedule needs 295 ms", total)
+	}
+}
+
+func TestTargetRate(t *testing.T) {
+	res := runWith(t, context.Background(), &store{}, false, nil, "threadcount", "2", "target", "4000", "operationcount", "4000")
+	got := float64(ops(res)) / res.Runtime.Seconds()
+	if ops(res) != 4000 || math.Abs(got-4000)/4000 > 0.03 {
+		t.Errorf("%d ops at %.0f ops/s, want 4000 at 4000±3%%", ops(res), got)
+	}
+	if res.Total.Lag == nil || res.Total.Lag.TotalCount() != 4000 {
+		t.Error("schedule lag not recorded for every operation")
+	}
+}
+
+func TestWarmupOperationsExcluded(t *testing.T) {
+	s := &store{}
+	res := runWith(t, context.Background(), s, false, nil, "threadcount", "2", "operationcount", "1000", "warmupoperationcount", "300")
+	if ops(res) != 1000 {
+		t.Errorf("measured %d operations, want exactly 1000", ops(res))
+	}
+	if s.calls.Load() != 1300 {
+		t.Errorf("store saw %d calls, want 1300 (300 warmup + 1000)", s.calls.Load())
+	}
+}
+
+func TestWarmupTimeThrottledAndExcluded(t *testing.T) {
+	s := &store{}
+	res := runWith(t, context.Background(), s, false, nil, "threadcount", "1", "target", "1000",
+		"warmuptime", "0.3", "maxexecutiontime", "0.5")
+	if res.Reason != TimeLimit {
+		t.Errorf("reason %s", res.Reason)
+	}
+	// Throttled during warmup too: ~300 warmup calls, ~500 measured.
+	if n := ops(res); n < 450 || n > 550 {
+		t.Errorf("measured %d operations in 0.5 s at 1000/s", n)
+	}
+	if c := s.calls.Load(); c < 730 || c > 870 {
+		t.Errorf("store saw %d calls in 0.8 s at 1000/s: warmup was not throttled", c)
+	}
+	if res.Warmup < 290*time.Millisecond || res.Warmup > 350*time.Millisecond {
+		t.Errorf("warmup took %v", res.Warmup)
+	}
+	if tp := float64(ops(res)) / res.Runtime.Seconds(); tp > 1080 {
+		t.Errorf("throughput %.0f ops/s over the target: a burst after warmup", tp)
+	}
+}
+
+func TestTimeLimitEndsRunWhoseOpsHonourContext(t *testing.T) {
+	res := runWith(t, context.Background(), &store{block: true}, false, nil,
+		"threadcount", "3", "maxexecutiontime", "0.2")
+	if res.Reason != TimeLimit || res.StuckThreads != 0 {
+		t.Fatalf("reason %s, stuck %d", res.Reason, res.StuckThreads)
+	}
+	if n := res.Total.Count(measure.Read, db.Canceled); n != 3 {
+		t.Errorf("%d reads cut by the time limit counted CANCELED, want 3", n)
+	}
+	if res.Runtime < 190*time.Millisecond || res.Runtime > 400*time.Millisecond {
+		t.Errorf("runtime %v for a 0.2 s limit", res.Runtime)
+	}
+}
+
+func TestTimeLimitEndsRunWithHungBinding(t *testing.T) {
+	hang := make(chan struct{})
+	defer close(hang)
+	start := time.Now()
+	res := runWith(t, context.Background(), &store{hang: hang}, false, nil,
+		"threadcount", "2", "maxexecutiontime", "0.2", "stopgrace", "0.2")
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("run took %v although the binding hung", el)
+	}
+	if res.Reason != TimeLimit || res.StuckThreads != 2 {
+		t.Errorf("reason %s, stuck %d; want maxexecutiontime and 2", res.Reason, res.StuckThreads)
+	}
+}
+
+func TestInterruptKeepsResults(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	res := runWith(t, ctx, &store{}, false, nil, "threadcount", "2", "operationcount", "0", "target", "2000")
+	if res.Reason != Interrupted {
+		t.Errorf("reason %s", res.Reason)
+	}
+	if n := ops(res); n < 300 || n > 500 {
+		t.Errorf("%d operations recorded in 0.2 s at 2000/s", n)
+	}
+}
+
+// TestCoordinatedOmission: at 1000 ops/s on one thread, the store stalls
+// once for 1 s. The ~1000 operations scheduled during the stall start late,
+// by 1 s down to 0, so response time (from the intended start) must show
+// the stall in its tail while service time must not.
+func TestCoordinatedOmission(t *testing.T) {
+	res := runWith(t, context.Background(), &store{stallAt: 500, stall: time.Second}, false, nil,
+		"threadcount", "1", "target", "1000", "operationcount", "3000")
+	svc := res.Total.Merged(measure.Read, false, func(db.Status) bool { return true })
+	rsp := res.Total.Merged(measure.Read, true, func(db.Status) bool { return true })
+	if svc.TotalCount() != 3000 || rsp.TotalCount() != 3000 {
+		t.Fatalf("counts %d %d", svc.TotalCount(), rsp.TotalCount())
+	}
+	// Service time: one slow operation, invisible at p99.9.
+	if p := time.Duration(svc.ValueAtPercentile(99.9)); p > 20*time.Millisecond {
+		t.Errorf("service p99.9 = %v: the stall leaked into service time", p)
+	}
+	if m := time.Duration(svc.Max()); m < time.Second {
+		t.Errorf("service max %v, the stalled call took 1 s", m)
+	}
+	// Response time: the schedule implies p99.9 ≈ 1 s - 3 ms and about half
+	// of the ~1000 delayed operations above 500 ms.
+	if p := time.Duration(rsp.ValueAtPercentile(99.9)); p < 950*time.Millisecond || p > 1100*time.Millisecond {
+		t.Errorf("response p99.9 = %v, want about 1 s", p)
+	}
+	var over int64
+	for _, b := range rsp.Distribution() {
+		if b.From >= int64(500*time.Millisecond) {
+			over += b.Count
+		}
+	}
+	if over < 420 || over > 580 {
+		t.Errorf("%d responses over 500 ms, the schedule implies about 500", over)
+	}
+	if p := time.Duration(rsp.ValueAtPercentile(50)); p > 5*time.Millisecond {
+		t.Errorf("response p50 = %v: most operations were on time", p)
+	}
+}
+
+func TestThreadsClampedToOperations(t *testing.T) {
+	res := runWith(t, context.Background(), &store{}, false, nil, "threadcount", "8", "operationcount", "3")
+	if res.Threads != 3 || ops(res) != 3 {
+		t.Errorf("threads %d ops %d, want 3 and 3", res.Threads, ops(res))
+	}
+}
+
+func TestLoadInsertsEveryKeyOnce(t *testing.T) {
+	s := &store{}
+	res := runWith(t, context.Background(), s, true, nil, "threadcount", "3", "recordcount", "1000")
+	if ops(res) != 1000 || len(s.keys) != 1000 || res.Reason != Completed {
+		t.Errorf("%d inserts, %d distinct keys, %s", ops(res), len(s.keys), res.Reason)
+	}
+	if !s.keys[workload.KeyName(999, 1, false)] || s.keys[workload.KeyName(1000, 1, false)] {
+		t.Error("load did not insert exactly keys 0..999")
+	}
+}
+
+func TestLoadFailureStopsThreads(t *testing.T) {
+	s := &store{fail: errors.New("disk full")}
+	res := runWith(t, context.Background(), s, true, nil, "threadcount", "2", "recordcount", "100")
+	if res.Reason != LoadFailures || res.Err == nil {
+		t.Fatalf("reason %s err %v", res.Reason, res.Err)
+	}
+	if n := res.Total.Count(measure.Insert, db.Error); n != 2 {
+		t.Errorf("%d failed inserts recorded, want 2 (each thread stops on its first)", n)
+	}
+	// With keep-going, every insert is attempted.
+	res = runWith(t, context.Background(), &store{fail: errors.New("disk full")}, true, nil, "threadcount", "2",
+		"recordcount", "100", "core_workload_insertion_keep_going_on_error", "true")
+	if res.Total.Count(measure.Insert, db.Error) != 100 || res.Reason != Completed {
+		t.Errorf("keep going: %d errors, %s", res.Total.Count(measure.Insert, db.Error), res.Reason)
+	}
+}
+
+type intervals struct {
+	n     int64
+	ends  []time.Duration
+	final int
+}
+
+func (iv *intervals) Interval(p Progress) {
+	if !p.Warmup {
+		a, _ := p.Interval.ClientOps()
+		iv.n += a
+	}
+	iv.ends = append(iv.ends, p.End)
+	if p.Final {
+		iv.final++
+	}
+}
+
+func TestIntervalsAddUpToTotal(t *testing.T) {
+	iv := &intervals{}
+	res := runWith(t, context.Background(), &store{}, false, iv, "threadcount", "2", "target", "2000", "operationcount", "600")
+	if iv.n != ops(res) || iv.n != 600 {
+		t.Errorf("intervals sum to %d, total %d, want 600", iv.n, ops(res))
+	}
+	if len(iv.ends) < 4 || iv.final != 1 {
+		t.Errorf("%d intervals, %d final", len(iv.ends), iv.final)
+	}
+	for i := 1; i < len(iv.ends); i++ {
+		if iv.ends[i] < iv.ends[i-1] {
+			t.Errorf("interval ends go backwards: %v", iv.ends)
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package workload
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func TestKeyVectors(t *testing.T) {
+	for keynum, want := range map[int64]string{
+		0:     "user6284781860667377211",
+		1:     "user8517097267634966620",
+		2:     "user1820151046732198393",
+		12345: "user1792800413050876852",
+	} {
+		if got := KeyName(keynum, 1, false); got != want {
+			t.Errorf("key %d = %s, want %s", keynum, got, want)
+		}
+	}
+	if got := KeyName(5, 8, true); got != "user00000005" {
+		t.Errorf("ordered padded = %s", got)
+	}
+	if got := KeyName(123, 2, true); got != "user123" {
+		t.Errorf("padding shorter than the number = %s", got)
+	}
+}
+
+// javaHash is String.hashCode computed from scratch.
+func javaHash(s string) int32 {
+	var h int32
+	for i := 0; i < len(s); i++ {
+		h = 31*h + int32(s[i])
+	}
+	return h
+}
+
+// deterministicReference is YCSB's buildDeterministicValue written as
+// directly as possible: rehash the whole string every round.
+func deterministicReference(key, field string, size int) string {
+	s := key + ":" + field
+	for len(s) < size {
+		s += ":" + itoa(javaHash(s))
+	}
+	return s[:size]
+}
+
+func itoa(v int32) string {
+	if v == 0 {
+		return "0"
+	}
+	neg := v < 0
+	n := int64(v)
+	if neg {
+		n = -n
+	}
+	var b []byte
+	for n > 0 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		n /= 10
+	}
+	if neg {
+		return "-" + string(b)
+	}
+	return string(b)
+}
+
+func TestDeterministicValue(t *testing.T) {
+	for _, c := range []struct {
+		key, field string
+		size       int
+	}{{"user6284781860667377211", "field0", 100}, {"user1", "field9", 1000}, {"k", "f", 3}, {"user12", "field3", 12}} {
+		got := string(AppendDeterministicValue(nil, c.key, c.field, c.size))
+		if want := deterministicReference(c.key, c.field, c.size); got != want {
+			t.Errorf("%s/%s/%d:\n got %q\nwant %q", c.key, c.field, c.size, got, want)
+		}
+	}
+	// Known value: "k:f" has Java hash 'k'·31² + ':'·31 + 'f' = 104727.
+	if got := string(AppendDeterministicValue(nil, "k", "f", 10)); got != "k:f:104727" {
+		t.Errorf("got %q, want k:f:104727", got)
+	}
+}
+
+func TestRandomValueAlphabet(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	v := appendRandomValue(nil, 6000, r)
+	if len(v) != 6000 {
+		t.Fatalf("len %d", len(v))
+	}
+	// Byte i of each group of six is ' ' + (bits & mask_i).
+	seenMax := [6]byte{}
+	for i, c := range v {
+		m := byte(randMasks[i%6])
+		if c < ' ' || c > ' '+m {
+			t.Fatalf("byte %d = %d outside ' '..' '+%d", i, c, m)
+		}
+		seenMax[i%6] = max(seenMax[i%6], c-' ')
+	}
+	for i, m := range seenMax {
+		if m != byte(randMasks[i]) {
+			t.Errorf("position %d never reached its mask %d (max %d)", i, randMasks[i], m)
+		}
+	}
+	if strings.Count(string(v), string(v[:6])) > 5 {
+		t.Error("values repeat")
+	}
+}
