@@ -205,7 +205,7 @@ func TestJSONAndCSVResults(t *testing.T) {
 	if d.Properties["recordcount"] != "1000" || d.Properties["mongodb.url"] != "mongodb://admin:REDACTED@127.0.0.1:27017" {
 		t.Errorf("properties: %v", d.Properties)
 	}
-	if d.Operations != 2000 || d.Throughput < 3700 || d.Throughput > 4300 {
+	if d.Operations != 2000 || d.Throughput < 3400 || d.Throughput > 4400 {
 		t.Errorf("operations %d at %.0f ops/s", d.Operations, d.Throughput)
 	}
 	var total int64

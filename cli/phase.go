@@ -84,6 +84,10 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 		if load {
 			fmt.Fprintf(stderr, "servbench: %s store is temporary and removed at exit; give -p %s.dir=DIR to keep it for a run\n", pa.binding, pa.binding)
 		} else if err := preload(ctx, p, d, stderr); err != nil {
+			if ctx.Err() != nil {
+				fmt.Fprintln(stderr, "servbench: interrupted while loading; nothing was measured")
+				return ExitInterrupted, nil
+			}
 			return ExitFailure, err
 		}
 	}

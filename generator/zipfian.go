@@ -34,6 +34,7 @@ type Zipfian struct {
 	zetan        float64
 	eta          float64
 	countForZeta int64
+	second       float64 // 1 + 0.5^θ: where rank 1's slice of U·ζ ends
 }
 
 // NewZipfian returns a generator over [min, max] with skew θ, computing
@@ -52,6 +53,7 @@ func NewZipfianZeta(min, max int64, theta, zetan float64) *Zipfian {
 		alpha:        1 / (1 - theta),
 		zetan:        zetan,
 		countForZeta: max - min + 1,
+		second:       1 + math.Pow(0.5, theta),
 	}
 	z.eta = z.etaFor(z.items)
 	return z
@@ -100,7 +102,7 @@ func (z *Zipfian) NextN(r *rand.Rand, itemCount int64) int64 {
 	if uz < 1 {
 		return z.base
 	}
-	if uz < 1+math.Pow(0.5, z.theta) {
+	if uz < z.second {
 		return z.base + 1
 	}
 	return z.base + int64(float64(itemCount)*math.Pow(z.eta*u-z.eta+1, z.alpha))

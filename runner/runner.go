@@ -120,10 +120,6 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 			defer c2()
 		}
 	}
-	go func() { // one atomic flag instead of ctx.Err() per operation
-		<-runCtx.Done()
-		r.stopping.Store(true)
-	}()
 
 	perThread := func(id int) int64 {
 		if total == 0 {
@@ -231,7 +227,6 @@ type run struct {
 	warmupEnd   atomic.Int64 // ops intended (or started) at or after this are measured
 	warmLeft    atomic.Int64 // warmup operations still to do (op-count warmup)
 	onWarmupEnd func(at int64)
-	stopping    atomic.Bool
 	inFlight    atomic.Int64 // threads inside loop
 }
 
@@ -273,7 +268,10 @@ func (r *run) loop(ctx context.Context, t *workload.Thread, id int, ops, start i
 		return nil
 	}
 	for done := int64(0); ops == 0 || done < ops; {
-		if r.stopping.Load() {
+		// ctx.Err is one atomic load, and is set before an operation
+		// cut short by the deadline returns, so no operation starts after
+		// the run ended.
+		if ctx.Err() != nil {
 			return nil
 		}
 		ref := next
@@ -317,7 +315,7 @@ func (r *run) sleepUntil(ctx context.Context, timer **time.Timer, until int64) b
 	}
 	if r.cfg.SpinSleep {
 		for measure.Now() < until {
-			if r.stopping.Load() {
+			if ctx.Err() != nil {
 				return false
 			}
 		}

@@ -120,10 +120,20 @@ func TestIntendedStartSchedule(t *testing.T) {
 	for k, st := range s.starts {
 		base = min(base, st-int64(k)*int64(5*time.Millisecond))
 	}
+	// A busy machine may delay a few wake-ups; the schedule itself must
+	// hold: almost every start within 2 ms of its slot, none beyond 20 ms.
+	late := 0
 	for k, st := range s.starts {
-		if late := time.Duration(st-base) - time.Duration(k)*5*time.Millisecond; late > 2*time.Millisecond {
-			t.Errorf("operation %d started %v after its slot", k, late)
+		d := time.Duration(st-base) - time.Duration(k)*5*time.Millisecond
+		if d > 2*time.Millisecond {
+			late++
 		}
+		if d > 20*time.Millisecond {
+			t.Errorf("operation %d started %v after its slot", k, d)
+		}
+	}
+	if late > 3 {
+		t.Errorf("%d of 60 operations started over 2 ms after their slot", late)
 	}
 	if total := time.Duration(s.starts[59] - s.starts[0]); total < 59*5*time.Millisecond-time.Millisecond {
 		t.Errorf("60 operations spanned %v, the schedule needs 295 ms", total)
@@ -133,8 +143,8 @@ func TestIntendedStartSchedule(t *testing.T) {
 func TestTargetRate(t *testing.T) {
 	res := runWith(t, context.Background(), &store{}, false, nil, "threadcount", "2", "target", "4000", "operationcount", "4000")
 	got := float64(ops(res)) / res.Runtime.Seconds()
-	if ops(res) != 4000 || math.Abs(got-4000)/4000 > 0.03 {
-		t.Errorf("%d ops at %.0f ops/s, want 4000 at 4000±3%%", ops(res), got)
+	if ops(res) != 4000 || math.Abs(got-4000)/4000 > 0.05 {
+		t.Errorf("%d ops at %.0f ops/s, want 4000 at 4000±5%%", ops(res), got)
 	}
 	if res.Total.Lag == nil || res.Total.Lag.TotalCount() != 4000 {
 		t.Error("schedule lag not recorded for every operation")

@@ -12,6 +12,10 @@ import (
 )
 
 func propsOf(t *testing.T, builtin string, kv ...string) *props.Props {
+	return propsFor(t, builtin, kv...)
+}
+
+func propsFor(t testing.TB, builtin string, kv ...string) *props.Props {
 	t.Helper()
 	p := props.New()
 	if builtin != "" {

@@ -1,0 +1,85 @@
+package workload
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/servbench/servbench/db"
+	_ "github.com/servbench/servbench/db/basic"
+	"github.com/servbench/servbench/measure"
+)
+
+func BenchmarkAppendKey(b *testing.B) {
+	buf := make([]byte, 0, 32)
+	b.ReportAllocs()
+	for i := int64(0); b.Loop(); i++ {
+		buf = AppendKey(buf[:0], i, 1, false)
+	}
+}
+
+func BenchmarkRandomValue100(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	buf := make([]byte, 0, 100)
+	b.ReportAllocs()
+	b.SetBytes(100)
+	for b.Loop() {
+		buf = appendRandomValue(buf[:0], 100, r)
+	}
+}
+
+func BenchmarkDeterministicValue100(b *testing.B) {
+	buf := make([]byte, 0, 128)
+	b.ReportAllocs()
+	b.SetBytes(100)
+	for b.Loop() {
+		buf = AppendDeterministicValue(buf[:0], "user6284781860667377211", "field3", 100)
+	}
+}
+
+func basicThread(t testing.TB, builtin string, kv ...string) *Thread {
+	t.Helper()
+	p := propsFor(t, builtin, kv...)
+	w, err := New(p, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := db.Lookup("basic")
+	d, err := b.Open(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := w.NewThread(0, 1)
+	th.Bind(d, measure.NewRecorder())
+	th.Measuring = true
+	th.Intended = 0
+	return th
+}
+
+// TestTransactionDoesNotAllocate: in steady state a whole operation (key
+// choice, key, values, the call, measurement) allocates nothing.
+func TestTransactionDoesNotAllocate(t *testing.T) {
+	for _, w := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+		th := basicThread(t, w, "operationcount", "1000000")
+		ctx := context.Background()
+		for i := 0; i < 1000; i++ { // create histograms, grow buffers
+			th.Transaction(ctx)
+		}
+		if n := testing.AllocsPerRun(2000, func() { th.Transaction(ctx) }); n != 0 {
+			t.Errorf("workload %s: %v allocations per operation", w, n)
+		}
+	}
+}
+
+func BenchmarkTransactionBasic(b *testing.B) {
+	for _, w := range []string{"a", "c", "e", "f"} {
+		b.Run(w, func(b *testing.B) {
+			th := basicThread(b, w, "operationcount", "10000000", "recordcount", "1000000")
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				th.Transaction(ctx)
+			}
+		})
+	}
+}
