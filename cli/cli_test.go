@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -357,5 +356,18 @@ func TestInterruptWritesResults(t *testing.T) {
 	if strings.Contains(errb.String(), "panic") {
 		t.Error(errb.String())
 	}
-	fmt.Fprint(os.Stderr) // keep fmt used if assertions change
+}
+
+func TestFailedStartLeavesNoFiles(t *testing.T) {
+	dir := t.TempDir()
+	notADir := filepath.Join(dir, "file")
+	os.WriteFile(notADir, []byte("x"), 0o644)
+	jsonPath := filepath.Join(dir, "r.json")
+	code, _, errOut := servbench(t, "run", "pebble", "-w", "a", "-p", "pebble.dir="+notADir, "-o", jsonPath)
+	if code != ExitFailure || !strings.HasPrefix(errOut, "servbench: pebble: ") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	if _, err := os.Stat(jsonPath); !os.IsNotExist(err) {
+		t.Errorf("an empty result file was left behind: %v", err)
+	}
 }

@@ -60,7 +60,12 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return ExitUsage, usageError{err}
 	}
-	defer files.close()
+	written := false
+	defer func() {
+		if !written { // failed before measuring: leave no empty files
+			files.remove()
+		}
+	}()
 
 	d, err := b.Open(ctx, p)
 	if err != nil {
@@ -109,7 +114,16 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return ExitFailure, err
 	}
-	cerr := closeDB()
+	written = true
+	// Close first so a binding's buffered output precedes the report,
+	// unless threads are stuck inside the binding, where closing could
+	// hang: then the results are written and the process just exits.
+	var cerr error
+	if res.StuckThreads == 0 {
+		cerr = closeDB()
+	} else {
+		closed = true
+	}
 
 	if err := report.WriteText(files.text(stdout), res, ropts); err != nil {
 		return ExitFailure, fmt.Errorf("report: %w", err)
@@ -264,6 +278,16 @@ func (f *outFiles) text(stdout io.Writer) io.Writer {
 		return f.export
 	}
 	return stdout
+}
+
+// remove closes and deletes the output files.
+func (f *outFiles) remove() {
+	for _, fh := range []*os.File{f.export, f.json, f.csv} {
+		if fh != nil {
+			os.Remove(fh.Name())
+		}
+	}
+	f.close()
 }
 
 func (f *outFiles) close() error {

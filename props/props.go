@@ -95,7 +95,7 @@ func (p *Props) Int64(key string, def int64) (int64, error) {
 	}
 	v, err := strconv.ParseInt(strings.TrimSpace(e.value), 10, 64)
 	if err != nil {
-		return 0, p.Errorf(key, "%q is not a whole number", e.value)
+		return 0, p.Errorf(key, "%q is not a whole number", RedactValue(key, e.value))
 	}
 	return v, nil
 }
@@ -117,7 +117,7 @@ func (p *Props) Float(key string, def float64) (float64, error) {
 	}
 	v, err := strconv.ParseFloat(strings.TrimSpace(e.value), 64)
 	if err != nil {
-		return 0, p.Errorf(key, "%q is not a number", e.value)
+		return 0, p.Errorf(key, "%q is not a number", RedactValue(key, e.value))
 	}
 	return v, nil
 }
@@ -143,7 +143,7 @@ func (p *Props) Bool(key string, def bool) (bool, error) {
 	case "false":
 		return false, nil
 	}
-	return false, p.Errorf(key, "%q is neither true nor false", e.value)
+	return false, p.Errorf(key, "%q is neither true nor false", RedactValue(key, e.value))
 }
 
 // OneOf returns key's value, which must be one of choices; def when unset.
@@ -152,7 +152,7 @@ func (p *Props) OneOf(key, def string, choices ...string) (string, error) {
 	if slices.Contains(choices, v) {
 		return v, nil
 	}
-	return "", p.Errorf(key, "%q is not one of %s", v, strings.Join(choices, ", "))
+	return "", p.Errorf(key, "%q is not one of %s", RedactValue(key, v), strings.Join(choices, ", "))
 }
 
 // Floats returns key as a comma-separated list of numbers.
@@ -166,7 +166,7 @@ func (p *Props) Floats(key, def string) ([]float64, error) {
 		}
 		v, err := strconv.ParseFloat(f, 64)
 		if err != nil {
-			return nil, p.Errorf(key, "%q is not a number", f)
+			return nil, p.Errorf(key, "%q is not a number", RedactValue(key, f))
 		}
 		out = append(out, v)
 	}

@@ -84,6 +84,10 @@ func TestRedaction(t *testing.T) {
 			t.Errorf("%s leaks the secret: %s", k, v)
 		}
 	}
+	p.Set("redis.password", "hunter2", "-p redis.password")
+	if _, err := p.Int64("redis.password", 0); err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("error shows the secret: %v", err)
+	}
 	r := p.Redacted()
 	if !strings.Contains(r["mongodb.url"], "admin:") || !strings.Contains(r["mongodb.url"], "127.0.0.1:27017") {
 		t.Errorf("url lost more than the password: %s", r["mongodb.url"])

@@ -39,7 +39,9 @@ func (s *Status) Interval(p runner.Progress) {
 		return
 	}
 	s.acc.Merge(p.Interval)
-	if s.Lines && (p.End-s.accStart >= s.Every || p.Final) {
+	// Intervals end within a few ms of whole multiples of the interval;
+	// the slack keeps a line from slipping to the next interval.
+	if s.Lines && (p.End-s.accStart >= s.Every-s.Every/20 || p.Final) {
 		s.clearBar()
 		fmt.Fprintln(s.W, s.statusLine(p))
 		s.acc.Reset()
@@ -65,7 +67,7 @@ func (s *Status) statusLine(p runner.Progress) string {
 	var b strings.Builder
 	b.WriteString(s.Label)
 	b.WriteString(t.Format("2006-01-02 15:04:05"))
-	fmt.Fprintf(&b, ":%03d %d sec: ", t.Nanosecond()/1e6, int64(p.End/time.Second))
+	fmt.Fprintf(&b, ":%03d %d sec: ", t.Nanosecond()/1e6, int64(p.End.Round(time.Second)/time.Second))
 	total, _ := p.Total.ClientOps()
 	fmt.Fprintf(&b, "%d operations; ", total)
 	span := (p.End - s.accStart).Seconds()
@@ -109,7 +111,7 @@ func remaining(p runner.Progress, done int64, rate float64) (time.Duration, bool
 // formatRemaining is YCSB's RemainingFormatter: days, hours and minutes
 // while above a minute, seconds below (with the plural fixed).
 func formatRemaining(d time.Duration) string {
-	sec := int64(d.Seconds() + 0.999)
+	sec := int64(d.Round(time.Second) / time.Second)
 	var b strings.Builder
 	unit := func(n int64, one, many string) {
 		if n > 0 {
@@ -190,7 +192,7 @@ func (s *Status) barLine(p runner.Progress) string {
 	if failed := total - ok; failed > 0 {
 		fmt.Fprintf(&b, "  failed %s", humanInt(failed))
 	}
-	fmt.Fprintf(&b, "  %s", p.Elapsed.Truncate(time.Second))
+	fmt.Fprintf(&b, "  %s", p.Elapsed.Round(time.Second))
 	return b.String()
 }
 

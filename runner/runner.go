@@ -133,8 +133,7 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 	}
 	var wg sync.WaitGroup
 	var loadErrs atomic.Int64
-	var firstErr error
-	var errOnce sync.Once
+	var firstErr atomic.Pointer[error] // a stuck thread may set it after Run returns
 	begin := make(chan struct{})
 	for i := range ts {
 		wg.Add(1)
@@ -145,7 +144,7 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 			if err == nil {
 				return
 			}
-			errOnce.Do(func() { firstErr = err })
+			firstErr.CompareAndSwap(nil, &err)
 			if cfg.Load {
 				loadErrs.Add(1) // YCSB: a loading thread stops on a failed insert
 				return
@@ -211,7 +210,7 @@ loop:
 		res.Reason, res.Err = Failed, cause
 	case loadErrs.Load() > 0:
 		res.Reason = LoadFailures
-		res.Err = fmt.Errorf("%d of %d loading threads stopped on a failed insert; first: %w", loadErrs.Load(), threads, firstErr)
+		res.Err = fmt.Errorf("%d of %d loading threads stopped on a failed insert; first: %w", loadErrs.Load(), threads, *firstErr.Load())
 	default:
 		res.Reason = Completed
 	}
