@@ -20,7 +20,9 @@ func TestClassify(t *testing.T) {
 		{fmt.Errorf("x: %w", context.DeadlineExceeded), false, Timeout},
 		{fmt.Errorf("x: %w", context.DeadlineExceeded), true, Canceled},
 		{fmt.Errorf("x: %w", context.Canceled), true, Canceled},
-		{ErrServiceUnavailable, true, ServiceUnavailable},
+		{ErrServiceUnavailable, false, ServiceUnavailable},
+		{fmt.Errorf("redis: %w: i/o timeout", ErrTimeout), true, Canceled},
+		{fmt.Errorf("x: %w", ErrNotFound), true, NotFound},
 	} {
 		if got := Classify(c.err, c.runDone); got != c.want {
 			t.Errorf("Classify(%v, %v) = %s, want %s", c.err, c.runDone, got, c.want)

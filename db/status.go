@@ -90,24 +90,26 @@ type Statuser interface{ StatusOf() Status }
 
 // Classify maps an operation's error to its outcome: nil is OK; an error
 // carrying a Status (through any wrapping) gives that; an expired deadline
-// is TIMEOUT, unless runDone reports that the run itself was ending, in
-// which case the operation was CANCELED, not failed by the server.
+// is TIMEOUT. When runDone says the run itself had ended (its deadline or
+// Ctrl-C), an operation that failed without a definite answer from the
+// server (ERROR, TIMEOUT, SERVICE_UNAVAILABLE, a context error) was cut
+// short by the end of the run: it is CANCELED, not a server failure.
 func Classify(err error, runDone bool) Status {
 	if err == nil {
 		return OK
 	}
-	if runDone && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		return Canceled
-	}
-	var s Statuser
-	if errors.As(err, &s) {
-		return s.StatusOf()
-	}
+	s := Error
+	var st Statuser
 	switch {
+	case errors.As(err, &st):
+		s = st.StatusOf()
 	case errors.Is(err, context.DeadlineExceeded):
-		return Timeout
+		s = Timeout
 	case errors.Is(err, context.Canceled):
+		s = Canceled
+	}
+	if runDone && (s == Error || s == Timeout || s == ServiceUnavailable) {
 		return Canceled
 	}
-	return Error
+	return s
 }

@@ -62,7 +62,7 @@ func (t *Thread) measure(ctx context.Context, op measure.Op, err error, st int64
 	en := measure.Now()
 	s := db.OK
 	if err != nil {
-		s = db.Classify(err, ctx.Err() != nil)
+		s = db.Classify(err, runEnded(ctx))
 	}
 	t.recordAt(op, s, st, en)
 	return s
@@ -73,6 +73,17 @@ func (t *Thread) countTxn(s db.Status) {
 	if t.Measuring {
 		t.rec.RecordTxn(s)
 	}
+}
+
+// runEnded reports whether the run's context is done or its deadline has
+// passed: a client that sets socket deadlines from the context sees them
+// expire a moment before the context's own timer marks it done.
+func runEnded(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
 }
 
 func (t *Thread) recordAt(op measure.Op, s db.Status, st, en int64) {

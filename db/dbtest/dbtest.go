@@ -1,0 +1,216 @@
+// Package dbtest is the conformance suite every network binding runs
+// against its real server: direct checks of each operation, then YCSB
+// workloads A to F with data integrity through the command line.
+package dbtest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/servbench/servbench/cli"
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/report"
+)
+
+// ServerURL returns the connection URL in the environment variable name
+// (set by scripts/test from scripts/servers). Without it the test is
+// skipped, or fails when SERVBENCH_REQUIRE_SERVERS=1 (the test command sets
+// it, so CI never passes with untested bindings).
+func ServerURL(t *testing.T, name string) string {
+	t.Helper()
+	u := os.Getenv(name)
+	if u == "" {
+		if os.Getenv("SERVBENCH_REQUIRE_SERVERS") == "1" {
+			t.Fatalf("%s is not set but servers are required; start them with scripts/servers", name)
+		}
+		t.Skipf("integration test: set %s (scripts/servers start ...; eval $(scripts/servers env ...)) to run it", name)
+	}
+	return u
+}
+
+// Open opens binding with the properties given as key, value pairs.
+func Open(t *testing.T, binding string, kv ...string) db.DB {
+	t.Helper()
+	b, err := db.Lookup(binding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := b.Open(context.Background(), Props(kv...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// Props builds properties from key, value pairs.
+func Props(kv ...string) *props.Props {
+	p := props.New()
+	for i := 0; i+1 < len(kv); i += 2 {
+		p.Set(kv[i], kv[i+1], "test")
+	}
+	return p
+}
+
+func rec(kv ...string) *db.Record {
+	r := &db.Record{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		r.Add(kv[i], []byte(kv[i+1]))
+	}
+	return r
+}
+
+// Operations checks each operation directly on table: insert and read
+// back, read of some fields, update keeping the other fields, scans in key
+// order from the start key, delete, and NOT_FOUND for missing keys.
+// ordered is false for bindings whose scan order is not key order.
+func Operations(t *testing.T, d db.DB, table string, ordered bool) {
+	t.Helper()
+	ctx := context.Background()
+	if p, ok := d.(db.Preparer); ok {
+		if err := p.Prepare(ctx, table, true); err != nil {
+			t.Fatalf("prepare: %v", err)
+		}
+	}
+	for i := 0; i < 30; i++ {
+		key := fmt.Sprintf("sbkey%03d", i)
+		if err := d.Insert(ctx, table, key, rec("field0", "v0-"+key, "field1", "v1-"+key, "field2", "x")); err != nil {
+			t.Fatalf("insert %s: %v", key, err)
+		}
+	}
+	var r db.Record
+	if err := d.Read(ctx, table, "sbkey007", nil, &r); err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	if v, _ := r.Get("field1"); string(v) != "v1-sbkey007" || r.Len() != 3 {
+		t.Errorf("read all fields: field1=%q, %d fields", v, r.Len())
+	}
+	r.Reset()
+	if err := d.Read(ctx, table, "sbkey007", []string{"field0"}, &r); err != nil || r.Len() != 1 {
+		t.Errorf("read one field: %v, %d fields", err, r.Len())
+	}
+	if err := d.Update(ctx, table, "sbkey007", rec("field1", "updated")); err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	r.Reset()
+	d.Read(ctx, table, "sbkey007", nil, &r)
+	f0, _ := r.Get("field0")
+	f1, _ := r.Get("field1")
+	if string(f0) != "v0-sbkey007" || string(f1) != "updated" {
+		t.Errorf("after update: field0=%q field1=%q (update must keep other fields)", f0, f1)
+	}
+
+	var rs db.RecordSet
+	if err := d.Scan(ctx, table, "sbkey010", 5, nil, &rs); err != nil {
+		t.Fatalf("scan: %v", err)
+	}
+	var keys []string
+	for i := 0; i < rs.Len(); i++ {
+		keys = append(keys, string(rs.Row(i).Key))
+		if rs.Row(i).Len() != 3 {
+			t.Errorf("scan row %s has %d fields", rs.Row(i).Key, rs.Row(i).Len())
+		}
+	}
+	if ordered {
+		want := []string{"sbkey010", "sbkey011", "sbkey012", "sbkey013", "sbkey014"}
+		if fmt.Sprint(keys) != fmt.Sprint(want) {
+			t.Errorf("scan from sbkey010: %v, want %v", keys, want)
+		}
+	} else if len(keys) != 5 {
+		t.Errorf("scan returned %d rows, want 5", len(keys))
+	}
+
+	if err := d.Delete(ctx, table, "sbkey007"); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	r.Reset()
+	err := d.Read(ctx, table, "sbkey007", nil, &r)
+	if !errors.Is(err, db.ErrNotFound) || db.Classify(err, false) != db.NotFound {
+		t.Errorf("read of a deleted key: %v, want NOT_FOUND", err)
+	}
+	r.Reset()
+	if err := d.Read(ctx, table, "no-such-key", nil, &r); db.Classify(err, false) != db.NotFound {
+		t.Errorf("read of a missing key: %v, want NOT_FOUND", err)
+	}
+	if ds, ok := d.(db.Describer); ok {
+		if v, err := ds.ServerVersion(ctx); err != nil || v == "" {
+			t.Errorf("server version: %q, %v", v, err)
+		}
+	}
+}
+
+// servbench runs the command line and returns its JSON result.
+func servbench(t *testing.T, args ...string) *report.Doc {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "result.json")
+	var stderr errorBuffer
+	code := cli.MainContext(context.Background(), append(args, "-o", out), io.Discard, &stderr)
+	if code != 0 {
+		t.Fatalf("servbench %v: exit %d: %s", args, code, stderr)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d report.Doc
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	return &d
+}
+
+type errorBuffer []byte
+
+func (b *errorBuffer) Write(p []byte) (int, error) { *b = append(*b, p...); return len(p), nil }
+func (b errorBuffer) String() string               { return string(b) }
+
+// Workloads loads records (with data integrity) through the command line
+// and runs YCSB workloads A, B, C, F, D and E on them, each with
+// dataintegrity=true: every operation must succeed and every VERIFY must be
+// OK. E runs after D with insertcount set, so its inserts go to keys of
+// their own (servbench's per-client insert range).
+func Workloads(t *testing.T, binding string, records, ops int, kv ...string) {
+	t.Helper()
+	common := []string{"-p", "dataintegrity=true", "-threads", "4", "-p", fmt.Sprintf("recordcount=%d", records)}
+	for i := 0; i+1 < len(kv); i += 2 {
+		common = append(common, "-p", kv[i]+"="+kv[i+1])
+	}
+	load := servbench(t, append([]string{"load", binding, "-w", "a"}, common...)...)
+	if load.Operations != int64(records) || load.OKOperations != int64(records) {
+		t.Fatalf("load: %d operations, %d ok; want %d", load.Operations, load.OKOperations, records)
+	}
+	if load.Server == "" {
+		t.Error("the result does not record the server's version")
+	}
+	for _, w := range []string{"a", "b", "c", "f", "d", "e"} {
+		args := append([]string{"run", binding, "-w", w, "-p", fmt.Sprintf("operationcount=%d", ops)}, common...)
+		if w == "e" {
+			args = append(args, "-p", fmt.Sprintf("recordcount=%d", 2*records), "-p", fmt.Sprintf("insertcount=%d", records))
+		}
+		d := servbench(t, args...)
+		if d.Stop != "completed" || d.Operations != int64(ops) || d.OKOperations != d.Operations {
+			t.Errorf("workload %s: %s, %d operations, %d ok", w, d.Stop, d.Operations, d.OKOperations)
+		}
+		verified := false
+		for _, op := range d.Ops {
+			for status, n := range op.Outcomes {
+				if status != "OK" {
+					t.Errorf("workload %s: %s %s = %d", w, op.Name, status, n)
+				}
+			}
+			if op.Name == "VERIFY" {
+				verified = op.Outcomes["OK"] > 0
+			}
+		}
+		if w != "e" && !verified {
+			t.Errorf("workload %s: nothing was verified", w)
+		}
+	}
+}

@@ -1,0 +1,139 @@
+package redis_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/servbench/servbench/cli"
+	"github.com/servbench/servbench/db/dbtest"
+	"github.com/servbench/servbench/report"
+)
+
+// ownServer starts a redis-server of the test's own on port, so it can be
+// killed without disturbing the shared one.
+func ownServer(t *testing.T, port int) *exec.Cmd {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		bin = "/usr/bin/redis-server"
+	}
+	cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", fmt.Sprint(port), "--save", "", "--appendonly", "no",
+		"--dir", t.TempDir())
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start redis-server: %v", err)
+	}
+	for i := 0; i < 100; i++ {
+		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			c.Close()
+			return cmd
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	t.Fatal("redis-server did not start")
+	return nil
+}
+
+func runCLI(ctx context.Context, t *testing.T, args ...string) (int, *report.Doc, string) {
+	out := filepath.Join(t.TempDir(), "r.json")
+	var stderr strings.Builder
+	code := cli.MainContext(ctx, append(args, "-o", out), io.Discard, &stderr)
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("exit %d, no result file: %v; stderr %s", code, err, stderr.String())
+	}
+	var d report.Doc
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	return code, &d, stderr.String()
+}
+
+// TestDeadServerIsNotADeadRun kills Redis in the middle of a run at a
+// fixed rate and restarts it two seconds later: the run goes on, counts the
+// failures by cause, recovers, ends on time and writes complete results
+// whose time series shows the gap.
+func TestDeadServerIsNotADeadRun(t *testing.T) {
+	dbtest.ServerURL(t, "SERVBENCH_REDIS_URL") // redis-server is installed
+	const port = 6391
+	srv := ownServer(t, port)
+	url := fmt.Sprintf("redis://127.0.0.1:%d", port)
+
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		srv.Process.Kill()
+		srv.Wait()
+		time.Sleep(2 * time.Second)
+		srv = ownServer(t, port)
+	}()
+	code, d, stderr := runCLI(context.Background(), t, "run", "redis", "-w", "h", "-p", "redis.url="+url,
+		"-threads", "4", "-target", "1000", "-p", "operationcount=0", "-p", "maxexecutiontime=6",
+		"-p", "timeseries.interval=0.25", "-p", "redis.timeout=300")
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if d.Stop != "maxexecutiontime" || d.RuntimeMs < 5900 || d.RuntimeMs > 7000 {
+		t.Errorf("stop %s after %.0f ms", d.Stop, d.RuntimeMs)
+	}
+	var upd report.OpResult
+	for _, op := range d.Ops {
+		if op.Name == "UPDATE" {
+			upd = op
+		}
+	}
+	failed := upd.Count - upd.Outcomes["OK"]
+	// 1000 ops/s for 6 s with the server away for about 2 s.
+	if upd.Outcomes["OK"] < 2500 || failed < 1000 || upd.Outcomes["SERVICE_UNAVAILABLE"] < failed*9/10 {
+		t.Errorf("outcomes %v: want about 4000 OK and 2000 SERVICE_UNAVAILABLE", upd.Outcomes)
+	}
+	// The time series: OK before the kill, a gap with failures only, OK
+	// again after the restart.
+	phase := 0 // 0 before, 1 in the gap, 2 recovered
+	for _, p := range d.Series {
+		o := p.Ops["UPDATE"]
+		var f int64
+		for status, n := range o.Failed {
+			if status != "CANCELED" { // cut short by the end of the run
+				f += n
+			}
+		}
+		ok := o.Count - f
+		switch {
+		case phase == 0 && f > 0 && ok == 0:
+			phase = 1
+		case phase == 1 && ok > 0:
+			phase = 2
+		case phase == 2 && p.StartS > 4.5 && f > 0:
+			t.Errorf("failures at %.2f s, after the server was back: %v", p.StartS, o.Failed)
+		}
+	}
+	if phase != 2 {
+		t.Errorf("time series does not show a gap followed by recovery (phase %d)", phase)
+	}
+}
+
+// TestInterruptWritesResultsSoFar: Ctrl-C (here, the context) in the middle
+// of an unlimited run still writes the results.
+func TestInterruptWritesResultsSoFar(t *testing.T) {
+	dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
+	const port = 6392
+	srv := ownServer(t, port)
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(time.Second, cancel)
+	code, d, _ := runCLI(ctx, t, "run", "redis", "-w", "h", "-p", fmt.Sprintf("redis.url=redis://127.0.0.1:%d", port),
+		"-threads", "2", "-target", "1000", "-p", "operationcount=0")
+	if code != cli.ExitInterrupted || d.Stop != "interrupted" || d.Operations < 500 {
+		t.Errorf("exit %d, stop %s, %d operations", code, d.Stop, d.Operations)
+	}
+}
