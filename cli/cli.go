@@ -17,9 +17,10 @@ import (
 	"github.com/servbench/servbench/report"
 	"github.com/servbench/servbench/workloads"
 
-	_ "github.com/servbench/servbench/db/basic"  // register
-	_ "github.com/servbench/servbench/db/pebble" // register
-	_ "github.com/servbench/servbench/db/redis"  // register
+	_ "github.com/servbench/servbench/db/basic"    // register
+	_ "github.com/servbench/servbench/db/pebble"   // register
+	_ "github.com/servbench/servbench/db/postgres" // register
+	_ "github.com/servbench/servbench/db/redis"    // register
 )
 
 // Exit statuses.

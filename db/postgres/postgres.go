@@ -1,0 +1,373 @@
+// Package postgres is the PostgreSQL binding (pgx v5). Records live either
+// in a JSONB document table (ycsb_key text primary key, doc jsonb; the
+// default, as YCSB's postgrenosql binding) or in YCSB's JDBC column layout
+// (ycsb_key, field0..fieldN text), chosen by postgres.layout. Statements
+// are prepared once per connection by pgx's statement cache.
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/props"
+)
+
+func init() { db.Register("postgres", binding{}) }
+
+type binding struct{}
+
+func (binding) Summary() string {
+	return "PostgreSQL through pgx v5, JSONB documents or YCSB's column layout (postgres.url, postgres.layout)"
+}
+
+func (binding) Properties() []string { return []string{"postgres."} }
+
+// Store is an open connection pool.
+type Store struct {
+	pool        *pgxpool.Pool
+	columns     bool // YCSB's column layout instead of JSONB
+	create      bool
+	fieldCount  int
+	fieldPrefix string
+}
+
+func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
+	s := &Store{}
+	layout, err := p.OneOf("postgres.layout", "jsonb", "jsonb", "columns")
+	if err != nil {
+		return nil, err
+	}
+	s.columns = layout == "columns"
+	if s.create, err = p.Bool("postgres.createtable", true); err != nil {
+		return nil, err
+	}
+	fc, err := p.Int64Min("fieldcount", 10, 1)
+	if err != nil {
+		return nil, err
+	}
+	s.fieldCount, s.fieldPrefix = int(fc), p.String("fieldnameprefix", "field")
+
+	connURL := p.String("postgres.url", "")
+	if connURL == "" {
+		u := &url.URL{Scheme: "postgres", Host: net.JoinHostPort(p.String("postgres.host", "127.0.0.1"), p.String("postgres.port", "5432")),
+			Path: "/" + p.String("postgres.database", "postgres")}
+		user, pass := p.String("postgres.user", "postgres"), p.String("postgres.password", "")
+		if pass != "" {
+			u.User = url.UserPassword(user, pass)
+		} else {
+			u.User = url.User(user)
+		}
+		q := u.Query()
+		if m := p.String("postgres.sslmode", ""); m != "" {
+			q.Set("sslmode", m)
+		}
+		u.RawQuery = q.Encode()
+		connURL = u.String()
+	}
+	cfg, err := pgxpool.ParseConfig(connURL)
+	if err != nil {
+		return nil, p.Errorf("postgres.url", "%s", props.RedactURL(err.Error()))
+	}
+	threads, err := p.Int64("threadcount", 1)
+	if err != nil {
+		return nil, err
+	}
+	conns, err := p.Int64Min("postgres.poolsize", threads+2, 1)
+	if err != nil {
+		return nil, err
+	}
+	cfg.MaxConns = int32(conns)
+	where := cfg.ConnConfig.Host + ":" + fmt.Sprint(cfg.ConnConfig.Port)
+	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("postgres: connect %s: %w", where, err)
+	}
+	if err := s.pool.Ping(ctx); err != nil {
+		s.pool.Close()
+		return nil, fmt.Errorf("postgres: connect %s: %w", where, err)
+	}
+	return s, nil
+}
+
+func ident(s string) string { return pgx.Identifier{s}.Sanitize() }
+
+// Prepare creates the table when missing (postgres.createtable).
+func (s *Store) Prepare(ctx context.Context, table string, _ bool) error {
+	if !s.create {
+		return nil
+	}
+	var ddl string
+	if s.columns {
+		var cols strings.Builder
+		for i := 0; i < s.fieldCount; i++ {
+			fmt.Fprintf(&cols, ", %s TEXT", ident(fmt.Sprintf("%s%d", s.fieldPrefix, i)))
+		}
+		ddl = fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (ycsb_key TEXT COLLATE "C" PRIMARY KEY%s)`, ident(table), cols.String())
+	} else {
+		ddl = fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (ycsb_key TEXT COLLATE "C" PRIMARY KEY, doc JSONB NOT NULL)`, ident(table))
+	}
+	if _, err := s.pool.Exec(ctx, ddl); err != nil {
+		return fmt.Errorf("postgres: create table %s: %w", table, err)
+	}
+	return nil
+}
+
+// wrap maps pgx errors to outcomes.
+func wrap(op, key string, err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case pe.Code == "57014":
+			return fmt.Errorf("postgres: %s %s: %w: %v", op, key, db.ErrTimeout, err)
+		case strings.HasPrefix(pe.Code, "08"), strings.HasPrefix(pe.Code, "53"), strings.HasPrefix(pe.Code, "57P"):
+			return fmt.Errorf("postgres: %s %s: %w: %v", op, key, db.ErrServiceUnavailable, err)
+		}
+		return fmt.Errorf("postgres: %s %s: %w", op, key, err)
+	}
+	var ne *net.OpError
+	if errors.As(err, &ne) || pgconn.SafeToRetry(err) {
+		return fmt.Errorf("postgres: %s %s: %w: %v", op, key, db.ErrServiceUnavailable, err)
+	}
+	return fmt.Errorf("postgres: %s %s: %w", op, key, err)
+}
+
+func notFound(op, key string) error {
+	return fmt.Errorf("postgres: %s %s: %w", op, key, db.ErrNotFound)
+}
+
+// appendDoc encodes values as a JSON object of strings.
+func appendDoc(dst []byte, values *db.Record) []byte {
+	dst = append(dst, '{')
+	for i, f := range values.Fields() {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(dst, []byte(f.Name))
+		dst = append(dst, ':')
+		dst = appendJSONString(dst, f.Value)
+	}
+	return append(dst, '}')
+}
+
+func appendJSONString(dst, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for _, c := range s {
+		switch {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c < 0x20:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"')
+}
+
+// addDoc adds the fields of a JSON document (null values are skipped).
+func addDoc(dst *db.Record, doc []byte) error {
+	var m map[string]*string
+	if err := json.Unmarshal(doc, &m); err != nil {
+		return err
+	}
+	for k, v := range m {
+		if v != nil {
+			dst.Add(k, []byte(*v))
+		}
+	}
+	return nil
+}
+
+// projection selects the wanted fields of doc on the server.
+func projection(fields []string) string {
+	if fields == nil {
+		return "doc"
+	}
+	return "(SELECT jsonb_object_agg(k, doc->k) FROM unnest($2::text[]) k)"
+}
+
+func (s *Store) selectList(fields []string) string {
+	if fields == nil {
+		return "*"
+	}
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = ident(f)
+	}
+	return strings.Join(names, ", ")
+}
+
+// addRow adds the non-null text columns of a row (ycsb_key excluded).
+func addRow(dst *db.Record, fds []pgconn.FieldDescription, vals []any) {
+	for i, fd := range fds {
+		if fd.Name == "ycsb_key" {
+			continue
+		}
+		if v, ok := vals[i].(string); ok {
+			dst.Add(fd.Name, []byte(v))
+		}
+	}
+}
+
+func (s *Store) Read(ctx context.Context, table, key string, fields []string, dst *db.Record) error {
+	if s.columns {
+		rows, _ := s.pool.Query(ctx, fmt.Sprintf("SELECT %s FROM %s WHERE ycsb_key = $1", s.selectList(fields), ident(table)), key)
+		defer rows.Close()
+		if !rows.Next() {
+			if err := rows.Err(); err != nil {
+				return wrap("read", key, err)
+			}
+			return notFound("read", key)
+		}
+		vals, err := rows.Values()
+		if err != nil {
+			return wrap("read", key, err)
+		}
+		addRow(dst, rows.FieldDescriptions(), vals)
+		return nil
+	}
+	var doc []byte
+	q := fmt.Sprintf("SELECT %s FROM %s WHERE ycsb_key = $1", projection(fields), ident(table))
+	args := []any{key}
+	if fields != nil {
+		args = append(args, fields)
+	}
+	err := s.pool.QueryRow(ctx, q, args...).Scan(&doc)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return notFound("read", key)
+	}
+	if err != nil {
+		return wrap("read", key, err)
+	}
+	if err := addDoc(dst, doc); err != nil {
+		return fmt.Errorf("postgres: read %s: %w", key, err)
+	}
+	return nil
+}
+
+func (s *Store) Scan(ctx context.Context, table, start string, count int, fields []string, dst *db.RecordSet) error {
+	var rows pgx.Rows
+	if s.columns {
+		sel := s.selectList(fields)
+		if fields != nil {
+			sel = "ycsb_key, " + sel
+		}
+		rows, _ = s.pool.Query(ctx, fmt.Sprintf("SELECT %s FROM %s WHERE ycsb_key >= $1 ORDER BY ycsb_key LIMIT $2", sel, ident(table)), start, count)
+	} else {
+		q := "SELECT ycsb_key, doc FROM %s WHERE ycsb_key >= $1 ORDER BY ycsb_key LIMIT $2"
+		args := []any{start, count}
+		if fields != nil {
+			q = "SELECT ycsb_key, (SELECT jsonb_object_agg(k, doc->k) FROM unnest($3::text[]) k) FROM %s WHERE ycsb_key >= $1 ORDER BY ycsb_key LIMIT $2"
+			args = append(args, fields)
+		}
+		rows, _ = s.pool.Query(ctx, fmt.Sprintf(q, ident(table)), args...)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r := dst.Next()
+		if s.columns {
+			vals, err := rows.Values()
+			if err != nil {
+				return wrap("scan", start, err)
+			}
+			for i, fd := range rows.FieldDescriptions() {
+				if fd.Name == "ycsb_key" {
+					r.SetKey([]byte(vals[i].(string)))
+				}
+			}
+			addRow(r, rows.FieldDescriptions(), vals)
+			continue
+		}
+		var key string
+		var doc []byte
+		if err := rows.Scan(&key, &doc); err != nil {
+			return wrap("scan", start, err)
+		}
+		r.SetKey([]byte(key))
+		if err := addDoc(r, doc); err != nil {
+			return fmt.Errorf("postgres: scan %s: %w", start, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return wrap("scan", start, err)
+	}
+	return nil
+}
+
+func (s *Store) Update(ctx context.Context, table, key string, values *db.Record) error {
+	var tag pgconn.CommandTag
+	var err error
+	if s.columns {
+		var set strings.Builder
+		args := []any{key}
+		for i, f := range values.Fields() {
+			if i > 0 {
+				set.WriteString(", ")
+			}
+			fmt.Fprintf(&set, "%s = $%d", ident(f.Name), i+2)
+			args = append(args, string(f.Value))
+		}
+		tag, err = s.pool.Exec(ctx, fmt.Sprintf("UPDATE %s SET %s WHERE ycsb_key = $1", ident(table), set.String()), args...)
+	} else {
+		tag, err = s.pool.Exec(ctx, fmt.Sprintf("UPDATE %s SET doc = doc || $2 WHERE ycsb_key = $1", ident(table)), key, appendDoc(nil, values))
+	}
+	if err != nil {
+		return wrap("update", key, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return notFound("update", key)
+	}
+	return nil
+}
+
+func (s *Store) Insert(ctx context.Context, table, key string, values *db.Record) error {
+	var err error
+	if s.columns {
+		cols, params := []string{"ycsb_key"}, []string{"$1"}
+		args := []any{key}
+		for i, f := range values.Fields() {
+			cols = append(cols, ident(f.Name))
+			params = append(params, fmt.Sprintf("$%d", i+2))
+			args = append(args, string(f.Value))
+		}
+		_, err = s.pool.Exec(ctx, fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", ident(table), strings.Join(cols, ", "), strings.Join(params, ", ")), args...)
+	} else {
+		_, err = s.pool.Exec(ctx, fmt.Sprintf("INSERT INTO %s (ycsb_key, doc) VALUES ($1, $2)", ident(table)), key, appendDoc(nil, values))
+	}
+	if err != nil {
+		return wrap("insert", key, err)
+	}
+	return nil
+}
+
+func (s *Store) Delete(ctx context.Context, table, key string) error {
+	tag, err := s.pool.Exec(ctx, fmt.Sprintf("DELETE FROM %s WHERE ycsb_key = $1", ident(table)), key)
+	if err != nil {
+		return wrap("delete", key, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return notFound("delete", key)
+	}
+	return nil
+}
+
+// ServerVersion reports "PostgreSQL <server_version>".
+func (s *Store) ServerVersion(ctx context.Context) (string, error) {
+	var v string
+	if err := s.pool.QueryRow(ctx, "SHOW server_version").Scan(&v); err != nil {
+		return "", err
+	}
+	return "PostgreSQL " + v, nil
+}
+
+// Close closes the pool.
+func (s *Store) Close() error { s.pool.Close(); return nil }

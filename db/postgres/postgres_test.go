@@ -1,0 +1,52 @@
+package postgres_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/dbtest"
+)
+
+func drop(t *testing.T, url string, tables ...string) {
+	t.Helper()
+	c, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	for _, tb := range tables {
+		if _, err := c.Exec(context.Background(), "DROP TABLE IF EXISTS "+pgx.Identifier{tb}.Sanitize()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestJSONB(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_POSTGRES_URL")
+	drop(t, url, "sbdirect", "usertable")
+	d := dbtest.Open(t, "postgres", "postgres.url", url)
+	dbtest.Operations(t, d, "sbdirect", true)
+	if v, _ := d.(db.Describer).ServerVersion(context.Background()); !strings.HasPrefix(v, "PostgreSQL 15") {
+		t.Errorf("server version %q", v)
+	}
+	dbtest.Workloads(t, "postgres", 10000, 2000, "postgres.url", url)
+}
+
+func TestColumns(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_POSTGRES_URL")
+	drop(t, url, "sbdirectcols", "usertablecols")
+	d := dbtest.Open(t, "postgres", "postgres.url", url, "postgres.layout", "columns", "fieldcount", "3")
+	dbtest.Operations(t, d, "sbdirectcols", true)
+	dbtest.Workloads(t, "postgres", 10000, 2000, "postgres.url", url, "postgres.layout", "columns", "table", "usertablecols")
+}
+
+func TestConnectErrorHidesPassword(t *testing.T) {
+	b, _ := db.Lookup("postgres")
+	_, err := b.Open(context.Background(), dbtest.Props("postgres.url", "postgres://u:hunter2@127.0.0.1:1/x?connect_timeout=1"))
+	if err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("err = %v", err)
+	}
+}
