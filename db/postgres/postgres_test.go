@@ -32,7 +32,7 @@ func TestJSONB(t *testing.T) {
 	if v, _ := d.(db.Describer).ServerVersion(context.Background()); !strings.HasPrefix(v, "PostgreSQL 15") {
 		t.Errorf("server version %q", v)
 	}
-	dbtest.Workloads(t, "postgres", 10000, 2000, "postgres.url", url)
+	dbtest.Workloads(t, "postgres", 10000, 2000, 2000, "postgres.url", url)
 }
 
 func TestColumns(t *testing.T) {
@@ -40,7 +40,7 @@ func TestColumns(t *testing.T) {
 	drop(t, url, "sbdirectcols", "usertablecols")
 	d := dbtest.Open(t, "postgres", "postgres.url", url, "postgres.layout", "columns", "fieldcount", "3")
 	dbtest.Operations(t, d, "sbdirectcols", true)
-	dbtest.Workloads(t, "postgres", 10000, 2000, "postgres.url", url, "postgres.layout", "columns", "table", "usertablecols")
+	dbtest.Workloads(t, "postgres", 10000, 2000, 2000, "postgres.url", url, "postgres.layout", "columns", "table", "usertablecols")
 }
 
 func TestConnectErrorHidesPassword(t *testing.T) {

@@ -42,7 +42,7 @@ func TestStandalone(t *testing.T) {
 		t.Errorf("server version %q", v)
 	}
 	flush(t, url, false)
-	dbtest.Workloads(t, "redis", 10000, 2000, "redis.url", url)
+	dbtest.Workloads(t, "redis", 10000, 2000, 2000, "redis.url", url)
 }
 
 func TestYCSBScoreScan(t *testing.T) {
@@ -62,7 +62,7 @@ func TestCluster(t *testing.T) {
 		t.Errorf("server version %q does not say cluster", v)
 	}
 	flush(t, url, true)
-	dbtest.Workloads(t, "redis", 10000, 2000, "redis.url", url, "redis.cluster", "true")
+	dbtest.Workloads(t, "redis", 10000, 2000, 2000, "redis.url", url, "redis.cluster", "true")
 }
 
 func TestConfigErrors(t *testing.T) {

@@ -1,0 +1,294 @@
+// Package mongodb is the MongoDB binding (the official mongo-driver v2),
+// issuing YCSB's queries: find({_id}) with a projection,
+// updateOne({_id}, {$set}), insertOne, deleteOne, and scans as
+// find({_id: {$gte: start}}).sort({_id: 1}).limit(n).
+package mongodb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/props"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
+)
+
+func init() { db.Register("mongodb", binding{}) }
+
+type binding struct{}
+
+func (binding) Summary() string {
+	return "MongoDB wire protocol through mongo-driver v2 (mongodb.url, mongodb.database, mongodb.writeconcern, mongodb.readpreference)"
+}
+
+func (binding) Properties() []string { return []string{"mongodb."} }
+
+// Store is a connected client and its database.
+type Store struct {
+	client *mongo.Client
+	db     *mongo.Database
+	copts  *options.CollectionOptionsBuilder
+	create bool
+
+	mu    sync.Mutex
+	colls map[string]*mongo.Collection
+	last  atomic.Pointer[namedColl] // the previous call's table: no lock, no map lookup
+}
+
+type namedColl struct {
+	name string
+	c    *mongo.Collection
+}
+
+func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
+	uri := p.String("mongodb.url", "mongodb://127.0.0.1:27017/ycsb")
+	cs, err := connstring.ParseAndValidate(uri)
+	if err != nil {
+		return nil, p.Errorf("mongodb.url", "%s", props.RedactURL(err.Error()))
+	}
+	dbName := p.String("mongodb.database", cs.Database)
+	if dbName == "" {
+		dbName = "ycsb"
+	}
+	threads, err := p.Int64("threadcount", 1)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := p.Int64Min("mongodb.poolsize", threads+2, 1)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{colls: map[string]*mongo.Collection{}, copts: options.Collection()}
+	if s.create, err = p.Bool("mongodb.createcollection", true); err != nil {
+		return nil, err
+	}
+	switch w, _ := p.OneOf("mongodb.writeconcern", "", "", "unacknowledged", "acknowledged", "w1", "journaled", "majority"); w {
+	case "unacknowledged":
+		s.copts.SetWriteConcern(writeconcern.Unacknowledged())
+	case "acknowledged", "w1":
+		s.copts.SetWriteConcern(writeconcern.W1())
+	case "journaled":
+		s.copts.SetWriteConcern(writeconcern.Journaled())
+	case "majority":
+		s.copts.SetWriteConcern(writeconcern.Majority())
+	}
+	if _, err := p.OneOf("mongodb.writeconcern", "", "", "unacknowledged", "acknowledged", "w1", "journaled", "majority"); err != nil {
+		return nil, err
+	}
+	rp, err := p.OneOf("mongodb.readpreference", "", "", "primary", "primarypreferred", "secondary", "secondarypreferred", "nearest")
+	if err != nil {
+		return nil, err
+	}
+	switch rp {
+	case "primary":
+		s.copts.SetReadPreference(readpref.Primary())
+	case "primarypreferred":
+		s.copts.SetReadPreference(readpref.PrimaryPreferred())
+	case "secondary":
+		s.copts.SetReadPreference(readpref.Secondary())
+	case "secondarypreferred":
+		s.copts.SetReadPreference(readpref.SecondaryPreferred())
+	case "nearest":
+		s.copts.SetReadPreference(readpref.Nearest())
+	}
+	s.client, err = mongo.Connect(options.Client().ApplyURI(uri).SetMaxPoolSize(uint64(pool)).SetRetryWrites(false).SetRetryReads(false))
+	if err != nil {
+		return nil, fmt.Errorf("mongodb: connect %s: %s", strings.Join(cs.Hosts, ","), props.RedactURL(err.Error()))
+	}
+	if err := s.client.Ping(ctx, nil); err != nil {
+		s.client.Disconnect(context.Background())
+		return nil, fmt.Errorf("mongodb: connect %s: %s", strings.Join(cs.Hosts, ","), props.RedactURL(err.Error()))
+	}
+	s.db = s.client.Database(dbName)
+	return s, nil
+}
+
+// coll returns the collection for table; the previous call's collection is
+// reused without a map lookup.
+func (s *Store) coll(table string) *mongo.Collection {
+	if l := s.last.Load(); l != nil && l.name == table {
+		return l.c
+	}
+	s.mu.Lock()
+	c, ok := s.colls[table]
+	if !ok {
+		c = s.db.Collection(table, s.copts)
+		s.colls[table] = c
+	}
+	s.mu.Unlock()
+	s.last.Store(&namedColl{table, c})
+	return c
+}
+
+// Prepare creates the collection when missing (mongodb.createcollection).
+func (s *Store) Prepare(ctx context.Context, table string, _ bool) error {
+	if !s.create {
+		return nil
+	}
+	names, err := s.db.ListCollectionNames(ctx, bson.D{{Key: "name", Value: table}})
+	if err != nil {
+		return wrap("prepare", table, err)
+	}
+	if len(names) == 0 {
+		if err := s.db.CreateCollection(ctx, table); err != nil && !strings.Contains(err.Error(), "already exists") {
+			return wrap("create collection", table, err)
+		}
+	}
+	return nil
+}
+
+func wrap(op, key string, err error) error {
+	switch {
+	case errors.Is(err, mongo.ErrNoDocuments):
+		return fmt.Errorf("mongodb: %s %s: %w", op, key, db.ErrNotFound)
+	case mongo.IsTimeout(err):
+		return fmt.Errorf("mongodb: %s %s: %w: %v", op, key, db.ErrTimeout, err)
+	case mongo.IsNetworkError(err), errors.Is(err, mongo.ErrClientDisconnected):
+		return fmt.Errorf("mongodb: %s %s: %w: %v", op, key, db.ErrServiceUnavailable, err)
+	}
+	var se mongo.ServerError
+	if errors.As(err, &se) && (se.HasErrorLabel("RetryableWriteError") || se.HasErrorCode(91) || se.HasErrorCode(189) || se.HasErrorCode(11600)) {
+		return fmt.Errorf("mongodb: %s %s: %w: %v", op, key, db.ErrServiceUnavailable, err)
+	}
+	return fmt.Errorf("mongodb: %s %s: %w", op, key, err)
+}
+
+func projection(fields []string) bson.D {
+	if fields == nil {
+		return nil
+	}
+	p := make(bson.D, 0, len(fields))
+	for _, f := range fields {
+		p = append(p, bson.E{Key: f, Value: 1})
+	}
+	return p
+}
+
+// addDoc adds every string field of a document except _id.
+func addDoc(dst *db.Record, raw bson.Raw) error {
+	elems, err := raw.Elements()
+	if err != nil {
+		return err
+	}
+	for _, e := range elems {
+		k := e.Key()
+		if k == "_id" {
+			continue
+		}
+		v := e.Value()
+		if str, ok := v.StringValueOK(); ok {
+			dst.Add(k, []byte(str))
+		} else if _, b, ok := v.BinaryOK(); ok { // YCSB's Java binding stores binary values
+			dst.Add(k, b)
+		}
+	}
+	return nil
+}
+
+func doc(values *db.Record, id string) bson.D {
+	d := make(bson.D, 0, values.Len()+1)
+	if id != "" {
+		d = append(d, bson.E{Key: "_id", Value: id})
+	}
+	for _, f := range values.Fields() {
+		d = append(d, bson.E{Key: f.Name, Value: string(f.Value)})
+	}
+	return d
+}
+
+func (s *Store) Read(ctx context.Context, table, key string, fields []string, dst *db.Record) error {
+	opts := options.FindOne()
+	if fields != nil {
+		opts.SetProjection(projection(fields))
+	}
+	raw, err := s.coll(table).FindOne(ctx, bson.D{{Key: "_id", Value: key}}, opts).Raw()
+	if err != nil {
+		return wrap("read", key, err)
+	}
+	return addDoc(dst, raw)
+}
+
+func (s *Store) Scan(ctx context.Context, table, start string, count int, fields []string, dst *db.RecordSet) error {
+	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(int64(count))
+	if fields != nil {
+		opts.SetProjection(projection(fields))
+	}
+	cur, err := s.coll(table).Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: start}}}}, opts)
+	if err != nil {
+		return wrap("scan", start, err)
+	}
+	defer cur.Close(ctx)
+	for cur.Next(ctx) {
+		r := dst.Next()
+		if id, ok := cur.Current.Lookup("_id").StringValueOK(); ok {
+			r.SetKey([]byte(id))
+		}
+		if err := addDoc(r, cur.Current); err != nil {
+			return fmt.Errorf("mongodb: scan %s: %w", start, err)
+		}
+	}
+	if err := cur.Err(); err != nil {
+		return wrap("scan", start, err)
+	}
+	return nil
+}
+
+func (s *Store) Update(ctx context.Context, table, key string, values *db.Record) error {
+	res, err := s.coll(table).UpdateOne(ctx, bson.D{{Key: "_id", Value: key}}, bson.D{{Key: "$set", Value: doc(values, "")}})
+	if err != nil {
+		return wrap("update", key, err)
+	}
+	if res.Acknowledged && res.MatchedCount == 0 {
+		return fmt.Errorf("mongodb: update %s: %w", key, db.ErrNotFound)
+	}
+	return nil
+}
+
+func (s *Store) Insert(ctx context.Context, table, key string, values *db.Record) error {
+	if _, err := s.coll(table).InsertOne(ctx, doc(values, key)); err != nil {
+		return wrap("insert", key, err)
+	}
+	return nil
+}
+
+func (s *Store) Delete(ctx context.Context, table, key string) error {
+	res, err := s.coll(table).DeleteOne(ctx, bson.D{{Key: "_id", Value: key}})
+	if err != nil {
+		return wrap("delete", key, err)
+	}
+	if res.Acknowledged && res.DeletedCount == 0 {
+		return fmt.Errorf("mongodb: delete %s: %w", key, db.ErrNotFound)
+	}
+	return nil
+}
+
+// ServerVersion reports the server's own version from buildInfo: a
+// FerretDB server says so ("FerretDB v1.24.0"), whatever MongoDB version
+// it emulates.
+func (s *Store) ServerVersion(ctx context.Context) (string, error) {
+	var info bson.M
+	if err := s.db.RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Decode(&info); err != nil {
+		return "", err
+	}
+	if v, ok := info["ferretdbVersion"].(string); ok {
+		return "FerretDB " + v, nil
+	}
+	if f, ok := info["ferretdb"].(bson.M); ok {
+		if v, ok := f["version"].(string); ok {
+			return "FerretDB " + v, nil
+		}
+	}
+	return fmt.Sprintf("MongoDB %v", info["version"]), nil
+}
+
+// Close disconnects.
+func (s *Store) Close() error { return s.client.Disconnect(context.Background()) }

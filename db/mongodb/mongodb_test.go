@@ -1,0 +1,53 @@
+package mongodb_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/dbtest"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+func dropDB(t *testing.T, url, name string) {
+	t.Helper()
+	c, err := mongo.Connect(options.Client().ApplyURI(url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Disconnect(context.Background())
+	if err := c.Database(name).Drop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The test server is FerretDB (MongoDB wire protocol), and the results say
+// so: the server version names FerretDB, never MongoDB.
+func TestFerretDB(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_MONGODB_URL")
+	dropDB(t, url, "sbtest")
+	d := dbtest.Open(t, "mongodb", "mongodb.url", url, "mongodb.database", "sbtest")
+	dbtest.Operations(t, d, "sbdirect", true)
+	v, err := d.(db.Describer).ServerVersion(context.Background())
+	if err != nil || !strings.HasPrefix(v, "FerretDB") {
+		t.Errorf("server version %q (%v): a FerretDB server must be labelled FerretDB", v, err)
+	}
+	dbtest.Workloads(t, "mongodb", 10000, 1000, 40, "mongodb.url", url, "mongodb.database", "sbtest",
+		"mongodb.writeconcern", "acknowledged")
+}
+
+func TestBadProperties(t *testing.T) {
+	b, _ := db.Lookup("mongodb")
+	for _, kv := range [][]string{
+		{"mongodb.url", "http://127.0.0.1"},
+		{"mongodb.writeconcern", "sometimes"},
+		{"mongodb.readpreference", "anywhere"},
+	} {
+		_, err := b.Open(context.Background(), dbtest.Props(kv...))
+		if err == nil || !strings.Contains(err.Error(), kv[0]) {
+			t.Errorf("%v: err = %v", kv, err)
+		}
+	}
+}
