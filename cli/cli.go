@@ -18,6 +18,7 @@ import (
 	"github.com/servbench/servbench/workloads"
 
 	_ "github.com/servbench/servbench/db/basic"    // register
+	_ "github.com/servbench/servbench/db/couchdb"  // register
 	_ "github.com/servbench/servbench/db/mongodb"  // register
 	_ "github.com/servbench/servbench/db/pebble"   // register
 	_ "github.com/servbench/servbench/db/postgres" // register

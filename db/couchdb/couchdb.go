@@ -1,0 +1,248 @@
+// Package couchdb is the CouchDB binding (kivik v4): one database per
+// table, one document per record. Reads are GET /db/key, updates read the
+// current revision and PUT it back (retrying on a conflict), deletes name
+// the revision, and scans are _all_docs?startkey&limit&include_docs.
+package couchdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	kivik "github.com/go-kivik/kivik/v4"
+	"github.com/go-kivik/kivik/v4/couchdb"
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/props"
+)
+
+func init() { db.Register("couchdb", binding{}) }
+
+type binding struct{}
+
+func (binding) Summary() string {
+	return "CouchDB HTTP API through kivik v4 (couchdb.url, couchdb.user, couchdb.password)"
+}
+
+func (binding) Properties() []string { return []string{"couchdb."} }
+
+// Store is a client of one server.
+type Store struct {
+	c       *kivik.Client
+	retries int
+	create  bool
+	where   string
+}
+
+func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
+	raw := p.String("couchdb.url", "http://127.0.0.1:5984/")
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, p.Errorf("couchdb.url", "want http(s)://host:port/")
+	}
+	if user := p.String("couchdb.user", ""); user != "" {
+		u.User = url.UserPassword(user, p.String("couchdb.password", ""))
+	}
+	s := &Store{where: u.Host}
+	r, err := p.Int64Min("couchdb.retries", 5, 0)
+	if err != nil {
+		return nil, err
+	}
+	s.retries = int(r)
+	if s.create, err = p.Bool("couchdb.createdb", true); err != nil {
+		return nil, err
+	}
+	threads, err := p.Int64("threadcount", 1)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := p.Int64Min("couchdb.timeout", 10000, 1)
+	if err != nil {
+		return nil, err
+	}
+	// One kept-alive connection per client thread (Go's default keeps 2).
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = int(threads) + 2
+	hc := &http.Client{Transport: tr, Timeout: time.Duration(ms) * time.Millisecond}
+	if s.c, err = kivik.New("couch", u.String(), couchdb.OptionHTTPClient(hc)); err != nil {
+		return nil, fmt.Errorf("couchdb: %s: %s", s.where, props.RedactURL(err.Error()))
+	}
+	if _, err := s.c.Version(ctx); err != nil {
+		return nil, fmt.Errorf("couchdb: connect %s: %s", s.where, props.RedactURL(err.Error()))
+	}
+	return s, nil
+}
+
+var dbName = regexp.MustCompile(`^[a-z][a-z0-9_$()+/-]*$`)
+
+// Prepare creates the table's database when missing (couchdb.createdb).
+func (s *Store) Prepare(ctx context.Context, table string, _ bool) error {
+	if !dbName.MatchString(table) {
+		return fmt.Errorf("couchdb: table %q is not a valid database name (lower case letter first)", table)
+	}
+	if !s.create {
+		return nil
+	}
+	ok, err := s.c.DBExists(ctx, table)
+	if err != nil {
+		return wrap("prepare", table, err)
+	}
+	if !ok {
+		if err := s.c.CreateDB(ctx, table); err != nil && kivik.HTTPStatus(err) != http.StatusPreconditionFailed {
+			return wrap("create database", table, err)
+		}
+	}
+	return nil
+}
+
+func wrap(op, key string, err error) error {
+	switch kivik.HTTPStatus(err) {
+	case http.StatusNotFound:
+		return fmt.Errorf("couchdb: %s %s: %w", op, key, db.ErrNotFound)
+	case http.StatusTooManyRequests:
+		return fmt.Errorf("couchdb: %s %s: %w: %v", op, key, db.ErrThrottled, err)
+	case http.StatusServiceUnavailable, http.StatusBadGateway:
+		return fmt.Errorf("couchdb: %s %s: %w: %v", op, key, db.ErrServiceUnavailable, err)
+	case http.StatusForbidden, http.StatusUnauthorized:
+		return fmt.Errorf("couchdb: %s %s: %w: %v", op, key, db.ErrForbidden, err)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Errorf("couchdb: %s %s: %w: %v", op, key, db.ErrTimeout, err)
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return fmt.Errorf("couchdb: %s %s: %w: %v", op, key, db.ErrServiceUnavailable, err)
+	}
+	return fmt.Errorf("couchdb: %s %s: %w", op, key, err)
+}
+
+// addDoc adds the string fields of a document (not _id, _rev).
+func addDoc(dst *db.Record, doc map[string]any, fields []string) {
+	if fields != nil {
+		for _, f := range fields {
+			if v, ok := doc[f].(string); ok {
+				dst.Add(f, []byte(v))
+			}
+		}
+		return
+	}
+	for k, v := range doc {
+		if str, ok := v.(string); ok && !strings.HasPrefix(k, "_") {
+			dst.Add(k, []byte(str))
+		}
+	}
+}
+
+func (s *Store) Read(ctx context.Context, table, key string, fields []string, dst *db.Record) error {
+	var doc map[string]any
+	if err := s.c.DB(table).Get(ctx, key).ScanDoc(&doc); err != nil {
+		return wrap("read", key, err)
+	}
+	addDoc(dst, doc, fields)
+	return nil
+}
+
+func (s *Store) Scan(ctx context.Context, table, start string, count int, fields []string, dst *db.RecordSet) error {
+	rows := s.c.DB(table).AllDocs(ctx, kivik.Params(map[string]any{"startkey": start, "limit": count, "include_docs": true}))
+	defer rows.Close()
+	for rows.Next() {
+		id, err := rows.ID()
+		if err != nil {
+			return wrap("scan", start, err)
+		}
+		var doc map[string]any
+		if err := rows.ScanDoc(&doc); err != nil {
+			return wrap("scan", start, err)
+		}
+		r := dst.Next()
+		r.SetKey([]byte(id))
+		addDoc(r, doc, fields)
+	}
+	if err := rows.Err(); err != nil {
+		return wrap("scan", start, err)
+	}
+	return nil
+}
+
+func newDoc(values *db.Record) map[string]any {
+	doc := make(map[string]any, values.Len()+1)
+	for _, f := range values.Fields() {
+		doc[f.Name] = string(f.Value)
+	}
+	return doc
+}
+
+// Update reads the document's current revision, sets the fields and
+// writes it back, retrying (couchdb.retries) when another writer got there
+// first (409 Conflict).
+func (s *Store) Update(ctx context.Context, table, key string, values *db.Record) error {
+	d := s.c.DB(table)
+	for attempt := 0; ; attempt++ {
+		var doc map[string]any
+		if err := d.Get(ctx, key).ScanDoc(&doc); err != nil {
+			return wrap("update", key, err)
+		}
+		for _, f := range values.Fields() {
+			doc[f.Name] = string(f.Value)
+		}
+		_, err := d.Put(ctx, key, doc)
+		if err == nil {
+			return nil
+		}
+		if kivik.HTTPStatus(err) != http.StatusConflict || attempt >= s.retries {
+			return wrap("update", key, err)
+		}
+	}
+}
+
+func (s *Store) Insert(ctx context.Context, table, key string, values *db.Record) error {
+	if _, err := s.c.DB(table).Put(ctx, key, newDoc(values)); err != nil {
+		return wrap("insert", key, err)
+	}
+	return nil
+}
+
+// Delete removes the current revision, retrying on a conflict.
+func (s *Store) Delete(ctx context.Context, table, key string) error {
+	d := s.c.DB(table)
+	for attempt := 0; ; attempt++ {
+		// The revision is read from the document's _rev: kivik's GetRev and
+		// Rev trust the ETag header, which pouchdb-server fills with a
+		// content hash.
+		var cur struct {
+			Rev string `json:"_rev"`
+		}
+		if err := d.Get(ctx, key).ScanDoc(&cur); err != nil {
+			return wrap("delete", key, err)
+		}
+		_, err := d.Delete(ctx, key, cur.Rev)
+		if err == nil {
+			return nil
+		}
+		if kivik.HTTPStatus(err) != http.StatusConflict || attempt >= s.retries {
+			return wrap("delete", key, err)
+		}
+	}
+}
+
+// ServerVersion names the server as it names itself: pouchdb-server
+// answers GET / with "express-pouchdb", CouchDB with "couchdb".
+func (s *Store) ServerVersion(ctx context.Context) (string, error) {
+	v, err := s.c.Version(ctx)
+	if err != nil {
+		return "", err
+	}
+	if strings.Contains(string(v.RawResponse), "express-pouchdb") {
+		return "PouchDB Server " + v.Version, nil
+	}
+	return "CouchDB " + v.Version, nil
+}
+
+// Close releases the client.
+func (s *Store) Close() error { return s.c.Close() }
