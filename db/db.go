@@ -44,6 +44,13 @@ type Preparer interface {
 	Prepare(ctx context.Context, table string, load bool) error
 }
 
+// BatchInserter is implemented by bindings that insert several records in
+// one call (MongoDB insertMany, CouchDB _bulk_docs). The load phase uses it
+// when batchsize > 1. keys[i] and values[i] are only valid during the call.
+type BatchInserter interface {
+	BatchInsert(ctx context.Context, table string, keys []string, values []*Record) error
+}
+
 // Describer is implemented by bindings that can tell the server's own
 // product and version ("PouchDB Server 4.2.0"), recorded in results so a
 // stand-in is never presented as the real product.

@@ -15,7 +15,8 @@ const (
 	ReadModifyWrite
 	Delete
 	Verify
-	NumOps // number of operations, for arrays indexed by Op
+	BatchInsert // one call inserting batchsize records (load phase)
+	NumOps      // number of operations, for arrays indexed by Op
 )
 
 var opNames = [NumOps]string{
@@ -26,6 +27,7 @@ var opNames = [NumOps]string{
 	ReadModifyWrite: "READ-MODIFY-WRITE",
 	Delete:          "DELETE",
 	Verify:          "VERIFY",
+	BatchInsert:     "BATCH-INSERT",
 }
 
 func (o Op) String() string { return opNames[o] }

@@ -37,9 +37,12 @@ func (r *Recorder) Record(op Op, st db.Status, serviceNs, responseNs int64) {
 }
 
 // RecordTxn counts one finished transaction with its outcome.
-func (r *Recorder) RecordTxn(st db.Status) {
+func (r *Recorder) RecordTxn(st db.Status) { r.RecordTxns(st, 1) }
+
+// RecordTxns counts n finished transactions (a batch) with one outcome.
+func (r *Recorder) RecordTxns(st db.Status, n int64) {
 	v := r.ph.enter()
-	r.active.Load().Txns[st]++
+	r.active.Load().Txns[st] += n
 	r.ph.exit(v)
 }
 

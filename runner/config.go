@@ -25,12 +25,15 @@ type Config struct {
 	SpinSleep    bool          // busy-wait for the schedule instead of sleeping
 	Seed         uint64        // random seed; threads derive theirs from it
 	StopGrace    time.Duration // how long to wait for threads after a stop
+	// BatchSize > 1 makes the load phase insert that many records per call
+	// when the binding is a db.BatchInserter (batchsize).
+	BatchSize int
 }
 
 // Properties lists the property names the runner reads.
 var Properties = []string{
 	"threadcount", "target", "operationcount", "maxexecutiontime", "warmuptime",
-	"warmupoperationcount", "timeseries.interval", "spin.sleep", "randomseed", "stopgrace",
+	"warmupoperationcount", "timeseries.interval", "spin.sleep", "randomseed", "stopgrace", "batchsize",
 }
 
 // ParseConfig reads the runner's properties. load selects the phase; the
@@ -88,5 +91,13 @@ func ParseConfig(p *props.Props, load bool) (Config, error) {
 	if c.StopGrace, err = secs("stopgrace", 5); err != nil {
 		return c, err
 	}
+	bs, err := p.Int64Min("batchsize", 1, 1)
+	if err != nil {
+		return c, err
+	}
+	if bs > 100_000 {
+		return c, p.Errorf("batchsize", "%d is more than 100000", bs)
+	}
+	c.BatchSize = int(bs)
 	return c, nil
 }

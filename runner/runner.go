@@ -93,6 +93,9 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 		}
 		ts[i].Bind(dbs[i], r.col.NewRecorder())
 	}
+	if bi, ok := d.(db.BatchInserter); ok && cfg.Load && cfg.BatchSize > 1 {
+		r.batch = bi
+	}
 
 	// Threads start behind a barrier and the schedule's origin lies a
 	// little ahead, so no thread is late for its first operation merely
@@ -220,7 +223,8 @@ loop:
 type run struct {
 	cfg     Config
 	threads int
-	tick    int64 // ns between one thread's intended starts; 0 = unthrottled
+	batch   db.BatchInserter // load in batches of cfg.BatchSize; nil = one by one
+	tick    int64            // ns between one thread's intended starts; 0 = unthrottled
 	col     measure.Collector
 
 	warmupEnd   atomic.Int64 // ops intended (or started) at or after this are measured
@@ -287,16 +291,24 @@ func (r *run) loop(ctx context.Context, t *workload.Thread, id int, ops, start i
 			rec.RecordLag(measure.Now() - next)
 		}
 		var err error
-		if r.cfg.Load {
+		n := int64(1)
+		switch {
+		case r.batch != nil:
+			n = int64(r.cfg.BatchSize)
+			if ops > 0 {
+				n = min(n, ops-done)
+			}
+			err = t.InsertBatch(ctx, r.batch, int(n))
+		case r.cfg.Load:
 			err = t.Insert(ctx)
-		} else {
+		default:
 			err = t.Transaction(ctx)
 		}
 		if err != nil {
 			return err
 		}
 		if t.Measuring {
-			done++
+			done += n
 		}
 		next += r.tick
 	}

@@ -70,6 +70,18 @@ func (s *store) Insert(ctx context.Context, _, key string, _ *db.Record) error {
 	}
 	return s.op(ctx)
 }
+func (s *store) BatchInsert(ctx context.Context, _ string, keys []string, _ []*db.Record) error {
+	s.mu.Lock()
+	if s.keys == nil {
+		s.keys = map[string]bool{}
+	}
+	for _, k := range keys {
+		s.keys[strings.Clone(k)] = true
+	}
+	s.mu.Unlock()
+	return s.op(ctx)
+}
+
 func (s *store) Delete(ctx context.Context, _, _ string) error { return s.op(ctx) }
 func (s *store) Close() error                                  { return nil }
 
@@ -327,5 +339,17 @@ func TestIntervalsAddUpToTotal(t *testing.T) {
 		if iv.ends[i] < iv.ends[i-1] {
 			t.Errorf("interval ends go backwards: %v", iv.ends)
 		}
+	}
+}
+
+func TestBatchedLoad(t *testing.T) {
+	s := &store{}
+	res := runWith(t, context.Background(), s, true, nil, "threadcount", "3", "recordcount", "1000", "batchsize", "64")
+	if ops(res) != 1000 || len(s.keys) != 1000 {
+		t.Errorf("%d records counted, %d distinct keys stored; want 1000", ops(res), len(s.keys))
+	}
+	// 334, 333, 333 records per thread in batches of 64: 6 calls each.
+	if n := res.Total.OpCount(measure.BatchInsert); n != 18 || s.calls.Load() != 18 {
+		t.Errorf("%d batch calls measured, %d made; want 18", n, s.calls.Load())
 	}
 }

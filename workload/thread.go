@@ -32,6 +32,10 @@ type Thread struct {
 	Measuring bool
 
 	keyBuf    []byte
+	batchKeys [][]byte // one buffer per key of a batch
+	batchVals []db.Record
+	keyStrs   []string
+	valPtrs   []*db.Record
 	values    db.Record
 	result    db.Record
 	rows      db.RecordSet
@@ -162,6 +166,49 @@ func (t *Thread) Insert(ctx context.Context) error {
 		case <-time.After(wait):
 		case <-ctx.Done():
 			t.countTxn(db.Canceled)
+			return nil
+		}
+	}
+}
+
+// InsertBatch inserts the next n keys of the load sequence in one call to
+// bi, measured as one BATCH-INSERT and counted as n transactions. Retries
+// and stopping follow Insert.
+func (t *Thread) InsertBatch(ctx context.Context, bi db.BatchInserter, n int) error {
+	cfg := t.w.Cfg
+	for len(t.batchKeys) < n {
+		t.batchKeys = append(t.batchKeys, nil)
+		t.batchVals = append(t.batchVals, db.Record{})
+	}
+	t.keyStrs, t.valPtrs = t.keyStrs[:0], t.valPtrs[:0]
+	for i := 0; i < n; i++ {
+		t.batchKeys[i] = AppendKey(t.batchKeys[i][:0], t.w.keySeq.Next(nil), cfg.ZeroPadding, cfg.OrderedInserts)
+		key := unsafe.String(unsafe.SliceData(t.batchKeys[i]), len(t.batchKeys[i]))
+		v := &t.batchVals[i]
+		v.Reset()
+		for _, name := range t.w.fieldNames {
+			t.fillField(v.Slot(), key, name)
+		}
+		t.keyStrs = append(t.keyStrs, key)
+		t.valPtrs = append(t.valPtrs, v)
+	}
+	for attempt := int64(0); ; attempt++ {
+		st := measure.Now()
+		err := bi.BatchInsert(ctx, cfg.Table, t.keyStrs, t.valPtrs)
+		s := t.measure(ctx, measure.BatchInsert, err, st)
+		if s.IsOK() || attempt >= cfg.InsertRetries || ctx.Err() != nil {
+			if t.Measuring {
+				t.rec.RecordTxns(s, int64(n))
+			}
+			if s.IsOK() || cfg.KeepGoing || s == db.Canceled {
+				return nil
+			}
+			return fmt.Errorf("batch insert of %d from %s: %w", n, t.keyStrs[0], err)
+		}
+		wait := time.Duration(cfg.InsertRetryWait * (0.8 + 0.4*t.rnd.Float64()) * float64(time.Second))
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
 			return nil
 		}
 	}

@@ -178,6 +178,27 @@ func newDoc(values *db.Record) map[string]any {
 	return doc
 }
 
+// BatchInsert writes the records with one _bulk_docs request; any
+// document the server refuses fails the batch.
+func (s *Store) BatchInsert(ctx context.Context, table string, keys []string, values []*db.Record) error {
+	docs := make([]any, len(keys))
+	for i, k := range keys {
+		d := newDoc(values[i])
+		d["_id"] = k
+		docs[i] = d
+	}
+	res, err := s.c.DB(table).BulkDocs(ctx, docs)
+	if err != nil {
+		return wrap("insert batch from", keys[0], err)
+	}
+	for _, r := range res {
+		if r.Error != nil {
+			return wrap("insert batch", r.ID, r.Error)
+		}
+	}
+	return nil
+}
+
 // Update reads the document's current revision, sets the fields and
 // writes it back, retrying (couchdb.retries) when another writer got there
 // first (409 Conflict).

@@ -41,6 +41,12 @@ func TestPouchDBServer(t *testing.T) {
 	dbtest.Workloads(t, "couchdb", 10000, 1000, 500, "couchdb.url", url)
 }
 
+func TestBatchedLoad(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_COUCHDB_URL")
+	destroy(t, url, "sbbatch")
+	dbtest.BatchLoad(t, "couchdb", "sbbatch", 2000, "couchdb.url", url)
+}
+
 func TestBadInput(t *testing.T) {
 	b, _ := db.Lookup("couchdb")
 	if _, err := b.Open(context.Background(), dbtest.Props("couchdb.url", "ftp://x")); err == nil || !strings.Contains(err.Error(), "couchdb.url") {

@@ -221,3 +221,32 @@ func Workloads(t *testing.T, binding string, records, ops, scanOps int, kv ...st
 		}
 	}
 }
+
+// BatchLoad loads records with batchsize=100 into table through the command
+// line, then reads them back with workload C and data integrity: every
+// record must be there with the right values.
+func BatchLoad(t *testing.T, binding, table string, records int, kv ...string) {
+	t.Helper()
+	common := []string{"-p", "dataintegrity=true", "-threads", "4", "-p", fmt.Sprintf("recordcount=%d", records), "-p", "table=" + table}
+	for i := 0; i+1 < len(kv); i += 2 {
+		common = append(common, "-p", kv[i]+"="+kv[i+1])
+	}
+	load := servbench(t, append([]string{"load", binding, "-w", "c", "-p", "batchsize=100"}, common...)...)
+	batches := int64(0)
+	for _, op := range load.Ops {
+		if op.Name == "BATCH-INSERT" {
+			batches = op.Outcomes["OK"]
+		}
+	}
+	if load.OKOperations != int64(records) || batches == 0 || batches > int64(records/100+4) {
+		t.Fatalf("batched load: %d records ok in %d batch calls", load.OKOperations, batches)
+	}
+	run := servbench(t, append([]string{"run", binding, "-w", "c", "-p", "operationcount=500", "-p", "requestdistribution=uniform"}, common...)...)
+	for _, op := range run.Ops {
+		for status, n := range op.Outcomes {
+			if status != "OK" {
+				t.Errorf("after a batched load: %s %s = %d", op.Name, status, n)
+			}
+		}
+	}
+}

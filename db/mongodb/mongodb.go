@@ -260,6 +260,19 @@ func (s *Store) Insert(ctx context.Context, table, key string, values *db.Record
 	return nil
 }
 
+// BatchInsert inserts the records with one unordered insertMany (as
+// YCSB's binding does with batchsize).
+func (s *Store) BatchInsert(ctx context.Context, table string, keys []string, values []*db.Record) error {
+	docs := make([]any, len(keys))
+	for i, k := range keys {
+		docs[i] = doc(values[i], k)
+	}
+	if _, err := s.coll(table).InsertMany(ctx, docs, options.InsertMany().SetOrdered(false)); err != nil {
+		return wrap("insert batch from", keys[0], err)
+	}
+	return nil
+}
+
 func (s *Store) Delete(ctx context.Context, table, key string) error {
 	res, err := s.coll(table).DeleteOne(ctx, bson.D{{Key: "_id", Value: key}})
 	if err != nil {

@@ -38,6 +38,12 @@ func TestFerretDB(t *testing.T) {
 		"mongodb.writeconcern", "acknowledged")
 }
 
+func TestBatchedLoad(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_MONGODB_URL")
+	dropDB(t, url, "sbbatch")
+	dbtest.BatchLoad(t, "mongodb", "usertable", 2000, "mongodb.url", url, "mongodb.database", "sbbatch")
+}
+
 func TestBadProperties(t *testing.T) {
 	b, _ := db.Lookup("mongodb")
 	for _, kv := range [][]string{
