@@ -117,7 +117,8 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 	default:
 		r.warmupEnd.Store(start + int64(cfg.WarmupTime))
 		if cfg.MaxExecution > 0 {
-			deadline := measure.Wall(start + int64(cfg.WarmupTime) + int64(cfg.MaxExecution))
+			r.deadline = start + int64(cfg.WarmupTime) + int64(cfg.MaxExecution)
+			deadline := measure.Wall(r.deadline)
 			var c2 context.CancelFunc
 			runCtx, c2 = context.WithDeadlineCause(runCtx, deadline, errTimeLimit)
 			defer c2()
@@ -207,7 +208,7 @@ loop:
 	switch {
 	case ctx.Err() != nil:
 		res.Reason = Interrupted
-	case errors.Is(cause, errTimeLimit):
+	case errors.Is(cause, errTimeLimit), r.deadline > 0 && end >= r.deadline:
 		res.Reason = TimeLimit
 	case cause != nil && !errors.Is(cause, context.Canceled):
 		res.Reason, res.Err = Failed, cause
@@ -224,6 +225,11 @@ type run struct {
 	cfg     Config
 	threads int
 	batch   db.BatchInserter // load in batches of cfg.BatchSize; nil = one by one
+	// deadline (measure.Now clock) when maxexecutiontime is known up front;
+	// checked directly because the context's timer may fire late on a
+	// saturated machine, and a fast-failing binding would otherwise start
+	// many operations past the end.
+	deadline int64
 	tick    int64            // ns between one thread's intended starts; 0 = unthrottled
 	col     measure.Collector
 
@@ -274,7 +280,7 @@ func (r *run) loop(ctx context.Context, t *workload.Thread, id int, ops, start i
 		// ctx.Err is one atomic load, and is set before an operation
 		// cut short by the deadline returns, so no operation starts after
 		// the run ended.
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || (r.deadline > 0 && measure.Now() >= r.deadline) {
 			return nil
 		}
 		ref := next
