@@ -111,14 +111,15 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 		r.warmupEnd.Store(math.MaxInt64)
 		r.onWarmupEnd = func(at int64) {
 			if cfg.MaxExecution > 0 {
+				r.deadline.Store(at + int64(cfg.MaxExecution))
 				time.AfterFunc(time.Duration(at+int64(cfg.MaxExecution)-measure.Now()), func() { cancel(errTimeLimit) })
 			}
 		}
 	default:
 		r.warmupEnd.Store(start + int64(cfg.WarmupTime))
 		if cfg.MaxExecution > 0 {
-			r.deadline = start + int64(cfg.WarmupTime) + int64(cfg.MaxExecution)
-			deadline := measure.Wall(r.deadline)
+			r.deadline.Store(start + int64(cfg.WarmupTime) + int64(cfg.MaxExecution))
+			deadline := measure.Wall(r.deadline.Load())
 			var c2 context.CancelFunc
 			runCtx, c2 = context.WithDeadlineCause(runCtx, deadline, errTimeLimit)
 			defer c2()
@@ -208,7 +209,7 @@ loop:
 	switch {
 	case ctx.Err() != nil:
 		res.Reason = Interrupted
-	case errors.Is(cause, errTimeLimit), r.deadline > 0 && end >= r.deadline:
+	case errors.Is(cause, errTimeLimit), r.deadline.Load() > 0 && end >= r.deadline.Load():
 		res.Reason = TimeLimit
 	case cause != nil && !errors.Is(cause, context.Canceled):
 		res.Reason, res.Err = Failed, cause
@@ -229,9 +230,9 @@ type run struct {
 	// checked directly because the context's timer may fire late on a
 	// saturated machine, and a fast-failing binding would otherwise start
 	// many operations past the end.
-	deadline int64
-	tick    int64            // ns between one thread's intended starts; 0 = unthrottled
-	col     measure.Collector
+	deadline atomic.Int64
+	tick     int64 // ns between one thread's intended starts; 0 = unthrottled
+	col      measure.Collector
 
 	warmupEnd   atomic.Int64 // ops intended (or started) at or after this are measured
 	warmLeft    atomic.Int64 // warmup operations still to do (op-count warmup)
@@ -280,7 +281,7 @@ func (r *run) loop(ctx context.Context, t *workload.Thread, id int, ops, start i
 		// ctx.Err is one atomic load, and is set before an operation
 		// cut short by the deadline returns, so no operation starts after
 		// the run ended.
-		if ctx.Err() != nil || (r.deadline > 0 && measure.Now() >= r.deadline) {
+		if dl := r.deadline.Load(); ctx.Err() != nil || (dl > 0 && measure.Now() >= dl) {
 			return nil
 		}
 		ref := next

@@ -353,3 +353,16 @@ func TestBatchedLoad(t *testing.T) {
 		t.Errorf("%d batch calls measured, %d made; want 18", n, s.calls.Load())
 	}
 }
+
+func TestTimeLimitAfterOperationWarmup(t *testing.T) {
+	s := &store{}
+	res := runWith(t, context.Background(), s, false, nil, "threadcount", "2", "target", "2000",
+		"warmupoperationcount", "400", "maxexecutiontime", "0.3")
+	if res.Reason != TimeLimit {
+		t.Errorf("reason %s", res.Reason)
+	}
+	// 0.2 s of warmup at 2000/s, then 0.3 s measured.
+	if n := ops(res); n < 540 || n > 660 {
+		t.Errorf("measured %d operations in 0.3 s at 2000/s", n)
+	}
+}

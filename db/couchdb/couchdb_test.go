@@ -52,6 +52,10 @@ func TestBadInput(t *testing.T) {
 	if _, err := b.Open(context.Background(), dbtest.Props("couchdb.url", "ftp://x")); err == nil || !strings.Contains(err.Error(), "couchdb.url") {
 		t.Errorf("err = %v", err)
 	}
+	_, err := b.Open(context.Background(), dbtest.Props("couchdb.url", "http://admin:hunter2@127.0.0.1:1/", "couchdb.timeout", "500"))
+	if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Errorf("connect error %v: must name the server and hide the password", err)
+	}
 	url := dbtest.ServerURL(t, "SERVBENCH_COUCHDB_URL")
 	d := dbtest.Open(t, "couchdb", "couchdb.url", url)
 	if err := d.(db.Preparer).Prepare(context.Background(), "UserTable", true); err == nil {
