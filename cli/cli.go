@@ -19,6 +19,7 @@ import (
 
 	_ "github.com/servbench/servbench/db/basic"    // register
 	_ "github.com/servbench/servbench/db/couchdb"  // register
+	_ "github.com/servbench/servbench/db/dynamodb" // register
 	_ "github.com/servbench/servbench/db/mongodb"  // register
 	_ "github.com/servbench/servbench/db/pebble"   // register
 	_ "github.com/servbench/servbench/db/postgres" // register

@@ -123,8 +123,10 @@ func Operations(t *testing.T, d db.DB, table string, ordered bool) {
 		if fmt.Sprint(keys) != fmt.Sprint(want) {
 			t.Errorf("scan from sbkey010: %v, want %v", keys, want)
 		}
-	} else if len(keys) != 5 {
-		t.Errorf("scan returned %d rows, want 5", len(keys))
+	} else if len(keys) == 0 || len(keys) > 5 {
+		// Hash order: the scan may end before 5 rows, but not return none
+		// or more than asked.
+		t.Errorf("scan returned %d rows, want 1 to 5", len(keys))
 	}
 
 	if err := d.Delete(ctx, table, "sbkey007"); err != nil {

@@ -1,0 +1,317 @@
+// Package dynamodb is the Amazon DynamoDB binding (aws-sdk-go-v2), issuing
+// the calls YCSB's binding and the 2023 study used: GetItem (eventually or
+// strongly consistent), UpdateItem with the PUT attribute action, PutItem,
+// DeleteItem, and scans as a table Scan with ExclusiveStartKey and Limit
+// (DynamoDB has no key order across partitions).
+package dynamodb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	ddb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/props"
+)
+
+func init() { db.Register("dynamodb", binding{}) }
+
+type binding struct{}
+
+func (binding) Summary() string {
+	return "Amazon DynamoDB through aws-sdk-go-v2 (dynamodb.endpoint, dynamodb.region, dynamodb.primarykey, dynamodb.consistentreads)"
+}
+
+func (binding) Properties() []string { return []string{"dynamodb."} }
+
+// Store is a DynamoDB client.
+type Store struct {
+	c          *ddb.Client
+	pk         string
+	consistent bool
+	endpoint   string
+	region     string
+	create     bool
+	billing    types.BillingMode
+	rcu, wcu   int64
+}
+
+func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
+	s := &Store{}
+	var err error
+	s.region = p.String("dynamodb.region", "us-east-1")
+	s.pk = p.String("dynamodb.primarykey", "y_id")
+	if s.consistent, err = p.Bool("dynamodb.consistentreads", false); err != nil {
+		return nil, err
+	}
+	if s.create, err = p.Bool("dynamodb.createtable", true); err != nil {
+		return nil, err
+	}
+	mode, err := p.OneOf("dynamodb.billingmode", "ondemand", "ondemand", "provisioned")
+	if err != nil {
+		return nil, err
+	}
+	s.billing = types.BillingModePayPerRequest
+	if mode == "provisioned" {
+		s.billing = types.BillingModeProvisioned
+	}
+	if s.rcu, err = p.Int64Min("dynamodb.readcapacity", 1000, 1); err != nil {
+		return nil, err
+	}
+	if s.wcu, err = p.Int64Min("dynamodb.writecapacity", 1000, 1); err != nil {
+		return nil, err
+	}
+	// Retries off by default: each throttled or failed call counts once.
+	retries, err := p.Int64Min("dynamodb.retries", 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	threads, err := p.Int64("threadcount", 1)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := p.Int64Min("dynamodb.timeout", 10000, 1)
+	if err != nil {
+		return nil, err
+	}
+	// One kept-alive connection per client thread.
+	hc := awshttp.NewBuildableClient().WithTimeout(time.Duration(ms) * time.Millisecond).
+		WithTransportOptions(func(tr *http.Transport) { tr.MaxIdleConnsPerHost = int(threads) + 2 })
+	opts := []func(*config.LoadOptions) error{
+		config.WithRegion(s.region),
+		config.WithRetryMaxAttempts(int(retries) + 1),
+		config.WithHTTPClient(hc),
+	}
+	if ak := p.String("dynamodb.accesskey", ""); ak != "" {
+		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(ak, p.String("dynamodb.secretkey", ""), "")))
+	}
+	if e := p.String("dynamodb.endpoint", ""); e != "" {
+		u, err := url.Parse(e)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, p.Errorf("dynamodb.endpoint", "want http(s)://host:port")
+		}
+		s.endpoint = u.Scheme + "://" + u.Host
+		if p.String("dynamodb.accesskey", "") == "" {
+			// A local endpoint takes any credentials.
+			opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
+		}
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("dynamodb: %w", err)
+	}
+	s.c = ddb.NewFromConfig(cfg, func(o *ddb.Options) {
+		if s.endpoint != "" {
+			o.BaseEndpoint = aws.String(s.endpoint)
+		}
+	})
+	if _, err := s.c.ListTables(ctx, &ddb.ListTablesInput{Limit: aws.Int32(1)}); err != nil {
+		return nil, fmt.Errorf("dynamodb: connect %s: %w", s.where(), err)
+	}
+	return s, nil
+}
+
+func (s *Store) where() string {
+	if s.endpoint != "" {
+		return s.endpoint
+	}
+	return "region " + s.region
+}
+
+// Prepare creates the table (hash key dynamodb.primarykey) when missing and
+// waits until it is active.
+func (s *Store) Prepare(ctx context.Context, table string, _ bool) error {
+	if !s.create {
+		return nil
+	}
+	_, err := s.c.DescribeTable(ctx, &ddb.DescribeTableInput{TableName: aws.String(table)})
+	var nf *types.ResourceNotFoundException
+	if err == nil || !errors.As(err, &nf) {
+		return wrapErr("describe table", table, err)
+	}
+	in := &ddb.CreateTableInput{
+		TableName:            aws.String(table),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String(s.pk), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String(s.pk), KeyType: types.KeyTypeHash}},
+		BillingMode:          s.billing,
+	}
+	if s.billing == types.BillingModeProvisioned {
+		in.ProvisionedThroughput = &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(s.rcu), WriteCapacityUnits: aws.Int64(s.wcu)}
+	}
+	if _, err := s.c.CreateTable(ctx, in); err != nil {
+		var inUse *types.ResourceInUseException
+		if !errors.As(err, &inUse) {
+			return wrapErr("create table", table, err)
+		}
+	}
+	w := ddb.NewTableExistsWaiter(s.c)
+	return wrapErr("create table", table, w.Wait(ctx, &ddb.DescribeTableInput{TableName: aws.String(table)}, 2*time.Minute))
+}
+
+// throttleCodes are the errors the 2023 study's DynamoDB charts count as
+// throttled requests.
+var throttleCodes = map[string]bool{
+	"ProvisionedThroughputExceededException": true,
+	"ThrottlingException":                    true,
+	"RequestLimitExceeded":                   true,
+}
+
+// Classify maps an SDK error to an outcome-carrying error (nil stays nil).
+func wrapErr(op, key string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		switch {
+		case throttleCodes[ae.ErrorCode()]:
+			return fmt.Errorf("dynamodb: %s %s: %w: %v", op, key, db.ErrThrottled, err)
+		case ae.ErrorCode() == "ResourceNotFoundException":
+			return fmt.Errorf("dynamodb: %s %s: %w: %v", op, key, db.ErrBadRequest, err)
+		case ae.ErrorCode() == "InternalServerError" || ae.ErrorCode() == "ServiceUnavailable":
+			return fmt.Errorf("dynamodb: %s %s: %w: %v", op, key, db.ErrServiceUnavailable, err)
+		}
+	}
+	var oe *smithy.OperationError
+	if errors.As(err, &oe) && oe.Err != nil && isNetwork(oe.Err) {
+		return fmt.Errorf("dynamodb: %s %s: %w: %v", op, key, db.ErrServiceUnavailable, err)
+	}
+	return fmt.Errorf("dynamodb: %s %s: %w", op, key, err)
+}
+
+func isNetwork(err error) bool {
+	var ue *url.Error
+	return errors.As(err, &ue) && !ue.Timeout()
+}
+
+func (s *Store) key(k string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{s.pk: &types.AttributeValueMemberS{Value: k}}
+}
+
+// projection builds "#f0, #f1" with its name map (field names may be
+// reserved words).
+func projection(fields []string) (*string, map[string]string) {
+	if fields == nil {
+		return nil, nil
+	}
+	names := make(map[string]string, len(fields))
+	expr := ""
+	for i, f := range fields {
+		ph := "#f" + strconv.Itoa(i)
+		names[ph] = f
+		if i > 0 {
+			expr += ", "
+		}
+		expr += ph
+	}
+	return &expr, names
+}
+
+func (s *Store) addItem(dst *db.Record, item map[string]types.AttributeValue) {
+	for k, v := range item {
+		if k == s.pk {
+			continue
+		}
+		switch v := v.(type) {
+		case *types.AttributeValueMemberS:
+			dst.Add(k, []byte(v.Value))
+		case *types.AttributeValueMemberB:
+			dst.Add(k, v.Value)
+		}
+	}
+}
+
+func (s *Store) Read(ctx context.Context, table, key string, fields []string, dst *db.Record) error {
+	pe, names := projection(fields)
+	out, err := s.c.GetItem(ctx, &ddb.GetItemInput{
+		TableName: aws.String(table), Key: s.key(key), ConsistentRead: aws.Bool(s.consistent),
+		ProjectionExpression: pe, ExpressionAttributeNames: names,
+	})
+	if err != nil {
+		return wrapErr("read", key, err)
+	}
+	if len(out.Item) == 0 {
+		return fmt.Errorf("dynamodb: read %s: %w", key, db.ErrNotFound)
+	}
+	s.addItem(dst, out.Item)
+	return nil
+}
+
+// Scan is a table Scan from after startKey with Limit, as YCSB's binding:
+// DynamoDB returns items in hash order, not key order.
+func (s *Store) Scan(ctx context.Context, table, start string, count int, fields []string, dst *db.RecordSet) error {
+	pe, names := projection(fields)
+	if pe != nil { // the key is needed to report each row's key
+		*pe += ", #pk"
+		names["#pk"] = s.pk
+	}
+	out, err := s.c.Scan(ctx, &ddb.ScanInput{
+		TableName: aws.String(table), Limit: aws.Int32(int32(count)), ExclusiveStartKey: s.key(start),
+		ProjectionExpression: pe, ExpressionAttributeNames: names, ConsistentRead: aws.Bool(s.consistent),
+	})
+	if err != nil {
+		return wrapErr("scan", start, err)
+	}
+	for _, item := range out.Items {
+		r := dst.Next()
+		if k, ok := item[s.pk].(*types.AttributeValueMemberS); ok {
+			r.SetKey([]byte(k.Value))
+		}
+		s.addItem(r, item)
+	}
+	return nil
+}
+
+// Update is UpdateItem with the PUT action per attribute (an upsert).
+func (s *Store) Update(ctx context.Context, table, key string, values *db.Record) error {
+	upd := make(map[string]types.AttributeValueUpdate, values.Len())
+	for _, f := range values.Fields() {
+		upd[f.Name] = types.AttributeValueUpdate{Action: types.AttributeActionPut, Value: &types.AttributeValueMemberS{Value: string(f.Value)}}
+	}
+	_, err := s.c.UpdateItem(ctx, &ddb.UpdateItemInput{TableName: aws.String(table), Key: s.key(key), AttributeUpdates: upd})
+	return wrapErr("update", key, err)
+}
+
+func (s *Store) Insert(ctx context.Context, table, key string, values *db.Record) error {
+	item := make(map[string]types.AttributeValue, values.Len()+1)
+	item[s.pk] = &types.AttributeValueMemberS{Value: key}
+	for _, f := range values.Fields() {
+		item[f.Name] = &types.AttributeValueMemberS{Value: string(f.Value)}
+	}
+	_, err := s.c.PutItem(ctx, &ddb.PutItemInput{TableName: aws.String(table), Item: item})
+	return wrapErr("insert", key, err)
+}
+
+func (s *Store) Delete(ctx context.Context, table, key string) error {
+	out, err := s.c.DeleteItem(ctx, &ddb.DeleteItemInput{TableName: aws.String(table), Key: s.key(key), ReturnValues: types.ReturnValueAllOld})
+	if err != nil {
+		return wrapErr("delete", key, err)
+	}
+	if len(out.Attributes) == 0 {
+		return fmt.Errorf("dynamodb: delete %s: %w", key, db.ErrNotFound)
+	}
+	return nil
+}
+
+// ServerVersion names the endpoint: the DynamoDB API reports no server
+// version, so a local endpoint is labelled as such, never as Amazon's.
+func (s *Store) ServerVersion(context.Context) (string, error) {
+	if s.endpoint != "" {
+		return "DynamoDB API at " + s.endpoint + " (not Amazon DynamoDB)", nil
+	}
+	return "Amazon DynamoDB (" + s.region + ")", nil
+}
+
+// Close has nothing to release.
+func (s *Store) Close() error { return nil }

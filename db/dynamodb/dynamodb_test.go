@@ -1,0 +1,66 @@
+package dynamodb_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	ddb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/dbtest"
+)
+
+func client(t *testing.T, endpoint string) *ddb.Client {
+	t.Helper()
+	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion("us-east-1"),
+		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ddb.NewFromConfig(cfg, func(o *ddb.Options) { o.BaseEndpoint = aws.String(endpoint) })
+}
+
+func dropTables(t *testing.T, endpoint string, names ...string) {
+	c := client(t, endpoint)
+	for _, n := range names {
+		_, err := c.DeleteTable(context.Background(), &ddb.DeleteTableInput{TableName: aws.String(n)})
+		var nf *types.ResourceNotFoundException
+		if err != nil && !errors.As(err, &nf) {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestDynamoDBLocal(t *testing.T) {
+	endpoint := dbtest.ServerURL(t, "SERVBENCH_DYNAMODB_URL")
+	dropTables(t, endpoint, "sbdirect", "usertable")
+	d := dbtest.Open(t, "dynamodb", "dynamodb.endpoint", endpoint)
+	dbtest.Operations(t, d, "sbdirect", false)
+	if v, _ := d.(db.Describer).ServerVersion(context.Background()); !strings.Contains(v, "not Amazon DynamoDB") {
+		t.Errorf("server version %q must not pass for Amazon DynamoDB", v)
+	}
+	dbtest.Workloads(t, "dynamodb", 10000, 2000, 500, "dynamodb.endpoint", endpoint, "dynamodb.consistentreads", "true")
+}
+
+func TestProvisionedTable(t *testing.T) {
+	endpoint := dbtest.ServerURL(t, "SERVBENCH_DYNAMODB_URL")
+	dropTables(t, endpoint, "sbprov")
+	d := dbtest.Open(t, "dynamodb", "dynamodb.endpoint", endpoint, "dynamodb.billingmode", "provisioned",
+		"dynamodb.readcapacity", "5", "dynamodb.writecapacity", "7")
+	if err := d.(db.Preparer).Prepare(context.Background(), "sbprov", true); err != nil {
+		t.Fatal(err)
+	}
+	out, err := client(t, endpoint).DescribeTable(context.Background(), &ddb.DescribeTableInput{TableName: aws.String("sbprov")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt := out.Table.ProvisionedThroughput
+	if pt == nil || aws.ToInt64(pt.ReadCapacityUnits) != 5 || aws.ToInt64(pt.WriteCapacityUnits) != 7 {
+		t.Errorf("provisioned throughput %+v", pt)
+	}
+}
