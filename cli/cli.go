@@ -17,13 +17,14 @@ import (
 	"github.com/servbench/servbench/report"
 	"github.com/servbench/servbench/workloads"
 
-	_ "github.com/servbench/servbench/db/basic"    // register
-	_ "github.com/servbench/servbench/db/couchdb"  // register
-	_ "github.com/servbench/servbench/db/dynamodb" // register
-	_ "github.com/servbench/servbench/db/mongodb"  // register
-	_ "github.com/servbench/servbench/db/pebble"   // register
-	_ "github.com/servbench/servbench/db/postgres" // register
-	_ "github.com/servbench/servbench/db/redis"    // register
+	_ "github.com/servbench/servbench/db/basic"     // register
+	_ "github.com/servbench/servbench/db/couchbase" // register
+	_ "github.com/servbench/servbench/db/couchdb"   // register
+	_ "github.com/servbench/servbench/db/dynamodb"  // register
+	_ "github.com/servbench/servbench/db/mongodb"   // register
+	_ "github.com/servbench/servbench/db/pebble"    // register
+	_ "github.com/servbench/servbench/db/postgres"  // register
+	_ "github.com/servbench/servbench/db/redis"     // register
 )
 
 // Exit statuses.

@@ -72,6 +72,16 @@ func rec(kv ...string) *db.Record {
 // order from the start key, delete, and NOT_FOUND for missing keys.
 // ordered is false for bindings whose scan order is not key order.
 func Operations(t *testing.T, d db.DB, table string, ordered bool) {
+	operations(t, d, table, ordered, true)
+}
+
+// OperationsNoScan is Operations for a server that cannot scan (a
+// key-value-only stand-in).
+func OperationsNoScan(t *testing.T, d db.DB, table string) {
+	operations(t, d, table, false, false)
+}
+
+func operations(t *testing.T, d db.DB, table string, ordered, scan bool) {
 	t.Helper()
 	ctx := context.Background()
 	if p, ok := d.(db.Preparer); ok {
@@ -107,26 +117,28 @@ func Operations(t *testing.T, d db.DB, table string, ordered bool) {
 		t.Errorf("after update: field0=%q field1=%q (update must keep other fields)", f0, f1)
 	}
 
-	var rs db.RecordSet
-	if err := d.Scan(ctx, table, "sbkey010", 5, nil, &rs); err != nil {
-		t.Fatalf("scan: %v", err)
-	}
-	var keys []string
-	for i := 0; i < rs.Len(); i++ {
-		keys = append(keys, string(rs.Row(i).Key))
-		if rs.Row(i).Len() != 3 {
-			t.Errorf("scan row %s has %d fields", rs.Row(i).Key, rs.Row(i).Len())
+	if scan {
+		var rs db.RecordSet
+		if err := d.Scan(ctx, table, "sbkey010", 5, nil, &rs); err != nil {
+			t.Fatalf("scan: %v", err)
 		}
-	}
-	if ordered {
-		want := []string{"sbkey010", "sbkey011", "sbkey012", "sbkey013", "sbkey014"}
-		if fmt.Sprint(keys) != fmt.Sprint(want) {
-			t.Errorf("scan from sbkey010: %v, want %v", keys, want)
+		var keys []string
+		for i := 0; i < rs.Len(); i++ {
+			keys = append(keys, string(rs.Row(i).Key))
+			if rs.Row(i).Len() != 3 {
+				t.Errorf("scan row %s has %d fields", rs.Row(i).Key, rs.Row(i).Len())
+			}
 		}
-	} else if len(keys) == 0 || len(keys) > 5 {
-		// Hash order: the scan may end before 5 rows, but not return none
-		// or more than asked.
-		t.Errorf("scan returned %d rows, want 1 to 5", len(keys))
+		if ordered {
+			want := []string{"sbkey010", "sbkey011", "sbkey012", "sbkey013", "sbkey014"}
+			if fmt.Sprint(keys) != fmt.Sprint(want) {
+				t.Errorf("scan from sbkey010: %v, want %v", keys, want)
+			}
+		} else if len(keys) == 0 || len(keys) > 5 {
+			// Hash order: the scan may end before 5 rows, but not return none
+			// or more than asked.
+			t.Errorf("scan returned %d rows, want 1 to 5", len(keys))
+		}
 	}
 
 	if err := d.Delete(ctx, table, "sbkey007"); err != nil {
@@ -183,6 +195,12 @@ func (b errorBuffer) String() string               { return string(b) }
 // (FerretDB v1 sorts in Go) can take fewer.
 func Workloads(t *testing.T, binding string, records, ops, scanOps int, kv ...string) {
 	t.Helper()
+	WorkloadsOf(t, []string{"a", "b", "c", "f", "d", "e"}, binding, records, ops, scanOps, kv...)
+}
+
+// WorkloadsOf is Workloads for the listed built-in workloads only.
+func WorkloadsOf(t *testing.T, list []string, binding string, records, ops, scanOps int, kv ...string) {
+	t.Helper()
 	common := []string{"-p", "dataintegrity=true", "-threads", "4", "-p", fmt.Sprintf("recordcount=%d", records)}
 	for i := 0; i+1 < len(kv); i += 2 {
 		common = append(common, "-p", kv[i]+"="+kv[i+1])
@@ -194,7 +212,7 @@ func Workloads(t *testing.T, binding string, records, ops, scanOps int, kv ...st
 	if load.Server == "" {
 		t.Error("the result does not record the server's version")
 	}
-	for _, w := range []string{"a", "b", "c", "f", "d", "e"} {
+	for _, w := range list {
 		n := ops
 		if w == "e" {
 			n = scanOps

@@ -1,0 +1,59 @@
+package couchbase_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/dbtest"
+)
+
+// Key-value operations against CouchbaseMock (which has no query engine
+// and no range scans: scans and workload E are not run against it).
+func TestCouchbaseMockKV(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_COUCHBASE_URL")
+	d := dbtest.Open(t, "couchbase", "couchbase.url", url)
+	for i := 0; i < 30; i++ { // a rerun against the same mock starts clean
+		d.Delete(context.Background(), "", fmt.Sprintf("sbkey%03d", i))
+	}
+	dbtest.OperationsNoScan(t, d, "usertable")
+	v, err := d.(db.Describer).ServerVersion(context.Background())
+	if err != nil || !strings.Contains(v, "CouchbaseMock") || !strings.Contains(v, "SQL++ scans not exercised") {
+		t.Errorf("server version %q (%v): the mock must be labelled as such", v, err)
+	}
+	dbtest.WorkloadsOf(t, []string{"a", "b", "c", "f", "d"}, "couchbase", 10000, 2000, 0,
+		"couchbase.url", url, "couchbase.upsert", "true")
+}
+
+func TestReplaceUpdateAndBadInput(t *testing.T) {
+	b, _ := db.Lookup("couchbase")
+	for _, kv := range [][]string{
+		{"couchbase.url", "http://127.0.0.1"},
+		{"couchbase.durability", "sometimes"},
+		{"couchbase.scanmode", "random"},
+	} {
+		if _, err := b.Open(context.Background(), dbtest.Props(kv...)); err == nil || !strings.Contains(err.Error(), kv[0]) {
+			t.Errorf("%v: err = %v", kv, err)
+		}
+	}
+	url := dbtest.ServerURL(t, "SERVBENCH_COUCHBASE_URL")
+	d := dbtest.Open(t, "couchbase", "couchbase.url", url, "couchbase.update", "replace", "couchbase.upsert", "true")
+	ctx := context.Background()
+	r := &db.Record{}
+	r.Add("field0", []byte("a"))
+	r.Add("field1", []byte("b"))
+	if err := d.Insert(ctx, "", "sbreplace", r); err != nil {
+		t.Fatal(err)
+	}
+	u := &db.Record{}
+	u.Add("field1", []byte("c"))
+	if err := d.Update(ctx, "", "sbreplace", u); err != nil {
+		t.Fatal(err)
+	}
+	var got db.Record
+	if err := d.Read(ctx, "", "sbreplace", nil, &got); err != nil || got.Len() != 1 {
+		t.Errorf("replace update (YCSB's couchbase2 behaviour) left %d fields: %v", got.Len(), err)
+	}
+}

@@ -1,0 +1,64 @@
+package couchbase
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
+
+// No server with a query engine runs here, so the SQL++ path is checked
+// here: the statement text, and how its result is read.
+func TestScanStatement(t *testing.T) {
+	ks := keyspace("ycsb", "_default", "_default")
+	if ks != "`ycsb`.`_default`.`_default`" {
+		t.Errorf("keyspace %s", ks)
+	}
+	want := "SELECT RAW meta().id FROM `ycsb`.`_default`.`_default` WHERE meta().id >= $1 ORDER BY meta().id LIMIT $2"
+	if got := scanStatement(ks); got != want {
+		t.Errorf("statement\n got %s\nwant %s", got, want)
+	}
+	// Names are quoted, backquotes doubled: no injection through a name.
+	if got := keyspace("a`b", "s", "c"); got != "`a``b`.`s`.`c`" {
+		t.Errorf("quoted keyspace %s", got)
+	}
+}
+
+// fakeRows replays a query result: each row is the JSON a server sends.
+type fakeRows struct {
+	rows   []string
+	i      int
+	err    error
+	closed bool
+}
+
+func (f *fakeRows) Next() bool { f.i++; return f.i <= len(f.rows) }
+func (f *fakeRows) Row(v interface{}) error {
+	p, ok := v.(*string)
+	if !ok {
+		return errors.New("want *string")
+	}
+	var s string
+	if _, err := fmt.Sscanf(f.rows[f.i-1], "%q", &s); err != nil {
+		return err
+	}
+	*p = s
+	return nil
+}
+func (f *fakeRows) Err() error   { return f.err }
+func (f *fakeRows) Close() error { f.closed = true; return nil }
+
+func TestReadIDs(t *testing.T) {
+	r := &fakeRows{rows: []string{`"user1"`, `"user2"`, `"user3"`}}
+	ids, err := readIDs(r, 2)
+	if err != nil || fmt.Sprint(ids) != "[user1 user2]" || !r.closed {
+		t.Errorf("ids %v err %v closed %v: want the first 2 and the result closed", ids, err, r.closed)
+	}
+	r = &fakeRows{rows: []string{`"user1"`}, err: errors.New("query failed")}
+	if _, err := readIDs(r, 10); err == nil {
+		t.Error("a failed query's error was lost")
+	}
+	r = &fakeRows{rows: []string{`not-a-string`}}
+	if _, err := readIDs(r, 10); err == nil || !r.closed {
+		t.Error("a malformed row was accepted or the result left open")
+	}
+}
