@@ -1,0 +1,292 @@
+// Package cassandra is the Apache Cassandra binding (gocql v2), with YCSB's
+// table usertable (y_id varchar PRIMARY KEY, field0..fieldN varchar),
+// prepared statements (gocql prepares every bound statement once per
+// connection), read and write consistency levels (the 2014 study used ONE),
+// and scans as WHERE token(y_id) >= token(?) LIMIT ? (token order).
+package cassandra
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/props"
+)
+
+func init() { db.Register("cassandra", binding{}) }
+
+type binding struct{}
+
+func (binding) Summary() string {
+	return "Apache Cassandra through gocql v2 (hosts, port, cassandra.keyspace, cassandra.readconsistencylevel, ...)"
+}
+
+// Properties: YCSB's cassandra-cql binding reads "hosts" and "port".
+func (binding) Properties() []string { return []string{"cassandra.", "hosts", "port"} }
+
+// Store is a session on one keyspace.
+type Store struct {
+	s           *gocql.Session
+	keyspace    string
+	read, write gocql.Consistency
+	rf          int64
+	create      bool
+	fieldCount  int
+	fieldPrefix string
+	where       string
+}
+
+func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
+	st := &Store{}
+	hosts := strings.Split(p.String("hosts", p.String("cassandra.hosts", "127.0.0.1")), ",")
+	port, err := p.Int64("port", 9042)
+	if err != nil {
+		return nil, err
+	}
+	st.keyspace = p.String("cassandra.keyspace", "ycsb")
+	if u, ok := p.Get("cassandra.url"); ok {
+		// cassandra://host1,host2[:port][/keyspace]
+		rest, found := strings.CutPrefix(u, "cassandra://")
+		if !found || rest == "" {
+			return nil, p.Errorf("cassandra.url", "want cassandra://host[,host][:port][/keyspace]")
+		}
+		hostPart, ks, _ := strings.Cut(rest, "/")
+		if ks != "" {
+			st.keyspace = ks
+		}
+		if h, pt, ok := strings.Cut(hostPart, ":"); ok {
+			if port, err = strconv.ParseInt(pt, 10, 64); err != nil {
+				return nil, p.Errorf("cassandra.url", "port %q is not a number", pt)
+			}
+			hostPart = h
+		}
+		hosts = strings.Split(hostPart, ",")
+	}
+	if !validName(st.keyspace) {
+		return nil, p.Errorf("cassandra.keyspace", "%q is not a valid keyspace name", st.keyspace)
+	}
+	for _, c := range []struct {
+		key string
+		dst *gocql.Consistency
+	}{{"cassandra.readconsistencylevel", &st.read}, {"cassandra.writeconsistencylevel", &st.write}} {
+		v := p.String(c.key, "ONE")
+		cl, err := gocql.ParseConsistencyWrapper(strings.ToUpper(v))
+		if err != nil {
+			return nil, p.Errorf(c.key, "%q is not a consistency level (ONE, QUORUM, ALL, LOCAL_QUORUM, ...)", v)
+		}
+		*c.dst = cl
+	}
+	if st.rf, err = p.Int64Min("cassandra.replicationfactor", 1, 1); err != nil {
+		return nil, err
+	}
+	if st.create, err = p.Bool("cassandra.createtable", true); err != nil {
+		return nil, err
+	}
+	fc, err := p.Int64Min("fieldcount", 10, 1)
+	if err != nil {
+		return nil, err
+	}
+	st.fieldCount, st.fieldPrefix = int(fc), p.String("fieldnameprefix", "field")
+	conns, err := p.Int64Min("cassandra.maxconnections", 2, 1)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := p.Int64Min("cassandra.readtimeoutmillis", 12000, 1)
+	if err != nil {
+		return nil, err
+	}
+	cc := gocql.NewCluster(hosts...)
+	cc.Port = int(port)
+	cc.NumConns = int(conns)
+	cc.Timeout = time.Duration(ms) * time.Millisecond
+	cc.ConnectTimeout = 10 * time.Second
+	if u := p.String("cassandra.username", ""); u != "" {
+		cc.Authenticator = gocql.PasswordAuthenticator{Username: u, Password: p.String("cassandra.password", "")}
+	}
+	useTLS, err := p.Bool("cassandra.tls", false)
+	if err != nil {
+		return nil, err
+	}
+	if useTLS {
+		cc.SslOpts = &gocql.SslOptions{Config: &tls.Config{}}
+	}
+	st.where = strings.Join(hosts, ",") + ":" + strconv.Itoa(int(port))
+	if st.s, err = cc.CreateSession(); err != nil {
+		return nil, fmt.Errorf("cassandra: connect %s: %w", st.where, err)
+	}
+	return st, nil
+}
+
+func validName(s string) bool {
+	if s == "" || len(s) > 48 {
+		return false
+	}
+	for _, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func (st *Store) table(t string) string { return st.keyspace + "." + t }
+
+// Prepare creates the keyspace (SimpleStrategy, cassandra.replicationfactor)
+// and YCSB's table when missing.
+func (st *Store) Prepare(ctx context.Context, table string, _ bool) error {
+	if !validName(table) {
+		return fmt.Errorf("cassandra: table %q is not a valid name", table)
+	}
+	if !st.create {
+		return nil
+	}
+	ks := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d}", st.keyspace, st.rf)
+	if err := st.s.Query(ks).WithContext(ctx).Exec(); err != nil {
+		return fmt.Errorf("cassandra: create keyspace %s: %w", st.keyspace, err)
+	}
+	var cols strings.Builder
+	for i := 0; i < st.fieldCount; i++ {
+		fmt.Fprintf(&cols, ", %s%d varchar", st.fieldPrefix, i)
+	}
+	ddl := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (y_id varchar PRIMARY KEY%s)", st.table(table), cols.String())
+	if err := st.s.Query(ddl).WithContext(ctx).Exec(); err != nil {
+		return fmt.Errorf("cassandra: create table %s: %w", table, err)
+	}
+	return nil
+}
+
+func wrap(op, key string, err error) error {
+	var rt *gocql.RequestErrReadTimeout
+	var wt *gocql.RequestErrWriteTimeout
+	var un *gocql.RequestErrUnavailable
+	switch {
+	case errors.Is(err, gocql.ErrNotFound):
+		return fmt.Errorf("cassandra: %s %s: %w", op, key, db.ErrNotFound)
+	case errors.As(err, &rt), errors.As(err, &wt), errors.Is(err, gocql.ErrTimeoutNoResponse):
+		return fmt.Errorf("cassandra: %s %s: %w: %v", op, key, db.ErrTimeout, err)
+	case errors.As(err, &un), errors.Is(err, gocql.ErrNoConnections):
+		return fmt.Errorf("cassandra: %s %s: %w: %v", op, key, db.ErrServiceUnavailable, err)
+	}
+	return fmt.Errorf("cassandra: %s %s: %w", op, key, err)
+}
+
+// row scans y_id and the named columns into *string, so a null column
+// (a field never written) stays distinguishable from an empty value.
+type row struct {
+	cols []string
+	vals []*string
+	dest []any
+}
+
+func (st *Store) newRow(fields []string) *row {
+	if fields == nil {
+		fields = st.allFields()
+	}
+	r := &row{cols: fields, vals: make([]*string, len(fields)+1), dest: make([]any, len(fields)+1)}
+	for i := range r.vals {
+		r.dest[i] = &r.vals[i]
+	}
+	return r
+}
+
+func (st *Store) allFields() []string {
+	f := make([]string, st.fieldCount)
+	for i := range f {
+		f[i] = st.fieldPrefix + strconv.Itoa(i)
+	}
+	return f
+}
+
+func (r *row) selectList() string { return "y_id, " + strings.Join(r.cols, ", ") }
+
+// addTo adds the row's non-null columns to dst and sets its key.
+func (r *row) addTo(dst *db.Record) {
+	if r.vals[0] != nil {
+		dst.SetKey([]byte(*r.vals[0]))
+	}
+	for i, c := range r.cols {
+		if v := r.vals[i+1]; v != nil {
+			dst.Add(c, []byte(*v))
+		}
+	}
+}
+
+func (st *Store) Read(ctx context.Context, table, key string, fields []string, dst *db.Record) error {
+	r := st.newRow(fields)
+	q := st.s.Query(fmt.Sprintf("SELECT %s FROM %s WHERE y_id = ?", r.selectList(), st.table(table)), key)
+	if err := q.Consistency(st.read).WithContext(ctx).Scan(r.dest...); err != nil {
+		return wrap("read", key, err)
+	}
+	r.addTo(dst)
+	dst.Key = dst.Key[:0] // a read reports fields only
+	return nil
+}
+
+// Scan reads rows in token order from the start key's token, as YCSB's
+// binding does (Cassandra has no key order across partitions).
+func (st *Store) Scan(ctx context.Context, table, start string, count int, fields []string, dst *db.RecordSet) error {
+	r := st.newRow(fields)
+	q := st.s.Query(fmt.Sprintf("SELECT %s FROM %s WHERE token(y_id) >= token(?) LIMIT ?", r.selectList(), st.table(table)), start, count)
+	it := q.Consistency(st.read).WithContext(ctx).Iter()
+	for it.Scan(r.dest...) {
+		r.addTo(dst.Next())
+	}
+	if err := it.Close(); err != nil {
+		return wrap("scan", start, err)
+	}
+	return nil
+}
+
+func (st *Store) exec(ctx context.Context, op, key, cql string, args []any) error {
+	if err := st.s.Query(cql, args...).Consistency(st.write).WithContext(ctx).Exec(); err != nil {
+		return wrap(op, key, err)
+	}
+	return nil
+}
+
+// Update sets the given columns (an upsert, as every Cassandra write).
+func (st *Store) Update(ctx context.Context, table, key string, values *db.Record) error {
+	sets := make([]string, 0, values.Len())
+	args := make([]any, 0, values.Len()+1)
+	for _, f := range values.Fields() {
+		sets = append(sets, f.Name+" = ?")
+		args = append(args, string(f.Value))
+	}
+	args = append(args, key)
+	return st.exec(ctx, "update", key, fmt.Sprintf("UPDATE %s SET %s WHERE y_id = ?", st.table(table), strings.Join(sets, ", ")), args)
+}
+
+func (st *Store) Insert(ctx context.Context, table, key string, values *db.Record) error {
+	cols := []string{"y_id"}
+	marks := []string{"?"}
+	args := []any{key}
+	for _, f := range values.Fields() {
+		cols = append(cols, f.Name)
+		marks = append(marks, "?")
+		args = append(args, string(f.Value))
+	}
+	return st.exec(ctx, "insert", key, fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", st.table(table), strings.Join(cols, ", "), strings.Join(marks, ", ")), args)
+}
+
+// Delete removes the row; Cassandra does not say whether it existed.
+func (st *Store) Delete(ctx context.Context, table, key string) error {
+	return st.exec(ctx, "delete", key, fmt.Sprintf("DELETE FROM %s WHERE y_id = ?", st.table(table)), []any{key})
+}
+
+// ServerVersion reports "Apache Cassandra <release_version>".
+func (st *Store) ServerVersion(ctx context.Context) (string, error) {
+	var v string
+	if err := st.s.Query("SELECT release_version FROM system.local").WithContext(ctx).Scan(&v); err != nil {
+		return "", err
+	}
+	return "Apache Cassandra " + v, nil
+}
+
+// Close closes the session.
+func (st *Store) Close() error { st.s.Close(); return nil }

@@ -1,0 +1,64 @@
+package cassandra_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/dbtest"
+)
+
+func dropKeyspace(t *testing.T, host, port, ks string) {
+	t.Helper()
+	c := gocql.NewCluster(host)
+	c.Port = 9042
+	if port != "" {
+		c.Port = atoi(port)
+	}
+	s, err := c.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+func TestCassandra(t *testing.T) {
+	addr := dbtest.ServerURL(t, "SERVBENCH_CASSANDRA_URL")
+	host, port, _ := strings.Cut(addr, ":")
+	dropKeyspace(t, host, port, "sbtest")
+	d := dbtest.Open(t, "cassandra", "cassandra.url", "cassandra://"+addr+"/sbtest")
+	dbtest.Operations(t, d, "sbdirect", false)
+	if v, _ := d.(db.Describer).ServerVersion(context.Background()); !strings.HasPrefix(v, "Apache Cassandra 5") {
+		t.Errorf("server version %q", v)
+	}
+	dbtest.Workloads(t, "cassandra", 10000, 2000, 500, "hosts", host, "port", port, "cassandra.keyspace", "sbtest",
+		"cassandra.readconsistencylevel", "ONE", "cassandra.writeconsistencylevel", "ONE")
+}
+
+func TestBadProperties(t *testing.T) {
+	b, _ := db.Lookup("cassandra")
+	for _, kv := range [][]string{
+		{"cassandra.readconsistencylevel", "SOMETIMES"},
+		{"cassandra.keyspace", "bad-name"},
+		{"cassandra.replicationfactor", "0"},
+		{"cassandra.url", "http://127.0.0.1"},
+		{"cassandra.url", "cassandra://127.0.0.1:x/ks"},
+	} {
+		if _, err := b.Open(context.Background(), dbtest.Props(kv...)); err == nil || !strings.Contains(err.Error(), kv[0]) {
+			t.Errorf("%v: err = %v", kv, err)
+		}
+	}
+}
