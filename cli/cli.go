@@ -18,6 +18,7 @@ import (
 	"github.com/servbench/servbench/workloads"
 
 	_ "github.com/servbench/servbench/db/basic"     // register
+	_ "github.com/servbench/servbench/db/cassandra" // register
 	_ "github.com/servbench/servbench/db/couchbase" // register
 	_ "github.com/servbench/servbench/db/couchdb"   // register
 	_ "github.com/servbench/servbench/db/dynamodb"  // register
@@ -60,7 +61,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	case "bindings":
 		for _, n := range db.Names() {
 			b, _ := db.Lookup(n)
-			fmt.Fprintf(stdout, "%-8s %s\n", n, b.Summary())
+			fmt.Fprintf(stdout, "%-10s %s\n", n, b.Summary())
 		}
 	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "servbench %s (commit %s) %s %s/%s\n", report.Version, report.Commit(), runtime.Version(), runtime.GOOS, runtime.GOARCH)

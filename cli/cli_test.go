@@ -371,3 +371,30 @@ func TestFailedStartLeavesNoFiles(t *testing.T) {
 		t.Errorf("an empty result file was left behind: %v", err)
 	}
 }
+
+// TestEveryBindingIsInTheCommand: each binding folder under db/ must be
+// linked into the command; binding tests alone would not notice a missing
+// import, since their own test binary links the binding.
+func TestEveryBindingIsInTheCommand(t *testing.T) {
+	entries, err := os.ReadDir(filepath.Join("..", "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := servbench(t, "bindings")
+	if code != 0 {
+		t.Fatalf("bindings: exit %d", code)
+	}
+	n := 0
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == "dbtest" {
+			continue
+		}
+		n++
+		if !strings.Contains(out, e.Name()+" ") {
+			t.Errorf("binding %s is not registered in the command", e.Name())
+		}
+	}
+	if n < 9 {
+		t.Errorf("found only %d binding folders", n)
+	}
+}
