@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/report"
@@ -97,18 +96,6 @@ func listWorkloads(w io.Writer) {
 		fmt.Fprintf(w, "%s  %s\n", n, workloads.Title(n))
 	}
 	fmt.Fprintln(w, "\nUse: servbench run -w a   (the same files are in workloads/, for -P)")
-}
-
-// statusInterval reads YCSB's status.interval (seconds, default 10).
-func secondsProp(v string, def time.Duration) (time.Duration, error) {
-	if v == "" {
-		return def, nil
-	}
-	var f float64
-	if _, err := fmt.Sscan(v, &f); err != nil || f <= 0 {
-		return 0, fmt.Errorf("%q is not a positive number of seconds", v)
-	}
-	return time.Duration(f * float64(time.Second)), nil
 }
 
 const usage = `servbench measures databases the way YCSB does, with YCSB's workloads,

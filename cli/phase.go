@@ -242,9 +242,11 @@ func outputOptions(p *props.Props) (report.Options, outputs, error) {
 	if out.status, err = p.Bool("status", false); err != nil {
 		return o, out, err
 	}
-	if out.statusEvery, err = secondsProp(p.String("status.interval", ""), 10*time.Second); err != nil {
-		return o, out, p.Errorf("status.interval", "%v", err)
+	every, err := p.FloatRange("status.interval", 10, 0.001, 365*86400)
+	if err != nil {
+		return o, out, err
 	}
+	out.statusEvery = time.Duration(every * float64(time.Second))
 	out.label = p.String("label", "")
 	out.exportFile = p.String("exportfile", "")
 	return o, out, nil

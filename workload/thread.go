@@ -160,14 +160,23 @@ func (t *Thread) Insert(ctx context.Context) error {
 			}
 			return fmt.Errorf("insert %s: %w", key, err)
 		}
-		// YCSB's jittered back-off: interval × [0.8, 1.2).
-		wait := time.Duration(cfg.InsertRetryWait * (0.8 + 0.4*t.rnd.Float64()) * float64(time.Second))
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
+		if !t.backoff(ctx) {
 			t.countTxn(db.Canceled)
 			return nil
 		}
+	}
+}
+
+// backoff waits before an insert retry with YCSB's jittered interval,
+// core_workload_insertion_retry_interval × [0.8, 1.2); false when the run
+// stopped meanwhile.
+func (t *Thread) backoff(ctx context.Context) bool {
+	wait := time.Duration(t.w.Cfg.InsertRetryWait * (0.8 + 0.4*t.rnd.Float64()) * float64(time.Second))
+	select {
+	case <-time.After(wait):
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 
@@ -205,10 +214,7 @@ func (t *Thread) InsertBatch(ctx context.Context, bi db.BatchInserter, n int) er
 			}
 			return fmt.Errorf("batch insert of %d from %s: %w", n, t.keyStrs[0], err)
 		}
-		wait := time.Duration(cfg.InsertRetryWait * (0.8 + 0.4*t.rnd.Float64()) * float64(time.Second))
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
+		if !t.backoff(ctx) {
 			return nil
 		}
 	}

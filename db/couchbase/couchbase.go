@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -127,8 +128,11 @@ func scanStatement(keyspace string) string {
 	return "SELECT RAW meta().id FROM " + keyspace + " WHERE meta().id >= $1 ORDER BY meta().id LIMIT $2"
 }
 
+// wrap maps gocb errors to outcomes; nil stays nil.
 func wrap(op, key string, err error) error {
 	switch {
+	case err == nil:
+		return nil
 	case errors.Is(err, gocb.ErrDocumentNotFound):
 		return fmt.Errorf("couchbase: %s %s: %w", op, key, db.ErrNotFound)
 	case errors.Is(err, gocb.ErrTimeout), errors.Is(err, gocb.ErrUnambiguousTimeout), errors.Is(err, gocb.ErrAmbiguousTimeout):
@@ -176,21 +180,14 @@ func (s *Store) Read(ctx context.Context, _, key string, fields []string, dst *d
 func (s *Store) Update(ctx context.Context, _, key string, values *db.Record) error {
 	if s.whole {
 		_, err := s.coll.Replace(key, newDoc(values), &gocb.ReplaceOptions{Expiry: s.expiry, DurabilityLevel: s.durability, Context: ctx})
-		return wrapNil("update", key, err)
+		return wrap("update", key, err)
 	}
 	specs := make([]gocb.MutateInSpec, 0, values.Len())
 	for _, f := range values.Fields() {
 		specs = append(specs, gocb.UpsertSpec(f.Name, string(f.Value), nil))
 	}
 	_, err := s.coll.MutateIn(key, specs, &gocb.MutateInOptions{Expiry: s.expiry, DurabilityLevel: s.durability, Context: ctx})
-	return wrapNil("update", key, err)
-}
-
-func wrapNil(op, key string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return wrap(op, key, err)
+	return wrap("update", key, err)
 }
 
 // Insert creates the document (or overwrites it with couchbase.upsert).
@@ -201,12 +198,12 @@ func (s *Store) Insert(ctx context.Context, _, key string, values *db.Record) er
 	} else {
 		_, err = s.coll.Insert(key, newDoc(values), &gocb.InsertOptions{Expiry: s.expiry, DurabilityLevel: s.durability, Context: ctx})
 	}
-	return wrapNil("insert", key, err)
+	return wrap("insert", key, err)
 }
 
 func (s *Store) Delete(ctx context.Context, _, key string) error {
 	_, err := s.coll.Remove(key, &gocb.RemoveOptions{DurabilityLevel: s.durability, Context: ctx})
-	return wrapNil("delete", key, err)
+	return wrap("delete", key, err)
 }
 
 // rows is what a SQL++ result offers (gocb.QueryResult), so the result
@@ -281,23 +278,14 @@ func (s *Store) rangeScan(ctx context.Context, start string, count int, fields [
 		}
 		if fields != nil {
 			for k := range doc {
-				if !contains(fields, k) {
+				if !slices.Contains(fields, k) {
 					delete(doc, k)
 				}
 			}
 		}
 		addDoc(r, doc)
 	}
-	return wrapNil("scan", start, res.Err())
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return wrap("scan", start, res.Err())
 }
 
 // ServerVersion asks the cluster manager (port 8091) what it is. The

@@ -167,7 +167,7 @@ var throttleCodes = map[string]bool{
 	"RequestLimitExceeded":                   true,
 }
 
-// Classify maps an SDK error to an outcome-carrying error (nil stays nil).
+// wrapErr maps an SDK error to an outcome-carrying error (nil stays nil).
 func wrapErr(op, key string, err error) error {
 	if err == nil {
 		return nil

@@ -71,7 +71,11 @@ func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
 	if s.create, err = p.Bool("mongodb.createcollection", true); err != nil {
 		return nil, err
 	}
-	switch w, _ := p.OneOf("mongodb.writeconcern", "", "", "unacknowledged", "acknowledged", "w1", "journaled", "majority"); w {
+	wc, err := p.OneOf("mongodb.writeconcern", "", "", "unacknowledged", "acknowledged", "w1", "journaled", "majority")
+	if err != nil {
+		return nil, err
+	}
+	switch wc {
 	case "unacknowledged":
 		s.copts.SetWriteConcern(writeconcern.Unacknowledged())
 	case "acknowledged", "w1":
@@ -80,9 +84,6 @@ func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
 		s.copts.SetWriteConcern(writeconcern.Journaled())
 	case "majority":
 		s.copts.SetWriteConcern(writeconcern.Majority())
-	}
-	if _, err := p.OneOf("mongodb.writeconcern", "", "", "unacknowledged", "acknowledged", "w1", "journaled", "majority"); err != nil {
-		return nil, err
 	}
 	rp, err := p.OneOf("mongodb.readpreference", "", "", "primary", "primarypreferred", "secondary", "secondarypreferred", "nearest")
 	if err != nil {
