@@ -93,7 +93,7 @@ func oneLine(err error) string {
 
 func listWorkloads(w io.Writer) {
 	for _, n := range workloads.Names() {
-		fmt.Fprintf(w, "%s  %s\n", n, workloads.Title(n))
+		fmt.Fprintf(w, "%-10s  %s\n", n, workloads.Title(n))
 	}
 	fmt.Fprintln(w, "\nUse: servbench run -w a   (the same files are in workloads/, for -P)")
 }

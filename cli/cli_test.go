@@ -75,7 +75,7 @@ func TestEveryWorkloadOnPebbleWithIntegrity(t *testing.T) {
 				t.Errorf("throughput %v", got)
 			}
 			var ops float64
-			for _, op := range []string{"READ", "UPDATE", "INSERT", "SCAN"} {
+			for _, op := range []string{"READ", "UPDATE", "INSERT", "SCAN", "QUERY"} {
 				if v, ok := m["["+op+"], Return=OK"]; ok {
 					f, _ := strconv.ParseFloat(v, 64)
 					ops += f
@@ -102,8 +102,12 @@ func TestEveryWorkloadOnPebbleWithIntegrity(t *testing.T) {
 			if v, ok := m["[READ], Return=OK"]; ok {
 				reads, _ = strconv.ParseFloat(v, 64)
 			}
+			if v, ok := m["[QUERY], Return=OK"]; ok { // each query is verified too
+				q, _ := strconv.ParseFloat(v, 64)
+				reads += q
+			}
 			if reads > 0 && num(t, m, "[VERIFY], Return=OK") != reads {
-				t.Errorf("VERIFY OK %v of %v reads", m["[VERIFY], Return=OK"], reads)
+				t.Errorf("VERIFY OK %v of %v reads and queries", m["[VERIFY], Return=OK"], reads)
 			}
 			for k := range m {
 				if strings.HasPrefix(k, "[VERIFY], Return=") && k != "[VERIFY], Return=OK" {

@@ -85,7 +85,27 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	}
 	defer closeDB()
 
+	ephemeral := false
 	if e, ok := d.(db.Ephemeral); ok && e.Ephemeral() {
+		ephemeral = true
+	}
+	if pr, ok := d.(db.Preparer); ok {
+		if err := pr.Prepare(ctx, w.Cfg.Table, load || ephemeral); err != nil {
+			return ExitFailure, fmt.Errorf("%s: prepare: %w", pa.binding, err)
+		}
+	}
+	queryModel, err := declareIndex(ctx, w.Cfg, d, pa.binding, load || ephemeral)
+	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			return ExitUsage, err
+		}
+		return ExitFailure, err
+	}
+	if queryModel != "" {
+		fmt.Fprintf(stderr, "servbench: queries on %s: %s\n", w.Cfg.QueryField, queryModel)
+	}
+	if ephemeral {
 		if load {
 			fmt.Fprintf(stderr, "servbench: %s store is temporary and removed at exit; give -p %s.dir=DIR to keep it for a run\n", pa.binding, pa.binding)
 		} else if err := preload(ctx, p, d, stderr); err != nil {
@@ -94,11 +114,6 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 				return ExitInterrupted, nil
 			}
 			return ExitFailure, err
-		}
-	}
-	if pr, ok := d.(db.Preparer); ok {
-		if err := pr.Prepare(ctx, w.Cfg.Table, load); err != nil {
-			return ExitFailure, fmt.Errorf("%s: prepare: %w", pa.binding, err)
 		}
 	}
 	server := ""
@@ -131,7 +146,7 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	if files.json != nil || files.csv != nil {
 		doc := report.NewDoc(res, series.Points, report.Meta{
 			Command: cmd, Binding: pa.binding, Server: server, Workload: workloadName(p),
-			Label: out.label, Properties: p.Redacted(),
+			Label: out.label, QueryModel: queryModel, Properties: p.Redacted(),
 		}, ropts)
 		if files.json != nil {
 			if err := report.WriteJSON(files.json, doc); err != nil {
@@ -161,6 +176,27 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 		return ExitFailure, fmt.Errorf("%s: close: %w", pa.binding, cerr)
 	}
 	return ExitOK, nil
+}
+
+// declareIndex tells the binding which field the workload queries, and
+// asks it to create the index when createindexes is set and the phase
+// loads data. It returns the binding's note on how it answers the query.
+func declareIndex(ctx context.Context, cfg *workload.Config, d db.DB, binding string, loading bool) (string, error) {
+	if cfg.Query > 0 {
+		if _, ok := d.(db.Querier); !ok {
+			return "", usageError{fmt.Errorf("query1proportion is %g but binding %s does not answer queries", cfg.Query, binding)}
+		}
+	}
+	ix, ok := d.(db.Indexer)
+	if cfg.QueryField == "" || !ok {
+		return "", nil
+	}
+	q := db.NewQuery(cfg.QueryField)
+	note, err := ix.Index(ctx, cfg.Table, db.Index{Field: q.Field, Path: q.Path, Create: cfg.CreateIndexes && loading})
+	if err != nil {
+		return "", fmt.Errorf("%s: index on %s: %w", binding, cfg.QueryField, err)
+	}
+	return note, nil
 }
 
 // preload fills an empty temporary store with the workload's records

@@ -11,7 +11,11 @@ type Field struct {
 // Reset keeps the buffers, and Add copies into them. A binding must not keep
 // a Record, a key, or a Value after the call returns.
 type Record struct {
-	Key    []byte // set by Scan results; empty otherwise
+	Key []byte // set by Scan and Query results; empty otherwise
+	// JSON marks values that are JSON texts, the top-level fields of a
+	// document ("France" quoted, objects, arrays, numbers): document stores
+	// write them as nested values. Otherwise values are opaque bytes.
+	JSON   bool
 	fields []Field
 	n      int
 }
@@ -20,6 +24,7 @@ type Record struct {
 func (r *Record) Reset() {
 	r.Key = r.Key[:0]
 	r.n = 0
+	r.JSON = false
 }
 
 // Len returns the number of fields.

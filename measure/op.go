@@ -14,6 +14,7 @@ const (
 	Scan
 	ReadModifyWrite
 	Delete
+	Query // filter = value OFFSET o LIMIT l (the Pagination workload)
 	Verify
 	BatchInsert // one call inserting batchsize records (load phase)
 	NumOps      // number of operations, for arrays indexed by Op
@@ -26,6 +27,7 @@ var opNames = [NumOps]string{
 	Scan:            "SCAN",
 	ReadModifyWrite: "READ-MODIFY-WRITE",
 	Delete:          "DELETE",
+	Query:           "QUERY",
 	Verify:          "VERIFY",
 	BatchInsert:     "BATCH-INSERT",
 }

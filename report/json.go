@@ -22,25 +22,28 @@ const (
 
 // Doc is the JSON result of one run (one load or run phase of one client).
 type Doc struct {
-	Format      string            `json:"format"`
-	Version     int               `json:"version"`
-	Environment Environment       `json:"environment"`
-	Command     string            `json:"command"` // load or run
-	Binding     string            `json:"binding"`
-	Server      string            `json:"server,omitempty"` // the server's own version string
-	Workload    string            `json:"workload,omitempty"`
-	Label       string            `json:"label,omitempty"`
-	Properties  map[string]string `json:"properties"` // every property in force, credentials redacted
-	Threads     int               `json:"threads"`
-	Target      float64           `json:"target_ops_per_sec,omitempty"`
-	Seed        uint64            `json:"seed"`
-	Start       time.Time         `json:"start"`
-	End         time.Time         `json:"end"`
-	RuntimeMs   float64           `json:"runtime_ms"`
-	WarmupMs    float64           `json:"warmup_ms,omitempty"`
-	Stop        string            `json:"stop"` // completed, maxexecutiontime, interrupted, failed, load-failures
-	Error       string            `json:"error,omitempty"`
-	Stuck       int               `json:"stuck_threads,omitempty"`
+	Format      string      `json:"format"`
+	Version     int         `json:"version"`
+	Environment Environment `json:"environment"`
+	Command     string      `json:"command"` // load or run
+	Binding     string      `json:"binding"`
+	Server      string      `json:"server,omitempty"` // the server's own version string
+	Workload    string      `json:"workload,omitempty"`
+	Label       string      `json:"label,omitempty"`
+	// QueryModel says how the binding answers queries: the database's own
+	// secondary index, or a data-model change or emulation.
+	QueryModel string            `json:"query_model,omitempty"`
+	Properties map[string]string `json:"properties"` // every property in force, credentials redacted
+	Threads    int               `json:"threads"`
+	Target     float64           `json:"target_ops_per_sec,omitempty"`
+	Seed       uint64            `json:"seed"`
+	Start      time.Time         `json:"start"`
+	End        time.Time         `json:"end"`
+	RuntimeMs  float64           `json:"runtime_ms"`
+	WarmupMs   float64           `json:"warmup_ms,omitempty"`
+	Stop       string            `json:"stop"` // completed, maxexecutiontime, interrupted, failed, load-failures
+	Error      string            `json:"error,omitempty"`
+	Stuck      int               `json:"stuck_threads,omitempty"`
 
 	Operations   int64   `json:"operations"`    // client operations, any outcome (YCSB's count)
 	Throughput   float64 `json:"throughput"`    // operations / runtime, as YCSB
@@ -105,8 +108,8 @@ type PointOp struct {
 
 // Meta is what the caller knows about a run beyond the runner's Result.
 type Meta struct {
-	Command, Binding, Server, Workload, Label string
-	Properties                                map[string]string
+	Command, Binding, Server, Workload, Label, QueryModel string
+	Properties                                            map[string]string
 }
 
 func encode(h *hdr.Histogram) string {
@@ -139,7 +142,7 @@ func NewDoc(res *runner.Result, series []Point, m Meta, o Options) *Doc {
 	d := &Doc{
 		Format: Format, Version: FormatVersion, Environment: CurrentEnvironment(),
 		Command: m.Command, Binding: m.Binding, Server: m.Server, Workload: m.Workload, Label: m.Label,
-		Properties: m.Properties, Threads: res.Threads, Target: res.Config.Target, Seed: res.Config.Seed,
+		QueryModel: m.QueryModel, Properties: m.Properties, Threads: res.Threads, Target: res.Config.Target, Seed: res.Config.Seed,
 		Start: res.Start, End: res.End,
 		RuntimeMs: ms(res.Runtime), WarmupMs: ms(res.Warmup),
 		Stop: string(res.Reason), Stuck: res.StuckThreads,

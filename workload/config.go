@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/servbench/servbench/customer"
 	"github.com/servbench/servbench/generator"
 	"github.com/servbench/servbench/props"
 )
@@ -30,8 +31,24 @@ type Config struct {
 	WriteAllFields      bool
 	DataIntegrity       bool
 
-	// Proportions in YCSB's chooser order, then DELETE.
-	Read, Update, Insert, Scan, ReadModifyWrite, Delete float64
+	// Proportions in YCSB's chooser order, then DELETE and QUERY.
+	Read, Update, Insert, Scan, ReadModifyWrite, Delete, Query float64
+
+	// Document is "fields" (YCSB's field0..fieldN records) or "customer"
+	// (the Pagination workload's customer documents, see package customer).
+	Document   string
+	NoteLength int // customer.notelength
+
+	// The query (the Altoros fork's query 1): QueryField = one of
+	// QueryValues, OFFSET and LIMIT drawn from their distributions.
+	QueryField      string
+	QueryValues     []string
+	MaxQueryLength  int64
+	MaxQueryOffset  int64
+	QueryLengthDist string
+	QueryOffsetDist string
+	QueryDocuments  bool
+	CreateIndexes   bool
 
 	RequestDist     string
 	ZeroPadding     int
@@ -59,10 +76,17 @@ var Properties = []string{
 	"hotspotdatafraction", "hotspotopnfraction", "exponential.percentile", "exponential.frac",
 	"core_workload_insertion_retry_limit", "core_workload_insertion_retry_interval",
 	"core_workload_insertion_keep_going_on_error",
+	"document", "customer.notelength", "query1proportion", "query1filterfield", "query1filtervalues",
+	"maxquerylength", "maxqueryoffset", "querylengthdistribution", "queryoffsetdistribution",
+	"querydocuments", "createindexes", "query2proportion",
 }
 
 // workloadClasses are the values of "workload" that mean CoreWorkload.
-var workloadClasses = []string{"site.ycsb.workloads.CoreWorkload", "com.yahoo.ycsb.workloads.CoreWorkload", "core"}
+var workloadClasses = []string{
+	"site.ycsb.workloads.CoreWorkload", "com.yahoo.ycsb.workloads.CoreWorkload", "core",
+	// The Altoros fork's CoreWorkload with queries.
+	"com.yahoo.ycsb.workloads.CoreWorkloadExtension", "site.ycsb.workloads.CoreWorkloadExtension",
+}
 
 // ParseConfig reads CoreWorkload's properties with YCSB's defaults.
 func ParseConfig(p *props.Props) (*Config, error) {
@@ -139,6 +163,9 @@ func ParseConfig(p *props.Props) (*Config, error) {
 	if err := c.parseProportions(p); err != nil {
 		return nil, err
 	}
+	if err := c.parseQuery(p); err != nil {
+		return nil, err
+	}
 	if c.RequestDist, err = p.OneOf("requestdistribution", "uniform", "uniform", "zipfian", "latest", "hotspot", "sequential", "exponential"); err != nil {
 		return nil, err
 	}
@@ -200,6 +227,7 @@ func (c *Config) parseProportions(p *props.Props) error {
 		{"scanproportion", 0, &c.Scan},
 		{"readmodifywriteproportion", 0, &c.ReadModifyWrite},
 		{"deleteproportion", 0, &c.Delete},
+		{"query1proportion", 0, &c.Query},
 	}
 	var sum float64
 	var parts []string
@@ -235,4 +263,79 @@ func (c *Config) FieldLengthGenerator() (generator.Generator, error) {
 		return generator.LoadHistogram(c.FieldLengthHistFile)
 	}
 	return generator.Constant(c.FieldLength), nil
+}
+
+// parseQuery reads the document model and the query properties, with the
+// Altoros fork's names and defaults (maxquerylength 1000, maxqueryoffset
+// 20, both uniform from 1).
+func (c *Config) parseQuery(p *props.Props) error {
+	var err error
+	if c.Document, err = p.OneOf("document", "fields", "fields", "customer"); err != nil {
+		return err
+	}
+	nl, err := p.Int64Min("customer.notelength", customer.DefaultNotesLength, 0)
+	if err != nil {
+		return err
+	}
+	if nl > 1<<20 {
+		return p.Errorf("customer.notelength", "%d is more than 1 MiB", nl)
+	}
+	c.NoteLength = int(nl)
+	if q2, err := p.FloatRange("query2proportion", 0, 0, 1); err != nil {
+		return err
+	} else if q2 > 0 {
+		return p.Errorf("query2proportion", "the join query (query 2) is not supported; set it to 0")
+	}
+	c.QueryField = strings.TrimSpace(p.String("query1filterfield", ""))
+	if c.QueryField == "" && c.Document == "customer" {
+		c.QueryField = customer.FilterField
+	}
+	if c.Query > 0 && c.QueryField == "" {
+		return p.Errorf("query1proportion", "is %g but query1filterfield is not set", c.Query)
+	}
+	if c.QueryField != "" && slices.Contains(strings.Split(c.QueryField, "."), "") {
+		return p.Errorf("query1filterfield", "%q is not a dotted field path", c.QueryField)
+	}
+	if v, ok := p.Get("query1filtervalues"); ok {
+		for _, x := range strings.Split(v, ",") {
+			if x = strings.TrimSpace(x); x != "" {
+				c.QueryValues = append(c.QueryValues, x)
+			}
+		}
+		if len(c.QueryValues) == 0 {
+			return p.Errorf("query1filtervalues", "lists no value")
+		}
+	} else if c.Document == "customer" && c.QueryField == customer.FilterField {
+		c.QueryValues = customer.Countries
+	} else if c.Query > 0 {
+		return p.Errorf("query1proportion", "is %g but query1filtervalues is not set", c.Query)
+	}
+	if c.MaxQueryLength, err = p.Int64Min("maxquerylength", 1000, 1); err != nil {
+		return err
+	}
+	if c.MaxQueryOffset, err = p.Int64Min("maxqueryoffset", 20, 1); err != nil {
+		return err
+	}
+	if c.QueryLengthDist, err = p.OneOf("querylengthdistribution", "uniform", "uniform", "zipfian"); err != nil {
+		return err
+	}
+	if c.QueryOffsetDist, err = p.OneOf("queryoffsetdistribution", "uniform", "uniform", "zipfian"); err != nil {
+		return err
+	}
+	if c.QueryDocuments, err = p.Bool("querydocuments", false); err != nil {
+		return err
+	}
+	if c.CreateIndexes, err = p.Bool("createindexes", false); err != nil {
+		return err
+	}
+	return nil
+}
+
+// queryGenerator returns the generator of a query's LIMIT or OFFSET: 1..max,
+// uniform or zipfian.
+func queryGenerator(dist string, max int64) generator.Generator {
+	if dist == "zipfian" {
+		return generator.NewZipfian(1, max, generator.ZipfianConstant)
+	}
+	return generator.Uniform{Lo: 1, Hi: max}
 }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 
+	"github.com/servbench/servbench/customer"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/generator"
 	"github.com/servbench/servbench/measure"
@@ -22,8 +25,16 @@ type Thread struct {
 	fieldChooser generator.Generator
 	fieldLen     generator.Generator
 
-	db  db.DB
-	rec *measure.Recorder
+	// Customer documents and queries.
+	cust         *customer.Generator
+	updChooser   generator.Generator
+	qLen, qOff   generator.Generator
+	valueChooser generator.Generator
+	query        db.Query
+
+	db      db.DB
+	querier db.Querier
+	rec     *measure.Recorder
 
 	// Intended is the intended start (measure.Now clock) of the current
 	// operation, or -1 when no target rate is set. The runner sets it.
@@ -40,11 +51,13 @@ type Thread struct {
 	result    db.Record
 	rows      db.RecordSet
 	verifyBuf []byte
+	readBack  db.Record
 }
 
 // Bind attaches the thread to its binding and recorder.
 func (t *Thread) Bind(d db.DB, rec *measure.Recorder) {
 	t.db, t.rec, t.Intended = d, rec, -1
+	t.querier, _ = d.(db.Querier)
 }
 
 // Recorder returns the thread's recorder.
@@ -101,9 +114,14 @@ func (t *Thread) recordAt(op measure.Op, s db.Status, st, en int64) {
 	t.rec.Record(op, s, en-st, resp)
 }
 
-// buildValues fills t.values with every field (load, insert,
-// writeallfields updates).
-func (t *Thread) buildValues(key string) *db.Record {
+// buildValues fills t.values with every field of record keynum (load,
+// insert, writeallfields updates): YCSB's fields, or the record's customer
+// document.
+func (t *Thread) buildValues(key string, keynum int64) *db.Record {
+	if t.cust != nil {
+		t.cust.Document(&t.values, keynum)
+		return &t.values
+	}
 	t.values.Reset()
 	for _, name := range t.w.fieldNames {
 		t.fillField(t.values.Slot(), key, name)
@@ -128,9 +146,20 @@ func (t *Thread) fillField(f *db.Field, key, name string) {
 	}
 }
 
-func (t *Thread) updateValues(key string) *db.Record {
+// updateValues fills t.values for an update of record keynum: every field
+// (writeallfields) or one. A customer document gets new values of its
+// updatable fields (not doc_id nor address).
+func (t *Thread) updateValues(key string, keynum int64) *db.Record {
+	if t.cust != nil {
+		fields := t.w.updAll
+		if !t.w.Cfg.WriteAllFields {
+			fields = t.w.updSingles[t.updChooser.Next(t.rnd)]
+		}
+		t.cust.Update(&t.values, fields, t.rnd.Uint64())
+		return &t.values
+	}
 	if t.w.Cfg.WriteAllFields {
-		return t.buildValues(key)
+		return t.buildValues(key, keynum)
 	}
 	return t.buildSingleValue(key)
 }
@@ -144,7 +173,7 @@ func (t *Thread) Insert(ctx context.Context) error {
 	cfg := t.w.Cfg
 	keynum := t.w.keySeq.Next(nil)
 	key := t.key(keynum)
-	values := t.buildValues(key)
+	values := t.buildValues(key, keynum)
 	for attempt := int64(0); ; attempt++ {
 		st := measure.Now()
 		err := t.db.Insert(ctx, cfg.Table, key, values)
@@ -191,12 +220,17 @@ func (t *Thread) InsertBatch(ctx context.Context, bi db.BatchInserter, n int) er
 	}
 	t.keyStrs, t.valPtrs = t.keyStrs[:0], t.valPtrs[:0]
 	for i := 0; i < n; i++ {
-		t.batchKeys[i] = AppendKey(t.batchKeys[i][:0], t.w.keySeq.Next(nil), cfg.ZeroPadding, cfg.OrderedInserts)
+		keynum := t.w.keySeq.Next(nil)
+		t.batchKeys[i] = AppendKey(t.batchKeys[i][:0], keynum, cfg.ZeroPadding, cfg.OrderedInserts)
 		key := unsafe.String(unsafe.SliceData(t.batchKeys[i]), len(t.batchKeys[i]))
 		v := &t.batchVals[i]
-		v.Reset()
-		for _, name := range t.w.fieldNames {
-			t.fillField(v.Slot(), key, name)
+		if t.cust != nil {
+			t.cust.Document(v, keynum)
+		} else {
+			v.Reset()
+			for _, name := range t.w.fieldNames {
+				t.fillField(v.Slot(), key, name)
+			}
 		}
 		t.keyStrs = append(t.keyStrs, key)
 		t.valPtrs = append(t.valPtrs, v)
@@ -240,7 +274,11 @@ func (t *Thread) nextLogical() int64 {
 	}
 }
 
-func (t *Thread) nextKey() string { return t.key(t.w.keynum(t.nextLogical())) }
+// nextKey draws an existing key and returns it with its keynum.
+func (t *Thread) nextKey() (string, int64) {
+	k := t.w.keynum(t.nextLogical())
+	return t.key(k), k
+}
 
 // readFields returns the field list for a read: nil (all) unless
 // readallfields is off (one random field) or the names are needed.
@@ -273,27 +311,29 @@ func (t *Thread) Transaction(ctx context.Context) error {
 		s = t.doReadModifyWrite(ctx)
 	case measure.Delete:
 		s = t.doDelete(ctx)
+	case measure.Query:
+		s = t.doQuery(ctx)
 	}
 	t.countTxn(s)
 	return err
 }
 
 func (t *Thread) doRead(ctx context.Context) db.Status {
-	key := t.nextKey()
+	key, keynum := t.nextKey()
 	fields := t.readFields(true)
 	t.result.Reset()
 	st := measure.Now()
 	err := t.db.Read(ctx, t.w.Cfg.Table, key, fields, &t.result)
 	s := t.measure(ctx, measure.Read, err, st)
 	if t.w.Cfg.DataIntegrity && s != db.Canceled {
-		t.verify(key, &t.result)
+		t.verify(key, keynum, &t.result)
 	}
 	return s
 }
 
 func (t *Thread) doUpdate(ctx context.Context) db.Status {
-	key := t.nextKey()
-	values := t.updateValues(key)
+	key, keynum := t.nextKey()
+	values := t.updateValues(key, keynum)
 	st := measure.Now()
 	err := t.db.Update(ctx, t.w.Cfg.Table, key, values)
 	return t.measure(ctx, measure.Update, err, st)
@@ -301,8 +341,9 @@ func (t *Thread) doUpdate(ctx context.Context) db.Status {
 
 func (t *Thread) doInsert(ctx context.Context) (db.Status, error) {
 	logical := t.w.txInsert.Next(nil)
-	key := t.key(t.w.keynum(logical))
-	values := t.buildValues(key)
+	keynum := t.w.keynum(logical)
+	key := t.key(keynum)
+	values := t.buildValues(key, keynum)
 	st := measure.Now()
 	err := t.db.Insert(ctx, t.w.Cfg.Table, key, values)
 	s := t.measure(ctx, measure.Insert, err, st)
@@ -313,7 +354,7 @@ func (t *Thread) doInsert(ctx context.Context) (db.Status, error) {
 }
 
 func (t *Thread) doScan(ctx context.Context) db.Status {
-	key := t.nextKey()
+	key, _ := t.nextKey()
 	n := int(t.w.scanLen.Next(t.rnd))
 	fields := t.readFields(false)
 	t.rows.Reset()
@@ -323,7 +364,7 @@ func (t *Thread) doScan(ctx context.Context) db.Status {
 }
 
 func (t *Thread) doDelete(ctx context.Context) db.Status {
-	key := t.nextKey()
+	key, _ := t.nextKey()
 	st := measure.Now()
 	err := t.db.Delete(ctx, t.w.Cfg.Table, key)
 	return t.measure(ctx, measure.Delete, err, st)
@@ -334,12 +375,12 @@ func (t *Thread) doDelete(ctx context.Context) db.Status {
 // same intended start, as YCSB does. Its outcome is the first failure.
 func (t *Thread) doReadModifyWrite(ctx context.Context) db.Status {
 	cfg := t.w.Cfg
-	key := t.nextKey()
+	key, keynum := t.nextKey()
 	var fields []string
 	if !cfg.ReadAllFields {
 		fields = t.w.singleFields[t.fieldChooser.Next(t.rnd)]
 	}
-	values := t.updateValues(key)
+	values := t.updateValues(key, keynum)
 	t.result.Reset()
 	st := measure.Now()
 	err := t.db.Read(ctx, cfg.Table, key, fields, &t.result)
@@ -349,7 +390,7 @@ func (t *Thread) doReadModifyWrite(ctx context.Context) db.Status {
 	us := t.measure(ctx, measure.Update, err, ust)
 	en := measure.Now()
 	if cfg.DataIntegrity && s != db.Canceled {
-		t.verify(key, &t.result)
+		t.verify(key, keynum, &t.result)
 	}
 	if s.IsOK() {
 		s = us
@@ -360,13 +401,18 @@ func (t *Thread) doReadModifyWrite(ctx context.Context) db.Status {
 
 // verify checks every field read against its deterministic value and
 // records the check as VERIFY: OK, UNEXPECTED_STATE when a value differs,
-// ERROR when nothing was read (YCSB's verifyRow).
-func (t *Thread) verify(key string, r *db.Record) {
+// ERROR when nothing was read (YCSB's verifyRow). A customer document is
+// checked by its identity: doc_id and address.country, which updates
+// never change, must be record keynum's.
+func (t *Thread) verify(key string, keynum int64, r *db.Record) {
 	st := measure.Now()
 	s := db.OK
-	if r.Len() == 0 {
+	switch {
+	case r.Len() == 0:
 		s = db.Error
-	} else {
+	case t.cust != nil:
+		s = t.checkDocument(keynum, r)
+	default:
 		size := int(t.w.Cfg.FieldLength)
 		for _, f := range r.Fields() {
 			t.verifyBuf = AppendDeterministicValue(t.verifyBuf[:0], key, f.Name, size)
@@ -377,4 +423,114 @@ func (t *Thread) verify(key string, r *db.Record) {
 		}
 	}
 	t.recordAt(measure.Verify, s, st, measure.Now())
+}
+
+var countryPath = strings.Split(customer.FilterField, ".")
+
+// checkDocument checks the identity of customer document keynum: its
+// doc_id and address.country, when read.
+func (t *Thread) checkDocument(keynum int64, r *db.Record) db.Status {
+	if v, ok := r.Get("doc_id"); ok {
+		t.verifyBuf = strconv.AppendInt(t.verifyBuf[:0], keynum, 10)
+		if string(db.JSONText(v)) != string(t.verifyBuf) {
+			return db.UnexpectedState
+		}
+	}
+	if _, ok := r.Get(countryPath[0]); ok {
+		if v, ok := db.FieldValue(r, countryPath); !ok || string(v) != customer.Country(keynum) {
+			return db.UnexpectedState
+		}
+	}
+	return db.OK
+}
+
+// doQuery runs one query: a value drawn uniformly from the list, OFFSET and
+// LIMIT from their generators (the Altoros fork's doTransactionQuery1).
+func (t *Thread) doQuery(ctx context.Context) db.Status {
+	q := &t.query
+	vi := int(t.valueChooser.Next(t.rnd))
+	q.Value = t.w.Cfg.QueryValues[vi]
+	q.Offset = int(t.qOff.Next(t.rnd))
+	q.Limit = int(t.qLen.Next(t.rnd))
+	t.rows.Reset()
+	st := measure.Now()
+	err := t.querier.Query(ctx, t.w.Cfg.Table, q, &t.rows)
+	s := t.measure(ctx, measure.Query, err, st)
+	if t.w.Cfg.DataIntegrity && s.IsOK() {
+		st := measure.Now()
+		if vs := t.checkQuery(ctx, vi); vs != db.Canceled {
+			t.recordAt(measure.Verify, vs, st, measure.Now())
+		}
+	}
+	return s
+}
+
+// checkQuery verifies the result of the last query: at most LIMIT rows; as
+// many as the loaded data guarantees (a value that n loaded documents have
+// yields min(LIMIT, n − OFFSET) rows at least: run-phase inserts can only
+// add matches); and the rows match. With documents in the result every row
+// is checked; with ids only, one row drawn at random is read back. A
+// matching row has the filtered value and, for customer documents, the
+// doc_id whose key it was returned under.
+func (t *Thread) checkQuery(ctx context.Context, vi int) db.Status {
+	q := &t.query
+	n := t.rows.Len()
+	if n > q.Limit {
+		return db.UnexpectedState
+	}
+	if c := t.w.valueCount; c != nil && c[vi] >= 0 {
+		if int64(n) < min(int64(q.Limit), max(0, c[vi]-int64(q.Offset))) {
+			return db.UnexpectedState
+		}
+	}
+	if n == 0 {
+		return db.OK
+	}
+	if q.Documents {
+		for i := 0; i < n; i++ {
+			if s := t.checkMatch(t.rows.Row(i)); s != db.OK {
+				return s
+			}
+		}
+		return db.OK
+	}
+	row := t.rows.Row(t.rnd.IntN(n))
+	key := unsafe.String(unsafe.SliceData(row.Key), len(row.Key))
+	t.readBack.Reset()
+	if err := t.db.Read(ctx, t.w.Cfg.Table, key, t.w.verifyFields, &t.readBack); err != nil {
+		switch db.Classify(err, runEnded(ctx)) {
+		case db.Canceled:
+			return db.Canceled
+		case db.NotFound:
+			return db.UnexpectedState // an id that does not exist
+		}
+		return db.Error
+	}
+	t.readBack.SetKey(row.Key)
+	return t.checkMatch(&t.readBack)
+}
+
+// checkMatch checks one row of a query result (its Key set).
+func (t *Thread) checkMatch(r *db.Record) db.Status {
+	q := &t.query
+	if v, ok := db.FieldValue(r, q.Path); !ok || string(v) != q.Value {
+		return db.UnexpectedState
+	}
+	if t.cust == nil {
+		return db.OK
+	}
+	v, ok := r.Get("doc_id")
+	if !ok {
+		return db.UnexpectedState
+	}
+	n, err := strconv.ParseInt(string(db.JSONText(v)), 10, 64)
+	if err != nil {
+		return db.UnexpectedState
+	}
+	c := t.w.Cfg
+	t.verifyBuf = AppendKey(t.verifyBuf[:0], n, c.ZeroPadding, c.OrderedInserts)
+	if string(t.verifyBuf) != string(r.Key) {
+		return db.UnexpectedState
+	}
+	return db.OK
 }

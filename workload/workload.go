@@ -6,7 +6,10 @@ package workload
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
+	"github.com/servbench/servbench/customer"
+	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/generator"
 	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/props"
@@ -32,6 +35,16 @@ type Workload struct {
 	exp           generator.Exponential
 	fieldLenProto generator.Generator
 	scanLen       generator.Generator
+
+	// Customer documents: the updatable fields, each alone and all.
+	updSingles [][]int
+	updAll     []int
+	// Queries: LIMIT and OFFSET generators (cloned per thread when
+	// zipfian) and, for verification, the number of loaded documents
+	// having each of Cfg.QueryValues (-1 when not known).
+	qLenProto, qOffProto generator.Generator
+	valueCount           []int64
+	verifyFields         []string
 }
 
 // New builds the workload from properties (for the run phase when run is
@@ -42,8 +55,21 @@ func New(p *props.Props, run bool) (*Workload, error) {
 		return nil, err
 	}
 	w := &Workload{Cfg: cfg}
-	for i := 0; i < cfg.FieldCount; i++ {
-		w.fieldNames = append(w.fieldNames, fmt.Sprintf("%s%d", cfg.FieldNamePrefix, i))
+	if cfg.Document == "customer" {
+		w.fieldNames = customer.New(cfg.NoteLength).Fields()
+		for _, i := range customer.Updatable {
+			if i < len(w.fieldNames) {
+				w.updAll = append(w.updAll, i)
+			}
+		}
+		for i := range w.updAll {
+			w.updSingles = append(w.updSingles, w.updAll[i:i+1])
+		}
+		w.verifyFields = []string{"doc_id", "address"}
+	} else {
+		for i := 0; i < cfg.FieldCount; i++ {
+			w.fieldNames = append(w.fieldNames, fmt.Sprintf("%s%d", cfg.FieldNamePrefix, i))
+		}
 	}
 	for i := range w.fieldNames {
 		w.singleFields = append(w.singleFields, w.fieldNames[i:i+1])
@@ -59,6 +85,7 @@ func New(p *props.Props, run bool) (*Workload, error) {
 	}{
 		{measure.Read, cfg.Read}, {measure.Update, cfg.Update}, {measure.Insert, cfg.Insert},
 		{measure.Scan, cfg.Scan}, {measure.ReadModifyWrite, cfg.ReadModifyWrite}, {measure.Delete, cfg.Delete},
+		{measure.Query, cfg.Query},
 	} {
 		ops = append(ops, int64(o.op))
 		weights = append(weights, o.w)
@@ -92,12 +119,45 @@ func New(p *props.Props, run bool) (*Workload, error) {
 		expectedNew := int64(float64(cfg.OperationCount) * cfg.Insert * 2.0)
 		w.keyChooser = generator.NewScrambledZipfian(0, n+expectedNew)
 	}
+	if cfg.Query > 0 {
+		w.qLenProto = queryGenerator(cfg.QueryLengthDist, cfg.MaxQueryLength)
+		w.qOffProto = queryGenerator(cfg.QueryOffsetDist, cfg.MaxQueryOffset)
+		if cfg.DataIntegrity {
+			w.valueCount = w.countValues()
+		}
+	}
 	if cfg.ScanLengthDist == "zipfian" {
 		w.scanLen = generator.NewZipfian(cfg.MinScanLength, cfg.MaxScanLength, generator.ZipfianConstant)
 	} else {
 		w.scanLen = generator.Uniform{Lo: cfg.MinScanLength, Hi: cfg.MaxScanLength}
 	}
 	return w, nil
+}
+
+// countValues counts, for each query value, the documents of this
+// client's loaded slice that have it: computable for customer documents
+// filtered on address.country, whose country is a function of the record
+// number. Other values are unknown (-1).
+func (w *Workload) countValues() []int64 {
+	c := w.Cfg
+	counts := make([]int64, len(c.QueryValues))
+	for i := range counts {
+		counts[i] = -1
+	}
+	if c.Document != "customer" || c.QueryField != customer.FilterField || c.Delete > 0 {
+		return counts // deletes make any count an overestimate
+	}
+	var per [64]int64
+	for k := c.InsertStart; k < c.InsertStart+c.InsertCount; k++ {
+		per[customer.CountryIndex(k)]++
+	}
+	for i, v := range c.QueryValues {
+		counts[i] = 0
+		if j := slices.Index(customer.Countries, v); j >= 0 {
+			counts[i] = per[j]
+		}
+	}
+	return counts
 }
 
 // FieldNames returns the field names (field0..fieldN-1).
@@ -138,14 +198,29 @@ func (w *Workload) NewThread(id int, seed uint64) *Thread {
 		w:   w,
 		rnd: rand.New(rand.NewPCG(seed, uint64(id)+0x9E3779B97F4A7C15)),
 	}
-	t.fieldLen = w.fieldLenProto
-	if z, ok := w.fieldLenProto.(*generator.Zipfian); ok {
-		t.fieldLen = z.Clone()
-	}
+	t.fieldLen = cloneGen(w.fieldLenProto)
 	t.keyChooser = w.keyChooser
 	if w.latestZipf != nil {
 		t.keyChooser = generator.NewSkewedLatest(w.txInsert, w.latestZipf.Clone())
 	}
 	t.fieldChooser = generator.Uniform{Lo: 0, Hi: int64(len(w.fieldNames) - 1)}
+	if w.Cfg.Document == "customer" {
+		t.cust = customer.New(w.Cfg.NoteLength)
+		t.updChooser = generator.Uniform{Lo: 0, Hi: int64(len(w.updSingles) - 1)}
+	}
+	if w.qLenProto != nil {
+		t.qLen, t.qOff = cloneGen(w.qLenProto), cloneGen(w.qOffProto)
+		t.valueChooser = generator.Uniform{Lo: 0, Hi: int64(len(w.Cfg.QueryValues) - 1)}
+		t.query = *db.NewQuery(w.Cfg.QueryField)
+		t.query.Documents = w.Cfg.QueryDocuments
+	}
 	return t
+}
+
+// cloneGen gives a thread its own copy of a generator that keeps state.
+func cloneGen(g generator.Generator) generator.Generator {
+	if z, ok := g.(*generator.Zipfian); ok {
+		return z.Clone()
+	}
+	return g
 }

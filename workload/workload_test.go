@@ -44,7 +44,7 @@ func TestBuiltinsMatchYCSB(t *testing.T) {
 		"g": {mix{0.05, 0.95, 0, 0, 0}, "zipfian"},
 		"h": {mix{0, 1, 0, 0, 0}, "zipfian"},
 	}
-	if got := strings.Join(workloads.Names(), ""); got != "abcdefgh" {
+	if got := strings.Join(workloads.Names(), ","); got != "a,b,c,d,e,f,g,h,pagination" {
 		t.Fatalf("built-ins %q", got)
 	}
 	for name, w := range want {

@@ -1,6 +1,6 @@
 // Package workloads ships servbench's built-in workload property files:
 // YCSB's standard workloads A to F, unchanged in every property, and the
-// update-heavy G and H. The files in this folder are the same ones, so
+// update-heavy G and H, and the Pagination workload. The files in this folder are the same ones, so
 // "-P workloads/workloada" and "-w a" mean the same thing.
 package workloads
 
@@ -14,10 +14,10 @@ import (
 	"github.com/servbench/servbench/props"
 )
 
-//go:embed workload?
+//go:embed workload? pagination
 var files embed.FS
 
-// Names returns the built-in workload names ("a" ... "h").
+// Names returns the built-in workload names ("a" ... "h", "pagination").
 func Names() []string {
 	entries, _ := files.ReadDir(".")
 	var names []string
@@ -31,7 +31,7 @@ func Names() []string {
 // Load adds the built-in workload name ("a", "workloada", "A") to p.
 func Load(p *props.Props, name string) error {
 	n := strings.TrimPrefix(strings.ToLower(name), "workload")
-	f, err := files.Open("workload" + n)
+	f, err := files.Open(fileName(n))
 	if err != nil {
 		return fmt.Errorf("unknown workload %q (built in: %s)", name, strings.Join(Names(), ", "))
 	}
@@ -41,7 +41,7 @@ func Load(p *props.Props, name string) error {
 
 // Title returns the first comment line's description of a workload.
 func Title(name string) string {
-	f, err := files.Open("workload" + name)
+	f, err := files.Open(fileName(name))
 	if err != nil {
 		return ""
 	}
@@ -55,4 +55,13 @@ func Title(name string) string {
 		}
 	}
 	return ""
+}
+
+// fileName returns the file of a built-in workload: "workloada" for "a",
+// "pagination" for "pagination".
+func fileName(name string) string {
+	if len(name) == 1 {
+		return "workload" + name
+	}
+	return name
 }

@@ -168,6 +168,21 @@ func (b *DB) Delete(ctx context.Context, table, key string) error {
 	return b.wait(ctx)
 }
 
+// Query returns no rows.
+func (b *DB) Query(ctx context.Context, table string, q *db.Query, _ *db.RecordSet) error {
+	if b.verbose {
+		b.print(func(buf []byte) []byte {
+			buf = append(head(buf, "QUERY", table, q.Field), " = "...)
+			buf = append(buf, q.Value...)
+			buf = append(buf, " OFFSET "...)
+			buf = strconv.AppendInt(buf, int64(q.Offset), 10)
+			buf = append(buf, " LIMIT "...)
+			return strconv.AppendInt(buf, int64(q.Limit), 10)
+		})
+	}
+	return b.wait(ctx)
+}
+
 // Close flushes verbose output.
 func (b *DB) Close() error {
 	if b.out != nil {

@@ -89,6 +89,8 @@ type Store struct {
 	stripes [256]sync.Mutex
 	seed    maphash.Seed
 	bufs    sync.Pool
+
+	ix *index // the queried field's index, nil when none is declared
 }
 
 // Dir returns the store's directory.
@@ -176,7 +178,13 @@ func (s *Store) Insert(_ context.Context, table, key string, values *db.Record) 
 	b.b = storeKey(b.b[:0], table, key)
 	k := len(b.b)
 	b.b = appendRecord(b.b, values)
-	if err := s.db.Set(b.b[:k], b.b[k:], s.wo); err != nil {
+	var err error
+	if ix := s.indexed(table); ix != nil {
+		err = s.writeIndexed(ix, b.b[:k], b.b[k:], values, nil, false, key)
+	} else {
+		err = s.db.Set(b.b[:k], b.b[k:], s.wo)
+	}
+	if err != nil {
 		return fmt.Errorf("pebble: insert %s: %w", key, err)
 	}
 	return nil
@@ -192,6 +200,14 @@ func (s *Store) Update(_ context.Context, table, key string, values *db.Record) 
 	mu := &s.stripes[maphash.Bytes(s.seed, b.b)%uint64(len(s.stripes))]
 	mu.Lock()
 	defer mu.Unlock()
+	ix := s.indexed(table)
+	if ix != nil {
+		if _, touched := values.Get(ix.path[0]); !touched {
+			ix = nil // the indexed value does not change
+		}
+	}
+	var oldValue []byte
+	hadOld := false
 	old, closer, err := s.db.Get(b.b[:k])
 	switch {
 	case errors.Is(err, pebble.ErrNotFound):
@@ -199,13 +215,23 @@ func (s *Store) Update(_ context.Context, table, key string, values *db.Record) 
 	case err != nil:
 		return fmt.Errorf("pebble: update %s: %w", key, err)
 	default:
+		if ix != nil {
+			if v, ok := storedValue(ix, old); ok {
+				oldValue, hadOld = append([]byte(nil), v...), true
+			}
+		}
 		b.b, err = mergeRecord(b.b, old, values)
 		closer.Close()
 		if err != nil {
 			return fmt.Errorf("pebble: update %s: %w", key, err)
 		}
 	}
-	if err := s.db.Set(b.b[:k], b.b[k:], s.wo); err != nil {
+	if ix != nil {
+		err = s.writeIndexed(ix, b.b[:k], b.b[k:], values, oldValue, hadOld, key)
+	} else {
+		err = s.db.Set(b.b[:k], b.b[k:], s.wo)
+	}
+	if err != nil {
 		return fmt.Errorf("pebble: update %s: %w", key, err)
 	}
 	return nil
@@ -215,10 +241,45 @@ func (s *Store) Delete(_ context.Context, table, key string) error {
 	b := s.getBuf()
 	defer s.bufs.Put(b)
 	b.b = storeKey(b.b[:0], table, key)
+	if ix := s.indexed(table); ix != nil {
+		if err := s.deleteIndexed(ix, b.b, key); err != nil {
+			return fmt.Errorf("pebble: delete %s: %w", key, err)
+		}
+		return nil
+	}
 	if err := s.db.Delete(b.b, s.wo); err != nil {
 		return fmt.Errorf("pebble: delete %s: %w", key, err)
 	}
 	return nil
+}
+
+// deleteIndexed removes a record and its index key in one batch, under the
+// key's stripe lock so a concurrent update cannot re-add a stale entry.
+func (s *Store) deleteIndexed(ix *index, k []byte, key string) error {
+	mu := &s.stripes[maphash.Bytes(s.seed, k)%uint64(len(s.stripes))]
+	mu.Lock()
+	defer mu.Unlock()
+	batch := s.db.NewBatch()
+	defer batch.Close()
+	old, closer, err := s.db.Get(k)
+	switch {
+	case errors.Is(err, pebble.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	}
+	if v, ok := storedValue(ix, old); ok {
+		ik := appendIndexPrefix(nil, ix, v)
+		if err := batch.Delete(append(ik, key...), nil); err != nil {
+			closer.Close()
+			return err
+		}
+	}
+	closer.Close()
+	if err := batch.Delete(k, nil); err != nil {
+		return err
+	}
+	return batch.Commit(s.wo)
 }
 
 // Close closes the store and removes a temporary directory unless
