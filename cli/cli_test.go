@@ -305,7 +305,7 @@ func TestYCSBFlagsAndCompat(t *testing.T) {
 		t.Error("printed a connection string")
 	}
 	code, out, _ = servbench(t, "workloads")
-	if code != 0 || strings.Count(out, "\n") < 8 || !strings.Contains(out, "a  update heavy") {
+	if code != 0 || strings.Count(out, "\n") < 9 || !strings.Contains(out, "update heavy") || !strings.Contains(out, "pagination  filter with OFFSET") {
 		t.Errorf("workloads: %q", out)
 	}
 	code, out, _ = servbench(t, "version")

@@ -3,6 +3,7 @@ package db
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strconv"
 )
 
@@ -197,4 +198,80 @@ func skipValue(b []byte, i int) int {
 		}
 	}
 	return i
+}
+
+// AddJSONDocument adds the members of the JSON object doc to dst (only
+// those wanted returns true for; wanted nil means all). A YCSB record
+// stored as a document has only string members: they are added as their
+// text, and null members are left out (a field never written). Any other
+// document is added as JSON texts, strings quoted, and dst.JSON is set, so
+// FieldValue reads both kinds alike.
+func AddJSONDocument(dst *Record, doc []byte, wanted func(name []byte) bool) error {
+	doc = bytes.TrimSpace(doc)
+	allStrings := true
+	err := eachMember(doc, func(name, v []byte) {
+		if v[0] != '"' && !bytes.Equal(v, null) {
+			allStrings = false
+		}
+	})
+	if err != nil {
+		return err
+	}
+	dst.JSON = !allStrings
+	return eachMember(doc, func(name, v []byte) {
+		if wanted != nil && !wanted(name) {
+			return
+		}
+		switch {
+		case !allStrings:
+			dst.AddBytes(name, v)
+		case v[0] == '"':
+			dst.AddBytes(name, JSONText(v))
+		}
+	})
+}
+
+var null = []byte("null")
+
+var errNotObject = errors.New("not a JSON object")
+
+// eachMember calls fn with the unquoted name and the raw value of every
+// member of the JSON object obj.
+func eachMember(obj []byte, fn func(name, value []byte)) error {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return errNotObject
+	}
+	i = skipSpace(obj, i+1)
+	if i < len(obj) && obj[i] == '}' {
+		return nil
+	}
+	for {
+		if i >= len(obj) || obj[i] != '"' {
+			return errNotObject
+		}
+		kEnd := skipValue(obj, i)
+		if kEnd < 0 {
+			return errNotObject
+		}
+		name := JSONText(obj[i:kEnd])
+		i = skipSpace(obj, kEnd)
+		if i >= len(obj) || obj[i] != ':' {
+			return errNotObject
+		}
+		vStart := skipSpace(obj, i+1)
+		vEnd := skipValue(obj, vStart)
+		if vEnd < 0 || vEnd == vStart {
+			return errNotObject
+		}
+		fn(name, obj[vStart:vEnd])
+		i = skipSpace(obj, vEnd)
+		if i < len(obj) && obj[i] == '}' {
+			return nil
+		}
+		if i >= len(obj) || obj[i] != ',' {
+			return errNotObject
+		}
+		i = skipSpace(obj, i+1)
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/servbench/servbench/cli"
+	"github.com/servbench/servbench/customer"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/report"
@@ -268,5 +269,113 @@ func BatchLoad(t *testing.T, binding, table string, records int, kv ...string) {
 				t.Errorf("after a batched load: %s %s = %d", op.Name, status, n)
 			}
 		}
+	}
+}
+
+// Pagination loads records customer documents into their table with
+// createindexes=true through the command line, checks pages directly on d
+// (d may be nil to skip that), then runs the pagination workload with data
+// integrity (ids only, then whole documents) and a mix of reads, updates
+// and queries on the same documents: every operation must succeed and
+// every query must verify. It returns the run's JSON result.
+func Pagination(t *testing.T, d db.DB, binding string, records, ops int, kv ...string) *report.Doc {
+	t.Helper()
+	common := []string{"-threads", "4", "-p", fmt.Sprintf("recordcount=%d", records)}
+	for i := 0; i+1 < len(kv); i += 2 {
+		common = append(common, "-p", kv[i]+"="+kv[i+1])
+	}
+	load := servbench(t, append([]string{"load", binding, "-w", "pagination", "-p", "createindexes=true"}, common...)...)
+	if load.OKOperations != int64(records) {
+		t.Fatalf("load: %d of %d customers ok", load.OKOperations, records)
+	}
+	if load.QueryModel == "" {
+		t.Error("the result does not say how the binding answers queries")
+	}
+	if d != nil {
+		Pages(t, d, "customer", records)
+	}
+	run := func(name string, args ...string) *report.Doc {
+		t.Helper()
+		r := servbench(t, append(append([]string{"run", binding, "-p", "dataintegrity=true"}, args...), common...)...)
+		var queries, verified int64
+		for _, op := range r.Ops {
+			for status, n := range op.Outcomes {
+				if status != "OK" {
+					t.Errorf("%s: %s %s = %d", name, op.Name, status, n)
+				}
+			}
+			switch op.Name {
+			case "QUERY":
+				queries = op.Count
+			case "VERIFY":
+				verified = op.Outcomes["OK"]
+			}
+		}
+		if r.Stop != "completed" || queries == 0 || verified < queries {
+			t.Errorf("%s: %s, %d queries, %d verified", name, r.Stop, queries, verified)
+		}
+		return r
+	}
+	doc := run("pagination", "-w", "pagination", "-p", fmt.Sprintf("operationcount=%d", ops))
+	run("pagination with documents", "-w", "pagination", "-p", fmt.Sprintf("operationcount=%d", ops/4+1), "-p", "querydocuments=true")
+	run("reads, updates and queries", "-w", "pagination", "-p", fmt.Sprintf("operationcount=%d", ops),
+		"-p", "query1proportion=0.3", "-p", "readproportion=0.3", "-p", "updateproportion=0.4", "-p", "requestdistribution=zipfian")
+	return doc
+}
+
+// Pages checks queries directly on the customers loaded into table: a page
+// holds exactly the documents of the filtered country (read back), LIMIT
+// bounds it, OFFSET skips into the same order, and a value nobody has
+// returns nothing.
+func Pages(t *testing.T, d db.DB, table string, records int) {
+	t.Helper()
+	ctx := context.Background()
+	qr, ok := d.(db.Querier)
+	if !ok {
+		t.Fatal("the binding does not answer queries")
+	}
+	country := customer.Country(0)
+	have := 0
+	for n := 0; n < records; n++ {
+		if customer.Country(int64(n)) == country {
+			have++
+		}
+	}
+	q := db.NewQuery(customer.FilterField)
+	q.Value, q.Offset, q.Limit = country, 0, 10
+	var all, page db.RecordSet
+	if err := qr.Query(ctx, table, q, &all); err != nil {
+		t.Fatalf("query %s: %v", country, err)
+	}
+	if all.Len() != min(10, have) {
+		t.Fatalf("query %s LIMIT 10: %d rows, want %d", country, all.Len(), min(10, have))
+	}
+	var r db.Record
+	for i := 0; i < all.Len(); i++ {
+		r.Reset()
+		key := string(all.Row(i).Key)
+		if err := d.Read(ctx, table, key, []string{"doc_id", "address"}, &r); err != nil {
+			t.Fatalf("read back %s: %v", key, err)
+		}
+		if v, _ := db.FieldValue(&r, q.Path); string(v) != country {
+			t.Errorf("%s has address.country %q, not %q", key, v, country)
+		}
+	}
+	q.Offset, q.Limit = 4, 6
+	if err := qr.Query(ctx, table, q, &page); err != nil {
+		t.Fatal(err)
+	}
+	if page.Len() != min(6, max(0, have-4)) {
+		t.Fatalf("OFFSET 4 LIMIT 6: %d rows", page.Len())
+	}
+	for i := 0; i < page.Len(); i++ {
+		if got, want := string(page.Row(i).Key), string(all.Row(4+i).Key); got != want {
+			t.Errorf("OFFSET 4 row %d is %s, LIMIT 10 row %d is %s", i, got, 4+i, want)
+		}
+	}
+	q.Value = "Atlantis"
+	page.Reset()
+	if err := qr.Query(ctx, table, q, &page); err != nil || page.Len() != 0 {
+		t.Errorf("query for a country nobody has: %d rows, %v", page.Len(), err)
 	}
 }

@@ -7,7 +7,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -143,8 +142,12 @@ func notFound(op, key string) error {
 	return fmt.Errorf("postgres: %s %s: %w", op, key, db.ErrNotFound)
 }
 
-// appendDoc encodes values as a JSON object of strings.
+// appendDoc encodes values as a JSON object: a document's JSON texts as
+// they are, YCSB's values as strings.
 func appendDoc(dst []byte, values *db.Record) []byte {
+	if values.JSON {
+		return db.AppendJSONObject(dst, values)
+	}
 	dst = append(dst, '{')
 	for i, f := range values.Fields() {
 		if i > 0 {
@@ -173,19 +176,8 @@ func appendJSONString(dst, s []byte) []byte {
 	return append(dst, '"')
 }
 
-// addDoc adds the fields of a JSON document (null values are skipped).
-func addDoc(dst *db.Record, doc []byte) error {
-	var m map[string]*string
-	if err := json.Unmarshal(doc, &m); err != nil {
-		return err
-	}
-	for k, v := range m {
-		if v != nil {
-			dst.Add(k, []byte(*v))
-		}
-	}
-	return nil
-}
+// addDoc adds the fields of a JSON document (see db.AddJSONDocument).
+func addDoc(dst *db.Record, doc []byte) error { return db.AddJSONDocument(dst, doc, nil) }
 
 // projection selects the wanted fields of doc on the server.
 func projection(fields []string) string {

@@ -50,3 +50,28 @@ func TestConnectErrorHidesPassword(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestPagination(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_POSTGRES_URL")
+	drop(t, url, "customer")
+	d := dbtest.Open(t, "postgres", "postgres.url", url)
+	r := dbtest.Pagination(t, d, "postgres", 3000, 2000, "postgres.url", url)
+	if !strings.Contains(r.QueryModel, "native") {
+		t.Errorf("query model %q", r.QueryModel)
+	}
+	// The planner must use the index, not a sequential scan.
+	c, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	rows, _ := c.Query(context.Background(), `EXPLAIN SELECT ycsb_key FROM customer WHERE (doc->'address'->>'country') = 'France' OFFSET 1 LIMIT 10`)
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := strings.Join(lines, "\n")
+	if !strings.Contains(plan, "customer_query1") {
+		t.Errorf("plan does not use the index: %s", plan)
+	}
+}
