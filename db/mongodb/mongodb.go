@@ -38,6 +38,10 @@ type Store struct {
 	db     *mongo.Database
 	copts  *options.CollectionOptionsBuilder
 	create bool
+	// wrapArrays stores an array nested in an array as {"items": [...]}
+	// (mongodb.nestedarrays=object), for servers that reject nested arrays
+	// (FerretDB 1.x); MongoDB stores them as they are.
+	wrapArrays bool
 
 	mu    sync.Mutex
 	colls map[string]*mongo.Collection
@@ -71,6 +75,11 @@ func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
 	if s.create, err = p.Bool("mongodb.createcollection", true); err != nil {
 		return nil, err
 	}
+	nested, err := p.OneOf("mongodb.nestedarrays", "keep", "keep", "object")
+	if err != nil {
+		return nil, err
+	}
+	s.wrapArrays = nested == "object"
 	wc, err := p.OneOf("mongodb.writeconcern", "", "", "unacknowledged", "acknowledged", "w1", "journaled", "majority")
 	if err != nil {
 		return nil, err
@@ -174,11 +183,22 @@ func projection(fields []string) bson.D {
 	return p
 }
 
-// addDoc adds every string field of a document except _id.
+// addDoc adds every string field of a document except _id. A document
+// with other types (a customer document) is added as JSON texts instead
+// (see db.AddJSONDocument).
 func addDoc(dst *db.Record, raw bson.Raw) error {
 	elems, err := raw.Elements()
 	if err != nil {
 		return err
+	}
+	for _, e := range elems {
+		if t := e.Value().Type; e.Key() != "_id" && t != bson.TypeString && t != bson.TypeBinary {
+			text, err := bson.MarshalExtJSON(raw, false, false)
+			if err != nil {
+				return err
+			}
+			return db.AddJSONDocument(dst, text, notID)
+		}
 	}
 	for _, e := range elems {
 		k := e.Key()
@@ -195,7 +215,45 @@ func addDoc(dst *db.Record, raw bson.Raw) error {
 	return nil
 }
 
-func doc(values *db.Record, id string) bson.D {
+// wrapNested replaces every array that is an element of an array by
+// {"items": array}, in place.
+func wrapNested(v any) {
+	switch x := v.(type) {
+	case bson.D:
+		for i := range x {
+			wrapNested(x[i].Value)
+		}
+	case bson.A:
+		for i := range x {
+			if inner, ok := x[i].(bson.A); ok {
+				wrapNested(inner)
+				x[i] = bson.D{{Key: "items", Value: inner}}
+				continue
+			}
+			wrapNested(x[i])
+		}
+	}
+}
+
+func notID(name []byte) bool { return string(name) != "_id" }
+
+// doc builds the BSON document of a record: string fields for YCSB's
+// values; a document's JSON texts become nested BSON values (objects,
+// arrays, numbers, booleans, null).
+func (s *Store) doc(values *db.Record, id string) (bson.D, error) {
+	if values.JSON {
+		var d bson.D
+		if err := bson.UnmarshalExtJSON(db.AppendJSONObject(nil, values), false, &d); err != nil {
+			return nil, fmt.Errorf("document: %w", err)
+		}
+		if s.wrapArrays {
+			wrapNested(d)
+		}
+		if id != "" {
+			d = append(bson.D{{Key: "_id", Value: id}}, d...)
+		}
+		return d, nil
+	}
 	d := make(bson.D, 0, values.Len()+1)
 	if id != "" {
 		d = append(d, bson.E{Key: "_id", Value: id})
@@ -203,7 +261,7 @@ func doc(values *db.Record, id string) bson.D {
 	for _, f := range values.Fields() {
 		d = append(d, bson.E{Key: f.Name, Value: string(f.Value)})
 	}
-	return d
+	return d, nil
 }
 
 func (s *Store) Read(ctx context.Context, table, key string, fields []string, dst *db.Record) error {
@@ -244,7 +302,11 @@ func (s *Store) Scan(ctx context.Context, table, start string, count int, fields
 }
 
 func (s *Store) Update(ctx context.Context, table, key string, values *db.Record) error {
-	res, err := s.coll(table).UpdateOne(ctx, bson.D{{Key: "_id", Value: key}}, bson.D{{Key: "$set", Value: doc(values, "")}})
+	set, err := s.doc(values, "")
+	if err != nil {
+		return fmt.Errorf("mongodb: update %s: %w", key, err)
+	}
+	res, err := s.coll(table).UpdateOne(ctx, bson.D{{Key: "_id", Value: key}}, bson.D{{Key: "$set", Value: set}})
 	if err != nil {
 		return wrap("update", key, err)
 	}
@@ -255,7 +317,11 @@ func (s *Store) Update(ctx context.Context, table, key string, values *db.Record
 }
 
 func (s *Store) Insert(ctx context.Context, table, key string, values *db.Record) error {
-	if _, err := s.coll(table).InsertOne(ctx, doc(values, key)); err != nil {
+	d, err := s.doc(values, key)
+	if err != nil {
+		return fmt.Errorf("mongodb: insert %s: %w", key, err)
+	}
+	if _, err := s.coll(table).InsertOne(ctx, d); err != nil {
 		return wrap("insert", key, err)
 	}
 	return nil
@@ -266,7 +332,11 @@ func (s *Store) Insert(ctx context.Context, table, key string, values *db.Record
 func (s *Store) BatchInsert(ctx context.Context, table string, keys []string, values []*db.Record) error {
 	docs := make([]any, len(keys))
 	for i, k := range keys {
-		docs[i] = doc(values[i], k)
+		d, err := s.doc(values[i], k)
+		if err != nil {
+			return fmt.Errorf("mongodb: insert %s: %w", k, err)
+		}
+		docs[i] = d
 	}
 	if _, err := s.coll(table).InsertMany(ctx, docs, options.InsertMany().SetOrdered(false)); err != nil {
 		return wrap("insert batch from", keys[0], err)

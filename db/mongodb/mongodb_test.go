@@ -61,3 +61,31 @@ func TestBadProperties(t *testing.T) {
 		t.Errorf("connect error %v: must name the server and hide the password", err)
 	}
 }
+
+func TestPagination(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_MONGODB_URL")
+	dropDB(t, url, "sbpage")
+	d := dbtest.Open(t, "mongodb", "mongodb.url", url, "mongodb.database", "sbpage")
+	// FerretDB 1.x rejects arrays nested in arrays (linked_devices).
+	r := dbtest.Pagination(t, d, "mongodb", 300, 40, "mongodb.url", url, "mongodb.database", "sbpage", "batchsize", "100",
+		"mongodb.nestedarrays", "object")
+	if !strings.Contains(r.QueryModel, "nestedarrays=object") {
+		t.Errorf("the results do not say the documents were changed: %q", r.QueryModel)
+	}
+	c, err := mongo.Connect(options.Client().ApplyURI(url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Disconnect(context.Background())
+	specs, err := c.Database("sbpage").Collection("customer").Indexes().ListSpecifications(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, s := range specs {
+		found = found || s.Name == "query1" && strings.Contains(string(s.KeysDocument), "address.country")
+	}
+	if !found {
+		t.Errorf("no query1 index on address.country: %v", specs)
+	}
+}
