@@ -6,6 +6,7 @@ package couchdb
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -122,29 +123,30 @@ func wrap(op, key string, err error) error {
 	return fmt.Errorf("couchdb: %s %s: %w", op, key, err)
 }
 
-// addDoc adds the string fields of a document (not _id, _rev).
-func addDoc(dst *db.Record, doc map[string]any, fields []string) {
-	if fields != nil {
+// addDoc adds the fields of a document (not _id, _rev): see
+// db.AddJSONDocument.
+func addDoc(dst *db.Record, doc json.RawMessage, fields []string) error {
+	return db.AddJSONDocument(dst, doc, func(name []byte) bool {
+		if fields == nil {
+			return len(name) == 0 || name[0] != '_'
+		}
 		for _, f := range fields {
-			if v, ok := doc[f].(string); ok {
-				dst.Add(f, []byte(v))
+			if f == string(name) {
+				return true
 			}
 		}
-		return
-	}
-	for k, v := range doc {
-		if str, ok := v.(string); ok && !strings.HasPrefix(k, "_") {
-			dst.Add(k, []byte(str))
-		}
-	}
+		return false
+	})
 }
 
 func (s *Store) Read(ctx context.Context, table, key string, fields []string, dst *db.Record) error {
-	var doc map[string]any
+	var doc json.RawMessage
 	if err := s.c.DB(table).Get(ctx, key).ScanDoc(&doc); err != nil {
 		return wrap("read", key, err)
 	}
-	addDoc(dst, doc, fields)
+	if err := addDoc(dst, doc, fields); err != nil {
+		return fmt.Errorf("couchdb: read %s: %w", key, err)
+	}
 	return nil
 }
 
@@ -156,13 +158,15 @@ func (s *Store) Scan(ctx context.Context, table, start string, count int, fields
 		if err != nil {
 			return wrap("scan", start, err)
 		}
-		var doc map[string]any
+		var doc json.RawMessage
 		if err := rows.ScanDoc(&doc); err != nil {
 			return wrap("scan", start, err)
 		}
 		r := dst.Next()
 		r.SetKey([]byte(id))
-		addDoc(r, doc, fields)
+		if err := addDoc(r, doc, fields); err != nil {
+			return fmt.Errorf("couchdb: scan %s: %w", start, err)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return wrap("scan", start, err)
@@ -172,10 +176,20 @@ func (s *Store) Scan(ctx context.Context, table, start string, count int, fields
 
 func newDoc(values *db.Record) map[string]any {
 	doc := make(map[string]any, values.Len()+1)
-	for _, f := range values.Fields() {
-		doc[f.Name] = string(f.Value)
-	}
+	setFields(doc, values)
 	return doc
+}
+
+// setFields sets the fields of values in doc: YCSB's values as strings, a
+// document's JSON texts as they are (nested objects stay nested).
+func setFields(doc map[string]any, values *db.Record) {
+	for _, f := range values.Fields() {
+		if values.JSON {
+			doc[f.Name] = json.RawMessage(append([]byte(nil), f.Value...))
+		} else {
+			doc[f.Name] = string(f.Value)
+		}
+	}
 }
 
 // BatchInsert writes the records with one _bulk_docs request; any
@@ -209,9 +223,7 @@ func (s *Store) Update(ctx context.Context, table, key string, values *db.Record
 		if err := d.Get(ctx, key).ScanDoc(&doc); err != nil {
 			return wrap("update", key, err)
 		}
-		for _, f := range values.Fields() {
-			doc[f.Name] = string(f.Value)
-		}
+		setFields(doc, values)
 		_, err := d.Put(ctx, key, doc)
 		if err == nil {
 			return nil

@@ -62,3 +62,23 @@ func TestBadInput(t *testing.T) {
 		t.Error("an upper-case database name was accepted")
 	}
 }
+
+func TestPagination(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_COUCHDB_URL")
+	destroy(t, url, "customer")
+	d := dbtest.Open(t, "couchdb", "couchdb.url", url)
+	dbtest.Pagination(t, d, "couchdb", 1500, 300, "couchdb.url", url, "batchsize", "100")
+	// The query uses the index servbench created (_explain names it).
+	c, err := kivik.New("couch", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	plan, err := c.DB("customer").Explain(context.Background(), map[string]any{"selector": map[string]any{"address.country": "France"}, "skip": 1, "limit": 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Index["name"] != "query1" && plan.Index["ddoc"] != "_design/query1" {
+		t.Errorf("_find uses index %+v, not query1", plan.Index)
+	}
+}
