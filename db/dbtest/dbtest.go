@@ -292,6 +292,12 @@ func Pagination(t *testing.T, d db.DB, binding string, records, ops int, kv ...s
 		t.Error("the result does not say how the binding answers queries")
 	}
 	if d != nil {
+		if ix, ok := d.(db.Indexer); ok { // d learns the field, as the command's instances did
+			q := db.NewQuery(customer.FilterField)
+			if _, err := ix.Index(context.Background(), "customer", db.Index{Field: q.Field, Path: q.Path}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		Pages(t, d, "customer", records)
 	}
 	run := func(name string, args ...string) *report.Doc {

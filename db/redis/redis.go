@@ -1,7 +1,9 @@
 // Package redis is the Redis binding (go-redis v9), standalone or cluster.
-// A record is a hash (HSET / HGETALL / HMGET, as YCSB's binding); scans use
-// an index sorted set of all keys, read with ZRANGE BYLEX (key order, the
-// default) or ZRANGEBYSCORE over YCSB's String.hashCode scores.
+// A record is a hash (HSET / HGETALL / HMGET, as YCSB's binding), or with
+// redis.model=json a RedisJSON document (JSON.SET / JSON.GET) that
+// RediSearch can index; scans use an index sorted set of all keys, read
+// with ZRANGE BYLEX (key order, the default) or ZRANGEBYSCORE over YCSB's
+// String.hashCode scores.
 package redis
 
 import (
@@ -42,6 +44,9 @@ type Store struct {
 	index    string // the sorted set of all keys
 	lex      bool   // scan order: key order (ZRANGE BYLEX) or YCSB's hash scores
 	hostDesc string
+	json     bool   // redis.model=json: RedisJSON documents
+	search   string // the RediSearch index name (JSON model)
+	qix      *queryIndex
 }
 
 func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
@@ -49,7 +54,8 @@ func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{index: cfg.index, lex: cfg.scanMode == "lex", hostDesc: strings.Join(cfg.addrs, ",")}
+	s := &Store{index: cfg.index, lex: cfg.scanMode == "lex", hostDesc: strings.Join(cfg.addrs, ","),
+		json: cfg.model == "json", search: cfg.search}
 	if cfg.cluster {
 		s.c = goredis.NewClusterClient(&goredis.ClusterOptions{
 			Addrs: cfg.addrs, Username: cfg.username, Password: cfg.password, TLSConfig: cfg.tls,
@@ -83,6 +89,7 @@ type config struct {
 	poolSize, retries  int
 	timeout            time.Duration
 	scanMode, index    string
+	model, search      string
 }
 
 func parseConfig(p *props.Props) (*config, error) {
@@ -160,6 +167,10 @@ func parseConfig(p *props.Props) (*config, error) {
 		return nil, err
 	}
 	c.index = p.String("redis.indexkey", "_indices")
+	if c.model, err = p.OneOf("redis.model", "hash", "hash", "json"); err != nil {
+		return nil, err
+	}
+	c.search = p.String("redis.searchindex", "query1")
 	return c, nil
 }
 
@@ -253,6 +264,9 @@ func fill(dst *db.Record, fields []string, vals []any) bool {
 
 // Read uses HGETALL for all fields and HMGET for some.
 func (s *Store) Read(ctx context.Context, _, key string, fields []string, dst *db.Record) error {
+	if s.json {
+		return s.readJSON(ctx, key, fields, dst)
+	}
 	if fields == nil {
 		m, err := s.c.HGetAll(ctx, key).Result()
 		if err != nil {
@@ -287,7 +301,12 @@ func hsetArgs(values *db.Record) []any {
 // Insert writes the hash and adds the key to the index, in one pipeline.
 func (s *Store) Insert(ctx context.Context, _, key string, values *db.Record) error {
 	_, err := s.c.Pipelined(ctx, func(p goredis.Pipeliner) error {
-		p.HSet(ctx, key, hsetArgs(values)...)
+		if s.json {
+			p.Do(ctx, "JSON.SET", key, "$", db.AppendJSONObject(nil, values))
+		} else {
+			p.HSet(ctx, key, hsetArgs(values)...)
+			s.addToValueSet(ctx, p, key, values)
+		}
 		p.ZAdd(ctx, s.index, s.indexMember(key))
 		return nil
 	})
@@ -299,6 +318,12 @@ func (s *Store) Insert(ctx context.Context, _, key string, values *db.Record) er
 
 // Update sets the given fields (HSET, YCSB's HMSET).
 func (s *Store) Update(ctx context.Context, _, key string, values *db.Record) error {
+	if s.json {
+		return s.updateJSON(ctx, key, values)
+	}
+	if s.touchesValueSet(values) {
+		return s.updateIndexed(ctx, key, values)
+	}
 	if err := s.c.HSet(ctx, key, hsetArgs(values)...).Err(); err != nil {
 		return wrap("update", key, err)
 	}
@@ -307,10 +332,17 @@ func (s *Store) Update(ctx context.Context, _, key string, values *db.Record) er
 
 // Delete removes the hash and its index entry.
 func (s *Store) Delete(ctx context.Context, _, key string) error {
+	old, err := s.valueSetOf(ctx, key)
+	if err != nil {
+		return wrap("delete", key, err)
+	}
 	var del *goredis.IntCmd
-	_, err := s.c.Pipelined(ctx, func(p goredis.Pipeliner) error {
+	_, err = s.c.Pipelined(ctx, func(p goredis.Pipeliner) error {
 		del = p.Del(ctx, key)
 		p.ZRem(ctx, s.index, key)
+		if old != "" {
+			p.ZRem(ctx, old, key)
+		}
 		return nil
 	})
 	if err != nil {
@@ -342,9 +374,16 @@ func (s *Store) Scan(ctx context.Context, _, startKey string, count int, fields 
 	if len(keys) == 0 {
 		return nil
 	}
+	return s.readKeys(ctx, "scan", startKey, keys, fields, dst)
+}
+
+// readKeys reads the records of keys into dst in one pipeline, in order.
+func (s *Store) readKeys(ctx context.Context, op, what string, keys []string, fields []string, dst *db.RecordSet) error {
 	cmds, err := s.c.Pipelined(ctx, func(p goredis.Pipeliner) error {
 		for _, k := range keys {
-			if fields == nil {
+			if s.json {
+				p.Do(ctx, "JSON.GET", k)
+			} else if fields == nil {
 				p.HGetAll(ctx, k)
 			} else {
 				p.HMGet(ctx, k, fields...)
@@ -353,12 +392,18 @@ func (s *Store) Scan(ctx context.Context, _, startKey string, count int, fields 
 		return nil
 	})
 	if err != nil && !errors.Is(err, goredis.Nil) {
-		return wrap("scan", startKey, err)
+		return wrap(op, what, err)
 	}
 	for i, c := range cmds {
 		r := dst.Next()
 		r.SetKey([]byte(keys[i]))
 		switch c := c.(type) {
+		case *goredis.Cmd:
+			if text, err := c.Text(); err == nil {
+				if err := addJSON(r, []byte(text), fields); err != nil {
+					return fmt.Errorf("redis: %s %s: %w", op, keys[i], err)
+				}
+			}
 		case *goredis.MapStringStringCmd:
 			for k, v := range c.Val() {
 				r.Add(k, []byte(v))

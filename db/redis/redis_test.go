@@ -87,3 +87,69 @@ func TestConfigErrors(t *testing.T) {
 	}
 	_ = sbredis.Store{}
 }
+
+// The hash model emulates the index with a sorted set per country, and
+// the results say so.
+func TestPaginationHashes(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
+	flush(t, url, false)
+	d := dbtest.Open(t, "redis", "redis.url", url)
+	r := dbtest.Pagination(t, d, "redis", 3000, 2000, "redis.url", url)
+	if !strings.HasPrefix(r.QueryModel, "emulated") {
+		t.Errorf("query model %q does not say emulated", r.QueryModel)
+	}
+	// Deleting a customer takes it out of its country's set.
+	ctx := context.Background()
+	q := db.NewQuery("address.country")
+	q.Value, q.Limit = "Atlantis", 10
+	var rows db.RecordSet
+	key := "user-atlantis"
+	var doc db.Record
+	doc.JSON = true
+	doc.Add("address", []byte(`{"city":"Poseidonia","country":"Atlantis"}`))
+	if err := d.Insert(ctx, "customer", key, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.(db.Querier).Query(ctx, "customer", q, &rows); err != nil || rows.Len() != 1 {
+		t.Fatalf("after insert: %d rows, %v", rows.Len(), err)
+	}
+	doc.Reset()
+	doc.JSON = true
+	doc.Add("address", []byte(`{"city":"Paris","country":"France"}`))
+	if err := d.Update(ctx, "customer", key, &doc); err != nil {
+		t.Fatal(err)
+	}
+	rows.Reset()
+	if err := d.(db.Querier).Query(ctx, "customer", q, &rows); err != nil || rows.Len() != 0 {
+		t.Fatalf("after moving to France: %d rows in Atlantis, %v", rows.Len(), err)
+	}
+	if err := d.Delete(ctx, "customer", key); err != nil {
+		t.Fatal(err)
+	}
+	q.Value, q.Offset, q.Limit = "France", 0, 100000
+	rows.Reset()
+	if err := d.(db.Querier).Query(ctx, "customer", q, &rows); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < rows.Len(); i++ {
+		if string(rows.Row(i).Key) == key {
+			t.Error("a deleted key is still in its country's set")
+		}
+	}
+}
+
+// The JSON model on Redis Stack: YCSB's operations and workloads on
+// RedisJSON documents, and the studies' RediSearch pagination query.
+func TestJSONModel(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_REDIS_STACK_URL")
+	flush(t, url, false)
+	d := dbtest.Open(t, "redis", "redis.url", url, "redis.model", "json")
+	dbtest.Operations(t, d, "usertable", true)
+	flush(t, url, false)
+	dbtest.WorkloadsOf(t, []string{"a", "c", "f", "e"}, "redis", 5000, 1000, 500, "redis.url", url, "redis.model", "json")
+	flush(t, url, false)
+	r := dbtest.Pagination(t, d, "redis", 3000, 2000, "redis.url", url, "redis.model", "json")
+	if !strings.HasPrefix(r.QueryModel, "native: RediSearch") {
+		t.Errorf("query model %q", r.QueryModel)
+	}
+}
