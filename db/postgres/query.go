@@ -104,4 +104,3 @@ func (s *Store) Query(ctx context.Context, table string, q *db.Query, dst *db.Re
 	}
 	return nil
 }
-

@@ -60,4 +60,3 @@ func (s *Store) updateJSON(ctx context.Context, key string, values *db.Record) e
 	}
 	return nil
 }
-
