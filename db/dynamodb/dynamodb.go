@@ -45,6 +45,7 @@ type Store struct {
 	create     bool
 	billing    types.BillingMode
 	rcu, wcu   int64
+	qix        *queryIndex
 }
 
 func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
@@ -218,20 +219,6 @@ func projection(fields []string) (*string, map[string]string) {
 	return &expr, names
 }
 
-func (s *Store) addItem(dst *db.Record, item map[string]types.AttributeValue) {
-	for k, v := range item {
-		if k == s.pk {
-			continue
-		}
-		switch v := v.(type) {
-		case *types.AttributeValueMemberS:
-			dst.Add(k, []byte(v.Value))
-		case *types.AttributeValueMemberB:
-			dst.Add(k, v.Value)
-		}
-	}
-}
-
 func (s *Store) Read(ctx context.Context, table, key string, fields []string, dst *db.Record) error {
 	pe, names := projection(fields)
 	out, err := s.c.GetItem(ctx, &ddb.GetItemInput{
@@ -244,7 +231,9 @@ func (s *Store) Read(ctx context.Context, table, key string, fields []string, ds
 	if len(out.Item) == 0 {
 		return fmt.Errorf("dynamodb: read %s: %w", key, db.ErrNotFound)
 	}
-	s.addItem(dst, out.Item)
+	if err := s.addItem(dst, out.Item); err != nil {
+		return fmt.Errorf("dynamodb: read %s: %w", key, err)
+	}
 	return nil
 }
 
@@ -268,26 +257,42 @@ func (s *Store) Scan(ctx context.Context, table, start string, count int, fields
 		if k, ok := item[s.pk].(*types.AttributeValueMemberS); ok {
 			r.SetKey([]byte(k.Value))
 		}
-		s.addItem(r, item)
+		if err := s.addItem(r, item); err != nil {
+			return fmt.Errorf("dynamodb: scan %s: %w", start, err)
+		}
 	}
 	return nil
 }
 
 // Update is UpdateItem with the PUT action per attribute (an upsert).
 func (s *Store) Update(ctx context.Context, table, key string, values *db.Record) error {
-	upd := make(map[string]types.AttributeValueUpdate, values.Len())
+	upd := make(map[string]types.AttributeValueUpdate, values.Len()+1)
 	for _, f := range values.Fields() {
-		upd[f.Name] = types.AttributeValueUpdate{Action: types.AttributeActionPut, Value: &types.AttributeValueMemberS{Value: string(f.Value)}}
+		v, err := attribute(values, f.Value)
+		if err != nil {
+			return fmt.Errorf("dynamodb: update %s: field %s: %w", key, f.Name, err)
+		}
+		upd[f.Name] = types.AttributeValueUpdate{Action: types.AttributeActionPut, Value: v}
+	}
+	if name, v, ok := s.flattened(table, values); ok {
+		upd[name] = types.AttributeValueUpdate{Action: types.AttributeActionPut, Value: v}
 	}
 	_, err := s.c.UpdateItem(ctx, &ddb.UpdateItemInput{TableName: aws.String(table), Key: s.key(key), AttributeUpdates: upd})
 	return wrapErr("update", key, err)
 }
 
 func (s *Store) Insert(ctx context.Context, table, key string, values *db.Record) error {
-	item := make(map[string]types.AttributeValue, values.Len()+1)
+	item := make(map[string]types.AttributeValue, values.Len()+2)
 	item[s.pk] = &types.AttributeValueMemberS{Value: key}
 	for _, f := range values.Fields() {
-		item[f.Name] = &types.AttributeValueMemberS{Value: string(f.Value)}
+		v, err := attribute(values, f.Value)
+		if err != nil {
+			return fmt.Errorf("dynamodb: insert %s: field %s: %w", key, f.Name, err)
+		}
+		item[f.Name] = v
+	}
+	if name, v, ok := s.flattened(table, values); ok {
+		item[name] = v
 	}
 	_, err := s.c.PutItem(ctx, &ddb.PutItemInput{TableName: aws.String(table), Item: item})
 	return wrapErr("insert", key, err)

@@ -64,3 +64,30 @@ func TestProvisionedTable(t *testing.T) {
 		t.Errorf("provisioned throughput %+v", pt)
 	}
 }
+
+func TestPagination(t *testing.T) {
+	endpoint := dbtest.ServerURL(t, "SERVBENCH_DYNAMODB_URL")
+	dropTables(t, endpoint, "customer")
+	d := dbtest.Open(t, "dynamodb", "dynamodb.endpoint", endpoint)
+	r := dbtest.Pagination(t, d, "dynamodb", 3000, 1000, "dynamodb.endpoint", endpoint, "dynamodb.consistentreads", "true")
+	if !strings.HasPrefix(r.QueryModel, "data-model change") {
+		t.Errorf("query model %q does not say the data model changed", r.QueryModel)
+	}
+	out, err := client(t, endpoint).DescribeTable(context.Background(), &ddb.DescribeTableInput{TableName: aws.String("customer")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := out.Table.GlobalSecondaryIndexes; len(g) != 1 || aws.ToString(g[0].IndexName) != "query1" ||
+		aws.ToString(g[0].KeySchema[0].AttributeName) != "address_country" {
+		t.Errorf("global secondary indexes %+v", g)
+	}
+	// Documents keep their nested attributes (address is a map).
+	item, err := client(t, endpoint).GetItem(context.Background(), &ddb.GetItemInput{TableName: aws.String("customer"),
+		Key: map[string]types.AttributeValue{"y_id": &types.AttributeValueMemberS{Value: "user6284781860667377211"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := item.Item["address"].(*types.AttributeValueMemberM); !ok {
+		t.Errorf("address is stored as %T, not a map", item.Item["address"])
+	}
+}
