@@ -15,6 +15,7 @@ import (
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
+	"github.com/servbench/servbench/customer"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/props"
 )
@@ -40,6 +41,11 @@ type Store struct {
 	fieldCount  int
 	fieldPrefix string
 	where       string
+	// docColumns are the customer document's top-level fields, one
+	// column each holding its JSON text (document=customer); nil for
+	// YCSB's field0..fieldN.
+	docColumns []string
+	qix        *queryIndex
 }
 
 func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
@@ -93,6 +99,13 @@ func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
 		return nil, err
 	}
 	st.fieldCount, st.fieldPrefix = int(fc), p.String("fieldnameprefix", "field")
+	if p.String("document", "fields") == "customer" {
+		nl, err := p.Int64Min("customer.notelength", customer.DefaultNotesLength, 0)
+		if err != nil {
+			return nil, err
+		}
+		st.docColumns = customer.New(int(nl)).Fields()
+	}
 	conns, err := p.Int64Min("cassandra.maxconnections", 2, 1)
 	if err != nil {
 		return nil, err
@@ -151,8 +164,8 @@ func (st *Store) Prepare(ctx context.Context, table string, _ bool) error {
 		return fmt.Errorf("cassandra: create keyspace %s: %w", st.keyspace, err)
 	}
 	var cols strings.Builder
-	for i := 0; i < st.fieldCount; i++ {
-		fmt.Fprintf(&cols, ", %s%d varchar", st.fieldPrefix, i)
+	for _, f := range st.allFields() {
+		fmt.Fprintf(&cols, ", %s varchar", f)
 	}
 	ddl := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (y_id varchar PRIMARY KEY%s)", st.table(table), cols.String())
 	if err := st.s.Query(ddl).WithContext(ctx).Exec(); err != nil {
@@ -196,6 +209,9 @@ func (st *Store) newRow(fields []string) *row {
 }
 
 func (st *Store) allFields() []string {
+	if st.docColumns != nil {
+		return st.docColumns
+	}
 	f := make([]string, st.fieldCount)
 	for i := range f {
 		f[i] = st.fieldPrefix + strconv.Itoa(i)
@@ -225,6 +241,7 @@ func (st *Store) Read(ctx context.Context, table, key string, fields []string, d
 	}
 	r.addTo(dst)
 	dst.Key = dst.Key[:0] // a read reports fields only
+	dst.JSON = st.docColumns != nil
 	return nil
 }
 
@@ -235,7 +252,9 @@ func (st *Store) Scan(ctx context.Context, table, start string, count int, field
 	q := st.s.Query(fmt.Sprintf("SELECT %s FROM %s WHERE token(y_id) >= token(?) LIMIT ?", r.selectList(), st.table(table)), start, count)
 	it := q.Consistency(st.read).WithContext(ctx).Iter()
 	for it.Scan(r.dest...) {
-		r.addTo(dst.Next())
+		row := dst.Next()
+		r.addTo(row)
+		row.JSON = st.docColumns != nil
 	}
 	if err := it.Close(); err != nil {
 		return wrap("scan", start, err)
@@ -258,6 +277,10 @@ func (st *Store) Update(ctx context.Context, table, key string, values *db.Recor
 		sets = append(sets, f.Name+" = ?")
 		args = append(args, string(f.Value))
 	}
+	if name, v, ok := st.flattened(table, values); ok {
+		sets = append(sets, name+" = ?")
+		args = append(args, v)
+	}
 	args = append(args, key)
 	return st.exec(ctx, "update", key, fmt.Sprintf("UPDATE %s SET %s WHERE y_id = ?", st.table(table), strings.Join(sets, ", ")), args)
 }
@@ -270,6 +293,11 @@ func (st *Store) Insert(ctx context.Context, table, key string, values *db.Recor
 		cols = append(cols, f.Name)
 		marks = append(marks, "?")
 		args = append(args, string(f.Value))
+	}
+	if name, v, ok := st.flattened(table, values); ok {
+		cols = append(cols, name)
+		marks = append(marks, "?")
+		args = append(args, v)
 	}
 	return st.exec(ctx, "insert", key, fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", st.table(table), strings.Join(cols, ", "), strings.Join(marks, ", ")), args)
 }

@@ -62,3 +62,15 @@ func TestBadProperties(t *testing.T) {
 		}
 	}
 }
+
+func TestPagination(t *testing.T) {
+	addr := dbtest.ServerURL(t, "SERVBENCH_CASSANDRA_URL")
+	host, port, _ := strings.Cut(addr, ":")
+	dropKeyspace(t, host, port, "sbpage")
+	url := "cassandra://" + addr + "/sbpage"
+	d := dbtest.Open(t, "cassandra", "cassandra.url", url, "document", "customer")
+	r := dbtest.Pagination(t, d, "cassandra", 3000, 1000, "cassandra.url", url)
+	if !strings.HasPrefix(r.QueryModel, "data-model change") {
+		t.Errorf("query model %q does not say the data model changed", r.QueryModel)
+	}
+}
