@@ -145,20 +145,28 @@ func wrap(op, key string, err error) error {
 	return fmt.Errorf("couchbase: %s %s: %w", op, key, err)
 }
 
-func addDoc(dst *db.Record, doc map[string]any) {
-	for k, v := range doc {
-		if s, ok := v.(string); ok {
-			dst.Add(k, []byte(s))
-		}
-	}
-}
+// addDoc adds a document's fields (see db.AddJSONDocument).
+func addDoc(dst *db.Record, doc json.RawMessage) error { return db.AddJSONDocument(dst, doc, nil) }
 
-func newDoc(values *db.Record) map[string]string {
+// newDoc is the JSON document of a record: YCSB's values as strings, a
+// document's fields with their own JSON (nested objects stay nested).
+func newDoc(values *db.Record) any {
+	if values.JSON {
+		return json.RawMessage(db.AppendJSONObject(nil, values))
+	}
 	doc := make(map[string]string, values.Len())
 	for _, f := range values.Fields() {
 		doc[f.Name] = string(f.Value)
 	}
 	return doc
+}
+
+// fieldValue is one field's value for a sub-document upsert.
+func fieldValue(values *db.Record, v []byte) any {
+	if values.JSON {
+		return json.RawMessage(v)
+	}
+	return string(v)
 }
 
 // Read is a key-value get, projected to the fields asked for.
@@ -167,11 +175,13 @@ func (s *Store) Read(ctx context.Context, _, key string, fields []string, dst *d
 	if err != nil {
 		return wrap("read", key, err)
 	}
-	var doc map[string]any
+	var doc json.RawMessage
 	if err := res.Content(&doc); err != nil {
 		return fmt.Errorf("couchbase: read %s: %w", key, err)
 	}
-	addDoc(dst, doc)
+	if err := addDoc(dst, doc); err != nil {
+		return fmt.Errorf("couchbase: read %s: %w", key, err)
+	}
 	return nil
 }
 
@@ -184,7 +194,7 @@ func (s *Store) Update(ctx context.Context, _, key string, values *db.Record) er
 	}
 	specs := make([]gocb.MutateInSpec, 0, values.Len())
 	for _, f := range values.Fields() {
-		specs = append(specs, gocb.UpsertSpec(f.Name, string(f.Value), nil))
+		specs = append(specs, gocb.UpsertSpec(f.Name, fieldValue(values, f.Value), nil))
 	}
 	_, err := s.coll.MutateIn(key, specs, &gocb.MutateInOptions{Expiry: s.expiry, DurabilityLevel: s.durability, Context: ctx})
 	return wrap("update", key, err)
@@ -272,18 +282,14 @@ func (s *Store) rangeScan(ctx context.Context, start string, count int, fields [
 		}
 		r := dst.Next()
 		r.SetKey([]byte(item.ID()))
-		var doc map[string]any
+		var doc json.RawMessage
 		if err := item.Content(&doc); err != nil {
 			return fmt.Errorf("couchbase: scan %s: %w", start, err)
 		}
-		if fields != nil {
-			for k := range doc {
-				if !slices.Contains(fields, k) {
-					delete(doc, k)
-				}
-			}
+		err := db.AddJSONDocument(r, doc, func(name []byte) bool { return fields == nil || slices.Contains(fields, string(name)) })
+		if err != nil {
+			return fmt.Errorf("couchbase: scan %s: %w", start, err)
 		}
-		addDoc(r, doc)
 	}
 	return wrap("scan", start, res.Err())
 }

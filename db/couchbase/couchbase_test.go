@@ -57,3 +57,19 @@ func TestReplaceUpdateAndBadInput(t *testing.T) {
 		t.Errorf("replace update (YCSB's couchbase2 behaviour) left %d fields: %v", got.Len(), err)
 	}
 }
+
+// Customer documents through the key-value paths (the mock has no query
+// engine: the pagination query itself is checked by its statement tests).
+func TestCustomerDocumentsKV(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_COUCHBASE_URL")
+	dbtest.WorkloadsOf(t, []string{"a", "c", "f"}, "couchbase", 2000, 1000, 0,
+		"couchbase.url", url, "couchbase.upsert", "true", "document", "customer")
+	d := dbtest.Open(t, "couchbase", "couchbase.url", url)
+	var r db.Record
+	if err := d.Read(context.Background(), "", "user6284781860667377211", []string{"address", "doc_id"}, &r); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := db.FieldValue(&r, []string{"address", "country"}); !ok || len(v) == 0 || !r.JSON {
+		t.Errorf("address.country of customer 0: %q (JSON %v)", v, r.JSON)
+	}
+}

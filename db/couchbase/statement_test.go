@@ -62,3 +62,18 @@ func TestReadIDs(t *testing.T) {
 		t.Error("a malformed row was accepted or the result left open")
 	}
 }
+
+// The pagination statements, as the study ran them.
+func TestQueryStatements(t *testing.T) {
+	ks := keyspace("b", "_default", "_default")
+	path := []string{"address", "country"}
+	if got, want := queryStatement(ks, path), "SELECT RAW meta().id FROM `b`.`_default`.`_default` WHERE `address`.`country` = $1 OFFSET $2 LIMIT $3"; got != want {
+		t.Errorf("query\n got %s\nwant %s", got, want)
+	}
+	if got, want := indexStatement(ks, path), "CREATE INDEX `query1` IF NOT EXISTS ON `b`.`_default`.`_default`(`address`.`country`) USING GSI"; got != want {
+		t.Errorf("index\n got %s\nwant %s", got, want)
+	}
+	if got := fieldPath([]string{"a`b", "c"}); got != "`a``b`.`c`" {
+		t.Errorf("quoted path %s", got)
+	}
+}
