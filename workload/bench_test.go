@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/servbench/servbench/db"
@@ -59,8 +60,13 @@ func basicThread(t testing.TB, builtin string, kv ...string) *Thread {
 // TestTransactionDoesNotAllocate: in steady state a whole operation (key
 // choice, key, values, the call, measurement) allocates nothing.
 func TestTransactionDoesNotAllocate(t *testing.T) {
-	for _, w := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
-		th := basicThread(t, w, "operationcount", "1000000")
+	for _, w := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "pagination", "customer-a", "customer-d"} {
+		kv := []string{"operationcount", "1000000"}
+		if c, ok := strings.CutPrefix(w, "customer-"); ok { // core workloads on customer documents, with queries
+			w = c
+			kv = append(kv, "document", "customer", "query1proportion", "0.1", "readproportion", "0.4", "updateproportion", "0.45", "insertproportion", "0.05")
+		}
+		th := basicThread(t, w, kv...)
 		ctx := context.Background()
 		for i := 0; i < 1000; i++ { // create histograms, grow buffers
 			th.Transaction(ctx)
