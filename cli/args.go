@@ -148,7 +148,7 @@ func parsePhase(cmd string, args []string, stderr io.Writer) (*phaseArgs, error)
 		pa.binding = "pebble"
 	}
 	if _, ok := p.Get("workload"); !ok && len(p.Keys()) == 0 {
-		return nil, badf("%s: no workload: give a built-in one with -w (a..h, see 'servbench workloads') or a property file with -P", cmd)
+		return nil, badf("%s: no workload: give a built-in one with -w (a..h or pagination, see 'servbench workloads') or a property file with -P", cmd)
 	}
 	pa.props = p
 	return pa, nil

@@ -125,7 +125,7 @@ const phaseUsage = `Usage: servbench load|run [binding] [flags]
 Flags (YCSB's, and long forms; properties are applied in the order given,
 later ones win):
   -P, --property-file FILE   read properties from a YCSB workload file (repeatable)
-  -w, --workload NAME        use a built-in workload: a..h (see 'servbench workloads')
+  -w, --workload NAME        use a built-in workload: a..h, pagination (see 'servbench workloads')
   -p, --property KEY=VALUE   set a property (repeatable)
   -threads, --threads N      client threads (threadcount; default 1)
   -target, --target N        total operations per second; latency is then also
