@@ -38,6 +38,9 @@ type Store struct {
 	retries int
 	create  bool
 	where   string
+	// slow has no request timeout: building an index over a loaded
+	// database can take minutes (see Index).
+	slow *kivik.Client
 }
 
 func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
@@ -70,6 +73,9 @@ func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = int(threads) + 2
 	hc := &http.Client{Transport: tr, Timeout: time.Duration(ms) * time.Millisecond}
+	if s.slow, err = kivik.New("couch", u.String(), couchdb.OptionHTTPClient(&http.Client{Transport: tr})); err != nil {
+		return nil, fmt.Errorf("couchdb: %s: %s", s.where, props.RedactURL(err.Error()))
+	}
 	if s.c, err = kivik.New("couch", u.String(), couchdb.OptionHTTPClient(hc)); err != nil {
 		return nil, fmt.Errorf("couchdb: %s: %s", s.where, props.RedactURL(err.Error()))
 	}
@@ -102,6 +108,10 @@ func (s *Store) Prepare(ctx context.Context, table string, _ bool) error {
 }
 
 func wrap(op, key string, err error) error {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Errorf("couchdb: %s %s: %w: %v", op, key, db.ErrTimeout, err)
+	}
 	switch kivik.HTTPStatus(err) {
 	case http.StatusNotFound:
 		return fmt.Errorf("couchdb: %s %s: %w", op, key, db.ErrNotFound)
@@ -111,10 +121,6 @@ func wrap(op, key string, err error) error {
 		return fmt.Errorf("couchdb: %s %s: %w: %v", op, key, db.ErrServiceUnavailable, err)
 	case http.StatusForbidden, http.StatusUnauthorized:
 		return fmt.Errorf("couchdb: %s %s: %w: %v", op, key, db.ErrForbidden, err)
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Errorf("couchdb: %s %s: %w: %v", op, key, db.ErrTimeout, err)
 	}
 	var oe *net.OpError
 	if errors.As(err, &oe) {
@@ -277,5 +283,8 @@ func (s *Store) ServerVersion(ctx context.Context) (string, error) {
 	return "CouchDB " + v.Version, nil
 }
 
-// Close releases the client.
-func (s *Store) Close() error { return s.c.Close() }
+// Close releases the clients.
+func (s *Store) Close() error {
+	s.slow.Close()
+	return s.c.Close()
+}
