@@ -153,3 +153,12 @@ func TestJSONModel(t *testing.T) {
 		t.Errorf("query model %q", r.QueryModel)
 	}
 }
+
+// On a cluster the country sets live on other shards than the hashes.
+func TestPaginationCluster(t *testing.T) {
+	addrs := dbtest.ServerURL(t, "SERVBENCH_REDIS_CLUSTER_URL")
+	url := "redis://" + addrs
+	flush(t, url, true)
+	d := dbtest.Open(t, "redis", "redis.url", url, "redis.cluster", "true")
+	dbtest.Pagination(t, d, "redis", 1500, 500, "redis.url", url, "redis.cluster", "true")
+}
