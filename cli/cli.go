@@ -55,6 +55,8 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	switch args[0] {
 	case "load", "run":
 		code, err = phase(ctx, args[0], args[1:], stdout, stderr)
+	case "bench":
+		code, err = bench(ctx, args[1:], stdout, stderr)
 	case "workloads":
 		listWorkloads(stdout)
 	case "bindings":
@@ -67,11 +69,13 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	case "help", "-h", "--help", "-help":
 		if len(args) > 1 && (args[1] == "load" || args[1] == "run") {
 			fmt.Fprint(stdout, phaseUsage)
+		} else if len(args) > 1 && args[1] == "bench" {
+			fmt.Fprint(stdout, benchUsage)
 		} else {
 			fmt.Fprint(stdout, usage)
 		}
 	default:
-		err = badf("unknown command %q (commands: load, run, workloads, bindings, version, help)", args[0])
+		err = badf("unknown command %q (commands: load, run, bench, workloads, bindings, version, help)", args[0])
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "servbench: %s\n", oneLine(err))
@@ -104,6 +108,7 @@ and reports throughput and latency you can trust.
 Usage:
   servbench run  [binding] [flags]   run a workload (the transaction phase)
   servbench load [binding] [flags]   load the data set (the insert phase)
+  servbench bench PLAN.yaml -o DIR   run an experiment plan (sweeps, repetitions, cost)
   servbench workloads                list the built-in workloads
   servbench bindings                 list the database bindings
   servbench version                  print version information

@@ -29,31 +29,14 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 		fmt.Fprint(stdout, phaseUsage)
 		return ExitOK, nil
 	}
-	p := pa.props
-	load := cmd == "load"
-	b, err := db.Lookup(pa.binding)
+	ps, err := preparePhase(cmd, pa)
 	if err != nil {
-		return ExitUsage, usageError{err}
+		return ExitUsage, err
 	}
-	warnings, err := checkProperties(p, pa.binding, b)
-	if err != nil {
-		return ExitUsage, usageError{err}
-	}
-	for _, w := range warnings {
+	for _, w := range ps.warnings {
 		fmt.Fprintf(stderr, "servbench: %s\n", w)
 	}
-	w, err := workload.New(p, !load)
-	if err != nil {
-		return ExitUsage, usageError{err}
-	}
-	rcfg, err := runner.ParseConfig(p, load)
-	if err != nil {
-		return ExitUsage, usageError{err}
-	}
-	ropts, out, err := outputOptions(p)
-	if err != nil {
-		return ExitUsage, usageError{err}
-	}
+	p, load, b, w, rcfg, ropts, out := pa.props, ps.load, ps.b, ps.w, ps.rcfg, ps.ropts, ps.out
 	// Create output files before the run, so a bad path fails now and not
 	// after an hour of measuring.
 	files, err := openOutputs(pa, out)
@@ -176,6 +159,42 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 		return ExitFailure, fmt.Errorf("%s: close: %w", pa.binding, cerr)
 	}
 	return ExitOK, nil
+}
+
+// phaseSetup is everything a phase needs that can be checked without
+// touching a database.
+type phaseSetup struct {
+	load     bool
+	b        db.Binding
+	warnings []string
+	w        *workload.Workload
+	rcfg     runner.Config
+	ropts    report.Options
+	out      outputs
+}
+
+// preparePhase checks a phase's binding and properties and builds its
+// workload and runner configuration; every error is bad input.
+func preparePhase(cmd string, pa *phaseArgs) (*phaseSetup, error) {
+	p := pa.props
+	ps := &phaseSetup{load: cmd == "load"}
+	var err error
+	if ps.b, err = db.Lookup(pa.binding); err != nil {
+		return nil, usageError{err}
+	}
+	if ps.warnings, err = checkProperties(p, pa.binding, ps.b); err != nil {
+		return nil, usageError{err}
+	}
+	if ps.w, err = workload.New(p, !ps.load); err != nil {
+		return nil, usageError{err}
+	}
+	if ps.rcfg, err = runner.ParseConfig(p, ps.load); err != nil {
+		return nil, usageError{err}
+	}
+	if ps.ropts, ps.out, err = outputOptions(p); err != nil {
+		return nil, usageError{err}
+	}
+	return ps, nil
 }
 
 // declareIndex tells the binding which field the workload queries, and

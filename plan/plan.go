@@ -1,0 +1,349 @@
+// Package plan reads experiment plans: targets × workloads × record counts
+// × thread counts × target rates × repetitions, the matrix every study in
+// servbench's brief is made of, and expands them into the runs (cells) to
+// execute, in an order that loads each target's data once per record count.
+package plan
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Plan is a parsed plan file.
+type Plan struct {
+	File        string // the path it was read from
+	Dir         string // its directory: relative workload files are found from here
+	Name        string
+	Targets     []Target
+	Workloads   []Workload
+	Records     []int64
+	Threads     []int
+	Rates       []float64 // total operations per second; 0 = as fast as possible
+	Warmup      float64   // seconds, excluded from the results
+	Duration    float64   // seconds per run (maxexecutiontime); 0 = operations decides
+	Operations  int64     // operations per run; 0 = duration decides
+	Repetitions int
+	LoadThreads int // threads of the load phase (default: the most threads of the plan)
+	Properties  []Property
+}
+
+// Target is one system under test: a binding with its properties.
+type Target struct {
+	Label      string
+	Binding    string
+	Nodes      int     // cluster size, for the report (0: not given)
+	PriceHour  float64 // price per hour of the configuration (0: not given)
+	Properties []Property
+	Line       int
+}
+
+// Workload is a built-in workload name or a property file.
+type Workload struct {
+	Name string // as written
+	File string // the property file, resolved against the plan's directory; "" for a built-in
+	Line int
+}
+
+// Property is one key=value, in the order written.
+type Property struct {
+	Key, Value string
+	Line       int
+}
+
+// HoursPerMonth converts monthly prices, as cloud price lists do (730 h).
+const HoursPerMonth = 730
+
+// Error is a problem in a plan file, with where it is.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return e.File + ": " + e.Msg
+}
+
+// Load reads and checks a plan file. builtin reports whether a workload
+// name is built in.
+func Load(path string, builtin func(string) bool) (*Plan, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	return Parse(raw, path, builtin)
+}
+
+// Parse reads a plan from its text; path names it in errors.
+func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
+	p := &Plan{File: path, Dir: filepath.Dir(path), Repetitions: 1}
+	errf := func(line int, format string, args ...any) error {
+		return &Error{File: path, Line: line, Msg: fmt.Sprintf(format, args...)}
+	}
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(raw)).Decode(&doc); err != nil {
+		return nil, errf(0, "%s", oneLine(err.Error()))
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, errf(0, "want a mapping of plan keys (targets, workloads, records, threads, ...)")
+	}
+	root := doc.Content[0]
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if seen[k.Value] {
+			return nil, errf(k.Line, "%s is given twice", k.Value)
+		}
+		seen[k.Value] = true
+		var err error
+		switch k.Value {
+		case "name":
+			err = v.Decode(&p.Name)
+		case "targets":
+			err = p.parseTargets(v, errf)
+		case "workloads":
+			err = p.parseWorkloads(v, errf, builtin)
+		case "records":
+			err = decodeList(v, &p.Records, errf, func(x int64) bool { return x > 0 }, "a positive record count")
+		case "threads":
+			err = decodeList(v, &p.Threads, errf, func(x int) bool { return x > 0 }, "a positive thread count")
+		case "rates":
+			err = decodeList(v, &p.Rates, errf, func(x float64) bool { return x >= 0 && !math.IsInf(x, 0) }, "a rate ≥ 0 (0: as fast as possible)")
+		case "warmup":
+			err = decodeNumber(v, &p.Warmup, errf, "warmup seconds ≥ 0")
+		case "duration":
+			err = decodeNumber(v, &p.Duration, errf, "duration seconds ≥ 0")
+		case "operations":
+			err = decodeNumber(v, &p.Operations, errf, "operations ≥ 0")
+		case "repetitions":
+			err = decodeNumber(v, &p.Repetitions, errf, "repetitions ≥ 1")
+			if err == nil && p.Repetitions < 1 {
+				err = errf(v.Line, "repetitions must be at least 1")
+			}
+		case "load_threads":
+			err = decodeNumber(v, &p.LoadThreads, errf, "load threads ≥ 1")
+		case "properties":
+			p.Properties, err = decodeProperties(v, errf)
+		default:
+			err = errf(k.Line, "unknown key %q (known: name, targets, workloads, records, threads, rates, warmup, duration, operations, repetitions, load_threads, properties)", k.Value)
+		}
+		if err != nil {
+			var pe *Error
+			if e, ok := err.(*Error); ok {
+				pe = e
+			} else {
+				pe = &Error{File: path, Line: v.Line, Msg: fmt.Sprintf("%s: %s", k.Value, oneLine(err.Error()))}
+			}
+			return nil, pe
+		}
+	}
+	for _, need := range []string{"targets", "workloads", "records", "threads"} {
+		if !seen[need] {
+			return nil, errf(0, "no %s given", need)
+		}
+	}
+	if len(p.Rates) == 0 {
+		p.Rates = []float64{0}
+	}
+	if p.Duration == 0 && p.Operations == 0 {
+		return nil, errf(0, "give duration (seconds per run) or operations (per run)")
+	}
+	if p.LoadThreads == 0 {
+		for _, t := range p.Threads {
+			p.LoadThreads = max(p.LoadThreads, t)
+		}
+	}
+	return p, nil
+}
+
+type errFunc func(line int, format string, args ...any) error
+
+var labelRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+func (p *Plan) parseTargets(v *yaml.Node, errf errFunc) error {
+	if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+		return errf(v.Line, "targets: want a list of targets")
+	}
+	labels := map[string]bool{}
+	for _, n := range v.Content {
+		if n.Kind != yaml.MappingNode {
+			return errf(n.Line, "a target is a mapping (label, binding, properties, nodes, price_per_hour or price_per_month)")
+		}
+		t := Target{Line: n.Line}
+		var month float64
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			var err error
+			switch k.Value {
+			case "label":
+				err = val.Decode(&t.Label)
+			case "binding":
+				err = val.Decode(&t.Binding)
+			case "nodes":
+				err = decodeNumber(val, &t.Nodes, errf, "nodes ≥ 1")
+			case "price_per_hour":
+				err = decodeNumber(val, &t.PriceHour, errf, "a price ≥ 0")
+			case "price_per_month":
+				err = decodeNumber(val, &month, errf, "a price ≥ 0")
+			case "properties":
+				t.Properties, err = decodeProperties(val, errf)
+			default:
+				err = errf(k.Line, "target: unknown key %q (known: label, binding, nodes, price_per_hour, price_per_month, properties)", k.Value)
+			}
+			if err != nil {
+				if _, ok := err.(*Error); ok {
+					return err
+				}
+				return errf(val.Line, "%s: %s", k.Value, oneLine(err.Error()))
+			}
+		}
+		if t.Binding == "" {
+			return errf(n.Line, "target without a binding")
+		}
+		if t.Label == "" {
+			t.Label = t.Binding
+		}
+		if !labelRE.MatchString(t.Label) {
+			return errf(n.Line, "label %q: use letters, digits, '.', '_' and '-'", t.Label)
+		}
+		if labels[t.Label] {
+			return errf(n.Line, "two targets are labelled %q", t.Label)
+		}
+		labels[t.Label] = true
+		if month > 0 {
+			if t.PriceHour > 0 {
+				return errf(n.Line, "give price_per_hour or price_per_month, not both")
+			}
+			t.PriceHour = month / HoursPerMonth
+		}
+		p.Targets = append(p.Targets, t)
+	}
+	return nil
+}
+
+func (p *Plan) parseWorkloads(v *yaml.Node, errf errFunc, builtin func(string) bool) error {
+	if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+		return errf(v.Line, "workloads: want a list of built-in names or property files")
+	}
+	for _, n := range v.Content {
+		if n.Kind != yaml.ScalarNode || n.Value == "" {
+			return errf(n.Line, "a workload is a built-in name or a property file")
+		}
+		w := Workload{Name: n.Value, Line: n.Line}
+		if !builtin(n.Value) {
+			w.File = n.Value
+			if !filepath.IsAbs(w.File) {
+				w.File = filepath.Join(p.Dir, w.File)
+			}
+			if _, err := os.Stat(w.File); err != nil {
+				return errf(n.Line, "workload %q is neither built in nor a readable file", n.Value)
+			}
+		}
+		p.Workloads = append(p.Workloads, w)
+	}
+	return nil
+}
+
+func decodeList[T int | int64 | float64](v *yaml.Node, dst *[]T, errf errFunc, ok func(T) bool, what string) error {
+	nodes := []*yaml.Node{v}
+	if v.Kind == yaml.SequenceNode {
+		nodes = v.Content
+	}
+	if len(nodes) == 0 {
+		return errf(v.Line, "want %s or a list of them", what)
+	}
+	for _, n := range nodes {
+		var x T
+		if n.Kind != yaml.ScalarNode || n.Decode(&x) != nil || !ok(x) {
+			return errf(n.Line, "%q is not %s", n.Value, what)
+		}
+		*dst = append(*dst, x)
+	}
+	return nil
+}
+
+func decodeNumber[T int | int64 | float64](v *yaml.Node, dst *T, errf errFunc, what string) error {
+	if v.Kind != yaml.ScalarNode || v.Decode(dst) != nil || *dst < 0 {
+		return errf(v.Line, "%q is not %s", v.Value, what)
+	}
+	return nil
+}
+
+func decodeProperties(v *yaml.Node, errf errFunc) ([]Property, error) {
+	if v.Kind != yaml.MappingNode {
+		return nil, errf(v.Line, "properties: want key: value lines")
+	}
+	var out []Property
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		if val.Kind != yaml.ScalarNode {
+			return nil, errf(val.Line, "property %s: want a single value", k.Value)
+		}
+		out = append(out, Property{Key: k.Value, Value: val.Value, Line: k.Line})
+	}
+	return out, nil
+}
+
+func oneLine(s string) string {
+	return string(bytes.Join(bytes.Fields([]byte(s)), []byte(" ")))
+}
+
+// Cell is one run of the plan.
+type Cell struct {
+	Target     *Target
+	Workload   *Workload
+	Records    int64
+	Threads    int
+	Rate       float64
+	Repetition int // from 1
+}
+
+// ID names the cell uniquely and is its file name below the output
+// directory: label/workload/r<records>-t<threads>-q<rate>-<repetition>.
+func (c *Cell) ID() string {
+	rate := "max"
+	if c.Rate > 0 {
+		rate = strconv.FormatFloat(c.Rate, 'f', -1, 64)
+	}
+	return fmt.Sprintf("%s/%s/r%d-t%d-q%s-%d", c.Target.Label, filepath.Base(c.Workload.Name), c.Records, c.Threads, rate, c.Repetition)
+}
+
+// Cells expands the plan, grouped by target and record count (so each
+// data set is loaded once), then workload, threads, rate, repetition.
+func (p *Plan) Cells() []Cell {
+	var cells []Cell
+	for ti := range p.Targets {
+		for _, r := range p.Records {
+			for wi := range p.Workloads {
+				for _, th := range p.Threads {
+					for _, q := range p.Rates {
+						for rep := 1; rep <= p.Repetitions; rep++ {
+							cells = append(cells, Cell{Target: &p.Targets[ti], Workload: &p.Workloads[wi], Records: r, Threads: th, Rate: q, Repetition: rep})
+						}
+					}
+				}
+			}
+		}
+	}
+	return cells
+}
+
+// CostPerBillion is the cost of a billion operations at throughput ops/s
+// on a configuration priced per hour: a billion operations take
+// 10^9 / throughput seconds, i.e. 10^9 / (3600 · throughput) hours.
+func CostPerBillion(priceHour, throughput float64) float64 {
+	if priceHour <= 0 || throughput <= 0 {
+		return 0
+	}
+	return priceHour * 1e9 / (3600 * throughput)
+}

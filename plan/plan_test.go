@@ -1,0 +1,96 @@
+package plan
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func builtin(n string) bool { return len(n) == 1 || n == "pagination" }
+
+const good = `
+name: s3
+targets:
+  - label: mongo
+    binding: mongodb
+    nodes: 3
+    price_per_month: 730
+    properties:
+      mongodb.url: mongodb://127.0.0.1:27017/
+  - binding: pebble
+workloads: [a, c]
+records: [1000, 10000]
+threads: [1, 3, 6]
+rates: [0, 500]
+duration: 30
+repetitions: 3
+properties:
+  fieldcount: 20
+`
+
+func TestParseAndCells(t *testing.T) {
+	p, err := Parse([]byte(good), "s3.yaml", builtin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "s3" || len(p.Targets) != 2 || p.Targets[1].Label != "pebble" || p.Targets[0].PriceHour != 1 ||
+		p.Targets[0].Nodes != 3 || p.LoadThreads != 6 || p.Properties[0].Key != "fieldcount" || p.Targets[0].Line != 4 {
+		t.Errorf("plan %+v", p)
+	}
+	cells := p.Cells()
+	if len(cells) != 2*2*2*3*2*3 {
+		t.Fatalf("%d cells", len(cells))
+	}
+	// Grouped by target and record count: each data set's cells are together.
+	seen := map[string]bool{}
+	last := ""
+	for _, c := range cells {
+		key := c.Target.Label + "/" + strconv.FormatInt(c.Records, 10)
+		if key != last && seen[key] {
+			t.Fatalf("cells of %s are not together", key)
+		}
+		seen[key], last = true, key
+	}
+	ids := map[string]bool{}
+	for _, c := range cells {
+		ids[c.ID()] = true
+	}
+	if len(ids) != len(cells) || cells[0].ID() != "mongo/a/r1000-t1-qmax-1" {
+		t.Errorf("ids not unique or unexpected: %s", cells[0].ID())
+	}
+}
+
+func TestErrorsNameTheLine(t *testing.T) {
+	for _, tc := range []struct {
+		edit func(string) string
+		want string
+	}{
+		{func(s string) string { return s + "colour: red\n" }, `s3.yaml:19: unknown key "colour"`},
+		{func(s string) string { return strings.Replace(s, "nodes: 3", "nodes: three", 1) }, "s3.yaml:6:"},
+		{func(s string) string { return strings.Replace(s, "[1, 3, 6]", "[1, -3]", 1) }, `s3.yaml:13: "-3" is not a positive thread count`},
+		{func(s string) string { return strings.Replace(s, "[a, c]", "[a, nosuchfile]", 1) }, `s3.yaml:11: workload "nosuchfile"`},
+		{func(s string) string { return strings.Replace(s, "  - binding: pebble\n", "  - binding: pebble\n    colour: red\n", 1) }, `s3.yaml:11: target: unknown key "colour"`},
+		{func(s string) string { return strings.Replace(s, "    binding: mongodb\n", "", 1) }, "s3.yaml:4: target without a binding"},
+		{func(s string) string { return strings.Replace(s, "duration: 30\n", "", 1) }, "give duration"},
+		{func(s string) string { return strings.Replace(s, "repetitions: 3", "repetitions: 0", 1) }, "s3.yaml:16: repetitions must be at least 1"},
+		{func(s string) string { return strings.Replace(s, "- binding: pebble", "- binding: pebble\n    label: mongo", 1) }, `two targets are labelled "mongo"`},
+		{func(s string) string { return "targets: [\n" }, "s3.yaml:"},
+	} {
+		_, err := Parse([]byte(tc.edit(good)), "s3.yaml", builtin)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("err = %v, want one line with %q", err, tc.want)
+		}
+	}
+}
+
+func TestCostPerBillion(t *testing.T) {
+	// $3.60 an hour at 1,000 ops/s: a billion operations take 10^6 s =
+	// 277.8 h, so $1,000.
+	if got := CostPerBillion(3.6, 1000); math.Abs(got-1000) > 1e-9 {
+		t.Errorf("cost %v", got)
+	}
+	if CostPerBillion(0, 1000) != 0 || CostPerBillion(1, 0) != 0 {
+		t.Error("no price or no throughput must give no cost")
+	}
+}
