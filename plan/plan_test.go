@@ -70,11 +70,15 @@ func TestErrorsNameTheLine(t *testing.T) {
 		{func(s string) string { return strings.Replace(s, "nodes: 3", "nodes: three", 1) }, "s3.yaml:6:"},
 		{func(s string) string { return strings.Replace(s, "[1, 3, 6]", "[1, -3]", 1) }, `s3.yaml:13: "-3" is not a positive thread count`},
 		{func(s string) string { return strings.Replace(s, "[a, c]", "[a, nosuchfile]", 1) }, `s3.yaml:11: workload "nosuchfile"`},
-		{func(s string) string { return strings.Replace(s, "  - binding: pebble\n", "  - binding: pebble\n    colour: red\n", 1) }, `s3.yaml:11: target: unknown key "colour"`},
+		{func(s string) string {
+			return strings.Replace(s, "  - binding: pebble\n", "  - binding: pebble\n    colour: red\n", 1)
+		}, `s3.yaml:11: target: unknown key "colour"`},
 		{func(s string) string { return strings.Replace(s, "    binding: mongodb\n", "", 1) }, "s3.yaml:4: target without a binding"},
 		{func(s string) string { return strings.Replace(s, "duration: 30\n", "", 1) }, "give duration"},
 		{func(s string) string { return strings.Replace(s, "repetitions: 3", "repetitions: 0", 1) }, "s3.yaml:16: repetitions must be at least 1"},
-		{func(s string) string { return strings.Replace(s, "- binding: pebble", "- binding: pebble\n    label: mongo", 1) }, `two targets are labelled "mongo"`},
+		{func(s string) string {
+			return strings.Replace(s, "- binding: pebble", "- binding: pebble\n    label: mongo", 1)
+		}, `two targets are labelled "mongo"`},
 		{func(s string) string { return "targets: [\n" }, "s3.yaml:"},
 	} {
 		_, err := Parse([]byte(tc.edit(good)), "s3.yaml", builtin)
