@@ -44,6 +44,9 @@ type Doc struct {
 	Stop       string            `json:"stop"` // completed, maxexecutiontime, interrupted, failed, load-failures
 	Error      string            `json:"error,omitempty"`
 	Stuck      int               `json:"stuck_threads,omitempty"`
+	// Clients is the number of client results merged into this one
+	// (servbench merge); 0 for a single client\'s.
+	Clients int `json:"clients,omitempty"`
 
 	Operations   int64   `json:"operations"`    // client operations, any outcome (YCSB's count)
 	Throughput   float64 `json:"throughput"`    // operations / runtime, as YCSB
