@@ -231,6 +231,22 @@ func AddJSONDocument(dst *Record, doc []byte, wanted func(name []byte) bool) err
 	})
 }
 
+// Only returns the AddJSONDocument filter that keeps the named fields;
+// nil (keep all) for fields == nil.
+func Only(fields []string) func(name []byte) bool {
+	if fields == nil {
+		return nil
+	}
+	return func(name []byte) bool {
+		for _, f := range fields {
+			if f == string(name) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 var null = []byte("null")
 
 var errNotObject = errors.New("not a JSON object")

@@ -18,7 +18,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -286,7 +285,7 @@ func (s *Store) rangeScan(ctx context.Context, start string, count int, fields [
 		if err := item.Content(&doc); err != nil {
 			return fmt.Errorf("couchbase: scan %s: %w", start, err)
 		}
-		err := db.AddJSONDocument(r, doc, func(name []byte) bool { return fields == nil || slices.Contains(fields, string(name)) })
+		err := db.AddJSONDocument(r, doc, db.Only(fields))
 		if err != nil {
 			return fmt.Errorf("couchbase: scan %s: %w", start, err)
 		}

@@ -132,17 +132,10 @@ func wrap(op, key string, err error) error {
 // addDoc adds the fields of a document (not _id, _rev): see
 // db.AddJSONDocument.
 func addDoc(dst *db.Record, doc json.RawMessage, fields []string) error {
-	return db.AddJSONDocument(dst, doc, func(name []byte) bool {
-		if fields == nil {
-			return len(name) == 0 || name[0] != '_'
-		}
-		for _, f := range fields {
-			if f == string(name) {
-				return true
-			}
-		}
-		return false
-	})
+	if fields == nil {
+		return db.AddJSONDocument(dst, doc, func(name []byte) bool { return len(name) == 0 || name[0] != '_' })
+	}
+	return db.AddJSONDocument(dst, doc, db.Only(fields))
 }
 
 func (s *Store) Read(ctx context.Context, table, key string, fields []string, dst *db.Record) error {

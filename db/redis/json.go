@@ -14,17 +14,7 @@ import (
 
 // addJSON adds the wanted fields (nil = all) of a JSON document.
 func addJSON(dst *db.Record, doc []byte, fields []string) error {
-	if fields == nil {
-		return db.AddJSONDocument(dst, doc, nil)
-	}
-	return db.AddJSONDocument(dst, doc, func(name []byte) bool {
-		for _, f := range fields {
-			if f == string(name) {
-				return true
-			}
-		}
-		return false
-	})
+	return db.AddJSONDocument(dst, doc, db.Only(fields))
 }
 
 // readJSON reads the document with JSON.GET (the whole document; the
