@@ -123,10 +123,14 @@ func (s *Store) Query(_ context.Context, table string, q *db.Query, dst *db.Reco
 	return nil
 }
 
-// writeIndexed writes the record rec under k (rec and k inside one buffer)
-// together with its index key, and removes the index key of the value the
-// record had before (old, when known and different), in one batch.
-func (s *Store) writeIndexed(ix *index, k, rec []byte, values *db.Record, old []byte, hadOld bool, key string) error {
+// write writes the record rec under k: with no index (ix nil) a plain
+// Set; otherwise, in one batch, together with its index key, removing the
+// index key of the value the record had before (old, when known and
+// different).
+func (s *Store) write(ix *index, k, rec []byte, values *db.Record, old []byte, hadOld bool, key string) error {
+	if ix == nil {
+		return s.db.Set(k, rec, s.wo)
+	}
 	b := s.getBuf()
 	defer s.bufs.Put(b)
 	batch := s.db.NewBatch()

@@ -178,13 +178,7 @@ func (s *Store) Insert(_ context.Context, table, key string, values *db.Record) 
 	b.b = storeKey(b.b[:0], table, key)
 	k := len(b.b)
 	b.b = appendRecord(b.b, values)
-	var err error
-	if ix := s.indexed(table); ix != nil {
-		err = s.writeIndexed(ix, b.b[:k], b.b[k:], values, nil, false, key)
-	} else {
-		err = s.db.Set(b.b[:k], b.b[k:], s.wo)
-	}
-	if err != nil {
+	if err := s.write(s.indexed(table), b.b[:k], b.b[k:], values, nil, false, key); err != nil {
 		return fmt.Errorf("pebble: insert %s: %w", key, err)
 	}
 	return nil
@@ -226,12 +220,7 @@ func (s *Store) Update(_ context.Context, table, key string, values *db.Record) 
 			return fmt.Errorf("pebble: update %s: %w", key, err)
 		}
 	}
-	if ix != nil {
-		err = s.writeIndexed(ix, b.b[:k], b.b[k:], values, oldValue, hadOld, key)
-	} else {
-		err = s.db.Set(b.b[:k], b.b[k:], s.wo)
-	}
-	if err != nil {
+	if err := s.write(ix, b.b[:k], b.b[k:], values, oldValue, hadOld, key); err != nil {
 		return fmt.Errorf("pebble: update %s: %w", key, err)
 	}
 	return nil
