@@ -24,42 +24,14 @@ Runs every cell of an experiment plan (targets x workloads x records x
 threads x rates x repetitions): loads each target once per record count,
 writes one result JSON per run under DIR/runs and an index, DIR/index.json.
 Rerunning the same plan into the same DIR skips the finished cells.
+A plan with an slo: key steps threads (or the rate) upwards per target,
+workload and record count, skips the steps past the first one over the
+latency bound (and its after: steps), and reports the highest throughput
+within the bound and the peak.
 
   -o DIR       where results go (required)
   --dry-run    check the plan and list the cells, run nothing
 `
-
-// IndexFormat identifies a plan's index file.
-const IndexFormat = "servbench-plan"
-
-// Index is DIR/index.json: what ran, where its result is, and its cost.
-type Index struct {
-	Format  string      `json:"format"`
-	Version int         `json:"version"`
-	Plan    string      `json:"plan"`
-	File    string      `json:"plan_file"`
-	Cells   []IndexCell `json:"cells"`
-	Updated time.Time   `json:"updated"`
-}
-
-// IndexCell is one run of the plan.
-type IndexCell struct {
-	ID             string  `json:"id"`
-	Target         string  `json:"target"`
-	Binding        string  `json:"binding"`
-	Nodes          int     `json:"nodes,omitempty"`
-	PricePerHour   float64 `json:"price_per_hour,omitempty"`
-	Workload       string  `json:"workload"`
-	Records        int64   `json:"records"`
-	Threads        int     `json:"threads"`
-	Rate           float64 `json:"target_ops_per_sec,omitempty"`
-	Repetition     int     `json:"repetition"`
-	Result         string  `json:"result,omitempty"` // relative to DIR
-	Status         string  `json:"status"`           // pending, done, failed, interrupted
-	Error          string  `json:"error,omitempty"`
-	Throughput     float64 `json:"throughput,omitempty"`
-	CostPerBillion float64 `json:"cost_per_billion_ops,omitempty"` // in the plan's currency
-}
 
 func isBuiltin(name string) bool {
 	for _, n := range workloads.Names() {
@@ -127,9 +99,10 @@ type planRun struct {
 	pl     *plan.Plan
 	dir    string
 	stderr io.Writer
+	search *plan.Search        // the SLO search, when the plan has one
 	docs   map[string]string   // target label + workload → document model (fields, customer)
 	loads  map[string][]string // load key → the load phase's arguments
-	index  Index
+	index  plan.Index
 }
 
 // baseArgs are the phase arguments a cell shares with its load.
@@ -236,7 +209,7 @@ func (r *planRun) openDir() error {
 	if err := os.WriteFile(kept, text, 0o644); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	r.index = Index{Format: IndexFormat, Version: 1, Plan: r.pl.Name, File: r.pl.File}
+	r.index = plan.Index{Format: plan.IndexFormat, Version: 1, Plan: r.pl.Name, File: r.pl.File}
 	return nil
 }
 
@@ -260,12 +233,23 @@ func (r *planRun) run(ctx context.Context, cells []plan.Cell) (int, error) {
 	failed, ran, skipped := 0, 0, 0
 	var runTime time.Duration
 	loaded := map[string]error{}
+	if r.pl.SLO != nil {
+		r.search = r.pl.SLO.NewSearch()
+	}
 	for i := range cells {
 		c := &cells[i]
 		ic := newIndexCell(c)
+		if r.search != nil {
+			if why, skip := r.search.Skip(c); skip {
+				ic.Status, ic.Error, ic.Result = "skipped", why, ""
+				r.index.Cells = append(r.index.Cells, ic)
+				fmt.Fprintf(r.stderr, "servbench: [%d/%d] %s: skipped, %s\n", i+1, len(cells), ic.ID, why)
+				continue
+			}
+		}
 		path := filepath.Join(r.dir, ic.Result)
 		if d, ok := done(path); ok {
-			r.finish(&ic, d)
+			r.finish(c, &ic, d)
 			r.index.Cells = append(r.index.Cells, ic)
 			skipped++
 			continue
@@ -297,7 +281,7 @@ func (r *planRun) run(ctx context.Context, cells []plan.Cell) (int, error) {
 			r.index.Cells = append(r.index.Cells, ic)
 			return r.stop(ExitInterrupted, cells[i+1:])
 		case ok:
-			r.finish(&ic, d)
+			r.finish(c, &ic, d)
 		default:
 			ic.Status = "failed"
 			if err != nil {
@@ -320,21 +304,46 @@ func (r *planRun) run(ctx context.Context, cells []plan.Cell) (int, error) {
 	r.writeIndex()
 	fmt.Fprintf(r.stderr, "servbench: plan %s: %d runs done now, %d found done, %d failed; index %s\n",
 		r.pl.Name, ran-failed, skipped, failed, filepath.Join(r.dir, "index.json"))
+	if r.index.SLO != nil {
+		r.printSLO()
+	}
 	if failed > 0 {
 		return ExitFailure, fmt.Errorf("bench: %d of %d runs failed (see %s)", failed, len(cells), filepath.Join(r.dir, "index.json"))
 	}
 	return ExitOK, nil
 }
 
-func newIndexCell(c *plan.Cell) IndexCell {
-	return IndexCell{
+// printSLO says, per curve, the highest throughput within the SLO and the
+// peak.
+func (r *planRun) printSLO() {
+	x := r.index.SLO
+	fmt.Fprintf(r.stderr, "servbench: SLO %s\n", r.pl.SLO)
+	for _, c := range x.Curves {
+		best := "no step within the bound"
+		if c.Best != nil {
+			best = fmt.Sprintf("best %.0f ops/s at %s %g (%s %.3f ms)", c.Best.Throughput, x.Step, c.Best.Step, x.Latency, c.Best.LatencyUs/1000)
+		}
+		broke := "never broken"
+		if c.BrokeAt > 0 {
+			broke = fmt.Sprintf("broken at %s %g", x.Step, c.BrokeAt)
+		}
+		peak := ""
+		if c.Peak != nil {
+			peak = fmt.Sprintf("; peak %.0f ops/s at %s %g", c.Peak.Throughput, x.Step, c.Peak.Step)
+		}
+		fmt.Fprintf(r.stderr, "servbench:   %s: %s, %s%s\n", c.Series, best, broke, peak)
+	}
+}
+
+func newIndexCell(c *plan.Cell) plan.IndexCell {
+	return plan.IndexCell{
 		ID: c.ID(), Target: c.Target.Label, Binding: c.Target.Binding, Nodes: c.Target.Nodes, PricePerHour: c.Target.PriceHour,
 		Workload: c.Workload.Name, Records: c.Records, Threads: c.Threads, Rate: c.Rate, Repetition: c.Repetition,
 		Result: filepath.Join("runs", c.ID()+".json"), Status: "pending",
 	}
 }
 
-func outcome(ic *IndexCell) string {
+func outcome(ic *plan.IndexCell) string {
 	if ic.Status != "done" {
 		return ic.Status + ": " + ic.Error
 	}
@@ -345,9 +354,13 @@ func outcome(ic *IndexCell) string {
 	return s
 }
 
-func (r *planRun) finish(ic *IndexCell, d *report.Doc) {
-	ic.Status, ic.Throughput = "done", d.Throughput
+func (r *planRun) finish(c *plan.Cell, ic *plan.IndexCell, d *report.Doc) {
+	ic.Status, ic.Throughput, ic.FailedPct = "done", d.Throughput, plan.FailedPct(d)
 	ic.CostPerBillion = plan.CostPerBillion(ic.PricePerHour, d.Throughput)
+	if r.search != nil {
+		ic.SLOLatencyUs, _ = r.pl.SLO.Value(d)
+		r.search.Add(c, d.Throughput, ic.SLOLatencyUs, ic.FailedPct)
+	}
 }
 
 // stop records the cells not run as pending and ends the plan.
@@ -403,15 +416,12 @@ func (r *planRun) phaseTo(ctx context.Context, cmd string, args []string, base s
 	return code, err
 }
 
-// writeIndex replaces DIR/index.json atomically.
+// writeIndex replaces DIR/index.json, with the SLO search so far.
 func (r *planRun) writeIndex() {
-	r.index.Updated = time.Now().UTC()
-	b, err := json.MarshalIndent(&r.index, "", "  ")
-	if err != nil {
-		return
+	if r.search != nil {
+		r.index.SLO = r.search.Result()
 	}
-	tmp := filepath.Join(r.dir, ".index.json.tmp")
-	if os.WriteFile(tmp, append(b, '\n'), 0o644) == nil {
-		os.Rename(tmp, filepath.Join(r.dir, "index.json"))
+	if err := plan.WriteIndex(r.dir, &r.index); err != nil {
+		fmt.Fprintf(r.stderr, "servbench: index: %v\n", err)
 	}
 }

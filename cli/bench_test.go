@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/servbench/servbench/plan"
 )
 
 const testPlan = `name: t
@@ -34,13 +36,13 @@ func writePlan(t *testing.T, text string) string {
 	return f
 }
 
-func readIndex(t *testing.T, dir string) *Index {
+func readIndex(t *testing.T, dir string) *plan.Index {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(dir, "index.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ix Index
+	var ix plan.Index
 	if err := json.Unmarshal(raw, &ix); err != nil {
 		t.Fatal(err)
 	}
@@ -164,5 +166,53 @@ func TestBenchBadPlans(t *testing.T) {
 	}
 	if code, _, e := servbench(t, "bench", "-o", t.TempDir()); code != ExitUsage || !strings.Contains(e, "no plan") {
 		t.Errorf("no plan: %d %s", code, e)
+	}
+}
+
+// An SLO plan steps the target rate until the response time breaks the
+// bound, runs one step past it, and skips the rest. The binding takes 2 ms
+// per operation, so one thread serves at most ~500 ops/s: 50 and 100 ops/s
+// meet a 20 ms p99, 2,000 ops/s queues up for the whole run.
+func TestBenchSLOSearch(t *testing.T) {
+	planFile := writePlan(t, `name: slo
+targets:
+  - label: slow
+    binding: basic
+    properties:
+      basicdb.simulatedelay: 2
+      basicdb.randomizedelay: false
+workloads: [c]
+records: [100]
+threads: [1]
+rates: [50, 100, 2000, 4000, 8000]
+duration: 1
+slo:
+  latency: p99
+  bound_ms: 20
+  after: 1
+`)
+	dir := filepath.Join(t.TempDir(), "out")
+	code, _, e := servbench(t, "bench", planFile, "-o", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	ix := readIndex(t, dir)
+	status := map[float64]string{}
+	for _, c := range ix.Cells {
+		status[c.Rate] = c.Status
+	}
+	if status[50] != "done" || status[100] != "done" || status[2000] != "done" || status[4000] != "done" || status[8000] != "skipped" {
+		t.Fatalf("statuses %v", status)
+	}
+	if ix.SLO == nil || len(ix.SLO.Curves) != 1 {
+		t.Fatalf("slo %+v", ix.SLO)
+	}
+	c := ix.SLO.Curves[0]
+	if c.BrokeAt != 2000 || c.Best == nil || c.Best.Step != 100 || c.Best.Throughput < 90 || c.Best.LatencyUs > 20000 ||
+		len(c.Steps) != 4 || c.Peak == nil || c.Peak.Throughput < c.Best.Throughput {
+		t.Errorf("curve %+v", c)
+	}
+	if !strings.Contains(e, "skipped, beyond the SLO") {
+		t.Errorf("no skip reported: %s", e)
 	}
 }

@@ -32,6 +32,7 @@ type Plan struct {
 	Repetitions int
 	LoadThreads int // threads of the load phase (default: the most threads of the plan)
 	Properties  []Property
+	SLO         *SLO // nil: run every cell
 }
 
 // Target is one system under test: a binding with its properties.
@@ -134,8 +135,10 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 			err = decodeNumber(v, &p.LoadThreads, errf, "load threads ≥ 1")
 		case "properties":
 			p.Properties, err = decodeProperties(v, errf)
+		case "slo":
+			err = p.parseSLO(v, errf)
 		default:
-			err = errf(k.Line, "unknown key %q (known: name, targets, workloads, records, threads, rates, warmup, duration, operations, repetitions, load_threads, properties)", k.Value)
+			err = errf(k.Line, "unknown key %q (known: name, targets, workloads, records, threads, rates, warmup, duration, operations, repetitions, load_threads, properties, slo)", k.Value)
 		}
 		if err != nil {
 			var pe *Error
@@ -157,6 +160,11 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 	}
 	if p.Duration == 0 && p.Operations == 0 {
 		return nil, errf(0, "give duration (seconds per run) or operations (per run)")
+	}
+	if p.SLO != nil {
+		if err := p.checkSLO(errf); err != nil {
+			return nil, err
+		}
 	}
 	if p.LoadThreads == 0 {
 		for _, t := range p.Threads {

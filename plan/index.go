@@ -1,0 +1,107 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// IndexFormat identifies a plan's index file, DIR/index.json.
+const IndexFormat = "servbench-plan"
+
+// Index is DIR/index.json: what ran, where its result is, and its cost.
+type Index struct {
+	Format  string      `json:"format"`
+	Version int         `json:"version"`
+	Plan    string      `json:"plan"`
+	File    string      `json:"plan_file"`
+	Cells   []IndexCell `json:"cells"`
+	SLO     *IndexSLO   `json:"slo,omitempty"`
+	Updated time.Time   `json:"updated"`
+}
+
+// IndexCell is one run of the plan.
+type IndexCell struct {
+	ID             string  `json:"id"`
+	Target         string  `json:"target"`
+	Binding        string  `json:"binding"`
+	Nodes          int     `json:"nodes,omitempty"`
+	PricePerHour   float64 `json:"price_per_hour,omitempty"`
+	Workload       string  `json:"workload"`
+	Records        int64   `json:"records"`
+	Threads        int     `json:"threads"`
+	Rate           float64 `json:"target_ops_per_sec,omitempty"`
+	Repetition     int     `json:"repetition"`
+	Result         string  `json:"result,omitempty"` // relative to DIR
+	Status         string  `json:"status"`           // pending, done, failed, interrupted, skipped
+	Error          string  `json:"error,omitempty"`
+	Throughput     float64 `json:"throughput,omitempty"`
+	FailedPct      float64 `json:"failed_percent,omitempty"`
+	CostPerBillion float64 `json:"cost_per_billion_ops,omitempty"` // in the plan's currency
+	SLOLatencyUs   float64 `json:"slo_latency_us,omitempty"`       // the SLO's measure of this run
+}
+
+// IndexSLO is the outcome of the SLO search: one curve per target,
+// workload, record count and fixed dimension.
+type IndexSLO struct {
+	Latency   string     `json:"latency"`
+	BoundUs   float64    `json:"bound_us"`
+	Operation string     `json:"operation,omitempty"`
+	Step      string     `json:"step"`
+	Curves    []SLOCurve `json:"curves"`
+}
+
+// SLOCurve is one stepped series: every step measured, the last step
+// within the bound and the highest throughput seen.
+type SLOCurve struct {
+	Series string     `json:"series"`
+	Target string     `json:"target"`
+	Steps  []SLOPoint `json:"steps"`
+	// Best is the highest-throughput step within the bound (nil: none).
+	Best *SLOPoint `json:"best,omitempty"`
+	// Peak is the highest-throughput step of all.
+	Peak    *SLOPoint `json:"peak,omitempty"`
+	BrokeAt float64   `json:"broke_at,omitempty"` // first step over the bound (0: never)
+}
+
+// SLOPoint is one step, its values the mean over its repetitions.
+type SLOPoint struct {
+	Step       float64 `json:"step"`
+	Throughput float64 `json:"throughput"`
+	LatencyUs  float64 `json:"latency_us"`
+	FailedPct  float64 `json:"failed_percent"`
+	Met        bool    `json:"met"`
+}
+
+// ReadIndex reads DIR/index.json.
+func ReadIndex(dir string) (*Index, error) {
+	path := filepath.Join(dir, "index.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var ix Index
+	if err := json.Unmarshal(raw, &ix); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if ix.Format != IndexFormat {
+		return nil, fmt.Errorf("%s: not a servbench plan index (format %q)", path, ix.Format)
+	}
+	return &ix, nil
+}
+
+// WriteIndex replaces DIR/index.json atomically.
+func WriteIndex(dir string, ix *Index) error {
+	ix.Updated = time.Now().UTC()
+	b, err := json.MarshalIndent(ix, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, ".index.json.tmp")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, "index.json"))
+}

@@ -1,0 +1,120 @@
+package plan
+
+import "fmt"
+
+// Search follows an SLO across a plan's cells: it averages each step's
+// repetitions, notices the first step over the bound, and tells which
+// later steps need not run (those more than SLO.After steps past it).
+// Cells must arrive in plan order (each series' steps ascending).
+type Search struct {
+	slo    *SLO
+	curves map[string]*curve
+	order  []string
+}
+
+type curve struct {
+	SLOCurve
+	step       float64 // the step being accumulated
+	n          int
+	thr, lat   float64 // sums over the step's repetitions
+	failed     float64
+	overBound  int // steps over the bound so far
+	hasPending bool
+}
+
+// NewSearch starts an SLO search.
+func (s *SLO) NewSearch() *Search {
+	return &Search{slo: s, curves: map[string]*curve{}}
+}
+
+func (x *Search) curve(c *Cell) *curve {
+	key := x.slo.Series(c)
+	cv := x.curves[key]
+	if cv == nil {
+		cv = &curve{SLOCurve: SLOCurve{Series: key, Target: c.Target.Label}}
+		x.curves[key] = cv
+		x.order = append(x.order, key)
+	}
+	return cv
+}
+
+// Skip reports whether cell c need not run, and why.
+func (x *Search) Skip(c *Cell) (string, bool) {
+	cv := x.curve(c)
+	if v := x.slo.StepValue(c); cv.hasPending && v != cv.step {
+		x.close(cv)
+	}
+	if cv.overBound > x.slo.After {
+		return fmt.Sprintf("beyond the SLO (%s broken at %s %g)", x.slo.Latency, x.slo.Step, cv.BrokeAt), true
+	}
+	return "", false
+}
+
+// Add records a finished run of cell c.
+func (x *Search) Add(c *Cell, throughput, latencyUs, failedPct float64) {
+	cv := x.curve(c)
+	v := x.slo.StepValue(c)
+	if cv.hasPending && v != cv.step {
+		x.close(cv)
+	}
+	cv.step, cv.hasPending = v, true
+	cv.n++
+	cv.thr += throughput
+	cv.lat += latencyUs
+	cv.failed += failedPct
+}
+
+// point is the step being accumulated, averaged over its repetitions.
+func (x *Search) point(cv *curve) SLOPoint {
+	n := float64(cv.n)
+	pt := SLOPoint{Step: cv.step, Throughput: cv.thr / n, LatencyUs: cv.lat / n, FailedPct: cv.failed / n}
+	pt.Met = x.slo.Met(pt.LatencyUs, pt.FailedPct)
+	return pt
+}
+
+// close ends the step being accumulated.
+func (x *Search) close(cv *curve) {
+	if !cv.hasPending || cv.n == 0 {
+		return
+	}
+	pt := x.point(cv)
+	cv.Steps = append(cv.Steps, pt)
+	if !pt.Met {
+		if cv.overBound == 0 {
+			cv.BrokeAt = pt.Step
+		}
+		cv.overBound++
+	}
+	cv.n, cv.thr, cv.lat, cv.failed, cv.hasPending = 0, 0, 0, 0, false
+}
+
+// Result returns the search's outcome so far, the step in progress
+// included; the search goes on unchanged.
+func (x *Search) Result() *IndexSLO {
+	out := &IndexSLO{Latency: x.slo.Latency, BoundUs: x.slo.BoundUs, Operation: x.slo.Operation, Step: x.slo.Step}
+	for _, key := range x.order {
+		cv := x.curves[key]
+		c := cv.SLOCurve
+		c.Steps = append([]SLOPoint(nil), cv.Steps...)
+		if cv.hasPending && cv.n > 0 {
+			pt := x.point(cv)
+			c.Steps = append(c.Steps, pt)
+			if !pt.Met && c.BrokeAt == 0 {
+				c.BrokeAt = pt.Step
+			}
+		}
+		for i := range c.Steps {
+			p := &c.Steps[i]
+			if c.Peak == nil || p.Throughput > c.Peak.Throughput {
+				c.Peak = p
+			}
+			// Within the bound: a search stepping upwards stops at the
+			// first break; the steps after it only show the curve.
+			if p.Met && (c.BrokeAt == 0 || p.Step < c.BrokeAt) && (c.Best == nil || p.Throughput > c.Best.Throughput) {
+				c.Best = p
+			}
+		}
+		out.Curves = append(out.Curves, c)
+	}
+	return out
+}
