@@ -133,7 +133,7 @@ func (r *planRun) runArgs(c *plan.Cell) []string {
 	if r.pl.Duration > 0 {
 		args = append(args, "-p", "maxexecutiontime="+strconv.FormatFloat(r.pl.Duration, 'f', -1, 64))
 	}
-	args = append(args, "-p", "operationcount="+strconv.FormatInt(r.pl.Operations, 10))
+	args = append(args, "-p", "operationcount="+strconv.FormatInt(r.pl.OperationsOf(c.Records), 10))
 	return append(args, r.dataDir(c.Target, c.Workload, c.Records)...)
 }
 
@@ -337,7 +337,7 @@ func (r *planRun) printSLO() {
 
 func newIndexCell(c *plan.Cell) plan.IndexCell {
 	return plan.IndexCell{
-		ID: c.ID(), Target: c.Target.Label, Binding: c.Target.Binding, Nodes: c.Target.Nodes, PricePerHour: c.Target.PriceHour,
+		ID: c.ID(), Target: c.Target.Label, Binding: c.Target.Binding, System: c.Target.System, Nodes: c.Target.Nodes, PricePerHour: c.Target.PriceHour,
 		Workload: c.Workload.Name, Records: c.Records, Threads: c.Threads, Rate: c.Rate, Repetition: c.Repetition,
 		Result: filepath.Join("runs", c.ID()+".json"), Status: "pending",
 	}

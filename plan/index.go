@@ -27,6 +27,7 @@ type IndexCell struct {
 	ID             string  `json:"id"`
 	Target         string  `json:"target"`
 	Binding        string  `json:"binding"`
+	System         string  `json:"system"`
 	Nodes          int     `json:"nodes,omitempty"`
 	PricePerHour   float64 `json:"price_per_hour,omitempty"`
 	Workload       string  `json:"workload"`

@@ -18,27 +18,34 @@ import (
 
 // Plan is a parsed plan file.
 type Plan struct {
-	File        string // the path it was read from
-	Dir         string // its directory: relative workload files are found from here
-	Name        string
-	Targets     []Target
-	Workloads   []Workload
-	Records     []int64
-	Threads     []int
-	Rates       []float64 // total operations per second; 0 = as fast as possible
-	Warmup      float64   // seconds, excluded from the results
-	Duration    float64   // seconds per run (maxexecutiontime); 0 = operations decides
-	Operations  int64     // operations per run; 0 = duration decides
-	Repetitions int
-	LoadThreads int // threads of the load phase (default: the most threads of the plan)
-	Properties  []Property
-	SLO         *SLO // nil: run every cell
+	File       string // the path it was read from
+	Dir        string // its directory: relative workload files are found from here
+	Name       string
+	Targets    []Target
+	Workloads  []Workload
+	Records    []int64
+	Threads    []int
+	Rates      []float64 // total operations per second; 0 = as fast as possible
+	Warmup     float64   // seconds, excluded from the results
+	Duration   float64   // seconds per run (maxexecutiontime); 0 = operations decides
+	Operations int64     // operations per run; 0 = duration decides
+	// OpsPerRecord, when set, makes each run's operation count its record
+	// count (operations: records), as studies that scale both do.
+	OpsPerRecord bool
+	Repetitions  int
+	LoadThreads  int // threads of the load phase (default: the most threads of the plan)
+	Properties   []Property
+	SLO          *SLO // nil: run every cell
 }
 
 // Target is one system under test: a binding with its properties.
 type Target struct {
-	Label      string
-	Binding    string
+	Label   string
+	Binding string
+	// System names the product the report compares across cluster sizes
+	// (default: the binding); targets of one system differ in nodes.
+	System     string
+	Records    []int64 // record counts for this target only (default: the plan's)
 	Nodes      int     // cluster size, for the report (0: not given)
 	PriceHour  float64 // price per hour of the configuration (0: not given)
 	Properties []Property
@@ -125,7 +132,11 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 		case "duration":
 			err = decodeNumber(v, &p.Duration, errf, "duration seconds ≥ 0")
 		case "operations":
-			err = decodeNumber(v, &p.Operations, errf, "operations ≥ 0")
+			if v.Kind == yaml.ScalarNode && v.Value == "records" {
+				p.OpsPerRecord = true
+				break
+			}
+			err = decodeNumber(v, &p.Operations, errf, "operations ≥ 0 or \"records\" (as many as the record count)")
 		case "repetitions":
 			err = decodeNumber(v, &p.Repetitions, errf, "repetitions ≥ 1")
 			if err == nil && p.Repetitions < 1 {
@@ -151,6 +162,9 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 		}
 	}
 	for _, need := range []string{"targets", "workloads", "records", "threads"} {
+		if need == "records" && p.everyTargetHasRecords() {
+			continue
+		}
 		if !seen[need] {
 			return nil, errf(0, "no %s given", need)
 		}
@@ -158,7 +172,7 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 	if len(p.Rates) == 0 {
 		p.Rates = []float64{0}
 	}
-	if p.Duration == 0 && p.Operations == 0 {
+	if p.Duration == 0 && p.Operations == 0 && !p.OpsPerRecord {
 		return nil, errf(0, "give duration (seconds per run) or operations (per run)")
 	}
 	if p.SLO != nil {
@@ -197,6 +211,10 @@ func (p *Plan) parseTargets(v *yaml.Node, errf errFunc) error {
 				err = val.Decode(&t.Label)
 			case "binding":
 				err = val.Decode(&t.Binding)
+			case "system":
+				err = val.Decode(&t.System)
+			case "records":
+				err = decodeList(val, &t.Records, errf, func(x int64) bool { return x > 0 }, "a positive record count")
 			case "nodes":
 				err = decodeNumber(val, &t.Nodes, errf, "nodes ≥ 1")
 			case "price_per_hour":
@@ -206,7 +224,7 @@ func (p *Plan) parseTargets(v *yaml.Node, errf errFunc) error {
 			case "properties":
 				t.Properties, err = decodeProperties(val, errf)
 			default:
-				err = errf(k.Line, "target: unknown key %q (known: label, binding, nodes, price_per_hour, price_per_month, properties)", k.Value)
+				err = errf(k.Line, "target: unknown key %q (known: label, binding, system, nodes, records, price_per_hour, price_per_month, properties)", k.Value)
 			}
 			if err != nil {
 				if _, ok := err.(*Error); ok {
@@ -220,6 +238,9 @@ func (p *Plan) parseTargets(v *yaml.Node, errf errFunc) error {
 		}
 		if t.Label == "" {
 			t.Label = t.Binding
+		}
+		if t.System == "" {
+			t.System = t.Binding
 		}
 		if !labelRE.MatchString(t.Label) {
 			return errf(n.Line, "label %q: use letters, digits, '.', '_' and '-'", t.Label)
@@ -326,12 +347,38 @@ func (c *Cell) ID() string {
 	return fmt.Sprintf("%s/%s/r%d-t%d-q%s-%d", c.Target.Label, filepath.Base(c.Workload.Name), c.Records, c.Threads, rate, c.Repetition)
 }
 
+func (p *Plan) everyTargetHasRecords() bool {
+	for _, t := range p.Targets {
+		if len(t.Records) == 0 {
+			return false
+		}
+	}
+	return len(p.Targets) > 0
+}
+
+// RecordsOf is the record counts target t runs with.
+func (p *Plan) RecordsOf(t *Target) []int64 {
+	if len(t.Records) > 0 {
+		return t.Records
+	}
+	return p.Records
+}
+
+// OperationsOf is the operation count of a run on records records (0:
+// the duration decides).
+func (p *Plan) OperationsOf(records int64) int64 {
+	if p.OpsPerRecord {
+		return records
+	}
+	return p.Operations
+}
+
 // Cells expands the plan, grouped by target and record count (so each
 // data set is loaded once), then workload, threads, rate, repetition.
 func (p *Plan) Cells() []Cell {
 	var cells []Cell
 	for ti := range p.Targets {
-		for _, r := range p.Records {
+		for _, r := range p.RecordsOf(&p.Targets[ti]) {
 			for wi := range p.Workloads {
 				for _, th := range p.Threads {
 					for _, q := range p.Rates {

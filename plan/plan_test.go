@@ -98,3 +98,32 @@ func TestCostPerBillion(t *testing.T) {
 		t.Error("no price or no throughput must give no cost")
 	}
 }
+
+// Targets may carry their own record counts (S1 scales the data set with
+// the cluster), a system name shared across cluster sizes, and runs may
+// do as many operations as records.
+func TestTargetRecordsAndSystem(t *testing.T) {
+	p, err := Parse([]byte(`
+targets:
+  - {label: cb3, binding: couchbase, system: Couchbase, nodes: 3, records: [1000]}
+  - {label: cb6, binding: couchbase, system: Couchbase, nodes: 6, records: [2000]}
+  - {label: pb, binding: pebble, records: [10, 20]}
+workloads: [a]
+threads: [4]
+operations: records
+`), "s1.yaml", builtin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range p.Cells() {
+		got = append(got, c.ID()+"="+c.Target.System+"="+strconv.FormatInt(p.OperationsOf(c.Records), 10))
+	}
+	want := "cb3/a/r1000-t4-qmax-1=Couchbase=1000 cb6/a/r2000-t4-qmax-1=Couchbase=2000 pb/a/r10-t4-qmax-1=pebble=10 pb/a/r20-t4-qmax-1=pebble=20"
+	if strings.Join(got, " ") != want {
+		t.Errorf("cells\n%s\nwant\n%s", strings.Join(got, " "), want)
+	}
+	if _, err := Parse([]byte("targets: [{binding: pebble}]\nworkloads: [a]\nthreads: [1]\noperations: 5\n"), "x.yaml", builtin); err == nil || !strings.Contains(err.Error(), "no records") {
+		t.Errorf("a target without records and no plan records: %v", err)
+	}
+}
