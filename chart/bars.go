@@ -1,0 +1,112 @@
+package chart
+
+import (
+	"fmt"
+	"math"
+)
+
+// Series is one named set of values, one per category (NaN: no value).
+type Series struct {
+	Name   string
+	Values []float64
+	Err    []float64 // ± half-width drawn as an error bar (optional)
+}
+
+// Bars is a bar chart: categories along x, one bar per series in each
+// (side by side, or stacked).
+type Bars struct {
+	Title, YLabel string
+	Categories    []string
+	Series        []Series
+	Log           bool // logarithmic value axis (for values spanning decades)
+	Stacked       bool
+}
+
+// SVG draws the chart.
+func (b *Bars) SVG() string {
+	var c canvas
+	lo, hi := math.Inf(1), 0.0
+	for ci := range b.Categories {
+		stack := 0.0
+		for _, s := range b.Series {
+			v := value(s.Values, ci)
+			if math.IsNaN(v) {
+				continue
+			}
+			if b.Stacked {
+				stack += v
+				v = stack
+			}
+			v += value0(s.Err, ci)
+			hi = math.Max(hi, v)
+			if v > 0 {
+				lo = math.Min(lo, v-value0(s.Err, ci))
+			}
+		}
+	}
+	sc := newScale(lo, hi, b.Log, plotH)
+	c.yAxis(sc, b.YLabel)
+	n := len(b.Categories)
+	if n == 0 {
+		return c.finish(b.Title)
+	}
+	slot := float64(plotW) / float64(n)
+	per := len(b.Series)
+	if b.Stacked {
+		per = 1
+	}
+	bw := math.Min(48, slot*0.8/float64(max(per, 1)))
+	for ci, cat := range b.Categories {
+		x0 := left + slot*float64(ci) + (slot-bw*float64(per))/2
+		c.f(`<text x="%.1f" y="%d" text-anchor="middle">%s</text>`, left+slot*(float64(ci)+0.5), top+plotH+16, esc(cat))
+		base := 0.0
+		for si, s := range b.Series {
+			v := value(s.Values, ci)
+			if math.IsNaN(v) || (b.Log && v <= 0) {
+				continue
+			}
+			x := x0 + bw*float64(si)
+			from := base
+			if b.Stacked {
+				x = x0
+				base += v
+			}
+			y1, y0 := top+plotH-sc.at(from+v), top+plotH-sc.at(from)
+			if b.Log && from == 0 {
+				y0 = top + plotH
+			}
+			col := Palette[si%len(Palette)]
+			title := fmt.Sprintf("%s, %s: %s", cat, s.Name, Num(v))
+			if e := value0(s.Err, ci); e > 0 {
+				title += " ± " + Num(e)
+			}
+			c.mark(fmt.Sprintf(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"`, x, y1, bw, math.Max(y0-y1, 0.5), col), title)
+			if e := value0(s.Err, ci); e > 0 && !b.Stacked {
+				ya, yb := top+plotH-sc.at(v+e), top+plotH-sc.at(math.Max(v-e, sc.lo))
+				mx := x + bw/2
+				c.f(`<path d="M%.1f %.1fV%.1fM%.1f %.1fh8M%.1f %.1fh8" stroke="#333" fill="none"/>`, mx, ya, yb, mx-4, ya, mx-4, yb)
+			}
+		}
+	}
+	c.f(`<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#444"/>`, left, left+plotW, top+plotH, top+plotH)
+	names := make([]string, len(b.Series))
+	for i, s := range b.Series {
+		names[i] = s.Name
+	}
+	c.legend(names)
+	return c.finish(b.Title)
+}
+
+func value(vs []float64, i int) float64 {
+	if i < len(vs) {
+		return vs[i]
+	}
+	return math.NaN()
+}
+
+func value0(vs []float64, i int) float64 {
+	if i < len(vs) && !math.IsNaN(vs[i]) {
+		return vs[i]
+	}
+	return 0
+}

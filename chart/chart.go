@@ -1,0 +1,184 @@
+// Package chart draws the report's charts as SVG text: grouped, stacked
+// and log-scale bars, and lines with marked points and a bound. The SVG
+// carries its own styling (attributes only, no stylesheet), so the same
+// text works inline in a page and as a file of its own. Every value drawn
+// is an element of class "mark" with a <title> giving the value, and the
+// root element's data-points attribute counts them, so a reader (or a
+// test in a browser) can tell that a chart shows its data.
+package chart
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Palette is the Okabe–Ito colour set, distinguishable with the common
+// colour-vision deficiencies.
+var Palette = []string{"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"}
+
+// Geometry of every chart, in SVG user units.
+const (
+	width   = 720
+	height  = 340
+	left    = 72
+	right   = 16
+	top     = 34
+	bottom  = 64
+	plotW   = width - left - right
+	plotH   = height - top - bottom
+	fontCSS = `font-family="sans-serif" font-size="11"`
+)
+
+// canvas accumulates one SVG document.
+type canvas struct {
+	b     strings.Builder
+	marks int
+}
+
+func (c *canvas) f(format string, args ...any) { fmt.Fprintf(&c.b, format, args...) }
+
+// mark draws one value: el is an element without its closing, title its
+// tooltip.
+func (c *canvas) mark(el, title string) {
+	c.marks++
+	c.f(`%s class="mark"><title>%s</title></%s>`, el, esc(title), tagOf(el))
+}
+
+func tagOf(el string) string {
+	el = strings.TrimPrefix(el, "<")
+	if i := strings.IndexByte(el, ' '); i > 0 {
+		return el[:i]
+	}
+	return el
+}
+
+func (c *canvas) finish(title string) string {
+	var out strings.Builder
+	fmt.Fprintf(&out, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" data-points="%d" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s" %s>`,
+		c.marks, width, height, width, height, esc(title), fontCSS)
+	out.WriteString(`<rect width="100%" height="100%" fill="#ffffff"/>`)
+	fmt.Fprintf(&out, `<text x="%d" y="18" font-size="13" font-weight="bold">%s</text>`, left, esc(title))
+	out.WriteString(c.b.String())
+	out.WriteString(`</svg>`)
+	return out.String()
+}
+
+func esc(s string) string { return html.EscapeString(s) }
+
+// scale maps data values to plot pixels, linear or logarithmic.
+type scale struct {
+	lo, hi float64
+	log    bool
+	px     float64 // length of the axis in pixels
+}
+
+func (s scale) at(v float64) float64 {
+	if s.log {
+		if v <= 0 {
+			return 0
+		}
+		return (math.Log10(v) - math.Log10(s.lo)) / (math.Log10(s.hi) - math.Log10(s.lo)) * s.px
+	}
+	return (v - s.lo) / (s.hi - s.lo) * s.px
+}
+
+// newScale covers [min, max]: from 0 (linear) or from the decade below
+// min (log), to a round value at or above max.
+func newScale(min, max float64, log bool, px float64) scale {
+	if log {
+		if min <= 0 || math.IsInf(min, 1) {
+			min = 1
+		}
+		if max < min {
+			max = min
+		}
+		lo := math.Pow(10, math.Ceil(math.Log10(min))-1) // a decade below a power of ten too
+		hi := math.Pow(10, math.Ceil(math.Log10(max)))
+		if hi <= lo {
+			hi = lo * 10
+		}
+		return scale{lo, hi, true, px}
+	}
+	if max <= 0 {
+		max = 1
+	}
+	step := niceStep(max / 5)
+	return scale{0, math.Ceil(max/step) * step, false, px}
+}
+
+// niceStep rounds a raw tick step up to 1, 2 or 5 times a power of ten.
+func niceStep(raw float64) float64 {
+	if raw <= 0 {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*p >= raw {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+// ticks are the labelled values of an axis.
+func (s scale) ticks() []float64 {
+	var t []float64
+	if s.log {
+		for v := s.lo; v <= s.hi*1.0001; v *= 10 {
+			t = append(t, v)
+		}
+		return t
+	}
+	step := niceStep(s.hi / 5)
+	for v := 0.0; v <= s.hi*1.0001; v += step {
+		t = append(t, v)
+	}
+	return t
+}
+
+// Num formats a value for an axis or a tooltip: 950, 1.2k, 3.4M.
+func Num(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e9:
+		return trim(v/1e9) + "G"
+	case a >= 1e6:
+		return trim(v/1e6) + "M"
+	case a >= 1e4:
+		return trim(v/1e3) + "k"
+	case a >= 100 || a == 0:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	default:
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+}
+
+func trim(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
+
+// yAxis draws the value axis, its grid and its label.
+func (c *canvas) yAxis(s scale, label string) {
+	for _, t := range s.ticks() {
+		y := top + plotH - s.at(t)
+		c.f(`<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#e0e0e0"/>`, left, left+plotW, y, y)
+		c.f(`<text x="%d" y="%.1f" text-anchor="end">%s</text>`, left-6, y+4, Num(t))
+	}
+	c.f(`<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#444"/>`, left, left, top, top+plotH)
+	c.f(`<text transform="translate(14 %d) rotate(-90)" text-anchor="middle">%s</text>`, top+plotH/2, esc(label))
+}
+
+// legend draws the series names below the plot.
+func (c *canvas) legend(names []string) {
+	x, y := float64(left), float64(height-12)
+	for i, n := range names {
+		w := 22 + 6.5*float64(len([]rune(n)))
+		if x+w > width-right && x > left {
+			x, y = left, y-14 // wrap upwards: rare, many series
+		}
+		c.f(`<rect x="%.1f" y="%.1f" width="10" height="10" fill="%s"/>`, x, y-9, Palette[i%len(Palette)])
+		c.f(`<text x="%.1f" y="%.1f">%s</text>`, x+14, y, esc(n))
+		x += w
+	}
+}

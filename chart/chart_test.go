@@ -1,0 +1,126 @@
+package chart
+
+import (
+	"encoding/xml"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+type node struct {
+	XMLName xml.Name
+	Attrs   []xml.Attr `xml:",any,attr"`
+	Nodes   []node     `xml:",any"`
+	Text    string     `xml:",chardata"`
+}
+
+func (n *node) attr(name string) string {
+	for _, a := range n.Attrs {
+		if a.Name.Local == name {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// marks parses an SVG text and returns its mark elements, checking that
+// it is well-formed and that data-points counts them.
+func marks(t *testing.T, svg string) []node {
+	t.Helper()
+	var root node
+	if err := xml.Unmarshal([]byte(svg), &root); err != nil {
+		t.Fatalf("not well-formed: %v", err)
+	}
+	var out []node
+	var walk func(n *node)
+	walk = func(n *node) {
+		if n.attr("class") == "mark" {
+			out = append(out, *n)
+		}
+		for i := range n.Nodes {
+			walk(&n.Nodes[i])
+		}
+	}
+	walk(&root)
+	if n, _ := strconv.Atoi(root.attr("data-points")); n != len(out) {
+		t.Errorf("data-points %d, %d marks", n, len(out))
+	}
+	return out
+}
+
+func num(t *testing.T, s string) float64 {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestBarsHeightsAreProportional(t *testing.T) {
+	b := &Bars{Title: "A <&> B", YLabel: "ops/s", Categories: []string{"3 nodes", "6 nodes"},
+		Series: []Series{{Name: "x", Values: []float64{100, 200}, Err: []float64{10, 0}}, {Name: "y", Values: []float64{50, math.NaN()}}}}
+	ms := marks(t, b.SVG())
+	if len(ms) != 3 {
+		t.Fatalf("%d marks, want 3 (NaN draws nothing)", len(ms))
+	}
+	h := func(i int) float64 { return num(t, ms[i].attr("height")) }
+	// x@3 = 100, y@3 = 50, x@6 = 200: heights 2:1 and 1:2 on a linear axis from 0.
+	if math.Abs(h(0)/h(1)-2) > 0.02 || math.Abs(h(2)/h(0)-2) > 0.02 {
+		t.Errorf("heights %v %v %v", h(0), h(1), h(2))
+	}
+	if !strings.Contains(ms[0].Nodes[0].Text, "3 nodes, x: 100 ± 10") {
+		t.Errorf("tooltip %q", ms[0].Nodes[0].Text)
+	}
+}
+
+func TestLogBars(t *testing.T) {
+	b := &Bars{Categories: []string{"a", "b", "c"}, Series: []Series{{Name: "s", Values: []float64{10, 100, 1000}}}, Log: true}
+	ms := marks(t, b.SVG())
+	// Decades are equal steps: 10 → 100 → 1000 add the same height.
+	h0, h1, h2 := num(t, ms[0].attr("height")), num(t, ms[1].attr("height")), num(t, ms[2].attr("height"))
+	if math.Abs((h1-h0)-(h2-h1)) > 0.2 || h0 <= 0 {
+		t.Errorf("log heights %v %v %v", h0, h1, h2)
+	}
+}
+
+func TestStackedBars(t *testing.T) {
+	b := &Bars{Categories: []string{"a"}, Stacked: true, Series: []Series{{Name: "TIMEOUT", Values: []float64{3}}, {Name: "ERROR", Values: []float64{1}}}}
+	ms := marks(t, b.SVG())
+	y0, h0 := num(t, ms[0].attr("y")), num(t, ms[0].attr("height"))
+	y1, h1 := num(t, ms[1].attr("y")), num(t, ms[1].attr("height"))
+	if math.Abs(y1+h1-y0) > 0.1 || math.Abs(h0/h1-3) > 0.05 {
+		t.Errorf("the second bar does not sit on the first: %v+%v, %v+%v", y0, h0, y1, h1)
+	}
+}
+
+func TestLines(t *testing.T) {
+	l := &Lines{Title: "t", XLabel: "threads", YLabel: "µs", Bound: 1000, BoundLabel: "p99 ≤ 1 ms",
+		Lines: []Line{{Name: "a", Points: []Point{{X: 1, Y: 100}, {X: 2, Y: 400, Mark: true}, {X: 4, Y: 2000}}}, {Name: "b", Points: []Point{{X: 1, Y: 50}}}}}
+	svg := l.SVG()
+	ms := marks(t, svg)
+	if len(ms) != 4 {
+		t.Fatalf("%d marks", len(ms))
+	}
+	// y grows downwards: 2000 above 400 above 100.
+	y := func(i int) float64 { return num(t, ms[i].attr("cy")) }
+	x := func(i int) float64 { return num(t, ms[i].attr("cx")) }
+	if !(y(2) < y(1) && y(1) < y(0)) || math.Abs((x(2)-x(1))-2*(x(1)-x(0))) > 0.2 {
+		t.Errorf("positions %v,%v %v,%v %v,%v", x(0), y(0), x(1), y(1), x(2), y(2))
+	}
+	if !strings.Contains(svg, "stroke-dasharray") || !strings.Contains(svg, `r="8"`) {
+		t.Error("no bound line or no marked point")
+	}
+	ll := &Lines{LogX: true, Lines: []Line{{Name: "a", Points: []Point{{X: 0, Y: 1}, {X: 10, Y: 2}, {X: 100, Y: 3}}}}}
+	if ms := marks(t, ll.SVG()); len(ms) != 2 {
+		t.Errorf("a zero on a log axis must not be drawn: %d marks", len(ms))
+	}
+}
+
+func TestNum(t *testing.T) {
+	for v, want := range map[float64]string{0: "0", 950: "950", 12500: "12.5k", 3.4e6: "3.4M", 0.25: "0.25", 1234: "1234"} {
+		if got := Num(v); got != want {
+			t.Errorf("Num(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

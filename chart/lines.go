@@ -1,0 +1,136 @@
+package chart
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Point is one point of a line; Mark draws it larger, ringed (the SLO's
+// best point, say).
+type Point struct {
+	X, Y  float64
+	Mark  bool
+	Label string // tooltip prefix
+}
+
+// Line is one named line.
+type Line struct {
+	Name   string
+	Points []Point
+}
+
+// Lines is a line chart with numeric axes.
+type Lines struct {
+	Title, XLabel, YLabel string
+	Lines                 []Line
+	LogX, LogY            bool
+	// Bound, when above 0, is drawn as a dashed horizontal line (an SLO).
+	Bound      float64
+	BoundLabel string
+	// XTicks, when given, replace the x axis's ticks (value → label).
+	XTicks      []float64
+	XTickLabels []string
+}
+
+// SVG draws the chart.
+func (l *Lines) SVG() string {
+	var c canvas
+	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), 0.0
+	for _, ln := range l.Lines {
+		for _, p := range ln.Points {
+			if bad(p.X, l.LogX) || bad(p.Y, l.LogY) {
+				continue
+			}
+			xlo, xhi = math.Min(xlo, p.X), math.Max(xhi, p.X)
+			ylo, yhi = math.Min(ylo, p.Y), math.Max(yhi, p.Y)
+		}
+	}
+	if l.Bound > 0 {
+		yhi = math.Max(yhi, l.Bound)
+		ylo = math.Min(ylo, l.Bound)
+	}
+	if math.IsInf(xlo, 1) {
+		xlo, xhi = 0, 1
+	}
+	ys := newScale(ylo, yhi, l.LogY, plotH)
+	xs := newScale(xlo, xhi, l.LogX, plotW)
+	if !l.LogX && xlo > 0 && xlo > xhi/3 {
+		// Keep the x axis from 0 unless the values sit far from it.
+		step := niceStep((xhi - xlo) / 5)
+		xs = scale{math.Floor(xlo/step) * step, math.Ceil(xhi/step) * step, false, plotW}
+		if xs.hi == xs.lo {
+			xs.hi = xs.lo + step
+		}
+	}
+	c.yAxis(ys, l.YLabel)
+	ticks := xs.ticks()
+	labels := make([]string, len(ticks))
+	for i, t := range ticks {
+		labels[i] = Num(t)
+	}
+	if !xs.log && xs.lo != 0 {
+		ticks, labels = nil, nil
+		step := niceStep((xs.hi - xs.lo) / 5)
+		for v := xs.lo; v <= xs.hi*1.0001; v += step {
+			ticks, labels = append(ticks, v), append(labels, Num(v))
+		}
+	}
+	if len(l.XTicks) > 0 {
+		ticks, labels = l.XTicks, l.XTickLabels
+	}
+	for i, t := range ticks {
+		x := left + xs.at(t)
+		if x < left-0.5 || x > left+plotW+0.5 {
+			continue
+		}
+		c.f(`<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#f0f0f0"/>`, x, x, top, top+plotH)
+		c.f(`<text x="%.1f" y="%d" text-anchor="middle">%s</text>`, x, top+plotH+16, esc(labels[i]))
+	}
+	c.f(`<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#444"/>`, left, left+plotW, top+plotH, top+plotH)
+	c.f(`<text x="%d" y="%d" text-anchor="middle">%s</text>`, left+plotW/2, top+plotH+32, esc(l.XLabel))
+	if l.Bound > 0 {
+		y := top + plotH - ys.at(l.Bound)
+		c.f(`<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#D55E00" stroke-dasharray="6 4"/>`, left, left+plotW, y, y)
+		c.f(`<text x="%d" y="%.1f" text-anchor="end" fill="#D55E00">%s</text>`, left+plotW-4, y-4, esc(l.BoundLabel))
+	}
+	names := make([]string, len(l.Lines))
+	for i, ln := range l.Lines {
+		names[i] = ln.Name
+		col := Palette[i%len(Palette)]
+		var path strings.Builder
+		for _, p := range ln.Points {
+			if bad(p.X, l.LogX) || bad(p.Y, l.LogY) {
+				continue
+			}
+			cmd := "L"
+			if path.Len() == 0 {
+				cmd = "M"
+			}
+			fmt.Fprintf(&path, "%s%.1f %.1f", cmd, left+xs.at(p.X), top+plotH-ys.at(p.Y))
+		}
+		if path.Len() > 0 {
+			c.f(`<path d="%s" stroke="%s" stroke-width="2" fill="none"/>`, path.String(), col)
+		}
+		for _, p := range ln.Points {
+			if bad(p.X, l.LogX) || bad(p.Y, l.LogY) {
+				continue
+			}
+			x, y := left+xs.at(p.X), top+plotH-ys.at(p.Y)
+			title := fmt.Sprintf("%s: %s %s, %s %s", ln.Name, l.XLabel, Num(p.X), l.YLabel, Num(p.Y))
+			if p.Label != "" {
+				title = p.Label + " — " + title
+			}
+			if p.Mark {
+				c.f(`<circle cx="%.1f" cy="%.1f" r="8" fill="none" stroke="%s" stroke-width="2"/>`, x, y, col)
+			}
+			c.mark(fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"`, x, y, col), title)
+		}
+	}
+	c.legend(names)
+	return c.finish(l.Title)
+}
+
+func bad(v float64, log bool) bool {
+	return math.IsNaN(v) || math.IsInf(v, 0) || (log && v <= 0)
+}
