@@ -59,6 +59,8 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		code, err = bench(ctx, args[1:], stdout, stderr)
 	case "merge":
 		code, err = merge(args[1:], stdout)
+	case "report":
+		code, err = reportCmd(args[1:], stdout, stderr)
 	case "workloads":
 		listWorkloads(stdout)
 	case "bindings":
@@ -75,11 +77,13 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			fmt.Fprint(stdout, benchUsage)
 		} else if len(args) > 1 && args[1] == "merge" {
 			fmt.Fprint(stdout, mergeUsage)
+		} else if len(args) > 1 && args[1] == "report" {
+			fmt.Fprint(stdout, reportUsage)
 		} else {
 			fmt.Fprint(stdout, usage)
 		}
 	default:
-		err = badf("unknown command %q (commands: load, run, bench, merge, workloads, bindings, version, help)", args[0])
+		err = badf("unknown command %q (commands: load, run, bench, report, merge, workloads, bindings, version, help)", args[0])
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "servbench: %s\n", oneLine(err))
@@ -113,6 +117,7 @@ Usage:
   servbench run  [binding] [flags]   run a workload (the transaction phase)
   servbench load [binding] [flags]   load the data set (the insert phase)
   servbench bench PLAN.yaml -o DIR   run an experiment plan (sweeps, repetitions, cost)
+  servbench report DIR -o R.html     the plan's tables and charts in one page
   servbench merge R1.json R2.json... -o M.json   combine clients that ran together
   servbench workloads                list the built-in workloads
   servbench bindings                 list the database bindings

@@ -21,20 +21,13 @@ func merge(args []string, stdout io.Writer) (int, error) {
 	fs := flag.NewFlagSet("servbench merge", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := fs.String("o", "", "")
-	var files []string
-	rest := args
-	for len(rest) > 0 {
-		if err := fs.Parse(rest); err != nil {
-			if err == flag.ErrHelp {
-				fmt.Fprint(stdout, mergeUsage)
-				return ExitOK, nil
-			}
-			return ExitUsage, badf("merge: %v", err)
-		}
-		rest = fs.Args()
-		if len(rest) > 0 {
-			files, rest = append(files, rest[0]), rest[1:]
-		}
+	files, err := flagsAnywhere(fs, args)
+	if err == flag.ErrHelp {
+		fmt.Fprint(stdout, mergeUsage)
+		return ExitOK, nil
+	}
+	if err != nil {
+		return ExitUsage, badf("merge: %v", err)
 	}
 	if *out == "" {
 		return ExitUsage, badf("merge: no output file (-o MERGED.json)")

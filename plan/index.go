@@ -57,9 +57,12 @@ type IndexSLO struct {
 // SLOCurve is one stepped series: every step measured, the last step
 // within the bound and the highest throughput seen.
 type SLOCurve struct {
-	Series string     `json:"series"`
-	Target string     `json:"target"`
-	Steps  []SLOPoint `json:"steps"`
+	Series   string     `json:"series"`
+	Target   string     `json:"target"`
+	Workload string     `json:"workload"`
+	Records  int64      `json:"records"`
+	Fixed    float64    `json:"fixed"` // the dimension not stepped: the rate, or the threads
+	Steps    []SLOPoint `json:"steps"`
 	// Best is the highest-throughput step within the bound (nil: none).
 	Best *SLOPoint `json:"best,omitempty"`
 	// Peak is the highest-throughput step of all.

@@ -31,7 +31,11 @@ func (x *Search) curve(c *Cell) *curve {
 	key := x.slo.Series(c)
 	cv := x.curves[key]
 	if cv == nil {
-		cv = &curve{SLOCurve: SLOCurve{Series: key, Target: c.Target.Label}}
+		fixed := c.Rate
+		if x.slo.Step == "rate" {
+			fixed = float64(c.Threads)
+		}
+		cv = &curve{SLOCurve: SLOCurve{Series: key, Target: c.Target.Label, Workload: c.Workload.Name, Records: c.Records, Fixed: fixed}}
 		x.curves[key] = cv
 		x.order = append(x.order, key)
 	}

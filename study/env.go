@@ -1,0 +1,97 @@
+package study
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/servbench/servbench/props"
+)
+
+// environment lists where and with what every run was measured, and every
+// parameter: the plan (credentials hidden) and each target's properties in
+// force, so the page can be reproduced on its own.
+func (s *Set) environment() Section {
+	sec := Section{ID: "environment", Title: "Environment and parameters"}
+	env := &Table{Name: "environment", Title: "Machines the runs were measured on",
+		Header: []string{"runs", "servbench", "commit", "Go", "OS/arch", "kernel", "CPU", "cores", "GOMAXPROCS", "memory GiB", "host"}}
+	type row struct {
+		cells []string
+		n     int
+	}
+	rows := map[string]*row{}
+	var order []string
+	for _, r := range s.Runs {
+		e := r.Doc.Environment
+		cells := []string{e.ServbenchVersion, e.ServbenchCommit, e.GoVersion, e.OS + "/" + e.Arch, e.Kernel, e.CPUModel,
+			strconv.Itoa(e.Cores), strconv.Itoa(e.GOMAXPROCS), fmt.Sprintf("%.1f", float64(e.MemoryBytes)/(1<<30)), e.Hostname}
+		k := strings.Join(cells, "\x00")
+		if rows[k] == nil {
+			rows[k] = &row{cells: cells}
+			order = append(order, k)
+		}
+		rows[k].n++
+	}
+	for _, k := range order {
+		env.Rows = append(env.Rows, append([]string{strconv.Itoa(rows[k].n)}, rows[k].cells...))
+	}
+	targets := &Table{Name: "targets", Title: "Targets", Header: []string{"target", "system", "binding", "server", "query model", "nodes", "price per hour"}}
+	props := &Table{Name: "properties", Title: "Properties in force (first run of each target and workload; credentials hidden)", Header: []string{"target", "workload", "property", "value"}}
+	seen := map[string]bool{}
+	for _, r := range s.Runs {
+		if !seen[r.Target] {
+			seen[r.Target] = true
+			nodes, price := "", ""
+			if r.Nodes > 0 {
+				nodes = strconv.Itoa(r.Nodes)
+			}
+			if r.Price > 0 {
+				price = strconv.FormatFloat(r.Price, 'f', 4, 64)
+			}
+			targets.Rows = append(targets.Rows, []string{r.Target, r.System, r.Binding, r.Doc.Server, r.Doc.QueryModel, nodes, price})
+		}
+		k := r.Target + "\x00" + r.Workload
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		keys := make([]string, 0, len(r.Doc.Properties))
+		for p := range r.Doc.Properties {
+			keys = append(keys, p)
+		}
+		sort.Strings(keys)
+		for _, p := range keys {
+			props.Rows = append(props.Rows, []string{r.Target, wlName(r.Workload), p, r.Doc.Properties[p]})
+		}
+	}
+	sec.Tables = []*Table{env, targets, props}
+	if s.PlanText != "" {
+		sec.Pre = RedactPlan(s.PlanText)
+	}
+	return sec
+}
+
+var planLine = regexp.MustCompile(`^(\s*(?:-\s+)?)([A-Za-z0-9_.-]+)(\s*:\s*)(.*)$`)
+
+// RedactPlan hides credentials in a plan's text: the value of every key
+// that names one, and the password of every URL.
+func RedactPlan(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, ln := range lines {
+		if m := planLine.FindStringSubmatch(ln); m != nil && props.IsSecretKey(m[2]) && strings.TrimSpace(m[4]) != "" {
+			lines[i] = m[1] + m[2] + m[3] + props.Redacted
+			continue
+		}
+		fields := strings.FieldsFunc(ln, func(r rune) bool { return r == ' ' || r == '"' || r == '\'' || r == ',' || r == '{' || r == '}' })
+		for _, f := range fields {
+			if strings.Contains(f, "://") {
+				if red := props.RedactURL(f); red != f {
+					lines[i] = strings.ReplaceAll(lines[i], f, red)
+				}
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
+}

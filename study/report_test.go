@@ -1,0 +1,198 @@
+package study_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/xml"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/servbench/servbench/cli"
+	"github.com/servbench/servbench/study"
+)
+
+// A plan with every dimension the report draws: two systems at cluster
+// sizes 1 and 2 with prices, two workloads, two record counts, two thread
+// counts, operations scaled with records, two repetitions, an SLO.
+const plan = `name: report-test
+targets:
+  - {label: pebble, binding: pebble, nodes: 1, price_per_hour: 0.1}
+  - {label: basic, binding: basic, system: basic, nodes: 2, price_per_month: 73}
+workloads: [a, c]
+records: [500, 1000]
+threads: [1, 2]
+operations: records
+repetitions: 2
+slo:
+  latency: p99
+  bound_ms: 50
+`
+
+// runPlan runs the plan once per test binary, into a shared directory.
+func runPlan(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	pf := filepath.Join(dir, "plan.yaml")
+	if err := os.WriteFile(pf, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	var errb bytes.Buffer
+	if code := cli.MainContext(context.Background(), []string{"bench", pf, "-o", out}, &bytes.Buffer{}, &errb); code != 0 {
+		t.Fatalf("bench: exit %d: %s", code, errb.String())
+	}
+	return out
+}
+
+func TestReportViewsAndExports(t *testing.T) {
+	out := runPlan(t)
+	set, err := study.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Runs) != 32 || len(set.Groups) != 16 {
+		t.Fatalf("%d runs in %d groups, want 32 in 16", len(set.Runs), len(set.Groups))
+	}
+	// A group's throughput is the mean of its repetitions.
+	g := set.Groups[0]
+	if want := (g.Runs[0].Doc.Throughput + g.Runs[1].Doc.Throughput) / 2; g.Throughput.N != 2 || g.Throughput.Mean != want || g.Throughput.CI <= 0 {
+		t.Errorf("group throughput %+v, want mean %v", g.Throughput, want)
+	}
+	secs := set.Sections()
+	var ids []string
+	for _, s := range secs {
+		ids = append(ids, s.ID)
+	}
+	if got := strings.Join(ids, " "); got != "summary clusters cost threads runtime runs environment" {
+		t.Fatalf("sections %s", got)
+	}
+	tables := map[string]*study.Table{}
+	for _, s := range secs {
+		for _, tb := range s.Tables {
+			if tables[tb.Name] != nil {
+				t.Errorf("two tables named %s", tb.Name)
+			}
+			tables[tb.Name] = tb
+		}
+	}
+	for _, name := range []string{"summary", "failed", "cost", "slo", "curves", "runtime-pebble-t1", "runtime-totals", "scale-up", "environment", "targets", "properties"} {
+		if tables[name] == nil || len(tables[name].Rows) == 0 {
+			t.Errorf("no table %s, or it is empty", name)
+		}
+	}
+	// Operations scale with records: 500 → 1000 records expects 2×.
+	sc := tables["scale-up"]
+	if !strings.Contains(sc.Header[2], "500→1000 records") || !strings.HasSuffix(sc.Rows[0][2], "(2.00×)") {
+		t.Errorf("scale-up %v / %v", sc.Header, sc.Rows[0])
+	}
+	if len(tables["slo"].Rows) != 8 {
+		t.Errorf("%d SLO curves, want 8", len(tables["slo"].Rows))
+	}
+
+	// Exports: every chart an SVG file, every table CSV and Markdown.
+	x := filepath.Join(t.TempDir(), "x")
+	var errb bytes.Buffer
+	html := filepath.Join(t.TempDir(), "report.html")
+	if code := cli.MainContext(context.Background(), []string{"report", out, "-o", html, "--export", x}, &bytes.Buffer{}, &errb); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errb.String())
+	}
+	f, err := os.Open(filepath.Join(x, "summary.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(rows) != 17 || rows[0][0] != "target" {
+		t.Errorf("summary.csv: %d rows, %v", len(rows), err)
+	}
+	md, _ := os.ReadFile(filepath.Join(x, "cost.md"))
+	if !bytes.Contains(md, []byte("| --- |")) || bytes.Count(md, []byte("\n| pebble")) != 8 {
+		t.Errorf("cost.md:\n%s", md)
+	}
+	svgs, _ := filepath.Glob(filepath.Join(x, "*.svg"))
+	if len(svgs) < 100 {
+		t.Errorf("%d SVG files", len(svgs))
+	}
+	for _, p := range svgs {
+		b, _ := os.ReadFile(p)
+		if err := xml.Unmarshal(b, new(struct{})); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	page, _ := os.ReadFile(html)
+	for _, bad := range []string{"<script", "<link", "src=", "@import", "url("} {
+		if bytes.Contains(page, []byte(bad)) {
+			t.Errorf("the page holds %q: it must load nothing", bad)
+		}
+	}
+
+	// The bad inputs: no directory, a directory of nothing.
+	errb.Reset()
+	if code := cli.MainContext(context.Background(), []string{"report", t.TempDir(), "-o", html}, &bytes.Buffer{}, &errb); code != cli.ExitUsage ||
+		strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), "index.json") {
+		t.Errorf("report of an empty directory: exit %d: %s", code, errb.String())
+	}
+}
+
+// The page in a real browser: it loads with no error and no request, every
+// chart is drawn with as many marks as it says it has data points, every
+// table has rows.
+func TestReportInBrowser(t *testing.T) {
+	ctx := context.Background()
+	b := startBrowser(t, ctx)
+	out := runPlan(t)
+	html := filepath.Join(t.TempDir(), "report.html")
+	var errb bytes.Buffer
+	if code := cli.MainContext(ctx, []string{"report", out, "-o", html}, &bytes.Buffer{}, &errb); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errb.String())
+	}
+	b.page(t)
+	if errs := b.open(t, "file://"+html); len(errs) > 0 {
+		t.Errorf("the page reported errors:\n%s", strings.Join(errs, "\n"))
+	}
+	var resources int
+	b.eval(t, `performance.getEntriesByType("resource").length`, &resources)
+	if resources != 0 {
+		t.Errorf("the page requested %d resources", resources)
+	}
+	type chart struct {
+		Title  string  `json:"title"`
+		Points int     `json:"points"`
+		Marks  int     `json:"marks"`
+		Width  float64 `json:"width"`
+		Height float64 `json:"height"`
+	}
+	var charts []chart
+	b.eval(t, `(() => {
+		document.querySelectorAll("details").forEach(d => d.open = true);
+		return [...document.querySelectorAll("svg.chart")].map(s => {
+			const r = s.getBoundingClientRect();
+			return {title: s.getAttribute("aria-label"), points: +s.dataset.points,
+				marks: s.querySelectorAll(".mark").length, width: r.width, height: r.height};
+		});
+	})()`, &charts)
+	if len(charts) < 100 {
+		t.Errorf("%d charts drawn", len(charts))
+	}
+	for _, c := range charts {
+		if c.Points == 0 || c.Marks != c.Points || c.Width < 200 || c.Height < 100 {
+			t.Errorf("chart %q: %d points, %d marks, %.0f×%.0f px", c.Title, c.Points, c.Marks, c.Width, c.Height)
+		}
+	}
+	var emptyTables int
+	b.eval(t, `[...document.querySelectorAll("table")].filter(t => t.tBodies[0].rows.length === 0).length`, &emptyTables)
+	if emptyTables != 0 {
+		t.Errorf("%d empty tables", emptyTables)
+	}
+	img, err := png.Decode(bytes.NewReader(b.screenshot(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := img.Bounds(); r.Dx() < 600 || r.Dy() < 2000 {
+		t.Errorf("screenshot %v: the page is not laid out", r)
+	}
+}
