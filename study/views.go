@@ -41,8 +41,8 @@ func ms(us float64) string {
 	}
 	return strconv.FormatFloat(us/1000, 'f', 3, 64)
 }
-func f0(v float64) string  { return strconv.FormatFloat(v, 'f', 0, 64) }
-func f2(v float64) string  { return strconv.FormatFloat(v, 'f', 2, 64) }
+func f0(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 
 // pm formats a statistic as "mean ± CI" (the mean alone for one run).
 func pm(st Stat, f func(float64) string) string {
