@@ -61,6 +61,8 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		code, err = merge(args[1:], stdout)
 	case "report":
 		code, err = reportCmd(args[1:], stdout, stderr)
+	case "compare":
+		code, err = compareCmd(args[1:], stdout)
 	case "workloads":
 		listWorkloads(stdout)
 	case "bindings":
@@ -79,11 +81,13 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			fmt.Fprint(stdout, mergeUsage)
 		} else if len(args) > 1 && args[1] == "report" {
 			fmt.Fprint(stdout, reportUsage)
+		} else if len(args) > 1 && args[1] == "compare" {
+			fmt.Fprint(stdout, compareUsage)
 		} else {
 			fmt.Fprint(stdout, usage)
 		}
 	default:
-		err = badf("unknown command %q (commands: load, run, bench, report, merge, workloads, bindings, version, help)", args[0])
+		err = badf("unknown command %q (commands: load, run, bench, report, compare, merge, workloads, bindings, version, help)", args[0])
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "servbench: %s\n", oneLine(err))
@@ -118,6 +122,7 @@ Usage:
   servbench load [binding] [flags]   load the data set (the insert phase)
   servbench bench PLAN.yaml -o DIR   run an experiment plan (sweeps, repetitions, cost)
   servbench report DIR -o R.html     the plan's tables and charts in one page
+  servbench compare A B              differences with confidence intervals
   servbench merge R1.json R2.json... -o M.json   combine clients that ran together
   servbench workloads                list the built-in workloads
   servbench bindings                 list the database bindings

@@ -224,3 +224,18 @@ func (g *Group) summarize() {
 	sort.Slice(g.Failed, func(i, j int) bool { return g.Failed[i].Name < g.Failed[j].Name })
 	g.Cost = plan.CostPerBillion(g.Price, g.Throughput.Mean)
 }
+
+// Only is the set restricted to one target (nil if it has none).
+func (s *Set) Only(target string) *Set {
+	out := &Set{Name: s.Name + ":" + target, Dir: s.Dir, PlanText: s.PlanText, Index: s.Index}
+	for _, r := range s.Runs {
+		if r.Target == target {
+			out.Runs = append(out.Runs, r)
+		}
+	}
+	if len(out.Runs) == 0 {
+		return nil
+	}
+	out.group()
+	return out
+}
