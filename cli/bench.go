@@ -101,6 +101,7 @@ type planRun struct {
 	stderr io.Writer
 	search *plan.Search        // the SLO search, when the plan has one
 	docs   map[string]string   // target label + workload → document model (fields, customer)
+	tables map[string]string   // target label + workload → table, when it gets a per-data-set suffix
 	loads  map[string][]string // load key → the load phase's arguments
 	index  plan.Index
 }
@@ -118,7 +119,12 @@ func (r *planRun) baseArgs(cmd string, t *plan.Target, w *plan.Workload, records
 			args = append(args, "-p", p.Key+"="+p.Value)
 		}
 	}
-	return append(args, "-p", "recordcount="+strconv.FormatInt(records, 10), "-l", t.Label)
+	args = append(args, "-p", "recordcount="+strconv.FormatInt(records, 10), "-l", t.Label)
+	if table := r.tables[t.Label+"\x00"+w.Name]; table != "" {
+		// One table per data set, so a server keeps each record count's.
+		args = append(args, "-p", "table="+table+"_r"+strconv.FormatInt(records, 10))
+	}
+	return args
 }
 
 func (r *planRun) runArgs(c *plan.Cell) []string {
@@ -160,7 +166,7 @@ func (r *planRun) dataDir(t *plan.Target, w *plan.Workload, records int64) []str
 // check validates every run and load before anything runs: bindings,
 // properties and workloads, as the phases themselves would.
 func (r *planRun) check() error {
-	r.docs, r.loads = map[string]string{}, map[string][]string{}
+	r.docs, r.loads, r.tables = map[string]string{}, map[string][]string{}, map[string]string{}
 	cells := r.pl.Cells()
 	for i := range cells {
 		c := &cells[i]
@@ -171,6 +177,10 @@ func (r *planRun) check() error {
 			return &plan.Error{File: r.pl.File, Line: c.Target.Line, Msg: fmt.Sprintf("target %s, workload %s (line %d): %s", c.Target.Label, c.Workload.Name, c.Workload.Line, oneLine(err))}
 		}
 		r.docs[c.Target.Label+"\x00"+c.Workload.Name] = ps.w.Cfg.Document
+		tk := c.Target.Label + "\x00" + c.Workload.Name
+		if _, named := r.tables[tk]; !named && len(r.pl.RecordsOf(c.Target)) > 1 && c.Target.Binding != "pebble" && !r.setsTable(c.Target) {
+			r.tables[tk] = ps.w.Cfg.Table
+		}
 		key := r.loadKey(c.Target, c.Workload, c.Records)
 		if _, ok := r.loads[key]; !ok {
 			largs := r.baseArgs("load", c.Target, c.Workload, c.Records)
@@ -182,6 +192,18 @@ func (r *planRun) check() error {
 		}
 	}
 	return nil
+}
+
+// setsTable reports whether the plan names the table for target t.
+func (r *planRun) setsTable(t *plan.Target) bool {
+	for _, list := range [][]plan.Property{r.pl.Properties, t.Properties} {
+		for _, p := range list {
+			if p.Key == "table" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (r *planRun) prepare(cmd string, args []string) (*phaseSetup, error) {

@@ -216,3 +216,31 @@ slo:
 		t.Errorf("no skip reported: %s", e)
 	}
 }
+
+// A server target with several record counts gets one table per data set
+// (table_r<records>), so loading the larger one does not collide with the
+// smaller; a plan that names its table keeps it.
+func TestBenchTablePerDataSet(t *testing.T) {
+	for _, tc := range []struct{ extra, want string }{
+		{"", "usertable_r100 usertable_r200"},
+		{"properties:\n  table: mine\n", "mine mine"},
+	} {
+		pf := writePlan(t, "targets: [{label: b, binding: basic}]\nworkloads: [c]\nrecords: [100, 200]\nthreads: [1]\noperations: 10\n"+tc.extra)
+		dir := filepath.Join(t.TempDir(), "out")
+		if code, _, e := servbench(t, "bench", pf, "-o", dir); code != ExitOK {
+			t.Fatalf("exit %d: %s", code, e)
+		}
+		var got []string
+		for _, id := range []string{"r100", "r200"} {
+			var d struct {
+				Properties map[string]string `json:"properties"`
+			}
+			raw, _ := os.ReadFile(filepath.Join(dir, "runs/b/c", id+"-t1-qmax-1.json"))
+			json.Unmarshal(raw, &d)
+			got = append(got, d.Properties["table"])
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("tables %v, want %s", got, tc.want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -171,6 +172,9 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 	}
 	if len(p.Rates) == 0 {
 		p.Rates = []float64{0}
+	}
+	if p.Name == "" {
+		p.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	if p.Duration == 0 && p.Operations == 0 && !p.OpsPerRecord {
 		return nil, errf(0, "give duration (seconds per run) or operations (per run)")
