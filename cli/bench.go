@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/servbench/servbench/plan"
@@ -168,11 +169,17 @@ func (r *planRun) dataDir(t *plan.Target, w *plan.Workload, records int64) []str
 func (r *planRun) check() error {
 	r.docs, r.loads, r.tables = map[string]string{}, map[string][]string{}, map[string]string{}
 	cells := r.pl.Cells()
+	checked := map[string]*phaseSetup{} // repetitions and rates share their check
 	for i := range cells {
 		c := &cells[i]
 		args := r.baseArgs("run", c.Target, c.Workload, c.Records)
 		args = append(args, "-threads", strconv.Itoa(c.Threads))
-		ps, err := r.prepare("run", args)
+		argKey := strings.Join(args, "\x00")
+		ps, err := checked[argKey], error(nil)
+		if ps == nil {
+			ps, err = r.prepare("run", args)
+			checked[argKey] = ps
+		}
 		if err != nil {
 			return &plan.Error{File: r.pl.File, Line: c.Target.Line, Msg: fmt.Sprintf("target %s, workload %s (line %d): %s", c.Target.Label, c.Workload.Name, c.Workload.Line, oneLine(err))}
 		}

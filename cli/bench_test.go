@@ -244,3 +244,18 @@ func TestBenchTablePerDataSet(t *testing.T) {
 		}
 	}
 }
+
+// Every plan shipped in plans/ is valid: each of its runs and loads passes
+// the phases' own checks (nothing connects to a server).
+func TestShippedPlans(t *testing.T) {
+	files, _ := filepath.Glob("../plans/*.yaml")
+	if len(files) < 7 {
+		t.Fatalf("%d plans in plans/", len(files))
+	}
+	for _, f := range files {
+		code, out, e := servbench(t, "bench", f, "--dry-run")
+		if code != ExitOK || !strings.Contains(out, " runs, ") {
+			t.Errorf("%s: exit %d: %s", f, code, e)
+		}
+	}
+}
