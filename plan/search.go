@@ -3,8 +3,8 @@ package plan
 import "fmt"
 
 // Search follows an SLO across a plan's cells: it averages each step's
-// repetitions, notices the first step over the bound, and tells which
-// later steps need not run (those more than SLO.After steps past it).
+// repetitions, counts the steps over the bound, and ends a curve at its
+// (After+1)-th step over the bound: the later steps need not run.
 // Cells must arrive in plan order (each series' steps ascending).
 type Search struct {
 	slo    *SLO
@@ -112,9 +112,10 @@ func (x *Search) Result() *IndexSLO {
 			if c.Peak == nil || p.Throughput > c.Peak.Throughput {
 				c.Peak = p
 			}
-			// Within the bound: a search stepping upwards stops at the
-			// first break; the steps after it only show the curve.
-			if p.Met && (c.BrokeAt == 0 || p.Step < c.BrokeAt) && (c.Best == nil || p.Throughput > c.Best.Throughput) {
+			// The highest throughput of any step within the bound: a
+			// step over it (a cold first step, a hiccup) does not hide a
+			// later step that met it.
+			if p.Met && (c.Best == nil || p.Throughput > c.Best.Throughput) {
 				c.Best = p
 			}
 		}

@@ -24,8 +24,8 @@ type SLO struct {
 	Operation string
 	// Step is the dimension stepped: "threads" or "rate".
 	Step string
-	// After is how many steps still run once the bound is broken, so the
-	// curve shows the peak beyond the bound.
+	// After is how many more steps over the bound the curve may take
+	// before it ends (the steps beyond the first break show the peak).
 	After int
 	// MaxFailedPct, when ≥ 0, also bounds failed operations (percent of
 	// all): a step that answers fast by failing does not meet the SLO.

@@ -128,3 +128,28 @@ func TestSLOValue(t *testing.T) {
 		t.Error("an operation the run lacks has no value")
 	}
 }
+
+// A cold first step over the bound does not hide the later steps within
+// it: the best is the highest throughput that met the bound.
+func TestSLOBestAfterAColdStart(t *testing.T) {
+	p, err := Parse([]byte(strings.Replace(sloPlan, "repetitions: 2", "repetitions: 1", 1)), "s2.yaml", builtin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lat := map[int]float64{1: 2900, 2: 900, 4: 800, 8: 1500, 16: 1600}
+	x := p.SLO.NewSearch()
+	var skipped []int
+	cells := p.Cells()
+	for i := range cells {
+		c := &cells[i]
+		if _, skip := x.Skip(c); skip {
+			skipped = append(skipped, c.Threads)
+			continue
+		}
+		x.Add(c, float64(100*c.Threads), lat[c.Threads], 0)
+	}
+	c := x.Result().Curves[0]
+	if c.BrokeAt != 1 || c.Best == nil || c.Best.Step != 4 || len(skipped) != 1 || skipped[0] != 16 {
+		t.Errorf("broke at %v, best %+v, skipped %v", c.BrokeAt, c.Best, skipped)
+	}
+}

@@ -68,7 +68,7 @@ func (s *Set) byThreads() (Section, bool) {
 	sec := Section{ID: "threads", Title: "Throughput and latency by " + xlabel,
 		Intro: "Each curve steps " + xlabel + " for one target, workload and record count (points: mean over repetitions)."}
 	if slo != nil {
-		sec.Intro += fmt.Sprintf(" The SLO is %s ≤ %s ms (%s); the ringed point is the highest throughput within it, reached before the first step that broke it.",
+		sec.Intro += fmt.Sprintf(" The SLO is %s ≤ %s ms (%s); the ringed point is the highest throughput of a step within it.",
 			slo.Latency, strconv.FormatFloat(slo.BoundUs/1000, 'f', -1, 64), sloOp(slo))
 	}
 	// Curves in plan order, grouped by workload and record count.
