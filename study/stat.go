@@ -119,32 +119,26 @@ func betaFraction(a, b, x float64) float64 {
 	}
 	d = 1 / d
 	f := d
+	// step applies one term a_k of the fraction to Lentz's C and D and
+	// returns the factor it multiplies f by.
+	step := func(num float64) float64 {
+		d = 1 + num*d
+		if math.Abs(d) < tiny {
+			d = tiny
+		}
+		c = 1 + num/c
+		if math.Abs(c) < tiny {
+			c = tiny
+		}
+		d = 1 / d
+		return d * c
+	}
 	for m := 1; m <= 300; m++ {
 		fm := float64(m)
-		// even step: d_{2m} = m(b−m)x / ((a+2m−1)(a+2m))
-		num := fm * (b - fm) * x / ((a + 2*fm - 1) * (a + 2*fm))
-		d = 1 + num*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + num/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		f *= d * c
-		// odd step: d_{2m+1} = −(a+m)(a+b+m)x / ((a+2m)(a+2m+1))
-		num = -(a + fm) * (a + b + fm) * x / ((a + 2*fm) * (a + 2*fm + 1))
-		d = 1 + num*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + num/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		delta := d * c
+		// even term: m(b−m)x / ((a+2m−1)(a+2m))
+		f *= step(fm * (b - fm) * x / ((a + 2*fm - 1) * (a + 2*fm)))
+		// odd term: −(a+m)(a+b+m)x / ((a+2m)(a+2m+1))
+		delta := step(-(a + fm) * (a + b + fm) * x / ((a + 2*fm) * (a + 2*fm + 1)))
 		f *= delta
 		if math.Abs(delta-1) < 1e-15 {
 			break
