@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -244,15 +243,11 @@ func (r *planRun) openDir() error {
 
 // done reports whether a result file holds a finished run.
 func done(path string) (*report.Doc, bool) {
-	raw, err := os.ReadFile(path)
+	d, err := report.ReadFile(path)
 	if err != nil {
 		return nil, false
 	}
-	var d report.Doc
-	if json.Unmarshal(raw, &d) != nil || d.Format != report.Format {
-		return nil, false
-	}
-	return &d, d.Stop == "completed" || d.Stop == "maxexecutiontime"
+	return d, d.Stop == "completed" || d.Stop == "maxexecutiontime"
 }
 
 // run executes the cells not finished yet, loading each data set before

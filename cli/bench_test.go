@@ -38,15 +38,11 @@ func writePlan(t *testing.T, text string) string {
 
 func readIndex(t *testing.T, dir string) *plan.Index {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(dir, "index.json"))
+	ix, err := plan.ReadIndex(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ix plan.Index
-	if err := json.Unmarshal(raw, &ix); err != nil {
-		t.Fatal(err)
-	}
-	return &ix
+	return ix
 }
 
 // cancelAfter cancels a context when the n-th progress line is written.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -34,15 +33,11 @@ func merge(args []string, stdout io.Writer) (int, error) {
 	}
 	var docs []*report.Doc
 	for _, f := range files {
-		raw, err := os.ReadFile(f)
+		d, err := report.ReadFile(f)
 		if err != nil {
 			return ExitUsage, badf("merge: %v", err)
 		}
-		var d report.Doc
-		if err := json.Unmarshal(raw, &d); err != nil {
-			return ExitUsage, badf("merge: %s: not a result file: %v", f, err)
-		}
-		docs = append(docs, &d)
+		docs = append(docs, d)
 	}
 	m, err := report.Merge(docs)
 	if err != nil {

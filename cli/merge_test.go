@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,15 +11,11 @@ import (
 
 func readDoc(t *testing.T, path string) *report.Doc {
 	t.Helper()
-	raw, err := os.ReadFile(path)
+	d, err := report.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d report.Doc
-	if err := json.Unmarshal(raw, &d); err != nil {
-		t.Fatal(err)
-	}
-	return &d
+	return d
 }
 
 // Two clients at 2,000 ops/s each for the same 3 s merge into one of

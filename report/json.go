@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -124,6 +125,22 @@ func encode(h *hdr.Histogram) string {
 		return ""
 	}
 	return base64.StdEncoding.EncodeToString(b)
+}
+
+// ReadFile reads a result document written by WriteJSON.
+func ReadFile(path string) (*Doc, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var d Doc
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return nil, fmt.Errorf("%s: not a result file: %w", path, err)
+	}
+	if d.Format != Format {
+		return nil, fmt.Errorf("%s: not a servbench result (format %q)", path, d.Format)
+	}
+	return &d, nil
 }
 
 // DecodeHistogram decodes a histogram from a result document.

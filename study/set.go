@@ -6,7 +6,6 @@
 package study
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -69,7 +68,7 @@ func Load(dir string) (*Set, error) {
 		if c.Status != "done" {
 			continue
 		}
-		d, err := readDoc(filepath.Join(dir, c.Result))
+		d, err := report.ReadFile(filepath.Join(dir, c.Result))
 		if err != nil {
 			return nil, err
 		}
@@ -89,7 +88,7 @@ func Load(dir string) (*Set, error) {
 func LoadFiles(paths []string) (*Set, error) {
 	s := &Set{Name: paths[0]}
 	for _, p := range paths {
-		d, err := readDoc(p)
+		d, err := report.ReadFile(p)
 		if err != nil {
 			return nil, err
 		}
@@ -106,21 +105,6 @@ func LoadFiles(paths []string) (*Set, error) {
 	}
 	s.group()
 	return s, nil
-}
-
-func readDoc(path string) (*report.Doc, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var d report.Doc
-	if err := json.Unmarshal(raw, &d); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if d.Format != report.Format {
-		return nil, fmt.Errorf("%s: not a servbench result (format %q)", path, d.Format)
-	}
-	return &d, nil
 }
 
 // Group is a cell with its repetitions summarized.
