@@ -24,6 +24,7 @@ type phaseArgs struct {
 	props   *props.Props
 	json    string // -o
 	csv     string // --csv
+	hlog    string // --hlog: prefix of HdrHistogram interval logs
 	help    bool
 }
 
@@ -103,6 +104,7 @@ func parsePhase(cmd string, args []string, stderr io.Writer) (*phaseArgs, error)
 	fs.StringVar(&pa.json, "o", "", "")
 	fs.StringVar(&pa.json, "json", "", "")
 	fs.StringVar(&pa.csv, "csv", "", "")
+	fs.StringVar(&pa.hlog, "hlog", "", "")
 	fs.BoolVar(&pa.help, "h", false, "")
 	fs.BoolVar(&pa.help, "help", false, "")
 

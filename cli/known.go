@@ -16,15 +16,15 @@ var reportProperties = []string{
 	"db", "label", "status", "status.interval", "exportfile", "exporter",
 	"hdrhistogram.percentiles", "reportlatencyforeacherror", "latencytrackederrors",
 	"measurementtype", "measurement.interval", "schedule.latethreshold",
+	"hdrhistogram.fileoutput", "hdrhistogram.output.path", "histogram.buckets",
+	"timeseries.granularity", "measurement.histogram.verbose",
+	"measurement.raw.output_file", "measurement.raw.no_summary",
 }
 
 // ignoredProperties are YCSB properties servbench accepts in workload
 // files but does not act on; a warning names them.
 var ignoredProperties = []string{
-	"hdrhistogram.fileoutput", "hdrhistogram.output.path", "histogram.buckets",
-	"timeseries.granularity", "measurement.trackjvm", "measurement.histogram.verbose",
-	"maxscanrate", "scanoptimelimit", "discardscannedrecord", "jvm-args",
-	"measurement.raw.output_file", "measurement.raw.no_summary",
+	"measurement.trackjvm", "maxscanrate", "scanoptimelimit", "discardscannedrecord", "jvm-args",
 }
 
 // otherDatabases are property prefixes of YCSB's and servbench's database

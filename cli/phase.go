@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -108,9 +109,31 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 
 	series := &report.Series{}
 	status := &report.Status{W: stderr, Every: out.statusEvery, Label: out.label, Lines: out.status, Bar: isTerminal(stderr)}
-	res, err := runner.Run(ctx, rcfg, w, d, runner.Observers{status, series})
+	if ropts.TimeSeries != nil {
+		status.Also = stdout // YCSB's timeseries type prints status lines on standard output too
+	}
+	obs := runner.Observers{status, series, ropts.TimeSeries}
+	var hlogs []*report.Hlog
+	if out.hdrFiles {
+		hlogs = append(hlogs, &report.Hlog{Prefix: out.hdrPath, Ext: ".hdr", Options: &ropts})
+	}
+	if pa.hlog != "" {
+		hlogs = append(hlogs, &report.Hlog{Prefix: pa.hlog, Ext: ".hlog", Options: &ropts})
+	}
+	for _, h := range hlogs {
+		obs = append(obs, h)
+	}
+	cpu0 := cpuTime()
+	res, err := runner.Run(ctx, rcfg, w, d, obs)
 	if err != nil {
 		return ExitFailure, err
+	}
+	cpu := cpuTime() - cpu0
+	var hlogErr error
+	for _, h := range hlogs {
+		if err := h.Close(); err != nil && hlogErr == nil {
+			hlogErr = err
+		}
 	}
 	written = true
 	// Close first so a binding's buffered output precedes the report,
@@ -123,8 +146,22 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 		closed = true
 	}
 
+	if files.raw != nil {
+		ropts.RawOut = files.raw
+	}
 	if err := report.WriteText(files.text(stdout), res, ropts); err != nil {
 		return ExitFailure, fmt.Errorf("report: %w", err)
+	}
+	facts := ranFacts{
+		load: load, binding: pa.binding, server: server, embedded: embedded(d), workload: workloadLabel(p),
+		records: w.Cfg.RecordCount, late: ropts.LateThreshold, cpu: cpu, cores: cores(),
+		minRun: shortRun, minOps: fewOperations, maxCPUPct: busyClientPct,
+	}
+	if load {
+		facts.records = w.Cfg.InsertCount
+	}
+	for _, l := range summarize(facts, res) {
+		fmt.Fprintf(stderr, "servbench: %s\n", l)
 	}
 	if files.json != nil || files.csv != nil {
 		doc := report.NewDoc(res, series.Points, report.Meta{
@@ -144,6 +181,9 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	}
 	if err := files.close(); err != nil {
 		return ExitFailure, err
+	}
+	if hlogErr != nil {
+		return ExitFailure, hlogErr
 	}
 	if res.StuckThreads > 0 {
 		fmt.Fprintf(stderr, "servbench: %d threads were still inside %s when the run ended; their operations in flight are not counted\n", res.StuckThreads, pa.binding)
@@ -193,6 +233,18 @@ func preparePhase(cmd string, pa *phaseArgs) (*phaseSetup, error) {
 	}
 	if ps.ropts, ps.out, err = outputOptions(p); err != nil {
 		return nil, usageError{err}
+	}
+	ps.rcfg.KeepRaw = slices.Contains(ps.ropts.Kinds, report.KindRaw)
+	if slices.Contains(ps.ropts.Kinds, report.KindTimeSeries) {
+		// YCSB's timeseries averages over timeseries.granularity: the
+		// intervals follow it unless timeseries.interval is given, and
+		// then must divide it.
+		if _, set := p.Get("timeseries.interval"); !set {
+			ps.rcfg.Interval = ps.ropts.Granularity
+		} else if ps.ropts.Granularity%ps.rcfg.Interval != 0 {
+			return nil, usageError{p.Errorf("timeseries.granularity", "%v is not a multiple of timeseries.interval (%v)", ps.ropts.Granularity, ps.rcfg.Interval)}
+		}
+		ps.ropts.TimeSeries = &report.Buckets{Enabled: true}
 	}
 	return ps, nil
 }
@@ -249,6 +301,9 @@ func preload(ctx context.Context, p *props.Props, d db.DB, stderr io.Writer) err
 }
 
 type outputs struct {
+	rawFile     string // measurement.raw.output_file
+	hdrFiles    bool   // hdrhistogram.fileoutput
+	hdrPath     string // hdrhistogram.output.path
 	status      bool
 	statusEvery time.Duration
 	label       string
@@ -259,15 +314,45 @@ func outputOptions(p *props.Props) (report.Options, outputs, error) {
 	var o report.Options
 	var out outputs
 	var err error
-	if v, ok := p.Get("measurementtype"); ok && v != "hdrhistogram" {
-		return o, out, p.Errorf("measurementtype", "%q is not supported: servbench always records HDR histograms (hdrhistogram)", v)
+	mt := p.String("measurementtype", "hdrhistogram")
+	var known bool
+	if o.Kinds, known = report.MeasurementTypes(mt); !known {
+		return o, out, p.Errorf("measurementtype", "%q is not one of %s", mt, strings.Join(report.MeasurementTypeNames(), ", "))
 	}
 	if v, ok := p.Get("exporter"); ok && !strings.HasSuffix(v, "TextMeasurementsExporter") {
 		return o, out, p.Errorf("exporter", "%q is not supported: the text report is YCSB's; use -o FILE.json for JSON", v)
 	}
-	if v, ok := p.Get("measurement.interval"); ok && v != "op" && v != "intended" && v != "both" {
-		return o, out, p.Errorf("measurement.interval", "%q is not one of op, intended, both", v)
+	if _, set := p.Get("measurement.interval"); set {
+		iv, err := p.OneOf("measurement.interval", "", "op", "intended", "both")
+		if err != nil {
+			return o, out, err
+		}
+		o.Interval = report.Interval(iv)
 	}
+	buckets, err := p.Int64Min("histogram.buckets", 1000, 1)
+	if err != nil {
+		return o, out, err
+	}
+	if buckets > 10_000_000 {
+		return o, out, p.Errorf("histogram.buckets", "%d is more than 10000000", buckets)
+	}
+	o.Buckets = int(buckets)
+	if o.BucketLines, err = p.Bool("measurement.histogram.verbose", false); err != nil {
+		return o, out, err
+	}
+	gran, err := p.FloatRange("timeseries.granularity", 1000, 10, 3600e3)
+	if err != nil {
+		return o, out, err
+	}
+	o.Granularity = time.Duration(gran * float64(time.Millisecond))
+	out.rawFile = p.String("measurement.raw.output_file", "")
+	if o.RawNoSummary, err = p.Bool("measurement.raw.no_summary", false); err != nil {
+		return o, out, err
+	}
+	if out.hdrFiles, err = p.Bool("hdrhistogram.fileoutput", false); err != nil {
+		return o, out, err
+	}
+	out.hdrPath = p.String("hdrhistogram.output.path", "")
 	if o.Percentiles, err = p.Floats("hdrhistogram.percentiles", "50,95,99"); err != nil {
 		return o, out, err
 	}
@@ -309,6 +394,7 @@ func outputOptions(p *props.Props) (report.Options, outputs, error) {
 
 type outFiles struct {
 	export, json, csv *os.File
+	raw               *os.File // measurement.raw.output_file, appended to as YCSB does
 }
 
 func openOutputs(pa *phaseArgs, out outputs) (*outFiles, error) {
@@ -326,6 +412,14 @@ func openOutputs(pa *phaseArgs, out outputs) (*outFiles, error) {
 			return nil, fmt.Errorf("output file: %w", err)
 		}
 		*x.dst = fh
+	}
+	if out.rawFile != "" {
+		fh, err := os.OpenFile(out.rawFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			f.close()
+			return nil, fmt.Errorf("output file: %w", err)
+		}
+		f.raw = fh
 	}
 	return f, nil
 }
@@ -349,7 +443,7 @@ func (f *outFiles) remove() {
 
 func (f *outFiles) close() error {
 	var first error
-	for _, fh := range []**os.File{&f.export, &f.json, &f.csv} {
+	for _, fh := range []**os.File{&f.export, &f.json, &f.csv, &f.raw} {
 		if *fh != nil {
 			if err := (*fh).Close(); err != nil && first == nil {
 				first = fmt.Errorf("close %s: %w", (*fh).Name(), err)
@@ -358,6 +452,25 @@ func (f *outFiles) close() error {
 		}
 	}
 	return first
+}
+
+// workloadLabel names the workload for people: its file, or its class when
+// the properties came from elsewhere.
+func workloadLabel(p *props.Props) string {
+	n := workloadName(p)
+	if b, ok := strings.CutPrefix(n, "workload "); ok {
+		return "workload " + strings.ToUpper(b) // built in: "workload A"
+	}
+	if n != "" {
+		return "workload " + n
+	}
+	return "CoreWorkload"
+}
+
+// embedded reports whether the store runs inside this process.
+func embedded(d db.DB) bool {
+	_, ok := d.(db.Ephemeral)
+	return ok
 }
 
 func workloadName(p *props.Props) string {

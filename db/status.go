@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Status is the outcome of one operation. The names are YCSB's Status names
@@ -112,4 +113,20 @@ func Classify(err error, runDone bool) Status {
 		return Canceled
 	}
 	return s
+}
+
+// standIns mark the version strings of servers that speak another
+// product's API (the compatible servers the bindings are tested against
+// here); Describer implementations name them so.
+var standIns = []string{"FerretDB", "PouchDB Server", "CouchbaseMock", "not Amazon DynamoDB"}
+
+// IsStandIn reports whether a server version string (see Describer) names a
+// stand-in rather than the product the binding is for.
+func IsStandIn(server string) bool {
+	for _, s := range standIns {
+		if strings.Contains(server, s) {
+			return true
+		}
+	}
+	return false
 }

@@ -17,6 +17,7 @@ const (
 	Query // filter = value OFFSET o LIMIT l (the Pagination workload)
 	Verify
 	BatchInsert // one call inserting batchsize records (load phase)
+	Cleanup     // a thread releasing its binding state at the end (YCSB's CLEANUP)
 	NumOps      // number of operations, for arrays indexed by Op
 )
 
@@ -30,6 +31,7 @@ var opNames = [NumOps]string{
 	Query:           "QUERY",
 	Verify:          "VERIFY",
 	BatchInsert:     "BATCH-INSERT",
+	Cleanup:         "CLEANUP",
 }
 
 func (o Op) String() string { return opNames[o] }
@@ -46,5 +48,9 @@ func ParseOp(name string) (Op, bool) {
 
 // IsClientOp reports whether o is a call to the database (VERIFY is a
 // local check; READ-MODIFY-WRITE is measured on top of its READ and
-// UPDATE).
-func (o Op) IsClientOp() bool { return o != Verify && o != ReadModifyWrite }
+// UPDATE; CLEANUP happens once per thread after the run).
+func (o Op) IsClientOp() bool { return o != Verify && o != ReadModifyWrite && o != Cleanup }
+
+// IsWorkload reports whether o is part of the workload's operations, as
+// opposed to CLEANUP, which each thread does once after the run.
+func (o Op) IsWorkload() bool { return o != Cleanup }

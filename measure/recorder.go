@@ -11,10 +11,14 @@ import (
 // allocates once each (operation, outcome) histogram exists: it enters the
 // phaser, writes into the active Set, and exits.
 type Recorder struct {
-	ph     *phaser
-	active atomic.Pointer[Set]
-	spare  *Set // owned by the reader
-	mu     sync.Mutex
+	// KeepRaw asks the recording thread to keep every operation as a
+	// Sample too, with RecordRaw (measurementtype=raw). Set before the
+	// first Record.
+	KeepRaw bool
+	ph      *phaser
+	active  atomic.Pointer[Set]
+	spare   *Set // owned by the reader
+	mu      sync.Mutex
 }
 
 // NewRecorder returns an empty recorder.
@@ -33,6 +37,14 @@ func (r *Recorder) Record(op Op, st db.Status, serviceNs, responseNs int64) {
 	if responseNs >= 0 {
 		record(&s.Response[op][st], responseNs)
 	}
+	r.ph.exit(v)
+}
+
+// RecordRaw keeps one operation's sample (when KeepRaw is set).
+func (r *Recorder) RecordRaw(sm Sample) {
+	v := r.ph.enter()
+	s := r.active.Load()
+	s.Raw = append(s.Raw, sm)
 	r.ph.exit(v)
 }
 

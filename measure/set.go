@@ -31,7 +31,22 @@ type Set struct {
 	// Txns counts transactions (one workload operation each: a
 	// READ-MODIFY-WRITE is one, although its READ and UPDATE are measured
 	// too) by outcome. Throughput is transactions per second, as YCSB's.
+	// Txns[db.Canceled] counts the abandoned ones: cut short because the
+	// run was stopped (Ctrl-C), never recorded in a histogram and never
+	// counted as failed.
 	Txns [db.NumStatus]int64
+	// Raw holds every recorded operation when the recorder keeps raw
+	// samples (measurementtype=raw), in the order each thread recorded them.
+	Raw []Sample
+}
+
+// Sample is one recorded operation, kept for raw output.
+type Sample struct {
+	End      int64 // end of the operation, on the Now clock
+	Service  int64 // ns
+	Response int64 // ns; -1 when no intended start was set
+	Op       Op
+	Status   db.Status
 }
 
 func record(hp **hdr.Histogram, v int64) {
@@ -60,6 +75,7 @@ func (s *Set) Merge(o *Set) {
 	for i, n := range o.Txns {
 		s.Txns[i] += n
 	}
+	s.Raw = append(s.Raw, o.Raw...)
 }
 
 func mergeInto(dst **hdr.Histogram, src *hdr.Histogram) {
@@ -88,6 +104,7 @@ func (s *Set) Reset() {
 		s.Lag.Reset()
 	}
 	s.Txns = [db.NumStatus]int64{}
+	s.Raw = s.Raw[:0]
 }
 
 // Count returns how many op operations ended with status st.
@@ -108,9 +125,12 @@ func (s *Set) OpCount(op Op) int64 {
 }
 
 // ClientOps returns the number of transactions, all and successful: what
-// throughput counts.
+// throughput counts. Abandoned transactions are not among them.
 func (s *Set) ClientOps() (all, ok int64) {
 	for st, n := range s.Txns {
+		if db.Status(st) == db.Canceled {
+			continue
+		}
 		all += n
 		if db.Status(st).IsOK() {
 			ok += n
@@ -134,3 +154,7 @@ func (s *Set) Merged(op Op, response bool, pick func(db.Status) bool) *hdr.Histo
 	}
 	return out
 }
+
+// Abandoned returns how many transactions were cut short because the run
+// was stopped before they finished.
+func (s *Set) Abandoned() int64 { return s.Txns[db.Canceled] }

@@ -16,9 +16,16 @@ import (
 
 // Format and FormatVersion identify servbench result documents. The
 // version changes whenever a field changes meaning or is removed.
+//
+// Version 2: histograms are HdrHistogram's standard text encoding (base64
+// of the compressed V2 form, as HdrHistogram's log readers and Decode take
+// them), where version 1 wrapped it in base64 a second time; operations the
+// run stopped before they finished are counted in "abandoned" and nowhere
+// else; CLEANUP has its own field; the last interval of the time series is
+// never a sliver.
 const (
 	Format        = "servbench-result"
-	FormatVersion = 1
+	FormatVersion = 2
 )
 
 // Doc is the JSON result of one run (one load or run phase of one client).
@@ -45,6 +52,10 @@ type Doc struct {
 	Stop       string            `json:"stop"` // completed, maxexecutiontime, interrupted, failed, load-failures
 	Error      string            `json:"error,omitempty"`
 	Stuck      int               `json:"stuck_threads,omitempty"`
+	// Abandoned counts operations the run stopped before they finished
+	// (Ctrl-C, or still inside the binding when the stop grace ran out):
+	// neither successes nor failures.
+	Abandoned int64 `json:"abandoned,omitempty"`
 	// Clients is the number of client results merged into this one
 	// (servbench merge); 0 for a single client\'s.
 	Clients int `json:"clients,omitempty"`
@@ -56,6 +67,9 @@ type Doc struct {
 
 	Ops      []OpResult `json:"ops"`
 	Schedule *Schedule  `json:"schedule,omitempty"`
+	// Cleanup is each thread's release of its binding state after the run
+	// (YCSB's CLEANUP).
+	Cleanup *Latency `json:"cleanup,omitempty"`
 	// Histogram geometry of every encoded histogram: nanoseconds.
 	HistogramUnit string  `json:"histogram_unit"`
 	Series        []Point `json:"timeseries"`
@@ -73,8 +87,9 @@ type OpResult struct {
 	// Response time (intended start to end) when a target rate was set.
 	Response       *Latency `json:"response,omitempty"`
 	ResponseFailed *Latency `json:"response_failed,omitempty"`
-	// Histograms per outcome in HdrHistogram's compressed V2 encoding
-	// (base64), so results of several clients merge exactly.
+	// Histograms per outcome in HdrHistogram's standard encoding (base64 of
+	// the compressed V2 form, readable by HdrHistogram's own decoders), so
+	// results of several clients merge exactly.
 	Histograms         map[string]string `json:"histograms"`
 	ResponseHistograms map[string]string `json:"response_histograms,omitempty"`
 }
@@ -90,8 +105,11 @@ type Schedule struct {
 
 // Point is one interval of the time series.
 type Point struct {
-	StartS     float64            `json:"start_s"`
-	EndS       float64            `json:"end_s"`
+	StartS float64 `json:"start_s"`
+	EndS   float64 `json:"end_s"`
+	// Partial marks a last interval shorter than the others (a sliver is
+	// merged into the one before it instead).
+	Partial    bool               `json:"partial,omitempty"`
 	Operations int64              `json:"operations"`
 	Throughput float64            `json:"throughput"`
 	Ops        map[string]PointOp `json:"ops"`
@@ -120,11 +138,11 @@ func encode(h *hdr.Histogram) string {
 	if h == nil || h.TotalCount() == 0 {
 		return ""
 	}
-	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase) // already base64 text
 	if err != nil {
 		return ""
 	}
-	return base64.StdEncoding.EncodeToString(b)
+	return string(b)
 }
 
 // ReadFile reads a result document written by WriteJSON.
@@ -143,13 +161,19 @@ func ReadFile(path string) (*Doc, error) {
 	return &d, nil
 }
 
-// DecodeHistogram decodes a histogram from a result document.
+// DecodeHistogram decodes a histogram from a result document: the standard
+// encoding, or the doubly base64-encoded one of version 1 documents.
 func DecodeHistogram(s string) (*hdr.Histogram, error) {
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		return nil, fmt.Errorf("histogram: %w", err)
+	h, err := hdr.Decode([]byte(s))
+	if err == nil {
+		return h, nil
 	}
-	return hdr.Decode(b)
+	if b, err1 := base64.StdEncoding.DecodeString(s); err1 == nil {
+		if h, err1 := hdr.Decode(b); err1 == nil {
+			return h, nil
+		}
+	}
+	return nil, fmt.Errorf("histogram: %w", err)
 }
 
 var isOK = func(s db.Status) bool { return s.IsOK() }
@@ -165,7 +189,7 @@ func NewDoc(res *runner.Result, series []Point, m Meta, o Options) *Doc {
 		QueryModel: m.QueryModel, Properties: m.Properties, Threads: res.Threads, Target: res.Config.Target, Seed: res.Config.Seed,
 		Start: res.Start, End: res.End,
 		RuntimeMs: ms(res.Runtime), WarmupMs: ms(res.Warmup),
-		Stop: string(res.Reason), Stuck: res.StuckThreads,
+		Stop: string(res.Reason), Stuck: res.StuckThreads, Abandoned: res.Abandoned(),
 		Operations: all, OKOperations: ok,
 		Throughput: throughput(all, res.Runtime), Goodput: throughput(ok, res.Runtime),
 		HistogramUnit: "ns",
@@ -175,8 +199,9 @@ func NewDoc(res *runner.Result, series []Point, m Meta, o Options) *Doc {
 	}
 	pcts := DefaultPercentiles
 	t := res.Total
+	d.Cleanup = summarize(t.Merged(measure.Cleanup, false, anyStatus), pcts)
 	for op := measure.Op(0); op < measure.NumOps; op++ {
-		if t.OpCount(op) == 0 {
+		if t.OpCount(op) == 0 || !op.IsWorkload() {
 			continue
 		}
 		r := OpResult{
@@ -214,8 +239,16 @@ func NewDoc(res *runner.Result, series []Point, m Meta, o Options) *Doc {
 }
 
 // Series keeps the time series of a run as compact points; it is a
-// runner.Observer.
-type Series struct{ Points []Point }
+// runner.Observer. The run's last interval usually ends between two ticks:
+// one shorter than half an interval is merged into the one before it, a
+// longer one is kept and marked partial, so no rate or percentile is drawn
+// from a sliver.
+type Series struct {
+	Points []Point
+
+	prev      measure.Set // the last point's interval, for merging a sliver
+	prevStart time.Duration
+}
 
 // Interval implements runner.Observer: it keeps intervals that end after
 // warmup.
@@ -223,7 +256,24 @@ func (s *Series) Interval(p runner.Progress) {
 	if p.Warmup || p.End <= p.Start {
 		return
 	}
+	n := len(s.Points)
+	if p.Final && n > 0 {
+		full := s.Points[n-1].EndS - s.Points[n-1].StartS
+		if sliver := (p.End - p.Start).Seconds(); sliver < full/2 {
+			s.prev.Merge(p.Interval)
+			s.Points[n-1] = newPoint(s.prevStart, p.End, &s.prev)
+			return
+		} else if sliver < full*0.99 {
+			pt := newPoint(p.Start, p.End, p.Interval)
+			pt.Partial = true
+			s.Points = append(s.Points, pt)
+			return
+		}
+	}
 	s.Points = append(s.Points, newPoint(p.Start, p.End, p.Interval))
+	s.prev.Reset()
+	s.prev.Merge(p.Interval)
+	s.prevStart = p.Start
 }
 
 func newPoint(start, end time.Duration, set *measure.Set) Point {
@@ -234,7 +284,7 @@ func newPoint(start, end time.Duration, set *measure.Set) Point {
 	}
 	for op := measure.Op(0); op < measure.NumOps; op++ {
 		n := set.OpCount(op)
-		if n == 0 {
+		if n == 0 || !op.IsWorkload() {
 			continue
 		}
 		h := set.Merged(op, false, anyStatus)

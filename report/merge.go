@@ -66,6 +66,7 @@ func Merge(docs []*Doc) (*Doc, error) {
 		m.Operations += d.Operations
 		m.OKOperations += d.OKOperations
 		m.Stuck += d.Stuck
+		m.Abandoned += d.Abandoned
 		m.Throughput += windowThroughput(d, from, to)
 		if d.Stop != "completed" && d.Stop != "maxexecutiontime" {
 			m.Stop = d.Stop
@@ -187,7 +188,7 @@ func windowThroughput(d *Doc, from, to time.Time) float64 {
 
 // opRank orders operations as the reports do.
 func opRank(name string) int {
-	for i, n := range []string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE", "QUERY", "VERIFY", "BATCH-INSERT"} {
+	for i, n := range []string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE", "QUERY", "VERIFY", "BATCH-INSERT", "CLEANUP"} {
 		if n == name {
 			return i
 		}

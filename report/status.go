@@ -23,6 +23,9 @@ type Status struct {
 	Lines bool
 	Bar   bool
 	Now   func() time.Time // wall clock for the status line; time.Now if nil
+	// Also receives the status lines too when set (YCSB prints them on
+	// standard output as well with measurementtype=timeseries).
+	Also io.Writer
 
 	acc      measure.Set
 	accStart time.Duration
@@ -43,7 +46,11 @@ func (s *Status) Interval(p runner.Progress) {
 	// the slack keeps a line from slipping to the next interval.
 	if s.Lines && (p.End-s.accStart >= s.Every-s.Every/20 || p.Final) {
 		s.clearBar()
-		fmt.Fprintln(s.W, s.statusLine(p))
+		l := s.statusLine(p)
+		fmt.Fprintln(s.W, l)
+		if s.Also != nil {
+			fmt.Fprintln(s.Also, l)
+		}
 		s.acc.Reset()
 		s.accStart = p.End
 	}

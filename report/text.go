@@ -2,8 +2,11 @@ package report
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -26,16 +29,35 @@ type Options struct {
 	// LateThreshold: operations that started later than this behind their
 	// intended start count as late (default 1 ms).
 	LateThreshold time.Duration
+
+	// Interval is measurement.interval; Kinds the measurementtype (one
+	// kind, or two whose sections YCSB prefixes Hdr, Bucket or Raw).
+	Interval Interval
+	Kinds    []Kind
+	// Buckets is histogram.buckets (one millisecond each), BucketLines
+	// measurement.histogram.verbose (print every bucket).
+	Buckets     int
+	BucketLines bool
+	// Granularity is timeseries.granularity; TimeSeries holds the interval
+	// averages it is drawn from.
+	Granularity time.Duration
+	TimeSeries  *Buckets
+	// RawOut receives raw data lines (measurement.raw.output_file; the
+	// report's own writer when nil); RawNoSummary is
+	// measurement.raw.no_summary.
+	RawOut       io.Writer
+	RawNoSummary bool
 }
 
 // DefaultPercentiles are those the JSON result and time series carry.
 var DefaultPercentiles = []float64{50, 90, 95, 99, 99.9, 99.99}
 
 // sectionName is YCSB's DBWrapper naming: OK latencies under the plain
-// name, failures under NAME-FAILED or NAME-STATUS.
+// name, failures under NAME-FAILED or NAME-STATUS. VERIFY keeps every
+// outcome under its plain name (CoreWorkload measures it directly).
 func (o *Options) sectionName(op measure.Op, s db.Status) string {
 	switch {
-	case s.IsOK():
+	case s.IsOK() || op == measure.Verify:
 		return op.String()
 	case o.EachError || o.Tracked[s]:
 		return op.String() + "-" + s.String()
@@ -43,17 +65,43 @@ func (o *Options) sectionName(op measure.Op, s db.Status) string {
 	return op.String() + "-FAILED"
 }
 
-// WriteText writes YCSB's text report: [OVERALL], then per operation
-// Operations, AverageLatency(us), MinLatency(us), MaxLatency(us), the
-// percentiles and Return= counts; then the failed-latency sections; then,
-// with a target rate, the [Intended-...] sections of response time; then
-// servbench's [SCHEDULE] section.
+// WriteText writes YCSB's text report: [OVERALL], then a section per
+// measurement (see Options.measurements) in the measurement types asked
+// for, then servbench's [SCHEDULE] section. Raw data lines, when asked
+// for, go first (YCSB prints them while the report is still buffered).
 func WriteText(w io.Writer, res *runner.Result, o Options) error {
 	bw := bufio.NewWriter(w)
 	line := func(metric, name, value string) {
 		fmt.Fprintf(bw, "[%s], %s, %s\n", metric, name, value)
 	}
-	all, _ := res.Total.ClientOps()
+	kinds := o.Kinds
+	if len(kinds) == 0 {
+		kinds = []Kind{KindHdr}
+	}
+	prefix := func(k Kind) string {
+		if len(kinds) == 1 {
+			return ""
+		}
+		return kindPrefix[k]
+	}
+	t := res.Total
+	ms := o.measurements(t)
+	if slices.Contains(kinds, KindRaw) {
+		raw := bw
+		if o.RawOut != nil {
+			raw = bufio.NewWriter(o.RawOut)
+		}
+		for i := range ms {
+			writeRawData(raw, prefix(KindRaw)+ms[i].name, &ms[i], t.Raw)
+		}
+		if raw != bw {
+			if err := raw.Flush(); err != nil {
+				return fmt.Errorf("raw output: %w", err)
+			}
+		}
+	}
+
+	all, _ := t.ClientOps()
 	line("OVERALL", "RunTime(ms)", strconv.FormatInt(res.Runtime.Milliseconds(), 10))
 	line("OVERALL", "Throughput(ops/sec)", javaDouble(throughput(all, res.Runtime)))
 	if res.Warmup > 0 {
@@ -62,51 +110,43 @@ func WriteText(w io.Writer, res *runner.Result, o Options) error {
 	if res.Reason != runner.Completed {
 		line("OVERALL", "Stopped", string(res.Reason))
 	}
-	for _, response := range []bool{false, true} {
-		for op := measure.Op(0); op < measure.NumOps; op++ {
-			if res.Total.OpCount(op) == 0 {
-				continue
+	if n := res.Abandoned(); n > 0 {
+		line("OVERALL", "Abandoned", strconv.FormatInt(n, 10))
+	}
+	for i := range ms {
+		m := &ms[i]
+		for ki, k := range kinds {
+			name := prefix(k) + m.name
+			returns := m.returns && ki == 0 // YCSB counts outcomes in the first kind only
+			switch k {
+			case KindHdr:
+				writeHdr(line, name, m.histogram(t), o.Percentiles)
+			case KindHistogram:
+				writeBuckets(line, name, m.histogram(t), o.Buckets, false)
+			case KindTimeSeries:
+				writeSeriesSummary(line, name, m.histogram(t))
+			case KindRaw:
+				writeRawSummary(line, name, m, t.Raw, o.RawNoSummary)
 			}
-			if response && res.Total.Merged(op, true, func(db.Status) bool { return true }) == nil {
-				continue
-			}
-			prefix := ""
-			if response {
-				prefix = "Intended-"
-			}
-			// Group the statuses into sections, OK's first.
-			var names []string
-			groups := map[string]*hdr.Histogram{}
-			for s := db.Status(0); s < db.NumStatus; s++ {
-				if res.Total.Count(op, s) == 0 && !(s == db.OK) {
-					continue
-				}
-				name := o.sectionName(op, s)
-				if _, seen := groups[name]; !seen {
-					names = append(names, name)
-					groups[name] = measure.NewHistogram()
-				}
-				src := res.Total.Service[op][s]
-				if response {
-					src = res.Total.Response[op][s]
-				}
-				if src != nil {
-					groups[name].Merge(src)
-				}
-			}
-			for i, name := range names {
-				writeSection(line, prefix+name, groups[name], o.Percentiles)
-				if i == 0 && !response {
-					for s := db.Status(0); s < db.NumStatus; s++ {
-						if n := res.Total.Count(op, s); n > 0 {
-							line(op.String(), "Return="+s.String(), strconv.FormatInt(n, 10))
-						}
+			if returns {
+				for s := db.Status(0); s < db.NumStatus; s++ {
+					if n := t.Count(m.op, s); n > 0 && s != db.Canceled {
+						line(m.op.String(), "Return="+s.String(), strconv.FormatInt(n, 10))
 					}
+				}
+			}
+			switch {
+			case k == KindHistogram && o.BucketLines:
+				writeBuckets(line, name, m.histogram(t), o.Buckets, true)
+			case k == KindTimeSeries && o.TimeSeries != nil:
+				starts, avgs := o.TimeSeries.series(m, t, o.Granularity)
+				for j := range starts {
+					line(name, strconv.FormatInt(starts[j], 10), javaDouble(avgs[j]))
 				}
 			}
 		}
 	}
-	if lag := res.Total.Lag; lag != nil && lag.TotalCount() > 0 {
+	if lag := t.Lag; lag != nil && lag.TotalCount() > 0 {
 		line("SCHEDULE", "Operations", strconv.FormatInt(lag.TotalCount(), 10))
 		line("SCHEDULE", "AverageLag(us)", javaDouble(lag.Mean()/1000))
 		line("SCHEDULE", "MaxLag(us)", strconv.FormatInt(usInt(lag.Max()), 10))
@@ -118,18 +158,154 @@ func WriteText(w io.Writer, res *runner.Result, o Options) error {
 	return bw.Flush()
 }
 
-func writeSection(line func(metric, name, value string), name string, h *hdr.Histogram, pcts []float64) {
+// writeHdr writes YCSB's hdrhistogram section. An empty one reads as
+// YCSB's does: an average of NaN and HdrHistogram's empty minimum.
+func writeHdr(line func(metric, name, value string), name string, h *hdr.Histogram, pcts []float64) {
 	n := h.TotalCount()
 	line(name, "Operations", strconv.FormatInt(n, 10))
-	mean := 0.0
-	if n > 0 {
-		mean = h.Mean() / 1000
+	if n == 0 {
+		line(name, "AverageLatency(us)", "NaN")
+		line(name, "MinLatency(us)", strconv.FormatInt(math.MaxInt64, 10))
+		line(name, "MaxLatency(us)", "0")
+		for _, p := range pcts {
+			line(name, ordinal(p)+"PercentileLatency(us)", "0")
+		}
+		return
 	}
-	line(name, "AverageLatency(us)", javaDouble(mean))
+	line(name, "AverageLatency(us)", javaDouble(h.Mean()/1000))
 	line(name, "MinLatency(us)", strconv.FormatInt(usInt(h.Min()), 10))
 	line(name, "MaxLatency(us)", strconv.FormatInt(usInt(h.Max()), 10))
 	for _, p := range pcts {
 		line(name, ordinal(p)+"PercentileLatency(us)", strconv.FormatInt(usInt(h.ValueAtPercentile(p)), 10))
+	}
+}
+
+// msBuckets counts h's values in one-millisecond buckets 0..n-1, plus the
+// overflow, as YCSB's histogram measurement does (from the HDR buckets, so
+// a value within HDR's precision of a bucket edge may fall either side).
+func msBuckets(h *hdr.Histogram, n int) (counts []int64, over int64) {
+	counts = make([]int64, n)
+	for _, b := range h.Distribution() {
+		if b.Count == 0 {
+			continue
+		}
+		i := (b.From + b.To) / 2 / int64(time.Millisecond)
+		if i >= int64(n) {
+			over += b.Count
+		} else {
+			counts[i] += b.Count
+		}
+	}
+	return counts, over
+}
+
+// writeBuckets writes YCSB's histogram section (lines false) or its bucket
+// lines (measurement.histogram.verbose).
+func writeBuckets(line func(metric, name, value string), name string, h *hdr.Histogram, n int, lines bool) {
+	counts, over := msBuckets(h, n)
+	if lines {
+		for i, c := range counts {
+			line(name, strconv.Itoa(i), strconv.FormatInt(c, 10))
+		}
+		line(name, ">"+strconv.Itoa(n), strconv.FormatInt(over, 10))
+		return
+	}
+	ops := h.TotalCount()
+	line(name, "Operations", strconv.FormatInt(ops, 10))
+	if ops == 0 {
+		line(name, "AverageLatency(us)", "NaN")
+		line(name, "LatencyVariance(us)", "NaN")
+		line(name, "MinLatency(us)", "-1")
+		line(name, "MaxLatency(us)", "-1")
+		return
+	}
+	mean := h.Mean() / 1000
+	sd := h.StdDev() / 1000
+	line(name, "AverageLatency(us)", javaDouble(mean))
+	line(name, "LatencyVariance(us)", javaDouble(sd*sd))
+	line(name, "MinLatency(us)", strconv.FormatInt(usInt(h.Min()), 10))
+	line(name, "MaxLatency(us)", strconv.FormatInt(usInt(h.Max()), 10))
+	var seen int64
+	done95 := false
+	for i, c := range counts {
+		seen += c
+		f := float64(seen) / float64(ops)
+		if !done95 && f >= 0.95 {
+			line(name, "95thPercentileLatency(us)", strconv.Itoa(i*1000))
+			done95 = true
+		}
+		if f >= 0.99 {
+			line(name, "99thPercentileLatency(us)", strconv.Itoa(i*1000))
+			break
+		}
+	}
+}
+
+// writeSeriesSummary writes the head of YCSB's timeseries section.
+func writeSeriesSummary(line func(metric, name, value string), name string, h *hdr.Histogram) {
+	n := h.TotalCount()
+	line(name, "Operations", strconv.FormatInt(n, 10))
+	if n == 0 {
+		line(name, "AverageLatency(us)", "NaN")
+		line(name, "MinLatency(us)", "-1")
+		line(name, "MaxLatency(us)", "-1")
+		return
+	}
+	line(name, "AverageLatency(us)", javaDouble(h.Mean()/1000))
+	line(name, "MinLatency(us)", strconv.FormatInt(usInt(h.Min()), 10))
+	line(name, "MaxLatency(us)", strconv.FormatInt(usInt(h.Max()), 10))
+}
+
+// rawValues returns m's raw latencies in whole µs (truncated, as YCSB's
+// int µs) with their end times, in the order they ended.
+func rawValues(m *measurement, samples []measure.Sample) (ends, us []int64) {
+	idx := make([]int, 0, len(samples))
+	for i := range samples {
+		if _, ok := m.holds(&samples[i]); ok {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(samples[a].End, samples[b].End) })
+	for _, i := range idx {
+		v, _ := m.holds(&samples[i])
+		ends, us = append(ends, samples[i].End), append(us, v/1000)
+	}
+	return ends, us
+}
+
+// writeRawData writes YCSB's raw data lines: a header, then
+// "NAME,<epoch ms>,<µs>" per operation.
+func writeRawData(w *bufio.Writer, name string, m *measurement, samples []measure.Sample) {
+	fmt.Fprintf(w, "%s latency raw data: op, timestamp(ms), latency(us)\n", name)
+	ends, us := rawValues(m, samples)
+	for i := range ends {
+		fmt.Fprintf(w, "%s,%d,%d\n", name, measure.Wall(ends[i]).UnixMilli(), us[i])
+	}
+}
+
+// writeRawSummary writes YCSB's raw summary: percentiles by sorted index
+// (int)(n·q).
+func writeRawSummary(line func(metric, name, value string), name string, m *measurement, samples []measure.Sample, noSummary bool) {
+	_, us := rawValues(m, samples)
+	n := len(us)
+	line(name, "Total Operations", strconv.Itoa(n))
+	if n == 0 || noSummary {
+		return
+	}
+	line(name, "Below is a summary of latency in microseconds:", "-1")
+	var sum int64
+	for _, v := range us {
+		sum += v
+	}
+	slices.Sort(us)
+	line(name, "Average", javaDouble(float64(sum)/float64(n)))
+	line(name, "Min", strconv.FormatInt(us[0], 10))
+	line(name, "Max", strconv.FormatInt(us[n-1], 10))
+	for _, q := range []struct {
+		label string
+		f     float64
+	}{{"p1", 0.01}, {"p5", 0.05}, {"p50", 0.5}, {"p90", 0.9}, {"p95", 0.95}, {"p99", 0.99}, {"p99.9", 0.999}, {"p99.99", 0.9999}} {
+		line(name, q.label, strconv.FormatInt(us[int(float64(n)*q.f)], 10))
 	}
 }
 

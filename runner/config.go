@@ -28,6 +28,9 @@ type Config struct {
 	// BatchSize > 1 makes the load phase insert that many records per call
 	// when the binding is a db.BatchInserter (batchsize).
 	BatchSize int
+	// KeepRaw keeps every measured operation as a sample in the result's
+	// Total (measurementtype=raw).
+	KeepRaw bool
 }
 
 // Properties lists the property names the runner reads.

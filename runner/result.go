@@ -31,3 +31,8 @@ type Result struct {
 	Err          error // set when Reason is Failed or LoadFailures
 	StuckThreads int   // threads still inside the binding when the run ended
 }
+
+// Abandoned is the number of transactions the run stopped before they
+// finished: cut short by Ctrl-C, or still inside the binding when the stop
+// grace ran out. They are neither successes nor failures.
+func (r *Result) Abandoned() int64 { return r.Total.Abandoned() + int64(r.StuckThreads) }

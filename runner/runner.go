@@ -21,6 +21,7 @@ type Progress struct {
 	// measured run (negative during warmup). Elapsed equals End.
 	Start, End time.Duration
 	Elapsed    time.Duration
+	Now        time.Time     // wall-clock time at the end of the interval
 	Warmup     bool          // the interval ended before measurement started
 	Final      bool          // the last interval of the run
 	Interval   *measure.Set  // recorded in this interval; valid during the call
@@ -47,7 +48,10 @@ func (os Observers) Interval(p Progress) {
 	}
 }
 
-var errTimeLimit = errors.New("maxexecutiontime reached")
+var (
+	errTimeLimit = errors.New("maxexecutiontime reached")
+	errAbandoned = errors.New("operations abandoned after the stop grace")
+)
 
 // startLead is how far ahead of the threads' launch the schedule starts.
 const startLead = time.Millisecond
@@ -91,7 +95,9 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 			}
 			dbs[i] = td
 		}
-		ts[i].Bind(dbs[i], r.col.NewRecorder())
+		rec := r.col.NewRecorder()
+		rec.KeepRaw = cfg.KeepRaw
+		ts[i].Bind(dbs[i], rec)
 	}
 	if bi, ok := d.(db.BatchInserter); ok && cfg.Load && cfg.BatchSize > 1 {
 		r.batch = bi
@@ -102,27 +108,31 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 	// because goroutines take time to start.
 	start := measure.Now() + int64(startLead)
 	r.warmLeft.Store(cfg.WarmupOps)
-	var runCtx context.Context
-	var cancel context.CancelCauseFunc
-	runCtx, cancel = context.WithCancelCause(ctx)
-	defer cancel(nil)
+	// Two contexts: opCtx is what operations get, cancelled by the caller
+	// (Ctrl-C), by a failure that ends the run, or once the stop grace has
+	// run out; stopCtx also ends at the time limit, and only stops threads
+	// from starting operations, so the operation a thread has in flight at
+	// the deadline finishes and is counted like any other.
+	opCtx, opCancel := context.WithCancelCause(ctx)
+	defer opCancel(nil)
+	stopCtx, stopCancel := context.WithCancelCause(opCtx)
+	defer stopCancel(nil)
+	stopAt := func(at int64) {
+		r.deadline.Store(at)
+		time.AfterFunc(time.Duration(at-measure.Now()), func() { stopCancel(errTimeLimit) })
+	}
 	switch {
 	case cfg.WarmupOps > 0:
 		r.warmupEnd.Store(math.MaxInt64)
 		r.onWarmupEnd = func(at int64) {
 			if cfg.MaxExecution > 0 {
-				r.deadline.Store(at + int64(cfg.MaxExecution))
-				time.AfterFunc(time.Duration(at+int64(cfg.MaxExecution)-measure.Now()), func() { cancel(errTimeLimit) })
+				stopAt(at + int64(cfg.MaxExecution))
 			}
 		}
 	default:
 		r.warmupEnd.Store(start + int64(cfg.WarmupTime))
 		if cfg.MaxExecution > 0 {
-			r.deadline.Store(start + int64(cfg.WarmupTime) + int64(cfg.MaxExecution))
-			deadline := measure.Wall(r.deadline.Load())
-			var c2 context.CancelFunc
-			runCtx, c2 = context.WithDeadlineCause(runCtx, deadline, errTimeLimit)
-			defer c2()
+			stopAt(start + int64(cfg.WarmupTime) + int64(cfg.MaxExecution))
 		}
 	}
 
@@ -139,13 +149,17 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 	var wg sync.WaitGroup
 	var loadErrs atomic.Int64
 	var firstErr atomic.Pointer[error] // a stuck thread may set it after Run returns
+	var lastExit atomic.Int64          // when the last thread that finished did
 	begin := make(chan struct{})
 	for i := range ts {
 		wg.Add(1)
 		go func(id int) {
 			defer wg.Done()
 			<-begin
-			err := r.loop(runCtx, ts[id], id, perThread(id), start)
+			err := r.loop(stopCtx, opCtx, ts[id], id, perThread(id), start)
+			_ = ts[id].Cleanup(dbs[id] != d) // measured as CLEANUP; a failed close is counted there
+			for now, last := measure.Now(), lastExit.Load(); now > last && !lastExit.CompareAndSwap(last, now); last = lastExit.Load() {
+			}
 			if err == nil {
 				return
 			}
@@ -154,7 +168,7 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 				loadErrs.Add(1) // YCSB: a loading thread stops on a failed insert
 				return
 			}
-			cancel(err)
+			opCancel(err)
 		}(i)
 	}
 	close(begin)
@@ -166,18 +180,20 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 	defer tick.Stop()
 	lastTick := start
 	var graceC <-chan time.Time
+	stopped := int64(0) // when the stop was asked; 0 while running
 	emit := func(now int64, final bool) {
 		iv := r.col.Tick()
 		ms := r.measureStart()
 		if obs != nil {
 			obs.Interval(Progress{
 				Start: time.Duration(max(lastTick, ms) - ms), End: time.Duration(now - ms),
-				Elapsed: time.Duration(now - ms), Warmup: now <= ms, Final: final, Interval: iv,
+				Elapsed: time.Duration(now - ms), Now: measure.Wall(now), Warmup: now <= ms, Final: final, Interval: iv,
 				Total: r.col.Total(), Expected: total, Limit: cfg.MaxExecution,
 			})
 		}
 		lastTick = now
 	}
+	stuck := false
 loop:
 	for {
 		select {
@@ -185,16 +201,29 @@ loop:
 			break loop
 		case <-tick.C:
 			emit(measure.Now(), false)
-		case <-runCtx.Done():
+		case <-stopCtx.Done():
 			if graceC == nil {
+				stopped = measure.Now()
+				if dl := r.deadline.Load(); dl > 0 && errors.Is(context.Cause(stopCtx), errTimeLimit) {
+					stopped = min(stopped, dl)
+				}
 				graceC = time.After(cfg.StopGrace)
 			}
 		case <-graceC:
+			// Threads still inside the binding are left behind; their
+			// operations are abandoned, and cancelled so they end.
 			res.StuckThreads = int(r.inFlight.Load())
+			opCancel(errAbandoned)
+			stuck = true
 			break loop
 		}
 	}
 	end := measure.Now()
+	if stuck {
+		// The measured time ends when the stop was asked or when the last
+		// thread that finished did, not when the grace ran out.
+		end = max(stopped, lastExit.Load())
+	}
 	emit(end, true)
 
 	ms := r.measureStart()
@@ -205,13 +234,13 @@ loop:
 	res.Runtime = time.Duration(end - ms)
 	res.Warmup = time.Duration(ms - start)
 	res.Total = r.col.Total()
-	cause := context.Cause(runCtx)
+	cause := context.Cause(stopCtx)
 	switch {
 	case ctx.Err() != nil:
 		res.Reason = Interrupted
 	case errors.Is(cause, errTimeLimit), r.deadline.Load() > 0 && end >= r.deadline.Load():
 		res.Reason = TimeLimit
-	case cause != nil && !errors.Is(cause, context.Canceled):
+	case cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, errAbandoned):
 		res.Reason, res.Err = Failed, cause
 	case loadErrs.Load() > 0:
 		res.Reason = LoadFailures
@@ -268,25 +297,27 @@ func (r *run) measuring(ref int64) bool {
 // falls behind does not sleep until it is back on schedule, so lateness is
 // charged to response time instead of being hidden (no coordinated
 // omission).
-func (r *run) loop(ctx context.Context, t *workload.Thread, id int, ops, start int64) error {
+// stop ends the thread's schedule (the time limit, Ctrl-C); ctx is what
+// operations get.
+func (r *run) loop(stop, ctx context.Context, t *workload.Thread, id int, ops, start int64) error {
 	r.inFlight.Add(1)
 	defer r.inFlight.Add(-1)
 	var timer *time.Timer
 	next := start + int64(id)*r.tick/int64(r.threads)
 	rec := t.Recorder()
-	if !r.sleepUntil(ctx, &timer, start) {
+	if !r.sleepUntil(stop, &timer, start) {
 		return nil
 	}
 	for done := int64(0); ops == 0 || done < ops; {
-		// ctx.Err is one atomic load, and is set before an operation
-		// cut short by the deadline returns, so no operation starts after
-		// the run ended.
-		if dl := r.deadline.Load(); ctx.Err() != nil || (dl > 0 && measure.Now() >= dl) {
+		// stop.Err is one atomic load; the deadline is also checked
+		// directly, so no operation starts after the run's end even when
+		// the timer that ends stop fires late on a saturated machine.
+		if dl := r.deadline.Load(); stop.Err() != nil || (dl > 0 && measure.Now() >= dl) {
 			return nil
 		}
 		ref := next
 		if r.tick > 0 {
-			if !r.sleepUntil(ctx, &timer, next) {
+			if !r.sleepUntil(stop, &timer, next) {
 				return nil
 			}
 			t.Intended = next

@@ -74,12 +74,16 @@ func (t *Thread) key(keynum int64) string {
 	return unsafe.String(unsafe.SliceData(t.keyBuf), len(t.keyBuf))
 }
 
-// measure records one database call that started at st.
+// measure records one database call that started at st. A call cut short
+// because the run was stopped (CANCELED) is not recorded: its transaction
+// is counted as abandoned, never as failed.
 func (t *Thread) measure(ctx context.Context, op measure.Op, err error, st int64) db.Status {
 	en := measure.Now()
 	s := db.OK
 	if err != nil {
-		s = db.Classify(err, runEnded(ctx))
+		if s = db.Classify(err, runEnded(ctx)); s == db.Canceled {
+			return s
+		}
 	}
 	t.recordAt(op, s, st, en)
 	return s
@@ -104,14 +108,41 @@ func runEnded(ctx context.Context) bool {
 }
 
 func (t *Thread) recordAt(op measure.Op, s db.Status, st, en int64) {
-	if !t.Measuring {
-		return
-	}
 	resp := int64(-1)
 	if t.Intended >= 0 {
 		resp = en - t.Intended
 	}
+	t.record(op, s, st, en, resp)
+}
+
+// record records one operation with its response time (-1: none).
+func (t *Thread) record(op measure.Op, s db.Status, st, en, resp int64) {
+	if !t.Measuring || s == db.Canceled {
+		return
+	}
 	t.rec.Record(op, s, en-st, resp)
+	if t.rec.KeepRaw {
+		t.rec.RecordRaw(measure.Sample{End: en, Service: en - st, Response: resp, Op: op, Status: s})
+	}
+}
+
+// Cleanup ends the thread as YCSB's DBWrapper.cleanup does, measured as
+// CLEANUP: it closes the thread's own DB when the binding keeps per-thread
+// state (own is true), and otherwise has nothing to release. It is
+// recorded with no intended start, as YCSB's CLEANUP outside a schedule.
+func (t *Thread) Cleanup(own bool) error {
+	st := measure.Now()
+	var err error
+	if own {
+		err = t.db.Close()
+	}
+	s := db.OK
+	if err != nil {
+		s = db.Classify(err, false)
+	}
+	t.Measuring = true
+	t.record(measure.Cleanup, s, st, measure.Now(), -1)
+	return err
 }
 
 // buildValues fills t.values with every field of record keynum (load,
@@ -422,7 +453,7 @@ func (t *Thread) verify(key string, keynum int64, r *db.Record) {
 			}
 		}
 	}
-	t.recordAt(measure.Verify, s, st, measure.Now())
+	t.record(measure.Verify, s, st, measure.Now(), -1) // YCSB measures VERIFY's service time only
 }
 
 var countryPath = strings.Split(customer.FilterField, ".")
@@ -458,9 +489,7 @@ func (t *Thread) doQuery(ctx context.Context) db.Status {
 	s := t.measure(ctx, measure.Query, err, st)
 	if t.w.Cfg.DataIntegrity && s.IsOK() {
 		st := measure.Now()
-		if vs := t.checkQuery(ctx, vi); vs != db.Canceled {
-			t.recordAt(measure.Verify, vs, st, measure.Now())
-		}
+		t.record(measure.Verify, t.checkQuery(ctx, vi), st, measure.Now(), -1)
 	}
 	return s
 }

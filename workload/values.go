@@ -24,8 +24,9 @@ var randMasks = [6]uint32{31, 63, 95, 31, 63, 95}
 
 // AppendDeterministicValue appends YCSB's data-integrity value for a field
 // (CoreWorkload.buildDeterministicValue): start from "key:field", then
-// while shorter than size append ':' and the Java String.hashCode of
-// everything so far (signed decimal); finally cut to size bytes.
+// while shorter than size append ':' and then the Java String.hashCode of
+// everything so far, that ':' included (signed decimal); finally cut to
+// size bytes.
 //
 // Java's hashCode is h = 31·h + c over the characters, so it is kept
 // running as bytes are appended instead of being recomputed.
@@ -42,8 +43,9 @@ func AppendDeterministicValue(dst []byte, key, field string, size int) []byte {
 	dst = append(dst, field...)
 	add(dst[start:])
 	for len(dst)-start < size {
-		from := len(dst)
 		dst = append(dst, ':')
+		h = 31*h + ':'
+		from := len(dst)
 		dst = strconv.AppendInt(dst, int64(h), 10)
 		add(dst[from:])
 	}

@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"fmt"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/runner"
+)
+
+// ranFacts is what the closing lines on standard error are made of.
+type ranFacts struct {
+	load      bool
+	binding   string
+	server    string // the server's version string, if the binding tells
+	embedded  bool   // the store runs inside this process
+	workload  string
+	records   int64
+	late      time.Duration // schedule.latethreshold
+	cpu       time.Duration // this process's CPU time during the run
+	cores     int
+	minRun    time.Duration // below this a run is called short
+	minOps    int64         // below this many operations a run is called short
+	maxCPUPct float64       // above this share of the cores the client is called saturated
+}
+
+// The thresholds of the warnings.
+const (
+	shortRun      = time.Second
+	fewOperations = 5000
+	busyClientPct = 90
+	targetMissPct = 5
+)
+
+// summarize says in one line what ran, then one line per warning a careful
+// user would want: a run too short to mean much, a missed target rate,
+// operations started late, a saturated client, a stand-in server.
+func summarize(f ranFacts, res *runner.Result) []string {
+	all, ok := res.Total.ClientOps()
+	what := "ran"
+	if f.load {
+		what = "loaded"
+	}
+	store := f.binding
+	if f.server != "" {
+		store += " (" + f.server + ")"
+	}
+	threads := plural(int64(res.Threads), "thread")
+	head := fmt.Sprintf("%s %s on %s, %s, %s records: %s in %s, %s ops/s",
+		what, f.workload, store, threads, group(f.records), plural(all, "operation"),
+		res.Runtime.Round(time.Millisecond), group(int64(throughput(all, res.Runtime))))
+	if all > ok {
+		head += fmt.Sprintf(", %s failed", plural(all-ok, "operation"))
+	}
+	lines := []string{head}
+	warn := func(format string, args ...any) { lines = append(lines, "warning: "+fmt.Sprintf(format, args...)) }
+
+	if res.Runtime < f.minRun || all < f.minOps {
+		warn("a short run (%s, %s) measures start-up and noise more than the database; run for at least 10 s (--duration 10 -p operationcount=0) or many more operations",
+			res.Runtime.Round(time.Millisecond), plural(all, "operation"))
+	}
+	if t := res.Config.Target; t > 0 && res.Runtime > 0 {
+		got := throughput(all, res.Runtime)
+		if miss := 100 * (t - got) / t; miss > targetMissPct {
+			warn("target rate missed: %s ops/s achieved of %s asked (%.0f%% short); response times include the wait", group(int64(got)), group(int64(t)), miss)
+		}
+	}
+	if lag := res.Total.Lag; lag != nil && lag.TotalCount() > 0 {
+		var late int64
+		for _, b := range lag.Distribution() {
+			if b.From > int64(f.late) {
+				late += b.Count
+			}
+		}
+		if 2*late > lag.TotalCount() {
+			warn("%s of %s operations started more than %s behind their intended start: the client or the database could not keep the schedule",
+				group(late), group(lag.TotalCount()), f.late)
+		}
+	}
+	if f.cores > 0 && res.Runtime >= f.minRun { // shorter runs are mostly start-up
+		pct := 100 * f.cpu.Seconds() / (res.Runtime.Seconds() * float64(f.cores))
+		if pct > f.maxCPUPct {
+			if f.embedded {
+				warn("this process, which runs the embedded store too, used %.0f%% of %d cores: client and store compete for them", pct, f.cores)
+			} else {
+				warn("the client used %.0f%% of %d cores: it may be the limit, not the server; add client machines or threads elsewhere", pct, f.cores)
+			}
+		}
+	}
+	if db.IsStandIn(f.server) {
+		warn("%s is a stand-in speaking another product's API: these numbers measure it, not that product", f.server)
+	}
+	if n := res.Abandoned(); n > 0 {
+		lines = append(lines, fmt.Sprintf("%s abandoned when the run stopped (neither succeeded nor failed)", plural(n, "operation")))
+	}
+	return lines
+}
+
+func throughput(ops int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(ops) / d.Seconds()
+}
+
+// plural writes "1 thread", "4 threads", with thousands grouped.
+func plural(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return group(n) + " " + word + "s"
+}
+
+// group writes n with thousands separators: 1,234,567.
+func group(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	var out []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	if neg {
+		return "-" + string(out)
+	}
+	return string(out)
+}
+
+func cores() int { return runtime.GOMAXPROCS(0) }
