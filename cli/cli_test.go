@@ -404,3 +404,53 @@ func TestEveryBindingIsInTheCommand(t *testing.T) {
 		t.Errorf("found only %d binding folders", n)
 	}
 }
+
+// TestVerifyOutcomesOnPebble: data loaded with random values fails every
+// check (UNEXPECTED_STATE), data loaded with integrity values passes; both
+// are counted under [VERIFY], as YCSB counts them.
+func TestVerifyOutcomesOnPebble(t *testing.T) {
+	for _, c := range []struct {
+		loadIntegrity string
+		outcome       string
+	}{{"false", "UNEXPECTED_STATE"}, {"true", "OK"}} {
+		dir := filepath.Join(t.TempDir(), "db")
+		common := []string{"pebble", "-w", "c", "-p", "recordcount=50", "-p", "pebble.dir=" + dir}
+		if code, _, errOut := servbench(t, append([]string{"load"}, append(common, "-p", "dataintegrity="+c.loadIntegrity)...)...); code != ExitOK {
+			t.Fatalf("load: %s", errOut)
+		}
+		code, out, errOut := servbench(t, append([]string{"run"}, append(common, "-p", "dataintegrity=true", "-p", "operationcount=200")...)...)
+		if code != ExitOK {
+			t.Fatalf("run: %s", errOut)
+		}
+		m := parseReport(t, out)
+		if m["[VERIFY], Operations"] != "200" || m["[VERIFY], Return="+c.outcome] != "200" {
+			t.Errorf("load dataintegrity=%s: VERIFY operations %q, Return=%s %q; want 200 and 200",
+				c.loadIntegrity, m["[VERIFY], Operations"], c.outcome, m["[VERIFY], Return="+c.outcome])
+		}
+		if strings.Contains(out, "VERIFY-FAILED") {
+			t.Errorf("a [VERIFY-FAILED] section:\n%s", out)
+		}
+	}
+}
+
+// TestTimeLimitCountsNoFailures: every operation takes 20 ms, and the time
+// limit falls while each thread has one in flight: those finish and count,
+// so nothing fails and nothing is abandoned.
+func TestTimeLimitCountsNoFailures(t *testing.T) {
+	json := filepath.Join(t.TempDir(), "r.json")
+	code, out, errOut := servbench(t, "run", "basic", "-w", "a", "-threads", "4", "--duration", "0.3",
+		"-p", "operationcount=0", "-p", "basicdb.simulatedelay=20", "-p", "basicdb.randomizedelay=false", "-o", json)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(out, "FAILED") || strings.Contains(out, "CANCELED") || strings.Contains(out, "Abandoned") {
+		t.Errorf("failures where the store failed nothing:\n%s", out)
+	}
+	d, err := report.ReadFile(json)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Operations == 0 || d.OKOperations != d.Operations || d.Abandoned != 0 {
+		t.Errorf("operations %d, ok %d, abandoned %d", d.Operations, d.OKOperations, d.Abandoned)
+	}
+}

@@ -222,6 +222,9 @@ func preparePhase(cmd string, pa *phaseArgs) (*phaseSetup, error) {
 	if ps.b, err = db.Lookup(pa.binding); err != nil {
 		return nil, usageError{err}
 	}
+	if err := workload.CheckClass(p); err != nil {
+		return nil, usageError{err}
+	}
 	if ps.warnings, err = checkProperties(p, pa.binding, ps.b); err != nil {
 		return nil, usageError{err}
 	}

@@ -2,10 +2,15 @@ package report
 
 import (
 	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/runner"
@@ -109,5 +114,151 @@ func TestDocHistogramsRoundTrip(t *testing.T) {
 	}
 	if d.Schedule == nil || d.Schedule.Late != 1 {
 		t.Errorf("schedule: %+v", d.Schedule)
+	}
+}
+
+func TestVerifyCountedAsYCSBDoes(t *testing.T) {
+	r := measure.NewRecorder()
+	for i := 0; i < 7; i++ {
+		r.Record(measure.Verify, db.OK, 1000, -1)
+	}
+	for i := 0; i < 3; i++ {
+		r.Record(measure.Verify, db.UnexpectedState, 1000, -1)
+	}
+	r.Record(measure.Verify, db.Error, 1000, -1)
+	s := &measure.Set{}
+	r.DrainInto(s)
+	var b bytes.Buffer
+	if err := WriteText(&b, &runner.Result{Total: s, Runtime: time.Second, Reason: runner.Completed}, Options{Percentiles: []float64{99}}); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	for _, line := range []string{"[VERIFY], Operations, 11\n", "[VERIFY], Return=OK, 7\n", "[VERIFY], Return=UNEXPECTED_STATE, 3\n", "[VERIFY], Return=ERROR, 1\n"} {
+		if !strings.Contains(text, line) {
+			t.Errorf("missing %q in\n%s", line, text)
+		}
+	}
+	if strings.Contains(text, "VERIFY-") {
+		t.Errorf("a VERIFY failure section, which YCSB has not:\n%s", text)
+	}
+}
+
+func TestHistogramTypeBuckets(t *testing.T) {
+	// 0.5 ms ×90, 1.5 ms ×6, 2.5 ms ×3, 7 ms ×1 with 5 buckets: 95% is
+	// reached in bucket 1, 99% in bucket 2, the 7 ms one overflows.
+	r := measure.NewRecorder()
+	for _, c := range []struct{ ns, n int64 }{{500_000, 90}, {1_500_000, 6}, {2_500_000, 3}, {7_000_000, 1}} {
+		for range c.n {
+			r.Record(measure.Read, db.OK, c.ns, -1)
+		}
+	}
+	s := &measure.Set{}
+	r.DrainInto(s)
+	var b bytes.Buffer
+	o := Options{Kinds: []Kind{KindHistogram}, Buckets: 5, BucketLines: true}
+	if err := WriteText(&b, &runner.Result{Total: s, Runtime: time.Second, Reason: runner.Completed}, o); err != nil {
+		t.Fatal(err)
+	}
+	want := "[READ], Operations, 100\n[READ], AverageLatency(us), 685.0" // 685 µs within HDR precision
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("want %q in\n%s", want, b.String())
+	}
+	for _, line := range []string{"[READ], 95thPercentileLatency(us), 1000\n", "[READ], 99thPercentileLatency(us), 2000\n",
+		"[READ], 0, 90\n", "[READ], 1, 6\n", "[READ], 2, 3\n", "[READ], 3, 0\n", "[READ], 4, 0\n", "[READ], >5, 1\n", "[READ], LatencyVariance(us), "} {
+		if !strings.Contains(b.String(), line) {
+			t.Errorf("missing %q in\n%s", line, b.String())
+		}
+	}
+}
+
+// TestHistogramsReadableByHdrHistogram: the JSON's histograms decode with
+// the library's own Decode, as any HdrHistogram tool reads them, and the
+// interval log reads back with its log reader.
+func TestHistogramsReadableByHdrHistogram(t *testing.T) {
+	d := NewDoc(result(), nil, Meta{Command: "run"}, Options{LateThreshold: time.Millisecond})
+	h, err := hdr.Decode([]byte(d.Ops[0].Histograms["OK"]))
+	if err != nil || h.TotalCount() != 100 {
+		t.Fatalf("hdr.Decode of the JSON's histogram: %v", err)
+	}
+
+	prefix := filepath.Join(t.TempDir(), "run-")
+	o := &Options{}
+	lg := &Hlog{Prefix: prefix, Ext: ".hlog", Options: o}
+	wall := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	for i := range 3 {
+		r := measure.NewRecorder()
+		for j := int64(1); j <= int64(10*(i+1)); j++ {
+			r.Record(measure.Read, db.OK, j*1000, -1)
+		}
+		r.Record(measure.Read, db.NotFound, 5000, -1)
+		s := &measure.Set{}
+		r.DrainInto(s)
+		end := time.Duration(i+1) * time.Second
+		lg.Interval(runner.Progress{Start: end - time.Second, End: end, Now: wall.Add(end), Interval: s})
+	}
+	if err := lg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(prefix + "READ.hlog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rd := hdr.NewHistogramLogReader(f)
+	var counts []int64
+	for {
+		h, err := rd.NextIntervalHistogram()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h == nil {
+			break
+		}
+		counts = append(counts, h.TotalCount())
+	}
+	if !slices.Equal(counts, []int64{10, 20, 30}) {
+		t.Errorf("intervals read back with counts %v, want [10 20 30]", counts)
+	}
+	if _, err := os.Stat(prefix + "READ-FAILED.hlog"); err != nil {
+		t.Errorf("no log of the failed reads: %v", err)
+	}
+}
+
+func TestSeriesLastInterval(t *testing.T) {
+	set := func(n int) *measure.Set {
+		r := measure.NewRecorder()
+		for range n {
+			r.Record(measure.Read, db.OK, 1000, -1)
+			r.RecordTxn(db.OK)
+		}
+		s := &measure.Set{}
+		r.DrainInto(s)
+		return s
+	}
+	iv := func(s *Series, from, to time.Duration, n int, final bool) {
+		s.Interval(runner.Progress{Start: from, End: to, Interval: set(n), Final: final})
+	}
+	// A 3 ms sliver at the end is merged into the interval before it.
+	s := &Series{}
+	iv(s, 0, time.Second, 1000, false)
+	iv(s, time.Second, 2*time.Second, 1000, false)
+	iv(s, 2*time.Second, 2003*time.Millisecond, 4, true)
+	if len(s.Points) != 2 {
+		t.Fatalf("%d points, want 2 (the sliver merged)", len(s.Points))
+	}
+	last := s.Points[1]
+	if last.Operations != 1004 || last.EndS != 2.003 || last.Partial || last.Ops["READ"].Count != 1004 {
+		t.Errorf("merged last point %+v", last)
+	}
+	if want := 1004 / 1.003; math.Abs(last.Throughput-want) > 1e-6 {
+		t.Errorf("throughput %v, want %v over the real length", last.Throughput, want)
+	}
+	// A longer last interval stays, marked partial, with its rate over
+	// its own length.
+	s = &Series{}
+	iv(s, 0, time.Second, 1000, false)
+	iv(s, time.Second, 1700*time.Millisecond, 700, true)
+	if len(s.Points) != 2 || !s.Points[1].Partial || math.Abs(s.Points[1].Throughput-1000) > 1e-6 {
+		t.Errorf("points %+v", s.Points)
 	}
 }

@@ -131,13 +131,15 @@ func WriteText(w io.Writer, res *runner.Result, o Options) error {
 			if returns {
 				for s := db.Status(0); s < db.NumStatus; s++ {
 					if n := t.Count(m.op, s); n > 0 && s != db.Canceled {
-						line(m.op.String(), "Return="+s.String(), strconv.FormatInt(n, 10))
+						line(name, "Return="+s.String(), strconv.FormatInt(n, 10))
 					}
 				}
 			}
 			switch {
 			case k == KindHistogram && o.BucketLines:
 				writeBuckets(line, name, m.histogram(t), o.Buckets, true)
+			case k == KindTimeSeries && m.empty:
+				line(name, "0", "NaN") // YCSB closes its empty first bucket
 			case k == KindTimeSeries && o.TimeSeries != nil:
 				starts, avgs := o.TimeSeries.series(m, t, o.Granularity)
 				for j := range starts {

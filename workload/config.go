@@ -88,12 +88,27 @@ var workloadClasses = []string{
 	"com.yahoo.ycsb.workloads.CoreWorkloadExtension", "site.ycsb.workloads.CoreWorkloadExtension",
 }
 
+// CheckClass refuses a workload class other than CoreWorkload in one line,
+// before any of its own properties is taken for a misspelling.
+func CheckClass(p *props.Props) error {
+	w, ok := p.Get("workload")
+	if !ok || slices.Contains(workloadClasses, strings.TrimSpace(w)) {
+		return nil
+	}
+	class := strings.TrimSpace(w)
+	short := class[strings.LastIndex(class, ".")+1:]
+	if slices.Contains([]string{"TimeSeriesWorkload", "ConstantOccupancyWorkload", "RestWorkload"}, short) {
+		return p.Errorf("workload", "YCSB's %s is not implemented in servbench, which runs CoreWorkload (built in: a-h, pagination)", short)
+	}
+	return p.Errorf("workload", "%q is not a workload servbench has (use %s)", class, workloadClasses[0])
+}
+
 // ParseConfig reads CoreWorkload's properties with YCSB's defaults.
 func ParseConfig(p *props.Props) (*Config, error) {
 	c := &Config{}
 	var err error
-	if w, ok := p.Get("workload"); ok && !slices.Contains(workloadClasses, strings.TrimSpace(w)) {
-		return nil, p.Errorf("workload", "%q is not a workload servbench has (use %s)", w, workloadClasses[0])
+	if err := CheckClass(p); err != nil {
+		return nil, err
 	}
 	c.Table = p.String("table", "usertable")
 	if c.Table == "" {

@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/measure"
+	"github.com/servbench/servbench/runner"
+)
+
+func TestSummaryWarnings(t *testing.T) {
+	// A result with n operations over runtime, lagging by lag each when
+	// lag >= 0 (a target rate was set).
+	res := func(n int64, runtime time.Duration, target float64, lag time.Duration) *runner.Result {
+		r := measure.NewRecorder()
+		for range n {
+			r.Record(measure.Read, db.OK, 1000, -1)
+			r.RecordTxn(db.OK)
+			if lag >= 0 {
+				r.RecordLag(int64(lag))
+			}
+		}
+		s := &measure.Set{}
+		r.DrainInto(s)
+		return &runner.Result{Total: s, Runtime: runtime, Threads: 2, Config: runner.Config{Target: target}}
+	}
+	facts := ranFacts{binding: "redis", workload: "workload A", records: 100000, late: time.Millisecond,
+		cores: 2, minRun: time.Second, minOps: 5000, maxCPUPct: 90}
+	for _, c := range []struct {
+		name  string
+		f     func(*ranFacts)
+		res   *runner.Result
+		warns []string // each expected warning, by a phrase
+	}{
+		{"a long quiet run", nil, res(20000, 10*time.Second, 0, -1), nil},
+		{"short by time", nil, res(20000, 500*time.Millisecond, 0, -1), []string{"a short run (500ms, 20,000 operations)"}},
+		{"short by operations", nil, res(1000, 10*time.Second, 0, -1), []string{"a short run"}},
+		{"target missed, most late", nil, res(20000, 10*time.Second, 20000, 5*time.Millisecond),
+			[]string{"target rate missed: 2,000 ops/s achieved of 20,000 asked (90% short)", "20,000 of 20,000 operations started more than 1ms behind"}},
+		{"target met, on time", nil, res(20000, 10*time.Second, 2000, 10*time.Microsecond), nil},
+		{"saturated client", func(f *ranFacts) { f.cpu = 19 * time.Second }, res(20000, 10*time.Second, 0, -1), []string{"the client used 95% of 2 cores"}},
+		{"saturated embedded store", func(f *ranFacts) { f.cpu, f.embedded = 19*time.Second, true }, res(20000, 10*time.Second, 0, -1), []string{"runs the embedded store too"}},
+		{"stand-in", func(f *ranFacts) { f.server = "FerretDB v1.24.0" }, res(20000, 10*time.Second, 0, -1), []string{"FerretDB v1.24.0 is a stand-in"}},
+	} {
+		f := facts
+		if c.f != nil {
+			c.f(&f)
+		}
+		lines := summarize(f, c.res)
+		if !strings.HasPrefix(lines[0], "ran workload A on redis") {
+			t.Errorf("%s: first line %q", c.name, lines[0])
+		}
+		var warns []string
+		for _, l := range lines[1:] {
+			if strings.HasPrefix(l, "warning: ") {
+				warns = append(warns, l)
+			}
+		}
+		if len(warns) != len(c.warns) {
+			t.Errorf("%s: warnings %q, want %d", c.name, warns, len(c.warns))
+			continue
+		}
+		for i, w := range c.warns {
+			if !strings.Contains(warns[i], w) {
+				t.Errorf("%s: warning %q, want it to say %q", c.name, warns[i], w)
+			}
+		}
+	}
+}
