@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -171,6 +172,14 @@ func shapeOf(t *testing.T, text string) reportShape {
 		sec, metric, value := m[1], m[2], m[3]
 		if sec == "OVERALL" || sec == "SCHEDULE" || strings.HasPrefix(sec, "TOTAL_GC") {
 			continue // timing, servbench's schedule, the JVM's collectors
+		}
+		if _, err := strconv.Atoi(metric); err == nil && (strings.Contains(value, ".") || value == "NaN") {
+			// A timeseries bucket ("[READ], 1000, 53.2"): how many there
+			// are depends on how long the run took.
+			if ms := s.sections[sec]; len(ms) > 0 && ms[len(ms)-1] == "<time buckets>" {
+				continue
+			}
+			metric = "<time buckets>"
 		}
 		s.sections[sec] = append(s.sections[sec], metric)
 		if metric == "Operations" || metric == "Total Operations" || strings.HasPrefix(metric, "Return=") ||

@@ -124,7 +124,7 @@ func WriteText(w io.Writer, res *runner.Result, o Options) error {
 			case KindHistogram:
 				writeBuckets(line, name, m.histogram(t), o.Buckets, false)
 			case KindTimeSeries:
-				writeSeriesSummary(line, name, m.histogram(t))
+				writeAverages(line, name, m.histogram(t), false)
 			case KindRaw:
 				writeRawSummary(line, name, m, t.Raw, o.RawNoSummary)
 			}
@@ -213,20 +213,9 @@ func writeBuckets(line func(metric, name, value string), name string, h *hdr.His
 		return
 	}
 	ops := h.TotalCount()
-	line(name, "Operations", strconv.FormatInt(ops, 10))
-	if ops == 0 {
-		line(name, "AverageLatency(us)", "NaN")
-		line(name, "LatencyVariance(us)", "NaN")
-		line(name, "MinLatency(us)", "-1")
-		line(name, "MaxLatency(us)", "-1")
+	if !writeAverages(line, name, h, true) {
 		return
 	}
-	mean := h.Mean() / 1000
-	sd := h.StdDev() / 1000
-	line(name, "AverageLatency(us)", javaDouble(mean))
-	line(name, "LatencyVariance(us)", javaDouble(sd*sd))
-	line(name, "MinLatency(us)", strconv.FormatInt(usInt(h.Min()), 10))
-	line(name, "MaxLatency(us)", strconv.FormatInt(usInt(h.Max()), 10))
 	var seen int64
 	done95 := false
 	for i, c := range counts {
@@ -243,19 +232,25 @@ func writeBuckets(line func(metric, name, value string), name string, h *hdr.His
 	}
 }
 
-// writeSeriesSummary writes the head of YCSB's timeseries section.
-func writeSeriesSummary(line func(metric, name, value string), name string, h *hdr.Histogram) {
+// writeAverages writes the head of YCSB's histogram (with the variance) and
+// timeseries sections: Operations, the average, minimum and maximum. An
+// empty one reads as YCSB's: NaN and -1. It reports whether h has values.
+func writeAverages(line func(metric, name, value string), name string, h *hdr.Histogram, variance bool) bool {
 	n := h.TotalCount()
 	line(name, "Operations", strconv.FormatInt(n, 10))
-	if n == 0 {
-		line(name, "AverageLatency(us)", "NaN")
-		line(name, "MinLatency(us)", "-1")
-		line(name, "MaxLatency(us)", "-1")
-		return
+	avg, vr, lo, hi := "NaN", "NaN", "-1", "-1"
+	if n > 0 {
+		sd := h.StdDev() / 1000
+		avg, vr = javaDouble(h.Mean()/1000), javaDouble(sd*sd)
+		lo, hi = strconv.FormatInt(usInt(h.Min()), 10), strconv.FormatInt(usInt(h.Max()), 10)
 	}
-	line(name, "AverageLatency(us)", javaDouble(h.Mean()/1000))
-	line(name, "MinLatency(us)", strconv.FormatInt(usInt(h.Min()), 10))
-	line(name, "MaxLatency(us)", strconv.FormatInt(usInt(h.Max()), 10))
+	line(name, "AverageLatency(us)", avg)
+	if variance {
+		line(name, "LatencyVariance(us)", vr)
+	}
+	line(name, "MinLatency(us)", lo)
+	line(name, "MaxLatency(us)", hi)
+	return n > 0
 }
 
 // rawValues returns m's raw latencies in whole µs (truncated, as YCSB's

@@ -82,7 +82,8 @@ func TestConfigErrors(t *testing.T) {
 		{[]string{"requestdistribution", "pareto"}, "not one of"},
 		{[]string{"fieldcount", "0"}, "less than 1"},
 		{[]string{"recordcount", "-1"}, "less than 0"},
-		{[]string{"workload", "site.ycsb.workloads.TimeSeriesWorkload"}, "not a workload"},
+		{[]string{"workload", "site.ycsb.workloads.TimeSeriesWorkload"}, "TimeSeriesWorkload is not implemented"},
+		{[]string{"workload", "com.example.MyWorkload"}, "not a workload"},
 		{[]string{"minscanlength", "10", "maxscanlength", "5"}, "less than 10"},
 	} {
 		p := propsOf(t, "", "recordcount", "100")
