@@ -158,8 +158,7 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 			<-begin
 			err := r.loop(stopCtx, opCtx, ts[id], id, perThread(id), start)
 			_ = ts[id].Cleanup(dbs[id] != d) // measured as CLEANUP; a failed close is counted there
-			for now, last := measure.Now(), lastExit.Load(); now > last && !lastExit.CompareAndSwap(last, now); last = lastExit.Load() {
-			}
+			storeMax(&lastExit, measure.Now())
 			if err == nil {
 				return
 			}
@@ -194,6 +193,7 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 		lastTick = now
 	}
 	stuck := false
+	stopC := stopCtx.Done()
 loop:
 	for {
 		select {
@@ -201,14 +201,13 @@ loop:
 			break loop
 		case <-tick.C:
 			emit(measure.Now(), false)
-		case <-stopCtx.Done():
-			if graceC == nil {
-				stopped = measure.Now()
-				if dl := r.deadline.Load(); dl > 0 && errors.Is(context.Cause(stopCtx), errTimeLimit) {
-					stopped = min(stopped, dl)
-				}
-				graceC = time.After(cfg.StopGrace)
+		case <-stopC:
+			stopC = nil // a closed channel would be chosen again and again
+			stopped = measure.Now()
+			if dl := r.deadline.Load(); dl > 0 && errors.Is(context.Cause(stopCtx), errTimeLimit) {
+				stopped = min(stopped, dl)
 			}
+			graceC = time.After(cfg.StopGrace)
 		case <-graceC:
 			// Threads still inside the binding are left behind; their
 			// operations are abandoned, and cancelled so they end.
@@ -249,6 +248,12 @@ loop:
 		res.Reason = Completed
 	}
 	return res, nil
+}
+
+// storeMax raises a to v if v is larger.
+func storeMax(a *atomic.Int64, v int64) {
+	for last := a.Load(); v > last && !a.CompareAndSwap(last, v); last = a.Load() {
+	}
 }
 
 type run struct {
