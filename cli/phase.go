@@ -155,7 +155,6 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	facts := ranFacts{
 		load: load, binding: pa.binding, server: server, embedded: embedded(d), workload: workloadLabel(p),
 		records: w.Cfg.RecordCount, late: ropts.LateThreshold, cpu: cpu, cores: cores(),
-		minRun: shortRun, minOps: fewOperations, maxCPUPct: busyClientPct,
 	}
 	if load {
 		facts.records = w.Cfg.InsertCount
@@ -184,9 +183,6 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	}
 	if hlogErr != nil {
 		return ExitFailure, hlogErr
-	}
-	if res.StuckThreads > 0 {
-		fmt.Fprintf(stderr, "servbench: %d threads were still inside %s when the run ended; their operations in flight are not counted\n", res.StuckThreads, pa.binding)
 	}
 	switch res.Reason {
 	case runner.Interrupted:

@@ -12,25 +12,22 @@ import (
 
 // ranFacts is what the closing lines on standard error are made of.
 type ranFacts struct {
-	load      bool
-	binding   string
-	server    string // the server's version string, if the binding tells
-	embedded  bool   // the store runs inside this process
-	workload  string
-	records   int64
-	late      time.Duration // schedule.latethreshold
-	cpu       time.Duration // this process's CPU time during the run
-	cores     int
-	minRun    time.Duration // below this a run is called short
-	minOps    int64         // below this many operations a run is called short
-	maxCPUPct float64       // above this share of the cores the client is called saturated
+	load     bool
+	binding  string
+	server   string // the server's version string, if the binding tells
+	embedded bool   // the store runs inside this process
+	workload string
+	records  int64
+	late     time.Duration // schedule.latethreshold
+	cpu      time.Duration // this process's CPU time during the run
+	cores    int
 }
 
 // The thresholds of the warnings.
 const (
-	shortRun      = time.Second
-	fewOperations = 5000
-	busyClientPct = 90
+	shortRun      = time.Second // a shorter run is called short
+	fewOperations = 5000        // so is one with fewer operations
+	busyClientPct = 90          // above this share of its cores the client is called saturated
 	targetMissPct = 5
 )
 
@@ -57,7 +54,7 @@ func summarize(f ranFacts, res *runner.Result) []string {
 	lines := []string{head}
 	warn := func(format string, args ...any) { lines = append(lines, "warning: "+fmt.Sprintf(format, args...)) }
 
-	if res.Runtime < f.minRun || all < f.minOps {
+	if res.Runtime < shortRun || all < fewOperations {
 		warn("a short run (%s, %s) measures start-up and noise more than the database; run for at least 10 s (--duration 10 -p operationcount=0) or many more operations",
 			res.Runtime.Round(time.Millisecond), plural(all, "operation"))
 	}
@@ -79,9 +76,9 @@ func summarize(f ranFacts, res *runner.Result) []string {
 				group(late), group(lag.TotalCount()), f.late)
 		}
 	}
-	if f.cores > 0 && res.Runtime >= f.minRun { // shorter runs are mostly start-up
+	if f.cores > 0 && res.Runtime >= shortRun { // shorter runs are mostly start-up
 		pct := 100 * f.cpu.Seconds() / (res.Runtime.Seconds() * float64(f.cores))
-		if pct > f.maxCPUPct {
+		if pct > busyClientPct {
 			if f.embedded {
 				warn("this process, which runs the embedded store too, used %.0f%% of %d cores: client and store compete for them", pct, f.cores)
 			} else {
@@ -93,7 +90,11 @@ func summarize(f ranFacts, res *runner.Result) []string {
 		warn("%s is a stand-in speaking another product's API: these numbers measure it, not that product", f.server)
 	}
 	if n := res.Abandoned(); n > 0 {
-		lines = append(lines, fmt.Sprintf("%s abandoned when the run stopped (neither succeeded nor failed)", plural(n, "operation")))
+		l := fmt.Sprintf("%s abandoned when the run stopped (neither succeeded nor failed)", plural(n, "operation"))
+		if res.StuckThreads > 0 {
+			l += fmt.Sprintf("; %s still inside %s were left behind", plural(int64(res.StuckThreads), "thread"), f.binding)
+		}
+		lines = append(lines, l)
 	}
 	return lines
 }

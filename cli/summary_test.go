@@ -26,8 +26,7 @@ func TestSummaryWarnings(t *testing.T) {
 		r.DrainInto(s)
 		return &runner.Result{Total: s, Runtime: runtime, Threads: 2, Config: runner.Config{Target: target}}
 	}
-	facts := ranFacts{binding: "redis", workload: "workload A", records: 100000, late: time.Millisecond,
-		cores: 2, minRun: time.Second, minOps: 5000, maxCPUPct: 90}
+	facts := ranFacts{binding: "redis", workload: "workload A", records: 100000, late: time.Millisecond, cores: 2}
 	for _, c := range []struct {
 		name  string
 		f     func(*ranFacts)

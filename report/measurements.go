@@ -1,6 +1,7 @@
 package report
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -58,14 +59,7 @@ func MeasurementTypes(name string) ([]Kind, bool) {
 }
 
 // MeasurementTypeNames lists the measurementtype values, for messages.
-func MeasurementTypeNames() []string {
-	names := make([]string, 0, len(measurementTypes))
-	for n := range measurementTypes {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+func MeasurementTypeNames() []string { return slices.Sorted(maps.Keys(measurementTypes)) }
 
 // measurement is one section of the text report: the latencies of one
 // operation for some of its outcomes, as service or response time.
