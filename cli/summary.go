@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/measure"
+	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/runner"
 )
 
@@ -52,6 +54,13 @@ func summarize(f ranFacts, res *runner.Result) []string {
 		head += fmt.Sprintf(", %s failed", plural(all-ok, "operation"))
 	}
 	lines := []string{head}
+	for op := measure.Op(0); op < measure.NumOps; op++ {
+		for st := db.Status(0); st < db.NumStatus; st++ {
+			if e := res.Total.Errors[op][st]; e != "" {
+				lines = append(lines, fmt.Sprintf("%s %s: %s, the first: %s", op, st, plural(res.Total.Count(op, st), "operation"), props.RedactText(e)))
+			}
+		}
+	}
 	warn := func(format string, args ...any) { lines = append(lines, "warning: "+fmt.Sprintf(format, args...)) }
 
 	if res.Runtime < shortRun || all < fewOperations {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -66,5 +68,23 @@ func TestSummaryWarnings(t *testing.T) {
 				t.Errorf("%s: warning %q, want it to say %q", c.name, warns[i], w)
 			}
 		}
+	}
+}
+
+// A failed operation comes with its first error, credentials hidden, and
+// the result document keeps it too.
+func TestSummaryFirstError(t *testing.T) {
+	r := measure.NewRecorder()
+	for i := range 3 {
+		r.Record(measure.Scan, db.Error, 1000, -1)
+		r.RecordError(measure.Scan, db.Error, fmt.Errorf("scan user%d: dial redis://bob:hunter2@127.0.0.1:1: refused", i))
+		r.RecordTxn(db.Error)
+	}
+	s := &measure.Set{}
+	r.DrainInto(s)
+	lines := summarize(ranFacts{binding: "redis", workload: "workload E"}, &runner.Result{Total: s, Runtime: 10 * time.Second, Threads: 1})
+	want := "SCAN ERROR: 3 operations, the first: scan user0: dial redis://bob:REDACTED@127.0.0.1:1: refused"
+	if !slices.Contains(lines, want) {
+		t.Errorf("summary %q lacks %q", lines, want)
 	}
 }

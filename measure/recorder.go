@@ -48,6 +48,18 @@ func (r *Recorder) RecordRaw(sm Sample) {
 	r.ph.exit(v)
 }
 
+// RecordError keeps err's message as the first one of op failing with
+// st, unless one is kept already in this interval: only the first failure
+// of each kind per interval formats a message.
+func (r *Recorder) RecordError(op Op, st db.Status, err error) {
+	v := r.ph.enter()
+	s := r.active.Load()
+	if s.Errors[op][st] == "" {
+		s.Errors[op][st] = err.Error()
+	}
+	r.ph.exit(v)
+}
+
 // RecordTxn counts one finished transaction with its outcome.
 func (r *Recorder) RecordTxn(st db.Status) { r.RecordTxns(st, 1) }
 

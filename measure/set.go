@@ -38,6 +38,9 @@ type Set struct {
 	// Raw holds every recorded operation when the recorder keeps raw
 	// samples (measurementtype=raw), in the order each thread recorded them.
 	Raw []Sample
+	// Errors holds the first error message seen for each operation and
+	// failed outcome, so a failure count comes with its reason.
+	Errors [NumOps][db.NumStatus]string
 }
 
 // Sample is one recorded operation, kept for raw output.
@@ -76,6 +79,13 @@ func (s *Set) Merge(o *Set) {
 		s.Txns[i] += n
 	}
 	s.Raw = append(s.Raw, o.Raw...)
+	for op := range o.Errors {
+		for st, e := range o.Errors[op] {
+			if e != "" && s.Errors[op][st] == "" {
+				s.Errors[op][st] = e
+			}
+		}
+	}
 }
 
 func mergeInto(dst **hdr.Histogram, src *hdr.Histogram) {
@@ -105,6 +115,7 @@ func (s *Set) Reset() {
 	}
 	s.Txns = [db.NumStatus]int64{}
 	s.Raw = s.Raw[:0]
+	s.Errors = [NumOps][db.NumStatus]string{}
 }
 
 // Count returns how many op operations ended with status st.

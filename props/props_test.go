@@ -96,3 +96,23 @@ func TestRedaction(t *testing.T) {
 		t.Errorf("plain value changed: %s", r["recordcount"])
 	}
 }
+
+func TestRedactText(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"dial redis://bob:s3cret@127.0.0.1:6379: refused", "dial redis://bob:REDACTED@127.0.0.1:6379: refused"},
+		{`parse "cassandra://bo#b:p/a@ss@127.0.0.1": bad port`, `parse "cassandra://bo#b:REDACTED@127.0.0.1": bad port`},
+		{"connect host=127.0.0.1 user=postgres password=hunter2 dbname=x", "connect host=127.0.0.1 user=postgres password=REDACTED dbname=x"},
+		{"host=h password='a b c' sslmode=off", "host=h password=REDACTED sslmode=off"},
+		{"http://127.0.0.1:8000/?token=abc&x=1 failed", "http://127.0.0.1:8000/?token=REDACTED&x=1 failed"},
+		{"no credentials at http://127.0.0.1:8000/x", "no credentials at http://127.0.0.1:8000/x"},
+		{"redis: read user123: EOF", "redis: read user123: EOF"},
+	}
+	for _, c := range cases {
+		if got := RedactText(c.in); got != c.want {
+			t.Errorf("RedactText(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+		if strings.Contains(RedactText(c.in), "hunter2") || strings.Contains(RedactText(c.in), "s3cret") {
+			t.Errorf("%q keeps a secret", c.in)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package props
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 )
 
@@ -75,4 +76,42 @@ func (p *Props) Redacted() map[string]string {
 		out[k] = RedactValue(k, e.value)
 	}
 	return out
+}
+
+// secretPair matches a keyword/value credential in free text, as in a
+// PostgreSQL connection string (password=x, password='x y').
+var secretPair = regexp.MustCompile(`(?i)\b(\w*(?:password|passwd|secret|token|apikey|api_key|accesskey|access_key)\w*)(\s*=\s*)('(?:[^'\\]|\\.)*'|"[^"]*"|[^\s&;,]+)`)
+
+// RedactText hides credentials anywhere in a text such as an error
+// message: the password of every URL (scheme://user:password@host, the
+// password running to the last @ of the word, so it may hold / or #) and
+// every keyword=value pair whose keyword names a credential.
+func RedactText(s string) string {
+	if strings.Contains(s, "://") {
+		var b strings.Builder
+		rest := s
+		for {
+			i := strings.Index(rest, "://")
+			if i < 0 {
+				break
+			}
+			b.WriteString(rest[:i+3])
+			rest = rest[i+3:]
+			end := strings.IndexAny(rest, " \t\r\n\"'")
+			if end < 0 {
+				end = len(rest)
+			}
+			word := rest[:end]
+			if at := strings.LastIndex(word, "@"); at >= 0 {
+				if c := strings.Index(word[:at], ":"); c >= 0 {
+					b.WriteString(word[:c+1] + Redacted + "@")
+					rest = rest[at+1:]
+					continue
+				}
+			}
+		}
+		b.WriteString(rest)
+		s = b.String()
+	}
+	return secretPair.ReplaceAllString(s, "${1}${2}"+Redacted)
 }

@@ -11,6 +11,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/measure"
+	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/runner"
 )
 
@@ -90,7 +91,10 @@ type OpResult struct {
 	// Histograms per outcome in HdrHistogram's standard encoding (base64 of
 	// the compressed V2 form, readable by HdrHistogram's own decoders), so
 	// results of several clients merge exactly.
-	Histograms         map[string]string `json:"histograms"`
+	Histograms map[string]string `json:"histograms"`
+	// Errors holds the first error message of each failed outcome, with
+	// credentials hidden.
+	Errors             map[string]string `json:"errors,omitempty"`
 	ResponseHistograms map[string]string `json:"response_histograms,omitempty"`
 }
 
@@ -216,6 +220,12 @@ func NewDoc(res *runner.Result, series []Point, m Meta, o Options) *Doc {
 			if n := t.Count(op, s); n > 0 {
 				r.Outcomes[s.String()] = n
 				r.Histograms[s.String()] = encode(t.Service[op][s])
+				if e := t.Errors[op][s]; e != "" {
+					if r.Errors == nil {
+						r.Errors = map[string]string{}
+					}
+					r.Errors[s.String()] = props.RedactText(e)
+				}
 				if e := encode(t.Response[op][s]); e != "" {
 					if r.ResponseHistograms == nil {
 						r.ResponseHistograms = map[string]string{}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -56,6 +57,7 @@ func result() *runner.Result {
 		r.Record(measure.Read, db.Timeout, 70_000, 80_000)
 		r.RecordTxn(db.NotFound)
 		r.RecordTxn(db.Timeout)
+		r.RecordError(measure.Read, db.Timeout, fmt.Errorf("read user%d: i/o timeout on postgres://u:hunter2@127.0.0.1", i))
 	}
 	r.RecordLag(2_000_000)
 	r.RecordLag(10)
@@ -111,6 +113,9 @@ func TestDocHistogramsRoundTrip(t *testing.T) {
 	h, err := DecodeHistogram(op.Histograms["OK"])
 	if err != nil || h.TotalCount() != 100 || h.Max() < 99_900 {
 		t.Errorf("decoded: %v %d", err, h.TotalCount())
+	}
+	if got, want := op.Errors["TIMEOUT"], "read user1: i/o timeout on postgres://u:REDACTED@127.0.0.1"; got != want || len(op.Errors) != 1 {
+		t.Errorf("first errors %q, want TIMEOUT: %q", op.Errors, want)
 	}
 	if d.Schedule == nil || d.Schedule.Late != 1 {
 		t.Errorf("schedule: %+v", d.Schedule)

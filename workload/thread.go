@@ -84,6 +84,9 @@ func (t *Thread) measure(ctx context.Context, op measure.Op, err error, st int64
 		if s = db.Classify(err, runEnded(ctx)); s == db.Canceled {
 			return s
 		}
+		if t.Measuring {
+			t.rec.RecordError(op, s, err)
+		}
 	}
 	t.recordAt(op, s, st, en)
 	return s
@@ -532,6 +535,9 @@ func (t *Thread) checkQuery(ctx context.Context, vi int) db.Status {
 			return db.Canceled
 		case db.NotFound:
 			return db.UnexpectedState // an id that does not exist
+		}
+		if t.Measuring {
+			t.rec.RecordError(measure.Verify, db.Error, err)
 		}
 		return db.Error
 	}

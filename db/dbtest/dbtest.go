@@ -230,7 +230,7 @@ func WorkloadsOf(t *testing.T, list []string, binding string, records, ops, scan
 		for _, op := range d.Ops {
 			for status, n := range op.Outcomes {
 				if status != "OK" {
-					t.Errorf("workload %s: %s %s = %d", w, op.Name, status, n)
+					t.Errorf("workload %s: %s %s = %d (the first: %s)", w, op.Name, status, n, op.Errors[status])
 				}
 			}
 			if op.Name == "VERIFY" {

@@ -44,7 +44,12 @@ func TestDynamoDBLocal(t *testing.T) {
 	if v, _ := d.(db.Describer).ServerVersion(context.Background()); !strings.Contains(v, "not Amazon DynamoDB") {
 		t.Errorf("server version %q must not pass for Amazon DynamoDB", v)
 	}
-	dbtest.Workloads(t, "dynamodb", 10000, 2000, 500, "dynamodb.endpoint", endpoint, "dynamodb.consistentreads", "true")
+	// DynamoDB Local once cut a scan's response short on a loaded machine
+	// (the body failed its CRC32 and its connection was closed): two SDK
+	// retries keep one such answer from failing the whole check, which
+	// is about what the binding sends and reads, not about DynamoDB
+	// Local's robustness. Retries are off by default (dynamodb.retries).
+	dbtest.Workloads(t, "dynamodb", 10000, 2000, 500, "dynamodb.endpoint", endpoint, "dynamodb.consistentreads", "true", "dynamodb.retries", "2")
 }
 
 func TestProvisionedTable(t *testing.T) {
