@@ -56,7 +56,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	case "load", "run":
 		code, err = phase(ctx, args[0], args[1:], stdout, stderr)
 	case "bench":
-		code, err = bench(ctx, args[1:], stdout, stderr)
+		code, err = benchCmd(ctx, args[1:], stdout, stderr)
 	case "merge":
 		code, err = merge(args[1:], stdout)
 	case "report":

@@ -190,3 +190,8 @@ func (b *DB) Close() error {
 	}
 	return nil
 }
+
+// ServerVersion says what basic is: no server, and nothing stored.
+func (b *DB) ServerVersion(context.Context) (string, error) {
+	return "BasicDB (no database: stores nothing)", nil
+}

@@ -1,23 +1,22 @@
 // Package dbtest is the conformance suite every network binding runs
 // against its real server: direct checks of each operation, then YCSB
-// workloads A to F with data integrity through the command line.
+// workloads A to F with data integrity through the engine.
 package dbtest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
+	"strconv"
 	"testing"
 
-	"github.com/servbench/servbench/cli"
 	"github.com/servbench/servbench/customer"
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/report"
+	"github.com/servbench/servbench/workloads"
 )
 
 // ServerURL returns the connection URL in the environment variable name
@@ -162,23 +161,27 @@ func operations(t *testing.T, d db.DB, table string, ordered, scan bool) {
 }
 
 // servbench runs the command line and returns its JSON result.
-func servbench(t *testing.T, args ...string) *report.Doc {
+func runPhase(t *testing.T, phase engine.Phase, binding, wl string, kv ...string) *report.Doc {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "result.json")
-	var stderr errorBuffer
-	code := cli.MainContext(context.Background(), append(args, "-o", out), io.Discard, &stderr)
-	if code != 0 {
-		t.Fatalf("servbench %v: exit %d: %s", args, code, stderr)
+	p := props.New()
+	if err := workloads.Load(p, wl); err != nil {
+		t.Fatal(err)
 	}
-	raw, err := os.ReadFile(out)
+	for i := 0; i+1 < len(kv); i += 2 {
+		p.Set(kv[i], kv[i+1], "test")
+	}
+	var log errorBuffer
+	res, err := engine.Run(context.Background(), engine.Spec{Binding: binding, Properties: p, Phase: phase, Threads: 4, Log: &log})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s %s, workload %s: %v\n%s", phase, binding, wl, err, log)
 	}
-	var d report.Doc
-	if err := json.Unmarshal(raw, &d); err != nil {
-		t.Fatal(err)
+	if res.Err != nil {
+		t.Fatalf("%s %s, workload %s: %v", phase, binding, wl, res.Err)
 	}
-	return &d
+	if res.CloseErr != nil {
+		t.Errorf("%s %s: close: %v", phase, binding, res.CloseErr)
+	}
+	return res.Doc(nil, report.Meta{})
 }
 
 type errorBuffer []byte
@@ -186,7 +189,7 @@ type errorBuffer []byte
 func (b *errorBuffer) Write(p []byte) (int, error) { *b = append(*b, p...); return len(p), nil }
 func (b errorBuffer) String() string               { return string(b) }
 
-// Workloads loads records (with data integrity) through the command line
+// Workloads loads records (with data integrity) through the engine
 // and runs YCSB workloads A, B, C, F, D and E on them, each with
 // dataintegrity=true: every operation must succeed and every VERIFY must be
 // OK. E runs after D with insertcount set, so its inserts go to keys of
@@ -202,11 +205,8 @@ func Workloads(t *testing.T, binding string, records, ops, scanOps int, kv ...st
 // WorkloadsOf is Workloads for the listed built-in workloads only.
 func WorkloadsOf(t *testing.T, list []string, binding string, records, ops, scanOps int, kv ...string) {
 	t.Helper()
-	common := []string{"-p", "dataintegrity=true", "-threads", "4", "-p", fmt.Sprintf("recordcount=%d", records)}
-	for i := 0; i+1 < len(kv); i += 2 {
-		common = append(common, "-p", kv[i]+"="+kv[i+1])
-	}
-	load := servbench(t, append([]string{"load", binding, "-w", "a"}, common...)...)
+	common := append([]string{"dataintegrity", "true", "recordcount", strconv.Itoa(records)}, kv...)
+	load := runPhase(t, engine.LoadPhase, binding, "a", common...)
 	if load.Operations != int64(records) || load.OKOperations != int64(records) {
 		t.Fatalf("load: %d operations, %d ok; want %d", load.Operations, load.OKOperations, records)
 	}
@@ -218,11 +218,11 @@ func WorkloadsOf(t *testing.T, list []string, binding string, records, ops, scan
 		if w == "e" {
 			n = scanOps
 		}
-		args := append([]string{"run", binding, "-w", w, "-p", fmt.Sprintf("operationcount=%d", n)}, common...)
+		args := append([]string{"operationcount", strconv.Itoa(n)}, common...)
 		if w == "e" {
-			args = append(args, "-p", fmt.Sprintf("recordcount=%d", 2*records), "-p", fmt.Sprintf("insertcount=%d", records))
+			args = append(args, "recordcount", strconv.Itoa(2*records), "insertcount", strconv.Itoa(records))
 		}
-		d := servbench(t, args...)
+		d := runPhase(t, engine.RunPhase, binding, w, args...)
 		if d.Stop != "completed" || d.Operations != int64(n) || d.OKOperations != d.Operations {
 			t.Errorf("workload %s: %s, %d operations, %d ok", w, d.Stop, d.Operations, d.OKOperations)
 		}
@@ -237,10 +237,21 @@ func WorkloadsOf(t *testing.T, list []string, binding string, records, ops, scan
 				verified = op.Outcomes["OK"] > 0
 			}
 		}
-		if w != "e" && !verified {
+		if w != "e" && !verified && verifying(kv) {
 			t.Errorf("workload %s: nothing was verified", w)
 		}
 	}
+}
+
+// verifying reports whether the caller left data integrity on: a binding
+// that stores nothing (basic) runs the workloads with dataintegrity=false.
+func verifying(kv []string) bool {
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i] == "dataintegrity" && kv[i+1] == "false" {
+			return false
+		}
+	}
+	return true
 }
 
 // BatchLoad loads records with batchsize=100 into table through the command
@@ -248,11 +259,8 @@ func WorkloadsOf(t *testing.T, list []string, binding string, records, ops, scan
 // record must be there with the right values.
 func BatchLoad(t *testing.T, binding, table string, records int, kv ...string) {
 	t.Helper()
-	common := []string{"-p", "dataintegrity=true", "-threads", "4", "-p", fmt.Sprintf("recordcount=%d", records), "-p", "table=" + table}
-	for i := 0; i+1 < len(kv); i += 2 {
-		common = append(common, "-p", kv[i]+"="+kv[i+1])
-	}
-	load := servbench(t, append([]string{"load", binding, "-w", "c", "-p", "batchsize=100"}, common...)...)
+	common := append([]string{"dataintegrity", "true", "recordcount", strconv.Itoa(records), "table", table}, kv...)
+	load := runPhase(t, engine.LoadPhase, binding, "c", append([]string{"batchsize", "100"}, common...)...)
 	batches := int64(0)
 	for _, op := range load.Ops {
 		if op.Name == "BATCH-INSERT" {
@@ -262,7 +270,7 @@ func BatchLoad(t *testing.T, binding, table string, records int, kv ...string) {
 	if load.OKOperations != int64(records) || batches == 0 || batches > int64(records/100+4) {
 		t.Fatalf("batched load: %d records ok in %d batch calls", load.OKOperations, batches)
 	}
-	run := servbench(t, append([]string{"run", binding, "-w", "c", "-p", "operationcount=500", "-p", "requestdistribution=uniform"}, common...)...)
+	run := runPhase(t, engine.RunPhase, binding, "c", append([]string{"operationcount", "500", "requestdistribution", "uniform"}, common...)...)
 	for _, op := range run.Ops {
 		for status, n := range op.Outcomes {
 			if status != "OK" {
@@ -273,18 +281,15 @@ func BatchLoad(t *testing.T, binding, table string, records int, kv ...string) {
 }
 
 // Pagination loads records customer documents into their table with
-// createindexes=true through the command line, checks pages directly on d
+// createindexes=true through the engine, checks pages directly on d
 // (d may be nil to skip that), then runs the pagination workload with data
 // integrity (ids only, then whole documents) and a mix of reads, updates
 // and queries on the same documents: every operation must succeed and
 // every query must verify. It returns the run's JSON result.
 func Pagination(t *testing.T, d db.DB, binding string, records, ops int, kv ...string) *report.Doc {
 	t.Helper()
-	common := []string{"-threads", "4", "-p", fmt.Sprintf("recordcount=%d", records)}
-	for i := 0; i+1 < len(kv); i += 2 {
-		common = append(common, "-p", kv[i]+"="+kv[i+1])
-	}
-	load := servbench(t, append([]string{"load", binding, "-w", "pagination", "-p", "createindexes=true"}, common...)...)
+	common := append([]string{"recordcount", strconv.Itoa(records)}, kv...)
+	load := runPhase(t, engine.LoadPhase, binding, "pagination", append([]string{"createindexes", "true"}, common...)...)
 	if load.OKOperations != int64(records) {
 		t.Fatalf("load: %d of %d customers ok", load.OKOperations, records)
 	}
@@ -302,7 +307,7 @@ func Pagination(t *testing.T, d db.DB, binding string, records, ops int, kv ...s
 	}
 	run := func(name string, args ...string) *report.Doc {
 		t.Helper()
-		r := servbench(t, append(append([]string{"run", binding, "-p", "dataintegrity=true"}, args...), common...)...)
+		r := runPhase(t, engine.RunPhase, binding, "pagination", append(append([]string{"dataintegrity", "true"}, args...), common...)...)
 		var queries, verified int64
 		for _, op := range r.Ops {
 			for status, n := range op.Outcomes {
@@ -322,10 +327,10 @@ func Pagination(t *testing.T, d db.DB, binding string, records, ops int, kv ...s
 		}
 		return r
 	}
-	doc := run("pagination", "-w", "pagination", "-p", fmt.Sprintf("operationcount=%d", ops))
-	run("pagination with documents", "-w", "pagination", "-p", fmt.Sprintf("operationcount=%d", ops/4+1), "-p", "querydocuments=true")
-	run("reads, updates and queries", "-w", "pagination", "-p", fmt.Sprintf("operationcount=%d", ops),
-		"-p", "query1proportion=0.3", "-p", "readproportion=0.3", "-p", "updateproportion=0.4", "-p", "requestdistribution=zipfian")
+	doc := run("pagination", "operationcount", strconv.Itoa(ops))
+	run("pagination with documents", "operationcount", strconv.Itoa(ops/4+1), "querydocuments", "true")
+	run("reads, updates and queries", "operationcount", strconv.Itoa(ops),
+		"query1proportion", "0.3", "readproportion", "0.3", "updateproportion", "0.4", "requestdistribution", "zipfian")
 	return doc
 }
 

@@ -1,9 +1,10 @@
-package cli
+package engine
 
 import (
 	"fmt"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/servbench/servbench/db"
@@ -32,6 +33,21 @@ const (
 	busyClientPct = 90          // above this share of its cores the client is called saturated
 	targetMissPct = 5
 )
+
+// Summary says in one line what ran, then one line per failure kind with
+// its first error, then one line per warning (see summarize).
+func (r *Result) Summary() []string {
+	s := r.Setup
+	f := ranFacts{
+		load: s.Spec.Phase == LoadPhase, binding: s.Spec.Binding, server: r.Server, embedded: r.Embedded,
+		workload: workloadLabel(s.Props), records: s.Workload.Cfg.RecordCount, late: s.Report.LateThreshold,
+		cpu: r.CPU, cores: cores(),
+	}
+	if f.load {
+		f.records = s.Workload.Cfg.InsertCount
+	}
+	return summarize(f, r.Result)
+}
 
 // summarize says in one line what ran, then one line per warning a careful
 // user would want: a run too short to mean much, a missed target rate,
@@ -144,3 +160,28 @@ func group(n int64) string {
 }
 
 func cores() int { return runtime.GOMAXPROCS(0) }
+
+// workloadLabel names the workload for people: its file, or its class when
+// the properties came from elsewhere.
+func workloadLabel(p *props.Props) string {
+	n := WorkloadName(p)
+	if b, ok := strings.CutPrefix(n, "workload "); ok {
+		return "workload " + strings.ToUpper(b) // built in: "workload A"
+	}
+	if n != "" {
+		return "workload " + n
+	}
+	return "CoreWorkload"
+}
+
+// WorkloadName is the workload's file, or "workload x" for a built-in
+// one, as the result document records it.
+func WorkloadName(p *props.Props) string {
+	for _, k := range []string{"workload"} {
+		if src := p.Source(k); src != "" {
+			src, _, _ = strings.Cut(src, ":")
+			return src
+		}
+	}
+	return ""
+}

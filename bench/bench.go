@@ -1,0 +1,462 @@
+// Package bench runs an experiment plan (package plan) into a results
+// directory: one load per data set, one run per cell, each through the
+// engine, one result document per run and an index of them all.
+//
+// Invariants:
+//   - A cell whose result file holds a finished run is never run again:
+//     rerunning a plan into its directory finishes what is left.
+//   - DIR/index.json is rewritten after every run, so it always describes
+//     the directory as it is.
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/plan"
+	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/report"
+	"github.com/servbench/servbench/runner"
+	"github.com/servbench/servbench/workloads"
+)
+
+// ErrInterrupted is returned when the context ended before the plan was
+// finished; the index says which cells are left.
+var ErrInterrupted = errors.New("plan interrupted")
+
+// New returns a runner of pl writing into dir (which may be empty for a
+// check alone); progress lines go to log.
+func New(pl *plan.Plan, dir string, log io.Writer) *Runner {
+	return &Runner{pl: pl, dir: dir, stderr: log}
+}
+
+// Check validates every run and load of the plan before anything runs:
+// bindings, properties and workloads, as the engine itself would. Its
+// errors are *plan.Error, bad input.
+func (r *Runner) Check() error { return r.check() }
+
+// Loads returns how many data sets the plan loads (after Check).
+func (r *Runner) Loads() int { return len(r.loads) }
+
+// Run executes the cells not finished yet. It returns ErrInterrupted when
+// ctx ended first, and an error naming the index when runs failed.
+func (r *Runner) Run(ctx context.Context) error {
+	if err := r.openDir(); err != nil {
+		return &plan.Error{File: r.pl.File, Msg: err.Error()}
+	}
+	return r.run(ctx, r.pl.Cells())
+}
+
+// Runner executes a plan into its directory.
+type Runner struct {
+	pl     *plan.Plan
+	dir    string
+	stderr io.Writer
+	search *plan.Search             // the SLO search, when the plan has one
+	docs   map[string]string        // target label + workload → document model (fields, customer)
+	tables map[string]string        // target label + workload → table, when it gets a per-data-set suffix
+	loads  map[string]*engine.Setup // load key → the checked load phase
+	index  plan.Index
+}
+
+// baseSpec is the spec a cell shares with its load: the workload, the
+// plan's and the target's properties, the record count and the table.
+func (r *Runner) baseSpec(phase engine.Phase, t *plan.Target, w *plan.Workload, records int64) (engine.Spec, error) {
+	p := props.New()
+	var err error
+	if w.File != "" {
+		err = p.LoadFile(w.File)
+	} else {
+		err = workloads.Load(p, w.Name)
+	}
+	if err != nil {
+		return engine.Spec{}, err
+	}
+	for _, list := range [][]plan.Property{r.pl.Properties, t.Properties} {
+		for _, x := range list {
+			p.Set(x.Key, x.Value, fmt.Sprintf("%s:%d", r.pl.File, x.Line))
+		}
+	}
+	p.Set("recordcount", strconv.FormatInt(records, 10), "plan records")
+	p.Set("label", t.Label, "plan target")
+	if table := r.tables[t.Label+"\x00"+w.Name]; table != "" {
+		// One table per data set, so a server keeps each record count's.
+		p.Set("table", table+"_r"+strconv.FormatInt(records, 10), "plan records")
+	}
+	return engine.Spec{Binding: t.Binding, Properties: p, Phase: phase}, nil
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// runSpec is the spec of one cell's run.
+func (r *Runner) runSpec(c *plan.Cell) (engine.Spec, error) {
+	spec, err := r.baseSpec(engine.RunPhase, c.Target, c.Workload, c.Records)
+	if err != nil {
+		return spec, err
+	}
+	spec.Threads, spec.Rate = c.Threads, c.Rate
+	spec.Warmup, spec.Duration = seconds(r.pl.Warmup), seconds(r.pl.Duration)
+	spec.Properties.Set("operationcount", strconv.FormatInt(r.pl.OperationsOf(c.Records), 10), "plan operations")
+	r.dataDir(spec.Properties, c.Target, c.Workload, c.Records)
+	return spec, nil
+}
+
+// loadKey names a data set: one per target, record count and document
+// model.
+func (r *Runner) loadKey(t *plan.Target, w *plan.Workload, records int64) string {
+	return fmt.Sprintf("%s-r%d-%s", t.Label, records, r.docs[t.Label+"\x00"+w.Name])
+}
+
+// dataDir keeps an embedded store's data under DIR/data, one directory per
+// data set, unless the plan names one.
+func (r *Runner) dataDir(p *props.Props, t *plan.Target, w *plan.Workload, records int64) {
+	if t.Binding != "pebble" || r.dir == "" {
+		return
+	}
+	for _, x := range t.Properties {
+		if x.Key == "pebble.dir" {
+			return
+		}
+	}
+	p.Set("pebble.dir", filepath.Join(r.dir, "data", r.loadKey(t, w, records)), "plan directory")
+}
+
+// check validates every run and load before anything runs: bindings,
+// properties and workloads, as the engine itself would.
+func (r *Runner) check() error {
+	r.docs, r.loads, r.tables = map[string]string{}, map[string]*engine.Setup{}, map[string]string{}
+	cells := r.pl.Cells()
+	type checked struct {
+		s   *engine.Setup
+		err error
+	}
+	seen := map[string]checked{} // repetitions and rates share their check
+	for i := range cells {
+		c := &cells[i]
+		key := fmt.Sprintf("%s\x00%s\x00%d\x00%d", c.Target.Label, c.Workload.Name, c.Records, c.Threads)
+		ch, ok := seen[key]
+		if !ok {
+			spec, err := r.baseSpec(engine.RunPhase, c.Target, c.Workload, c.Records)
+			spec.Threads = c.Threads
+			if err == nil {
+				ch.s, ch.err = engine.Check(spec)
+			} else {
+				ch.err = err
+			}
+			seen[key] = ch
+		}
+		if ch.err != nil {
+			return &plan.Error{File: r.pl.File, Line: c.Target.Line, Msg: fmt.Sprintf("target %s, workload %s (line %d): %s", c.Target.Label, c.Workload.Name, c.Workload.Line, oneLine(ch.err))}
+		}
+		r.docs[c.Target.Label+"\x00"+c.Workload.Name] = ch.s.Workload.Cfg.Document
+		tk := c.Target.Label + "\x00" + c.Workload.Name
+		if _, named := r.tables[tk]; !named && len(r.pl.RecordsOf(c.Target)) > 1 && c.Target.Binding != "pebble" && !r.setsTable(c.Target) {
+			r.tables[tk] = ch.s.Workload.Cfg.Table
+		}
+		lk := r.loadKey(c.Target, c.Workload, c.Records)
+		if _, ok := r.loads[lk]; !ok {
+			spec, err := r.baseSpec(engine.LoadPhase, c.Target, c.Workload, c.Records)
+			var s *engine.Setup
+			if err == nil {
+				spec.Threads = r.pl.LoadThreads
+				r.dataDir(spec.Properties, c.Target, c.Workload, c.Records)
+				s, err = engine.Check(spec)
+			}
+			if err != nil {
+				return &plan.Error{File: r.pl.File, Line: c.Target.Line, Msg: fmt.Sprintf("loading %s: %s", lk, oneLine(err))}
+			}
+			r.loads[lk] = s
+		}
+	}
+	return nil
+}
+
+// setsTable reports whether the plan names the table for target t.
+func (r *Runner) setsTable(t *plan.Target) bool {
+	for _, list := range [][]plan.Property{r.pl.Properties, t.Properties} {
+		for _, p := range list {
+			if p.Key == "table" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// openDir creates DIR, keeps a copy of the plan in it, refuses a DIR that
+// holds another plan's results, and reads the index of earlier runs.
+func (r *Runner) openDir() error {
+	if err := os.MkdirAll(filepath.Join(r.dir, "runs"), 0o755); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	text, err := os.ReadFile(r.pl.File)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	kept := filepath.Join(r.dir, "plan.yaml")
+	if old, err := os.ReadFile(kept); err == nil && !bytes.Equal(old, text) {
+		return fmt.Errorf("bench: %s holds the results of another plan (%s differs from %s); give another -o", r.dir, kept, r.pl.File)
+	}
+	if err := os.WriteFile(kept, text, 0o644); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	r.index = plan.Index{Format: plan.IndexFormat, Version: 1, Plan: r.pl.Name, File: r.pl.File}
+	return nil
+}
+
+// done reports whether a result file holds a finished run.
+func done(path string) (*report.Doc, bool) {
+	d, err := report.ReadFile(path)
+	if err != nil {
+		return nil, false
+	}
+	return d, d.Stop == "completed" || d.Stop == "maxexecutiontime"
+}
+
+// run executes the cells not finished yet, loading each data set before
+// its first run.
+func (r *Runner) run(ctx context.Context, cells []plan.Cell) error {
+	start := time.Now()
+	failed, ran, skipped := 0, 0, 0
+	var runTime time.Duration
+	loaded := map[string]error{}
+	if r.pl.SLO != nil {
+		r.search = r.pl.SLO.NewSearch()
+	}
+	for i := range cells {
+		c := &cells[i]
+		ic := newIndexCell(c)
+		if r.search != nil {
+			if why, skip := r.search.Skip(c); skip {
+				ic.Status, ic.Error, ic.Result = "skipped", why, ""
+				r.index.Cells = append(r.index.Cells, ic)
+				fmt.Fprintf(r.stderr, "servbench: [%d/%d] %s: skipped, %s\n", i+1, len(cells), ic.ID, why)
+				continue
+			}
+		}
+		path := filepath.Join(r.dir, ic.Result)
+		if d, ok := done(path); ok {
+			r.finish(c, &ic, d)
+			r.index.Cells = append(r.index.Cells, ic)
+			skipped++
+			continue
+		}
+		key := r.loadKey(c.Target, c.Workload, c.Records)
+		lerr, tried := loaded[key]
+		if !tried {
+			lerr = r.load(ctx, key)
+			loaded[key] = lerr
+		}
+		if ctx.Err() != nil {
+			return r.stop(cells[i:])
+		}
+		if lerr != nil {
+			ic.Status, ic.Error = "failed", "load: "+oneLine(lerr)
+			r.index.Cells = append(r.index.Cells, ic)
+			failed++
+			r.writeIndex()
+			continue
+		}
+		t0 := time.Now()
+		spec, err := r.runSpec(c)
+		if err == nil {
+			err = r.phaseTo(ctx, spec, path, filepath.Join(r.dir, "runs", c.ID()))
+		}
+		runTime += time.Since(t0)
+		ran++
+		d, ok := done(path)
+		switch {
+		case ctx.Err() != nil:
+			ic.Status = "interrupted"
+			r.index.Cells = append(r.index.Cells, ic)
+			return r.stop(cells[i+1:])
+		case ok:
+			r.finish(c, &ic, d)
+		default:
+			ic.Status = "failed"
+			if err != nil {
+				ic.Error = oneLine(err)
+			} else if d != nil && d.Error != "" {
+				ic.Error = d.Error
+			}
+			failed++
+		}
+		r.index.Cells = append(r.index.Cells, ic)
+		r.writeIndex()
+		left := len(cells) - i - 1
+		eta := time.Duration(0)
+		if ran > 0 {
+			eta = runTime / time.Duration(ran) * time.Duration(left)
+		}
+		fmt.Fprintf(r.stderr, "servbench: [%d/%d] %s: %s (elapsed %s, about %s left)\n", i+1, len(cells), ic.ID,
+			outcome(&ic), time.Since(start).Round(time.Second), eta.Round(time.Second))
+	}
+	r.writeIndex()
+	fmt.Fprintf(r.stderr, "servbench: plan %s: %d runs done now, %d found done, %d failed; index %s\n",
+		r.pl.Name, ran-failed, skipped, failed, filepath.Join(r.dir, "index.json"))
+	if r.index.SLO != nil {
+		r.printSLO()
+	}
+	if failed > 0 {
+		return fmt.Errorf("bench: %d of %d runs failed (see %s)", failed, len(cells), filepath.Join(r.dir, "index.json"))
+	}
+	return nil
+}
+
+// printSLO says, per curve, the highest throughput within the SLO and the
+// peak.
+func (r *Runner) printSLO() {
+	x := r.index.SLO
+	fmt.Fprintf(r.stderr, "servbench: SLO %s\n", r.pl.SLO)
+	for _, c := range x.Curves {
+		best := "no step within the bound"
+		if c.Best != nil {
+			best = fmt.Sprintf("best %.0f ops/s at %s %g (%s %.3f ms)", c.Best.Throughput, x.Step, c.Best.Step, x.Latency, c.Best.LatencyUs/1000)
+		}
+		broke := "never broken"
+		if c.BrokeAt > 0 {
+			broke = fmt.Sprintf("broken at %s %g", x.Step, c.BrokeAt)
+		}
+		peak := ""
+		if c.Peak != nil {
+			peak = fmt.Sprintf("; peak %.0f ops/s at %s %g", c.Peak.Throughput, x.Step, c.Peak.Step)
+		}
+		fmt.Fprintf(r.stderr, "servbench:   %s: %s, %s%s\n", c.Series, best, broke, peak)
+	}
+}
+
+func newIndexCell(c *plan.Cell) plan.IndexCell {
+	return plan.IndexCell{
+		ID: c.ID(), Target: c.Target.Label, Binding: c.Target.Binding, System: c.Target.System, Nodes: c.Target.Nodes, PricePerHour: c.Target.PriceHour,
+		Workload: c.Workload.Name, Records: c.Records, Threads: c.Threads, Rate: c.Rate, Repetition: c.Repetition,
+		Result: filepath.Join("runs", c.ID()+".json"), Status: "pending",
+	}
+}
+
+func outcome(ic *plan.IndexCell) string {
+	if ic.Status != "done" {
+		return ic.Status + ": " + ic.Error
+	}
+	s := strconv.FormatFloat(ic.Throughput, 'f', 0, 64) + " ops/s"
+	if ic.CostPerBillion > 0 {
+		s += fmt.Sprintf(", %.2f per billion operations", ic.CostPerBillion)
+	}
+	return s
+}
+
+func (r *Runner) finish(c *plan.Cell, ic *plan.IndexCell, d *report.Doc) {
+	ic.Status, ic.Throughput, ic.FailedPct = "done", d.Throughput, plan.FailedPct(d)
+	ic.CostPerBillion = plan.CostPerBillion(ic.PricePerHour, d.Throughput)
+	if r.search != nil {
+		ic.SLOLatencyUs, _ = r.pl.SLO.Value(d)
+		r.search.Add(c, d.Throughput, ic.SLOLatencyUs, ic.FailedPct)
+	}
+}
+
+// stop records the cells not run as pending and ends the plan.
+func (r *Runner) stop(rest []plan.Cell) error {
+	for i := range rest {
+		r.index.Cells = append(r.index.Cells, newIndexCell(&rest[i]))
+	}
+	r.writeIndex()
+	fmt.Fprintf(r.stderr, "servbench: plan interrupted; %d runs left; run the same command again to finish them\n", len(rest))
+	return ErrInterrupted
+}
+
+// load runs the load phase of a data set unless it was loaded before.
+func (r *Runner) load(ctx context.Context, key string) error {
+	out := filepath.Join(r.dir, "loads", key)
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	if _, ok := done(out + ".json"); ok {
+		return nil
+	}
+	fmt.Fprintf(r.stderr, "servbench: loading %s\n", key)
+	return r.phaseTo(ctx, r.loads[key].Spec, out+".json", out)
+}
+
+// phaseTo runs a phase with its result document in path, its text report
+// in base.txt and its messages in base.log. The document is written
+// whenever the runner ran, also for a failed or interrupted run.
+func (r *Runner) phaseTo(ctx context.Context, spec engine.Spec, path, base string) error {
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		return err
+	}
+	lg, err := os.Create(base + ".log")
+	if err != nil {
+		return err
+	}
+	defer lg.Close()
+	err = r.phase(ctx, spec, path, base+".txt", lg)
+	if err != nil {
+		fmt.Fprintf(lg, "servbench: %s\n", oneLine(err))
+	}
+	return err
+}
+
+func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string, lg io.Writer) error {
+	spec.Log = lg
+	setup, err := engine.Check(spec)
+	if err != nil {
+		return err
+	}
+	for _, w := range setup.Warnings {
+		fmt.Fprintf(lg, "servbench: %s\n", w)
+	}
+	series := &report.Series{}
+	res, err := setup.Run(ctx, series)
+	if err != nil {
+		return err
+	}
+	for _, l := range res.Summary() {
+		fmt.Fprintf(lg, "servbench: %s\n", l)
+	}
+	var txt bytes.Buffer
+	if err := report.WriteText(&txt, res.Result, setup.Report); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := os.WriteFile(text, txt.Bytes(), 0o644); err != nil {
+		return err
+	}
+	var js bytes.Buffer
+	if err := report.WriteJSON(&js, res.Doc(series.Points, report.Meta{})); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, js.Bytes(), 0o644); err != nil {
+		return err
+	}
+	switch {
+	case res.Reason == runner.Interrupted:
+		return ErrInterrupted
+	case res.Err != nil:
+		return res.Err
+	case res.CloseErr != nil:
+		return fmt.Errorf("%s: close: %w", spec.Binding, res.CloseErr)
+	}
+	return nil
+}
+
+// oneLine folds an error's message onto one line.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// writeIndex replaces DIR/index.json, with the SLO search so far.
+func (r *Runner) writeIndex() {
+	if r.search != nil {
+		r.index.SLO = r.search.Result()
+	}
+	if err := plan.WriteIndex(r.dir, &r.index); err != nil {
+		fmt.Fprintf(r.stderr, "servbench: index: %v\n", err)
+	}
+}

@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/servbench/servbench/bench"
+	"github.com/servbench/servbench/plan"
+	"github.com/servbench/servbench/workloads"
+)
+
+const benchUsage = `usage: servbench bench PLAN.yaml -o DIR
+
+Runs every cell of an experiment plan (targets x workloads x records x
+threads x rates x repetitions): loads each target once per record count,
+writes one result JSON per run under DIR/runs and an index, DIR/index.json.
+Rerunning the same plan into the same DIR skips the finished cells.
+A plan with an slo: key steps threads (or the rate) upwards per target,
+workload and record count, skips the steps past the first one over the
+latency bound (and its after: steps), and reports the highest throughput
+within the bound and the peak.
+
+  -o DIR       where results go (required)
+  --dry-run    check the plan and list the cells, run nothing
+`
+
+func isBuiltin(name string) bool { return slices.Contains(workloads.Names(), name) }
+
+// benchCmd runs a plan.
+func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := flag.NewFlagSet("servbench bench", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	dir := fs.String("o", "", "")
+	dry := fs.Bool("dry-run", false, "")
+	var planFile string
+	rest := args
+	for len(rest) > 0 { // the plan may come before or after the flags
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stdout, benchUsage)
+				return ExitOK, nil
+			}
+			return ExitUsage, badf("bench: %v", err)
+		}
+		rest = fs.Args()
+		if len(rest) > 0 {
+			if planFile != "" {
+				return ExitUsage, badf("bench: one plan at a time (got %s and %s)", planFile, rest[0])
+			}
+			planFile, rest = rest[0], rest[1:]
+		}
+	}
+	if planFile == "" {
+		return ExitUsage, badf("bench: no plan file (usage: servbench bench PLAN.yaml -o DIR)")
+	}
+	if *dir == "" && !*dry {
+		return ExitUsage, badf("bench: no output directory (-o DIR)")
+	}
+	pl, err := plan.Load(planFile, isBuiltin)
+	if err != nil {
+		return ExitUsage, usageError{err}
+	}
+	r := bench.New(pl, *dir, stderr)
+	if err := r.Check(); err != nil {
+		return ExitUsage, usageError{err}
+	}
+	if *dry {
+		cells := pl.Cells()
+		for i := range cells {
+			fmt.Fprintf(stdout, "%s\n", cells[i].ID())
+		}
+		fmt.Fprintf(stdout, "%d runs, %d loads\n", len(cells), r.Loads())
+		return ExitOK, nil
+	}
+	err = r.Run(ctx)
+	var pe *plan.Error
+	switch {
+	case err == nil:
+		return ExitOK, nil
+	case errors.Is(err, bench.ErrInterrupted):
+		return ExitInterrupted, nil
+	case errors.As(err, &pe):
+		return ExitUsage, usageError{err}
+	}
+	return ExitFailure, err
+}

@@ -1,0 +1,332 @@
+// Package engine runs one phase of a benchmark, load or run, from a typed
+// Spec: it checks the spec, opens the binding, prepares its table and
+// index, fills an ephemeral store before a run phase, runs the workload
+// through the runner, and closes the binding. It is what the command line,
+// the plan runner (package bench) and the binding conformance kit (package
+// db/dbtest) call; none of them builds command-line arguments for another.
+//
+// Invariants:
+//   - Check touches no database and builds no generator: it validates a
+//     spec in microseconds, whatever the record count.
+//   - An error of type *SpecError is bad input (a property, the binding
+//     name, the workload); any other error is a failure of the database
+//     or the machine.
+//   - Once the runner has started, Run returns a Result, also when the run
+//     failed, was interrupted or the binding failed to close: what was
+//     measured is never lost.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/report"
+	"github.com/servbench/servbench/runner"
+	"github.com/servbench/servbench/workload"
+)
+
+// Phase is what a run does: load records, or run transactions on them.
+type Phase uint8
+
+const (
+	// RunPhase runs the workload's transactions (YCSB's -t).
+	RunPhase Phase = iota
+	// LoadPhase inserts the workload's records (YCSB's -load).
+	LoadPhase
+)
+
+func (p Phase) String() string {
+	if p == LoadPhase {
+		return "load"
+	}
+	return "run"
+}
+
+// Spec is one phase of a benchmark.
+type Spec struct {
+	// Binding is a registered binding name ("pebble", "redis", ...).
+	Binding string
+	// Properties are YCSB's: the workload's, the binding's and the
+	// measurement's. Run does not change them.
+	Properties *props.Props
+	Phase      Phase
+	// Threads, Rate (operations per second over all threads), Duration
+	// and Warmup override threadcount, target, maxexecutiontime and
+	// warmuptime when not zero.
+	Threads  int
+	Rate     float64
+	Duration time.Duration
+	Warmup   time.Duration
+	// Log receives notes a user wants while waiting (an ephemeral store
+	// being filled, how the binding answers queries); nil discards them.
+	Log io.Writer
+}
+
+// SpecError is bad input: a property, a binding or a workload that cannot
+// be used as given.
+type SpecError struct{ Err error }
+
+func (e *SpecError) Error() string { return e.Err.Error() }
+func (e *SpecError) Unwrap() error { return e.Err }
+
+func bad(err error) error { return &SpecError{err} }
+
+// ErrInterruptedBeforeMeasuring is returned when the context ends while an
+// ephemeral store is being filled, before anything was measured.
+var ErrInterruptedBeforeMeasuring = errors.New("interrupted while loading; nothing was measured")
+
+// Setup is a checked Spec: everything a phase needs that can be known
+// without a database.
+type Setup struct {
+	Spec     Spec
+	Props    *props.Props // the spec's properties with its typed fields applied
+	Binding  db.Binding
+	Workload *workload.Workload
+	Runner   runner.Config
+	Report   report.Options
+	// Warnings are properties accepted but not used (another binding's,
+	// YCSB's JVM settings).
+	Warnings []string
+}
+
+// Check validates a spec and builds its workload and runner configuration.
+// Every error is a *SpecError.
+func Check(spec Spec) (*Setup, error) {
+	if spec.Properties == nil {
+		spec.Properties = props.New()
+	}
+	if spec.Threads < 0 || spec.Rate < 0 || spec.Duration < 0 || spec.Warmup < 0 {
+		return nil, bad(fmt.Errorf("engine: threads, rate, duration and warmup must not be negative"))
+	}
+	p := spec.Properties.Clone()
+	if spec.Threads > 0 {
+		p.Set("threadcount", strconv.Itoa(spec.Threads), "spec")
+	}
+	if spec.Rate > 0 {
+		p.Set("target", strconv.FormatFloat(spec.Rate, 'g', -1, 64), "spec")
+	}
+	if spec.Duration > 0 {
+		p.Set("maxexecutiontime", strconv.FormatFloat(spec.Duration.Seconds(), 'g', -1, 64), "spec")
+	}
+	if spec.Warmup > 0 {
+		p.Set("warmuptime", strconv.FormatFloat(spec.Warmup.Seconds(), 'g', -1, 64), "spec")
+	}
+	s := &Setup{Spec: spec, Props: p}
+	load := spec.Phase == LoadPhase
+	var err error
+	if s.Binding, err = db.Lookup(spec.Binding); err != nil {
+		return nil, bad(err)
+	}
+	if err := workload.CheckClass(p); err != nil {
+		return nil, bad(err)
+	}
+	if s.Warnings, err = checkProperties(p, spec.Binding, s.Binding); err != nil {
+		return nil, bad(err)
+	}
+	if s.Workload, err = workload.New(p, !load); err != nil {
+		return nil, bad(err)
+	}
+	if s.Runner, err = runner.ParseConfig(p, load); err != nil {
+		return nil, bad(err)
+	}
+	if s.Report, err = MeasurementOptions(p); err != nil {
+		return nil, bad(err)
+	}
+	s.Runner.KeepRaw = slices.Contains(s.Report.Kinds, report.KindRaw)
+	if slices.Contains(s.Report.Kinds, report.KindTimeSeries) {
+		// YCSB's timeseries averages over timeseries.granularity: the
+		// intervals follow it unless timeseries.interval is given, and
+		// then must divide it.
+		if _, set := p.Get("timeseries.interval"); !set {
+			s.Runner.Interval = s.Report.Granularity
+		} else if s.Report.Granularity%s.Runner.Interval != 0 {
+			return nil, bad(p.Errorf("timeseries.granularity", "%v is not a multiple of timeseries.interval (%v)", s.Report.Granularity, s.Runner.Interval))
+		}
+		s.Report.TimeSeries = &report.Buckets{Enabled: true}
+	}
+	return s, nil
+}
+
+// Result is a finished phase: the runner's measurements and what the
+// engine learnt around them.
+type Result struct {
+	*runner.Result
+	Setup *Setup
+	// Server is the server's version string, when the binding tells.
+	Server string
+	// QueryModel is the binding's note on how it answers the workload's
+	// queries ("native", "emulated ...").
+	QueryModel string
+	// Embedded is true when the store runs inside this process.
+	Embedded bool
+	// CPU is the CPU time this process used while the runner ran.
+	CPU time.Duration
+	// CloseErr is the binding's error on closing, after the results were
+	// taken.
+	CloseErr error
+}
+
+// Run checks spec and runs it: the whole lifecycle of the binding.
+func Run(ctx context.Context, spec Spec, obs ...runner.Observer) (*Result, error) {
+	s, err := Check(spec)
+	if err != nil {
+		return nil, err
+	}
+	return s.Run(ctx, obs...)
+}
+
+// Run opens the binding, prepares it, fills an ephemeral store before a
+// run phase, runs, and closes the binding (unless threads are stuck inside
+// it, where closing could hang). Observers see every interval.
+func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error) {
+	p, w, name := s.Props, s.Workload, s.Spec.Binding
+	load := s.Spec.Phase == LoadPhase
+	d, err := s.Binding.Open(ctx, p)
+	if err != nil {
+		var pe *props.Error
+		if errors.As(err, &pe) {
+			return nil, bad(err)
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			d.Close()
+		}
+	}()
+	_, embedded := d.(db.Ephemeral)
+	ephemeral := false
+	if e, ok := d.(db.Ephemeral); ok && e.Ephemeral() {
+		ephemeral = true
+	}
+	if pr, ok := d.(db.Preparer); ok {
+		if err := pr.Prepare(ctx, w.Cfg.Table, load || ephemeral); err != nil {
+			return nil, fmt.Errorf("%s: prepare: %w", name, err)
+		}
+	}
+	queryModel, err := declareIndex(ctx, w.Cfg, d, name, load || ephemeral)
+	if err != nil {
+		return nil, err
+	}
+	if queryModel != "" {
+		s.logf("queries on %s: %s", w.Cfg.QueryField, queryModel)
+	}
+	if ephemeral {
+		if load {
+			s.logf("%s store is temporary and removed at exit; give -p %s.dir=DIR to keep it for a run", name, name)
+		} else if err := s.preload(ctx, d); err != nil {
+			if ctx.Err() != nil {
+				return nil, ErrInterruptedBeforeMeasuring
+			}
+			return nil, err
+		}
+	}
+	server := ""
+	if ds, ok := d.(db.Describer); ok {
+		if v, err := ds.ServerVersion(ctx); err == nil {
+			server = v
+		}
+	}
+	cpu0 := cpuTime()
+	res, err := runner.Run(ctx, s.Runner, w, d, runner.Observers(obs))
+	if err != nil {
+		return nil, err
+	}
+	out := &Result{Result: res, Setup: s, Server: server, QueryModel: queryModel, Embedded: embedded, CPU: cpuTime() - cpu0}
+	closed = true
+	if res.StuckThreads == 0 {
+		out.CloseErr = d.Close()
+	}
+	return out, nil
+}
+
+func (s *Setup) logf(format string, args ...any) {
+	if s.Spec.Log != nil {
+		fmt.Fprintf(s.Spec.Log, "servbench: "+format+"\n", args...)
+	}
+}
+
+// declareIndex tells the binding which field the workload queries, and
+// asks it to create the index when createindexes is set and the phase
+// loads data. It returns the binding's note on how it answers the query.
+func declareIndex(ctx context.Context, cfg *workload.Config, d db.DB, binding string, loading bool) (string, error) {
+	if cfg.Query > 0 {
+		if _, ok := d.(db.Querier); !ok {
+			return "", bad(fmt.Errorf("query1proportion is %g but binding %s does not answer queries", cfg.Query, binding))
+		}
+	}
+	ix, ok := d.(db.Indexer)
+	if cfg.QueryField == "" || !ok {
+		return "", nil
+	}
+	q := db.NewQuery(cfg.QueryField)
+	note, err := ix.Index(ctx, cfg.Table, db.Index{Field: q.Field, Path: q.Path, Create: cfg.CreateIndexes && loading})
+	if err != nil {
+		return "", fmt.Errorf("%s: index on %s: %w", binding, cfg.QueryField, err)
+	}
+	return note, nil
+}
+
+// preload fills an empty temporary store with the workload's records
+// before a run phase: load with the same properties, unthrottled.
+func (s *Setup) preload(ctx context.Context, d db.DB) error {
+	lp := s.Props.Clone()
+	lp.Set("target", "0", "preload")
+	lp.Set("maxexecutiontime", "0", "preload")
+	w, err := workload.New(lp, false)
+	if err != nil {
+		return bad(err)
+	}
+	cfg, err := runner.ParseConfig(lp, true)
+	if err != nil {
+		return bad(err)
+	}
+	s.logf("no %s.dir given: loading %d records into a temporary store first", s.Spec.Binding, w.Cfg.InsertCount)
+	start := time.Now()
+	res, err := runner.Run(ctx, cfg, w, d, nil)
+	if err != nil {
+		return err
+	}
+	if res.Reason != runner.Completed {
+		if res.Err != nil {
+			return fmt.Errorf("preload: %w", res.Err)
+		}
+		return fmt.Errorf("preload: %s", res.Reason)
+	}
+	s.logf("loaded in %s", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// Doc is the result document of a finished phase.
+func (r *Result) Doc(series []report.Point, m report.Meta) *report.Doc {
+	if m.Command == "" {
+		m.Command = r.Setup.Spec.Phase.String()
+	}
+	if m.Label == "" {
+		m.Label = r.Setup.Props.String("label", "")
+	}
+	if m.Workload == "" {
+		m.Workload = WorkloadName(r.Setup.Props)
+	}
+	if m.Binding == "" {
+		m.Binding = r.Setup.Spec.Binding
+	}
+	if m.Server == "" {
+		m.Server = r.Server
+	}
+	if m.QueryModel == "" {
+		m.QueryModel = r.QueryModel
+	}
+	if m.Properties == nil {
+		m.Properties = r.Setup.Props.Redacted()
+	}
+	return report.NewDoc(r.Result, series, m, r.Setup.Report)
+}
