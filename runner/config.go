@@ -12,6 +12,10 @@ import (
 
 // Config says how to run.
 type Config struct {
+	// Clock, when set, replaces the real clock for the schedule, the
+	// warmup, the time limit and the runtime (tests).
+	Clock Clock
+
 	Load    bool    // load phase (inserts) instead of transactions
 	Threads int     // client threads (threadcount)
 	Target  float64 // total operations per second; 0 = as fast as possible

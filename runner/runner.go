@@ -72,7 +72,7 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 	if total > 0 && int64(threads) > total {
 		threads = int(total) // as YCSB: never more threads than operations
 	}
-	r := &run{cfg: cfg, threads: threads}
+	r := &run{cfg: cfg, threads: threads, clock: cfg.Clock}
 	if cfg.Target > 0 {
 		// Each thread runs target/threads operations per second, one
 		// every threads/target seconds.
@@ -106,7 +106,7 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 	// Threads start behind a barrier and the schedule's origin lies a
 	// little ahead, so no thread is late for its first operation merely
 	// because goroutines take time to start.
-	start := measure.Now() + int64(startLead)
+	start := r.now() + int64(startLead)
 	r.warmLeft.Store(cfg.WarmupOps)
 	// Two contexts: opCtx is what operations get, cancelled by the caller
 	// (Ctrl-C), by a failure that ends the run, or once the stop grace has
@@ -119,7 +119,7 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 	defer stopCancel(nil)
 	stopAt := func(at int64) {
 		r.deadline.Store(at)
-		time.AfterFunc(time.Duration(at-measure.Now()), func() { stopCancel(errTimeLimit) })
+		time.AfterFunc(time.Duration(at-r.now()), func() { stopCancel(errTimeLimit) })
 	}
 	switch {
 	case cfg.WarmupOps > 0:
@@ -158,7 +158,7 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 			<-begin
 			err := r.loop(stopCtx, opCtx, ts[id], id, perThread(id), start)
 			_ = ts[id].Cleanup(dbs[id] != d) // measured as CLEANUP; a failed close is counted there
-			storeMax(&lastExit, measure.Now())
+			storeMax(&lastExit, r.now())
 			if err == nil {
 				return
 			}
@@ -200,10 +200,10 @@ loop:
 		case <-allDone:
 			break loop
 		case <-tick.C:
-			emit(measure.Now(), false)
+			emit(r.now(), false)
 		case <-stopC:
 			stopC = nil // a closed channel would be chosen again and again
-			stopped = measure.Now()
+			stopped = r.now()
 			if dl := r.deadline.Load(); dl > 0 && errors.Is(context.Cause(stopCtx), errTimeLimit) {
 				stopped = min(stopped, dl)
 			}
@@ -217,7 +217,7 @@ loop:
 			break loop
 		}
 	}
-	end := measure.Now()
+	end := r.now()
 	if stuck {
 		// The measured time ends when the stop was asked or when the last
 		// thread that finished did, not when the grace ran out.
@@ -256,6 +256,15 @@ func storeMax(a *atomic.Int64, v int64) {
 	}
 }
 
+// Clock is the time the runner schedules by: Now on the measure.Now
+// scale (nanoseconds), and SleepUntil, which returns false when ctx ended
+// first. Tests inject one so that schedules are checked exactly, without
+// the wall clock; a nil Clock is measure.Now with real sleeps.
+type Clock interface {
+	Now() int64
+	SleepUntil(ctx context.Context, until int64) bool
+}
+
 type run struct {
 	cfg     Config
 	threads int
@@ -267,6 +276,7 @@ type run struct {
 	deadline atomic.Int64
 	tick     int64 // ns between one thread's intended starts; 0 = unthrottled
 	col      measure.Collector
+	clock    Clock // nil: measure.Now and real sleeps
 
 	warmupEnd   atomic.Int64 // ops intended (or started) at or after this are measured
 	warmLeft    atomic.Int64 // warmup operations still to do (op-count warmup)
@@ -274,7 +284,15 @@ type run struct {
 	inFlight    atomic.Int64 // threads inside loop
 }
 
-func (r *run) measureStart() int64 { return min(r.warmupEnd.Load(), measure.Now()) }
+func (r *run) measureStart() int64 { return min(r.warmupEnd.Load(), r.now()) }
+
+// now reads the run's clock: measure.Now unless a Clock was injected.
+func (r *run) now() int64 {
+	if r.clock != nil {
+		return r.clock.Now()
+	}
+	return measure.Now()
+}
 
 // measuring decides whether an operation whose reference time (intended
 // start with a target rate, actual start otherwise) is ref belongs to the
@@ -287,7 +305,7 @@ func (r *run) measuring(ref int64) bool {
 	// Warmup by operation count: the operation that takes the count to
 	// zero ends warmup for everybody.
 	if r.warmLeft.Add(-1) == 0 {
-		now := measure.Now()
+		now := r.now()
 		r.warmupEnd.Store(now)
 		if r.onWarmupEnd != nil {
 			r.onWarmupEnd(now)
@@ -308,7 +326,7 @@ func (r *run) loop(stop, ctx context.Context, t *workload.Thread, id int, ops, s
 	r.inFlight.Add(1)
 	defer r.inFlight.Add(-1)
 	var timer *time.Timer
-	next := start + int64(id)*r.tick/int64(r.threads)
+	next := slot(start, r.tick, r.threads, id, 0)
 	rec := t.Recorder()
 	if !r.sleepUntil(stop, &timer, start) {
 		return nil
@@ -317,21 +335,27 @@ func (r *run) loop(stop, ctx context.Context, t *workload.Thread, id int, ops, s
 		// stop.Err is one atomic load; the deadline is also checked
 		// directly, so no operation starts after the run's end even when
 		// the timer that ends stop fires late on a saturated machine.
-		if dl := r.deadline.Load(); stop.Err() != nil || (dl > 0 && measure.Now() >= dl) {
+		if dl := r.deadline.Load(); stop.Err() != nil || (dl > 0 && r.now() >= dl) {
 			return nil
 		}
 		ref := next
 		if r.tick > 0 {
+			if dl := r.deadline.Load(); dl > 0 && next >= dl {
+				// The next slot is past the end: wait for the end, start
+				// nothing more.
+				r.sleepUntil(stop, &timer, dl)
+				return nil
+			}
 			if !r.sleepUntil(stop, &timer, next) {
 				return nil
 			}
 			t.Intended = next
 		} else {
-			ref = measure.Now()
+			ref = r.now()
 		}
 		t.Measuring = r.measuring(ref)
 		if t.Measuring && r.tick > 0 {
-			rec.RecordLag(measure.Now() - next)
+			rec.RecordLag(r.now() - next)
 		}
 		var err error
 		n := int64(1)
@@ -358,11 +382,22 @@ func (r *run) loop(stop, ctx context.Context, t *workload.Thread, id int, ops, s
 	return nil
 }
 
+// slot is the intended start of operation k of thread id of threads when
+// the schedule starts at start and each thread starts one operation every
+// tick: the threads are staggered evenly over one tick, so the aggregate
+// arrivals are evenly spaced. It is the whole schedule; loop walks it.
+func slot(start, tick int64, threads, id int, k int64) int64 {
+	return start + int64(id)*tick/int64(threads) + k*tick
+}
+
 // sleepUntil waits for the monotonic time until, returning false if the
 // run stopped meanwhile. Long waits use a reusable timer (interruptible, no
 // allocation) for all but the last coarseSlack, which is slept with
 // fineSleep so operations start within tens of µs of their schedule.
 func (r *run) sleepUntil(ctx context.Context, timer **time.Timer, until int64) bool {
+	if r.clock != nil {
+		return r.clock.SleepUntil(ctx, until)
+	}
 	d := time.Duration(until - measure.Now())
 	if d <= 0 {
 		return true

@@ -3,7 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
-	"math"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,6 +30,7 @@ type store struct {
 	hang    chan struct{} // every call waits for this, ignoring ctx
 	fail    error         // every insert fails with this
 
+	clock  Clock // when set, starts are read from it
 	mu     sync.Mutex
 	starts []int64
 	keys   map[string]bool
@@ -38,7 +39,11 @@ type store struct {
 func (s *store) op(ctx context.Context) error {
 	n := s.calls.Add(1)
 	s.mu.Lock()
-	s.starts = append(s.starts, measure.Now())
+	now := measure.Now()
+	if s.clock != nil {
+		now = s.clock.Now()
+	}
+	s.starts = append(s.starts, now)
 	s.mu.Unlock()
 	if s.onCall != nil {
 		s.onCall(n)
@@ -130,45 +135,93 @@ func runWith(t *testing.T, ctx context.Context, s db.DB, load bool, obs Observer
 
 func ops(res *Result) int64 { all, _ := res.Total.ClientOps(); return all }
 
-func TestIntendedStartSchedule(t *testing.T) {
-	s := &store{}
-	// One thread at 200 ops/s: operation k is intended at start + k·5 ms.
-	runWith(t, context.Background(), s, false, nil, "threadcount", "1", "target", "200", "operationcount", "60")
-	if len(s.starts) != 60 {
-		t.Fatalf("%d calls", len(s.starts))
+// fakeClock is a Clock whose time moves only when a thread sleeps: to the
+// latest time any thread slept until. Operations take no time on it.
+type fakeClock struct{ now atomic.Int64 }
+
+func (c *fakeClock) Now() int64 { return c.now.Load() }
+func (c *fakeClock) SleepUntil(ctx context.Context, until int64) bool {
+	if ctx.Err() != nil {
+		return false
 	}
-	// The schedule's origin is not visible here; take the earliest
-	// start - k·5ms as that origin. No operation starts before its slot, and
-	// each starts within 2 ms after it.
-	base := int64(math.MaxInt64)
-	for k, st := range s.starts {
-		base = min(base, st-int64(k)*int64(5*time.Millisecond))
-	}
-	// A busy machine may delay a few wake-ups; the schedule itself must
-	// hold: almost every start within 2 ms of its slot, none beyond 20 ms.
-	late := 0
-	for k, st := range s.starts {
-		d := time.Duration(st-base) - time.Duration(k)*5*time.Millisecond
-		if d > 2*time.Millisecond {
-			late++
+	storeMax(&c.now, until)
+	return true
+}
+
+func TestSlot(t *testing.T) {
+	for _, c := range []struct {
+		start, tick int64
+		threads, id int
+		k, want     int64
+	}{
+		{0, 100, 1, 0, 0, 0},
+		{0, 100, 1, 0, 3, 300},
+		{1000, 100, 4, 1, 0, 1025}, // staggered a quarter tick
+		{1000, 100, 4, 3, 2, 1275}, // 1000 + 75 + 200
+		{0, 7, 2, 1, 1, 10},        // 3 (rounded down) + 7
+		{5, 1_000_000, 3, 2, 0, 666_671},
+	} {
+		if got := slot(c.start, c.tick, c.threads, c.id, c.k); got != c.want {
+			t.Errorf("slot(%d, %d, %d, %d, %d) = %d, want %d", c.start, c.tick, c.threads, c.id, c.k, got, c.want)
 		}
-		if d > 20*time.Millisecond {
-			t.Errorf("operation %d started %v after its slot", k, d)
+	}
+	// Over all threads the arrivals are evenly spaced: 8 threads at tick
+	// 800 give one arrival every 100.
+	var all []int64
+	for id := range 8 {
+		for k := range int64(3) {
+			all = append(all, slot(0, 800, 8, id, k))
 		}
 	}
-	if late > 3 {
-		t.Errorf("%d of 60 operations started over 2 ms after their slot", late)
-	}
-	if total := time.Duration(s.starts[59] - s.starts[0]); total < 59*5*time.Millisecond-time.Millisecond {
-		t.Errorf("60 operations spanned %v, the schedule needs 295 ms", total)
+	slices.Sort(all)
+	for i, v := range all {
+		if v != int64(i)*100 {
+			t.Fatalf("arrival %d at %d, want %d", i, v, i*100)
+		}
 	}
 }
 
+// One thread at 200 ops/s on an injected clock: every operation starts
+// exactly at its slot, 5 ms apart, and none is late.
+func TestIntendedStartSchedule(t *testing.T) {
+	clock := &fakeClock{}
+	s := &store{clock: clock}
+	cfg, w := setup(t, false, "threadcount", "1", "target", "200", "operationcount", "60")
+	cfg.Clock = clock
+	res, err := Run(context.Background(), cfg, w, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.starts) != 60 {
+		t.Fatalf("%d calls", len(s.starts))
+	}
+	for k, st := range s.starts {
+		if d := time.Duration(st - s.starts[0]); d != time.Duration(k)*5*time.Millisecond {
+			t.Errorf("operation %d started %v after the first, want %v", k, d, time.Duration(k)*5*time.Millisecond)
+		}
+	}
+	if lag := res.Total.Lag; lag == nil || lag.TotalCount() != 60 || lag.Max() != 0 {
+		t.Errorf("schedule lag %v, want 60 operations on time", lag)
+	}
+	if res.Runtime != 59*5*time.Millisecond {
+		t.Errorf("runtime %v, want the schedule's 295ms", res.Runtime)
+	}
+}
+
+// At a target rate the run takes the schedule's time: 4000 operations at
+// 4000 ops/s over 2 threads, on an injected clock.
 func TestTargetRate(t *testing.T) {
-	res := runWith(t, context.Background(), &store{}, false, nil, "threadcount", "2", "target", "4000", "operationcount", "4000")
-	got := float64(ops(res)) / res.Runtime.Seconds()
-	if ops(res) != 4000 || math.Abs(got-4000)/4000 > 0.05 {
-		t.Errorf("%d ops at %.0f ops/s, want 4000 at 4000±5%%", ops(res), got)
+	clock := &fakeClock{}
+	cfg, w := setup(t, false, "threadcount", "2", "target", "4000", "operationcount", "4000")
+	cfg.Clock = clock
+	res, err := Run(context.Background(), cfg, w, &store{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The last of 2000 slots per thread is 1999 ticks (0.5 ms) after the
+	// first, plus thread 1's quarter-millisecond stagger.
+	if want := 1999*500*time.Microsecond + 250*time.Microsecond; ops(res) != 4000 || res.Runtime != want {
+		t.Errorf("%d ops in %v, want 4000 in %v", ops(res), res.Runtime, want)
 	}
 	if res.Total.Lag == nil || res.Total.Lag.TotalCount() != 4000 {
 		t.Error("schedule lag not recorded for every operation")
@@ -186,25 +239,26 @@ func TestWarmupOperationsExcluded(t *testing.T) {
 	}
 }
 
+// Warmup by time is throttled like the run, and excluded: at 1000 ops/s on
+// an injected clock, 0.3 s of warmup and 0.5 s measured are 300 and 500
+// operations, and no operation starts at or after the end.
 func TestWarmupTimeThrottledAndExcluded(t *testing.T) {
+	clock := &fakeClock{}
 	s := &store{}
-	res := runWith(t, context.Background(), s, false, nil, "threadcount", "1", "target", "1000",
-		"warmuptime", "0.3", "maxexecutiontime", "0.5")
+	cfg, w := setup(t, false, "threadcount", "1", "target", "1000", "warmuptime", "0.3", "maxexecutiontime", "0.5")
+	cfg.Clock = clock
+	res, err := Run(context.Background(), cfg, w, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if res.Reason != TimeLimit {
 		t.Errorf("reason %s", res.Reason)
 	}
-	// Throttled during warmup too: ~300 warmup calls, ~500 measured.
-	if n := ops(res); n < 450 || n > 550 {
-		t.Errorf("measured %d operations in 0.5 s at 1000/s", n)
+	if n, c := ops(res), s.calls.Load(); n != 500 || c != 800 {
+		t.Errorf("measured %d operations of %d calls, want 500 of 800", n, c)
 	}
-	if c := s.calls.Load(); c < 730 || c > 870 {
-		t.Errorf("store saw %d calls in 0.8 s at 1000/s: warmup was not throttled", c)
-	}
-	if res.Warmup < 290*time.Millisecond || res.Warmup > 350*time.Millisecond {
-		t.Errorf("warmup took %v", res.Warmup)
-	}
-	if tp := float64(ops(res)) / res.Runtime.Seconds(); tp > 1080 {
-		t.Errorf("throughput %.0f ops/s over the target: a burst after warmup", tp)
+	if res.Warmup != 300*time.Millisecond || res.Runtime != 500*time.Millisecond {
+		t.Errorf("warmup %v, runtime %v; want 300ms and 500ms", res.Warmup, res.Runtime)
 	}
 }
 
@@ -269,15 +323,33 @@ func TestInterruptAbandonsOperationsInFlight(t *testing.T) {
 	}
 }
 
+// Ctrl-C keeps what was measured: stopped by the call at 200 ms on an
+// injected clock at 2000 ops/s, the run keeps the 400 operations before it
+// and that call, which finished, and starts none after.
 func TestInterruptKeepsResults(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(200*time.Millisecond, cancel)
-	res := runWith(t, ctx, &store{}, false, nil, "threadcount", "2", "operationcount", "0", "target", "2000")
+	defer cancel()
+	clock := &fakeClock{}
+	var begin atomic.Int64
+	s := &store{onCall: func(n int64) {
+		if n == 1 {
+			begin.Store(clock.Now())
+		}
+		if clock.Now()-begin.Load() >= int64(200*time.Millisecond) {
+			cancel()
+		}
+	}}
+	cfg, w := setup(t, false, "threadcount", "1", "operationcount", "0", "target", "2000")
+	cfg.Clock = clock
+	res, err := Run(ctx, cfg, w, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if res.Reason != Interrupted {
 		t.Errorf("reason %s", res.Reason)
 	}
-	if n := ops(res); n < 300 || n > 500 {
-		t.Errorf("%d operations recorded in 0.2 s at 2000/s", n)
+	if n := ops(res); n != 401 || s.calls.Load() != 401 || res.Abandoned() != 0 {
+		t.Errorf("%d operations recorded, %d abandoned, %d calls; want 401, 0 and 401", n, res.Abandoned(), s.calls.Load())
 	}
 }
 
