@@ -157,10 +157,10 @@ func (r *Runner) check() error {
 		if ch.err != nil {
 			return &plan.Error{File: r.pl.File, Line: c.Target.Line, Msg: fmt.Sprintf("target %s, workload %s (line %d): %s", c.Target.Label, c.Workload.Name, c.Workload.Line, oneLine(ch.err))}
 		}
-		r.docs[c.Target.Label+"\x00"+c.Workload.Name] = ch.s.Workload.Cfg.Document
+		r.docs[c.Target.Label+"\x00"+c.Workload.Name] = ch.s.Workload.Document
 		tk := c.Target.Label + "\x00" + c.Workload.Name
 		if _, named := r.tables[tk]; !named && len(r.pl.RecordsOf(c.Target)) > 1 && c.Target.Binding != "pebble" && !r.setsTable(c.Target) {
-			r.tables[tk] = ch.s.Workload.Cfg.Table
+			r.tables[tk] = ch.s.Workload.Table
 		}
 		lk := r.loadKey(c.Target, c.Workload, c.Records)
 		if _, ok := r.loads[lk]; !ok {

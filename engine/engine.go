@@ -88,7 +88,9 @@ type Setup struct {
 	Spec     Spec
 	Props    *props.Props // the spec's properties with its typed fields applied
 	Binding  db.Binding
-	Workload *workload.Workload
+	// Workload is the workload's configuration; its generators are built
+	// by Run, not by Check.
+	Workload *workload.Config
 	Runner   runner.Config
 	Report   report.Options
 	// Warnings are properties accepted but not used (another binding's,
@@ -130,9 +132,13 @@ func Check(spec Spec) (*Setup, error) {
 	if s.Warnings, err = checkProperties(p, spec.Binding, s.Binding); err != nil {
 		return nil, bad(err)
 	}
-	if s.Workload, err = workload.New(p, !load); err != nil {
+	// Everything but the key generators, whose set-up (ζ of a
+	// 10-million-key zipfian) takes seconds and cannot fail.
+	w, err := workload.New(p, false)
+	if err != nil {
 		return nil, bad(err)
 	}
+	s.Workload = w.Cfg
 	if s.Runner, err = runner.ParseConfig(p, load); err != nil {
 		return nil, bad(err)
 	}
@@ -186,8 +192,12 @@ func Run(ctx context.Context, spec Spec, obs ...runner.Observer) (*Result, error
 // run phase, runs, and closes the binding (unless threads are stuck inside
 // it, where closing could hang). Observers see every interval.
 func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error) {
-	p, w, name := s.Props, s.Workload, s.Spec.Binding
+	p, name := s.Props, s.Spec.Binding
 	load := s.Spec.Phase == LoadPhase
+	w, err := workload.New(p, !load)
+	if err != nil {
+		return nil, bad(err)
+	}
 	d, err := s.Binding.Open(ctx, p)
 	if err != nil {
 		var pe *props.Error

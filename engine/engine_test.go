@@ -71,3 +71,15 @@ func TestCheckOtherBindingsProperties(t *testing.T) {
 		t.Errorf("warnings %q", s.Warnings)
 	}
 }
+
+// Check validates without building the key generators: a zipfian over
+// 10^15 keys would spend days computing ζ. A plan's --dry-run relies on it.
+func TestCheckBuildsNoGenerators(t *testing.T) {
+	s, err := Check(specOf(t, "recordcount", "1000000000000000", "operationcount", "1000000000000000"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Workload.RecordCount != 1e15 || s.Workload.RequestDist != "zipfian" {
+		t.Errorf("workload %+v", s.Workload)
+	}
+}

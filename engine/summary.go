@@ -40,11 +40,11 @@ func (r *Result) Summary() []string {
 	s := r.Setup
 	f := ranFacts{
 		load: s.Spec.Phase == LoadPhase, binding: s.Spec.Binding, server: r.Server, embedded: r.Embedded,
-		workload: workloadLabel(s.Props), records: s.Workload.Cfg.RecordCount, late: s.Report.LateThreshold,
+		workload: workloadLabel(s.Props), records: s.Workload.RecordCount, late: s.Report.LateThreshold,
 		cpu: r.CPU, cores: cores(),
 	}
 	if f.load {
-		f.records = s.Workload.Cfg.InsertCount
+		f.records = s.Workload.InsertCount
 	}
 	return summarize(f, r.Result)
 }
