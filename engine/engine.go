@@ -85,9 +85,9 @@ var ErrInterruptedBeforeMeasuring = errors.New("interrupted while loading; nothi
 // Setup is a checked Spec: everything a phase needs that can be known
 // without a database.
 type Setup struct {
-	Spec     Spec
-	Props    *props.Props // the spec's properties with its typed fields applied
-	Binding  db.Binding
+	Spec    Spec
+	Props   *props.Props // the spec's properties with its typed fields applied
+	Binding db.Binding
 	// Workload is the workload's configuration; its generators are built
 	// by Run, not by Check.
 	Workload *workload.Config
