@@ -24,8 +24,7 @@ import (
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/props"
-	"github.com/servbench/servbench/report"
-	"github.com/servbench/servbench/runner"
+	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/workloads"
 )
 
@@ -214,12 +213,12 @@ func (r *Runner) openDir() error {
 }
 
 // done reports whether a result file holds a finished run.
-func done(path string) (*report.Doc, bool) {
-	d, err := report.ReadFile(path)
+func done(path string) (*result.Doc, bool) {
+	d, err := result.ReadFile(path)
 	if err != nil {
 		return nil, false
 	}
-	return d, d.Stop == "completed" || d.Stop == "maxexecutiontime"
+	return d, d.Stop.Finished()
 }
 
 // run executes the cells not finished yet, loading each data set before
@@ -353,7 +352,7 @@ func outcome(ic *plan.IndexCell) string {
 	return s
 }
 
-func (r *Runner) finish(c *plan.Cell, ic *plan.IndexCell, d *report.Doc) {
+func (r *Runner) finish(c *plan.Cell, ic *plan.IndexCell, d *result.Doc) {
 	ic.Status, ic.Throughput, ic.FailedPct = "done", d.Throughput, plan.FailedPct(d)
 	ic.CostPerBillion = plan.CostPerBillion(ic.PricePerHour, d.Throughput)
 	if r.search != nil {
@@ -413,8 +412,7 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 	for _, w := range setup.Warnings {
 		fmt.Fprintf(lg, "servbench: %s\n", w)
 	}
-	series := &report.Series{}
-	res, err := setup.Run(ctx, series)
+	res, err := setup.Run(ctx)
 	if err != nil {
 		return err
 	}
@@ -422,21 +420,21 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 		fmt.Fprintf(lg, "servbench: %s\n", l)
 	}
 	var txt bytes.Buffer
-	if err := report.WriteText(&txt, res.Result, setup.Report); err != nil {
+	if err := res.WriteText(&txt); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	if err := os.WriteFile(text, txt.Bytes(), 0o644); err != nil {
 		return err
 	}
 	var js bytes.Buffer
-	if err := report.WriteJSON(&js, res.Doc(series.Points, report.Meta{})); err != nil {
+	if err := result.WriteJSON(&js, res.Doc()); err != nil {
 		return err
 	}
 	if err := os.WriteFile(path, js.Bytes(), 0o644); err != nil {
 		return err
 	}
 	switch {
-	case res.Reason == runner.Interrupted:
+	case res.Reason == result.Interrupted:
 		return ErrInterrupted
 	case res.Err != nil:
 		return res.Err

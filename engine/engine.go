@@ -26,8 +26,9 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/internal/output"
 	"github.com/servbench/servbench/props"
-	"github.com/servbench/servbench/report"
+	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
 	"github.com/servbench/servbench/workload"
 )
@@ -92,7 +93,7 @@ type Setup struct {
 	// by Run, not by Check.
 	Workload *workload.Config
 	Runner   runner.Config
-	Report   report.Options
+	Output   output.Options
 	// Warnings are properties accepted but not used (another binding's,
 	// YCSB's JVM settings).
 	Warnings []string
@@ -142,20 +143,20 @@ func Check(spec Spec) (*Setup, error) {
 	if s.Runner, err = runner.ParseConfig(p, load); err != nil {
 		return nil, bad(err)
 	}
-	if s.Report, err = MeasurementOptions(p); err != nil {
+	if s.Output, err = MeasurementOptions(p); err != nil {
 		return nil, bad(err)
 	}
-	s.Runner.KeepRaw = slices.Contains(s.Report.Kinds, report.KindRaw)
-	if slices.Contains(s.Report.Kinds, report.KindTimeSeries) {
+	s.Runner.KeepRaw = slices.Contains(s.Output.Kinds, output.KindRaw)
+	if slices.Contains(s.Output.Kinds, output.KindTimeSeries) {
 		// YCSB's timeseries averages over timeseries.granularity: the
 		// intervals follow it unless timeseries.interval is given, and
 		// then must divide it.
 		if _, set := p.Get("timeseries.interval"); !set {
-			s.Runner.Interval = s.Report.Granularity
-		} else if s.Report.Granularity%s.Runner.Interval != 0 {
-			return nil, bad(p.Errorf("timeseries.granularity", "%v is not a multiple of timeseries.interval (%v)", s.Report.Granularity, s.Runner.Interval))
+			s.Runner.Interval = s.Output.Granularity
+		} else if s.Output.Granularity%s.Runner.Interval != 0 {
+			return nil, bad(p.Errorf("timeseries.granularity", "%v is not a multiple of timeseries.interval (%v)", s.Output.Granularity, s.Runner.Interval))
 		}
-		s.Report.TimeSeries = &report.Buckets{Enabled: true}
+		s.Output.TimeSeries = &output.Buckets{Enabled: true}
 	}
 	return s, nil
 }
@@ -177,6 +178,8 @@ type Result struct {
 	// CloseErr is the binding's error on closing, after the results were
 	// taken.
 	CloseErr error
+
+	series *output.Series
 }
 
 // Run checks spec and runs it: the whole lifecycle of the binding.
@@ -246,11 +249,12 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 		}
 	}
 	cpu0 := cpuTime()
-	res, err := runner.Run(ctx, s.Runner, w, d, runner.Observers(obs))
+	series := &output.Series{}
+	res, err := runner.Run(ctx, s.Runner, w, d, runner.Observers(append([]runner.Observer{series}, obs...)))
 	if err != nil {
 		return nil, err
 	}
-	out := &Result{Result: res, Setup: s, Server: server, QueryModel: queryModel, Embedded: embedded, CPU: cpuTime() - cpu0}
+	out := &Result{Result: res, Setup: s, series: series, Server: server, QueryModel: queryModel, Embedded: embedded, CPU: cpuTime() - cpu0}
 	closed = true
 	if res.StuckThreads == 0 {
 		out.CloseErr = d.Close()
@@ -305,7 +309,7 @@ func (s *Setup) preload(ctx context.Context, d db.DB) error {
 	if err != nil {
 		return err
 	}
-	if res.Reason != runner.Completed {
+	if res.Reason != result.Completed {
 		if res.Err != nil {
 			return fmt.Errorf("preload: %w", res.Err)
 		}
@@ -315,28 +319,17 @@ func (s *Setup) preload(ctx context.Context, d db.DB) error {
 	return nil
 }
 
-// Doc is the result document of a finished phase.
-func (r *Result) Doc(series []report.Point, m report.Meta) *report.Doc {
-	if m.Command == "" {
-		m.Command = r.Setup.Spec.Phase.String()
-	}
-	if m.Label == "" {
-		m.Label = r.Setup.Props.String("label", "")
-	}
-	if m.Workload == "" {
-		m.Workload = WorkloadName(r.Setup.Props)
-	}
-	if m.Binding == "" {
-		m.Binding = r.Setup.Spec.Binding
-	}
-	if m.Server == "" {
-		m.Server = r.Server
-	}
-	if m.QueryModel == "" {
-		m.QueryModel = r.QueryModel
-	}
-	if m.Properties == nil {
-		m.Properties = r.Setup.Props.Redacted()
-	}
-	return report.NewDoc(r.Result, series, m, r.Setup.Report)
+// Doc is the result document of a finished phase, with its time series.
+func (r *Result) Doc() *result.Doc {
+	s := r.Setup
+	return output.NewDoc(r.Result, r.series.Points, output.Meta{
+		Command: s.Spec.Phase.String(), Label: s.Props.String("label", ""), Workload: WorkloadName(s.Props),
+		Binding: s.Spec.Binding, Server: r.Server, QueryModel: r.QueryModel, Properties: s.Props.Redacted(),
+	}, s.Output)
+}
+
+// WriteText writes the phase's measurements in YCSB's text format, as the
+// spec's measurement properties ask.
+func (r *Result) WriteText(w io.Writer) error {
+	return output.WriteText(w, r.Result, r.Setup.Output)
 }

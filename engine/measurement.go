@@ -5,18 +5,18 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/internal/output"
 	"github.com/servbench/servbench/props"
-	"github.com/servbench/servbench/report"
 )
 
 // MeasurementOptions reads YCSB's measurement properties: what is measured
 // and how the text report shows it.
-func MeasurementOptions(p *props.Props) (report.Options, error) {
-	var o report.Options
+func MeasurementOptions(p *props.Props) (output.Options, error) {
+	var o output.Options
 	mt := p.String("measurementtype", "hdrhistogram")
 	var known bool
-	if o.Kinds, known = report.MeasurementTypes(mt); !known {
-		return o, p.Errorf("measurementtype", "%q is not one of %s", mt, strings.Join(report.MeasurementTypeNames(), ", "))
+	if o.Kinds, known = output.MeasurementTypes(mt); !known {
+		return o, p.Errorf("measurementtype", "%q is not one of %s", mt, strings.Join(output.MeasurementTypeNames(), ", "))
 	}
 	if v, ok := p.Get("exporter"); ok && !strings.HasSuffix(v, "TextMeasurementsExporter") {
 		return o, p.Errorf("exporter", "%q is not supported: the text report is YCSB's; use -o FILE.json for JSON", v)
@@ -26,7 +26,7 @@ func MeasurementOptions(p *props.Props) (report.Options, error) {
 		if err != nil {
 			return o, err
 		}
-		o.Interval = report.Interval(iv)
+		o.Interval = output.Interval(iv)
 	}
 	buckets, err := p.Int64Min("histogram.buckets", 1000, 1)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/servbench/servbench/report"
+	"github.com/servbench/servbench/result"
 )
 
 // SLO is a latency bound to search under, as the Fall 2014 study did: step
@@ -118,7 +118,7 @@ func (p *Plan) checkSLO(errf errFunc) error {
 // (response time from the intended start when the run had a target rate,
 // service time otherwise) of the bounded operation, or of the worst
 // operation. ok is false when the run has no such operation.
-func (s *SLO) Value(d *report.Doc) (us float64, ok bool) {
+func (s *SLO) Value(d *result.Doc) (us float64, ok bool) {
 	for i := range d.Ops {
 		op := &d.Ops[i]
 		if s.Operation != "" && op.Name != s.Operation {
@@ -141,7 +141,7 @@ func (s *SLO) Value(d *report.Doc) (us float64, ok bool) {
 }
 
 // FailedPct is the percentage of a run's operations that failed.
-func FailedPct(d *report.Doc) float64 {
+func FailedPct(d *result.Doc) float64 {
 	if d.Operations == 0 {
 		return 0
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/servbench/servbench/report"
+	"github.com/servbench/servbench/result"
 )
 
 const sloPlan = `
@@ -106,10 +106,10 @@ func TestSLOSearch(t *testing.T) {
 }
 
 func TestSLOValue(t *testing.T) {
-	d := &report.Doc{Ops: []report.OpResult{
-		{Name: "READ", Latency: &report.Latency{MeanUs: 100, Percentiles: map[string]float64{"99": 400, "99.9": 900}}},
-		{Name: "UPDATE", Latency: &report.Latency{MeanUs: 200, Percentiles: map[string]float64{"99": 700}},
-			Response: &report.Latency{MeanUs: 250, Percentiles: map[string]float64{"99": 800}}},
+	d := &result.Doc{Ops: []result.OpResult{
+		{Name: "READ", Latency: &result.Latency{MeanUs: 100, Percentiles: map[string]float64{"99": 400, "99.9": 900}}},
+		{Name: "UPDATE", Latency: &result.Latency{MeanUs: 200, Percentiles: map[string]float64{"99": 700}},
+			Response: &result.Latency{MeanUs: 250, Percentiles: map[string]float64{"99": 800}}},
 	}}
 	for _, tc := range []struct {
 		s    SLO

@@ -1,95 +1,97 @@
 package report
 
 import (
-	"bufio"
-	"os"
-	"runtime"
-	"runtime/debug"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/servbench/servbench/props"
 )
 
-// Version is servbench's version.
-const Version = "0.1.0"
-
-// Commit returns the VCS revision the binary was built from ("+dirty" when
-// the tree had changes), or "unknown".
-func Commit() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
+// environment lists where and with what every run was measured, and every
+// parameter: the plan (credentials hidden) and each target's properties in
+// force, so the page can be reproduced on its own.
+func (s *Set) environment() Section {
+	sec := Section{ID: "environment", Title: "Environment and parameters"}
+	env := &Table{Name: "environment", Title: "Machines the runs were measured on",
+		Header: []string{"runs", "servbench", "commit", "Go", "OS/arch", "kernel", "CPU", "cores", "GOMAXPROCS", "memory GiB", "host"}}
+	type row struct {
+		cells []string
+		n     int
 	}
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "+dirty"
+	rows := map[string]*row{}
+	var order []string
+	for _, r := range s.Runs {
+		e := r.Doc.Environment
+		cells := []string{e.ServbenchVersion, e.ServbenchCommit, e.GoVersion, e.OS + "/" + e.Arch, e.Kernel, e.CPUModel,
+			strconv.Itoa(e.Cores), strconv.Itoa(e.GOMAXPROCS), fmt.Sprintf("%.1f", float64(e.MemoryBytes)/(1<<30)), e.Hostname}
+		k := strings.Join(cells, "\x00")
+		if rows[k] == nil {
+			rows[k] = &row{cells: cells}
+			order = append(order, k)
+		}
+		rows[k].n++
+	}
+	for _, k := range order {
+		env.Rows = append(env.Rows, append([]string{strconv.Itoa(rows[k].n)}, rows[k].cells...))
+	}
+	targets := &Table{Name: "targets", Title: "Targets", Header: []string{"target", "system", "binding", "server", "query model", "nodes", "price per hour"}}
+	props := &Table{Name: "properties", Title: "Properties in force (first run of each target and workload; credentials hidden)", Header: []string{"target", "workload", "property", "value"}}
+	seen := map[string]bool{}
+	for _, r := range s.Runs {
+		if !seen[r.Target] {
+			seen[r.Target] = true
+			nodes, price := "", ""
+			if r.Nodes > 0 {
+				nodes = strconv.Itoa(r.Nodes)
+			}
+			if r.Price > 0 {
+				price = strconv.FormatFloat(r.Price, 'f', 4, 64)
+			}
+			targets.Rows = append(targets.Rows, []string{r.Target, r.System, r.Binding, r.Doc.Server, r.Doc.QueryModel, nodes, price})
+		}
+		k := r.Target + "\x00" + r.Workload
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		keys := make([]string, 0, len(r.Doc.Properties))
+		for p := range r.Doc.Properties {
+			keys = append(keys, p)
+		}
+		sort.Strings(keys)
+		for _, p := range keys {
+			props.Rows = append(props.Rows, []string{r.Target, wlName(r.Workload), p, r.Doc.Properties[p]})
+		}
+	}
+	sec.Tables = []*Table{env, targets, props}
+	if s.PlanText != "" {
+		sec.Pre = RedactPlan(s.PlanText)
+	}
+	return sec
+}
+
+var planLine = regexp.MustCompile(`^(\s*(?:-\s+)?)([A-Za-z0-9_.-]+)(\s*:\s*)(.*)$`)
+
+// RedactPlan hides credentials in a plan's text: the value of every key
+// that names one, and the password of every URL.
+func RedactPlan(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, ln := range lines {
+		if m := planLine.FindStringSubmatch(ln); m != nil && props.IsSecretKey(m[2]) && strings.TrimSpace(m[4]) != "" {
+			lines[i] = m[1] + m[2] + m[3] + props.Redacted
+			continue
+		}
+		fields := strings.FieldsFunc(ln, func(r rune) bool { return r == ' ' || r == '"' || r == '\'' || r == ',' || r == '{' || r == '}' })
+		for _, f := range fields {
+			if strings.Contains(f, "://") {
+				if red := props.RedactURL(f); red != f {
+					lines[i] = strings.ReplaceAll(lines[i], f, red)
+				}
 			}
 		}
 	}
-	if rev == "" {
-		return "unknown"
-	}
-	return rev + dirty
-}
-
-// Environment describes the machine a result was measured on.
-type Environment struct {
-	ServbenchVersion string `json:"servbench_version"`
-	ServbenchCommit  string `json:"servbench_commit"`
-	GoVersion        string `json:"go_version"`
-	OS               string `json:"os"`
-	Arch             string `json:"arch"`
-	Kernel           string `json:"kernel,omitempty"`
-	CPUModel         string `json:"cpu_model,omitempty"`
-	Cores            int    `json:"cores"`
-	GOMAXPROCS       int    `json:"gomaxprocs"`
-	MemoryBytes      int64  `json:"memory_bytes,omitempty"`
-	Hostname         string `json:"hostname,omitempty"`
-}
-
-// CurrentEnvironment reads the environment of this process.
-func CurrentEnvironment() Environment {
-	e := Environment{
-		ServbenchVersion: Version,
-		ServbenchCommit:  Commit(),
-		GoVersion:        runtime.Version(),
-		OS:               runtime.GOOS,
-		Arch:             runtime.GOARCH,
-		Cores:            runtime.NumCPU(),
-		GOMAXPROCS:       runtime.GOMAXPROCS(0),
-	}
-	e.Hostname, _ = os.Hostname()
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		e.Kernel = strings.TrimSpace(string(b))
-	}
-	e.CPUModel = procField("/proc/cpuinfo", "model name")
-	if m := procField("/proc/meminfo", "MemTotal"); m != "" {
-		var kb int64
-		for _, c := range strings.TrimSuffix(m, " kB") {
-			if c >= '0' && c <= '9' {
-				kb = kb*10 + int64(c-'0')
-			}
-		}
-		e.MemoryBytes = kb * 1024
-	}
-	return e
-}
-
-func procField(path, name string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if ok && strings.TrimSpace(k) == name {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
+	return strings.Join(lines, "\n")
 }

@@ -1,269 +1,198 @@
-package report
+package report_test
 
 import (
 	"bytes"
-	"fmt"
-	"math"
+	"context"
+	"encoding/csv"
+	"encoding/xml"
+	"image/png"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/servbench/servbench/db"
-	"github.com/servbench/servbench/measure"
-	"github.com/servbench/servbench/runner"
+	"github.com/servbench/servbench/internal/cli"
+	"github.com/servbench/servbench/report"
 )
 
-func TestJavaDouble(t *testing.T) {
-	for f, want := range map[float64]string{
-		0: "0.0", 1: "1.0", 98.91196834817013: "98.91196834817013", 0.001: "0.001",
-		0.0001: "1.0E-4", 1e7: "1.0E7", 12345678.9: "1.23456789E7", -2.5: "-2.5", 1234567: "1234567.0",
-	} {
-		if got := javaDouble(f); got != want {
-			t.Errorf("javaDouble(%v) = %s, want %s", f, got, want)
-		}
-	}
-}
+// A plan with every dimension the report draws: two systems at cluster
+// sizes 1 and 2 with prices, two workloads, two record counts, two thread
+// counts, operations scaled with records, two repetitions, an SLO.
+const plan = `name: report-test
+targets:
+  - {label: pebble, binding: pebble, nodes: 1, price_per_hour: 0.1}
+  - {label: basic, binding: basic, system: basic, nodes: 2, price_per_month: 73}
+workloads: [a, c]
+records: [500, 1000]
+threads: [1, 2]
+operations: records
+repetitions: 2
+slo:
+  latency: p99
+  bound_ms: 50
+`
 
-func TestOrdinal(t *testing.T) {
-	for p, want := range map[float64]string{1: "1st", 2: "2nd", 3: "3rd", 11: "11th", 12: "12th", 13: "13th",
-		21: "21st", 50: "50th", 95: "95th", 99: "99th", 99.9: "99.9", 99.99: "99.99", 100: "100th"} {
-		if got := ordinal(p); got != want {
-			t.Errorf("ordinal(%v) = %s, want %s", p, got, want)
-		}
-	}
-	if twoDecimals(2000.755) != "2000.76" || twoDecimals(3) != "3" {
-		t.Errorf("twoDecimals: %s %s", twoDecimals(2000.755), twoDecimals(3))
-	}
-	if got := formatRemaining(3*time.Hour + 2*time.Minute + 5*time.Second); got != "3 hours 2 minutes " {
-		t.Errorf("remaining %q", got)
-	}
-	if got := formatRemaining(9 * time.Second); got != "9 seconds " {
-		t.Errorf("remaining %q", got)
-	}
-}
-
-func result() *runner.Result {
-	r := measure.NewRecorder()
-	for i := int64(1); i <= 100; i++ {
-		r.Record(measure.Read, db.OK, i*1000, i*3000)
-		r.RecordTxn(db.OK)
-	}
-	for i := int64(1); i <= 5; i++ {
-		r.Record(measure.Read, db.NotFound, 50_000, 60_000)
-		r.Record(measure.Read, db.Timeout, 70_000, 80_000)
-		r.RecordTxn(db.NotFound)
-		r.RecordTxn(db.Timeout)
-		r.RecordError(measure.Read, db.Timeout, fmt.Errorf("read user%d: i/o timeout on postgres://u:hunter2@127.0.0.1", i))
-	}
-	r.RecordLag(2_000_000)
-	r.RecordLag(10)
-	s := &measure.Set{}
-	r.DrainInto(s)
-	return &runner.Result{Total: s, Runtime: 2 * time.Second, Reason: runner.Completed}
-}
-
-func TestTextReportLikeYCSB(t *testing.T) {
-	var b bytes.Buffer
-	o := Options{Percentiles: []float64{50, 95, 99}, LateThreshold: time.Millisecond}
-	o.Tracked[db.Timeout] = true
-	if err := WriteText(&b, result(), o); err != nil {
+// runPlan runs the plan once per test binary, into a shared directory.
+func runPlan(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	pf := filepath.Join(dir, "plan.yaml")
+	if err := os.WriteFile(pf, []byte(plan), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	text := b.String()
-	for _, line := range []string{
-		"[OVERALL], RunTime(ms), 2000\n",
-		"[OVERALL], Throughput(ops/sec), 55.0\n",
-		"[READ], Operations, 100\n",
-		"[READ], AverageLatency(us), 50.5",
-		"[READ], MinLatency(us), 1\n",
-		"[READ], MaxLatency(us), 100\n",
-		"[READ], 50thPercentileLatency(us), 50\n",
-		"[READ], 99thPercentileLatency(us), 99\n",
-		"[READ], Return=OK, 100\n",
-		"[READ], Return=NOT_FOUND, 5\n",
-		"[READ], Return=TIMEOUT, 5\n",
-		"[READ-FAILED], Operations, 5\n",  // NOT_FOUND: untracked
-		"[READ-TIMEOUT], Operations, 5\n", // tracked by latencytrackederrors
-		"[Intended-READ], Operations, 100\n",
-		"[Intended-READ], MaxLatency(us), 300\n",
-		"[SCHEDULE], LateOperations(>1000us), 1\n",
-	} {
-		if !strings.Contains(text, line) {
-			t.Errorf("missing %q in\n%s", line, text)
-		}
+	out := filepath.Join(dir, "out")
+	var errb bytes.Buffer
+	if code := cli.MainContext(context.Background(), []string{"bench", pf, "-o", out}, &bytes.Buffer{}, &errb); code != 0 {
+		t.Fatalf("bench: exit %d: %s", code, errb.String())
 	}
-	if strings.Index(text, "[READ], Return=OK") > strings.Index(text, "[READ-FAILED]") {
-		t.Error("Return= lines must follow the [READ] section")
-	}
+	return out
 }
 
-func TestDocHistogramsRoundTrip(t *testing.T) {
-	d := NewDoc(result(), nil, Meta{Command: "run"}, Options{LateThreshold: time.Millisecond})
-	if d.Operations != 110 || d.OKOperations != 100 || d.Throughput != 55 {
-		t.Errorf("operations %d ok %d throughput %v", d.Operations, d.OKOperations, d.Throughput)
-	}
-	op := d.Ops[0]
-	if op.Name != "READ" || op.Outcomes["NOT_FOUND"] != 5 || op.LatencyFailed.Count != 10 {
-		t.Fatalf("%+v", op)
-	}
-	h, err := DecodeHistogram(op.Histograms["OK"])
-	if err != nil || h.TotalCount() != 100 || h.Max() < 99_900 {
-		t.Errorf("decoded: %v %d", err, h.TotalCount())
-	}
-	if got, want := op.Errors["TIMEOUT"], "read user1: i/o timeout on postgres://u:REDACTED@127.0.0.1"; got != want || len(op.Errors) != 1 {
-		t.Errorf("first errors %q, want TIMEOUT: %q", op.Errors, want)
-	}
-	if d.Schedule == nil || d.Schedule.Late != 1 {
-		t.Errorf("schedule: %+v", d.Schedule)
-	}
-}
-
-func TestVerifyCountedAsYCSBDoes(t *testing.T) {
-	r := measure.NewRecorder()
-	for i := 0; i < 7; i++ {
-		r.Record(measure.Verify, db.OK, 1000, -1)
-	}
-	for i := 0; i < 3; i++ {
-		r.Record(measure.Verify, db.UnexpectedState, 1000, -1)
-	}
-	r.Record(measure.Verify, db.Error, 1000, -1)
-	s := &measure.Set{}
-	r.DrainInto(s)
-	var b bytes.Buffer
-	if err := WriteText(&b, &runner.Result{Total: s, Runtime: time.Second, Reason: runner.Completed}, Options{Percentiles: []float64{99}}); err != nil {
-		t.Fatal(err)
-	}
-	text := b.String()
-	for _, line := range []string{"[VERIFY], Operations, 11\n", "[VERIFY], Return=OK, 7\n", "[VERIFY], Return=UNEXPECTED_STATE, 3\n", "[VERIFY], Return=ERROR, 1\n"} {
-		if !strings.Contains(text, line) {
-			t.Errorf("missing %q in\n%s", line, text)
-		}
-	}
-	if strings.Contains(text, "VERIFY-") {
-		t.Errorf("a VERIFY failure section, which YCSB has not:\n%s", text)
-	}
-}
-
-func TestHistogramTypeBuckets(t *testing.T) {
-	// 0.5 ms ×90, 1.5 ms ×6, 2.5 ms ×3, 7 ms ×1 with 5 buckets: 95% is
-	// reached in bucket 1, 99% in bucket 2, the 7 ms one overflows.
-	r := measure.NewRecorder()
-	for _, c := range []struct{ ns, n int64 }{{500_000, 90}, {1_500_000, 6}, {2_500_000, 3}, {7_000_000, 1}} {
-		for range c.n {
-			r.Record(measure.Read, db.OK, c.ns, -1)
-		}
-	}
-	s := &measure.Set{}
-	r.DrainInto(s)
-	var b bytes.Buffer
-	o := Options{Kinds: []Kind{KindHistogram}, Buckets: 5, BucketLines: true}
-	if err := WriteText(&b, &runner.Result{Total: s, Runtime: time.Second, Reason: runner.Completed}, o); err != nil {
-		t.Fatal(err)
-	}
-	want := "[READ], Operations, 100\n[READ], AverageLatency(us), 685.0" // 685 µs within HDR precision
-	if !strings.Contains(b.String(), want) {
-		t.Errorf("want %q in\n%s", want, b.String())
-	}
-	for _, line := range []string{"[READ], 95thPercentileLatency(us), 1000\n", "[READ], 99thPercentileLatency(us), 2000\n",
-		"[READ], 0, 90\n", "[READ], 1, 6\n", "[READ], 2, 3\n", "[READ], 3, 0\n", "[READ], 4, 0\n", "[READ], >5, 1\n", "[READ], LatencyVariance(us), "} {
-		if !strings.Contains(b.String(), line) {
-			t.Errorf("missing %q in\n%s", line, b.String())
-		}
-	}
-}
-
-// TestHistogramsReadableByHdrHistogram: the JSON's histograms decode with
-// the library's own Decode, as any HdrHistogram tool reads them, and the
-// interval log reads back with its log reader.
-func TestHistogramsReadableByHdrHistogram(t *testing.T) {
-	d := NewDoc(result(), nil, Meta{Command: "run"}, Options{LateThreshold: time.Millisecond})
-	h, err := hdr.Decode([]byte(d.Ops[0].Histograms["OK"]))
-	if err != nil || h.TotalCount() != 100 {
-		t.Fatalf("hdr.Decode of the JSON's histogram: %v", err)
-	}
-
-	prefix := filepath.Join(t.TempDir(), "run-")
-	o := &Options{}
-	lg := &Hlog{Prefix: prefix, Ext: ".hlog", Options: o}
-	wall := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	for i := range 3 {
-		r := measure.NewRecorder()
-		for j := int64(1); j <= int64(10*(i+1)); j++ {
-			r.Record(measure.Read, db.OK, j*1000, -1)
-		}
-		r.Record(measure.Read, db.NotFound, 5000, -1)
-		s := &measure.Set{}
-		r.DrainInto(s)
-		end := time.Duration(i+1) * time.Second
-		lg.Interval(runner.Progress{Start: end - time.Second, End: end, Now: wall.Add(end), Interval: s})
-	}
-	if err := lg.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(prefix + "READ.hlog")
+func TestReportViewsAndExports(t *testing.T) {
+	out := runPlan(t)
+	set, err := report.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	rd := hdr.NewHistogramLogReader(f)
-	var counts []int64
-	for {
-		h, err := rd.NextIntervalHistogram()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h == nil {
-			break
-		}
-		counts = append(counts, h.TotalCount())
+	if len(set.Runs) != 32 || len(set.Groups) != 16 {
+		t.Fatalf("%d runs in %d groups, want 32 in 16", len(set.Runs), len(set.Groups))
 	}
-	if !slices.Equal(counts, []int64{10, 20, 30}) {
-		t.Errorf("intervals read back with counts %v, want [10 20 30]", counts)
+	// A group's throughput is the mean of its repetitions.
+	g := set.Groups[0]
+	if want := (g.Runs[0].Doc.Throughput + g.Runs[1].Doc.Throughput) / 2; g.Throughput.N != 2 || g.Throughput.Mean != want || g.Throughput.CI <= 0 {
+		t.Errorf("group throughput %+v, want mean %v", g.Throughput, want)
 	}
-	if _, err := os.Stat(prefix + "READ-FAILED.hlog"); err != nil {
-		t.Errorf("no log of the failed reads: %v", err)
+	secs := set.Sections()
+	var ids []string
+	for _, s := range secs {
+		ids = append(ids, s.ID)
+	}
+	if got := strings.Join(ids, " "); got != "summary clusters cost threads runtime runs environment" {
+		t.Fatalf("sections %s", got)
+	}
+	tables := map[string]*report.Table{}
+	for _, s := range secs {
+		for _, tb := range s.Tables {
+			if tables[tb.Name] != nil {
+				t.Errorf("two tables named %s", tb.Name)
+			}
+			tables[tb.Name] = tb
+		}
+	}
+	for _, name := range []string{"summary", "failed", "cost", "slo", "curves", "runtime-pebble-t1", "runtime-totals", "scale-up", "environment", "targets", "properties"} {
+		if tables[name] == nil || len(tables[name].Rows) == 0 {
+			t.Errorf("no table %s, or it is empty", name)
+		}
+	}
+	// Operations scale with records: 500 → 1000 records expects 2×.
+	sc := tables["scale-up"]
+	if !strings.Contains(sc.Header[2], "500→1000 records") || !strings.HasSuffix(sc.Rows[0][2], "(2.00×)") {
+		t.Errorf("scale-up %v / %v", sc.Header, sc.Rows[0])
+	}
+	if len(tables["slo"].Rows) != 8 {
+		t.Errorf("%d SLO curves, want 8", len(tables["slo"].Rows))
+	}
+
+	// Exports: every chart an SVG file, every table CSV and Markdown.
+	x := filepath.Join(t.TempDir(), "x")
+	var errb bytes.Buffer
+	html := filepath.Join(t.TempDir(), "report.html")
+	if code := cli.MainContext(context.Background(), []string{"report", out, "-o", html, "--export", x}, &bytes.Buffer{}, &errb); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errb.String())
+	}
+	f, err := os.Open(filepath.Join(x, "summary.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(rows) != 17 || rows[0][0] != "target" {
+		t.Errorf("summary.csv: %d rows, %v", len(rows), err)
+	}
+	md, _ := os.ReadFile(filepath.Join(x, "cost.md"))
+	if !bytes.Contains(md, []byte("| --- |")) || bytes.Count(md, []byte("\n| pebble")) != 8 {
+		t.Errorf("cost.md:\n%s", md)
+	}
+	svgs, _ := filepath.Glob(filepath.Join(x, "*.svg"))
+	if len(svgs) < 100 {
+		t.Errorf("%d SVG files", len(svgs))
+	}
+	for _, p := range svgs {
+		b, _ := os.ReadFile(p)
+		if err := xml.Unmarshal(b, new(struct{})); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	page, _ := os.ReadFile(html)
+	for _, bad := range []string{"<script", "<link", "src=", "@import", "url("} {
+		if bytes.Contains(page, []byte(bad)) {
+			t.Errorf("the page holds %q: it must load nothing", bad)
+		}
+	}
+
+	// The bad inputs: no directory, a directory of nothing.
+	errb.Reset()
+	if code := cli.MainContext(context.Background(), []string{"report", t.TempDir(), "-o", html}, &bytes.Buffer{}, &errb); code != cli.ExitUsage ||
+		strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), "index.json") {
+		t.Errorf("report of an empty directory: exit %d: %s", code, errb.String())
 	}
 }
 
-func TestSeriesLastInterval(t *testing.T) {
-	set := func(n int) *measure.Set {
-		r := measure.NewRecorder()
-		for range n {
-			r.Record(measure.Read, db.OK, 1000, -1)
-			r.RecordTxn(db.OK)
+// The page in a real browser: it loads with no error and no request, every
+// chart is drawn with as many marks as it says it has data points, every
+// table has rows.
+func TestReportInBrowser(t *testing.T) {
+	ctx := context.Background()
+	b := startBrowser(t, ctx)
+	out := runPlan(t)
+	html := filepath.Join(t.TempDir(), "report.html")
+	var errb bytes.Buffer
+	if code := cli.MainContext(ctx, []string{"report", out, "-o", html}, &bytes.Buffer{}, &errb); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errb.String())
+	}
+	b.page(t)
+	if errs := b.open(t, "file://"+html); len(errs) > 0 {
+		t.Errorf("the page reported errors:\n%s", strings.Join(errs, "\n"))
+	}
+	var resources int
+	b.eval(t, `performance.getEntriesByType("resource").length`, &resources)
+	if resources != 0 {
+		t.Errorf("the page requested %d resources", resources)
+	}
+	type chart struct {
+		Title  string  `json:"title"`
+		Points int     `json:"points"`
+		Marks  int     `json:"marks"`
+		Width  float64 `json:"width"`
+		Height float64 `json:"height"`
+	}
+	var charts []chart
+	b.eval(t, `(() => {
+		document.querySelectorAll("details").forEach(d => d.open = true);
+		return [...document.querySelectorAll("svg.chart")].map(s => {
+			const r = s.getBoundingClientRect();
+			return {title: s.getAttribute("aria-label"), points: +s.dataset.points,
+				marks: s.querySelectorAll(".mark").length, width: r.width, height: r.height};
+		});
+	})()`, &charts)
+	if len(charts) < 100 {
+		t.Errorf("%d charts drawn", len(charts))
+	}
+	for _, c := range charts {
+		if c.Points == 0 || c.Marks != c.Points || c.Width < 200 || c.Height < 100 {
+			t.Errorf("chart %q: %d points, %d marks, %.0f×%.0f px", c.Title, c.Points, c.Marks, c.Width, c.Height)
 		}
-		s := &measure.Set{}
-		r.DrainInto(s)
-		return s
 	}
-	iv := func(s *Series, from, to time.Duration, n int, final bool) {
-		s.Interval(runner.Progress{Start: from, End: to, Interval: set(n), Final: final})
+	var emptyTables int
+	b.eval(t, `[...document.querySelectorAll("table")].filter(t => t.tBodies[0].rows.length === 0).length`, &emptyTables)
+	if emptyTables != 0 {
+		t.Errorf("%d empty tables", emptyTables)
 	}
-	// A 3 ms sliver at the end is merged into the interval before it.
-	s := &Series{}
-	iv(s, 0, time.Second, 1000, false)
-	iv(s, time.Second, 2*time.Second, 1000, false)
-	iv(s, 2*time.Second, 2003*time.Millisecond, 4, true)
-	if len(s.Points) != 2 {
-		t.Fatalf("%d points, want 2 (the sliver merged)", len(s.Points))
+	img, err := png.Decode(bytes.NewReader(b.screenshot(t)))
+	if err != nil {
+		t.Fatal(err)
 	}
-	last := s.Points[1]
-	if last.Operations != 1004 || last.EndS != 2.003 || last.Partial || last.Ops["READ"].Count != 1004 {
-		t.Errorf("merged last point %+v", last)
-	}
-	if want := 1004 / 1.003; math.Abs(last.Throughput-want) > 1e-6 {
-		t.Errorf("throughput %v, want %v over the real length", last.Throughput, want)
-	}
-	// A longer last interval stays, marked partial, with its rate over
-	// its own length.
-	s = &Series{}
-	iv(s, 0, time.Second, 1000, false)
-	iv(s, time.Second, 1700*time.Millisecond, 700, true)
-	if len(s.Points) != 2 || !s.Points[1].Partial || math.Abs(s.Points[1].Throughput-1000) > 1e-6 {
-		t.Errorf("points %+v", s.Points)
+	if r := img.Bounds(); r.Dx() < 600 || r.Dy() < 2000 {
+		t.Errorf("screenshot %v: the page is not laid out", r)
 	}
 }

@@ -4,18 +4,7 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/measure"
-)
-
-// StopReason tells why a run ended.
-type StopReason string
-
-// Reasons a run ends.
-const (
-	Completed    StopReason = "completed"        // every thread did its operations
-	TimeLimit    StopReason = "maxexecutiontime" // the time limit was reached
-	Interrupted  StopReason = "interrupted"      // SIGINT/SIGTERM or the caller's context
-	Failed       StopReason = "failed"           // the run could not go on (see Result.Err)
-	LoadFailures StopReason = "load-failures"    // loading threads stopped on failed inserts
+	"github.com/servbench/servbench/result"
 )
 
 // Result is everything a run measured.
@@ -27,7 +16,7 @@ type Result struct {
 	Runtime      time.Duration // measured window
 	Warmup       time.Duration // how long warmup took
 	Total        *measure.Set
-	Reason       StopReason
+	Reason       result.Stop
 	Err          error // set when Reason is Failed or LoadFailures
 	StuckThreads int   // threads still inside the binding when the run ended
 }

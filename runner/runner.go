@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/servbench/servbench/result"
+
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/workload"
@@ -236,16 +238,16 @@ loop:
 	cause := context.Cause(stopCtx)
 	switch {
 	case ctx.Err() != nil:
-		res.Reason = Interrupted
+		res.Reason = result.Interrupted
 	case errors.Is(cause, errTimeLimit), r.deadline.Load() > 0 && end >= r.deadline.Load():
-		res.Reason = TimeLimit
+		res.Reason = result.TimeLimit
 	case cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, errAbandoned):
-		res.Reason, res.Err = Failed, cause
+		res.Reason, res.Err = result.Failed, cause
 	case loadErrs.Load() > 0:
-		res.Reason = LoadFailures
+		res.Reason = result.LoadFailures
 		res.Err = fmt.Errorf("%d of %d loading threads stopped on a failed insert; first: %w", loadErrs.Load(), threads, *firstErr.Load())
 	default:
-		res.Reason = Completed
+		res.Reason = result.Completed
 	}
 	return res, nil
 }
@@ -303,15 +305,18 @@ func (r *run) measuring(ref int64) bool {
 		return ref >= end
 	}
 	// Warmup by operation count: the operation that takes the count to
-	// zero ends warmup for everybody.
-	if r.warmLeft.Add(-1) == 0 {
+	// zero ends warmup for everybody. A thread that read warmupEnd just
+	// before that store finds the count spent and is measured, so warmup
+	// is exactly WarmupOps operations.
+	left := r.warmLeft.Add(-1)
+	if left == 0 {
 		now := r.now()
 		r.warmupEnd.Store(now)
 		if r.onWarmupEnd != nil {
 			r.onWarmupEnd(now)
 		}
 	}
-	return false
+	return left < 0
 }
 
 // loop is one client thread. Operation k of the thread is intended to start

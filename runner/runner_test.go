@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servbench/servbench/result"
+
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/props"
@@ -251,7 +253,7 @@ func TestWarmupTimeThrottledAndExcluded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Reason != TimeLimit {
+	if res.Reason != result.TimeLimit {
 		t.Errorf("reason %s", res.Reason)
 	}
 	if n, c := ops(res), s.calls.Load(); n != 500 || c != 800 {
@@ -269,7 +271,7 @@ func TestTimeLimitLetsOperationsInFlightFinish(t *testing.T) {
 	s := &store{slow: 20 * time.Millisecond}
 	res := runWith(t, context.Background(), s, false, nil,
 		"threadcount", "3", "maxexecutiontime", "0.1", "stopgrace", "60")
-	if res.Reason != TimeLimit || res.StuckThreads != 0 || res.Abandoned() != 0 {
+	if res.Reason != result.TimeLimit || res.StuckThreads != 0 || res.Abandoned() != 0 {
 		t.Fatalf("reason %s, stuck %d, abandoned %d", res.Reason, res.StuckThreads, res.Abandoned())
 	}
 	all, ok := res.Total.ClientOps()
@@ -290,7 +292,7 @@ func TestTimeLimitEndsRunWithHungBinding(t *testing.T) {
 	defer close(hang)
 	res := runWith(t, context.Background(), &store{hang: hang}, false, nil,
 		"threadcount", "2", "maxexecutiontime", "0.2", "stopgrace", "0.2")
-	if res.Reason != TimeLimit || res.StuckThreads != 2 || res.Abandoned() != 2 {
+	if res.Reason != result.TimeLimit || res.StuckThreads != 2 || res.Abandoned() != 2 {
 		t.Errorf("reason %s, stuck %d, abandoned %d; want maxexecutiontime, 2 and 2", res.Reason, res.StuckThreads, res.Abandoned())
 	}
 	if res.Runtime != 200*time.Millisecond {
@@ -312,7 +314,7 @@ func TestInterruptAbandonsOperationsInFlight(t *testing.T) {
 		}
 	}}
 	res := runWith(t, ctx, s, false, nil, "threadcount", "2", "operationcount", "0")
-	if res.Reason != Interrupted {
+	if res.Reason != result.Interrupted {
 		t.Errorf("reason %s", res.Reason)
 	}
 	if got := res.Abandoned(); got != 2 {
@@ -345,7 +347,7 @@ func TestInterruptKeepsResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Reason != Interrupted {
+	if res.Reason != result.Interrupted {
 		t.Errorf("reason %s", res.Reason)
 	}
 	if n := ops(res); n != 401 || s.calls.Load() != 401 || res.Abandoned() != 0 {
@@ -401,7 +403,7 @@ func TestThreadsClampedToOperations(t *testing.T) {
 func TestLoadInsertsEveryKeyOnce(t *testing.T) {
 	s := &store{}
 	res := runWith(t, context.Background(), s, true, nil, "threadcount", "3", "recordcount", "1000")
-	if ops(res) != 1000 || len(s.keys) != 1000 || res.Reason != Completed {
+	if ops(res) != 1000 || len(s.keys) != 1000 || res.Reason != result.Completed {
 		t.Errorf("%d inserts, %d distinct keys, %s", ops(res), len(s.keys), res.Reason)
 	}
 	if !s.keys[workload.KeyName(999, 1, false)] || s.keys[workload.KeyName(1000, 1, false)] {
@@ -412,7 +414,7 @@ func TestLoadInsertsEveryKeyOnce(t *testing.T) {
 func TestLoadFailureStopsThreads(t *testing.T) {
 	s := &store{fail: errors.New("disk full")}
 	res := runWith(t, context.Background(), s, true, nil, "threadcount", "2", "recordcount", "100")
-	if res.Reason != LoadFailures || res.Err == nil {
+	if res.Reason != result.LoadFailures || res.Err == nil {
 		t.Fatalf("reason %s err %v", res.Reason, res.Err)
 	}
 	if n := res.Total.Count(measure.Insert, db.Error); n != 2 {
@@ -421,7 +423,7 @@ func TestLoadFailureStopsThreads(t *testing.T) {
 	// With keep-going, every insert is attempted.
 	res = runWith(t, context.Background(), &store{fail: errors.New("disk full")}, true, nil, "threadcount", "2",
 		"recordcount", "100", "core_workload_insertion_keep_going_on_error", "true")
-	if res.Total.Count(measure.Insert, db.Error) != 100 || res.Reason != Completed {
+	if res.Total.Count(measure.Insert, db.Error) != 100 || res.Reason != result.Completed {
 		t.Errorf("keep going: %d errors, %s", res.Total.Count(measure.Insert, db.Error), res.Reason)
 	}
 }
@@ -475,7 +477,7 @@ func TestTimeLimitAfterOperationWarmup(t *testing.T) {
 	s := &store{}
 	res := runWith(t, context.Background(), s, false, nil, "threadcount", "2", "target", "2000",
 		"warmupoperationcount", "400", "maxexecutiontime", "0.3")
-	if res.Reason != TimeLimit {
+	if res.Reason != result.TimeLimit {
 		t.Errorf("reason %s", res.Reason)
 	}
 	// 0.2 s of warmup at 2000/s, then 0.3 s measured.

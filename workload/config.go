@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/servbench/servbench/customer"
 	"github.com/servbench/servbench/generator"
+	"github.com/servbench/servbench/internal/customer"
 	"github.com/servbench/servbench/props"
 )
 

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/servbench/servbench/customer"
 	"github.com/servbench/servbench/db"
 	_ "github.com/servbench/servbench/db/pebble"
+	"github.com/servbench/servbench/internal/customer"
 	"github.com/servbench/servbench/measure"
 )
 

@@ -9,9 +9,9 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/servbench/servbench/customer"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/generator"
+	"github.com/servbench/servbench/internal/customer"
 	"github.com/servbench/servbench/measure"
 )
 

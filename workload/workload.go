@@ -8,9 +8,9 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/servbench/servbench/customer"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/generator"
+	"github.com/servbench/servbench/internal/customer"
 	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/props"
 )

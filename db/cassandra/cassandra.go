@@ -15,8 +15,8 @@ import (
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
-	"github.com/servbench/servbench/customer"
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/internal/customer"
 	"github.com/servbench/servbench/props"
 )
 

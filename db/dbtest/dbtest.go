@@ -11,11 +11,11 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/servbench/servbench/customer"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/internal/customer"
 	"github.com/servbench/servbench/props"
-	"github.com/servbench/servbench/report"
+	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/workloads"
 )
 
@@ -161,7 +161,7 @@ func operations(t *testing.T, d db.DB, table string, ordered, scan bool) {
 }
 
 // servbench runs the command line and returns its JSON result.
-func runPhase(t *testing.T, phase engine.Phase, binding, wl string, kv ...string) *report.Doc {
+func runPhase(t *testing.T, phase engine.Phase, binding, wl string, kv ...string) *result.Doc {
 	t.Helper()
 	p := props.New()
 	if err := workloads.Load(p, wl); err != nil {
@@ -181,7 +181,7 @@ func runPhase(t *testing.T, phase engine.Phase, binding, wl string, kv ...string
 	if res.CloseErr != nil {
 		t.Errorf("%s %s: close: %v", phase, binding, res.CloseErr)
 	}
-	return res.Doc(nil, report.Meta{})
+	return res.Doc()
 }
 
 type errorBuffer []byte
@@ -223,7 +223,7 @@ func WorkloadsOf(t *testing.T, list []string, binding string, records, ops, scan
 			args = append(args, "recordcount", strconv.Itoa(2*records), "insertcount", strconv.Itoa(records))
 		}
 		d := runPhase(t, engine.RunPhase, binding, w, args...)
-		if d.Stop != "completed" || d.Operations != int64(n) || d.OKOperations != d.Operations {
+		if d.Stop != result.Completed || d.Operations != int64(n) || d.OKOperations != d.Operations {
 			t.Errorf("workload %s: %s, %d operations, %d ok", w, d.Stop, d.Operations, d.OKOperations)
 		}
 		verified := false
@@ -286,7 +286,7 @@ func BatchLoad(t *testing.T, binding, table string, records int, kv ...string) {
 // integrity (ids only, then whole documents) and a mix of reads, updates
 // and queries on the same documents: every operation must succeed and
 // every query must verify. It returns the run's JSON result.
-func Pagination(t *testing.T, d db.DB, binding string, records, ops int, kv ...string) *report.Doc {
+func Pagination(t *testing.T, d db.DB, binding string, records, ops int, kv ...string) *result.Doc {
 	t.Helper()
 	common := append([]string{"recordcount", strconv.Itoa(records)}, kv...)
 	load := runPhase(t, engine.LoadPhase, binding, "pagination", append([]string{"createindexes", "true"}, common...)...)
@@ -305,7 +305,7 @@ func Pagination(t *testing.T, d db.DB, binding string, records, ops int, kv ...s
 		}
 		Pages(t, d, "customer", records)
 	}
-	run := func(name string, args ...string) *report.Doc {
+	run := func(name string, args ...string) *result.Doc {
 		t.Helper()
 		r := runPhase(t, engine.RunPhase, binding, "pagination", append(append([]string{"dataintegrity", "true"}, args...), common...)...)
 		var queries, verified int64
@@ -322,7 +322,7 @@ func Pagination(t *testing.T, d db.DB, binding string, records, ops int, kv ...s
 				verified = op.Outcomes["OK"]
 			}
 		}
-		if r.Stop != "completed" || queries == 0 || verified < queries {
+		if r.Stop != result.Completed || queries == 0 || verified < queries {
 			t.Errorf("%s: %s, %d queries, %d verified", name, r.Stop, queries, verified)
 		}
 		return r

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/servbench/servbench/cli"
 	"github.com/servbench/servbench/db/dbtest"
-	"github.com/servbench/servbench/report"
+	"github.com/servbench/servbench/internal/cli"
+	"github.com/servbench/servbench/result"
 )
 
 // ownServer starts a redis-server of the test's own on port, so it can be
@@ -43,7 +43,7 @@ func ownServer(t *testing.T, port int) *exec.Cmd {
 	return nil
 }
 
-func runCLI(ctx context.Context, t *testing.T, args ...string) (int, *report.Doc, string) {
+func runCLI(ctx context.Context, t *testing.T, args ...string) (int, *result.Doc, string) {
 	out := filepath.Join(t.TempDir(), "r.json")
 	var stderr strings.Builder
 	code := cli.MainContext(ctx, append(args, "-o", out), io.Discard, &stderr)
@@ -51,7 +51,7 @@ func runCLI(ctx context.Context, t *testing.T, args ...string) (int, *report.Doc
 	if err != nil {
 		t.Fatalf("exit %d, no result file: %v; stderr %s", code, err, stderr.String())
 	}
-	var d report.Doc
+	var d result.Doc
 	if err := json.Unmarshal(raw, &d); err != nil {
 		t.Fatal(err)
 	}
@@ -82,10 +82,10 @@ func TestDeadServerIsNotADeadRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if d.Stop != "maxexecutiontime" || d.RuntimeMs < 5900 || d.RuntimeMs > 7000 {
+	if d.Stop != result.TimeLimit || d.RuntimeMs < 5900 || d.RuntimeMs > 7000 {
 		t.Errorf("stop %s after %.0f ms", d.Stop, d.RuntimeMs)
 	}
-	var upd report.OpResult
+	var upd result.OpResult
 	for _, op := range d.Ops {
 		if op.Name == "UPDATE" {
 			upd = op
@@ -133,7 +133,7 @@ func TestInterruptWritesResultsSoFar(t *testing.T) {
 	time.AfterFunc(time.Second, cancel)
 	code, d, _ := runCLI(ctx, t, "run", "redis", "-w", "h", "-p", fmt.Sprintf("redis.url=redis://127.0.0.1:%d", port),
 		"-threads", "2", "-target", "1000", "-p", "operationcount=0")
-	if code != cli.ExitInterrupted || d.Stop != "interrupted" || d.Operations < 500 {
+	if code != cli.ExitInterrupted || d.Stop != result.Interrupted || d.Operations < 500 {
 		t.Errorf("exit %d, stop %s, %d operations", code, d.Stop, d.Operations)
 	}
 }

@@ -1,0 +1,170 @@
+// Package cli is servbench's command line: load, run, workloads, version.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/workloads"
+
+	_ "github.com/servbench/servbench/db/basic"     // register
+	_ "github.com/servbench/servbench/db/cassandra" // register
+	_ "github.com/servbench/servbench/db/couchbase" // register
+	_ "github.com/servbench/servbench/db/couchdb"   // register
+	_ "github.com/servbench/servbench/db/dynamodb"  // register
+	_ "github.com/servbench/servbench/db/mongodb"   // register
+	_ "github.com/servbench/servbench/db/pebble"    // register
+	_ "github.com/servbench/servbench/db/postgres"  // register
+	_ "github.com/servbench/servbench/db/redis"     // register
+)
+
+// Exit statuses.
+const (
+	ExitOK          = 0
+	ExitFailure     = 1 // the run failed or could not start
+	ExitUsage       = 2 // bad input: flags, properties, files
+	ExitInterrupted = 130
+)
+
+// Main runs the command line args (without the program name) and returns
+// the exit status. It never panics on bad input.
+func Main(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return MainContext(ctx, args, stdout, stderr)
+}
+
+// MainContext is Main with the caller's context: cancelling it stops a run
+// as Ctrl-C does.
+func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return ExitUsage
+	}
+	var err error
+	code := ExitOK
+	switch args[0] {
+	case "load", "run":
+		code, err = phase(ctx, args[0], args[1:], stdout, stderr)
+	case "bench":
+		code, err = benchCmd(ctx, args[1:], stdout, stderr)
+	case "merge":
+		code, err = merge(args[1:], stdout)
+	case "report":
+		code, err = reportCmd(args[1:], stdout, stderr)
+	case "compare":
+		code, err = compareCmd(args[1:], stdout)
+	case "workloads":
+		listWorkloads(stdout)
+	case "bindings":
+		for _, n := range db.Names() {
+			b, _ := db.Lookup(n)
+			fmt.Fprintf(stdout, "%-10s %s\n", n, b.Summary())
+		}
+	case "version", "--version", "-version":
+		fmt.Fprintf(stdout, "servbench %s (commit %s) %s %s/%s\n", result.Version, result.Commit(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	case "help", "-h", "--help", "-help":
+		if len(args) > 1 && (args[1] == "load" || args[1] == "run") {
+			fmt.Fprint(stdout, phaseUsage)
+		} else if len(args) > 1 && args[1] == "bench" {
+			fmt.Fprint(stdout, benchUsage)
+		} else if len(args) > 1 && args[1] == "merge" {
+			fmt.Fprint(stdout, mergeUsage)
+		} else if len(args) > 1 && args[1] == "report" {
+			fmt.Fprint(stdout, reportUsage)
+		} else if len(args) > 1 && args[1] == "compare" {
+			fmt.Fprint(stdout, compareUsage)
+		} else {
+			fmt.Fprint(stdout, usage)
+		}
+	default:
+		err = badf("unknown command %q (commands: load, run, bench, report, compare, merge, workloads, bindings, version, help)", args[0])
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "servbench: %s\n", oneLine(err))
+		var ue usageError
+		if errors.As(err, &ue) {
+			return ExitUsage
+		}
+		if code == ExitOK {
+			code = ExitFailure
+		}
+	}
+	return code
+}
+
+// oneLine keeps an error message on one line.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+func listWorkloads(w io.Writer) {
+	for _, n := range workloads.Names() {
+		fmt.Fprintf(w, "%-10s  %s\n", n, workloads.Title(n))
+	}
+	fmt.Fprintln(w, "\nUse: servbench run -w a   (the same files are in workloads/, for -P)")
+}
+
+const usage = `servbench measures databases the way YCSB does, with YCSB's workloads,
+and reports throughput and latency you can trust.
+
+Usage:
+  servbench run  [binding] [flags]   run a workload (the transaction phase)
+  servbench load [binding] [flags]   load the data set (the insert phase)
+  servbench bench PLAN.yaml -o DIR   run an experiment plan (sweeps, repetitions, cost)
+  servbench report DIR -o R.html     the plan's tables and charts in one page
+  servbench compare A B              differences with confidence intervals
+  servbench merge R1.json R2.json... -o M.json   combine clients that ran together
+  servbench workloads                list the built-in workloads
+  servbench bindings                 list the database bindings
+  servbench version                  print version information
+  servbench help run                 all flags of load and run
+
+The binding defaults to pebble, an embedded store that needs no server.
+Without pebble.dir, run loads the data set into a temporary store first.
+
+Examples:
+  servbench run -w a                                   workload A on the embedded store
+  servbench load pebble -P workloads/workloada -p recordcount=100000 -p pebble.dir=/tmp/db
+  servbench run pebble -P workloads/workloada -p recordcount=100000 -p pebble.dir=/tmp/db \
+      -threads 8 -target 20000 -s -o result.json
+  servbench run basic -w a -threads 2 -p operationcount=1000000   measure the harness itself
+`
+
+const phaseUsage = `Usage: servbench load|run [binding] [flags]
+
+Flags (YCSB's, and long forms; properties are applied in the order given,
+later ones win):
+  -P, --property-file FILE   read properties from a YCSB workload file (repeatable)
+  -w, --workload NAME        use a built-in workload: a..h, pagination (see 'servbench workloads')
+  -p, --property KEY=VALUE   set a property (repeatable)
+  -threads, --threads N      client threads (threadcount; default 1)
+  -target, --target N        total operations per second; latency is then also
+                             measured from each operation's intended start
+                             (response time, [Intended-*] sections)
+  -s, --status               print a status line every status.interval seconds
+  -l, --label TEXT           label for status lines and results
+  -db NAME                   binding name (same as the positional binding)
+  --duration SECONDS         stop after this long (maxexecutiontime)
+  -o, --json FILE            write the full result as JSON
+  --csv FILE                 write the time series as CSV
+  -h, --help                 this help
+
+Useful properties (YCSB's names): recordcount, operationcount, fieldcount,
+fieldlength, requestdistribution, readproportion ... deleteproportion,
+dataintegrity, insertstart, insertcount, maxexecutiontime, status.interval,
+hdrhistogram.percentiles, exportfile; servbench's: warmuptime,
+warmupoperationcount, timeseries.interval, randomseed, schedule.latethreshold.
+The text report goes to standard output (or exportfile); status lines and
+progress to standard error. Exit status: 0 done, 1 failed, 2 bad input,
+130 interrupted (results so far are still written).
+`

@@ -1,0 +1,456 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/workloads"
+)
+
+// The test binary doubles as the servbench command when asked, so signal
+// tests can run it as a child process.
+func TestMain(m *testing.M) {
+	if os.Getenv("SERVBENCH_TEST_CLI") == "1" {
+		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+func servbench(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = MainContext(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// parseReport reads YCSB's "[SECTION], Metric, value" lines.
+func parseReport(t *testing.T, text string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), ", ", 3)
+		if len(parts) != 3 || !strings.HasPrefix(parts[0], "[") {
+			t.Fatalf("not a report line: %q", sc.Text())
+		}
+		m[parts[0]+", "+parts[1]] = parts[2]
+	}
+	return m
+}
+
+func num(t *testing.T, m map[string]string, key string) float64 {
+	t.Helper()
+	v, ok := m[key]
+	if !ok {
+		t.Fatalf("report has no %q", key)
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		t.Fatalf("%s = %q", key, v)
+	}
+	return f
+}
+
+func TestEveryWorkloadOnPebbleWithIntegrity(t *testing.T) {
+	for _, w := range workloads.Names() {
+		t.Run(w, func(t *testing.T) {
+			code, out, errOut := servbench(t, "run", "pebble", "-w", w, "-threads", "2",
+				"-p", "recordcount=500", "-p", "operationcount=2000", "-p", "dataintegrity=true")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			m := parseReport(t, out)
+			if got := num(t, m, "[OVERALL], Throughput(ops/sec)"); got <= 0 {
+				t.Errorf("throughput %v", got)
+			}
+			var ops float64
+			for _, op := range []string{"READ", "UPDATE", "INSERT", "SCAN", "QUERY"} {
+				if v, ok := m["["+op+"], Return=OK"]; ok {
+					f, _ := strconv.ParseFloat(v, 64)
+					ops += f
+				}
+				for k := range m {
+					if strings.HasPrefix(k, "["+op+"], Return=") && !strings.HasSuffix(k, "=OK") {
+						t.Errorf("failed operations: %s = %s", k, m[k])
+					}
+				}
+			}
+			// A READ-MODIFY-WRITE is one transaction, measured also as its
+			// READ and UPDATE.
+			rmw := 0.0
+			if v, ok := m["[READ-MODIFY-WRITE], Operations"]; ok {
+				rmw, _ = strconv.ParseFloat(v, 64)
+			}
+			if ops != 2000+rmw {
+				t.Errorf("%v successful operations (%v RMW), want 2000 transactions", ops, rmw)
+			}
+			if w == "f" && rmw == 0 {
+				t.Error("workload f did no READ-MODIFY-WRITE")
+			}
+			reads := 0.0
+			if v, ok := m["[READ], Return=OK"]; ok {
+				reads, _ = strconv.ParseFloat(v, 64)
+			}
+			if v, ok := m["[QUERY], Return=OK"]; ok { // each query is verified too
+				q, _ := strconv.ParseFloat(v, 64)
+				reads += q
+			}
+			if reads > 0 && num(t, m, "[VERIFY], Return=OK") != reads {
+				t.Errorf("VERIFY OK %v of %v reads and queries", m["[VERIFY], Return=OK"], reads)
+			}
+			for k := range m {
+				if strings.HasPrefix(k, "[VERIFY], Return=") && k != "[VERIFY], Return=OK" {
+					t.Errorf("data integrity: %s = %s", k, m[k])
+				}
+			}
+		})
+	}
+}
+
+func TestEveryWorkloadOnBasic(t *testing.T) {
+	for _, w := range workloads.Names() {
+		code, out, errOut := servbench(t, "run", "basic", "-w", w, "-threads", "2", "-p", "operationcount=5000")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", w, code, errOut)
+		}
+		m := parseReport(t, out)
+		var ops float64
+		for k, v := range m {
+			if strings.Contains(k, "Return=") {
+				f, _ := strconv.ParseFloat(v, 64)
+				ops += f
+			}
+		}
+		// Workload F counts its READ and UPDATE and the READ-MODIFY-WRITE.
+		if ops < 5000 {
+			t.Errorf("%s: %v operations reported", w, ops)
+		}
+		if strings.Contains(errOut, "loading") {
+			t.Errorf("%s: basic was preloaded: %s", w, errOut)
+		}
+	}
+}
+
+func TestYCSBStyleLoadThenRun(t *testing.T) {
+	dir := t.TempDir()
+	wl := filepath.Join("..", "..", "workloads", "workloada")
+	code, out, errOut := servbench(t, "load", "pebble", "-P", wl, "-p", "recordcount=3000", "-p", "pebble.dir="+dir, "-threads", "2")
+	if code != 0 {
+		t.Fatalf("load: exit %d: %s", code, errOut)
+	}
+	if got := num(t, parseReport(t, out), "[INSERT], Return=OK"); got != 3000 {
+		t.Errorf("loaded %v records", got)
+	}
+	code, out, errOut = servbench(t, "run", "pebble", "-P", wl, "-p", "recordcount=3000", "-p", "pebble.dir="+dir,
+		"-threads", "2", "-target", "2000", "-s", "-p", "status.interval=0.2", "-p", "operationcount=1000",
+		"-p", "dataintegrity=true")
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	if strings.Contains(errOut, "loading") {
+		t.Error("a store given by pebble.dir was preloaded")
+	}
+	m := parseReport(t, out)
+	if _, ok := m["[Intended-READ], 99thPercentileLatency(us)"]; !ok {
+		t.Error("no [Intended-READ] section with -target")
+	}
+	if num(t, m, "[SCHEDULE], Operations") != 1000 {
+		t.Error("schedule lag not reported for every operation")
+	}
+	if !strings.Contains(errOut, " sec: ") || !strings.Contains(errOut, "current ops/sec") {
+		t.Errorf("no YCSB status line on stderr: %q", errOut)
+	}
+	// dataintegrity: the loaded values (written without it) are random,
+	// so verification must find them wrong; that proves VERIFY checks.
+	if num(t, m, "[VERIFY], Return=UNEXPECTED_STATE") == 0 {
+		t.Error("VERIFY accepted random values")
+	}
+}
+
+func TestJSONAndCSVResults(t *testing.T) {
+	dir := t.TempDir()
+	jsonPath, csvPath := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.csv")
+	code, _, errOut := servbench(t, "run", "basic", "-w", "b", "-threads", "2", "-target", "4000",
+		"-p", "operationcount=2000", "-p", "timeseries.interval=0.1", "-o", jsonPath, "--csv", csvPath,
+		"-p", "mongodb.url=mongodb://admin:hunter2@127.0.0.1:27017", "-l", "mylabel")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	raw, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte("hunter2")) {
+		t.Error("the result file contains a password")
+	}
+	var d result.Doc
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Format != result.Format || d.Version != result.FormatVersion || d.Command != "run" || d.Binding != "basic" ||
+		d.Label != "mylabel" || d.Threads != 2 || d.Target != 4000 || d.Stop != result.Completed || d.Seed == 0 {
+		t.Errorf("header: %+v", d)
+	}
+	if d.Environment.GoVersion == "" || d.Environment.Cores == 0 || d.Environment.ServbenchVersion == "" {
+		t.Errorf("environment: %+v", d.Environment)
+	}
+	if d.Properties["recordcount"] != "1000" || d.Properties["mongodb.url"] != "mongodb://admin:REDACTED@127.0.0.1:27017" {
+		t.Errorf("properties: %v", d.Properties)
+	}
+	if d.Operations != 2000 || d.Throughput < 3400 || d.Throughput > 4400 {
+		t.Errorf("operations %d at %.0f ops/s", d.Operations, d.Throughput)
+	}
+	var total int64
+	for _, op := range d.Ops {
+		for status, enc := range op.Histograms {
+			h, err := result.DecodeHistogram(enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.TotalCount() != op.Outcomes[status] {
+				t.Errorf("%s %s: histogram holds %d, outcome count %d", op.Name, status, h.TotalCount(), op.Outcomes[status])
+			}
+			total += h.TotalCount()
+		}
+		if op.Response == nil {
+			t.Errorf("%s: no response time with a target", op.Name)
+		}
+	}
+	if total != 2000 {
+		t.Errorf("histograms hold %d operations", total)
+	}
+	var seriesOps int64
+	for _, p := range d.Series {
+		seriesOps += p.Operations
+	}
+	if len(d.Series) < 3 || seriesOps != 2000 {
+		t.Errorf("%d points holding %d operations", len(d.Series), seriesOps)
+	}
+	csv, _ := os.ReadFile(csvPath)
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	if !strings.HasPrefix(lines[0], "start_s,end_s,operation,count") || len(lines) < 4 {
+		t.Errorf("csv: %q", lines)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	badFile := filepath.Join(dir, "bad")
+	os.WriteFile(badFile, []byte("recordcount=100\nreadproportion=0.5\nupdateproportion=zero\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"frobnicate"}, "unknown command"},
+		{[]string{"run", "nosuchdb", "-w", "a"}, `unknown binding "nosuchdb"`},
+		{[]string{"run", "-w", "z"}, `unknown workload "z"`},
+		{[]string{"run", "-P", filepath.Join(dir, "missing")}, "missing"},
+		{[]string{"run", "-P", badFile}, badFile + ":3: property updateproportion"},
+		{[]string{"run", "-w", "a", "-p", "recordcont=5"}, "did you mean recordcount?"},
+		{[]string{"run", "-w", "a", "-p", "readproportion=0.9"}, "add up to 1.4"},
+		{[]string{"run", "-w", "a", "-threads", "0"}, "threadcount: 0 is less than 1"},
+		{[]string{"run", "-w", "a", "-threads", "many"}, "not a whole number"},
+		{[]string{"run", "-w", "a", "-target", "-5"}, "target"},
+		{[]string{"run", "-w", "a", "-p", "operationcount=-1"}, "operationcount"},
+		{[]string{"run", "-w", "a", "-p", "novalue"}, "want key=value"},
+		{[]string{"run", "-w", "a", "--bogus"}, "flag provided but not defined"},
+		{[]string{"run", "-w", "a", "-p", "measurementtype=rawest"}, "is not one of"},
+		{[]string{"run", "-w", "a", "-p", "measurement.interval=opp"}, "is not one of"},
+		{[]string{"run", "-w", "a", "-p", "measurementtype=timeseries", "-p", "timeseries.granularity=1500", "-p", "timeseries.interval=1"}, "not a multiple"},
+		{[]string{"run", "basic", "extra", "-w", "a"}, "unexpected arguments"},
+		{[]string{"run"}, "no workload"},
+		{[]string{"run", "-w", "a", "-o", filepath.Join(dir, "no", "such", "dir", "r.json")}, "output file"},
+		{[]string{"run", "pebble", "-w", "a", "-p", "pebble.sync=perhaps"}, "pebble.sync"},
+	} {
+		code, _, errOut := servbench(t, c.args...)
+		if code != ExitUsage {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", c.args, code, errOut)
+		}
+		if !strings.HasPrefix(errOut, "servbench: ") || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: stderr %q, want one line containing %q", c.args, errOut, c.want)
+		}
+	}
+}
+
+func TestYCSBFlagsAndCompat(t *testing.T) {
+	// -db with YCSB's class name; a property of another binding is warned
+	// about, not rejected; exportfile receives the report.
+	dir := t.TempDir()
+	export := filepath.Join(dir, "report.txt")
+	code, out, errOut := servbench(t, "run", "-db", "site.ycsb.BasicDB", "-w", "c", "-p", "mongodb.url=mongodb://127.0.0.1",
+		"-p", "exportfile="+export, "-p", "hdrhistogram.percentiles=50,99.9")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if out != "" {
+		t.Errorf("report went to stdout with exportfile set: %q", out)
+	}
+	b, _ := os.ReadFile(export)
+	m := parseReport(t, string(b))
+	num(t, m, "[READ], 99.9PercentileLatency(us)")
+	num(t, m, "[READ], 50thPercentileLatency(us)")
+	if !strings.Contains(errOut, "ignoring properties") || !strings.Contains(errOut, "mongodb.url") {
+		t.Errorf("no warning for another binding's property: %q", errOut)
+	}
+	if strings.Contains(errOut, "mongodb://") && !strings.Contains(errOut, "mongodb.url") {
+		t.Error("printed a connection string")
+	}
+	code, out, _ = servbench(t, "workloads")
+	if code != 0 || strings.Count(out, "\n") < 9 || !strings.Contains(out, "update heavy") || !strings.Contains(out, "pagination  filter with OFFSET") {
+		t.Errorf("workloads: %q", out)
+	}
+	code, out, _ = servbench(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "servbench ") {
+		t.Errorf("version: %q", out)
+	}
+	code, out, _ = servbench(t, "run", "--help")
+	if code != 0 || !strings.Contains(out, "-threads") {
+		t.Errorf("help: %q", out)
+	}
+}
+
+// TestInterruptWritesResults sends SIGINT to a real servbench process in
+// the middle of an unlimited run: it must exit 130 and still write the
+// report and the JSON result with what it measured.
+func TestInterruptWritesResults(t *testing.T) {
+	dir := t.TempDir()
+	jsonPath := filepath.Join(dir, "r.json")
+	cmd := exec.Command(os.Args[0], "run", "pebble", "-w", "a", "-threads", "2", "-target", "2000",
+		"-p", "operationcount=0", "-o", jsonPath)
+	cmd.Env = append(os.Environ(), "SERVBENCH_TEST_CLI=1")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("servbench did not stop on SIGINT")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
+		t.Errorf("exit %d, want %d; stderr %s", code, ExitInterrupted, errb.String())
+	}
+	m := parseReport(t, out.String())
+	if m["[OVERALL], Stopped"] != "interrupted" || num(t, m, "[READ], Operations") == 0 {
+		t.Errorf("report: %v", m)
+	}
+	var d result.Doc
+	raw, _ := os.ReadFile(jsonPath)
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatalf("JSON: %v", err)
+	}
+	if d.Stop != result.Interrupted || d.Operations == 0 {
+		t.Errorf("JSON stop %q with %d operations", d.Stop, d.Operations)
+	}
+	if strings.Contains(errb.String(), "panic") {
+		t.Error(errb.String())
+	}
+}
+
+func TestFailedStartLeavesNoFiles(t *testing.T) {
+	dir := t.TempDir()
+	notADir := filepath.Join(dir, "file")
+	os.WriteFile(notADir, []byte("x"), 0o644)
+	jsonPath := filepath.Join(dir, "r.json")
+	code, _, errOut := servbench(t, "run", "pebble", "-w", "a", "-p", "pebble.dir="+notADir, "-o", jsonPath)
+	if code != ExitFailure || !strings.HasPrefix(errOut, "servbench: pebble: ") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	if _, err := os.Stat(jsonPath); !os.IsNotExist(err) {
+		t.Errorf("an empty result file was left behind: %v", err)
+	}
+}
+
+// TestEveryBindingIsInTheCommand: each binding folder under db/ must be
+// linked into the command; binding tests alone would not notice a missing
+// import, since their own test binary links the binding.
+func TestEveryBindingIsInTheCommand(t *testing.T) {
+	entries, err := os.ReadDir(filepath.Join("..", "..", "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := servbench(t, "bindings")
+	if code != 0 {
+		t.Fatalf("bindings: exit %d", code)
+	}
+	n := 0
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == "dbtest" {
+			continue
+		}
+		n++
+		if !strings.Contains(out, e.Name()+" ") {
+			t.Errorf("binding %s is not registered in the command", e.Name())
+		}
+	}
+	if n < 9 {
+		t.Errorf("found only %d binding folders", n)
+	}
+}
+
+// TestVerifyOutcomesOnPebble: data loaded with random values fails every
+// check (UNEXPECTED_STATE), data loaded with integrity values passes; both
+// are counted under [VERIFY], as YCSB counts them.
+func TestVerifyOutcomesOnPebble(t *testing.T) {
+	for _, c := range []struct {
+		loadIntegrity string
+		outcome       string
+	}{{"false", "UNEXPECTED_STATE"}, {"true", "OK"}} {
+		dir := filepath.Join(t.TempDir(), "db")
+		common := []string{"pebble", "-w", "c", "-p", "recordcount=50", "-p", "pebble.dir=" + dir}
+		if code, _, errOut := servbench(t, append([]string{"load"}, append(common, "-p", "dataintegrity="+c.loadIntegrity)...)...); code != ExitOK {
+			t.Fatalf("load: %s", errOut)
+		}
+		code, out, errOut := servbench(t, append([]string{"run"}, append(common, "-p", "dataintegrity=true", "-p", "operationcount=200")...)...)
+		if code != ExitOK {
+			t.Fatalf("run: %s", errOut)
+		}
+		m := parseReport(t, out)
+		if m["[VERIFY], Operations"] != "200" || m["[VERIFY], Return="+c.outcome] != "200" {
+			t.Errorf("load dataintegrity=%s: VERIFY operations %q, Return=%s %q; want 200 and 200",
+				c.loadIntegrity, m["[VERIFY], Operations"], c.outcome, m["[VERIFY], Return="+c.outcome])
+		}
+		if strings.Contains(out, "VERIFY-FAILED") {
+			t.Errorf("a [VERIFY-FAILED] section:\n%s", out)
+		}
+	}
+}
+
+// TestTimeLimitCountsNoFailures: every operation takes 20 ms, and the time
+// limit falls while each thread has one in flight: those finish and count,
+// so nothing fails and nothing is abandoned.
+func TestTimeLimitCountsNoFailures(t *testing.T) {
+	json := filepath.Join(t.TempDir(), "r.json")
+	code, out, errOut := servbench(t, "run", "basic", "-w", "a", "-threads", "4", "--duration", "0.3",
+		"-p", "operationcount=0", "-p", "basicdb.simulatedelay=20", "-p", "basicdb.randomizedelay=false", "-o", json)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(out, "FAILED") || strings.Contains(out, "CANCELED") || strings.Contains(out, "Abandoned") {
+		t.Errorf("failures where the store failed nothing:\n%s", out)
+	}
+	d, err := result.ReadFile(json)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Operations == 0 || d.OKOperations != d.Operations || d.Abandoned != 0 {
+		t.Errorf("operations %d, ok %d, abandoned %d", d.Operations, d.OKOperations, d.Abandoned)
+	}
+}

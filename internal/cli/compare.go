@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/servbench/servbench/report"
+)
+
+const compareUsage = `usage: servbench compare A B
+
+Compares two sets of results cell by cell (same workload, record count,
+threads and rate): throughput and each operation's mean and p99 latency,
+as mean ± 95% confidence interval over the repetitions, and the difference
+B − A with its own interval (Welch). A difference whose interval holds 0
+is within noise.
+
+A and B are each:
+  DIR            a plan's results (servbench bench PLAN -o DIR)
+  DIR:LABEL      one target of them (to compare two targets of one plan)
+  R1.json,R2.json,...   result files of servbench run -o; files of the same
+                 label, workload, records, threads and rate are repetitions
+`
+
+func compareCmd(args []string, stdout io.Writer) (int, error) {
+	fs := flag.NewFlagSet("servbench compare", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	pos, err := flagsAnywhere(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, compareUsage)
+		return ExitOK, nil
+	}
+	if err != nil {
+		return ExitUsage, badf("compare: %v", err)
+	}
+	if len(pos) != 2 {
+		return ExitUsage, badf("compare: give two sets of results (usage: servbench compare A B)")
+	}
+	a, err := loadSide(pos[0])
+	if err != nil {
+		return ExitUsage, badf("compare: %v", err)
+	}
+	b, err := loadSide(pos[1])
+	if err != nil {
+		return ExitUsage, badf("compare: %v", err)
+	}
+	diffs, err := report.Compare(a, b)
+	if err != nil {
+		return ExitUsage, badf("compare: %v", err)
+	}
+	fmt.Fprintf(stdout, "A: %s\nB: %s\n\n", pos[0], pos[1])
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', tabwriter.AlignRight)
+	cell := ""
+	for _, d := range diffs {
+		if d.Cell != cell {
+			if cell != "" {
+				fmt.Fprintln(tw)
+			}
+			cell = d.Cell
+			tw.Flush()
+			fmt.Fprintf(stdout, "%s\n", cell)
+			fmt.Fprintf(tw, "metric\tA (n)\tB (n)\tB − A\tchange\tverdict\t\n")
+		}
+		change := fmt.Sprintf("%+.1f%%", 100*d.Relative)
+		delta := fmtNum(d.Delta)
+		if d.Certain {
+			delta += " ± " + fmtNum(d.CI)
+			if d.A.Mean != 0 {
+				change += fmt.Sprintf(" ± %.1f%%", 100*d.CI/d.A.Mean)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s (%d)\t%s (%d)\t%s\t%s\t%s\t\n", d.Metric, stat(d.A), d.A.N, stat(d.B), d.B.N, delta, change, d.Verdict)
+	}
+	tw.Flush()
+	return ExitOK, nil
+}
+
+func fmtNum(v float64) string {
+	if math.Abs(v) >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+func stat(s report.Stat) string {
+	if s.N < 2 {
+		return fmtNum(s.Mean)
+	}
+	return fmtNum(s.Mean) + " ± " + fmtNum(s.CI)
+}
+
+// loadSide reads DIR, DIR:LABEL or a comma-separated list of result files.
+func loadSide(spec string) (*report.Set, error) {
+	if strings.Contains(spec, ",") || strings.HasSuffix(spec, ".json") {
+		return report.LoadFiles(strings.Split(spec, ","))
+	}
+	dir, label := spec, ""
+	if _, err := os.Stat(spec); err != nil {
+		if i := strings.LastIndexByte(spec, ':'); i > 0 {
+			dir, label = spec[:i], spec[i+1:]
+		}
+	}
+	set, err := report.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	if label != "" {
+		if set = set.Only(label); set == nil {
+			return nil, fmt.Errorf("%s has no target %q", dir, label)
+		}
+	}
+	if len(set.Groups) == 0 {
+		return nil, fmt.Errorf("%s has no finished run", spec)
+	}
+	return set, nil
+}

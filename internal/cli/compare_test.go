@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/internal/output"
+	"github.com/servbench/servbench/measure"
+	"github.com/servbench/servbench/plan"
+	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/runner"
+)
+
+// writeResults writes a plan directory as servbench bench leaves it, with
+// the results made here rather than measured: for each target, 3
+// repetitions of 150 reads of about msPerOp each (a few µs apart by
+// repetition), one after the other on one thread.
+func writeResults(t *testing.T, dir string, msPerOp map[string]float64) {
+	t.Helper()
+	ix := plan.Index{Format: plan.IndexFormat, Version: 1, Plan: "cmp"}
+	for _, label := range slices.Sorted(maps.Keys(msPerOp)) {
+		for rep := 1; rep <= 3; rep++ {
+			rec := measure.NewRecorder()
+			var total int64
+			for i := range 150 {
+				ns := int64(msPerOp[label]*1e6) + int64(rep*37+i%7)*1000
+				rec.Record(measure.Read, db.OK, ns, -1)
+				rec.RecordTxn(db.OK)
+				total += ns
+			}
+			set := &measure.Set{}
+			rec.DrainInto(set)
+			res := &runner.Result{Total: set, Runtime: time.Duration(total), Threads: 1, Reason: result.Completed}
+			doc := output.NewDoc(res, nil, output.Meta{Command: "run", Binding: "basic", Workload: "workload c", Label: label},
+				output.Options{Percentiles: []float64{50, 95, 99}})
+			id := fmt.Sprintf("%s/c/r100-t1-qmax-%d", label, rep)
+			path := filepath.Join("runs", id+".json")
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Create(filepath.Join(dir, path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := result.WriteJSON(f, doc); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			ix.Cells = append(ix.Cells, plan.IndexCell{ID: id, Target: label, Binding: "basic", System: "basic", Workload: "c",
+				Records: 100, Threads: 1, Repetition: rep, Result: path, Status: "done", Throughput: doc.Throughput})
+		}
+	}
+	if err := plan.WriteIndex(dir, &ix); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// 3 ms against 1 ms per operation is found with certainty; a set against
+// itself is within noise; single runs say they cannot tell; bad inputs
+// are one line. The results are made, not measured, so the verdicts do
+// not depend on how busy the machine is.
+func TestCompare(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	writeResults(t, dir, map[string]float64{"fast": 1, "slow": 3})
+	code, out, e := servbench(t, "compare", dir+":fast", dir+":slow")
+	if code != ExitOK {
+		t.Fatalf("compare: %d %s", code, e)
+	}
+	line := func(metric string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), metric) {
+				return l
+			}
+		}
+		t.Fatalf("no %s line in\n%s", metric, out)
+		return ""
+	}
+	if l := line("throughput ops/s"); !strings.HasSuffix(strings.TrimSpace(l), "B lower") || !strings.Contains(l, "(3)") {
+		t.Errorf("throughput: %s", l)
+	}
+	if l := line("READ avg µs"); !strings.HasSuffix(strings.TrimSpace(l), "B higher") {
+		t.Errorf("latency: %s", l)
+	}
+	if !strings.Contains(out, "fast vs slow: c, 100 records, 1 threads") {
+		t.Errorf("cell heading missing:\n%s", out)
+	}
+
+	_, out, _ = servbench(t, "compare", dir+":fast", dir+":fast")
+	if strings.Count(out, "within noise") != 3 {
+		t.Errorf("a set against itself:\n%s", out)
+	}
+
+	a, b := filepath.Join(dir, "runs/fast/c/r100-t1-qmax-1.json"), filepath.Join(dir, "runs/slow/c/r100-t1-qmax-1.json")
+	_, out, _ = servbench(t, "compare", a, b)
+	if !strings.Contains(out, "no repetitions") || !strings.Contains(out, "B − A") {
+		t.Errorf("single files:\n%s", out)
+	}
+
+	for _, args := range [][]string{
+		{"compare", dir + ":nosuch", dir},
+		{"compare", dir},
+		{"compare", t.TempDir(), dir},
+		{"compare", a + "," + filepath.Join(dir, "index.json"), b},
+	} {
+		code, _, e := servbench(t, args...)
+		if code != ExitUsage || strings.Count(e, "\n") != 1 || strings.Contains(e, "goroutine") {
+			t.Errorf("%v: exit %d: %q", args[1:], code, e)
+		}
+	}
+}

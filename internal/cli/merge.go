@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/servbench/servbench/result"
+)
+
+const mergeUsage = `usage: servbench merge RESULT.json RESULT.json... -o MERGED.json
+
+Combines the results of clients that ran at the same time (one per load
+machine) into one: histograms added exactly, latencies recomputed from them,
+throughput summed over the window all clients were running.
+`
+
+func merge(args []string, stdout io.Writer) (int, error) {
+	fs := flag.NewFlagSet("servbench merge", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("o", "", "")
+	files, err := flagsAnywhere(fs, args)
+	if err == flag.ErrHelp {
+		fmt.Fprint(stdout, mergeUsage)
+		return ExitOK, nil
+	}
+	if err != nil {
+		return ExitUsage, badf("merge: %v", err)
+	}
+	if *out == "" {
+		return ExitUsage, badf("merge: no output file (-o MERGED.json)")
+	}
+	var docs []*result.Doc
+	for _, f := range files {
+		d, err := result.ReadFile(f)
+		if err != nil {
+			return ExitUsage, badf("merge: %v", err)
+		}
+		docs = append(docs, d)
+	}
+	m, err := result.Merge(docs)
+	if err != nil {
+		return ExitUsage, usageError{err}
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return ExitUsage, badf("merge: %v", err)
+	}
+	if err := result.WriteJSON(f, m); err != nil {
+		f.Close()
+		return ExitFailure, fmt.Errorf("merge: write %s: %w", *out, err)
+	}
+	if err := f.Close(); err != nil {
+		return ExitFailure, fmt.Errorf("merge: write %s: %w", *out, err)
+	}
+	fmt.Fprintf(stdout, "merged %d clients: common window %.1f s, %.0f ops/s, %d operations (%d ok)\n",
+		m.Clients, m.RuntimeMs/1000, m.Throughput, m.Operations, m.OKOperations)
+	for _, o := range m.Ops {
+		if o.Latency != nil {
+			fmt.Fprintf(stdout, "  %-18s %10d  avg %.0f us  p99 %.0f us\n", o.Name, o.Count, o.Latency.MeanUs, o.Latency.Percentiles["99"])
+		}
+	}
+	return ExitOK, nil
+}

@@ -1,0 +1,232 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/internal/output"
+	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/runner"
+	"golang.org/x/term"
+)
+
+// phase runs "load" or "run": parse and check everything, run the phase
+// through the engine, and write every requested output, also when the run
+// was interrupted.
+func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) (int, error) {
+	pa, err := parsePhase(cmd, args, stderr)
+	if err != nil {
+		return ExitUsage, err
+	}
+	if pa.help {
+		fmt.Fprint(stdout, phaseUsage)
+		return ExitOK, nil
+	}
+	spec := engine.Spec{Binding: pa.binding, Properties: pa.props, Log: stderr}
+	if cmd == "load" {
+		spec.Phase = engine.LoadPhase
+	}
+	setup, err := engine.Check(spec)
+	if err != nil {
+		return ExitUsage, usageError{err}
+	}
+	out, err := outputOptions(setup.Props)
+	if err != nil {
+		return ExitUsage, usageError{err}
+	}
+	for _, w := range setup.Warnings {
+		fmt.Fprintf(stderr, "servbench: %s\n", w)
+	}
+	ropts := &setup.Output
+	// Create output files before the run, so a bad path fails now and not
+	// after an hour of measuring.
+	files, err := openOutputs(pa, out)
+	if err != nil {
+		return ExitUsage, usageError{err}
+	}
+	written := false
+	defer func() {
+		if !written { // failed before measuring: leave no empty files
+			files.remove()
+		}
+	}()
+
+	status := &output.Status{W: stderr, Every: out.statusEvery, Label: out.label, Lines: out.status, Bar: isTerminal(stderr)}
+	if ropts.TimeSeries != nil {
+		status.Also = stdout // YCSB's timeseries type prints status lines on standard output too
+	}
+	obs := []runner.Observer{status, ropts.TimeSeries}
+	var hlogs []*output.Hlog
+	if out.hdrFiles {
+		hlogs = append(hlogs, &output.Hlog{Prefix: out.hdrPath, Ext: ".hdr", Options: ropts})
+	}
+	if pa.hlog != "" {
+		hlogs = append(hlogs, &output.Hlog{Prefix: pa.hlog, Ext: ".hlog", Options: ropts})
+	}
+	for _, h := range hlogs {
+		obs = append(obs, h)
+	}
+	res, err := setup.Run(ctx, obs...)
+	if err != nil {
+		var se *engine.SpecError
+		switch {
+		case errors.As(err, &se):
+			return ExitUsage, usageError{err}
+		case errors.Is(err, engine.ErrInterruptedBeforeMeasuring):
+			fmt.Fprintf(stderr, "servbench: %v\n", err)
+			return ExitInterrupted, nil
+		}
+		return ExitFailure, err
+	}
+	var hlogErr error
+	for _, h := range hlogs {
+		if err := h.Close(); err != nil && hlogErr == nil {
+			hlogErr = err
+		}
+	}
+	written = true
+	if files.raw != nil {
+		ropts.RawOut = files.raw
+	}
+	if err := res.WriteText(files.text(stdout)); err != nil {
+		return ExitFailure, fmt.Errorf("report: %w", err)
+	}
+	for _, l := range res.Summary() {
+		fmt.Fprintf(stderr, "servbench: %s\n", l)
+	}
+	if files.json != nil || files.csv != nil {
+		doc := res.Doc()
+		if files.json != nil {
+			if err := result.WriteJSON(files.json, doc); err != nil {
+				return ExitFailure, fmt.Errorf("write %s: %w", pa.json, err)
+			}
+		}
+		if files.csv != nil {
+			if err := result.WriteCSV(files.csv, doc); err != nil {
+				return ExitFailure, fmt.Errorf("write %s: %w", pa.csv, err)
+			}
+		}
+	}
+	if err := files.close(); err != nil {
+		return ExitFailure, err
+	}
+	if hlogErr != nil {
+		return ExitFailure, hlogErr
+	}
+	switch res.Reason {
+	case result.Interrupted:
+		fmt.Fprintln(stderr, "servbench: interrupted; the results so far were written")
+		return ExitInterrupted, nil
+	case result.Failed, result.LoadFailures:
+		return ExitFailure, res.Err
+	}
+	if res.CloseErr != nil {
+		return ExitFailure, fmt.Errorf("%s: close: %w", pa.binding, res.CloseErr)
+	}
+	return ExitOK, nil
+}
+
+type outputs struct {
+	rawFile     string // measurement.raw.output_file
+	hdrFiles    bool   // hdrhistogram.fileoutput
+	hdrPath     string // hdrhistogram.output.path
+	status      bool
+	statusEvery time.Duration
+	label       string
+	exportFile  string
+}
+
+// outputOptions reads the properties of the command line's outputs.
+func outputOptions(p *props.Props) (outputs, error) {
+	var out outputs
+	var err error
+	out.rawFile = p.String("measurement.raw.output_file", "")
+	if out.hdrFiles, err = p.Bool("hdrhistogram.fileoutput", false); err != nil {
+		return out, err
+	}
+	out.hdrPath = p.String("hdrhistogram.output.path", "")
+	if out.status, err = p.Bool("status", false); err != nil {
+		return out, err
+	}
+	every, err := p.FloatRange("status.interval", 10, 0.001, 365*86400)
+	if err != nil {
+		return out, err
+	}
+	out.statusEvery = time.Duration(every * float64(time.Second))
+	out.label = p.String("label", "")
+	out.exportFile = p.String("exportfile", "")
+	return out, nil
+}
+
+type outFiles struct {
+	export, json, csv *os.File
+	raw               *os.File // measurement.raw.output_file, appended to as YCSB does
+}
+
+func openOutputs(pa *phaseArgs, out outputs) (*outFiles, error) {
+	f := &outFiles{}
+	for _, x := range []struct {
+		path string
+		dst  **os.File
+	}{{out.exportFile, &f.export}, {pa.json, &f.json}, {pa.csv, &f.csv}} {
+		if x.path == "" {
+			continue
+		}
+		fh, err := os.Create(x.path)
+		if err != nil {
+			f.close()
+			return nil, fmt.Errorf("output file: %w", err)
+		}
+		*x.dst = fh
+	}
+	if out.rawFile != "" {
+		fh, err := os.OpenFile(out.rawFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			f.close()
+			return nil, fmt.Errorf("output file: %w", err)
+		}
+		f.raw = fh
+	}
+	return f, nil
+}
+
+func (f *outFiles) text(stdout io.Writer) io.Writer {
+	if f.export != nil {
+		return f.export
+	}
+	return stdout
+}
+
+// remove closes and deletes the output files.
+func (f *outFiles) remove() {
+	for _, fh := range []*os.File{f.export, f.json, f.csv} {
+		if fh != nil {
+			os.Remove(fh.Name())
+		}
+	}
+	f.close()
+}
+
+func (f *outFiles) close() error {
+	var first error
+	for _, fh := range []**os.File{&f.export, &f.json, &f.csv, &f.raw} {
+		if *fh != nil {
+			if err := (*fh).Close(); err != nil && first == nil {
+				first = fmt.Errorf("close %s: %w", (*fh).Name(), err)
+			}
+			*fh = nil
+		}
+	}
+	return first
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

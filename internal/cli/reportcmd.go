@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/servbench/servbench/report"
+)
+
+const reportUsage = `usage: servbench report DIR -o REPORT.html [--export FILES]
+
+Turns the results of a plan (servbench bench PLAN -o DIR) into one
+self-contained HTML page: a summary of every cell with 95% confidence
+intervals; throughput and latency by cluster size with failures by cause;
+cost per billion operations; throughput and latency curves by client
+threads or rate with the SLO search; runtimes by record count and thread
+count with scale-up ratios; each run's latency percentile spectrum and time
+series; the environment and every parameter. The page loads nothing from
+anywhere else.
+
+  -o FILE        the HTML page (required)
+  --export DIR   also write every chart as SVG and every table as CSV and
+                 Markdown into DIR
+`
+
+// flagsAnywhere parses flags that may come before, between or after the
+// positional arguments, and returns the positional ones.
+func flagsAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) > 0 {
+			pos, args = append(pos, args[0]), args[1:]
+		}
+	}
+	return pos, nil
+}
+
+func reportCmd(args []string, stdout, stderr io.Writer) (int, error) {
+	fs := flag.NewFlagSet("servbench report", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("o", "", "")
+	export := fs.String("export", "", "")
+	pos, err := flagsAnywhere(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, reportUsage)
+		return ExitOK, nil
+	}
+	if err != nil {
+		return ExitUsage, badf("report: %v", err)
+	}
+	if len(pos) != 1 {
+		return ExitUsage, badf("report: give one plan directory (usage: servbench report DIR -o REPORT.html)")
+	}
+	if *out == "" {
+		return ExitUsage, badf("report: no output file (-o REPORT.html)")
+	}
+	set, err := report.Load(pos[0])
+	if err != nil {
+		return ExitUsage, badf("report: %v", err)
+	}
+	if len(set.Runs) == 0 {
+		return ExitUsage, badf("report: %s has no finished run", pos[0])
+	}
+	secs := set.Sections()
+	var page bytes.Buffer
+	if err := set.HTML(&page, secs); err != nil {
+		return ExitFailure, fmt.Errorf("report: %w", err)
+	}
+	if err := os.WriteFile(*out, page.Bytes(), 0o644); err != nil {
+		return ExitFailure, fmt.Errorf("report: %w", err)
+	}
+	figs, tables := 0, 0
+	for _, s := range secs {
+		figs += len(s.Figures)
+		for _, r := range s.Runs {
+			figs += len(r.Figures)
+		}
+		tables += len(s.Tables)
+	}
+	fmt.Fprintf(stderr, "servbench: report %s: %d runs in %d cells, %d charts, %d tables (%d KB)\n", *out, len(set.Runs), len(set.Groups), figs, tables, page.Len()/1024)
+	if *export != "" {
+		n, err := report.Export(*export, secs)
+		if err != nil {
+			return ExitFailure, fmt.Errorf("report: export: %w", err)
+		}
+		fmt.Fprintf(stderr, "servbench: exported %d files (SVG charts, CSV and Markdown tables) to %s\n", n, *export)
+	}
+	return ExitOK, nil
+}

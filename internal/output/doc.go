@@ -1,0 +1,159 @@
+package output
+
+import (
+	"time"
+
+	"github.com/servbench/servbench/result"
+
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/measure"
+	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/runner"
+)
+
+// Meta is what the caller knows about a run beyond the runner's Result.
+type Meta struct {
+	Command, Binding, Server, Workload, Label, QueryModel string
+	Properties                                            map[string]string
+}
+
+var isOK = func(s db.Status) bool { return s.IsOK() }
+var isFailed = func(s db.Status) bool { return !s.IsOK() }
+var anyStatus = func(db.Status) bool { return true }
+
+// NewDoc builds the JSON document for a run.
+func NewDoc(res *runner.Result, series []result.Point, m Meta, o Options) *result.Doc {
+	all, ok := res.Total.ClientOps()
+	d := &result.Doc{
+		Format: result.Format, Version: result.FormatVersion, Environment: result.CurrentEnvironment(),
+		Command: m.Command, Binding: m.Binding, Server: m.Server, Workload: m.Workload, Label: m.Label,
+		QueryModel: m.QueryModel, Properties: m.Properties, Threads: res.Threads, Target: res.Config.Target, Seed: res.Config.Seed,
+		Start: res.Start, End: res.End,
+		RuntimeMs: ms(res.Runtime), WarmupMs: ms(res.Warmup),
+		Stop: res.Reason, Stuck: res.StuckThreads, Abandoned: res.Abandoned(),
+		Operations: all, OKOperations: ok,
+		Throughput: throughput(all, res.Runtime), Goodput: throughput(ok, res.Runtime),
+		HistogramUnit: "ns",
+	}
+	if res.Err != nil {
+		d.Error = res.Err.Error()
+	}
+	pcts := result.DefaultPercentiles
+	t := res.Total
+	d.Cleanup = result.Summarize(t.Merged(measure.Cleanup, false, anyStatus), pcts)
+	for op := measure.Op(0); op < measure.NumOps; op++ {
+		if t.OpCount(op) == 0 || !op.IsWorkload() {
+			continue
+		}
+		r := result.OpResult{
+			Name: op.String(), Count: t.OpCount(op), Outcomes: map[string]int64{},
+			Latency:        result.Summarize(t.Merged(op, false, isOK), pcts),
+			LatencyFailed:  result.Summarize(t.Merged(op, false, isFailed), pcts),
+			Response:       result.Summarize(t.Merged(op, true, isOK), pcts),
+			ResponseFailed: result.Summarize(t.Merged(op, true, isFailed), pcts),
+			Histograms:     map[string]string{},
+		}
+		for s := db.Status(0); s < db.NumStatus; s++ {
+			if n := t.Count(op, s); n > 0 {
+				r.Outcomes[s.String()] = n
+				r.Histograms[s.String()] = result.Encode(t.Service[op][s])
+				if e := t.Errors[op][s]; e != "" {
+					if r.Errors == nil {
+						r.Errors = map[string]string{}
+					}
+					r.Errors[s.String()] = props.RedactText(e)
+				}
+				if e := result.Encode(t.Response[op][s]); e != "" {
+					if r.ResponseHistograms == nil {
+						r.ResponseHistograms = map[string]string{}
+					}
+					r.ResponseHistograms[s.String()] = e
+				}
+			}
+		}
+		d.Ops = append(d.Ops, r)
+	}
+	if t.Lag != nil && t.Lag.TotalCount() > 0 {
+		d.Schedule = &result.Schedule{
+			Lag:           result.Summarize(t.Lag, pcts),
+			LateThreshold: float64(o.LateThreshold.Microseconds()),
+			Late:          countAbove(t.Lag, int64(o.LateThreshold)),
+			Histogram:     result.Encode(t.Lag),
+		}
+	}
+	d.Series = series
+	return d
+}
+
+// Series keeps the time series of a run as compact points; it is a
+// runner.Observer. The run's last interval usually ends between two ticks:
+// one shorter than half an interval is merged into the one before it, a
+// longer one is kept and marked partial, so no rate or percentile is drawn
+// from a sliver.
+type Series struct {
+	Points []result.Point
+
+	prev      measure.Set // the last point's interval, for merging a sliver
+	prevStart time.Duration
+}
+
+// Interval implements runner.Observer: it keeps intervals that end after
+// warmup.
+func (s *Series) Interval(p runner.Progress) {
+	if p.Warmup || p.End <= p.Start {
+		return
+	}
+	n := len(s.Points)
+	if p.Final && n > 0 {
+		full := s.Points[n-1].EndS - s.Points[n-1].StartS
+		if sliver := (p.End - p.Start).Seconds(); sliver < full/2 {
+			s.prev.Merge(p.Interval)
+			s.Points[n-1] = newPoint(s.prevStart, p.End, &s.prev)
+			return
+		} else if sliver < full*0.99 {
+			pt := newPoint(p.Start, p.End, p.Interval)
+			pt.Partial = true
+			s.Points = append(s.Points, pt)
+			return
+		}
+	}
+	s.Points = append(s.Points, newPoint(p.Start, p.End, p.Interval))
+	s.prev.Reset()
+	s.prev.Merge(p.Interval)
+	s.prevStart = p.Start
+}
+
+func newPoint(start, end time.Duration, set *measure.Set) result.Point {
+	all, _ := set.ClientOps()
+	pt := result.Point{
+		StartS: start.Seconds(), EndS: end.Seconds(), Operations: all,
+		Throughput: throughput(all, end-start), Ops: map[string]result.PointOp{},
+	}
+	for op := measure.Op(0); op < measure.NumOps; op++ {
+		n := set.OpCount(op)
+		if n == 0 || !op.IsWorkload() {
+			continue
+		}
+		h := set.Merged(op, false, anyStatus)
+		po := result.PointOp{
+			Count: n, MeanUs: h.Mean() / 1000, P50Us: us(h.ValueAtPercentile(50)),
+			P99Us: us(h.ValueAtPercentile(99)), P999Us: us(h.ValueAtPercentile(99.9)),
+			MaxUs: us(h.Max()), Histogram: result.Encode(h),
+		}
+		if r := set.Merged(op, true, anyStatus); r != nil {
+			po.RespP99Us = us(r.ValueAtPercentile(99))
+		}
+		for s := db.Status(0); s < db.NumStatus; s++ {
+			if c := set.Count(op, s); c > 0 && !s.IsOK() {
+				if po.Failed == nil {
+					po.Failed = map[string]int64{}
+				}
+				po.Failed[s.String()] = c
+			}
+		}
+		pt.Ops[op.String()] = po
+	}
+	return pt
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,104 @@
+package output
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/servbench/servbench/runner"
+)
+
+// Hlog writes every interval's histograms in HdrHistogram's interval log
+// format, one file per report section (<Prefix><NAME><Ext>: READ,
+// READ-FAILED, Intended-READ, ...), so HdrHistogram's own tools
+// (HistogramLogProcessor, HistogramLogAnalyzer, hdrhistogram-go's
+// HistogramLogReader) can read a run. It is YCSB's
+// hdrhistogram.fileoutput, with values in nanoseconds. It is a
+// runner.Observer; Close reports the first write error.
+type Hlog struct {
+	Prefix, Ext string
+	Options     *Options
+
+	files map[string]*hlogFile
+	err   error
+}
+
+type hlogFile struct {
+	f  *os.File
+	bw *bufio.Writer
+	lw *hdr.HistogramLogWriter
+}
+
+// Interval implements runner.Observer: it appends the interval's
+// histograms, timed from the start of measurement.
+func (h *Hlog) Interval(p runner.Progress) {
+	if p.Warmup || h.err != nil {
+		return
+	}
+	ms := p.Interval
+	for _, m := range h.Options.measurements(ms) {
+		hist := m.histogram(ms)
+		if hist.TotalCount() == 0 {
+			continue
+		}
+		lf, err := h.file(m.name, p)
+		if err != nil {
+			h.err = err
+			return
+		}
+		base := lf.lw.BaseTime()
+		hist.SetStartTimeMs(base + p.Start.Milliseconds())
+		hist.SetEndTimeMs(base + p.End.Milliseconds())
+		if err := lf.lw.OutputIntervalHistogram(hist); err != nil {
+			h.err = fmt.Errorf("hdr log %s: %w", lf.f.Name(), err)
+			return
+		}
+	}
+}
+
+func (h *Hlog) file(name string, p runner.Progress) (*hlogFile, error) {
+	if lf, ok := h.files[name]; ok {
+		return lf, nil
+	}
+	if h.files == nil {
+		h.files = map[string]*hlogFile{}
+	}
+	path := h.Prefix + name + h.Ext
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("hdr log: %w", err)
+	}
+	bw := bufio.NewWriter(f)
+	lw := hdr.NewHistogramLogWriter(bw)
+	// Interval timestamps are relative to the start of measurement,
+	// whose wall-clock time is the log's StartTime and BaseTime.
+	startMs := p.Now.Add(-p.End).UnixMilli()
+	lw.SetBaseTime(startMs)
+	for _, err := range []error{
+		lw.OutputLogFormatVersion(), lw.OutputComment("servbench " + name + ": latency in nanoseconds"),
+		lw.OutputStartTime(startMs), lw.OutputBaseTime(startMs), lw.OutputLegend(),
+	} {
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("hdr log %s: %w", path, err)
+		}
+	}
+	lf := &hlogFile{f: f, bw: bw, lw: lw}
+	h.files[name] = lf
+	return lf, nil
+}
+
+// Close flushes and closes every file, returning the first error met.
+func (h *Hlog) Close() error {
+	for _, lf := range h.files {
+		if err := lf.bw.Flush(); err != nil && h.err == nil {
+			h.err = fmt.Errorf("hdr log %s: %w", lf.f.Name(), err)
+		}
+		if err := lf.f.Close(); err != nil && h.err == nil {
+			h.err = fmt.Errorf("hdr log %s: %w", lf.f.Name(), err)
+		}
+	}
+	h.files = nil
+	return h.err
+}

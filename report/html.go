@@ -1,0 +1,118 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// style is the page's whole styling: the page loads nothing else.
+const style = `body{font-family:sans-serif;margin:24px auto;max-width:1180px;color:#222;line-height:1.4}
+h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;padding-bottom:4px;margin-top:36px}
+nav a{margin-right:14px}table{border-collapse:collapse;margin:12px 0;font-size:12px}
+th,td{border:1px solid #ddd;padding:3px 7px;text-align:right;vertical-align:top}th{background:#f4f4f4}
+td:first-child,th:first-child{text-align:left}caption{text-align:left;font-weight:bold;padding:4px 0}
+.figs{display:flex;flex-wrap:wrap;gap:10px}.figs svg{border:1px solid #eee;width:580px;max-width:100%;height:auto}figure{margin:0}
+pre{background:#f7f7f7;padding:10px;overflow:auto;font-size:12px}details{margin:6px 0}summary{cursor:pointer}
+.note{color:#555;font-size:12px}`
+
+// HTML writes the report as one self-contained page: inline styles and
+// SVG, no script, font or external resource of any kind.
+func (s *Set) HTML(w io.Writer, secs []Section) error {
+	var b strings.Builder
+	e := html.EscapeString
+	title := "servbench report: " + s.Name
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title><style>%s</style></head><body>\n", e(title), style)
+	fmt.Fprintf(&b, "<h1>%s</h1>\n<p class=\"note\">%d runs from %s, page written %s.</p>\n<nav>", e(title), len(s.Runs), e(s.Dir), time.Now().UTC().Format(time.RFC3339))
+	for _, sec := range secs {
+		fmt.Fprintf(&b, `<a href="#%s">%s</a>`, sec.ID, e(sec.Title))
+	}
+	b.WriteString("</nav>\n")
+	for _, sec := range secs {
+		fmt.Fprintf(&b, "<section id=\"%s\"><h2>%s</h2>\n", sec.ID, e(sec.Title))
+		if sec.Intro != "" {
+			fmt.Fprintf(&b, "<p>%s</p>\n", e(sec.Intro))
+		}
+		if len(sec.Figures) > 0 {
+			b.WriteString(`<div class="figs">`)
+			for _, f := range sec.Figures {
+				fmt.Fprintf(&b, "<figure id=\"fig-%s\">%s</figure>", f.Name, f.SVG)
+			}
+			b.WriteString("</div>\n")
+		}
+		for _, t := range sec.Tables {
+			writeTable(&b, t)
+		}
+		for _, r := range sec.Runs {
+			fmt.Fprintf(&b, "<details><summary>%s</summary><div class=\"figs\">", e(r.Summary))
+			for _, f := range r.Figures {
+				fmt.Fprintf(&b, "<figure id=\"fig-%s\">%s</figure>", f.Name, f.SVG)
+			}
+			b.WriteString("</div></details>\n")
+		}
+		if sec.Pre != "" {
+			fmt.Fprintf(&b, "<p>The plan as run:</p><pre>%s</pre>\n", e(sec.Pre))
+		}
+		b.WriteString("</section>\n")
+	}
+	b.WriteString("</body></html>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeTable(b *strings.Builder, t *Table) {
+	e := html.EscapeString
+	fmt.Fprintf(b, "<table id=\"tab-%s\"><caption>%s</caption><thead><tr>", t.Name, e(t.Title))
+	for _, h := range t.Header {
+		fmt.Fprintf(b, "<th>%s</th>", e(h))
+	}
+	b.WriteString("</tr></thead><tbody>")
+	for _, r := range t.Rows {
+		b.WriteString("<tr>")
+		for _, c := range r {
+			fmt.Fprintf(b, "<td>%s</td>", e(c))
+		}
+		b.WriteString("</tr>")
+	}
+	b.WriteString("</tbody></table>\n")
+	if t.Note != "" {
+		fmt.Fprintf(b, "<p class=\"note\">%s</p>\n", e(t.Note))
+	}
+}
+
+// Export writes every chart as an SVG file and every table as CSV and
+// Markdown into dir; it returns how many files it wrote.
+func Export(dir string, secs []Section) (int, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	n := 0
+	write := func(name, text string) error {
+		n++
+		return os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+	}
+	for _, sec := range secs {
+		figs := sec.Figures
+		for _, r := range sec.Runs {
+			figs = append(figs, r.Figures...)
+		}
+		for _, f := range figs {
+			if err := write(f.Name+".svg", `<?xml version="1.0" encoding="UTF-8"?>`+"\n"+f.SVG+"\n"); err != nil {
+				return n, err
+			}
+		}
+		for _, t := range sec.Tables {
+			if err := write(t.Name+".csv", t.CSV()); err != nil {
+				return n, err
+			}
+			if err := write(t.Name+".md", t.Markdown()); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,225 @@
+// Package study turns the results of an experiment plan (servbench bench)
+// into the studies' tables and charts: cells averaged over repetitions,
+// throughput and latency by cluster size, curves by client threads with
+// the SLO search, runtimes by record count with scale-up ratios, cost per
+// billion operations, and one self-contained HTML page holding them all.
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/servbench/servbench/plan"
+	"github.com/servbench/servbench/result"
+)
+
+// Set is the results of one plan directory, or of loose result files.
+type Set struct {
+	Name     string
+	Dir      string
+	PlanText string      // the plan as run (DIR/plan.yaml)
+	Index    *plan.Index // nil for loose result files
+	Runs     []*Run
+	Groups   []*Group
+}
+
+// Run is one finished run.
+type Run struct {
+	ID       string
+	Target   string // the target's label
+	System   string
+	Binding  string
+	Nodes    int
+	Price    float64 // per hour
+	Workload string
+	Records  int64
+	Threads  int
+	Rate     float64
+	Doc      *result.Doc
+}
+
+// Key is what identifies a cell across its repetitions.
+type Key struct {
+	Target   string
+	Workload string
+	Records  int64
+	Threads  int
+	Rate     float64
+}
+
+func (r *Run) key() Key {
+	return Key{r.Target, r.Workload, r.Records, r.Threads, r.Rate}
+}
+
+// Load reads a plan directory's index and every finished run in it.
+func Load(dir string) (*Set, error) {
+	ix, err := plan.ReadIndex(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Set{Name: ix.Plan, Dir: dir, Index: ix}
+	if b, err := os.ReadFile(filepath.Join(dir, "plan.yaml")); err == nil {
+		s.PlanText = string(b)
+	}
+	for _, c := range ix.Cells {
+		if c.Status != "done" {
+			continue
+		}
+		d, err := result.ReadFile(filepath.Join(dir, c.Result))
+		if err != nil {
+			return nil, err
+		}
+		s.Runs = append(s.Runs, &Run{ID: c.ID, Target: c.Target, System: c.System, Binding: c.Binding, Nodes: c.Nodes,
+			Price: c.PricePerHour, Workload: c.Workload, Records: c.Records, Threads: c.Threads, Rate: c.Rate, Doc: d})
+	}
+	if s.Name == "" {
+		s.Name = filepath.Base(dir)
+	}
+	s.group()
+	return s, nil
+}
+
+// LoadFiles makes a set of loose result files (servbench run -o): runs
+// with the same label, workload, record count, threads and rate are
+// repetitions of one cell.
+func LoadFiles(paths []string) (*Set, error) {
+	s := &Set{Name: paths[0]}
+	for _, p := range paths {
+		d, err := result.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		if d.Command != "run" {
+			return nil, fmt.Errorf("%s: a %s result; compare run results", p, d.Command)
+		}
+		label := d.Label
+		if label == "" {
+			label = d.Binding
+		}
+		records, _ := strconv.ParseInt(d.Properties["recordcount"], 10, 64)
+		s.Runs = append(s.Runs, &Run{ID: p, Target: label, System: d.Binding, Binding: d.Binding, Workload: d.Workload,
+			Records: records, Threads: d.Threads, Rate: d.Target, Doc: d})
+	}
+	s.group()
+	return s, nil
+}
+
+// Group is a cell with its repetitions summarized.
+type Group struct {
+	Key
+	System     string
+	Binding    string
+	Nodes      int
+	Price      float64
+	Runs       []*Run
+	Throughput Stat    // ops/s
+	Runtime    Stat    // seconds
+	AvgUs      Stat    // mean latency over every operation
+	FailedPct  Stat    // percent of operations
+	Operations int64   // over all repetitions
+	Failed     []Cause // failed operations by cause, over all repetitions
+	Ops        []OpStat
+	Cost       float64 // per billion operations at the mean throughput
+}
+
+// Cause is a failure cause and how many operations failed so.
+type Cause struct {
+	Name  string
+	Count int64
+}
+
+// OpStat is one operation of a cell over its repetitions (service time of
+// successful operations).
+type OpStat struct {
+	Name  string
+	Count int64
+	AvgUs Stat
+	P99Us Stat
+}
+
+func (s *Set) group() {
+	byKey := map[Key]*Group{}
+	for _, r := range s.Runs {
+		g := byKey[r.key()]
+		if g == nil {
+			g = &Group{Key: r.key(), System: r.System, Binding: r.Binding, Nodes: r.Nodes, Price: r.Price}
+			byKey[r.key()] = g
+			s.Groups = append(s.Groups, g)
+		}
+		g.Runs = append(g.Runs, r)
+	}
+	for _, g := range s.Groups {
+		g.summarize()
+	}
+}
+
+func (g *Group) summarize() {
+	var thr, rt, avg, failed []float64
+	causes := map[string]int64{}
+	type opAcc struct {
+		count    int64
+		avg, p99 []float64
+	}
+	ops := map[string]*opAcc{}
+	var names []string
+	for _, r := range g.Runs {
+		d := r.Doc
+		thr = append(thr, d.Throughput)
+		rt = append(rt, d.RuntimeMs/1000)
+		failed = append(failed, plan.FailedPct(d))
+		g.Operations += d.Operations
+		var sum float64
+		var n int64
+		for _, op := range d.Ops {
+			a := ops[op.Name]
+			if a == nil {
+				a = &opAcc{}
+				ops[op.Name] = a
+				names = append(names, op.Name)
+			}
+			a.count += op.Count
+			for cause, c := range op.Outcomes {
+				if cause != "OK" && cause != "BATCHED_OK" {
+					causes[cause] += c
+				}
+			}
+			if l := op.Latency; l != nil {
+				a.avg = append(a.avg, l.MeanUs)
+				a.p99 = append(a.p99, l.Percentiles["99"])
+				sum += l.MeanUs * float64(l.Count)
+				n += l.Count
+			}
+		}
+		if n > 0 {
+			avg = append(avg, sum/float64(n))
+		}
+	}
+	g.Throughput, g.Runtime, g.AvgUs, g.FailedPct = Summarize(thr), Summarize(rt), Summarize(avg), Summarize(failed)
+	for _, name := range names {
+		a := ops[name]
+		g.Ops = append(g.Ops, OpStat{Name: name, Count: a.count, AvgUs: Summarize(a.avg), P99Us: Summarize(a.p99)})
+	}
+	for c, n := range causes {
+		g.Failed = append(g.Failed, Cause{c, n})
+	}
+	sort.Slice(g.Failed, func(i, j int) bool { return g.Failed[i].Name < g.Failed[j].Name })
+	g.Cost = plan.CostPerBillion(g.Price, g.Throughput.Mean)
+}
+
+// Only is the set restricted to one target (nil if it has none).
+func (s *Set) Only(target string) *Set {
+	out := &Set{Name: s.Name + ":" + target, Dir: s.Dir, PlanText: s.PlanText, Index: s.Index}
+	for _, r := range s.Runs {
+		if r.Target == target {
+			out.Runs = append(out.Runs, r)
+		}
+	}
+	if len(out.Runs) == 0 {
+		return nil
+	}
+	out.group()
+	return out
+}

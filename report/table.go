@@ -1,0 +1,77 @@
+package report
+
+import (
+	"encoding/csv"
+	"strings"
+)
+
+// Table is one of the report's tables; its cells are already formatted.
+type Table struct {
+	Name   string // file name stem of its exports
+	Title  string
+	Header []string
+	Rows   [][]string
+	Note   string
+}
+
+// CSV renders the table as comma-separated values.
+func (t *Table) CSV() string {
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	w.Write(t.Header)
+	w.WriteAll(t.Rows)
+	return b.String()
+}
+
+// Markdown renders the table as a GitHub-flavoured Markdown table.
+func (t *Table) Markdown() string {
+	var b strings.Builder
+	if t.Title != "" {
+		b.WriteString("**" + t.Title + "**\n\n")
+	}
+	row := func(cells []string) {
+		b.WriteString("|")
+		for _, c := range cells {
+			b.WriteString(" " + strings.ReplaceAll(c, "|", `\|`) + " |")
+		}
+		b.WriteString("\n")
+	}
+	row(t.Header)
+	sep := make([]string, len(t.Header))
+	for i := range sep {
+		sep[i] = "---"
+	}
+	row(sep)
+	for _, r := range t.Rows {
+		row(r)
+	}
+	if t.Note != "" {
+		b.WriteString("\n" + t.Note + "\n")
+	}
+	return b.String()
+}
+
+// Figure is one of the report's charts.
+type Figure struct {
+	Name    string // file name stem of its export
+	SVG     string
+	Caption string
+}
+
+// Section is one part of the report.
+type Section struct {
+	ID, Title string
+	Intro     string
+	Tables    []*Table
+	Figures   []*Figure
+	Pre       string // preformatted text (the plan)
+	// Runs holds the per-run details (collapsed in the page).
+	Runs []RunDetail
+}
+
+// RunDetail is one run's own charts.
+type RunDetail struct {
+	ID      string
+	Summary string
+	Figures []*Figure
+}

@@ -1,0 +1,181 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/servbench/servbench/internal/chart"
+	"github.com/servbench/servbench/plan"
+)
+
+// curveKey is everything but the stepped dimension.
+type curveKey struct {
+	target, workload string
+	records          int64
+	fixed            float64
+}
+
+// step returns the stepped dimension ("threads" or "rate") and whether any
+// curve has two steps or more.
+func (s *Set) step() (string, bool) {
+	if s.Index != nil && s.Index.SLO != nil {
+		return s.Index.SLO.Step, true
+	}
+	for _, dim := range []string{"threads", "rate"} {
+		n := map[curveKey]int{}
+		for _, g := range s.Groups {
+			k, _ := curveOf(g, dim)
+			n[k]++
+			if n[k] > 1 {
+				return dim, true
+			}
+		}
+	}
+	return "", false
+}
+
+func curveOf(g *Group, dim string) (curveKey, float64) {
+	if dim == "rate" {
+		return curveKey{g.Target, g.Workload, g.Records, float64(g.Threads)}, g.Rate
+	}
+	return curveKey{g.Target, g.Workload, g.Records, g.Rate}, float64(g.Threads)
+}
+
+// worstP99 is the highest mean p99 of the group's operations, in µs.
+func (g *Group) worstP99() float64 {
+	var w float64
+	for _, o := range g.Ops {
+		w = max(w, o.P99Us.Mean)
+	}
+	return w
+}
+
+// byThreads is S2's view: throughput against client threads (or target
+// rate), latency against throughput, and the SLO search's outcome.
+func (s *Set) byThreads() (Section, bool) {
+	dim, ok := s.step()
+	if !ok {
+		return Section{}, false
+	}
+	var slo *plan.IndexSLO
+	if s.Index != nil {
+		slo = s.Index.SLO
+	}
+	xlabel := "client threads"
+	if dim == "rate" {
+		xlabel = "target ops/s"
+	}
+	sec := Section{ID: "threads", Title: "Throughput and latency by " + xlabel,
+		Intro: "Each curve steps " + xlabel + " for one target, workload and record count (points: mean over repetitions)."}
+	if slo != nil {
+		sec.Intro += fmt.Sprintf(" The SLO is %s ≤ %s ms (%s); the ringed point is the highest throughput of a step within it.",
+			slo.Latency, strconv.FormatFloat(slo.BoundUs/1000, 'f', -1, 64), sloOp(slo))
+	}
+	// Curves in plan order, grouped by workload and record count.
+	type wr struct {
+		workload string
+		records  int64
+	}
+	curves := map[curveKey][]*Group{}
+	var order []curveKey
+	for _, g := range s.Groups {
+		k, _ := curveOf(g, dim)
+		if curves[k] == nil {
+			order = append(order, k)
+		}
+		curves[k] = append(curves[k], g)
+	}
+	table := &Table{Name: "curves", Title: "Every step", Header: []string{"target", "workload", "records", "fixed", xlabel, "throughput ops/s", "avg latency ms", "worst p99 ms", "failed %"}}
+	for _, pair := range uniq(s.Groups, func(g *Group) wr { return wr{g.Workload, g.Records} }) {
+		thr := &chart.Lines{Title: fmt.Sprintf("Workload %s, %d records: throughput by %s", wlName(pair.workload), pair.records, xlabel), XLabel: xlabel, YLabel: "ops/s"}
+		lat := &chart.Lines{Title: fmt.Sprintf("Workload %s, %d records: latency by throughput (log scale)", wlName(pair.workload), pair.records), XLabel: "ops/s", YLabel: "ms", LogY: true}
+		if slo != nil {
+			lat.YLabel = slo.Latency + " ms"
+			lat.Bound, lat.BoundLabel = slo.BoundUs/1000, "SLO "+slo.Latency+" ≤ "+strconv.FormatFloat(slo.BoundUs/1000, 'f', -1, 64)+" ms"
+		} else {
+			lat.YLabel = "worst operation's p99 ms"
+		}
+		for _, k := range order {
+			if k.workload != pair.workload || k.records != pair.records {
+				continue
+			}
+			name := k.target
+			if s.fixedVaries(dim) {
+				name += " " + fixedName(dim, k.fixed)
+			}
+			tl, ll := chart.Line{Name: name}, chart.Line{Name: name}
+			var best *plan.SLOPoint
+			if c := sloCurve(slo, k); c != nil {
+				best = c.Best
+				for _, p := range c.Steps {
+					ll.Points = append(ll.Points, chart.Point{X: p.Throughput, Y: p.LatencyUs / 1000, Mark: best != nil && p.Step == best.Step,
+						Label: fmt.Sprintf("%s %g", dim, p.Step)})
+				}
+			}
+			for _, g := range curves[k] {
+				_, x := curveOf(g, dim)
+				tl.Points = append(tl.Points, chart.Point{X: x, Y: g.Throughput.Mean, Mark: best != nil && x == best.Step})
+				if slo == nil {
+					ll.Points = append(ll.Points, chart.Point{X: g.Throughput.Mean, Y: g.worstP99() / 1000, Label: fmt.Sprintf("%s %g", dim, x)})
+				}
+				table.Rows = append(table.Rows, []string{g.Target, wlName(g.Workload), strconv.FormatInt(g.Records, 10), fixedName(dim, k.fixed),
+					strconv.FormatFloat(x, 'f', -1, 64), pm(g.Throughput, f0), pm(g.AvgUs, ms), ms(g.worstP99()), pm(g.FailedPct, f2)})
+			}
+			thr.Lines, lat.Lines = append(thr.Lines, tl), append(lat.Lines, ll)
+		}
+		stem := safe(fmt.Sprintf("%s-%s-r%d", dim, wlName(pair.workload), pair.records))
+		sec.Figures = append(sec.Figures, &Figure{Name: stem + "-throughput", SVG: thr.SVG()}, &Figure{Name: stem + "-latency", SVG: lat.SVG()})
+	}
+	if slo != nil {
+		st := &Table{Name: "slo", Title: "SLO search: the highest throughput within the bound, and the peak",
+			Header: []string{"target", "workload", "records", "fixed", "best " + xlabel, "best ops/s", slo.Latency + " ms at best", "broken at", "peak ops/s", "peak at"}}
+		for _, c := range slo.Curves {
+			row := []string{c.Target, wlName(c.Workload), strconv.FormatInt(c.Records, 10), fixedName(dim, c.Fixed), "—", "—", "—", "never", "", ""}
+			if c.Best != nil {
+				row[4], row[5], row[6] = strconv.FormatFloat(c.Best.Step, 'f', -1, 64), f0(c.Best.Throughput), ms(c.Best.LatencyUs)
+			}
+			if c.BrokeAt > 0 {
+				row[7] = strconv.FormatFloat(c.BrokeAt, 'f', -1, 64)
+			}
+			if c.Peak != nil {
+				row[8], row[9] = f0(c.Peak.Throughput), strconv.FormatFloat(c.Peak.Step, 'f', -1, 64)
+			}
+			st.Rows = append(st.Rows, row)
+		}
+		sec.Tables = append(sec.Tables, st)
+	}
+	sec.Tables = append(sec.Tables, table)
+	return sec, true
+}
+
+func sloOp(slo *plan.IndexSLO) string {
+	if slo.Operation == "" {
+		return "every operation"
+	}
+	return slo.Operation
+}
+
+func sloCurve(slo *plan.IndexSLO, k curveKey) *plan.SLOCurve {
+	if slo == nil {
+		return nil
+	}
+	for i := range slo.Curves {
+		c := &slo.Curves[i]
+		if c.Target == k.target && c.Workload == k.workload && c.Records == k.records && c.Fixed == k.fixed {
+			return c
+		}
+	}
+	return nil
+}
+
+// fixedVaries reports whether the dimension not stepped takes several values.
+func (s *Set) fixedVaries(dim string) bool {
+	return len(uniq(s.Groups, func(g *Group) float64 { k, _ := curveOf(g, dim); return k.fixed })) > 1
+}
+
+func fixedName(dim string, v float64) string {
+	if dim == "rate" {
+		return fmt.Sprintf("%g threads", v)
+	}
+	return "rate " + rateName(v)
+}

@@ -1,0 +1,346 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/servbench/servbench/internal/chart"
+)
+
+// Sections builds every view the set's data supports, in the report's
+// order: summary, by cluster size, cost, by client threads (with the SLO
+// search), runtimes and scale-up, then each run's own charts, and the environment with every parameter.
+func (s *Set) Sections() []Section {
+	var out []Section
+	out = append(out, s.summary())
+	if sec, ok := s.byCluster(); ok {
+		out = append(out, sec)
+	}
+	if sec, ok := s.cost(); ok {
+		out = append(out, sec)
+	}
+	if sec, ok := s.byThreads(); ok {
+		out = append(out, sec)
+	}
+	if sec, ok := s.runtime(); ok {
+		out = append(out, sec)
+	}
+	out = append(out, s.perRun(), s.environment())
+	return out
+}
+
+// ms formats microseconds as milliseconds: three decimals, or three
+// significant digits below 0.01 ms.
+func ms(us float64) string {
+	if v := us / 1000; v != 0 && v < 0.01 {
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+	return strconv.FormatFloat(us/1000, 'f', 3, 64)
+}
+func f0(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+// pm formats a statistic as "mean ± CI" (the mean alone for one run).
+func pm(st Stat, f func(float64) string) string {
+	if st.N < 2 || st.CI == 0 {
+		return f(st.Mean)
+	}
+	return f(st.Mean) + " ± " + f(st.CI)
+}
+
+func rateName(r float64) string {
+	if r == 0 {
+		return "max"
+	}
+	return chart.Num(r)
+}
+
+func wlName(w string) string { return path.Base(w) }
+
+func (s *Set) summary() Section {
+	t := &Table{Name: "summary", Title: "Every cell (mean ± 95% confidence interval over repetitions)",
+		Header: []string{"target", "system", "nodes", "workload", "records", "threads", "target ops/s", "runs", "throughput ops/s",
+			"avg latency ms", "operations (avg / p99 ms)", "failed %", "runtime s", "cost per 10⁹ ops"}}
+	for _, g := range s.Groups {
+		var ops []string
+		for _, o := range g.Ops {
+			ops = append(ops, fmt.Sprintf("%s %s / %s", o.Name, ms(o.AvgUs.Mean), ms(o.P99Us.Mean)))
+		}
+		nodes, cost := "", ""
+		if g.Nodes > 0 {
+			nodes = strconv.Itoa(g.Nodes)
+		}
+		if g.Cost > 0 {
+			cost = f2(g.Cost)
+		}
+		t.Rows = append(t.Rows, []string{g.Target, g.System, nodes, wlName(g.Workload), strconv.FormatInt(g.Records, 10), strconv.Itoa(g.Threads),
+			rateName(g.Rate), strconv.Itoa(g.Throughput.N), pm(g.Throughput, f0), pm(g.AvgUs, ms), strings.Join(ops, "; "),
+			pm(g.FailedPct, f2), pm(g.Runtime, f2), cost})
+	}
+	t.Note = "Latency is the service time of successful operations; the confidence interval is Student's t at 95% over the repetitions."
+	sec := Section{ID: "summary", Title: "Summary", Tables: []*Table{t}}
+	if s.Index != nil {
+		counts := map[string]int{}
+		for _, c := range s.Index.Cells {
+			counts[c.Status]++
+		}
+		var parts []string
+		for _, st := range []string{"done", "failed", "skipped", "interrupted", "pending"} {
+			if counts[st] > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
+			}
+		}
+		sec.Intro = fmt.Sprintf("%d cells in the plan: %s.", len(s.Index.Cells), strings.Join(parts, ", "))
+	}
+	return sec
+}
+
+// uniq returns the distinct values of f over the groups, in first-seen order.
+func uniq[T comparable](gs []*Group, f func(*Group) T) []T {
+	seen := map[T]bool{}
+	var out []T
+	for _, g := range gs {
+		v := f(g)
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func sorted[T int | int64 | float64](xs []T) []T {
+	out := append([]T(nil), xs...)
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+func filter(gs []*Group, keep func(*Group) bool) []*Group {
+	var out []*Group
+	for _, g := range gs {
+		if keep(g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// load names a (threads, rate) combination.
+type load struct {
+	threads int
+	rate    float64
+}
+
+func (l load) String() string {
+	s := fmt.Sprintf("%d threads", l.threads)
+	if l.rate > 0 {
+		s += ", " + rateName(l.rate) + " ops/s target"
+	}
+	return s
+}
+
+func safe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// byCluster is S1's view: per workload, throughput and average latency by
+// cluster size, one bar per system; failed operations by cause.
+func (s *Set) byCluster() (Section, bool) {
+	gs := filter(s.Groups, func(g *Group) bool { return g.Nodes > 0 })
+	if len(gs) == 0 {
+		return Section{}, false
+	}
+	sec := Section{ID: "clusters", Title: "Throughput and latency by cluster size",
+		Intro: "Per workload, each system's throughput and average latency at each cluster size (bars: mean over repetitions, whiskers: 95% confidence interval)."}
+	nodes := sorted(uniq(gs, func(g *Group) int { return g.Nodes }))
+	systems := uniq(gs, func(g *Group) string { return g.System })
+	cats := make([]string, len(nodes))
+	for i, n := range nodes {
+		cats[i] = fmt.Sprintf("%d nodes", n)
+		if n == 1 {
+			cats[i] = "1 node"
+		}
+	}
+	loads := uniq(gs, func(g *Group) load { return load{g.Threads, g.Rate} })
+	for _, w := range uniq(gs, func(g *Group) string { return g.Workload }) {
+		for _, ld := range loads {
+			thr := &chart.Bars{Title: fmt.Sprintf("Workload %s: throughput (%s)", wlName(w), ld), YLabel: "ops/s", Categories: cats}
+			lat := &chart.Bars{Title: fmt.Sprintf("Workload %s: average latency (%s)", wlName(w), ld), YLabel: "ms", Categories: cats}
+			any := false
+			for _, sys := range systems {
+				ts := chart.Series{Name: sys, Values: nan(len(nodes)), Err: make([]float64, len(nodes))}
+				ls := chart.Series{Name: sys, Values: nan(len(nodes)), Err: make([]float64, len(nodes))}
+				for _, g := range gs {
+					if g.System != sys || g.Workload != w || g.Threads != ld.threads || g.Rate != ld.rate {
+						continue
+					}
+					i := sort.SearchInts(nodes, g.Nodes)
+					ts.Values[i], ts.Err[i] = g.Throughput.Mean, g.Throughput.CI
+					ls.Values[i], ls.Err[i] = g.AvgUs.Mean/1000, g.AvgUs.CI/1000
+					any = true
+				}
+				thr.Series, lat.Series = append(thr.Series, ts), append(lat.Series, ls)
+			}
+			if !any {
+				continue
+			}
+			stem := safe(fmt.Sprintf("clusters-%s-t%d-q%s", wlName(w), ld.threads, rateName(ld.rate)))
+			sec.Figures = append(sec.Figures, &Figure{Name: stem + "-throughput", SVG: thr.SVG()}, &Figure{Name: stem + "-latency", SVG: lat.SVG()})
+		}
+	}
+	sec.Figures = append(sec.Figures, s.failedFigures(gs)...)
+	sec.Tables = append(sec.Tables, s.failedTable(gs))
+	return sec, true
+}
+
+func nan(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = math.NaN()
+	}
+	return v
+}
+
+// causes lists every failure cause of the groups.
+func causes(gs []*Group) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, g := range gs {
+		for _, c := range g.Failed {
+			if !seen[c.Name] {
+				seen[c.Name] = true
+				out = append(out, c.Name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// failedFigures draws, per workload, the failed-operation percentage of
+// each target stacked by cause.
+func (s *Set) failedFigures(gs []*Group) []*Figure {
+	cs := causes(gs)
+	var figs []*Figure
+	for _, w := range uniq(gs, func(g *Group) string { return g.Workload }) {
+		wg := filter(gs, func(g *Group) bool { return g.Workload == w })
+		var cats []string
+		for _, g := range wg {
+			cats = append(cats, g.Target+" "+load{g.Threads, g.Rate}.short())
+		}
+		b := &chart.Bars{Title: fmt.Sprintf("Workload %s: failed operations by cause", wlName(w)), YLabel: "% of operations", Categories: cats, Stacked: true}
+		for _, c := range cs {
+			se := chart.Series{Name: c, Values: make([]float64, len(wg))}
+			for i, g := range wg {
+				se.Values[i] = g.failedPct(c)
+			}
+			b.Series = append(b.Series, se)
+		}
+		if len(cs) == 0 {
+			// No failure: the chart still shows every target, at zero.
+			b.Series = []chart.Series{{Name: "failed (none)", Values: make([]float64, len(wg))}}
+		}
+		figs = append(figs, &Figure{Name: safe("failed-" + wlName(w)), SVG: b.SVG()})
+	}
+	return figs
+}
+
+func (l load) short() string {
+	s := "t" + strconv.Itoa(l.threads)
+	if l.rate > 0 {
+		s += "@" + rateName(l.rate)
+	}
+	return s
+}
+
+// failedPct is the percentage of the group's operations that failed with
+// cause c.
+func (g *Group) failedPct(c string) float64 {
+	if g.Operations == 0 {
+		return 0
+	}
+	for _, f := range g.Failed {
+		if f.Name == c {
+			return 100 * float64(f.Count) / float64(g.Operations)
+		}
+	}
+	return 0
+}
+
+func (s *Set) failedTable(gs []*Group) *Table {
+	cs := causes(gs)
+	t := &Table{Name: "failed", Title: "Failed operations by cause (% of operations, all repetitions)",
+		Header: append([]string{"target", "workload", "records", "threads", "operations", "failed %"}, cs...)}
+	for _, g := range gs {
+		var total int64
+		for _, f := range g.Failed {
+			total += f.Count
+		}
+		row := []string{g.Target, wlName(g.Workload), strconv.FormatInt(g.Records, 10), strconv.Itoa(g.Threads), strconv.FormatInt(g.Operations, 10),
+			pct(total, g.Operations)}
+		for _, c := range cs {
+			row = append(row, f2(g.failedPct(c)))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+func pct(n, of int64) string {
+	if of == 0 {
+		return "0.00"
+	}
+	return f2(100 * float64(n) / float64(of))
+}
+
+// cost is S1's appendix: cost per billion operations per workload.
+func (s *Set) cost() (Section, bool) {
+	gs := filter(s.Groups, func(g *Group) bool { return g.Price > 0 })
+	if len(gs) == 0 {
+		return Section{}, false
+	}
+	sec := Section{ID: "cost", Title: "Cost per billion operations",
+		Intro: "Price per hour × 10⁹ / (3,600 × mean throughput): what a billion operations cost at the measured rate (monthly prices are divided by 730 hours)."}
+	t := &Table{Name: "cost", Title: "Cost per billion operations", Header: []string{"target", "system", "nodes", "price per hour", "price per month", "workload", "records", "threads", "throughput ops/s", "cost per 10⁹ ops"}}
+	for _, g := range gs {
+		nodes := ""
+		if g.Nodes > 0 {
+			nodes = strconv.Itoa(g.Nodes)
+		}
+		t.Rows = append(t.Rows, []string{g.Target, g.System, nodes, strconv.FormatFloat(g.Price, 'f', 4, 64), f2(g.Price * 730), wlName(g.Workload),
+			strconv.FormatInt(g.Records, 10), strconv.Itoa(g.Threads), f0(g.Throughput.Mean), f2(g.Cost)})
+	}
+	sec.Tables = append(sec.Tables, t)
+	workloads := uniq(gs, func(g *Group) string { return g.Workload })
+	cats := make([]string, len(workloads))
+	for i, w := range workloads {
+		cats[i] = wlName(w)
+	}
+	for _, ld := range uniq(gs, func(g *Group) load { return load{g.Threads, g.Rate} }) {
+		b := &chart.Bars{Title: fmt.Sprintf("Cost per billion operations (%s)", ld), YLabel: "cost per 10⁹ operations", Categories: cats}
+		for _, tg := range uniq(gs, func(g *Group) string { return g.Target }) {
+			se := chart.Series{Name: tg, Values: nan(len(workloads))}
+			for _, g := range gs {
+				if g.Target == tg && g.Threads == ld.threads && g.Rate == ld.rate {
+					for i, w := range workloads {
+						if w == g.Workload {
+							se.Values[i] = g.Cost
+						}
+					}
+				}
+			}
+			b.Series = append(b.Series, se)
+		}
+		sec.Figures = append(sec.Figures, &Figure{Name: safe(fmt.Sprintf("cost-t%d-q%s", ld.threads, rateName(ld.rate))), SVG: b.SVG()})
+	}
+	return sec, true
+}

@@ -1,0 +1,195 @@
+package result
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Merge combines the results of clients that ran at the same time against
+// the same system (several load machines) into one result.
+//
+// Histograms are added exactly, per operation and outcome, and every
+// latency figure is recomputed from the sums. Throughput is summed over
+// the common window W = [latest start, earliest end]: client i contributes
+// the operations its time series places inside W (an interval straddling
+// an edge counts pro rata by its overlap), divided by |W|. A client
+// without a time series contributes its whole-run throughput. The merged
+// result keeps no time series.
+func Merge(docs []*Doc) (*Doc, error) {
+	if len(docs) < 2 {
+		return nil, errors.New("merge: give two results or more")
+	}
+	first := docs[0]
+	from, to := first.Start, first.End
+	for i, d := range docs {
+		if d.Format != Format {
+			return nil, fmt.Errorf("merge: result %d is not a servbench result", i+1)
+		}
+		if d.Command != first.Command || d.Binding != first.Binding || d.Workload != first.Workload {
+			return nil, fmt.Errorf("merge: result %d is %s %s %s, result 1 is %s %s %s: only runs of one experiment merge",
+				i+1, d.Command, d.Binding, d.Workload, first.Command, first.Binding, first.Workload)
+		}
+		if d.Start.After(from) {
+			from = d.Start
+		}
+		if d.End.Before(to) {
+			to = d.End
+		}
+	}
+	window := to.Sub(from)
+	if window <= 0 {
+		return nil, errors.New("merge: the runs did not overlap in time; merge only clients that ran together")
+	}
+	m := &Doc{
+		Format: Format, Version: FormatVersion, Environment: first.Environment,
+		Command: first.Command, Binding: first.Binding, Server: first.Server, Workload: first.Workload,
+		QueryModel: first.QueryModel, Properties: first.Properties, Target: 0, Seed: first.Seed,
+		Start: from, End: to, RuntimeMs: ms(window), Stop: first.Stop, HistogramUnit: "ns",
+		Clients: len(docs),
+	}
+	var labels []string
+	ops := map[string]*OpResult{}
+	var order []string
+	service := map[string]map[string]*hdr.Histogram{}
+	response := map[string]map[string]*hdr.Histogram{}
+	var lag *hdr.Histogram
+	var late int64
+	for i, d := range docs {
+		m.Threads += d.Threads
+		m.Target += d.Target
+		m.Operations += d.Operations
+		m.OKOperations += d.OKOperations
+		m.Stuck += d.Stuck
+		m.Abandoned += d.Abandoned
+		m.Throughput += windowThroughput(d, from, to)
+		if !d.Stop.Finished() {
+			m.Stop = d.Stop
+		}
+		if d.Label != "" {
+			labels = append(labels, d.Label)
+		}
+		for _, o := range d.Ops {
+			r, ok := ops[o.Name]
+			if !ok {
+				r = &OpResult{Name: o.Name, Outcomes: map[string]int64{}, Histograms: map[string]string{}}
+				ops[o.Name] = r
+				order = append(order, o.Name)
+				service[o.Name], response[o.Name] = map[string]*hdr.Histogram{}, map[string]*hdr.Histogram{}
+			}
+			r.Count += o.Count
+			for s, n := range o.Outcomes {
+				r.Outcomes[s] += n
+			}
+			if err := addAll(service[o.Name], o.Histograms); err != nil {
+				return nil, fmt.Errorf("merge: result %d, %s: %w", i+1, o.Name, err)
+			}
+			if err := addAll(response[o.Name], o.ResponseHistograms); err != nil {
+				return nil, fmt.Errorf("merge: result %d, %s: %w", i+1, o.Name, err)
+			}
+		}
+		if d.Schedule != nil && d.Schedule.Histogram != "" {
+			h, err := DecodeHistogram(d.Schedule.Histogram)
+			if err != nil {
+				return nil, fmt.Errorf("merge: result %d, schedule: %w", i+1, err)
+			}
+			if lag == nil {
+				lag = h
+			} else {
+				lag.Merge(h)
+			}
+			late += d.Schedule.Late
+			m.Schedule = &Schedule{LateThreshold: d.Schedule.LateThreshold}
+		}
+	}
+	m.Label = strings.Join(labels, "+")
+	if m.Operations > 0 {
+		m.Goodput = m.Throughput * float64(m.OKOperations) / float64(m.Operations)
+	}
+	for _, name := range order {
+		r := ops[name]
+		pick := func(set map[string]*hdr.Histogram, ok bool) *hdr.Histogram {
+			var out *hdr.Histogram
+			for s, h := range set {
+				if Succeeded(s) != ok {
+					continue
+				}
+				if out == nil {
+					out = hdr.Import(h.Export())
+				} else {
+					out.Merge(h)
+				}
+			}
+			return out
+		}
+		r.Latency, r.LatencyFailed = Summarize(pick(service[name], true), DefaultPercentiles), Summarize(pick(service[name], false), DefaultPercentiles)
+		r.Response, r.ResponseFailed = Summarize(pick(response[name], true), DefaultPercentiles), Summarize(pick(response[name], false), DefaultPercentiles)
+		for s, h := range service[name] {
+			r.Histograms[s] = Encode(h)
+		}
+		for s, h := range response[name] {
+			if r.ResponseHistograms == nil {
+				r.ResponseHistograms = map[string]string{}
+			}
+			r.ResponseHistograms[s] = Encode(h)
+		}
+		m.Ops = append(m.Ops, *r)
+	}
+	sort.SliceStable(m.Ops, func(i, j int) bool { return opRank(m.Ops[i].Name) < opRank(m.Ops[j].Name) })
+	if lag != nil {
+		m.Schedule.Lag, m.Schedule.Histogram, m.Schedule.Late = Summarize(lag, DefaultPercentiles), Encode(lag), late
+	}
+	return m, nil
+}
+
+func addAll(dst map[string]*hdr.Histogram, enc map[string]string) error {
+	for s, e := range enc {
+		h, err := DecodeHistogram(e)
+		if err != nil {
+			return err
+		}
+		if old, ok := dst[s]; ok {
+			old.Merge(h)
+		} else {
+			dst[s] = h
+		}
+	}
+	return nil
+}
+
+// windowThroughput is a client's operations inside [from, to] per second.
+func windowThroughput(d *Doc, from, to time.Time) float64 {
+	if len(d.Series) == 0 {
+		return d.Throughput
+	}
+	var ops float64
+	for _, p := range d.Series {
+		ps := d.Start.Add(time.Duration(p.StartS * float64(time.Second)))
+		pe := d.Start.Add(time.Duration(p.EndS * float64(time.Second)))
+		lo, hi := ps, pe
+		if from.After(lo) {
+			lo = from
+		}
+		if to.Before(hi) {
+			hi = to
+		}
+		if hi.After(lo) && pe.After(ps) {
+			ops += float64(p.Operations) * float64(hi.Sub(lo)) / float64(pe.Sub(ps))
+		}
+	}
+	return ops / to.Sub(from).Seconds()
+}
+
+// opRank orders operations as the reports do.
+func opRank(name string) int {
+	for i, n := range []string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE", "QUERY", "VERIFY", "BATCH-INSERT", "CLEANUP"} {
+		if n == name {
+			return i
+		}
+	}
+	return 100
+}

@@ -1,0 +1,200 @@
+package result
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Format and FormatVersion identify servbench result documents. The
+// version changes whenever a field changes meaning or is removed.
+//
+// Version 2: histograms are HdrHistogram's standard text encoding (base64
+// of the compressed V2 form, as HdrHistogram's log readers and Decode take
+// them), where version 1 wrapped it in base64 a second time; operations the
+// run stopped before they finished are counted in "abandoned" and nowhere
+// else; CLEANUP has its own field; the last interval of the time series is
+// never a sliver.
+const (
+	Format        = "servbench-result"
+	FormatVersion = 2
+)
+
+// Stop tells why a run ended.
+type Stop string
+
+// Reasons a run ends.
+const (
+	Completed    Stop = "completed"        // every thread did its operations
+	TimeLimit    Stop = "maxexecutiontime" // the time limit was reached
+	Interrupted  Stop = "interrupted"      // SIGINT/SIGTERM or the caller's context
+	Failed       Stop = "failed"           // the run could not go on (see Doc.Error)
+	LoadFailures Stop = "load-failures"    // loading threads stopped on failed inserts
+)
+
+// Finished reports whether a run ended as planned: every operation done or
+// the time limit reached.
+func (s Stop) Finished() bool { return s == Completed || s == TimeLimit }
+
+// Doc is the JSON result of one run (one load or run phase of one client).
+type Doc struct {
+	Format      string      `json:"format"`
+	Version     int         `json:"version"`
+	Environment Environment `json:"environment"`
+	Command     string      `json:"command"` // load or run
+	Binding     string      `json:"binding"`
+	Server      string      `json:"server,omitempty"` // the server's own version string
+	Workload    string      `json:"workload,omitempty"`
+	Label       string      `json:"label,omitempty"`
+	// QueryModel says how the binding answers queries: the database's own
+	// secondary index, or a data-model change or emulation.
+	QueryModel string            `json:"query_model,omitempty"`
+	Properties map[string]string `json:"properties"` // every property in force, credentials redacted
+	Threads    int               `json:"threads"`
+	Target     float64           `json:"target_ops_per_sec,omitempty"`
+	Seed       uint64            `json:"seed"`
+	Start      time.Time         `json:"start"`
+	End        time.Time         `json:"end"`
+	RuntimeMs  float64           `json:"runtime_ms"`
+	WarmupMs   float64           `json:"warmup_ms,omitempty"`
+	Stop       Stop              `json:"stop"`
+	Error      string            `json:"error,omitempty"`
+	Stuck      int               `json:"stuck_threads,omitempty"`
+	// Abandoned counts operations the run stopped before they finished
+	// (Ctrl-C, or still inside the binding when the stop grace ran out):
+	// neither successes nor failures.
+	Abandoned int64 `json:"abandoned,omitempty"`
+	// Clients is the number of client results merged into this one
+	// (servbench merge); 0 for a single client\'s.
+	Clients int `json:"clients,omitempty"`
+
+	Operations   int64   `json:"operations"`    // client operations, any outcome (YCSB's count)
+	Throughput   float64 `json:"throughput"`    // operations / runtime, as YCSB
+	OKOperations int64   `json:"ok_operations"` // operations that succeeded
+	Goodput      float64 `json:"goodput"`       // ok_operations / runtime
+
+	Ops      []OpResult `json:"ops"`
+	Schedule *Schedule  `json:"schedule,omitempty"`
+	// Cleanup is each thread's release of its binding state after the run
+	// (YCSB's CLEANUP).
+	Cleanup *Latency `json:"cleanup,omitempty"`
+	// Histogram geometry of every encoded histogram: nanoseconds.
+	HistogramUnit string  `json:"histogram_unit"`
+	Series        []Point `json:"timeseries"`
+}
+
+// OpResult is one operation's totals.
+type OpResult struct {
+	Name     string           `json:"name"`
+	Count    int64            `json:"count"`
+	Outcomes map[string]int64 `json:"outcomes"`
+	// Latency of successful operations (service time: actual start to
+	// end), and of failed ones.
+	Latency       *Latency `json:"latency,omitempty"`
+	LatencyFailed *Latency `json:"latency_failed,omitempty"`
+	// Response time (intended start to end) when a target rate was set.
+	Response       *Latency `json:"response,omitempty"`
+	ResponseFailed *Latency `json:"response_failed,omitempty"`
+	// Histograms per outcome in HdrHistogram's standard encoding (base64 of
+	// the compressed V2 form, readable by HdrHistogram's own decoders), so
+	// results of several clients merge exactly.
+	Histograms map[string]string `json:"histograms"`
+	// Errors holds the first error message of each failed outcome, with
+	// credentials hidden.
+	Errors             map[string]string `json:"errors,omitempty"`
+	ResponseHistograms map[string]string `json:"response_histograms,omitempty"`
+}
+
+// Schedule describes how late operations started behind their intended
+// start (only with a target rate).
+type Schedule struct {
+	Lag           *Latency `json:"lag"`
+	LateThreshold float64  `json:"late_threshold_us"`
+	Late          int64    `json:"late_operations"`
+	Histogram     string   `json:"histogram"`
+}
+
+// Point is one interval of the time series.
+type Point struct {
+	StartS float64 `json:"start_s"`
+	EndS   float64 `json:"end_s"`
+	// Partial marks a last interval shorter than the others (a sliver is
+	// merged into the one before it instead).
+	Partial    bool               `json:"partial,omitempty"`
+	Operations int64              `json:"operations"`
+	Throughput float64            `json:"throughput"`
+	Ops        map[string]PointOp `json:"ops"`
+}
+
+// PointOp is one operation within an interval.
+type PointOp struct {
+	Count     int64            `json:"count"`
+	Failed    map[string]int64 `json:"failed,omitempty"`
+	MeanUs    float64          `json:"mean_us"`
+	P50Us     float64          `json:"p50_us"`
+	P99Us     float64          `json:"p99_us"`
+	P999Us    float64          `json:"p999_us"`
+	MaxUs     float64          `json:"max_us"`
+	RespP99Us float64          `json:"response_p99_us,omitempty"`
+	Histogram string           `json:"histogram,omitempty"` // service time, all outcomes
+}
+
+// Encode returns h in HdrHistogram's standard text encoding (base64 of
+// the compressed V2 form); "" for an empty histogram.
+func Encode(h *hdr.Histogram) string {
+	if h == nil || h.TotalCount() == 0 {
+		return ""
+	}
+	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase) // already base64 text
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// Succeeded reports whether an outcome name (a key of OpResult.Outcomes)
+// counts as a success: OK and BATCHED_OK, as YCSB's Status.isOk.
+func Succeeded(outcome string) bool { return outcome == "OK" || outcome == "BATCHED_OK" }
+
+// ReadFile reads a result document written by WriteJSON.
+func ReadFile(path string) (*Doc, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var d Doc
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return nil, fmt.Errorf("%s: not a result file: %w", path, err)
+	}
+	if d.Format != Format {
+		return nil, fmt.Errorf("%s: not a servbench result (format %q)", path, d.Format)
+	}
+	return &d, nil
+}
+
+// DecodeHistogram decodes a histogram from a result document: the standard
+// encoding, or the doubly base64-encoded one of version 1 documents.
+func DecodeHistogram(s string) (*hdr.Histogram, error) {
+	h, err := hdr.Decode([]byte(s))
+	if err == nil {
+		return h, nil
+	}
+	if b, err1 := base64.StdEncoding.DecodeString(s); err1 == nil {
+		if h, err1 := hdr.Decode(b); err1 == nil {
+			return h, nil
+		}
+	}
+	return nil, fmt.Errorf("histogram: %w", err)
+}
+
+// WriteJSON writes the document, indented.
+func WriteJSON(w io.Writer, d *Doc) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(d)
+}
