@@ -52,7 +52,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	if err := r.openDir(); err != nil {
 		return &plan.Error{File: r.pl.File, Msg: err.Error()}
 	}
-	return r.run(ctx, r.pl.Cells())
+	return r.run(ctx, r.pl.Runs())
 }
 
 // Runner executes a plan into its directory.
@@ -61,15 +61,15 @@ type Runner struct {
 	dir    string
 	stderr io.Writer
 	search *plan.Search             // the SLO search, when the plan has one
-	docs   map[string]string        // target label + workload → document model (fields, customer)
-	tables map[string]string        // target label + workload → table, when it gets a per-data-set suffix
+	docs   map[string]string        // deployment label + workload → document model (fields, customer)
+	tables map[string]string        // deployment label + workload → table, when it gets a per-data-set suffix
 	loads  map[string]*engine.Setup // load key → the checked load phase
 	index  plan.Index
 }
 
 // baseSpec is the spec a cell shares with its load: the workload, the
-// plan's and the target's properties, the record count and the table.
-func (r *Runner) baseSpec(phase engine.Phase, t *plan.Target, w *plan.Workload, records int64) (engine.Spec, error) {
+// plan's and the deployment's properties, the record count and the table.
+func (r *Runner) baseSpec(phase engine.Phase, t *plan.Deployment, w *plan.Workload, records int64) (engine.Spec, error) {
 	p := props.New()
 	var err error
 	if w.File != "" {
@@ -86,7 +86,7 @@ func (r *Runner) baseSpec(phase engine.Phase, t *plan.Target, w *plan.Workload, 
 		}
 	}
 	p.Set("recordcount", strconv.FormatInt(records, 10), "plan records")
-	p.Set("label", t.Label, "plan target")
+	p.Set("label", t.Label, "plan deployment")
 	if table := r.tables[t.Label+"\x00"+w.Name]; table != "" {
 		// One table per data set, so a server keeps each record count's.
 		p.Set("table", table+"_r"+strconv.FormatInt(records, 10), "plan records")
@@ -97,27 +97,27 @@ func (r *Runner) baseSpec(phase engine.Phase, t *plan.Target, w *plan.Workload, 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // runSpec is the spec of one cell's run.
-func (r *Runner) runSpec(c *plan.Cell) (engine.Spec, error) {
-	spec, err := r.baseSpec(engine.RunPhase, c.Target, c.Workload, c.Records)
+func (r *Runner) runSpec(c *plan.Run) (engine.Spec, error) {
+	spec, err := r.baseSpec(engine.RunPhase, c.Deployment, c.Workload, c.Records)
 	if err != nil {
 		return spec, err
 	}
 	spec.Threads, spec.Rate = c.Threads, c.Rate
 	spec.Warmup, spec.Duration = seconds(r.pl.Warmup), seconds(r.pl.Duration)
 	spec.Properties.Set("operationcount", strconv.FormatInt(r.pl.OperationsOf(c.Records), 10), "plan operations")
-	r.dataDir(spec.Properties, c.Target, c.Workload, c.Records)
+	r.dataDir(spec.Properties, c.Deployment, c.Workload, c.Records)
 	return spec, nil
 }
 
-// loadKey names a data set: one per target, record count and document
+// loadKey names a data set: one per deployment, record count and document
 // model.
-func (r *Runner) loadKey(t *plan.Target, w *plan.Workload, records int64) string {
+func (r *Runner) loadKey(t *plan.Deployment, w *plan.Workload, records int64) string {
 	return fmt.Sprintf("%s-r%d-%s", t.Label, records, r.docs[t.Label+"\x00"+w.Name])
 }
 
 // dataDir keeps an embedded store's data under DIR/data, one directory per
 // data set, unless the plan names one.
-func (r *Runner) dataDir(p *props.Props, t *plan.Target, w *plan.Workload, records int64) {
+func (r *Runner) dataDir(p *props.Props, t *plan.Deployment, w *plan.Workload, records int64) {
 	if t.Binding != "pebble" || r.dir == "" {
 		return
 	}
@@ -133,7 +133,7 @@ func (r *Runner) dataDir(p *props.Props, t *plan.Target, w *plan.Workload, recor
 // properties and workloads, as the engine itself would.
 func (r *Runner) check() error {
 	r.docs, r.loads, r.tables = map[string]string{}, map[string]*engine.Setup{}, map[string]string{}
-	cells := r.pl.Cells()
+	cells := r.pl.Runs()
 	type checked struct {
 		s   *engine.Setup
 		err error
@@ -141,10 +141,10 @@ func (r *Runner) check() error {
 	seen := map[string]checked{} // repetitions and rates share their check
 	for i := range cells {
 		c := &cells[i]
-		key := fmt.Sprintf("%s\x00%s\x00%d\x00%d", c.Target.Label, c.Workload.Name, c.Records, c.Threads)
+		key := fmt.Sprintf("%s\x00%s\x00%d\x00%d", c.Deployment.Label, c.Workload.Name, c.Records, c.Threads)
 		ch, ok := seen[key]
 		if !ok {
-			spec, err := r.baseSpec(engine.RunPhase, c.Target, c.Workload, c.Records)
+			spec, err := r.baseSpec(engine.RunPhase, c.Deployment, c.Workload, c.Records)
 			spec.Threads = c.Threads
 			if err == nil {
 				ch.s, ch.err = engine.Check(spec)
@@ -154,24 +154,24 @@ func (r *Runner) check() error {
 			seen[key] = ch
 		}
 		if ch.err != nil {
-			return &plan.Error{File: r.pl.File, Line: c.Target.Line, Msg: fmt.Sprintf("target %s, workload %s (line %d): %s", c.Target.Label, c.Workload.Name, c.Workload.Line, oneLine(ch.err))}
+			return &plan.Error{File: r.pl.File, Line: c.Deployment.Line, Msg: fmt.Sprintf("deployment %s, workload %s (line %d): %s", c.Deployment.Label, c.Workload.Name, c.Workload.Line, oneLine(ch.err))}
 		}
-		r.docs[c.Target.Label+"\x00"+c.Workload.Name] = ch.s.Workload.Document
-		tk := c.Target.Label + "\x00" + c.Workload.Name
-		if _, named := r.tables[tk]; !named && len(r.pl.RecordsOf(c.Target)) > 1 && c.Target.Binding != "pebble" && !r.setsTable(c.Target) {
+		r.docs[c.Deployment.Label+"\x00"+c.Workload.Name] = ch.s.Workload.Document
+		tk := c.Deployment.Label + "\x00" + c.Workload.Name
+		if _, named := r.tables[tk]; !named && len(r.pl.RecordsOf(c.Deployment)) > 1 && c.Deployment.Binding != "pebble" && !r.setsTable(c.Deployment) {
 			r.tables[tk] = ch.s.Workload.Table
 		}
-		lk := r.loadKey(c.Target, c.Workload, c.Records)
+		lk := r.loadKey(c.Deployment, c.Workload, c.Records)
 		if _, ok := r.loads[lk]; !ok {
-			spec, err := r.baseSpec(engine.LoadPhase, c.Target, c.Workload, c.Records)
+			spec, err := r.baseSpec(engine.LoadPhase, c.Deployment, c.Workload, c.Records)
 			var s *engine.Setup
 			if err == nil {
 				spec.Threads = r.pl.LoadThreads
-				r.dataDir(spec.Properties, c.Target, c.Workload, c.Records)
+				r.dataDir(spec.Properties, c.Deployment, c.Workload, c.Records)
 				s, err = engine.Check(spec)
 			}
 			if err != nil {
-				return &plan.Error{File: r.pl.File, Line: c.Target.Line, Msg: fmt.Sprintf("loading %s: %s", lk, oneLine(err))}
+				return &plan.Error{File: r.pl.File, Line: c.Deployment.Line, Msg: fmt.Sprintf("loading %s: %s", lk, oneLine(err))}
 			}
 			r.loads[lk] = s
 		}
@@ -179,8 +179,8 @@ func (r *Runner) check() error {
 	return nil
 }
 
-// setsTable reports whether the plan names the table for target t.
-func (r *Runner) setsTable(t *plan.Target) bool {
+// setsTable reports whether the plan names the table for deployment t.
+func (r *Runner) setsTable(t *plan.Deployment) bool {
 	for _, list := range [][]plan.Property{r.pl.Properties, t.Properties} {
 		for _, p := range list {
 			if p.Key == "table" {
@@ -223,7 +223,7 @@ func done(path string) (*result.Doc, bool) {
 
 // run executes the cells not finished yet, loading each data set before
 // its first run.
-func (r *Runner) run(ctx context.Context, cells []plan.Cell) error {
+func (r *Runner) run(ctx context.Context, cells []plan.Run) error {
 	start := time.Now()
 	failed, ran, skipped := 0, 0, 0
 	var runTime time.Duration
@@ -237,7 +237,7 @@ func (r *Runner) run(ctx context.Context, cells []plan.Cell) error {
 		if r.search != nil {
 			if why, skip := r.search.Skip(c); skip {
 				ic.Status, ic.Error, ic.Result = "skipped", why, ""
-				r.index.Cells = append(r.index.Cells, ic)
+				r.index.Runs = append(r.index.Runs, ic)
 				fmt.Fprintf(r.stderr, "servbench: [%d/%d] %s: skipped, %s\n", i+1, len(cells), ic.ID, why)
 				continue
 			}
@@ -245,11 +245,11 @@ func (r *Runner) run(ctx context.Context, cells []plan.Cell) error {
 		path := filepath.Join(r.dir, ic.Result)
 		if d, ok := done(path); ok {
 			r.finish(c, &ic, d)
-			r.index.Cells = append(r.index.Cells, ic)
+			r.index.Runs = append(r.index.Runs, ic)
 			skipped++
 			continue
 		}
-		key := r.loadKey(c.Target, c.Workload, c.Records)
+		key := r.loadKey(c.Deployment, c.Workload, c.Records)
 		lerr, tried := loaded[key]
 		if !tried {
 			lerr = r.load(ctx, key)
@@ -260,7 +260,7 @@ func (r *Runner) run(ctx context.Context, cells []plan.Cell) error {
 		}
 		if lerr != nil {
 			ic.Status, ic.Error = "failed", "load: "+oneLine(lerr)
-			r.index.Cells = append(r.index.Cells, ic)
+			r.index.Runs = append(r.index.Runs, ic)
 			failed++
 			r.writeIndex()
 			continue
@@ -276,7 +276,7 @@ func (r *Runner) run(ctx context.Context, cells []plan.Cell) error {
 		switch {
 		case ctx.Err() != nil:
 			ic.Status = "interrupted"
-			r.index.Cells = append(r.index.Cells, ic)
+			r.index.Runs = append(r.index.Runs, ic)
 			return r.stop(cells[i+1:])
 		case ok:
 			r.finish(c, &ic, d)
@@ -289,7 +289,7 @@ func (r *Runner) run(ctx context.Context, cells []plan.Cell) error {
 			}
 			failed++
 		}
-		r.index.Cells = append(r.index.Cells, ic)
+		r.index.Runs = append(r.index.Runs, ic)
 		r.writeIndex()
 		left := len(cells) - i - 1
 		eta := time.Duration(0)
@@ -333,15 +333,15 @@ func (r *Runner) printSLO() {
 	}
 }
 
-func newIndexCell(c *plan.Cell) plan.IndexCell {
-	return plan.IndexCell{
-		ID: c.ID(), Target: c.Target.Label, Binding: c.Target.Binding, System: c.Target.System, Nodes: c.Target.Nodes, PricePerHour: c.Target.PriceHour,
+func newIndexCell(c *plan.Run) plan.IndexRun {
+	return plan.IndexRun{
+		ID: c.ID(), Deployment: c.Deployment.Label, Binding: c.Deployment.Binding, System: c.Deployment.System, Nodes: c.Deployment.Nodes, PricePerHour: c.Deployment.PriceHour,
 		Workload: c.Workload.Name, Records: c.Records, Threads: c.Threads, Rate: c.Rate, Repetition: c.Repetition,
 		Result: filepath.Join("runs", c.ID()+".json"), Status: "pending",
 	}
 }
 
-func outcome(ic *plan.IndexCell) string {
+func outcome(ic *plan.IndexRun) string {
 	if ic.Status != "done" {
 		return ic.Status + ": " + ic.Error
 	}
@@ -352,7 +352,7 @@ func outcome(ic *plan.IndexCell) string {
 	return s
 }
 
-func (r *Runner) finish(c *plan.Cell, ic *plan.IndexCell, d *result.Doc) {
+func (r *Runner) finish(c *plan.Run, ic *plan.IndexRun, d *result.Doc) {
 	ic.Status, ic.Throughput, ic.FailedPct = "done", d.Throughput, plan.FailedPct(d)
 	ic.CostPerBillion = plan.CostPerBillion(ic.PricePerHour, d.Throughput)
 	if r.search != nil {
@@ -362,9 +362,9 @@ func (r *Runner) finish(c *plan.Cell, ic *plan.IndexCell, d *result.Doc) {
 }
 
 // stop records the cells not run as pending and ends the plan.
-func (r *Runner) stop(rest []plan.Cell) error {
+func (r *Runner) stop(rest []plan.Run) error {
 	for i := range rest {
-		r.index.Cells = append(r.index.Cells, newIndexCell(&rest[i]))
+		r.index.Runs = append(r.index.Runs, newIndexCell(&rest[i]))
 	}
 	r.writeIndex()
 	fmt.Fprintf(r.stderr, "servbench: plan interrupted; %d runs left; run the same command again to finish them\n", len(rest))

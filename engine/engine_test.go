@@ -32,7 +32,7 @@ func TestCheckTypedFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Runner.Threads != 7 || s.Runner.Target != 2500 || s.Runner.MaxExecution != 90*time.Second {
+	if s.Runner.Threads != 7 || s.Runner.Rate != 2500 || s.Runner.MaxExecution != 90*time.Second {
 		t.Errorf("runner config %+v", s.Runner)
 	}
 	if v, _ := spec.Properties.Get("threadcount"); v != "3" {

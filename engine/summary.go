@@ -83,7 +83,7 @@ func summarize(f ranFacts, res *runner.Result) []string {
 		warn("a short run (%s, %s) measures start-up and noise more than the database; run for at least 10 s (--duration 10 -p operationcount=0) or many more operations",
 			res.Runtime.Round(time.Millisecond), plural(all, "operation"))
 	}
-	if t := res.Config.Target; t > 0 && res.Runtime > 0 {
+	if t := res.Config.Rate; t > 0 && res.Runtime > 0 {
 		got := throughput(all, res.Runtime)
 		if miss := 100 * (t - got) / t; miss > targetMissPct {
 			warn("target rate missed: %s ops/s achieved of %s asked (%.0f%% short); response times include the wait", group(int64(got)), group(int64(t)), miss)

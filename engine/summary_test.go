@@ -26,7 +26,7 @@ func TestSummaryWarnings(t *testing.T) {
 		}
 		s := &measure.Set{}
 		r.DrainInto(s)
-		return &runner.Result{Total: s, Runtime: runtime, Threads: 2, Config: runner.Config{Target: target}}
+		return &runner.Result{Total: s, Runtime: runtime, Threads: 2, Config: runner.Config{Rate: target}}
 	}
 	facts := ranFacts{binding: "redis", workload: "workload A", records: 100000, late: time.Millisecond, cores: 2}
 	for _, c := range []struct {

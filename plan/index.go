@@ -13,19 +13,19 @@ const IndexFormat = "servbench-plan"
 
 // Index is DIR/index.json: what ran, where its result is, and its cost.
 type Index struct {
-	Format  string      `json:"format"`
-	Version int         `json:"version"`
-	Plan    string      `json:"plan"`
-	File    string      `json:"plan_file"`
-	Cells   []IndexCell `json:"cells"`
-	SLO     *IndexSLO   `json:"slo,omitempty"`
-	Updated time.Time   `json:"updated"`
+	Format  string     `json:"format"`
+	Version int        `json:"version"`
+	Plan    string     `json:"plan"`
+	File    string     `json:"plan_file"`
+	Runs    []IndexRun `json:"runs"`
+	SLO     *IndexSLO  `json:"slo,omitempty"`
+	Updated time.Time  `json:"updated"`
 }
 
-// IndexCell is one run of the plan.
-type IndexCell struct {
+// IndexRun is one run of the plan.
+type IndexRun struct {
 	ID             string  `json:"id"`
-	Target         string  `json:"target"`
+	Deployment     string  `json:"deployment"`
 	Binding        string  `json:"binding"`
 	System         string  `json:"system"`
 	Nodes          int     `json:"nodes,omitempty"`
@@ -44,7 +44,7 @@ type IndexCell struct {
 	SLOLatencyUs   float64 `json:"slo_latency_us,omitempty"`       // the SLO's measure of this run
 }
 
-// IndexSLO is the outcome of the SLO search: one curve per target,
+// IndexSLO is the outcome of the SLO search: one curve per deployment,
 // workload, record count and fixed dimension.
 type IndexSLO struct {
 	Latency   string     `json:"latency"`
@@ -57,12 +57,12 @@ type IndexSLO struct {
 // SLOCurve is one stepped series: every step measured, the last step
 // within the bound and the highest throughput seen.
 type SLOCurve struct {
-	Series   string     `json:"series"`
-	Target   string     `json:"target"`
-	Workload string     `json:"workload"`
-	Records  int64      `json:"records"`
-	Fixed    float64    `json:"fixed"` // the dimension not stepped: the rate, or the threads
-	Steps    []SLOPoint `json:"steps"`
+	Series     string     `json:"series"`
+	Deployment string     `json:"deployment"`
+	Workload   string     `json:"workload"`
+	Records    int64      `json:"records"`
+	Fixed      float64    `json:"fixed"` // the dimension not stepped: the rate, or the threads
+	Steps      []SLOPoint `json:"steps"`
 	// Best is the highest-throughput step within the bound (nil: none).
 	Best *SLOPoint `json:"best,omitempty"`
 	// Peak is the highest-throughput step of all.
@@ -93,7 +93,49 @@ func ReadIndex(dir string) (*Index, error) {
 	if ix.Format != IndexFormat {
 		return nil, fmt.Errorf("%s: not a servbench plan index (format %q)", path, ix.Format)
 	}
+	if ix.Runs == nil {
+		if err := readOldIndex(raw, &ix); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	return &ix, nil
+}
+
+// readOldIndex reads the words of servbench 0.1's indexes: "cells" for
+// runs, "target" for the deployment.
+func readOldIndex(raw []byte, ix *Index) error {
+	type deployment struct {
+		Target string `json:"target"`
+	}
+	var old struct {
+		Cells []json.RawMessage `json:"cells"`
+		SLO   *struct {
+			Curves []deployment `json:"curves"`
+		} `json:"slo"`
+	}
+	if err := json.Unmarshal(raw, &old); err != nil {
+		return err
+	}
+	for _, c := range old.Cells {
+		var r IndexRun
+		var d deployment
+		if err := json.Unmarshal(c, &r); err != nil {
+			return err
+		}
+		if err := json.Unmarshal(c, &d); err != nil {
+			return err
+		}
+		r.Deployment = d.Target
+		ix.Runs = append(ix.Runs, r)
+	}
+	if old.SLO != nil && ix.SLO != nil && len(old.SLO.Curves) == len(ix.SLO.Curves) {
+		for i, c := range old.SLO.Curves {
+			if ix.SLO.Curves[i].Deployment == "" {
+				ix.SLO.Curves[i].Deployment = c.Target
+			}
+		}
+	}
+	return nil
 }
 
 // WriteIndex replaces DIR/index.json atomically.

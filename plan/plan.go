@@ -1,7 +1,9 @@
-// Package plan reads experiment plans: targets × workloads × record counts
-// × thread counts × target rates × repetitions, the matrix every study in
-// servbench's brief is made of, and expands them into the runs (cells) to
-// execute, in an order that loads each target's data once per record count.
+// Package plan reads experiment plans: deployments × workloads × record
+// counts × thread counts × rates × repetitions, the matrix every study in
+// servbench's brief is made of, and expands them into the runs to execute
+// (each cell of the matrix once per repetition), in an order that loads each
+// deployment's data once per record count. It runs nothing: it imports no
+// runner, workload or generator.
 package plan
 
 import (
@@ -19,17 +21,17 @@ import (
 
 // Plan is a parsed plan file.
 type Plan struct {
-	File       string // the path it was read from
-	Dir        string // its directory: relative workload files are found from here
-	Name       string
-	Targets    []Target
-	Workloads  []Workload
-	Records    []int64
-	Threads    []int
-	Rates      []float64 // total operations per second; 0 = as fast as possible
-	Warmup     float64   // seconds, excluded from the results
-	Duration   float64   // seconds per run (maxexecutiontime); 0 = operations decides
-	Operations int64     // operations per run; 0 = duration decides
+	File        string // the path it was read from
+	Dir         string // its directory: relative workload files are found from here
+	Name        string
+	Deployments []Deployment
+	Workloads   []Workload
+	Records     []int64
+	Threads     []int
+	Rates       []float64 // total operations per second; 0 = as fast as possible
+	Warmup      float64   // seconds, excluded from the results
+	Duration    float64   // seconds per run (maxexecutiontime); 0 = operations decides
+	Operations  int64     // operations per run; 0 = duration decides
 	// OpsPerRecord, when set, makes each run's operation count its record
 	// count (operations: records), as studies that scale both do.
 	OpsPerRecord bool
@@ -39,14 +41,16 @@ type Plan struct {
 	SLO          *SLO // nil: run every cell
 }
 
-// Target is one system under test: a binding with its properties.
-type Target struct {
+// Deployment is one system at one size under test: a binding with its
+// connection properties, cluster size and price. Plans written before 0.2
+// call deployments "targets"; the word now means only a rate.
+type Deployment struct {
 	Label   string
 	Binding string
 	// System names the product the report compares across cluster sizes
-	// (default: the binding); targets of one system differ in nodes.
+	// (default: the binding); deployments of one system differ in nodes.
 	System     string
-	Records    []int64 // record counts for this target only (default: the plan's)
+	Records    []int64 // record counts for this deployment only (default: the plan's)
 	Nodes      int     // cluster size, for the report (0: not given)
 	PriceHour  float64 // price per hour of the configuration (0: not given)
 	Properties []Property
@@ -104,7 +108,7 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 		return nil, errf(0, "%s", oneLine(err.Error()))
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, errf(0, "want a mapping of plan keys (targets, workloads, records, threads, ...)")
+		return nil, errf(0, "want a mapping of plan keys (deployments, workloads, records, threads, ...)")
 	}
 	root := doc.Content[0]
 	seen := map[string]bool{}
@@ -118,8 +122,12 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 		switch k.Value {
 		case "name":
 			err = v.Decode(&p.Name)
-		case "targets":
-			err = p.parseTargets(v, errf)
+		case "deployments", "targets": // "targets" before 0.2
+			if seen["deployments"] && seen["targets"] {
+				err = errf(k.Line, "give deployments or targets (their old name), not both")
+			} else {
+				err = p.parseDeployments(v, errf)
+			}
 		case "workloads":
 			err = p.parseWorkloads(v, errf, builtin)
 		case "records":
@@ -150,7 +158,7 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 		case "slo":
 			err = p.parseSLO(v, errf)
 		default:
-			err = errf(k.Line, "unknown key %q (known: name, targets, workloads, records, threads, rates, warmup, duration, operations, repetitions, load_threads, properties, slo)", k.Value)
+			err = errf(k.Line, "unknown key %q (known: name, deployments, workloads, records, threads, rates, warmup, duration, operations, repetitions, load_threads, properties, slo)", k.Value)
 		}
 		if err != nil {
 			var pe *Error
@@ -162,8 +170,11 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 			return nil, pe
 		}
 	}
-	for _, need := range []string{"targets", "workloads", "records", "threads"} {
-		if need == "records" && p.everyTargetHasRecords() {
+	if seen["targets"] {
+		seen["deployments"] = true
+	}
+	for _, need := range []string{"deployments", "workloads", "records", "threads"} {
+		if need == "records" && p.everyDeploymentHasRecords() {
 			continue
 		}
 		if !seen[need] {
@@ -196,16 +207,16 @@ type errFunc func(line int, format string, args ...any) error
 
 var labelRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-func (p *Plan) parseTargets(v *yaml.Node, errf errFunc) error {
+func (p *Plan) parseDeployments(v *yaml.Node, errf errFunc) error {
 	if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-		return errf(v.Line, "targets: want a list of targets")
+		return errf(v.Line, "deployments: want a list of deployments")
 	}
 	labels := map[string]bool{}
 	for _, n := range v.Content {
 		if n.Kind != yaml.MappingNode {
-			return errf(n.Line, "a target is a mapping (label, binding, properties, nodes, price_per_hour or price_per_month)")
+			return errf(n.Line, "a deployment is a mapping (label, binding, properties, nodes, price_per_hour or price_per_month)")
 		}
-		t := Target{Line: n.Line}
+		t := Deployment{Line: n.Line}
 		var month float64
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, val := n.Content[i], n.Content[i+1]
@@ -228,7 +239,7 @@ func (p *Plan) parseTargets(v *yaml.Node, errf errFunc) error {
 			case "properties":
 				t.Properties, err = decodeProperties(val, errf)
 			default:
-				err = errf(k.Line, "target: unknown key %q (known: label, binding, system, nodes, records, price_per_hour, price_per_month, properties)", k.Value)
+				err = errf(k.Line, "deployment: unknown key %q (known: label, binding, system, nodes, records, price_per_hour, price_per_month, properties)", k.Value)
 			}
 			if err != nil {
 				if _, ok := err.(*Error); ok {
@@ -238,7 +249,7 @@ func (p *Plan) parseTargets(v *yaml.Node, errf errFunc) error {
 			}
 		}
 		if t.Binding == "" {
-			return errf(n.Line, "target without a binding")
+			return errf(n.Line, "deployment without a binding")
 		}
 		if t.Label == "" {
 			t.Label = t.Binding
@@ -250,7 +261,7 @@ func (p *Plan) parseTargets(v *yaml.Node, errf errFunc) error {
 			return errf(n.Line, "label %q: use letters, digits, '.', '_' and '-'", t.Label)
 		}
 		if labels[t.Label] {
-			return errf(n.Line, "two targets are labelled %q", t.Label)
+			return errf(n.Line, "two deployments are labelled %q", t.Label)
 		}
 		labels[t.Label] = true
 		if month > 0 {
@@ -259,7 +270,7 @@ func (p *Plan) parseTargets(v *yaml.Node, errf errFunc) error {
 			}
 			t.PriceHour = month / HoursPerMonth
 		}
-		p.Targets = append(p.Targets, t)
+		p.Deployments = append(p.Deployments, t)
 	}
 	return nil
 }
@@ -331,9 +342,10 @@ func oneLine(s string) string {
 	return string(bytes.Join(bytes.Fields([]byte(s)), []byte(" ")))
 }
 
-// Cell is one run of the plan.
-type Cell struct {
-	Target     *Target
+// Run is one run of the plan: a cell (deployment, workload, records,
+// threads, rate) and its repetition.
+type Run struct {
+	Deployment *Deployment
 	Workload   *Workload
 	Records    int64
 	Threads    int
@@ -341,27 +353,27 @@ type Cell struct {
 	Repetition int // from 1
 }
 
-// ID names the cell uniquely and is its file name below the output
+// ID names the run uniquely and is its file name below the output
 // directory: label/workload/r<records>-t<threads>-q<rate>-<repetition>.
-func (c *Cell) ID() string {
+func (c *Run) ID() string {
 	rate := "max"
 	if c.Rate > 0 {
 		rate = strconv.FormatFloat(c.Rate, 'f', -1, 64)
 	}
-	return fmt.Sprintf("%s/%s/r%d-t%d-q%s-%d", c.Target.Label, filepath.Base(c.Workload.Name), c.Records, c.Threads, rate, c.Repetition)
+	return fmt.Sprintf("%s/%s/r%d-t%d-q%s-%d", c.Deployment.Label, filepath.Base(c.Workload.Name), c.Records, c.Threads, rate, c.Repetition)
 }
 
-func (p *Plan) everyTargetHasRecords() bool {
-	for _, t := range p.Targets {
+func (p *Plan) everyDeploymentHasRecords() bool {
+	for _, t := range p.Deployments {
 		if len(t.Records) == 0 {
 			return false
 		}
 	}
-	return len(p.Targets) > 0
+	return len(p.Deployments) > 0
 }
 
-// RecordsOf is the record counts target t runs with.
-func (p *Plan) RecordsOf(t *Target) []int64 {
+// RecordsOf is the record counts deployment t runs with.
+func (p *Plan) RecordsOf(t *Deployment) []int64 {
 	if len(t.Records) > 0 {
 		return t.Records
 	}
@@ -377,24 +389,24 @@ func (p *Plan) OperationsOf(records int64) int64 {
 	return p.Operations
 }
 
-// Cells expands the plan, grouped by target and record count (so each
+// Runs expands the plan, grouped by deployment and record count (so each
 // data set is loaded once), then workload, threads, rate, repetition.
-func (p *Plan) Cells() []Cell {
-	var cells []Cell
-	for ti := range p.Targets {
-		for _, r := range p.RecordsOf(&p.Targets[ti]) {
+func (p *Plan) Runs() []Run {
+	var runs []Run
+	for ti := range p.Deployments {
+		for _, r := range p.RecordsOf(&p.Deployments[ti]) {
 			for wi := range p.Workloads {
 				for _, th := range p.Threads {
 					for _, q := range p.Rates {
 						for rep := 1; rep <= p.Repetitions; rep++ {
-							cells = append(cells, Cell{Target: &p.Targets[ti], Workload: &p.Workloads[wi], Records: r, Threads: th, Rate: q, Repetition: rep})
+							runs = append(runs, Run{Deployment: &p.Deployments[ti], Workload: &p.Workloads[wi], Records: r, Threads: th, Rate: q, Repetition: rep})
 						}
 					}
 				}
 			}
 		}
 	}
-	return cells
+	return runs
 }
 
 // CostPerBillion is the cost of a billion operations at throughput ops/s

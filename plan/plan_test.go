@@ -11,7 +11,7 @@ func builtin(n string) bool { return len(n) == 1 || n == "pagination" }
 
 const good = `
 name: s3
-targets:
+deployments:
   - label: mongo
     binding: mongodb
     nodes: 3
@@ -29,16 +29,16 @@ properties:
   fieldcount: 20
 `
 
-func TestParseAndCells(t *testing.T) {
+func TestParseAndRuns(t *testing.T) {
 	p, err := Parse([]byte(good), "s3.yaml", builtin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Name != "s3" || len(p.Targets) != 2 || p.Targets[1].Label != "pebble" || p.Targets[0].PriceHour != 1 ||
-		p.Targets[0].Nodes != 3 || p.LoadThreads != 6 || p.Properties[0].Key != "fieldcount" || p.Targets[0].Line != 4 {
+	if p.Name != "s3" || len(p.Deployments) != 2 || p.Deployments[1].Label != "pebble" || p.Deployments[0].PriceHour != 1 ||
+		p.Deployments[0].Nodes != 3 || p.LoadThreads != 6 || p.Properties[0].Key != "fieldcount" || p.Deployments[0].Line != 4 {
 		t.Errorf("plan %+v", p)
 	}
-	cells := p.Cells()
+	cells := p.Runs()
 	if len(cells) != 2*2*2*3*2*3 {
 		t.Fatalf("%d cells", len(cells))
 	}
@@ -46,7 +46,7 @@ func TestParseAndCells(t *testing.T) {
 	seen := map[string]bool{}
 	last := ""
 	for _, c := range cells {
-		key := c.Target.Label + "/" + strconv.FormatInt(c.Records, 10)
+		key := c.Deployment.Label + "/" + strconv.FormatInt(c.Records, 10)
 		if key != last && seen[key] {
 			t.Fatalf("cells of %s are not together", key)
 		}
@@ -72,14 +72,15 @@ func TestErrorsNameTheLine(t *testing.T) {
 		{func(s string) string { return strings.Replace(s, "[a, c]", "[a, nosuchfile]", 1) }, `s3.yaml:11: workload "nosuchfile"`},
 		{func(s string) string {
 			return strings.Replace(s, "  - binding: pebble\n", "  - binding: pebble\n    colour: red\n", 1)
-		}, `s3.yaml:11: target: unknown key "colour"`},
-		{func(s string) string { return strings.Replace(s, "    binding: mongodb\n", "", 1) }, "s3.yaml:4: target without a binding"},
+		}, `s3.yaml:11: deployment: unknown key "colour"`},
+		{func(s string) string { return strings.Replace(s, "    binding: mongodb\n", "", 1) }, "s3.yaml:4: deployment without a binding"},
 		{func(s string) string { return strings.Replace(s, "duration: 30\n", "", 1) }, "give duration"},
 		{func(s string) string { return strings.Replace(s, "repetitions: 3", "repetitions: 0", 1) }, "s3.yaml:16: repetitions must be at least 1"},
 		{func(s string) string {
 			return strings.Replace(s, "- binding: pebble", "- binding: pebble\n    label: mongo", 1)
-		}, `two targets are labelled "mongo"`},
-		{func(s string) string { return "targets: [\n" }, "s3.yaml:"},
+		}, `two deployments are labelled "mongo"`},
+		{func(s string) string { return "deployments: [\n" }, "s3.yaml:"},
+		{func(s string) string { return s + "targets: [{binding: basic}]\n" }, "s3.yaml:19: give deployments or targets (their old name), not both"},
 	} {
 		_, err := Parse([]byte(tc.edit(good)), "s3.yaml", builtin)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
@@ -102,7 +103,7 @@ func TestCostPerBillion(t *testing.T) {
 // Targets may carry their own record counts (S1 scales the data set with
 // the cluster), a system name shared across cluster sizes, and runs may
 // do as many operations as records.
-func TestTargetRecordsAndSystem(t *testing.T) {
+func TestDeploymentRecordsAndSystem(t *testing.T) {
 	p, err := Parse([]byte(`
 targets:
   - {label: cb3, binding: couchbase, system: Couchbase, nodes: 3, records: [1000]}
@@ -116,8 +117,8 @@ operations: records
 		t.Fatal(err)
 	}
 	var got []string
-	for _, c := range p.Cells() {
-		got = append(got, c.ID()+"="+c.Target.System+"="+strconv.FormatInt(p.OperationsOf(c.Records), 10))
+	for _, c := range p.Runs() {
+		got = append(got, c.ID()+"="+c.Deployment.System+"="+strconv.FormatInt(p.OperationsOf(c.Records), 10))
 	}
 	want := "cb3/a/r1000-t4-qmax-1=Couchbase=1000 cb6/a/r2000-t4-qmax-1=Couchbase=2000 pb/a/r10-t4-qmax-1=pebble=10 pb/a/r20-t4-qmax-1=pebble=20"
 	if strings.Join(got, " ") != want {
@@ -125,5 +126,16 @@ operations: records
 	}
 	if _, err := Parse([]byte("targets: [{binding: pebble}]\nworkloads: [a]\nthreads: [1]\noperations: 5\n"), "x.yaml", builtin); err == nil || !strings.Contains(err.Error(), "no records") {
 		t.Errorf("a target without records and no plan records: %v", err)
+	}
+}
+
+// Plans written before 0.2 name their deployments "targets".
+func TestOldTargetsKey(t *testing.T) {
+	p, err := Parse([]byte(strings.Replace(good, "deployments:", "targets:", 1)), "s3.yaml", builtin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Deployments) != 2 || p.Deployments[0].Label != "mongo" {
+		t.Errorf("deployments %+v", p.Deployments)
 	}
 }

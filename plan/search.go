@@ -27,7 +27,7 @@ func (s *SLO) NewSearch() *Search {
 	return &Search{slo: s, curves: map[string]*curve{}}
 }
 
-func (x *Search) curve(c *Cell) *curve {
+func (x *Search) curve(c *Run) *curve {
 	key := x.slo.Series(c)
 	cv := x.curves[key]
 	if cv == nil {
@@ -35,7 +35,7 @@ func (x *Search) curve(c *Cell) *curve {
 		if x.slo.Step == "rate" {
 			fixed = float64(c.Threads)
 		}
-		cv = &curve{SLOCurve: SLOCurve{Series: key, Target: c.Target.Label, Workload: c.Workload.Name, Records: c.Records, Fixed: fixed}}
+		cv = &curve{SLOCurve: SLOCurve{Series: key, Deployment: c.Deployment.Label, Workload: c.Workload.Name, Records: c.Records, Fixed: fixed}}
 		x.curves[key] = cv
 		x.order = append(x.order, key)
 	}
@@ -43,7 +43,7 @@ func (x *Search) curve(c *Cell) *curve {
 }
 
 // Skip reports whether cell c need not run, and why.
-func (x *Search) Skip(c *Cell) (string, bool) {
+func (x *Search) Skip(c *Run) (string, bool) {
 	cv := x.curve(c)
 	if v := x.slo.StepValue(c); cv.hasPending && v != cv.step {
 		x.close(cv)
@@ -55,7 +55,7 @@ func (x *Search) Skip(c *Cell) (string, bool) {
 }
 
 // Add records a finished run of cell c.
-func (x *Search) Add(c *Cell, throughput, latencyUs, failedPct float64) {
+func (x *Search) Add(c *Run, throughput, latencyUs, failedPct float64) {
 	cv := x.curve(c)
 	v := x.slo.StepValue(c)
 	if cv.hasPending && v != cv.step {

@@ -169,16 +169,16 @@ func (s *SLO) String() string {
 
 // Series names the curve a cell belongs to when the SLO is searched:
 // everything but the stepped dimension and the repetition.
-func (s *SLO) Series(c *Cell) string {
+func (s *SLO) Series(c *Run) string {
 	fixed := "q" + strconv.FormatFloat(c.Rate, 'f', -1, 64)
 	if s.Step == "rate" {
 		fixed = "t" + strconv.Itoa(c.Threads)
 	}
-	return fmt.Sprintf("%s/%s/r%d/%s", c.Target.Label, c.Workload.Name, c.Records, fixed)
+	return fmt.Sprintf("%s/%s/r%d/%s", c.Deployment.Label, c.Workload.Name, c.Records, fixed)
 }
 
 // StepValue is the cell's value of the stepped dimension.
-func (s *SLO) StepValue(c *Cell) float64 {
+func (s *SLO) StepValue(c *Run) float64 {
 	if s.Step == "rate" {
 		return c.Rate
 	}

@@ -76,7 +76,7 @@ func TestSLOSearch(t *testing.T) {
 	}
 	x := p.SLO.NewSearch()
 	var ran, skipped []int
-	cells := p.Cells()
+	cells := p.Runs()
 	for i := range cells {
 		c := &cells[i]
 		if _, skip := x.Skip(c); skip {
@@ -139,7 +139,7 @@ func TestSLOBestAfterAColdStart(t *testing.T) {
 	lat := map[int]float64{1: 2900, 2: 900, 4: 800, 8: 1500, 16: 1600}
 	x := p.SLO.NewSearch()
 	var skipped []int
-	cells := p.Cells()
+	cells := p.Runs()
 	for i := range cells {
 		c := &cells[i]
 		if _, skip := x.Skip(c); skip {

@@ -7,7 +7,7 @@ import (
 
 // Diff is one measure of one cell compared between two sets.
 type Diff struct {
-	Cell     string // workload, records, threads, rate (and the targets compared)
+	Cell     string // workload, records, threads, rate (and the deployments compared)
 	Metric   string // "throughput ops/s", "READ avg µs", "READ p99 µs"
 	A, B     Stat
 	Delta    float64 // B − A
@@ -18,16 +18,16 @@ type Diff struct {
 }
 
 // Compare matches the cells of a and b (same workload, record count,
-// threads and rate; and the same target unless a side holds only one) and
+// threads and rate; and the same deployment unless a side holds only one) and
 // compares throughput and each operation's mean and p99 latency. A
 // difference is within noise when its 95% confidence interval holds 0.
 func Compare(a, b *Set) ([]Diff, error) {
-	oneA, oneB := len(uniq(a.Groups, func(g *Group) string { return g.Target })) == 1, len(uniq(b.Groups, func(g *Group) string { return g.Target })) == 1
+	oneA, oneB := len(uniq(a.Groups, func(g *Group) string { return g.Deployment })) == 1, len(uniq(b.Groups, func(g *Group) string { return g.Deployment })) == 1
 	match := func(ga, gb *Group) bool {
 		if ga.Workload != gb.Workload || ga.Records != gb.Records || ga.Threads != gb.Threads || ga.Rate != gb.Rate {
 			return false
 		}
-		return oneA || oneB || ga.Target == gb.Target
+		return oneA || oneB || ga.Deployment == gb.Deployment
 	}
 	var out []Diff
 	for _, ga := range a.Groups {
@@ -36,10 +36,10 @@ func Compare(a, b *Set) ([]Diff, error) {
 				continue
 			}
 			cell := fmt.Sprintf("%s, %d records, %d threads, rate %s", wlName(ga.Workload), ga.Records, ga.Threads, rateName(ga.Rate))
-			if ga.Target != gb.Target {
-				cell = ga.Target + " vs " + gb.Target + ": " + cell
+			if ga.Deployment != gb.Deployment {
+				cell = ga.Deployment + " vs " + gb.Deployment + ": " + cell
 			} else {
-				cell = ga.Target + ": " + cell
+				cell = ga.Deployment + ": " + cell
 			}
 			out = append(out, diff(cell, "throughput ops/s", ga.Throughput, gb.Throughput))
 			for _, oa := range ga.Ops {

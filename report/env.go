@@ -11,7 +11,7 @@ import (
 )
 
 // environment lists where and with what every run was measured, and every
-// parameter: the plan (credentials hidden) and each target's properties in
+// parameter: the plan (credentials hidden) and each deployment's properties in
 // force, so the page can be reproduced on its own.
 func (s *Set) environment() Section {
 	sec := Section{ID: "environment", Title: "Environment and parameters"}
@@ -37,12 +37,12 @@ func (s *Set) environment() Section {
 	for _, k := range order {
 		env.Rows = append(env.Rows, append([]string{strconv.Itoa(rows[k].n)}, rows[k].cells...))
 	}
-	targets := &Table{Name: "targets", Title: "Targets", Header: []string{"target", "system", "binding", "server", "query model", "nodes", "price per hour"}}
-	props := &Table{Name: "properties", Title: "Properties in force (first run of each target and workload; credentials hidden)", Header: []string{"target", "workload", "property", "value"}}
+	deployments := &Table{Name: "deployments", Title: "Deployments", Header: []string{"deployment", "system", "binding", "server", "query model", "nodes", "price per hour"}}
+	props := &Table{Name: "properties", Title: "Properties in force (first run of each deployment and workload; credentials hidden)", Header: []string{"deployment", "workload", "property", "value"}}
 	seen := map[string]bool{}
 	for _, r := range s.Runs {
-		if !seen[r.Target] {
-			seen[r.Target] = true
+		if !seen[r.Deployment] {
+			seen[r.Deployment] = true
 			nodes, price := "", ""
 			if r.Nodes > 0 {
 				nodes = strconv.Itoa(r.Nodes)
@@ -50,9 +50,9 @@ func (s *Set) environment() Section {
 			if r.Price > 0 {
 				price = strconv.FormatFloat(r.Price, 'f', 4, 64)
 			}
-			targets.Rows = append(targets.Rows, []string{r.Target, r.System, r.Binding, r.Doc.Server, r.Doc.QueryModel, nodes, price})
+			deployments.Rows = append(deployments.Rows, []string{r.Deployment, r.System, r.Binding, r.Doc.Server, r.Doc.QueryModel, nodes, price})
 		}
-		k := r.Target + "\x00" + r.Workload
+		k := r.Deployment + "\x00" + r.Workload
 		if seen[k] {
 			continue
 		}
@@ -63,10 +63,10 @@ func (s *Set) environment() Section {
 		}
 		sort.Strings(keys)
 		for _, p := range keys {
-			props.Rows = append(props.Rows, []string{r.Target, wlName(r.Workload), p, r.Doc.Properties[p]})
+			props.Rows = append(props.Rows, []string{r.Deployment, wlName(r.Workload), p, r.Doc.Properties[p]})
 		}
 	}
-	sec.Tables = []*Table{env, targets, props}
+	sec.Tables = []*Table{env, deployments, props}
 	if s.PlanText != "" {
 		sec.Pre = RedactPlan(s.PlanText)
 	}

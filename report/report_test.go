@@ -19,7 +19,7 @@ import (
 // sizes 1 and 2 with prices, two workloads, two record counts, two thread
 // counts, operations scaled with records, two repetitions, an SLO.
 const plan = `name: report-test
-targets:
+deployments:
   - {label: pebble, binding: pebble, nodes: 1, price_per_hour: 0.1}
   - {label: basic, binding: basic, system: basic, nodes: 2, price_per_month: 73}
 workloads: [a, c]
@@ -70,6 +70,9 @@ func TestReportViewsAndExports(t *testing.T) {
 	if got := strings.Join(ids, " "); got != "summary clusters cost threads runtime runs environment" {
 		t.Fatalf("sections %s", got)
 	}
+	if got, want := secs[0].Intro, "16 cells × 2 repetitions in the plan: 32 runs, 32 done."; got != want {
+		t.Errorf("summary says %q, want %q", got, want)
+	}
 	tables := map[string]*report.Table{}
 	for _, s := range secs {
 		for _, tb := range s.Tables {
@@ -79,7 +82,7 @@ func TestReportViewsAndExports(t *testing.T) {
 			tables[tb.Name] = tb
 		}
 	}
-	for _, name := range []string{"summary", "failed", "cost", "slo", "curves", "runtime-pebble-t1", "runtime-totals", "scale-up", "environment", "targets", "properties"} {
+	for _, name := range []string{"summary", "failed", "cost", "slo", "curves", "runtime-pebble-t1", "runtime-totals", "scale-up", "environment", "deployments", "properties"} {
 		if tables[name] == nil || len(tables[name].Rows) == 0 {
 			t.Errorf("no table %s, or it is empty", name)
 		}

@@ -28,17 +28,17 @@ func (s *Set) runtime() (Section, bool) {
 	records := sorted(uniq(gs, func(g *Group) int64 { return g.Records }))
 	threads := sorted(uniq(gs, func(g *Group) int { return g.Threads }))
 	workloads := uniq(gs, func(g *Group) string { return g.Workload })
-	targets := uniq(gs, func(g *Group) string { return g.Target })
+	deployments := uniq(gs, func(g *Group) string { return g.Deployment })
 	find := func(tg, w string, r int64, th int) *Group {
 		for _, g := range gs {
-			if g.Target == tg && g.Workload == w && g.Records == r && g.Threads == th && g.Rate == 0 {
+			if g.Deployment == tg && g.Workload == w && g.Records == r && g.Threads == th && g.Rate == 0 {
 				return g
 			}
 		}
 		return nil
 	}
 	ops := func(g *Group) float64 { return float64(g.Operations) / float64(len(g.Runs)) }
-	for _, tg := range targets {
+	for _, tg := range deployments {
 		for _, th := range threads {
 			t := &Table{Name: safe(fmt.Sprintf("runtime-%s-t%d", tg, th)), Title: fmt.Sprintf("%s, %d threads: runtime in seconds", tg, th), Header: []string{"workload"}}
 			for _, r := range records {
@@ -71,11 +71,11 @@ func (s *Set) runtime() (Section, bool) {
 		}
 	}
 	// Totals per thread count.
-	tot := &Table{Name: "runtime-totals", Title: "Total runtime in seconds (every workload) per thread count", Header: []string{"target", "records"}}
+	tot := &Table{Name: "runtime-totals", Title: "Total runtime in seconds (every workload) per thread count", Header: []string{"deployment", "records"}}
 	for _, th := range threads {
 		tot.Header = append(tot.Header, fmt.Sprintf("%d threads", th))
 	}
-	for _, tg := range targets {
+	for _, tg := range deployments {
 		for _, r := range records {
 			row := []string{tg, strconv.FormatInt(r, 10)}
 			for _, th := range threads {
@@ -95,7 +95,7 @@ func (s *Set) runtime() (Section, bool) {
 	// the ratio of operations), and from the fewest threads to each other
 	// count (expected: the ratio of threads, as a speed-up).
 	if len(records) > 1 || len(threads) > 1 {
-		sc := &Table{Name: "scale-up", Title: "Scale-up ratios, observed (expected)", Header: []string{"target", "workload"}}
+		sc := &Table{Name: "scale-up", Title: "Scale-up ratios, observed (expected)", Header: []string{"deployment", "workload"}}
 		for i := 1; i < len(records); i++ {
 			for _, th := range threads {
 				sc.Header = append(sc.Header, fmt.Sprintf("runtime %d→%d records, %d threads", records[i-1], records[i], th))
@@ -106,7 +106,7 @@ func (s *Set) runtime() (Section, bool) {
 				sc.Header = append(sc.Header, fmt.Sprintf("speed-up %d→%d threads, %d records", threads[0], threads[j], r))
 			}
 		}
-		for _, tg := range targets {
+		for _, tg := range deployments {
 			for _, w := range workloads {
 				row := []string{tg, wlName(w)}
 				for i := 1; i < len(records); i++ {
@@ -131,7 +131,7 @@ func (s *Set) runtime() (Section, bool) {
 		sc.Note = "Runtime ratios above the expected one scale worse than linearly; speed-ups below the thread ratio scale worse than linearly."
 		sec.Tables = append(sec.Tables, sc)
 	}
-	// Log-scale bars: per record count and threads, each target's runtime per workload.
+	// Log-scale bars: per record count and threads, each deployment's runtime per workload.
 	cats := make([]string, len(workloads))
 	for i, w := range workloads {
 		cats[i] = wlName(w)
@@ -140,7 +140,7 @@ func (s *Set) runtime() (Section, bool) {
 		for _, th := range threads {
 			b := &chart.Bars{Title: fmt.Sprintf("Runtime, %d records, %d threads (log scale)", r, th), YLabel: "seconds", Categories: cats, Log: true}
 			have := false
-			for _, tg := range targets {
+			for _, tg := range deployments {
 				se := chart.Series{Name: tg, Values: nan(len(workloads))}
 				for i, w := range workloads {
 					if g := find(tg, w, r, th); g != nil {

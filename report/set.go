@@ -28,30 +28,30 @@ type Set struct {
 
 // Run is one finished run.
 type Run struct {
-	ID       string
-	Target   string // the target's label
-	System   string
-	Binding  string
-	Nodes    int
-	Price    float64 // per hour
-	Workload string
-	Records  int64
-	Threads  int
-	Rate     float64
-	Doc      *result.Doc
+	ID         string
+	Deployment string // the deployment's label
+	System     string
+	Binding    string
+	Nodes      int
+	Price      float64 // per hour
+	Workload   string
+	Records    int64
+	Threads    int
+	Rate       float64
+	Doc        *result.Doc
 }
 
 // Key is what identifies a cell across its repetitions.
 type Key struct {
-	Target   string
-	Workload string
-	Records  int64
-	Threads  int
-	Rate     float64
+	Deployment string
+	Workload   string
+	Records    int64
+	Threads    int
+	Rate       float64
 }
 
 func (r *Run) key() Key {
-	return Key{r.Target, r.Workload, r.Records, r.Threads, r.Rate}
+	return Key{r.Deployment, r.Workload, r.Records, r.Threads, r.Rate}
 }
 
 // Load reads a plan directory's index and every finished run in it.
@@ -64,7 +64,7 @@ func Load(dir string) (*Set, error) {
 	if b, err := os.ReadFile(filepath.Join(dir, "plan.yaml")); err == nil {
 		s.PlanText = string(b)
 	}
-	for _, c := range ix.Cells {
+	for _, c := range ix.Runs {
 		if c.Status != "done" {
 			continue
 		}
@@ -72,7 +72,7 @@ func Load(dir string) (*Set, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.Runs = append(s.Runs, &Run{ID: c.ID, Target: c.Target, System: c.System, Binding: c.Binding, Nodes: c.Nodes,
+		s.Runs = append(s.Runs, &Run{ID: c.ID, Deployment: c.Deployment, System: c.System, Binding: c.Binding, Nodes: c.Nodes,
 			Price: c.PricePerHour, Workload: c.Workload, Records: c.Records, Threads: c.Threads, Rate: c.Rate, Doc: d})
 	}
 	if s.Name == "" {
@@ -100,8 +100,8 @@ func LoadFiles(paths []string) (*Set, error) {
 			label = d.Binding
 		}
 		records, _ := strconv.ParseInt(d.Properties["recordcount"], 10, 64)
-		s.Runs = append(s.Runs, &Run{ID: p, Target: label, System: d.Binding, Binding: d.Binding, Workload: d.Workload,
-			Records: records, Threads: d.Threads, Rate: d.Target, Doc: d})
+		s.Runs = append(s.Runs, &Run{ID: p, Deployment: label, System: d.Binding, Binding: d.Binding, Workload: d.Workload,
+			Records: records, Threads: d.Threads, Rate: d.Rate, Doc: d})
 	}
 	s.group()
 	return s, nil
@@ -209,11 +209,11 @@ func (g *Group) summarize() {
 	g.Cost = plan.CostPerBillion(g.Price, g.Throughput.Mean)
 }
 
-// Only is the set restricted to one target (nil if it has none).
-func (s *Set) Only(target string) *Set {
-	out := &Set{Name: s.Name + ":" + target, Dir: s.Dir, PlanText: s.PlanText, Index: s.Index}
+// Only is the set restricted to one deployment (nil if it has none).
+func (s *Set) Only(deployment string) *Set {
+	out := &Set{Name: s.Name + ":" + deployment, Dir: s.Dir, PlanText: s.PlanText, Index: s.Index}
 	for _, r := range s.Runs {
-		if r.Target == target {
+		if r.Deployment == deployment {
 			out.Runs = append(out.Runs, r)
 		}
 	}

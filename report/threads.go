@@ -10,9 +10,9 @@ import (
 
 // curveKey is everything but the stepped dimension.
 type curveKey struct {
-	target, workload string
-	records          int64
-	fixed            float64
+	deployment, workload string
+	records              int64
+	fixed                float64
 }
 
 // step returns the stepped dimension ("threads" or "rate") and whether any
@@ -36,9 +36,9 @@ func (s *Set) step() (string, bool) {
 
 func curveOf(g *Group, dim string) (curveKey, float64) {
 	if dim == "rate" {
-		return curveKey{g.Target, g.Workload, g.Records, float64(g.Threads)}, g.Rate
+		return curveKey{g.Deployment, g.Workload, g.Records, float64(g.Threads)}, g.Rate
 	}
-	return curveKey{g.Target, g.Workload, g.Records, g.Rate}, float64(g.Threads)
+	return curveKey{g.Deployment, g.Workload, g.Records, g.Rate}, float64(g.Threads)
 }
 
 // worstP99 is the highest mean p99 of the group's operations, in µs.
@@ -50,7 +50,7 @@ func (g *Group) worstP99() float64 {
 	return w
 }
 
-// byThreads is S2's view: throughput against client threads (or target
+// byThreads is S2's view: throughput against client threads (or the
 // rate), latency against throughput, and the SLO search's outcome.
 func (s *Set) byThreads() (Section, bool) {
 	dim, ok := s.step()
@@ -63,10 +63,10 @@ func (s *Set) byThreads() (Section, bool) {
 	}
 	xlabel := "client threads"
 	if dim == "rate" {
-		xlabel = "target ops/s"
+		xlabel = "rate ops/s"
 	}
 	sec := Section{ID: "threads", Title: "Throughput and latency by " + xlabel,
-		Intro: "Each curve steps " + xlabel + " for one target, workload and record count (points: mean over repetitions)."}
+		Intro: "Each curve steps " + xlabel + " for one deployment, workload and record count (points: mean over repetitions)."}
 	if slo != nil {
 		sec.Intro += fmt.Sprintf(" The SLO is %s ≤ %s ms (%s); the ringed point is the highest throughput of a step within it.",
 			slo.Latency, strconv.FormatFloat(slo.BoundUs/1000, 'f', -1, 64), sloOp(slo))
@@ -85,7 +85,7 @@ func (s *Set) byThreads() (Section, bool) {
 		}
 		curves[k] = append(curves[k], g)
 	}
-	table := &Table{Name: "curves", Title: "Every step", Header: []string{"target", "workload", "records", "fixed", xlabel, "throughput ops/s", "avg latency ms", "worst p99 ms", "failed %"}}
+	table := &Table{Name: "curves", Title: "Every step", Header: []string{"deployment", "workload", "records", "fixed", xlabel, "throughput ops/s", "avg latency ms", "worst p99 ms", "failed %"}}
 	for _, pair := range uniq(s.Groups, func(g *Group) wr { return wr{g.Workload, g.Records} }) {
 		thr := &chart.Lines{Title: fmt.Sprintf("Workload %s, %d records: throughput by %s", wlName(pair.workload), pair.records, xlabel), XLabel: xlabel, YLabel: "ops/s"}
 		lat := &chart.Lines{Title: fmt.Sprintf("Workload %s, %d records: latency by throughput (log scale)", wlName(pair.workload), pair.records), XLabel: "ops/s", YLabel: "ms", LogY: true}
@@ -99,7 +99,7 @@ func (s *Set) byThreads() (Section, bool) {
 			if k.workload != pair.workload || k.records != pair.records {
 				continue
 			}
-			name := k.target
+			name := k.deployment
 			if s.fixedVaries(dim) {
 				name += " " + fixedName(dim, k.fixed)
 			}
@@ -118,7 +118,7 @@ func (s *Set) byThreads() (Section, bool) {
 				if slo == nil {
 					ll.Points = append(ll.Points, chart.Point{X: g.Throughput.Mean, Y: g.worstP99() / 1000, Label: fmt.Sprintf("%s %g", dim, x)})
 				}
-				table.Rows = append(table.Rows, []string{g.Target, wlName(g.Workload), strconv.FormatInt(g.Records, 10), fixedName(dim, k.fixed),
+				table.Rows = append(table.Rows, []string{g.Deployment, wlName(g.Workload), strconv.FormatInt(g.Records, 10), fixedName(dim, k.fixed),
 					strconv.FormatFloat(x, 'f', -1, 64), pm(g.Throughput, f0), pm(g.AvgUs, ms), ms(g.worstP99()), pm(g.FailedPct, f2)})
 			}
 			thr.Lines, lat.Lines = append(thr.Lines, tl), append(lat.Lines, ll)
@@ -128,9 +128,9 @@ func (s *Set) byThreads() (Section, bool) {
 	}
 	if slo != nil {
 		st := &Table{Name: "slo", Title: "SLO search: the highest throughput within the bound, and the peak",
-			Header: []string{"target", "workload", "records", "fixed", "best " + xlabel, "best ops/s", slo.Latency + " ms at best", "broken at", "peak ops/s", "peak at"}}
+			Header: []string{"deployment", "workload", "records", "fixed", "best " + xlabel, "best ops/s", slo.Latency + " ms at best", "broken at", "peak ops/s", "peak at"}}
 		for _, c := range slo.Curves {
-			row := []string{c.Target, wlName(c.Workload), strconv.FormatInt(c.Records, 10), fixedName(dim, c.Fixed), "—", "—", "—", "never", "", ""}
+			row := []string{c.Deployment, wlName(c.Workload), strconv.FormatInt(c.Records, 10), fixedName(dim, c.Fixed), "—", "—", "—", "never", "", ""}
 			if c.Best != nil {
 				row[4], row[5], row[6] = strconv.FormatFloat(c.Best.Step, 'f', -1, 64), f0(c.Best.Throughput), ms(c.Best.LatencyUs)
 			}
@@ -161,7 +161,7 @@ func sloCurve(slo *plan.IndexSLO, k curveKey) *plan.SLOCurve {
 	}
 	for i := range slo.Curves {
 		c := &slo.Curves[i]
-		if c.Target == k.target && c.Workload == k.workload && c.Records == k.records && c.Fixed == k.fixed {
+		if c.Deployment == k.deployment && c.Workload == k.workload && c.Records == k.records && c.Fixed == k.fixed {
 			return c
 		}
 	}

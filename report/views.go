@@ -77,16 +77,17 @@ func (s *Set) summary() Section {
 		if g.Cost > 0 {
 			cost = f2(g.Cost)
 		}
-		t.Rows = append(t.Rows, []string{g.Target, g.System, nodes, wlName(g.Workload), strconv.FormatInt(g.Records, 10), strconv.Itoa(g.Threads),
+		t.Rows = append(t.Rows, []string{g.Deployment, g.System, nodes, wlName(g.Workload), strconv.FormatInt(g.Records, 10), strconv.Itoa(g.Threads),
 			rateName(g.Rate), strconv.Itoa(g.Throughput.N), pm(g.Throughput, f0), pm(g.AvgUs, ms), strings.Join(ops, "; "),
 			pm(g.FailedPct, f2), pm(g.Runtime, f2), cost})
 	}
 	t.Note = "Latency is the service time of successful operations; the confidence interval is Student's t at 95% over the repetitions."
 	sec := Section{ID: "summary", Title: "Summary", Tables: []*Table{t}}
 	if s.Index != nil {
-		counts := map[string]int{}
-		for _, c := range s.Index.Cells {
+		counts, cells := map[string]int{}, map[string]bool{}
+		for _, c := range s.Index.Runs {
 			counts[c.Status]++
+			cells[c.ID[:max(0, strings.LastIndexByte(c.ID, '-'))]] = true // the ID ends with -<repetition>
 		}
 		var parts []string
 		for _, st := range []string{"done", "failed", "skipped", "interrupted", "pending"} {
@@ -94,7 +95,12 @@ func (s *Set) summary() Section {
 				parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
 			}
 		}
-		sec.Intro = fmt.Sprintf("%d cells in the plan: %s.", len(s.Index.Cells), strings.Join(parts, ", "))
+		runs := len(s.Index.Runs)
+		grid := fmt.Sprintf("%d %s", len(cells), plural(len(cells), "cell"))
+		if reps := runs / max(1, len(cells)); reps > 1 && reps*len(cells) == runs {
+			grid += fmt.Sprintf(" × %d repetitions", reps)
+		}
+		sec.Intro = fmt.Sprintf("%s in the plan: %d %s, %s.", grid, runs, plural(runs, "run"), strings.Join(parts, ", "))
 	}
 	return sec
 }
@@ -138,7 +144,7 @@ type load struct {
 func (l load) String() string {
 	s := fmt.Sprintf("%d threads", l.threads)
 	if l.rate > 0 {
-		s += ", " + rateName(l.rate) + " ops/s target"
+		s += ", " + rateName(l.rate) + " ops/s rate"
 	}
 	return s
 }
@@ -227,7 +233,7 @@ func causes(gs []*Group) []string {
 }
 
 // failedFigures draws, per workload, the failed-operation percentage of
-// each target stacked by cause.
+// each deployment stacked by cause.
 func (s *Set) failedFigures(gs []*Group) []*Figure {
 	cs := causes(gs)
 	var figs []*Figure
@@ -235,7 +241,7 @@ func (s *Set) failedFigures(gs []*Group) []*Figure {
 		wg := filter(gs, func(g *Group) bool { return g.Workload == w })
 		var cats []string
 		for _, g := range wg {
-			cats = append(cats, g.Target+" "+load{g.Threads, g.Rate}.short())
+			cats = append(cats, g.Deployment+" "+load{g.Threads, g.Rate}.short())
 		}
 		b := &chart.Bars{Title: fmt.Sprintf("Workload %s: failed operations by cause", wlName(w)), YLabel: "% of operations", Categories: cats, Stacked: true}
 		for _, c := range cs {
@@ -246,7 +252,7 @@ func (s *Set) failedFigures(gs []*Group) []*Figure {
 			b.Series = append(b.Series, se)
 		}
 		if len(cs) == 0 {
-			// No failure: the chart still shows every target, at zero.
+			// No failure: the chart still shows every deployment, at zero.
 			b.Series = []chart.Series{{Name: "failed (none)", Values: make([]float64, len(wg))}}
 		}
 		figs = append(figs, &Figure{Name: safe("failed-" + wlName(w)), SVG: b.SVG()})
@@ -285,7 +291,7 @@ func (s *Set) failedTable(gs []*Group) *Table {
 		for _, f := range g.Failed {
 			total += f.Count
 		}
-		row := []string{g.Target, wlName(g.Workload), strconv.FormatInt(g.Records, 10), strconv.Itoa(g.Threads), strconv.FormatInt(g.Operations, 10),
+		row := []string{g.Deployment, wlName(g.Workload), strconv.FormatInt(g.Records, 10), strconv.Itoa(g.Threads), strconv.FormatInt(g.Operations, 10),
 			pct(total, g.Operations)}
 		for _, c := range cs {
 			row = append(row, f2(g.failedPct(c)))
@@ -316,7 +322,7 @@ func (s *Set) cost() (Section, bool) {
 		if g.Nodes > 0 {
 			nodes = strconv.Itoa(g.Nodes)
 		}
-		t.Rows = append(t.Rows, []string{g.Target, g.System, nodes, strconv.FormatFloat(g.Price, 'f', 4, 64), f2(g.Price * 730), wlName(g.Workload),
+		t.Rows = append(t.Rows, []string{g.Deployment, g.System, nodes, strconv.FormatFloat(g.Price, 'f', 4, 64), f2(g.Price * 730), wlName(g.Workload),
 			strconv.FormatInt(g.Records, 10), strconv.Itoa(g.Threads), f0(g.Throughput.Mean), f2(g.Cost)})
 	}
 	sec.Tables = append(sec.Tables, t)
@@ -327,10 +333,10 @@ func (s *Set) cost() (Section, bool) {
 	}
 	for _, ld := range uniq(gs, func(g *Group) load { return load{g.Threads, g.Rate} }) {
 		b := &chart.Bars{Title: fmt.Sprintf("Cost per billion operations (%s)", ld), YLabel: "cost per 10⁹ operations", Categories: cats}
-		for _, tg := range uniq(gs, func(g *Group) string { return g.Target }) {
+		for _, tg := range uniq(gs, func(g *Group) string { return g.Deployment }) {
 			se := chart.Series{Name: tg, Values: nan(len(workloads))}
 			for _, g := range gs {
-				if g.Target == tg && g.Threads == ld.threads && g.Rate == ld.rate {
+				if g.Deployment == tg && g.Threads == ld.threads && g.Rate == ld.rate {
 					for i, w := range workloads {
 						if w == g.Workload {
 							se.Values[i] = g.Cost
@@ -343,4 +349,12 @@ func (s *Set) cost() (Section, bool) {
 		sec.Figures = append(sec.Figures, &Figure{Name: safe(fmt.Sprintf("cost-t%d-q%s", ld.threads, rateName(ld.rate))), SVG: b.SVG()})
 	}
 	return sec, true
+}
+
+// plural is word for n things: "1 run", "2 runs".
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }

@@ -48,7 +48,7 @@ func Merge(docs []*Doc) (*Doc, error) {
 	m := &Doc{
 		Format: Format, Version: FormatVersion, Environment: first.Environment,
 		Command: first.Command, Binding: first.Binding, Server: first.Server, Workload: first.Workload,
-		QueryModel: first.QueryModel, Properties: first.Properties, Target: 0, Seed: first.Seed,
+		QueryModel: first.QueryModel, Properties: first.Properties, Rate: 0, Seed: first.Seed,
 		Start: from, End: to, RuntimeMs: ms(window), Stop: first.Stop, HistogramUnit: "ns",
 		Clients: len(docs),
 	}
@@ -61,7 +61,7 @@ func Merge(docs []*Doc) (*Doc, error) {
 	var late int64
 	for i, d := range docs {
 		m.Threads += d.Threads
-		m.Target += d.Target
+		m.Rate += d.Rate
 		m.Operations += d.Operations
 		m.OKOperations += d.OKOperations
 		m.Stuck += d.Stuck

@@ -56,7 +56,7 @@ type Doc struct {
 	QueryModel string            `json:"query_model,omitempty"`
 	Properties map[string]string `json:"properties"` // every property in force, credentials redacted
 	Threads    int               `json:"threads"`
-	Target     float64           `json:"target_ops_per_sec,omitempty"`
+	Rate       float64           `json:"target_ops_per_sec,omitempty"`
 	Seed       uint64            `json:"seed"`
 	Start      time.Time         `json:"start"`
 	End        time.Time         `json:"end"`

@@ -18,7 +18,7 @@ type Config struct {
 
 	Load    bool    // load phase (inserts) instead of transactions
 	Threads int     // client threads (threadcount)
-	Target  float64 // total operations per second; 0 = as fast as possible
+	Rate    float64 // total operations per second; 0 = as fast as possible
 	// OpCount is the number of measured operations over all threads
 	// (0 = until stopped or MaxExecution).
 	OpCount      int64
@@ -56,10 +56,10 @@ func ParseConfig(p *props.Props, load bool) (Config, error) {
 		return c, p.Errorf("threadcount", "%d threads is more than a million", th)
 	}
 	c.Threads = int(th)
-	if c.Target, err = p.Float("target", 0); err != nil {
+	if c.Rate, err = p.Float("target", 0); err != nil {
 		return c, err
 	}
-	if c.Target < 0 {
+	if c.Rate < 0 {
 		return c, p.Errorf("target", "must not be negative")
 	}
 	if c.OpCount, err = p.Int64Min("operationcount", 0, 0); err != nil {

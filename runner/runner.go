@@ -75,10 +75,10 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 		threads = int(total) // as YCSB: never more threads than operations
 	}
 	r := &run{cfg: cfg, threads: threads, clock: cfg.Clock}
-	if cfg.Target > 0 {
+	if cfg.Rate > 0 {
 		// Each thread runs target/threads operations per second, one
 		// every threads/target seconds.
-		r.tick = int64(float64(time.Second) * float64(threads) / cfg.Target)
+		r.tick = int64(float64(time.Second) * float64(threads) / cfg.Rate)
 		if r.tick < 1 {
 			r.tick = 1
 		}

@@ -14,7 +14,7 @@ import (
 )
 
 const testPlan = `name: t
-targets:
+deployments:
   - label: pebble
     binding: pebble
     price_per_hour: 3.6
@@ -76,13 +76,13 @@ func TestBenchPlanResumes(t *testing.T) {
 	}
 	ix := readIndex(t, dir)
 	doneBefore := 0
-	for _, c := range ix.Cells {
+	for _, c := range ix.Runs {
 		if c.Status == "done" {
 			doneBefore++
 		}
 	}
-	if len(ix.Cells) != 16 || doneBefore < 3 || doneBefore > 4 {
-		t.Fatalf("after the interruption: %d cells listed, %d done", len(ix.Cells), doneBefore)
+	if len(ix.Runs) != 16 || doneBefore < 3 || doneBefore > 4 {
+		t.Fatalf("after the interruption: %d cells listed, %d done", len(ix.Runs), doneBefore)
 	}
 
 	var errb bytes.Buffer
@@ -97,7 +97,7 @@ func TestBenchPlanResumes(t *testing.T) {
 		t.Error("the pebble data set was loaded again")
 	}
 	ix = readIndex(t, dir)
-	for _, c := range ix.Cells {
+	for _, c := range ix.Runs {
 		if c.Status != "done" || c.Throughput <= 0 {
 			t.Errorf("%s: %s %v", c.ID, c.Status, c.Throughput)
 			continue
@@ -112,14 +112,14 @@ func TestBenchPlanResumes(t *testing.T) {
 		if err != nil || json.Unmarshal(raw, &d) != nil {
 			t.Fatalf("%s: %v", c.Result, err)
 		}
-		if d.Operations != 3000 || d.Threads != c.Threads || d.Throughput != c.Throughput || d.Label != c.Target {
+		if d.Operations != 3000 || d.Threads != c.Threads || d.Throughput != c.Throughput || d.Label != c.Deployment {
 			t.Errorf("%s: %+v", c.ID, d)
 		}
 		// $3.60 an hour: cost per billion = 3.6e9 / (3600 · throughput).
-		if c.Target == "pebble" && (c.CostPerBillion <= 0 || abs(c.CostPerBillion*c.Throughput-1e6) > 1e-3) {
+		if c.Deployment == "pebble" && (c.CostPerBillion <= 0 || abs(c.CostPerBillion*c.Throughput-1e6) > 1e-3) {
 			t.Errorf("%s: cost %v at %v ops/s", c.ID, c.CostPerBillion, c.Throughput)
 		}
-		if c.Target == "basic" && c.CostPerBillion != 0 {
+		if c.Deployment == "basic" && c.CostPerBillion != 0 {
 			t.Errorf("%s: a cost without a price", c.ID)
 		}
 	}
@@ -146,7 +146,7 @@ func TestBenchBadPlans(t *testing.T) {
 	for _, tc := range []struct {
 		plan, want string
 	}{
-		{strings.Replace(testPlan, "binding: basic", "binding: nosuchdb", 1), "plan.yaml:6: target basic"},
+		{strings.Replace(testPlan, "binding: basic", "binding: nosuchdb", 1), "plan.yaml:6: deployment basic"},
 		{strings.Replace(testPlan, "    price_per_hour: 3.6\n", "    price_per_hour: 3.6\n    properties:\n      recordcunt: 5\n", 1), "recordcunt"},
 		{strings.Replace(testPlan, "[a, c]", "[a, zz]", 1), `workload "zz"`},
 		{testPlan + "threads: [4]\n", "threads is given twice"},
@@ -171,7 +171,7 @@ func TestBenchBadPlans(t *testing.T) {
 // meet a 20 ms p99, 2,000 ops/s queues up for the whole run.
 func TestBenchSLOSearch(t *testing.T) {
 	planFile := writePlan(t, `name: slo
-targets:
+deployments:
   - label: slow
     binding: basic
     properties:
@@ -194,7 +194,7 @@ slo:
 	}
 	ix := readIndex(t, dir)
 	status := map[float64]string{}
-	for _, c := range ix.Cells {
+	for _, c := range ix.Runs {
 		status[c.Rate] = c.Status
 	}
 	if status[50] != "done" || status[100] != "done" || status[2000] != "done" || status[4000] != "done" || status[8000] != "skipped" {
@@ -226,7 +226,7 @@ func TestBenchTablePerDataSet(t *testing.T) {
 		{"", "usertable_r100 usertable_r200"},
 		{"properties:\n  table: mine\n", "mine mine"},
 	} {
-		pf := writePlan(t, "targets: [{label: b, binding: basic}]\nworkloads: [c]\nrecords: [100, 200]\nthreads: [1]\noperations: 10\n"+tc.extra)
+		pf := writePlan(t, "deployments: [{label: b, binding: basic}]\nworkloads: [c]\nrecords: [100, 200]\nthreads: [1]\noperations: 10\n"+tc.extra)
 		dir := filepath.Join(t.TempDir(), "out")
 		if code, _, e := servbench(t, "bench", pf, "-o", dir); code != ExitOK {
 			t.Fatalf("exit %d: %s", code, e)

@@ -15,11 +15,11 @@ import (
 
 const benchUsage = `usage: servbench bench PLAN.yaml -o DIR
 
-Runs every cell of an experiment plan (targets x workloads x records x
-threads x rates x repetitions): loads each target once per record count,
+Runs every cell of an experiment plan (deployments x workloads x records x
+threads x rates x repetitions): loads each deployment once per record count,
 writes one result JSON per run under DIR/runs and an index, DIR/index.json.
 Rerunning the same plan into the same DIR skips the finished cells.
-A plan with an slo: key steps threads (or the rate) upwards per target,
+A plan with an slo: key steps threads (or the rate) upwards per deployment,
 workload and record count, skips the steps past the first one over the
 latency bound (and its after: steps), and reports the highest throughput
 within the bound and the peak.
@@ -69,7 +69,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return ExitUsage, usageError{err}
 	}
 	if *dry {
-		cells := pl.Cells()
+		cells := pl.Runs()
 		for i := range cells {
 			fmt.Fprintf(stdout, "%s\n", cells[i].ID())
 		}

@@ -199,7 +199,7 @@ func TestJSONAndCSVResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d.Format != result.Format || d.Version != result.FormatVersion || d.Command != "run" || d.Binding != "basic" ||
-		d.Label != "mylabel" || d.Threads != 2 || d.Target != 4000 || d.Stop != result.Completed || d.Seed == 0 {
+		d.Label != "mylabel" || d.Threads != 2 || d.Rate != 4000 || d.Stop != result.Completed || d.Seed == 0 {
 		t.Errorf("header: %+v", d)
 	}
 	if d.Environment.GoVersion == "" || d.Environment.Cores == 0 || d.Environment.ServbenchVersion == "" {

@@ -23,7 +23,7 @@ is within noise.
 
 A and B are each:
   DIR            a plan's results (servbench bench PLAN -o DIR)
-  DIR:LABEL      one target of them (to compare two targets of one plan)
+  DIR:LABEL      one deployment of them (to compare two deployments of one plan)
   R1.json,R2.json,...   result files of servbench run -o; files of the same
                  label, workload, records, threads and rate are repetitions
 `
@@ -112,7 +112,7 @@ func loadSide(spec string) (*report.Set, error) {
 	}
 	if label != "" {
 		if set = set.Only(label); set == nil {
-			return nil, fmt.Errorf("%s has no target %q", dir, label)
+			return nil, fmt.Errorf("%s has no deployment %q", dir, label)
 		}
 	}
 	if len(set.Groups) == 0 {

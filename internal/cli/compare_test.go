@@ -53,7 +53,7 @@ func writeResults(t *testing.T, dir string, msPerOp map[string]float64) {
 				t.Fatal(err)
 			}
 			f.Close()
-			ix.Cells = append(ix.Cells, plan.IndexCell{ID: id, Target: label, Binding: "basic", System: "basic", Workload: "c",
+			ix.Runs = append(ix.Runs, plan.IndexRun{ID: id, Deployment: label, Binding: "basic", System: "basic", Workload: "c",
 				Records: 100, Threads: 1, Repetition: rep, Result: path, Status: "done", Throughput: doc.Throughput})
 		}
 	}

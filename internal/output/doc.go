@@ -27,7 +27,7 @@ func NewDoc(res *runner.Result, series []result.Point, m Meta, o Options) *resul
 	d := &result.Doc{
 		Format: result.Format, Version: result.FormatVersion, Environment: result.CurrentEnvironment(),
 		Command: m.Command, Binding: m.Binding, Server: m.Server, Workload: m.Workload, Label: m.Label,
-		QueryModel: m.QueryModel, Properties: m.Properties, Threads: res.Threads, Target: res.Config.Target, Seed: res.Config.Seed,
+		QueryModel: m.QueryModel, Properties: m.Properties, Threads: res.Threads, Rate: res.Config.Rate, Seed: res.Config.Seed,
 		Start: res.Start, End: res.End,
 		RuntimeMs: ms(res.Runtime), WarmupMs: ms(res.Warmup),
 		Stop: res.Reason, Stuck: res.StuckThreads, Abandoned: res.Abandoned(),

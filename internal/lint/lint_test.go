@@ -1,0 +1,124 @@
+// Package lint holds tests that keep the code base in shape: the layering
+// of packages.
+package lint
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os/exec"
+	"path"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/servbench/servbench"
+
+// layers orders servbench's packages from the bottom up. A package may
+// import only packages of lower layers: dependencies point one way, along
+// the data path workload → runner → binding → measurement → result →
+// report. "db/*" stands for every binding folder (bindings never import
+// each other). A new package must be given a layer here.
+var layers = [][]string{
+	{"result", "props", "generator", "internal/chart"}, // depend on nothing of ours
+	{"db", "workloads", "plan"},                        // plan reads plans and results, never runs them
+	{"measure", "internal/customer"},
+	{"db/*", "workload"},
+	{"runner"},
+	{"internal/output"},
+	{"engine", "report"},
+	{"bench", "db/dbtest"},
+	{"internal/cli"},
+	{"cmd/servbench"},
+	{"internal/lint"},
+}
+
+// layerOf returns the layer of a package path relative to the module, or
+// -1 when it has none. A package named in the table is in its layer; one
+// that is not, in the layer of its folder's wildcard.
+func layerOf(pkg string) int {
+	for i, l := range layers {
+		if slices.Contains(l, pkg) {
+			return i
+		}
+	}
+	for i, l := range layers {
+		if slices.Contains(l, path.Dir(pkg)+"/*") {
+			return i
+		}
+	}
+	return -1
+}
+
+// violations lists the imports of graph (package → its imports, both
+// relative to the module) that break the layering.
+func violations(graph map[string][]string) []string {
+	var out []string
+	for pkg, imports := range graph {
+		lp := layerOf(pkg)
+		if lp < 0 {
+			out = append(out, fmt.Sprintf("%s has no layer in internal/lint", pkg))
+			continue
+		}
+		for _, imp := range imports {
+			if li := layerOf(imp); li < 0 || li >= lp {
+				out = append(out, fmt.Sprintf("%s (layer %d) imports %s (layer %d)", pkg, lp, imp, li))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestViolations(t *testing.T) {
+	for _, c := range []struct {
+		graph map[string][]string
+		want  int
+	}{
+		{map[string][]string{"engine": {"runner", "result", "db"}, "runner": {"workload", "measure"}}, 0},
+		{map[string][]string{"result": {"runner"}}, 1},                // the result document pulls in the runner
+		{map[string][]string{"plan": {"workload"}}, 1},                // checking a plan builds generators
+		{map[string][]string{"db/redis": {"db/pebble", "db"}}, 1},     // a binding imports another
+		{map[string][]string{"db/dbtest": {"internal/cli"}}, 1},       // the kit goes round through the CLI
+		{map[string][]string{"bench": {"internal/cli", "engine"}}, 1}, // so does the plan runner
+		{map[string][]string{"newpkg": {"result"}}, 1},                // unplaced package
+		{map[string][]string{"db/dbtest": {"engine", "db"}}, 0},
+	} {
+		if got := violations(c.graph); len(got) != c.want {
+			t.Errorf("%v: %d violations %q, want %d", c.graph, len(got), got, c.want)
+		}
+	}
+}
+
+// TestLayering checks servbench's own import graph.
+func TestLayering(t *testing.T) {
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"/...")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v: %s", err, stderr.String())
+	}
+	graph := map[string][]string{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		pkg, ok := strings.CutPrefix(f[0], module+"/")
+		if !ok {
+			continue
+		}
+		graph[pkg] = nil
+		for _, imp := range f[1:] {
+			if rel, ok := strings.CutPrefix(imp, module+"/"); ok {
+				graph[pkg] = append(graph[pkg], rel)
+			}
+		}
+	}
+	if len(graph) < 20 {
+		t.Fatalf("go list found %d packages", len(graph))
+	}
+	for _, v := range violations(graph) {
+		t.Error(v)
+	}
+}

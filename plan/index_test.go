@@ -1,0 +1,33 @@
+package plan
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// An index written by servbench 0.1 ("cells", "target") reads as one of
+// today's; a written index reads back as it was.
+func TestReadIndex(t *testing.T) {
+	dir := t.TempDir()
+	old := `{"format": "` + IndexFormat + `", "cells": [{"id": "r/a/x", "target": "redis", "binding": "redis", "status": "done"}],
+	 "slo": {"latency": "p99", "curves": [{"series": "s", "target": "redis"}]}}`
+	if err := os.WriteFile(filepath.Join(dir, "index.json"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := ReadIndex(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ix.Runs) != 1 || ix.Runs[0].Deployment != "redis" || ix.Runs[0].Status != "done" || ix.SLO.Curves[0].Deployment != "redis" {
+		t.Fatalf("old index read as %+v", ix)
+	}
+	ix.Runs[0].Deployment = "pebble"
+	if err := WriteIndex(dir, ix); err != nil {
+		t.Fatal(err)
+	}
+	again, err := ReadIndex(dir)
+	if err != nil || len(again.Runs) != 1 || again.Runs[0].Deployment != "pebble" || again.SLO.Curves[0].Deployment != "redis" {
+		t.Fatalf("written index read as %+v, %v", again, err)
+	}
+}
