@@ -60,13 +60,26 @@ type Describer interface {
 
 // Binding creates DB instances from properties.
 type Binding interface {
-	// Open connects using the properties (and validates them).
-	Open(ctx context.Context, p *props.Props) (DB, error)
-	// Properties lists the property names the binding reads, so unknown
-	// names can be rejected. Prefix entries end in '.' or '*'.
-	Properties() []string
+	// Open reads and checks the binding's properties, then connects. It
+	// reads every property it uses through p before connecting, whatever
+	// their values: with o.CheckOnly it stops there and returns (nil, nil),
+	// and the keys p records as read are the binding's (a key nobody reads
+	// is refused as unknown).
+	Open(ctx context.Context, p *props.Props, o Options) (DB, error)
 	// Summary is one line for --help.
 	Summary() string
+}
+
+// Options are the facts of the run a binding is opened for.
+type Options struct {
+	// Threads is the number of client threads that will call the DB at
+	// once (size connection pools for it).
+	Threads int
+	// Load is true for the load phase.
+	Load bool
+	// CheckOnly asks Open to read and check the properties and connect
+	// to nothing.
+	CheckOnly bool
 }
 
 // Ephemeral is implemented by stores that may start empty each time they

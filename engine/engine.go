@@ -94,6 +94,7 @@ type Setup struct {
 	Workload *workload.Config
 	Runner   runner.Config
 	Output   output.Options
+	Outputs  Outputs
 	// Warnings are properties accepted but not used (another binding's,
 	// YCSB's JVM settings).
 	Warnings []string
@@ -130,9 +131,6 @@ func Check(spec Spec) (*Setup, error) {
 	if err := workload.CheckClass(p); err != nil {
 		return nil, bad(err)
 	}
-	if s.Warnings, err = checkProperties(p, spec.Binding, s.Binding); err != nil {
-		return nil, bad(err)
-	}
 	// Everything but the key generators, whose set-up (ζ of a
 	// 10-million-key zipfian) takes seconds and cannot fail.
 	w, err := workload.New(p, false)
@@ -158,7 +156,55 @@ func Check(spec Spec) (*Setup, error) {
 		}
 		s.Output.TimeSeries = &output.Buckets{Enabled: true}
 	}
+	if s.Outputs, err = readOutputs(p); err != nil {
+		return nil, bad(err)
+	}
+	p.Get("db") // YCSB's binding class: the command line maps it to the binding
+	// The binding reads its properties and connects to nothing.
+	if _, err := s.Binding.Open(context.Background(), p, s.bindingOptions(true)); err != nil {
+		return nil, bad(err)
+	}
+	if s.Warnings, err = checkRead(p, spec.Binding); err != nil {
+		return nil, bad(err)
+	}
 	return s, nil
+}
+
+func (s *Setup) bindingOptions(checkOnly bool) db.Options {
+	return db.Options{Threads: s.Runner.Threads, Load: s.Spec.Phase == LoadPhase, CheckOnly: checkOnly}
+}
+
+// Outputs are the properties of a run's outputs, YCSB's names, read by
+// Check; the caller writes the outputs.
+type Outputs struct {
+	Label       string        // label: names the run in status lines and results
+	Status      bool          // status: a status line every interval
+	StatusEvery time.Duration // status.interval
+	ExportFile  string        // exportfile: the text report goes there, not to standard output
+	RawFile     string        // measurement.raw.output_file (appended to, as YCSB does)
+	HdrFiles    bool          // hdrhistogram.fileoutput: HdrHistogram interval logs
+	HdrPath     string        // hdrhistogram.output.path: their path prefix
+}
+
+func readOutputs(p *props.Props) (Outputs, error) {
+	var out Outputs
+	var err error
+	out.RawFile = p.String("measurement.raw.output_file", "")
+	if out.HdrFiles, err = p.Bool("hdrhistogram.fileoutput", false); err != nil {
+		return out, err
+	}
+	out.HdrPath = p.String("hdrhistogram.output.path", "")
+	if out.Status, err = p.Bool("status", false); err != nil {
+		return out, err
+	}
+	every, err := p.FloatRange("status.interval", 10, 0.001, 365*86400)
+	if err != nil {
+		return out, err
+	}
+	out.StatusEvery = time.Duration(every * float64(time.Second))
+	out.Label = p.String("label", "")
+	out.ExportFile = p.String("exportfile", "")
+	return out, nil
 }
 
 // Result is a finished phase: the runner's measurements and what the
@@ -201,7 +247,7 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 	if err != nil {
 		return nil, bad(err)
 	}
-	d, err := s.Binding.Open(ctx, p)
+	d, err := s.Binding.Open(ctx, p, s.bindingOptions(false))
 	if err != nil {
 		var pe *props.Error
 		if errors.As(err, &pe) {

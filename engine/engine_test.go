@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/servbench/servbench/db"
 	_ "github.com/servbench/servbench/db/basic"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/workloads"
@@ -51,6 +53,10 @@ func TestCheckBadInput(t *testing.T) {
 		{specOf(t, "recordcunt", "5"), "did you mean recordcount?"},
 		{specOf(t, "measurementtype", "nope"), "measurementtype"},
 		{Spec{Binding: "basic", Threads: -1}, "negative"},
+		// The binding's own keys are known by its reading them: no list.
+		{specOf(t, "basicdb.simulatedelai", "5"), "property basicdb.simulatedelai: unknown property (did you mean basicdb.simulatedelay?)"},
+		{specOf(t, "basicdb.anything", "5"), "property basicdb.anything: unknown property"},
+		{specOf(t, "status.intervl", "5"), "did you mean status.interval?"},
 	} {
 		_, err := Check(c.spec)
 		var se *SpecError
@@ -83,3 +89,35 @@ func TestCheckBuildsNoGenerators(t *testing.T) {
 		t.Errorf("workload %+v", s.Workload)
 	}
 }
+
+// The binding gets the run's facts as typed options, and a check connects
+// to nothing.
+func TestCheckOpensTheBindingOffline(t *testing.T) {
+	var got []db.Options
+	db.Register("engine-test-recorder", recorder{&got})
+	spec := specOf(t, "recorder.url", "x")
+	spec.Binding, spec.Threads, spec.Phase = "engine-test-recorder", 7, LoadPhase
+	if _, err := Check(spec); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0] != (db.Options{Threads: 7, Load: true, CheckOnly: true}) {
+		t.Errorf("the binding was opened with %+v, want once, offline, 7 threads, load", got)
+	}
+	spec.Properties.Set("recorder.urll", "x", "test")
+	if _, err := Check(spec); err == nil || !strings.Contains(err.Error(), "did you mean recorder.url?") {
+		t.Errorf("a typo of the binding's key: %v", err)
+	}
+}
+
+type recorder struct{ got *[]db.Options }
+
+func (r recorder) Open(_ context.Context, p *props.Props, o db.Options) (db.DB, error) {
+	p.String("recorder.url", "")
+	*r.got = append(*r.got, o)
+	if o.CheckOnly {
+		return nil, nil
+	}
+	return nil, errors.New("recorder: not a database")
+}
+
+func (recorder) Summary() string { return "records how it is opened" }

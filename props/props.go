@@ -9,13 +9,20 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Props is an ordered set of properties. Later Set calls override earlier
 // ones, which gives YCSB's precedence: files in the order given, then -p.
 // Props is not safe for concurrent mutation; read it before the run starts.
+//
+// Props records every key its readers ask for (Get, String, Int64, ...),
+// set or not: after every component has read its configuration, Unread
+// names the keys nobody asked for, and Asked the names somebody knows.
 type Props struct {
-	m map[string]entry
+	m     map[string]entry
+	mu    sync.Mutex
+	asked map[string]bool
 }
 
 type entry struct {
@@ -48,15 +55,48 @@ func (p *Props) Clone() *Props {
 	return &Props{m: maps.Clone(p.m)}
 }
 
+// lookup returns key's entry and records that somebody asked for it.
+func (p *Props) lookup(key string) (entry, bool) {
+	p.mu.Lock()
+	if p.asked == nil {
+		p.asked = map[string]bool{}
+	}
+	p.asked[key] = true
+	p.mu.Unlock()
+	e, ok := p.m[key]
+	return e, ok
+}
+
+// Unread returns the keys set but never asked for, sorted.
+func (p *Props) Unread() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for k := range p.m {
+		if !p.asked[k] {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Asked returns every key somebody asked for, set or not, sorted.
+func (p *Props) Asked() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Sorted(maps.Keys(p.asked))
+}
+
 // Get returns the raw value of key.
 func (p *Props) Get(key string) (string, bool) {
-	e, ok := p.m[key]
+	e, ok := p.lookup(key)
 	return e.value, ok
 }
 
 // String returns the value of key or def when unset.
 func (p *Props) String(key, def string) string {
-	if e, ok := p.m[key]; ok {
+	if e, ok := p.lookup(key); ok {
 		return e.value
 	}
 	return def
@@ -89,7 +129,7 @@ func (p *Props) Errorf(key, format string, args ...any) error {
 
 // Int64 returns key as a whole number, def when unset.
 func (p *Props) Int64(key string, def int64) (int64, error) {
-	e, ok := p.m[key]
+	e, ok := p.lookup(key)
 	if !ok {
 		return def, nil
 	}
@@ -111,7 +151,7 @@ func (p *Props) Int64Min(key string, def, min int64) (int64, error) {
 
 // Float returns key as a number, def when unset.
 func (p *Props) Float(key string, def float64) (float64, error) {
-	e, ok := p.m[key]
+	e, ok := p.lookup(key)
 	if !ok {
 		return def, nil
 	}
@@ -133,7 +173,7 @@ func (p *Props) FloatRange(key string, def, min, max float64) (float64, error) {
 
 // Bool returns key as true or false (any case), def when unset.
 func (p *Props) Bool(key string, def bool) (bool, error) {
-	e, ok := p.m[key]
+	e, ok := p.lookup(key)
 	if !ok {
 		return def, nil
 	}

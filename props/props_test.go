@@ -116,3 +116,28 @@ func TestRedactText(t *testing.T) {
 		}
 	}
 }
+
+// Every getter records the key it was asked for, set or not; Unread is
+// what is set and nobody asked for; a clone starts with nothing asked.
+func TestUnreadAndAsked(t *testing.T) {
+	p := New()
+	for _, k := range []string{"a", "b", "c", "d", "e"} {
+		p.Set(k, "1", "test")
+	}
+	p.String("a", "")
+	p.Int64("b", 0)
+	p.Bool("nosuch", false)
+	p.Float("c", 0)
+	if got := strings.Join(p.Unread(), ","); got != "d,e" {
+		t.Errorf("unread %s, want d,e", got)
+	}
+	if got := strings.Join(p.Asked(), ","); got != "a,b,c,nosuch" {
+		t.Errorf("asked %s, want a,b,c,nosuch", got)
+	}
+	p.Keys()
+	p.Source("d")
+	p.Redacted()
+	if got := len(p.Clone().Unread()); got != 5 || len(p.Unread()) != 2 {
+		t.Errorf("listing, sources and clones count as reads: %d unread in the clone", got)
+	}
+}

@@ -37,12 +37,6 @@ type Config struct {
 	KeepRaw bool
 }
 
-// Properties lists the property names the runner reads.
-var Properties = []string{
-	"threadcount", "target", "operationcount", "maxexecutiontime", "warmuptime",
-	"warmupoperationcount", "timeseries.interval", "spin.sleep", "randomseed", "stopgrace", "batchsize",
-}
-
 // ParseConfig reads the runner's properties. load selects the phase; the
 // operation count then comes from insertcount/recordcount (see
 // workload.Config.InsertCount), which the caller fills in.

@@ -46,7 +46,7 @@ func basicThread(t testing.TB, builtin string, kv ...string) *Thread {
 		t.Fatal(err)
 	}
 	b, _ := db.Lookup("basic")
-	d, err := b.Open(context.Background(), p)
+	d, err := b.Open(context.Background(), p, db.Options{Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

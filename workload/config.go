@@ -65,22 +65,6 @@ type Config struct {
 	KeepGoing       bool
 }
 
-// Properties lists the property names CoreWorkload reads.
-var Properties = []string{
-	"workload", "table", "recordcount", "operationcount", "insertstart", "insertcount",
-	"fieldcount", "fieldnameprefix", "fieldlength", "minfieldlength", "fieldlengthdistribution",
-	"fieldlengthhistogram", "readallfields", "readallfieldsbyname", "writeallfields", "dataintegrity",
-	"readproportion", "updateproportion", "insertproportion", "scanproportion",
-	"readmodifywriteproportion", "deleteproportion", "requestdistribution", "zeropadding",
-	"minscanlength", "maxscanlength", "scanlengthdistribution", "insertorder",
-	"hotspotdatafraction", "hotspotopnfraction", "exponential.percentile", "exponential.frac",
-	"core_workload_insertion_retry_limit", "core_workload_insertion_retry_interval",
-	"core_workload_insertion_keep_going_on_error",
-	"document", "customer.notelength", "query1proportion", "query1filterfield", "query1filtervalues",
-	"maxquerylength", "maxqueryoffset", "querylengthdistribution", "queryoffsetdistribution",
-	"querydocuments", "createindexes", "query2proportion",
-}
-
 // workloadClasses are the values of "workload" that mean CoreWorkload.
 var workloadClasses = []string{
 	"site.ycsb.workloads.CoreWorkload", "com.yahoo.ycsb.workloads.CoreWorkload", "core",

@@ -82,7 +82,7 @@ func TestQueryDraws(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := db.Lookup("basic")
-	d, _ := b.Open(context.Background(), p)
+	d, _ := b.Open(context.Background(), p, db.Options{Threads: 1})
 	rec := &recorder{DB: d}
 	th := w.NewThread(0, 7)
 	th.Bind(rec, measure.NewRecorder())
@@ -149,7 +149,7 @@ func loadedPebble(t *testing.T, records int, kv ...string) (*Workload, db.DB) {
 		t.Fatal(err)
 	}
 	b, _ := db.Lookup("pebble")
-	d, err := b.Open(context.Background(), p)
+	d, err := b.Open(context.Background(), p, db.Options{Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

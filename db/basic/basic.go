@@ -24,14 +24,10 @@ func (binding) Summary() string {
 	return "does nothing; measures the harness (basicdb.verbose, basicdb.simulatedelay, basicdb.randomizedelay)"
 }
 
-func (binding) Properties() []string {
-	return []string{"basicdb.verbose", "basicdb.simulatedelay", "basicdb.randomizedelay"}
-}
-
 // Output is where basicdb.verbose prints; tests may replace it.
 var Output io.Writer = os.Stdout
 
-func (binding) Open(_ context.Context, p *props.Props) (db.DB, error) {
+func (binding) Open(_ context.Context, p *props.Props, o db.Options) (db.DB, error) {
 	b := &DB{}
 	var err error
 	// YCSB defaults basicdb.verbose to true; servbench to false, because
@@ -46,6 +42,9 @@ func (binding) Open(_ context.Context, p *props.Props) (db.DB, error) {
 	b.delay = time.Duration(ms) * time.Millisecond
 	if b.randomize, err = p.Bool("basicdb.randomizedelay", true); err != nil {
 		return nil, err
+	}
+	if o.CheckOnly {
+		return nil, nil
 	}
 	if b.verbose {
 		b.out = bufio.NewWriter(Output)

@@ -15,7 +15,7 @@ func TestVerboseFormat(t *testing.T) {
 	Output = &out
 	p := props.New()
 	p.Set("basicdb.verbose", "true", "-p")
-	d, err := binding{}.Open(context.Background(), p)
+	d, err := binding{}.Open(context.Background(), p, db.Options{Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestSimulatedDelay(t *testing.T) {
 	p := props.New()
 	p.Set("basicdb.simulatedelay", "30", "-p")
 	p.Set("basicdb.randomizedelay", "false", "-p")
-	d, _ := binding{}.Open(context.Background(), p)
+	d, _ := binding{}.Open(context.Background(), p, db.Options{Threads: 1})
 	start := time.Now()
 	d.Read(context.Background(), "t", "k", nil, &db.Record{})
 	if el := time.Since(start); el < 30*time.Millisecond {

@@ -28,9 +28,6 @@ func (binding) Summary() string {
 	return "Apache Cassandra through gocql v2 (hosts, port, cassandra.keyspace, cassandra.readconsistencylevel, ...)"
 }
 
-// Properties: YCSB's cassandra-cql binding reads "hosts" and "port".
-func (binding) Properties() []string { return []string{"cassandra.", "hosts", "port"} }
-
 // Store is a session on one keyspace.
 type Store struct {
 	s           *gocql.Session
@@ -48,7 +45,9 @@ type Store struct {
 	qix        *queryIndex
 }
 
-func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
+// Open reads YCSB's cassandra-cql properties "hosts" and "port" as well as
+// servbench's cassandra.* ones.
+func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
 	st := &Store{}
 	hosts := strings.Split(p.String("hosts", p.String("cassandra.hosts", "127.0.0.1")), ",")
 	port, err := p.Int64("port", 9042)
@@ -99,11 +98,11 @@ func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
 		return nil, err
 	}
 	st.fieldCount, st.fieldPrefix = int(fc), p.String("fieldnameprefix", "field")
+	nl, err := p.Int64Min("customer.notelength", customer.DefaultNotesLength, 0)
+	if err != nil {
+		return nil, err
+	}
 	if p.String("document", "fields") == "customer" {
-		nl, err := p.Int64Min("customer.notelength", customer.DefaultNotesLength, 0)
-		if err != nil {
-			return nil, err
-		}
 		st.docColumns = customer.New(int(nl)).Fields()
 	}
 	conns, err := p.Int64Min("cassandra.maxconnections", 2, 1)
@@ -114,17 +113,21 @@ func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	user, password := p.String("cassandra.username", ""), p.String("cassandra.password", "")
+	useTLS, err := p.Bool("cassandra.tls", false)
+	if err != nil {
+		return nil, err
+	}
+	if o.CheckOnly {
+		return nil, nil
+	}
 	cc := gocql.NewCluster(hosts...)
 	cc.Port = int(port)
 	cc.NumConns = int(conns)
 	cc.Timeout = time.Duration(ms) * time.Millisecond
 	cc.ConnectTimeout = 10 * time.Second
-	if u := p.String("cassandra.username", ""); u != "" {
-		cc.Authenticator = gocql.PasswordAuthenticator{Username: u, Password: p.String("cassandra.password", "")}
-	}
-	useTLS, err := p.Bool("cassandra.tls", false)
-	if err != nil {
-		return nil, err
+	if user != "" {
+		cc.Authenticator = gocql.PasswordAuthenticator{Username: user, Password: password}
 	}
 	if useTLS {
 		cc.SslOpts = &gocql.SslOptions{Config: &tls.Config{}}

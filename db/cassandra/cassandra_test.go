@@ -57,7 +57,7 @@ func TestBadProperties(t *testing.T) {
 		{"cassandra.url", "http://127.0.0.1"},
 		{"cassandra.url", "cassandra://127.0.0.1:x/ks"},
 	} {
-		if _, err := b.Open(context.Background(), dbtest.Props(kv...)); err == nil || !strings.Contains(err.Error(), kv[0]) {
+		if _, err := b.Open(context.Background(), dbtest.Props(kv...), db.Options{Threads: 1}); err == nil || !strings.Contains(err.Error(), kv[0]) {
 			t.Errorf("%v: err = %v", kv, err)
 		}
 	}

@@ -34,8 +34,6 @@ func (binding) Summary() string {
 	return "Couchbase through gocb v2: key-value, SQL++ or range scans (couchbase.url, couchbase.bucket)"
 }
 
-func (binding) Properties() []string { return []string{"couchbase."} }
-
 // Store is a connected cluster and collection.
 type Store struct {
 	cluster    *gocb.Cluster
@@ -49,12 +47,12 @@ type Store struct {
 	scanMode   string // query or rangescan
 }
 
-func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
+func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
 	s := &Store{}
 	var err error
-	conn := p.String("couchbase.url", "")
+	conn, host := p.String("couchbase.url", ""), p.String("couchbase.host", "127.0.0.1")
 	if conn == "" {
-		conn = "couchbase://" + p.String("couchbase.host", "127.0.0.1")
+		conn = "couchbase://" + host
 	}
 	u, err := url.Parse(conn)
 	if err != nil || (u.Scheme != "couchbase" && u.Scheme != "couchbases") || u.Host == "" {
@@ -102,6 +100,9 @@ func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
 		},
 		TimeoutsConfig: gocb.TimeoutsConfig{KVTimeout: time.Duration(ms) * time.Millisecond},
 		RetryStrategy:  gocb.NewBestEffortRetryStrategy(nil),
+	}
+	if o.CheckOnly {
+		return nil, nil
 	}
 	if s.cluster, err = gocb.Connect(conn, opts); err != nil {
 		return nil, fmt.Errorf("couchbase: connect %s: %s", s.host, props.RedactURL(err.Error()))

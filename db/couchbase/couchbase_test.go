@@ -34,7 +34,7 @@ func TestReplaceUpdateAndBadInput(t *testing.T) {
 		{"couchbase.durability", "sometimes"},
 		{"couchbase.scanmode", "random"},
 	} {
-		if _, err := b.Open(context.Background(), dbtest.Props(kv...)); err == nil || !strings.Contains(err.Error(), kv[0]) {
+		if _, err := b.Open(context.Background(), dbtest.Props(kv...), db.Options{Threads: 1}); err == nil || !strings.Contains(err.Error(), kv[0]) {
 			t.Errorf("%v: err = %v", kv, err)
 		}
 	}

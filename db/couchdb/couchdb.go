@@ -30,8 +30,6 @@ func (binding) Summary() string {
 	return "CouchDB HTTP API through kivik v4 (couchdb.url, couchdb.user, couchdb.password)"
 }
 
-func (binding) Properties() []string { return []string{"couchdb."} }
-
 // Store is a client of one server.
 type Store struct {
 	c       *kivik.Client
@@ -43,14 +41,14 @@ type Store struct {
 	slow *kivik.Client
 }
 
-func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
+func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
 	raw := p.String("couchdb.url", "http://127.0.0.1:5984/")
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, p.Errorf("couchdb.url", "want http(s)://host:port/")
 	}
-	if user := p.String("couchdb.user", ""); user != "" {
-		u.User = url.UserPassword(user, p.String("couchdb.password", ""))
+	if user, password := p.String("couchdb.user", ""), p.String("couchdb.password", ""); user != "" {
+		u.User = url.UserPassword(user, password)
 	}
 	s := &Store{where: u.Host}
 	r, err := p.Int64Min("couchdb.retries", 5, 0)
@@ -61,17 +59,16 @@ func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
 	if s.create, err = p.Bool("couchdb.createdb", true); err != nil {
 		return nil, err
 	}
-	threads, err := p.Int64("threadcount", 1)
-	if err != nil {
-		return nil, err
-	}
 	ms, err := p.Int64Min("couchdb.timeout", 10000, 1)
 	if err != nil {
 		return nil, err
 	}
+	if o.CheckOnly {
+		return nil, nil
+	}
 	// One kept-alive connection per client thread (Go's default keeps 2).
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = int(threads) + 2
+	tr.MaxIdleConnsPerHost = max(o.Threads, 1) + 2
 	hc := &http.Client{Transport: tr, Timeout: time.Duration(ms) * time.Millisecond}
 	if s.slow, err = kivik.New("couch", u.String(), couchdb.OptionHTTPClient(&http.Client{Transport: tr})); err != nil {
 		return nil, fmt.Errorf("couchdb: %s: %s", s.where, props.RedactURL(err.Error()))

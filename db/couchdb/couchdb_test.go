@@ -49,10 +49,10 @@ func TestBatchedLoad(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	b, _ := db.Lookup("couchdb")
-	if _, err := b.Open(context.Background(), dbtest.Props("couchdb.url", "ftp://x")); err == nil || !strings.Contains(err.Error(), "couchdb.url") {
+	if _, err := b.Open(context.Background(), dbtest.Props("couchdb.url", "ftp://x"), db.Options{Threads: 1}); err == nil || !strings.Contains(err.Error(), "couchdb.url") {
 		t.Errorf("err = %v", err)
 	}
-	_, err := b.Open(context.Background(), dbtest.Props("couchdb.url", "http://admin:hunter2@127.0.0.1:1/", "couchdb.timeout", "500"))
+	_, err := b.Open(context.Background(), dbtest.Props("couchdb.url", "http://admin:hunter2@127.0.0.1:1/", "couchdb.timeout", "500"), db.Options{Threads: 1})
 	if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "127.0.0.1:1") {
 		t.Errorf("connect error %v: must name the server and hide the password", err)
 	}

@@ -42,7 +42,7 @@ func Open(t *testing.T, binding string, kv ...string) db.DB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := b.Open(context.Background(), Props(kv...))
+	d, err := b.Open(context.Background(), Props(kv...), db.Options{Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

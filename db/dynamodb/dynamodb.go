@@ -33,8 +33,6 @@ func (binding) Summary() string {
 	return "Amazon DynamoDB through aws-sdk-go-v2 (dynamodb.endpoint, dynamodb.region, dynamodb.primarykey, dynamodb.consistentreads)"
 }
 
-func (binding) Properties() []string { return []string{"dynamodb."} }
-
 // Store is a DynamoDB client.
 type Store struct {
 	c          *ddb.Client
@@ -48,7 +46,7 @@ type Store struct {
 	qix        *queryIndex
 }
 
-func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
+func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
 	s := &Store{}
 	var err error
 	s.region = p.String("dynamodb.region", "us-east-1")
@@ -78,32 +76,34 @@ func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	threads, err := p.Int64("threadcount", 1)
-	if err != nil {
-		return nil, err
-	}
 	ms, err := p.Int64Min("dynamodb.timeout", 10000, 1)
 	if err != nil {
 		return nil, err
 	}
-	// One kept-alive connection per client thread.
-	hc := awshttp.NewBuildableClient().WithTimeout(time.Duration(ms) * time.Millisecond).
-		WithTransportOptions(func(tr *http.Transport) { tr.MaxIdleConnsPerHost = int(threads) + 2 })
-	opts := []func(*config.LoadOptions) error{
-		config.WithRegion(s.region),
-		config.WithRetryMaxAttempts(int(retries) + 1),
-		config.WithHTTPClient(hc),
-	}
-	if ak := p.String("dynamodb.accesskey", ""); ak != "" {
-		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(ak, p.String("dynamodb.secretkey", ""), "")))
-	}
+	ak, sk := p.String("dynamodb.accesskey", ""), p.String("dynamodb.secretkey", "")
 	if e := p.String("dynamodb.endpoint", ""); e != "" {
 		u, err := url.Parse(e)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, p.Errorf("dynamodb.endpoint", "want http(s)://host:port")
 		}
 		s.endpoint = u.Scheme + "://" + u.Host
-		if p.String("dynamodb.accesskey", "") == "" {
+	}
+	if o.CheckOnly {
+		return nil, nil
+	}
+	// One kept-alive connection per client thread.
+	hc := awshttp.NewBuildableClient().WithTimeout(time.Duration(ms) * time.Millisecond).
+		WithTransportOptions(func(tr *http.Transport) { tr.MaxIdleConnsPerHost = max(o.Threads, 1) + 2 })
+	opts := []func(*config.LoadOptions) error{
+		config.WithRegion(s.region),
+		config.WithRetryMaxAttempts(int(retries) + 1),
+		config.WithHTTPClient(hc),
+	}
+	if ak != "" {
+		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(ak, sk, "")))
+	}
+	if s.endpoint != "" {
+		if ak == "" {
 			// A local endpoint takes any credentials.
 			opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
 		}

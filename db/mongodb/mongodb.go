@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,8 +31,6 @@ func (binding) Summary() string {
 	return "MongoDB wire protocol through mongo-driver v2 (mongodb.url, mongodb.database, mongodb.writeconcern, mongodb.readpreference)"
 }
 
-func (binding) Properties() []string { return []string{"mongodb."} }
-
 // Store is a connected client and its database.
 type Store struct {
 	client *mongo.Client
@@ -53,9 +52,9 @@ type namedColl struct {
 	c    *mongo.Collection
 }
 
-func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
+func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
 	uri := p.String("mongodb.url", "mongodb://127.0.0.1:27017/ycsb")
-	cs, err := connstring.ParseAndValidate(uri)
+	cs, err := parseURI(uri, o.CheckOnly)
 	if err != nil {
 		return nil, p.Errorf("mongodb.url", "%s", props.RedactURL(err.Error()))
 	}
@@ -63,11 +62,7 @@ func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
 	if dbName == "" {
 		dbName = "ycsb"
 	}
-	threads, err := p.Int64("threadcount", 1)
-	if err != nil {
-		return nil, err
-	}
-	pool, err := p.Int64Min("mongodb.poolsize", threads+2, 1)
+	pool, err := p.Int64Min("mongodb.poolsize", int64(max(o.Threads, 1))+2, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -110,6 +105,9 @@ func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
 	case "nearest":
 		s.copts.SetReadPreference(readpref.Nearest())
 	}
+	if o.CheckOnly {
+		return nil, nil
+	}
 	s.client, err = mongo.Connect(options.Client().ApplyURI(uri).SetMaxPoolSize(uint64(pool)).SetRetryWrites(false).SetRetryReads(false))
 	if err != nil {
 		return nil, fmt.Errorf("mongodb: connect %s: %s", strings.Join(cs.Hosts, ","), props.RedactURL(err.Error()))
@@ -120,6 +118,19 @@ func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
 	}
 	s.db = s.client.Database(dbName)
 	return s, nil
+}
+
+// parseURI parses a connection string. A mongodb+srv:// one names a DNS
+// SRV record the driver looks up: a check (offline) only parses its form.
+func parseURI(uri string, offline bool) (*connstring.ConnString, error) {
+	if rest, srv := strings.CutPrefix(uri, "mongodb+srv://"); srv && offline {
+		u, err := url.Parse(uri)
+		if err != nil || u.Host == "" || rest == "" {
+			return nil, fmt.Errorf("want mongodb+srv://[user:password@]host[/database][?options]")
+		}
+		return &connstring.ConnString{Original: uri, Hosts: []string{u.Host}, Database: strings.TrimPrefix(u.Path, "/")}, nil
+	}
+	return connstring.ParseAndValidate(uri)
 }
 
 // coll returns the collection for table; the previous call's collection is

@@ -51,12 +51,12 @@ func TestBadProperties(t *testing.T) {
 		{"mongodb.writeconcern", "sometimes"},
 		{"mongodb.readpreference", "anywhere"},
 	} {
-		_, err := b.Open(context.Background(), dbtest.Props(kv...))
+		_, err := b.Open(context.Background(), dbtest.Props(kv...), db.Options{Threads: 1})
 		if err == nil || !strings.Contains(err.Error(), kv[0]) {
 			t.Errorf("%v: err = %v", kv, err)
 		}
 	}
-	_, err := b.Open(context.Background(), dbtest.Props("mongodb.url", "mongodb://admin:hunter2@127.0.0.1:1/?serverSelectionTimeoutMS=300&connectTimeoutMS=300"))
+	_, err := b.Open(context.Background(), dbtest.Props("mongodb.url", "mongodb://admin:hunter2@127.0.0.1:1/?serverSelectionTimeoutMS=300&connectTimeoutMS=300"), db.Options{Threads: 1})
 	if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "127.0.0.1:1") {
 		t.Errorf("connect error %v: must name the server and hide the password", err)
 	}

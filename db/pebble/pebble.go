@@ -25,10 +25,6 @@ func (binding) Summary() string {
 	return "embedded Pebble store, the default (pebble.dir: temporary unless given; pebble.keep, pebble.sync, pebble.cachesize)"
 }
 
-func (binding) Properties() []string {
-	return []string{"pebble.dir", "pebble.keep", "pebble.sync", "pebble.cachesize"}
-}
-
 type quiet struct{}
 
 func (quiet) Infof(string, ...any) {}
@@ -37,7 +33,7 @@ func (quiet) Fatalf(format string, args ...any) {
 	os.Exit(1)
 }
 
-func (binding) Open(_ context.Context, p *props.Props) (db.DB, error) {
+func (binding) Open(_ context.Context, p *props.Props, o db.Options) (db.DB, error) {
 	s := &Store{seed: maphash.MakeSeed()}
 	var err error
 	if s.keep, err = p.Bool("pebble.keep", false); err != nil {
@@ -56,6 +52,9 @@ func (binding) Open(_ context.Context, p *props.Props) (db.DB, error) {
 		return nil, err
 	}
 	dir, given := p.Get("pebble.dir")
+	if o.CheckOnly {
+		return nil, nil
+	}
 	if !given || dir == "" {
 		if dir, err = os.MkdirTemp("", "servbench-pebble-"); err != nil {
 			return nil, fmt.Errorf("pebble: temporary directory: %w", err)

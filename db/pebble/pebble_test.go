@@ -18,7 +18,7 @@ func open(t *testing.T, kv ...string) *Store {
 	for i := 0; i+1 < len(kv); i += 2 {
 		p.Set(kv[i], kv[i+1], "test")
 	}
-	d, err := binding{}.Open(context.Background(), p)
+	d, err := binding{}.Open(context.Background(), p, db.Options{Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestCorruptRecord(t *testing.T) {
 func TestBadProperties(t *testing.T) {
 	p := props.New()
 	p.Set("pebble.sync", "maybe", "-p pebble.sync")
-	if _, err := (binding{}).Open(context.Background(), p); err == nil {
+	if _, err := (binding{}).Open(context.Background(), p, db.Options{Threads: 1}); err == nil {
 		t.Error("pebble.sync=maybe accepted")
 	}
 }

@@ -28,8 +28,6 @@ func (binding) Summary() string {
 	return "PostgreSQL through pgx v5, JSONB documents or YCSB's column layout (postgres.url, postgres.layout)"
 }
 
-func (binding) Properties() []string { return []string{"postgres."} }
-
 // Store is an open connection pool.
 type Store struct {
 	pool        *pgxpool.Pool
@@ -39,7 +37,7 @@ type Store struct {
 	fieldPrefix string
 }
 
-func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
+func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
 	s := &Store{}
 	layout, err := p.OneOf("postgres.layout", "jsonb", "jsonb", "columns")
 	if err != nil {
@@ -56,18 +54,18 @@ func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
 	s.fieldCount, s.fieldPrefix = int(fc), p.String("fieldnameprefix", "field")
 
 	connURL := p.String("postgres.url", "")
+	host, port, database := p.String("postgres.host", "127.0.0.1"), p.String("postgres.port", "5432"), p.String("postgres.database", "postgres")
+	user, pass, sslMode := p.String("postgres.user", "postgres"), p.String("postgres.password", ""), p.String("postgres.sslmode", "")
 	if connURL == "" {
-		u := &url.URL{Scheme: "postgres", Host: net.JoinHostPort(p.String("postgres.host", "127.0.0.1"), p.String("postgres.port", "5432")),
-			Path: "/" + p.String("postgres.database", "postgres")}
-		user, pass := p.String("postgres.user", "postgres"), p.String("postgres.password", "")
+		u := &url.URL{Scheme: "postgres", Host: net.JoinHostPort(host, port), Path: "/" + database}
 		if pass != "" {
 			u.User = url.UserPassword(user, pass)
 		} else {
 			u.User = url.User(user)
 		}
 		q := u.Query()
-		if m := p.String("postgres.sslmode", ""); m != "" {
-			q.Set("sslmode", m)
+		if sslMode != "" {
+			q.Set("sslmode", sslMode)
 		}
 		u.RawQuery = q.Encode()
 		connURL = u.String()
@@ -76,13 +74,12 @@ func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
 	if err != nil {
 		return nil, p.Errorf("postgres.url", "%s", props.RedactURL(err.Error()))
 	}
-	threads, err := p.Int64("threadcount", 1)
+	conns, err := p.Int64Min("postgres.poolsize", int64(max(o.Threads, 1))+2, 1)
 	if err != nil {
 		return nil, err
 	}
-	conns, err := p.Int64Min("postgres.poolsize", threads+2, 1)
-	if err != nil {
-		return nil, err
+	if o.CheckOnly {
+		return nil, nil
 	}
 	cfg.MaxConns = int32(conns)
 	where := cfg.ConnConfig.Host + ":" + fmt.Sprint(cfg.ConnConfig.Port)

@@ -45,7 +45,7 @@ func TestColumns(t *testing.T) {
 
 func TestConnectErrorHidesPassword(t *testing.T) {
 	b, _ := db.Lookup("postgres")
-	_, err := b.Open(context.Background(), dbtest.Props("postgres.url", "postgres://u:hunter2@127.0.0.1:1/x?connect_timeout=1"))
+	_, err := b.Open(context.Background(), dbtest.Props("postgres.url", "postgres://u:hunter2@127.0.0.1:1/x?connect_timeout=1"), db.Options{Threads: 1})
 	if err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("err = %v", err)
 	}

@@ -36,8 +36,6 @@ func (binding) Summary() string {
 	return "Redis through go-redis v9, standalone or cluster (redis.host, redis.port, redis.url, redis.cluster)"
 }
 
-func (binding) Properties() []string { return []string{"redis."} }
-
 // Store is an open Redis connection pool.
 type Store struct {
 	c        goredis.UniversalClient
@@ -49,9 +47,9 @@ type Store struct {
 	qix      *queryIndex
 }
 
-func (binding) Open(ctx context.Context, p *props.Props) (db.DB, error) {
-	cfg, err := parseConfig(p)
-	if err != nil {
+func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
+	cfg, err := parseConfig(p, o)
+	if err != nil || o.CheckOnly {
 		return nil, err
 	}
 	s := &Store{index: cfg.index, lex: cfg.scanMode == "lex", hostDesc: strings.Join(cfg.addrs, ","),
@@ -92,7 +90,8 @@ type config struct {
 	model, search      string
 }
 
-func parseConfig(p *props.Props) (*config, error) {
+// parseConfig reads every redis.* property, whichever apply.
+func parseConfig(p *props.Props, o db.Options) (*config, error) {
 	c := &config{}
 	var err error
 	if c.cluster, err = p.Bool("redis.cluster", false); err != nil {
@@ -109,6 +108,15 @@ func parseConfig(p *props.Props) (*config, error) {
 	if err != nil {
 		return nil, err
 	}
+	host := p.String("redis.host", "127.0.0.1")
+	port, err := p.Int64("redis.port", 6379)
+	if err != nil {
+		return nil, err
+	}
+	skip, err := p.Bool("redis.tls.insecure", false)
+	if err != nil {
+		return nil, err
+	}
 	if u, ok := p.Get("redis.url"); ok {
 		// redis://[user:password@]host:port[/db], or rediss:// for TLS; for a
 		// cluster, several host:port separated by commas.
@@ -117,11 +125,6 @@ func parseConfig(p *props.Props) (*config, error) {
 		}
 		useTLS = useTLS || strings.HasPrefix(u, "rediss://")
 	} else {
-		host := p.String("redis.host", "127.0.0.1")
-		port, err := p.Int64("redis.port", 6379)
-		if err != nil {
-			return nil, err
-		}
 		for _, h := range strings.Split(host, ",") {
 			h = strings.TrimSpace(h)
 			if _, _, err := net.SplitHostPort(h); err != nil {
@@ -131,20 +134,12 @@ func parseConfig(p *props.Props) (*config, error) {
 		}
 	}
 	if useTLS {
-		skip, err := p.Bool("redis.tls.insecure", false)
-		if err != nil {
-			return nil, err
-		}
 		c.tls = &tls.Config{InsecureSkipVerify: skip}
 	}
 	if len(c.addrs) > 1 && !c.cluster {
 		return nil, p.Errorf("redis.host", "several addresses need redis.cluster=true")
 	}
-	threads, err := p.Int64("threadcount", 1)
-	if err != nil {
-		return nil, err
-	}
-	pool, err := p.Int64Min("redis.poolsize", max(threads+4, 10), 1)
+	pool, err := p.Int64Min("redis.poolsize", int64(max(o.Threads+4, 10)), 1)
 	if err != nil {
 		return nil, err
 	}

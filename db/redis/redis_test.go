@@ -74,14 +74,14 @@ func TestConfigErrors(t *testing.T) {
 		{"redis.timeout", "0"},
 	} {
 		b, _ := db.Lookup("redis")
-		_, err := b.Open(context.Background(), dbtest.Props(kv...))
+		_, err := b.Open(context.Background(), dbtest.Props(kv...), db.Options{Threads: 1})
 		if err == nil || !strings.Contains(err.Error(), kv[0]) {
 			t.Errorf("%v: err = %v", kv, err)
 		}
 	}
 	// Nothing listens on port 1: the error says where, without a password.
 	b, _ := db.Lookup("redis")
-	_, err := b.Open(context.Background(), dbtest.Props("redis.url", "redis://u:hunter2@127.0.0.1:1", "redis.timeout", "200"))
+	_, err := b.Open(context.Background(), dbtest.Props("redis.url", "redis://u:hunter2@127.0.0.1:1", "redis.timeout", "200"), db.Options{Threads: 1})
 	if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "127.0.0.1:1") {
 		t.Errorf("err = %v", err)
 	}

@@ -454,3 +454,27 @@ func TestTimeLimitCountsNoFailures(t *testing.T) {
 		t.Errorf("operations %d, ok %d, abandoned %d", d.Operations, d.OKOperations, d.Abandoned)
 	}
 }
+
+// Misspelt properties of the binding in use are refused before anything
+// connects (the servers named do not exist), with the nearest name the
+// binding read; another binding's are a warning.
+func TestBindingPropertyTypos(t *testing.T) {
+	for _, c := range []struct {
+		binding, prop, want string
+	}{
+		{"redis", "redis.timout=5", "property redis.timout: unknown property (did you mean redis.timeout?)"},
+		{"redis", "redis.pasword=x", "did you mean redis.password?"},
+		{"mongodb", "mongodb.writeconcer=majority", "did you mean mongodb.writeconcern?"},
+		{"postgres", "postgres.poolsiz=4", "did you mean postgres.poolsize?"},
+		{"cassandra", "cassandra.keyspce=k", "did you mean cassandra.keyspace?"},
+		{"couchbase", "couchbase.bucke=b", "did you mean couchbase.bucket?"},
+		{"couchdb", "couchdb.retris=1", "did you mean couchdb.retries?"},
+		{"dynamodb", "dynamodb.regin=x", "did you mean dynamodb.region?"},
+		{"pebble", "pebble.cachsize=1", "did you mean pebble.cachesize?"},
+	} {
+		code, _, errOut := servbench(t, "run", c.binding, "-p", c.prop, "-p", "redis.url=redis://127.0.0.1:1")
+		if code != ExitUsage || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%s -p %s: exit %d, %q; want exit %d and one line with %q", c.binding, c.prop, code, errOut, ExitUsage, c.want)
+		}
+	}
+}

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/internal/output"
-	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
 	"golang.org/x/term"
@@ -36,10 +34,7 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return ExitUsage, usageError{err}
 	}
-	out, err := outputOptions(setup.Props)
-	if err != nil {
-		return ExitUsage, usageError{err}
-	}
+	out := setup.Outputs
 	for _, w := range setup.Warnings {
 		fmt.Fprintf(stderr, "servbench: %s\n", w)
 	}
@@ -57,14 +52,14 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 		}
 	}()
 
-	status := &output.Status{W: stderr, Every: out.statusEvery, Label: out.label, Lines: out.status, Bar: isTerminal(stderr)}
+	status := &output.Status{W: stderr, Every: out.StatusEvery, Label: out.Label, Lines: out.Status, Bar: isTerminal(stderr)}
 	if ropts.TimeSeries != nil {
 		status.Also = stdout // YCSB's timeseries type prints status lines on standard output too
 	}
 	obs := []runner.Observer{status, ropts.TimeSeries}
 	var hlogs []*output.Hlog
-	if out.hdrFiles {
-		hlogs = append(hlogs, &output.Hlog{Prefix: out.hdrPath, Ext: ".hdr", Options: ropts})
+	if out.HdrFiles {
+		hlogs = append(hlogs, &output.Hlog{Prefix: out.HdrPath, Ext: ".hdr", Options: ropts})
 	}
 	if pa.hlog != "" {
 		hlogs = append(hlogs, &output.Hlog{Prefix: pa.hlog, Ext: ".hlog", Options: ropts})
@@ -132,49 +127,17 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	return ExitOK, nil
 }
 
-type outputs struct {
-	rawFile     string // measurement.raw.output_file
-	hdrFiles    bool   // hdrhistogram.fileoutput
-	hdrPath     string // hdrhistogram.output.path
-	status      bool
-	statusEvery time.Duration
-	label       string
-	exportFile  string
-}
-
-// outputOptions reads the properties of the command line's outputs.
-func outputOptions(p *props.Props) (outputs, error) {
-	var out outputs
-	var err error
-	out.rawFile = p.String("measurement.raw.output_file", "")
-	if out.hdrFiles, err = p.Bool("hdrhistogram.fileoutput", false); err != nil {
-		return out, err
-	}
-	out.hdrPath = p.String("hdrhistogram.output.path", "")
-	if out.status, err = p.Bool("status", false); err != nil {
-		return out, err
-	}
-	every, err := p.FloatRange("status.interval", 10, 0.001, 365*86400)
-	if err != nil {
-		return out, err
-	}
-	out.statusEvery = time.Duration(every * float64(time.Second))
-	out.label = p.String("label", "")
-	out.exportFile = p.String("exportfile", "")
-	return out, nil
-}
-
 type outFiles struct {
 	export, json, csv *os.File
 	raw               *os.File // measurement.raw.output_file, appended to as YCSB does
 }
 
-func openOutputs(pa *phaseArgs, out outputs) (*outFiles, error) {
+func openOutputs(pa *phaseArgs, out engine.Outputs) (*outFiles, error) {
 	f := &outFiles{}
 	for _, x := range []struct {
 		path string
 		dst  **os.File
-	}{{out.exportFile, &f.export}, {pa.json, &f.json}, {pa.csv, &f.csv}} {
+	}{{out.ExportFile, &f.export}, {pa.json, &f.json}, {pa.csv, &f.csv}} {
 		if x.path == "" {
 			continue
 		}
@@ -185,8 +148,8 @@ func openOutputs(pa *phaseArgs, out outputs) (*outFiles, error) {
 		}
 		*x.dst = fh
 	}
-	if out.rawFile != "" {
-		fh, err := os.OpenFile(out.rawFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if out.RawFile != "" {
+		fh, err := os.OpenFile(out.RawFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
 			f.close()
 			return nil, fmt.Errorf("output file: %w", err)

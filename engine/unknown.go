@@ -7,19 +7,7 @@ import (
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/props"
-	"github.com/servbench/servbench/runner"
-	"github.com/servbench/servbench/workload"
 )
-
-// reportProperties are read by the CLI and the report.
-var reportProperties = []string{
-	"db", "label", "status", "status.interval", "exportfile", "exporter",
-	"hdrhistogram.percentiles", "reportlatencyforeacherror", "latencytrackederrors",
-	"measurementtype", "measurement.interval", "schedule.latethreshold",
-	"hdrhistogram.fileoutput", "hdrhistogram.output.path", "histogram.buckets",
-	"timeseries.granularity", "measurement.histogram.verbose",
-	"measurement.raw.output_file", "measurement.raw.no_summary",
-}
 
 // ignoredProperties are YCSB properties servbench accepts in workload
 // files but does not act on; a warning names them.
@@ -36,39 +24,34 @@ var otherDatabases = []string{
 	"googlebigtable", "s3", "solr", "voldemort", "zookeeper", "ignite", "kudu", "riak",
 }
 
-// checkProperties rejects properties nobody reads. Properties of other
-// bindings (a registered name followed by '.') and YCSB's ignored ones are
-// warned about, so one workload file can serve several bindings.
-func checkProperties(p *props.Props, binding string, b db.Binding) (warnings []string, err error) {
-	known := map[string]bool{}
-	for _, list := range [][]string{workload.Properties, runner.Properties, reportProperties} {
-		for _, k := range list {
-			known[k] = true
-		}
-	}
-	var prefixes []string
-	for _, k := range b.Properties() {
-		if strings.HasSuffix(k, ".") || strings.HasSuffix(k, "*") {
-			prefixes = append(prefixes, strings.TrimSuffix(k, "*"))
-		} else {
-			known[k] = true
+// checkRead refuses properties nobody read. Check has had the workload,
+// the runner, the measurements, the outputs and the binding read theirs
+// (props records every key asked for); a key left over is a typo (with the
+// nearest known name as a suggestion) unless it is another binding's or
+// one of YCSB's that servbench does not act on: those are warned about, so
+// one workload file can serve several bindings.
+func checkRead(p *props.Props, binding string) (warnings []string, err error) {
+	asked := p.Asked()
+	// A prefix somebody read keys of is theirs: a key left over there is
+	// a typo, not another binding's.
+	owned := map[string]bool{}
+	for _, k := range asked {
+		if pre, _, ok := strings.Cut(k, "."); ok {
+			owned[pre] = true
 		}
 	}
 	var ignored []string
-	for _, k := range p.Keys() {
-		if known[k] || hasPrefix(k, prefixes) {
-			continue
-		}
+	for _, k := range p.Unread() {
 		if slices.Contains(ignoredProperties, k) || strings.HasPrefix(k, "htrace.") {
 			ignored = append(ignored, k)
 			continue
 		}
-		if other, _, ok := strings.Cut(k, "."); ok && other != binding && (slices.Contains(db.Names(), other) || slices.Contains(otherDatabases, other)) {
+		if other, _, ok := strings.Cut(k, "."); ok && !owned[other] && other != binding && (slices.Contains(db.Names(), other) || slices.Contains(otherDatabases, other)) {
 			ignored = append(ignored, k)
 			continue
 		}
 		msg := "unknown property"
-		if s := suggest(k, known); s != "" {
+		if s := suggest(k, asked); s != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", s)
 		}
 		return nil, p.Errorf(k, "%s", msg)
@@ -79,19 +62,10 @@ func checkProperties(p *props.Props, binding string, b db.Binding) (warnings []s
 	return warnings, nil
 }
 
-func hasPrefix(k string, prefixes []string) bool {
-	for _, p := range prefixes {
-		if strings.HasPrefix(k, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // suggest returns the known name closest to k when it is a likely typo.
-func suggest(k string, known map[string]bool) string {
+func suggest(k string, known []string) string {
 	best, bestD := "", 3
-	for name := range known {
+	for _, name := range known {
 		if d := distance(k, name); d < bestD || (d == bestD && best != "" && name < best) {
 			best, bestD = name, d
 		}
