@@ -167,12 +167,21 @@ func ReadFile(path string) (*Doc, error) {
 	if err != nil {
 		return nil, err
 	}
+	d, err := Decode(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, nil
+}
+
+// Decode reads a result document from its JSON text.
+func Decode(raw []byte) (*Doc, error) {
 	var d Doc
 	if err := json.Unmarshal(raw, &d); err != nil {
-		return nil, fmt.Errorf("%s: not a result file: %w", path, err)
+		return nil, fmt.Errorf("not a result file: %w", err)
 	}
 	if d.Format != Format {
-		return nil, fmt.Errorf("%s: not a servbench result (format %q)", path, d.Format)
+		return nil, fmt.Errorf("not a servbench result (format %q)", d.Format)
 	}
 	return &d, nil
 }
