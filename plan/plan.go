@@ -1,6 +1,6 @@
 // Package plan reads experiment plans: deployments × workloads × record
-// counts × thread counts × rates × repetitions, the matrix every study in
-// servbench's brief is made of, and expands them into the runs to execute
+// counts × thread counts × rates × repetitions, the matrix the published
+// NoSQL studies are made of, and expands them into the runs to execute
 // (each cell of the matrix once per repetition), in an order that loads each
 // deployment's data once per record count. It runs nothing: it imports no
 // runner, workload or generator.

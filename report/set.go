@@ -1,8 +1,9 @@
-// Package study turns the results of an experiment plan (servbench bench)
-// into the studies' tables and charts: cells averaged over repetitions,
-// throughput and latency by cluster size, curves by client threads with
-// the SLO search, runtimes by record count with scale-up ratios, cost per
-// billion operations, and one self-contained HTML page holding them all.
+// Package report is what servbench report makes of the results of an
+// experiment plan (servbench bench): the studies' tables and charts, cells
+// averaged over repetitions, throughput and latency by cluster size,
+// curves by client threads with the SLO search, runtimes by record count
+// with scale-up ratios, cost per billion operations, and one
+// self-contained HTML page holding them all.
 package report
 
 import (

@@ -163,7 +163,7 @@ func (st *Store) Prepare(ctx context.Context, table string, _ bool) error {
 		return nil
 	}
 	ks := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d}", st.keyspace, st.rf)
-	if err := st.s.Query(ks).WithContext(ctx).Exec(); err != nil {
+	if err := st.s.Query(ks).ExecContext(ctx); err != nil {
 		return fmt.Errorf("cassandra: create keyspace %s: %w", st.keyspace, err)
 	}
 	var cols strings.Builder
@@ -171,7 +171,7 @@ func (st *Store) Prepare(ctx context.Context, table string, _ bool) error {
 		fmt.Fprintf(&cols, ", %s varchar", f)
 	}
 	ddl := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (y_id varchar PRIMARY KEY%s)", st.table(table), cols.String())
-	if err := st.s.Query(ddl).WithContext(ctx).Exec(); err != nil {
+	if err := st.s.Query(ddl).ExecContext(ctx); err != nil {
 		return fmt.Errorf("cassandra: create table %s: %w", table, err)
 	}
 	return nil
@@ -239,7 +239,7 @@ func (r *row) addTo(dst *db.Record) {
 func (st *Store) Read(ctx context.Context, table, key string, fields []string, dst *db.Record) error {
 	r := st.newRow(fields)
 	q := st.s.Query(fmt.Sprintf("SELECT %s FROM %s WHERE y_id = ?", r.selectList(), st.table(table)), key)
-	if err := q.Consistency(st.read).WithContext(ctx).Scan(r.dest...); err != nil {
+	if err := q.Consistency(st.read).ScanContext(ctx, r.dest...); err != nil {
 		return wrap("read", key, err)
 	}
 	r.addTo(dst)
@@ -253,7 +253,7 @@ func (st *Store) Read(ctx context.Context, table, key string, fields []string, d
 func (st *Store) Scan(ctx context.Context, table, start string, count int, fields []string, dst *db.RecordSet) error {
 	r := st.newRow(fields)
 	q := st.s.Query(fmt.Sprintf("SELECT %s FROM %s WHERE token(y_id) >= token(?) LIMIT ?", r.selectList(), st.table(table)), start, count)
-	it := q.Consistency(st.read).WithContext(ctx).Iter()
+	it := q.Consistency(st.read).IterContext(ctx)
 	for it.Scan(r.dest...) {
 		row := dst.Next()
 		r.addTo(row)
@@ -266,7 +266,7 @@ func (st *Store) Scan(ctx context.Context, table, start string, count int, field
 }
 
 func (st *Store) exec(ctx context.Context, op, key, cql string, args []any) error {
-	if err := st.s.Query(cql, args...).Consistency(st.write).WithContext(ctx).Exec(); err != nil {
+	if err := st.s.Query(cql, args...).Consistency(st.write).ExecContext(ctx); err != nil {
 		return wrap(op, key, err)
 	}
 	return nil
@@ -313,7 +313,7 @@ func (st *Store) Delete(ctx context.Context, table, key string) error {
 // ServerVersion reports "Apache Cassandra <release_version>".
 func (st *Store) ServerVersion(ctx context.Context) (string, error) {
 	var v string
-	if err := st.s.Query("SELECT release_version FROM system.local").WithContext(ctx).Scan(&v); err != nil {
+	if err := st.s.Query("SELECT release_version FROM system.local").ScanContext(ctx, &v); err != nil {
 		return "", err
 	}
 	return "Apache Cassandra " + v, nil

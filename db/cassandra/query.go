@@ -49,19 +49,19 @@ func (st *Store) Index(ctx context.Context, table string, ix db.Index) (string, 
 			"SAI index on it; OFFSET by reading and dropping the first OFFSET rows", col, ix.Field)
 		var n int
 		err := st.s.Query("SELECT count(*) FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ? AND column_name = ?",
-			st.keyspace, table, col).WithContext(ctx).Scan(&n)
+			st.keyspace, table, col).ScanContext(ctx, &n)
 		if err != nil {
 			return "", wrap("index", col, err)
 		}
 		if n == 0 {
-			if err := st.s.Query(fmt.Sprintf("ALTER TABLE %s ADD %s varchar", st.table(table), col)).WithContext(ctx).Exec(); err != nil {
+			if err := st.s.Query(fmt.Sprintf("ALTER TABLE %s ADD %s varchar", st.table(table), col)).ExecContext(ctx); err != nil {
 				return "", wrap("add column", col, err)
 			}
 		}
 	}
 	if ix.Create {
 		ddl := fmt.Sprintf("CREATE CUSTOM INDEX IF NOT EXISTS %s_query1 ON %s (%s) USING 'StorageAttachedIndex'", table, st.table(table), col)
-		if err := st.s.Query(ddl).WithContext(ctx).Exec(); err != nil {
+		if err := st.s.Query(ddl).ExecContext(ctx); err != nil {
 			return "", wrap("create index on", col, err)
 		}
 	}
@@ -86,7 +86,7 @@ func (st *Store) Query(ctx context.Context, table string, q *db.Query, dst *db.R
 		sel = r.selectList()
 	}
 	it := st.s.Query(fmt.Sprintf("SELECT %s FROM %s WHERE %s = ? LIMIT ?", sel, st.table(table), st.qix.column), q.Value, q.Offset+q.Limit).
-		Consistency(st.read).WithContext(ctx).Iter()
+		Consistency(st.read).IterContext(ctx)
 	for n := 0; it.Scan(r.dest...); n++ {
 		if n < q.Offset {
 			continue

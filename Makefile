@@ -1,0 +1,37 @@
+# servbench's usual tasks. `bash scripts/test` (make test) is what CI runs.
+GO ?= go
+
+.PHONY: test test-short race lint bench integration fuzz build
+
+build:
+	$(GO) build ./...
+
+# Lint, the fast tests under the race detector, then the integration suite.
+test:
+	bash scripts/test
+
+# Every test that needs no server, no browser and no YCSB.
+test-short:
+	$(GO) test -short -count=1 ./...
+
+race:
+	$(GO) test -race -short -count=1 ./...
+
+# gofmt, go vet, staticcheck (staticcheck.conf).
+lint:
+	bash scripts/lint
+
+# The whole suite with the database servers started on 127.0.0.1.
+integration:
+	bash scripts/integration
+
+# Micro-benchmarks of the hot path; scripts/bench-bindings measures bindings.
+bench:
+	$(GO) test -run X -bench . -benchmem ./generator ./workload ./measure ./internal/customer
+
+# Each fuzz target for FUZZTIME (the seed corpora run in every go test).
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test -run X -fuzz FuzzParse -fuzztime $(FUZZTIME) ./props
+	$(GO) test -run X -fuzz FuzzParse -fuzztime $(FUZZTIME) ./plan
+	$(GO) test -run X -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./result
