@@ -79,6 +79,9 @@ func TestRedaction(t *testing.T) {
 	p.Set("redis.password", "hunter2", "-p")
 	p.Set("dynamodb.url", "http://127.0.0.1:8000/?token=hunter2&x=1", "-p")
 	p.Set("recordcount", "10", "-p")
+	p.Set("postgres.url", "host=127.0.0.1 user=postgres password=hunter2 dbname=ycsb", "-p")
+	p.Set("redis.url", "redis://bo#b:hunter2@127.0.0.1:6379", "-p")
+	p.Set("cassandra.url", "cassandra://bob:hunter2@127.0.0.1", "-p")
 	for k, v := range p.Redacted() {
 		if strings.Contains(v, "hunter2") {
 			t.Errorf("%s leaks the secret: %s", k, v)

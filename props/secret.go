@@ -1,7 +1,6 @@
 package props
 
 import (
-	"net/url"
 	"regexp"
 	"strings"
 )
@@ -24,49 +23,18 @@ func IsSecretKey(key string) bool {
 }
 
 // RedactValue hides credentials in a value: the whole value for secret
-// keys, and the password of any URL (scheme://user:password@host).
+// keys; otherwise the password of any URL and every keyword=value
+// credential (a PostgreSQL keyword/value connection string), as RedactText.
 func RedactValue(key, value string) string {
 	if IsSecretKey(key) && value != "" {
 		return Redacted
 	}
-	return RedactURL(value)
+	return RedactText(value)
 }
 
-// RedactURL replaces the password in a URL's user information, and any
-// query parameter that names a credential, with Redacted. Text that is not
-// a URL with credentials is returned unchanged.
-func RedactURL(s string) string {
-	if !strings.Contains(s, "://") {
-		return s
-	}
-	u, err := url.Parse(s)
-	if err != nil {
-		// Unparseable: hide anything between "://" and "@".
-		if i, j := strings.Index(s, "://"), strings.LastIndex(s, "@"); i >= 0 && j > i {
-			return s[:i+3] + Redacted + s[j:]
-		}
-		return s
-	}
-	changed := false
-	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), Redacted)
-			changed = true
-		}
-	}
-	q := u.Query()
-	for k := range q {
-		if IsSecretKey(k) {
-			q.Set(k, Redacted)
-			changed = true
-		}
-	}
-	if !changed {
-		return s
-	}
-	u.RawQuery = q.Encode()
-	return u.String()
-}
+// RedactURL hides the credentials of a URL or of any text holding URLs;
+// it is RedactText.
+func RedactURL(s string) string { return RedactText(s) }
 
 // Redacted returns every property as a map with credentials hidden,
 // suitable for printing or writing into results.

@@ -2,12 +2,11 @@ package report
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/plan"
 )
 
 // environment lists where and with what every run was measured, and every
@@ -68,30 +67,7 @@ func (s *Set) environment() Section {
 	}
 	sec.Tables = []*Table{env, deployments, props}
 	if s.PlanText != "" {
-		sec.Pre = RedactPlan(s.PlanText)
+		sec.Pre = plan.Redact(s.PlanText)
 	}
 	return sec
-}
-
-var planLine = regexp.MustCompile(`^(\s*(?:-\s+)?)([A-Za-z0-9_.-]+)(\s*:\s*)(.*)$`)
-
-// RedactPlan hides credentials in a plan's text: the value of every key
-// that names one, and the password of every URL.
-func RedactPlan(text string) string {
-	lines := strings.Split(text, "\n")
-	for i, ln := range lines {
-		if m := planLine.FindStringSubmatch(ln); m != nil && props.IsSecretKey(m[2]) && strings.TrimSpace(m[4]) != "" {
-			lines[i] = m[1] + m[2] + m[3] + props.Redacted
-			continue
-		}
-		fields := strings.FieldsFunc(ln, func(r rune) bool { return r == ' ' || r == '"' || r == '\'' || r == ',' || r == '{' || r == '}' })
-		for _, f := range fields {
-			if strings.Contains(f, "://") {
-				if red := props.RedactURL(f); red != f {
-					lines[i] = strings.ReplaceAll(lines[i], f, red)
-				}
-			}
-		}
-	}
-	return strings.Join(lines, "\n")
 }

@@ -55,11 +55,21 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		return nil, err
 	}
 	st.keyspace = p.String("cassandra.keyspace", "ycsb")
+	user, password := p.String("cassandra.username", ""), p.String("cassandra.password", "")
 	if u, ok := p.Get("cassandra.url"); ok {
-		// cassandra://host1,host2[:port][/keyspace]
+		// cassandra://[user:password@]host1,host2[:port][/keyspace]
 		rest, found := strings.CutPrefix(u, "cassandra://")
 		if !found || rest == "" {
-			return nil, p.Errorf("cassandra.url", "want cassandra://host[,host][:port][/keyspace]")
+			return nil, p.Errorf("cassandra.url", "want cassandra://[user:password@]host[,host][:port][/keyspace]")
+		}
+		if at := strings.LastIndex(rest, "@"); at >= 0 {
+			// The password runs to the last '@': it may hold '@', '/' or
+			// '#', and it never reaches a message.
+			name, pw, _ := strings.Cut(rest[:at], ":")
+			if user == "" {
+				user, password = name, pw
+			}
+			rest = rest[at+1:]
 		}
 		hostPart, ks, _ := strings.Cut(rest, "/")
 		if ks != "" {
@@ -113,7 +123,6 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if err != nil {
 		return nil, err
 	}
-	user, password := p.String("cassandra.username", ""), p.String("cassandra.password", "")
 	useTLS, err := p.Bool("cassandra.tls", false)
 	if err != nil {
 		return nil, err

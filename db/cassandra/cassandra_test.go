@@ -56,10 +56,17 @@ func TestBadProperties(t *testing.T) {
 		{"cassandra.replicationfactor", "0"},
 		{"cassandra.url", "http://127.0.0.1"},
 		{"cassandra.url", "cassandra://127.0.0.1:x/ks"},
+		{"cassandra.url", "cassandra://bob:s3cr/et@127.0.0.1:x/ks"},
 	} {
 		if _, err := b.Open(context.Background(), dbtest.Props(kv...), db.Options{Threads: 1}); err == nil || !strings.Contains(err.Error(), kv[0]) {
 			t.Errorf("%v: err = %v", kv, err)
+		} else if strings.Contains(err.Error(), "s3cr") {
+			t.Errorf("%v: the error shows the password: %v", kv, err)
 		}
+	}
+	// Credentials in the URL are credentials, not part of the port.
+	if _, err := b.Open(context.Background(), dbtest.Props("cassandra.url", "cassandra://bob:s3cr/et@127.0.0.1:9042/ks"), db.Options{CheckOnly: true}); err != nil {
+		t.Errorf("a URL with credentials: %v", err)
 	}
 }
 

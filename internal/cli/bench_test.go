@@ -260,3 +260,56 @@ func TestShippedPlans(t *testing.T) {
 		}
 	}
 }
+
+// Credentials in a plan reach no file of its directory nor the report: a
+// keyword/value connection string, a URL whose user name holds '#', a
+// password key in flow style.
+func TestBenchKeepsNoSecret(t *testing.T) {
+	pf := writePlan(t, `name: secrets
+deployments:
+  - label: b
+    binding: basic
+    properties:
+      postgres.url: "host=127.0.0.1 user=postgres password=hunter2 dbname=ycsb"
+      redis.url: redis://bo#b:hunter3@127.0.0.1:6379
+  - {label: c, binding: basic, properties: {couchbase.password: hunter4}}
+workloads: [c]
+records: [100]
+threads: [1]
+operations: 100
+`)
+	dir := filepath.Join(t.TempDir(), "out")
+	if code, _, e := servbench(t, "bench", pf, "-o", dir); code != 0 {
+		t.Fatalf("bench: exit %d: %s", code, e)
+	}
+	html := filepath.Join(t.TempDir(), "r.html")
+	if code, _, e := servbench(t, "report", dir, "-o", html); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, e)
+	}
+	files := 0
+	for _, root := range []string{dir, html} {
+		filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files++
+			for _, s := range []string{"hunter2", "hunter3", "hunter4"} {
+				if bytes.Contains(b, []byte(s)) {
+					t.Errorf("%s holds %s", path, s)
+				}
+			}
+			return nil
+		})
+	}
+	if files < 6 {
+		t.Errorf("only %d files looked at", files)
+	}
+	// The plan is the same plan, secrets hidden: rerunning into DIR works.
+	if code, _, e := servbench(t, "bench", pf, "-o", dir); code != 0 {
+		t.Fatalf("rerun: exit %d: %s", code, e)
+	}
+}

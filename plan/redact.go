@@ -1,0 +1,25 @@
+package plan
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/servbench/servbench/props"
+)
+
+// secretEntry matches a YAML key that names a credential and its value,
+// in block style (on a line of its own) or flow style ({k: v, ...}).
+var secretEntry = regexp.MustCompile(`(?i)((?:^|[\s{,])[A-Za-z0-9_.-]*(?:password|passwd|secret|token|credential|apikey|api_key|accesskey|access_key)[A-Za-z0-9_.-]*\s*:\s+)("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^,}\s#][^,}#]*)`)
+
+// Redact hides credentials in a plan's text: the value of every key that
+// names one, the password of every URL (the user name may hold '#'), and
+// every keyword=value credential (a PostgreSQL connection string). The
+// rest of the text is kept as written.
+func Redact(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, ln := range lines {
+		ln = secretEntry.ReplaceAllString(ln, "${1}"+props.Redacted)
+		lines[i] = props.RedactText(ln)
+	}
+	return strings.Join(lines, "\n")
+}
