@@ -46,9 +46,23 @@ func (r *Runner) Check() error { return r.check() }
 // Loads returns how many data sets the plan loads (after Check).
 func (r *Runner) Loads() int { return len(r.loads) }
 
-// Run executes the cells not finished yet. It returns ErrInterrupted when
-// ctx ended first, and an error naming the index when runs failed.
+// Run executes the runs not finished yet, checking the plan first unless
+// Check already did. It returns ErrInterrupted when ctx ended first, and
+// an error naming the index when runs failed.
 func (r *Runner) Run(ctx context.Context) error {
+	if r.loads == nil {
+		if err := r.check(); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(r.dir, "runs"), 0o755); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	release, err := lockDir(r.dir)
+	if err != nil {
+		return &plan.Error{File: r.pl.File, Msg: "bench: " + err.Error()}
+	}
+	defer release()
 	if err := r.openDir(); err != nil {
 		return &plan.Error{File: r.pl.File, Msg: err.Error()}
 	}
@@ -194,9 +208,6 @@ func (r *Runner) setsTable(t *plan.Deployment) bool {
 // openDir creates DIR, keeps a copy of the plan in it, refuses a DIR that
 // holds another plan's results, and reads the index of earlier runs.
 func (r *Runner) openDir() error {
-	if err := os.MkdirAll(filepath.Join(r.dir, "runs"), 0o755); err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
 	raw, err := os.ReadFile(r.pl.File)
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
@@ -429,11 +440,7 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 	if err := os.WriteFile(text, txt.Bytes(), 0o644); err != nil {
 		return err
 	}
-	var js bytes.Buffer
-	if err := result.WriteJSON(&js, res.Doc()); err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, js.Bytes(), 0o644); err != nil {
+	if err := result.WriteFile(path, res.Doc()); err != nil {
 		return err
 	}
 	switch {

@@ -293,6 +293,13 @@ func (p *Plan) parseWorkloads(v *yaml.Node, errf errFunc, builtin func(string) b
 				return errf(n.Line, "workload %q is neither built in nor a readable file", n.Value)
 			}
 		}
+		// A run's ID names its workload by the file's base name: two
+		// workloads of one name would share their runs' files.
+		for _, o := range p.Workloads {
+			if filepath.Base(o.Name) == filepath.Base(w.Name) {
+				return errf(n.Line, "workloads %q (line %d) and %q would share run names (%s): give each workload file its own name", o.Name, o.Line, w.Name, filepath.Base(w.Name))
+			}
+		}
 		p.Workloads = append(p.Workloads, w)
 	}
 	return nil

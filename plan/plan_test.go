@@ -2,6 +2,8 @@ package plan
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -80,6 +82,7 @@ func TestErrorsNameTheLine(t *testing.T) {
 			return strings.Replace(s, "- binding: pebble", "- binding: pebble\n    label: mongo", 1)
 		}, `two deployments are labelled "mongo"`},
 		{func(s string) string { return "deployments: [\n" }, "s3.yaml:"},
+		{func(s string) string { return strings.Replace(s, "[a, c]", "[a, c, a]", 1) }, `s3.yaml:11: workloads "a" (line 11) and "a" would share run names`},
 		{func(s string) string { return s + "targets: [{binding: basic}]\n" }, "s3.yaml:19: give deployments or targets (their old name), not both"},
 	} {
 		_, err := Parse([]byte(tc.edit(good)), "s3.yaml", builtin)
@@ -137,5 +140,24 @@ func TestOldTargetsKey(t *testing.T) {
 	}
 	if len(p.Deployments) != 2 || p.Deployments[0].Label != "mongo" {
 		t.Errorf("deployments %+v", p.Deployments)
+	}
+}
+
+// Two workload files of one base name would share their runs' IDs and
+// files: the second would be found done and never run.
+func TestWorkloadsOfOneName(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"d1", "d2"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, d, "wl"), []byte("recordcount=10\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := "deployments: [{binding: basic}]\nworkloads: [d1/wl, d2/wl]\nrecords: [10]\nthreads: [1]\noperations: 5\n"
+	_, err := Parse([]byte(text), filepath.Join(dir, "p.yaml"), builtin)
+	if err == nil || !strings.Contains(err.Error(), `workloads "d1/wl" (line 2) and "d2/wl" would share run names (wl)`) {
+		t.Errorf("err = %v", err)
 	}
 }

@@ -38,7 +38,9 @@ const (
 // Main runs the command line args (without the program name) and returns
 // the exit status. It never panics on bad input.
 func Main(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// A hangup (the terminal or ssh session gone) stops a run as Ctrl-C
+	// does: the results so far are written.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	return MainContext(ctx, args, stdout, stderr)
 }

@@ -380,6 +380,23 @@ func TestFailedStartLeavesNoFiles(t *testing.T) {
 	if _, err := os.Stat(jsonPath); !os.IsNotExist(err) {
 		t.Errorf("an empty result file was left behind: %v", err)
 	}
+	// A result already there is kept whole by a run that fails to start,
+	// and no temporary file is left beside it.
+	keep := filepath.Join(dir, "keep.json")
+	os.WriteFile(keep, []byte("previous"), 0o644)
+	if code, _, _ := servbench(t, "run", "redis", "-w", "a", "-p", "redis.url=redis://127.0.0.1:1", "-o", keep, "--csv", filepath.Join(dir, "k.csv")); code != ExitFailure {
+		t.Errorf("a run against no server: exit %d", code)
+	}
+	if b, err := os.ReadFile(keep); err != nil || string(b) != "previous" {
+		t.Errorf("the previous result became %q (%v)", b, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+	// Two outputs in one file: one would silently replace the other.
+	if code, _, e := servbench(t, "run", "basic", "-w", "a", "-o", keep, "--csv", keep); code != ExitUsage || !strings.Contains(e, "is named by both -o and --csv") {
+		t.Errorf("-o and --csv one file: exit %d: %s", code, e)
+	}
 }
 
 // TestEveryBindingIsInTheCommand: each binding folder under db/ must be

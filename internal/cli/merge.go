@@ -4,7 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
+	"path/filepath"
 
 	"github.com/servbench/servbench/result"
 )
@@ -32,7 +32,14 @@ func merge(args []string, stdout io.Writer) (int, error) {
 		return ExitUsage, badf("merge: no output file (-o MERGED.json)")
 	}
 	var docs []*result.Doc
+	seen := map[string]string{}
 	for _, f := range files {
+		if abs, err := filepath.Abs(f); err == nil {
+			if same, dup := seen[abs]; dup {
+				return ExitUsage, badf("merge: %s and %s are the same result: each client's result once", same, f)
+			}
+			seen[abs] = f
+		}
 		d, err := result.ReadFile(f)
 		if err != nil {
 			return ExitUsage, badf("merge: %v", err)
@@ -43,15 +50,7 @@ func merge(args []string, stdout io.Writer) (int, error) {
 	if err != nil {
 		return ExitUsage, usageError{err}
 	}
-	f, err := os.Create(*out)
-	if err != nil {
-		return ExitUsage, badf("merge: %v", err)
-	}
-	if err := result.WriteJSON(f, m); err != nil {
-		f.Close()
-		return ExitFailure, fmt.Errorf("merge: write %s: %w", *out, err)
-	}
-	if err := f.Close(); err != nil {
+	if err := result.WriteFile(*out, m); err != nil {
 		return ExitFailure, fmt.Errorf("merge: write %s: %w", *out, err)
 	}
 	fmt.Fprintf(stdout, "merged %d clients: common window %.1f s, %.0f ops/s, %d operations (%d ok)\n",

@@ -114,6 +114,17 @@ func TestMergeClientsThatRanTogether(t *testing.T) {
 	if code, _, e := servbench(t, "merge", filepath.Join(dir, "1.json"), later, "-o", out); code != ExitUsage || !strings.Contains(e, "did not overlap") {
 		t.Errorf("runs at different times: exit %d: %s", code, e)
 	}
+	// One client's result twice would double the throughput.
+	if code, _, e := servbench(t, "merge", filepath.Join(dir, "1.json"), filepath.Join(dir, ".", "1.json"), "-o", out); code != ExitUsage || !strings.Contains(e, "are the same result") {
+		t.Errorf("one result twice: exit %d: %s", code, e)
+	}
+	copied := filepath.Join(dir, "copy.json")
+	if b, err := os.ReadFile(filepath.Join(dir, "1.json")); err != nil || os.WriteFile(copied, b, 0o644) != nil {
+		t.Fatal(err)
+	}
+	if code, _, e := servbench(t, "merge", filepath.Join(dir, "1.json"), copied, "-o", out); code != ExitUsage || !strings.Contains(e, "results 1 and 2 are the same run") {
+		t.Errorf("a copy of one result: exit %d: %s", code, e)
+	}
 	if code, _, e := servbench(t, "merge", filepath.Join(dir, "1.json"), "-o", out); code != ExitUsage || !strings.Contains(e, "two results") {
 		t.Errorf("one result: exit %d: %s", code, e)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/internal/output"
@@ -45,12 +46,9 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return ExitUsage, usageError{err}
 	}
-	written := false
-	defer func() {
-		if !written { // failed before measuring: leave no empty files
-			files.remove()
-		}
-	}()
+	// Whatever is not committed is removed: a failed start or write leaves
+	// every output path as it was.
+	defer files.remove()
 
 	status := &output.Status{W: stderr, Every: out.StatusEvery, Label: out.Label, Lines: out.Status, Bar: isTerminal(stderr)}
 	if ropts.TimeSeries != nil {
@@ -85,7 +83,6 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 			hlogErr = err
 		}
 	}
-	written = true
 	if files.raw != nil {
 		ropts.RawOut = files.raw
 	}
@@ -108,7 +105,7 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 			}
 		}
 	}
-	if err := files.close(); err != nil {
+	if err := files.commit(); err != nil {
 		return ExitFailure, err
 	}
 	if hlogErr != nil {
@@ -127,13 +124,34 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	return ExitOK, nil
 }
 
+// outFiles are a run's output files. Each is written under a temporary
+// name beside its final one and renamed into place by commit, so a path
+// holds either its previous content or the complete new one: a run that
+// fails to start, or a crash, never leaves an empty or half-written file.
 type outFiles struct {
 	export, json, csv *os.File
+	final             map[*os.File]string
 	raw               *os.File // measurement.raw.output_file, appended to as YCSB does
 }
 
 func openOutputs(pa *phaseArgs, out engine.Outputs) (*outFiles, error) {
-	f := &outFiles{}
+	named := map[string]string{}
+	for _, x := range []struct{ what, path string }{
+		{"exportfile", out.ExportFile}, {"-o", pa.json}, {"--csv", pa.csv}, {"measurement.raw.output_file", out.RawFile},
+	} {
+		if x.path == "" {
+			continue
+		}
+		abs, err := filepath.Abs(x.path)
+		if err != nil {
+			return nil, fmt.Errorf("output file %s: %w", x.path, err)
+		}
+		if other, dup := named[abs]; dup {
+			return nil, fmt.Errorf("output file %s is named by both %s and %s", x.path, other, x.what)
+		}
+		named[abs] = x.what
+	}
+	f := &outFiles{final: map[*os.File]string{}}
 	for _, x := range []struct {
 		path string
 		dst  **os.File
@@ -141,17 +159,22 @@ func openOutputs(pa *phaseArgs, out engine.Outputs) (*outFiles, error) {
 		if x.path == "" {
 			continue
 		}
-		fh, err := os.Create(x.path)
+		if st, err := os.Stat(x.path); err == nil && st.IsDir() {
+			f.remove()
+			return nil, fmt.Errorf("output file %s is a directory", x.path)
+		}
+		fh, err := os.CreateTemp(filepath.Dir(x.path), "."+filepath.Base(x.path)+".tmp-*")
 		if err != nil {
-			f.close()
+			f.remove()
 			return nil, fmt.Errorf("output file: %w", err)
 		}
 		*x.dst = fh
+		f.final[fh] = x.path
 	}
 	if out.RawFile != "" {
 		fh, err := os.OpenFile(out.RawFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
-			f.close()
+			f.remove()
 			return nil, fmt.Errorf("output file: %w", err)
 		}
 		f.raw = fh
@@ -166,25 +189,52 @@ func (f *outFiles) text(stdout io.Writer) io.Writer {
 	return stdout
 }
 
-// remove closes and deletes the output files.
+// remove closes the output files and deletes the temporary ones: every
+// final path keeps what it held.
 func (f *outFiles) remove() {
 	for _, fh := range []*os.File{f.export, f.json, f.csv} {
 		if fh != nil {
+			fh.Close()
 			os.Remove(fh.Name())
 		}
 	}
-	f.close()
+	if f.raw != nil {
+		f.raw.Close()
+	}
+	f.export, f.json, f.csv, f.raw = nil, nil, nil, nil
 }
 
-func (f *outFiles) close() error {
+// commit flushes each output file to disk and renames it into place.
+func (f *outFiles) commit() error {
 	var first error
-	for _, fh := range []**os.File{&f.export, &f.json, &f.csv, &f.raw} {
-		if *fh != nil {
-			if err := (*fh).Close(); err != nil && first == nil {
-				first = fmt.Errorf("close %s: %w", (*fh).Name(), err)
-			}
-			*fh = nil
+	for _, fh := range []**os.File{&f.export, &f.json, &f.csv} {
+		if *fh == nil {
+			continue
 		}
+		tmp, final := (*fh).Name(), f.final[*fh]
+		err := (*fh).Chmod(0o644)
+		if err == nil {
+			err = (*fh).Sync()
+		}
+		if cerr := (*fh).Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp, final)
+		}
+		if err != nil {
+			os.Remove(tmp)
+			if first == nil {
+				first = fmt.Errorf("write %s: %w", final, err)
+			}
+		}
+		*fh = nil
+	}
+	if f.raw != nil {
+		if err := f.raw.Close(); err != nil && first == nil {
+			first = fmt.Errorf("close %s: %w", f.raw.Name(), err)
+		}
+		f.raw = nil
 	}
 	return first
 }
