@@ -57,6 +57,8 @@ func TestCheckBadInput(t *testing.T) {
 		{specOf(t, "basicdb.simulatedelai", "5"), "property basicdb.simulatedelai: unknown property (did you mean basicdb.simulatedelay?)"},
 		{specOf(t, "basicdb.anything", "5"), "property basicdb.anything: unknown property"},
 		{specOf(t, "status.intervl", "5"), "did you mean status.interval?"},
+		{specOf(t, "target", "NaN"), `property target: "NaN" is not a finite number`},
+		{specOf(t, strings.Repeat("x", 10<<20), "1"), "… (10485760 bytes): unknown property"},
 	} {
 		_, err := Check(c.spec)
 		var se *SpecError

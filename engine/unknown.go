@@ -66,6 +66,9 @@ func checkRead(p *props.Props, binding string) (warnings []string, err error) {
 func suggest(k string, known []string) string {
 	best, bestD := "", 3
 	for _, name := range known {
+		if len(k)-len(name) >= bestD || len(name)-len(k) >= bestD {
+			continue // the distance is at least the difference in length
+		}
 		if d := distance(k, name); d < bestD || (d == bestD && best != "" && name < best) {
 			best, bestD = name, d
 		}

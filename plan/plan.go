@@ -8,7 +8,9 @@ package plan
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -105,6 +107,9 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.NewDecoder(bytes.NewReader(raw)).Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errf(0, "the plan is empty: want a mapping of plan keys (deployments, workloads, records, threads, ...)")
+		}
 		return nil, errf(0, "%s", oneLine(err.Error()))
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
@@ -115,7 +120,7 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		if seen[k.Value] {
-			return nil, errf(k.Line, "%s is given twice", k.Value)
+			return nil, errf(k.Line, "%q is given twice", short(k.Value))
 		}
 		seen[k.Value] = true
 		var err error
@@ -158,7 +163,7 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 		case "slo":
 			err = p.parseSLO(v, errf)
 		default:
-			err = errf(k.Line, "unknown key %q (known: name, deployments, workloads, records, threads, rates, warmup, duration, operations, repetitions, load_threads, properties, slo)", k.Value)
+			err = errf(k.Line, "unknown key %q (known: name, deployments, workloads, records, threads, rates, warmup, duration, operations, repetitions, load_threads, properties, slo)", short(k.Value))
 		}
 		if err != nil {
 			var pe *Error
@@ -189,6 +194,16 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 	}
 	if p.Duration == 0 && p.Operations == 0 && !p.OpsPerRecord {
 		return nil, errf(0, "give duration (seconds per run) or operations (per run)")
+	}
+	// Count the runs before anyone expands them: a typo of a few digits
+	// must not become a billion runs, or memory for them.
+	runs := 0.0
+	for i := range p.Deployments {
+		runs += float64(len(p.RecordsOf(&p.Deployments[i])))
+	}
+	runs *= float64(len(p.Workloads)) * float64(len(p.Threads)) * float64(len(p.Rates)) * float64(p.Repetitions)
+	if runs > maxRuns {
+		return nil, errf(0, "the plan expands to %.0f runs: at most %d", runs, maxRuns)
 	}
 	if p.SLO != nil {
 		if err := p.checkSLO(errf); err != nil {
@@ -239,7 +254,7 @@ func (p *Plan) parseDeployments(v *yaml.Node, errf errFunc) error {
 			case "properties":
 				t.Properties, err = decodeProperties(val, errf)
 			default:
-				err = errf(k.Line, "deployment: unknown key %q (known: label, binding, system, nodes, records, price_per_hour, price_per_month, properties)", k.Value)
+				err = errf(k.Line, "deployment: unknown key %q (known: label, binding, system, nodes, records, price_per_hour, price_per_month, properties)", short(k.Value))
 			}
 			if err != nil {
 				if _, ok := err.(*Error); ok {
@@ -258,7 +273,7 @@ func (p *Plan) parseDeployments(v *yaml.Node, errf errFunc) error {
 			t.System = t.Binding
 		}
 		if !labelRE.MatchString(t.Label) {
-			return errf(n.Line, "label %q: use letters, digits, '.', '_' and '-'", t.Label)
+			return errf(n.Line, "label %q: use letters, digits, '.', '_' and '-'", short(t.Label))
 		}
 		if labels[t.Label] {
 			return errf(n.Line, "two deployments are labelled %q", t.Label)
@@ -313,10 +328,13 @@ func decodeList[T int | int64 | float64](v *yaml.Node, dst *[]T, errf errFunc, o
 	if len(nodes) == 0 {
 		return errf(v.Line, "want %s or a list of them", what)
 	}
+	if len(nodes) > maxListLen {
+		return errf(v.Line, "%d values: at most %d", len(nodes), maxListLen)
+	}
 	for _, n := range nodes {
-		var x T
-		if n.Kind != yaml.ScalarNode || n.Decode(&x) != nil || !ok(x) {
-			return errf(n.Line, "%q is not %s", n.Value, what)
+		x, good := scalarNumber[T](n)
+		if !good || !ok(x) {
+			return errf(n.Line, "%q is not %s", short(n.Value), what)
 		}
 		*dst = append(*dst, x)
 	}
@@ -324,10 +342,46 @@ func decodeList[T int | int64 | float64](v *yaml.Node, dst *[]T, errf errFunc, o
 }
 
 func decodeNumber[T int | int64 | float64](v *yaml.Node, dst *T, errf errFunc, what string) error {
-	if v.Kind != yaml.ScalarNode || v.Decode(dst) != nil || *dst < 0 {
-		return errf(v.Line, "%q is not %s", v.Value, what)
+	x, good := scalarNumber[T](v)
+	if !good || x < 0 {
+		return errf(v.Line, "%q is not %s", short(v.Value), what)
 	}
+	*dst = x
 	return nil
+}
+
+// maxListLen bounds a dimension's values: a plan of more runs than anyone
+// can wait for is a typo.
+const maxListLen = 1000
+
+// maxRuns bounds the runs of one plan.
+const maxRuns = 100_000
+
+// scalarNumber reads a YAML scalar as a finite number of type T: no NaN,
+// no infinity, no fraction where a whole number is wanted (threads: 1.5 is
+// not 1), nothing beyond what T holds exactly.
+func scalarNumber[T int | int64 | float64](n *yaml.Node) (T, bool) {
+	var f float64
+	if n.Kind != yaml.ScalarNode || n.Decode(&f) != nil || math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > 1<<53 {
+		return 0, false
+	}
+	var x T
+	switch any(x).(type) {
+	case float64:
+	default:
+		if f != math.Trunc(f) {
+			return 0, false
+		}
+	}
+	return T(f), true
+}
+
+// short is a value for a message: at most 40 bytes, quoted where needed.
+func short(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
 }
 
 func decodeProperties(v *yaml.Node, errf errFunc) ([]Property, error) {

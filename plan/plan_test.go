@@ -84,6 +84,21 @@ func TestErrorsNameTheLine(t *testing.T) {
 		{func(s string) string { return "deployments: [\n" }, "s3.yaml:"},
 		{func(s string) string { return strings.Replace(s, "[a, c]", "[a, c, a]", 1) }, `s3.yaml:11: workloads "a" (line 11) and "a" would share run names`},
 		{func(s string) string { return s + "targets: [{binding: basic}]\n" }, "s3.yaml:19: give deployments or targets (their old name), not both"},
+		// Numbers are finite, whole where a count is wanted, and bounded.
+		{func(s string) string { return strings.Replace(s, "duration: 30", "duration: .nan", 1) }, `s3.yaml:15: ".nan" is not duration seconds`},
+		{func(s string) string { return strings.Replace(s, "duration: 30", "duration: .inf", 1) }, `s3.yaml:15: ".inf" is not duration seconds`},
+		{func(s string) string { return strings.Replace(s, "price_per_month: 730", "price_per_month: .nan", 1) }, `s3.yaml:7: ".nan" is not a price`},
+		{func(s string) string { return strings.Replace(s, "[1, 3, 6]", "[1.5]", 1) }, `s3.yaml:13: "1.5" is not a positive thread count`},
+		{func(s string) string { return strings.Replace(s, "rates: [0, 500]", "rates: [-.inf]", 1) }, `s3.yaml:14: "-.inf" is not`},
+		{func(s string) string { return strings.Replace(s, "repetitions: 3", "repetitions: 1000000000", 1) }, "the plan expands to 48000000000 runs: at most 100000"},
+		{func(s string) string {
+			return strings.Replace(s, "[1, 3, 6]", "["+strings.Repeat("1, ", 300000)+"1]", 1)
+		}, "s3.yaml:13: 300001 values: at most 1000"},
+		{func(s string) string { return s + "slo: {latency: p99, bound_ms: .nan}\n" }, `".nan" is not a bound`},
+		{func(s string) string { return s + "slo: {latency: p99, bound_ms: 5, max_failed_percent: 500}\n" }, `"500" is not a percentage from 0 to 100`},
+		{func(s string) string { return s + strings.Repeat("x", 1000) + ": 1\n" }, `unknown key "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…"`},
+		{func(s string) string { return s + "\x01\x02key: 1\n" }, `control characters are not allowed`},
+		{func(string) string { return "" }, "s3.yaml: the plan is empty"},
 	} {
 		_, err := Parse([]byte(tc.edit(good)), "s3.yaml", builtin)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {

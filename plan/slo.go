@@ -70,8 +70,11 @@ func (p *Plan) parseSLO(v *yaml.Node, errf errFunc) error {
 			err = decodeNumber(val, &s.After, errf, "a number of steps ≥ 0")
 		case "max_failed_percent":
 			err = decodeNumber(val, &s.MaxFailedPct, errf, "a percentage from 0 to 100")
+			if err == nil && s.MaxFailedPct > 100 {
+				err = errf(val.Line, "%q is not a percentage from 0 to 100", short(val.Value))
+			}
 		default:
-			err = errf(k.Line, "slo: unknown key %q (known: latency, bound_ms, operation, step, after, max_failed_percent)", k.Value)
+			err = errf(k.Line, "slo: unknown key %q (known: latency, bound_ms, operation, step, after, max_failed_percent)", short(k.Value))
 		}
 		if err != nil {
 			if _, ok := err.(*Error); ok {

@@ -2,6 +2,7 @@ package props
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -60,6 +61,9 @@ func (p *Props) Parse(r io.Reader, name string) error {
 		p.Set(key, value, fmt.Sprintf("%s:%d", name, start))
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("%s:%d: a line of more than 16 MB", name, lineNo+1)
+		}
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil

@@ -6,10 +6,12 @@ package props
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // Props is an ordered set of properties. Later Set calls override earlier
@@ -122,9 +124,27 @@ func (p *Props) Errorf(key, format string, args ...any) error {
 	where := p.m[key].source
 	msg := fmt.Sprintf(format, args...)
 	if where == "" {
-		return &Error{fmt.Sprintf("property %s: %s", key, msg)}
+		return &Error{fmt.Sprintf("property %s: %s", Name(key), msg)}
 	}
-	return &Error{fmt.Sprintf("%s: property %s: %s", where, key, msg)}
+	return &Error{fmt.Sprintf("%s: property %s: %s", where, Name(key), msg)}
+}
+
+// Name is a property name as a message shows it: quoted when it holds
+// anything but printable characters, cut short past 64 bytes.
+func Name(key string) string {
+	short := key
+	if len(short) > 64 {
+		short = strings.ToValidUTF8(short[:64], "") + "…"
+	}
+	for _, r := range short {
+		if !unicode.IsPrint(r) || r == '"' {
+			return strconv.Quote(short)
+		}
+	}
+	if short != key {
+		return fmt.Sprintf("%s (%d bytes)", short, len(key))
+	}
+	return short
 }
 
 // Int64 returns key as a whole number, def when unset.
@@ -135,7 +155,7 @@ func (p *Props) Int64(key string, def int64) (int64, error) {
 	}
 	v, err := strconv.ParseInt(strings.TrimSpace(e.value), 10, 64)
 	if err != nil {
-		return 0, p.Errorf(key, "%q is not a whole number", RedactValue(key, e.value))
+		return 0, p.Errorf(key, "%q is not a whole number", shortValue(RedactValue(key, e.value)))
 	}
 	return v, nil
 }
@@ -156,8 +176,8 @@ func (p *Props) Float(key string, def float64) (float64, error) {
 		return def, nil
 	}
 	v, err := strconv.ParseFloat(strings.TrimSpace(e.value), 64)
-	if err != nil {
-		return 0, p.Errorf(key, "%q is not a number", RedactValue(key, e.value))
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, p.Errorf(key, "%q is not a finite number", shortValue(RedactValue(key, e.value)))
 	}
 	return v, nil
 }
@@ -183,7 +203,7 @@ func (p *Props) Bool(key string, def bool) (bool, error) {
 	case "false":
 		return false, nil
 	}
-	return false, p.Errorf(key, "%q is neither true nor false", RedactValue(key, e.value))
+	return false, p.Errorf(key, "%q is neither true nor false", shortValue(RedactValue(key, e.value)))
 }
 
 // OneOf returns key's value, which must be one of choices; def when unset.
@@ -192,7 +212,7 @@ func (p *Props) OneOf(key, def string, choices ...string) (string, error) {
 	if slices.Contains(choices, v) {
 		return v, nil
 	}
-	return "", p.Errorf(key, "%q is not one of %s", RedactValue(key, v), strings.Join(choices, ", "))
+	return "", p.Errorf(key, "%q is not one of %s", shortValue(RedactValue(key, v)), strings.Join(choices, ", "))
 }
 
 // Floats returns key as a comma-separated list of numbers.
@@ -205,10 +225,18 @@ func (p *Props) Floats(key, def string) ([]float64, error) {
 			continue
 		}
 		v, err := strconv.ParseFloat(f, 64)
-		if err != nil {
-			return nil, p.Errorf(key, "%q is not a number", RedactValue(key, f))
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, p.Errorf(key, "%q is not a finite number", shortValue(RedactValue(key, f)))
 		}
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// shortValue cuts a value shown in a message to 64 bytes.
+func shortValue(v string) string {
+	if len(v) > 64 {
+		return strings.ToValidUTF8(v[:64], "") + "…"
+	}
+	return v
 }

@@ -144,3 +144,33 @@ func TestUnreadAndAsked(t *testing.T) {
 		t.Errorf("listing, sources and clones count as reads: %d unread in the clone", got)
 	}
 }
+
+// Numbers are finite; names and values in messages are short and
+// printable; a line too long for the reader names its line.
+func TestBadInputInMessages(t *testing.T) {
+	p := New()
+	p.Set("target", "NaN", "-p")
+	p.Set("x", "+Inf", "-p")
+	p.Set("rates", "1,inf", "-p")
+	p.Set(strings.Repeat("k", 10<<20), "1", "-p")
+	p.Set("bad\x01key", strings.Repeat("v", 1000), "-p")
+	if _, err := p.Float("target", 0); err == nil || !strings.Contains(err.Error(), `"NaN" is not a finite number`) {
+		t.Errorf("NaN: %v", err)
+	}
+	if _, err := p.FloatRange("x", 0, 0, 1e9); err == nil {
+		t.Error("+Inf accepted")
+	}
+	if _, err := p.Floats("rates", ""); err == nil {
+		t.Error("inf in a list accepted")
+	}
+	if err := p.Errorf(strings.Repeat("k", 10<<20), "unknown"); len(err.Error()) > 200 || !strings.Contains(err.Error(), "(10485760 bytes)") {
+		t.Errorf("a 10 MB name gives a message of %d bytes", len(err.Error()))
+	}
+	if _, err := p.Int64("bad\x01key", 0); err == nil || !strings.Contains(err.Error(), `property "bad\x01key"`) || len(err.Error()) > 200 {
+		t.Errorf("binary name or long value: %q", err)
+	}
+	long := "a=" + strings.Repeat("x", 17<<20) + "\n"
+	if err := New().Parse(strings.NewReader("b=1\n"+long), "w"); err == nil || err.Error() != "w:2: a line of more than 16 MB" {
+		t.Errorf("long line: %v", err)
+	}
+}

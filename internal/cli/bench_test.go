@@ -149,7 +149,7 @@ func TestBenchBadPlans(t *testing.T) {
 		{strings.Replace(testPlan, "binding: basic", "binding: nosuchdb", 1), "plan.yaml:6: deployment basic"},
 		{strings.Replace(testPlan, "    price_per_hour: 3.6\n", "    price_per_hour: 3.6\n    properties:\n      recordcunt: 5\n", 1), "recordcunt"},
 		{strings.Replace(testPlan, "[a, c]", "[a, zz]", 1), `workload "zz"`},
-		{testPlan + "threads: [4]\n", "threads is given twice"},
+		{testPlan + "threads: [4]\n", `"threads" is given twice`},
 	} {
 		dir := t.TempDir()
 		code, _, e := servbench(t, "bench", writePlan(t, tc.plan), "-o", filepath.Join(dir, "out"))
