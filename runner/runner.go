@@ -196,6 +196,7 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 	}
 	stuck := false
 	stopC := stopCtx.Done()
+	var abandonC <-chan struct{} // listened to once the run is stopping
 loop:
 	for {
 		select {
@@ -210,6 +211,7 @@ loop:
 				stopped = min(stopped, dl)
 			}
 			graceC = time.After(cfg.StopGrace)
+			abandonC = abandonOf(ctx)
 		case <-graceC:
 			// Threads still inside the binding are left behind; their
 			// operations are abandoned, and cancelled so they end.
@@ -217,10 +219,21 @@ loop:
 			opCancel(errAbandoned)
 			stuck = true
 			break loop
+		case <-abandonC:
+			// The caller will not wait (a second Ctrl-C): end the grace now.
+			res.StuckThreads = int(r.inFlight.Load())
+			opCancel(errAbandoned)
+			stuck = true
+			break loop
 		}
 	}
 	end := r.now()
-	if stuck {
+	switch {
+	case ctx.Err() != nil && stopped > 0:
+		// Interrupted: the measured time ends when the stop was asked, not
+		// when the threads got out of a hung server's calls.
+		end = stopped
+	case stuck:
 		// The measured time ends when the stop was asked or when the last
 		// thread that finished did, not when the grace ran out.
 		end = max(stopped, lastExit.Load())
@@ -250,6 +263,21 @@ loop:
 		res.Reason = result.Completed
 	}
 	return res, nil
+}
+
+type abandonKey struct{}
+
+// WithAbandon returns a context whose run, once the context is done (the
+// first Ctrl-C), stops waiting for threads still inside the binding as soon
+// as abandon is closed (a second Ctrl-C) instead of after the stop grace:
+// their operations are abandoned and the results so far returned.
+func WithAbandon(ctx context.Context, abandon <-chan struct{}) context.Context {
+	return context.WithValue(ctx, abandonKey{}, abandon)
+}
+
+func abandonOf(ctx context.Context) <-chan struct{} {
+	c, _ := ctx.Value(abandonKey{}).(<-chan struct{})
+	return c
 }
 
 // storeMax raises a to v if v is larger.

@@ -485,3 +485,73 @@ func TestTimeLimitAfterOperationWarmup(t *testing.T) {
 		t.Errorf("measured %d operations in 0.3 s at 2000/s", n)
 	}
 }
+
+// Interrupted while the server hangs: the measured time ends when the stop
+// was asked, not when the thread got out of its call 3 s later.
+func TestInterruptEndsTheMeasuredTime(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clock := &watchedClock{read: make(chan struct{})}
+	s := &store{onCall: func(n int64) {
+		if n == 50 {
+			clock.watch.Store(true)
+			cancel()
+			<-clock.read                          // the runner has taken note of the stop
+			clock.now.Add(int64(3 * time.Second)) // and the call hangs 3 s
+		}
+	}}
+	cfg, w := setup(t, false, "threadcount", "1", "operationcount", "0", "target", "2000")
+	cfg.Clock, cfg.Interval = clock, time.Hour
+	res, err := Run(ctx, cfg, w, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The 50th call started at slot 49 (0.5 ms apart); the stop was asked then.
+	if want := 49 * 500 * time.Microsecond; res.Reason != result.Interrupted || res.Runtime != want {
+		t.Errorf("%s after %v, want interrupted after %v", res.Reason, res.Runtime, want)
+	}
+}
+
+// watchedClock is a fakeClock that, once watched, closes read at the
+// first reading: a test knows the runner has read the time.
+type watchedClock struct {
+	fakeClock
+	watch atomic.Bool
+	read  chan struct{}
+	once  sync.Once
+}
+
+func (c *watchedClock) Now() int64 {
+	if c.watch.Load() {
+		c.once.Do(func() { close(c.read) })
+	}
+	return c.fakeClock.Now()
+}
+
+// A second signal (abandon) ends the wait for a thread stuck in a call
+// that ignores its context at once, not after the stop grace (an hour
+// here): the thread's operation is abandoned and the results returned.
+func TestAbandonEndsTheGrace(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	abandon := make(chan struct{})
+	release := make(chan struct{})
+	defer close(release)
+	clock := &fakeClock{}
+	s := &store{onCall: func(n int64) {
+		if n == 50 {
+			cancel()
+			close(abandon)
+			<-release // hangs, whatever the context says
+		}
+	}}
+	cfg, w := setup(t, false, "threadcount", "1", "operationcount", "0", "target", "2000")
+	cfg.Clock, cfg.StopGrace = clock, time.Hour
+	res, err := Run(WithAbandon(ctx, abandon), cfg, w, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Reason != result.Interrupted || res.StuckThreads != 1 || ops(res) != 49 || res.Runtime != 49*500*time.Microsecond {
+		t.Errorf("%s, %d stuck, %d operations in %v; want interrupted, 1, 49 in 24.5ms", res.Reason, res.StuckThreads, ops(res), res.Runtime)
+	}
+}

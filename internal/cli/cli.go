@@ -14,6 +14,7 @@ import (
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/runner"
 	"github.com/servbench/servbench/workloads"
 
 	_ "github.com/servbench/servbench/db/basic"     // register
@@ -38,11 +39,26 @@ const (
 // Main runs the command line args (without the program name) and returns
 // the exit status. It never panics on bad input.
 func Main(args []string, stdout, stderr io.Writer) int {
-	// A hangup (the terminal or ssh session gone) stops a run as Ctrl-C
-	// does: the results so far are written.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
-	return MainContext(ctx, args, stdout, stderr)
+	// The first signal stops a run and writes the results so far; a
+	// second stops waiting for threads stuck in a hung server's calls. A
+	// hangup (the terminal or ssh session gone) counts as Ctrl-C.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	abandon := make(chan struct{})
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	go func() {
+		if _, ok := <-sigs; !ok {
+			return
+		}
+		cancel()
+		if _, ok := <-sigs; ok {
+			fmt.Fprintln(stderr, "servbench: second signal: abandoning the operations in flight")
+			close(abandon)
+		}
+	}()
+	return MainContext(runner.WithAbandon(ctx, abandon), args, stdout, stderr)
 }
 
 // MainContext is Main with the caller's context: cancelling it stops a run
