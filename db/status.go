@@ -64,6 +64,11 @@ func ParseStatus(name string) (Status, bool) {
 	return 0, false
 }
 
+// ErrFatal marks an error after which the store cannot go on (an
+// embedded store out of disk): the operation counts as ERROR and the run
+// ends, failed, with the results measured so far.
+var ErrFatal = errors.New("the store cannot go on")
+
 // Sentinel errors a binding returns (or wraps) to report an outcome other
 // than ERROR. errors.Is works through wrapping, so
 // fmt.Errorf("redis: read %s: %w", key, db.ErrNotFound) counts as NOT_FOUND.

@@ -165,11 +165,11 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 				return
 			}
 			firstErr.CompareAndSwap(nil, &err)
-			if cfg.Load {
+			if cfg.Load && !errors.Is(err, db.ErrFatal) {
 				loadErrs.Add(1) // YCSB: a loading thread stops on a failed insert
 				return
 			}
-			opCancel(err)
+			opCancel(err) // the run cannot go on
 		}(i)
 	}
 	close(begin)

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -425,6 +426,14 @@ func TestLoadFailureStopsThreads(t *testing.T) {
 		"recordcount", "100", "core_workload_insertion_keep_going_on_error", "true")
 	if res.Total.Count(measure.Insert, db.Error) != 100 || res.Reason != result.Completed {
 		t.Errorf("keep going: %d errors, %s", res.Total.Count(measure.Insert, db.Error), res.Reason)
+	}
+	// A store that cannot go on (db.ErrFatal) ends the run, failed, keep
+	// going or not.
+	fatal := fmt.Errorf("pebble: no space left on device: %w", db.ErrFatal)
+	res = runWith(t, context.Background(), &store{fail: fatal}, true, nil, "threadcount", "2",
+		"recordcount", "100", "core_workload_insertion_keep_going_on_error", "true")
+	if res.Reason != result.Failed || !errors.Is(res.Err, db.ErrFatal) || res.Total.Count(measure.Insert, db.Error) > 2 {
+		t.Errorf("a fatal failure: %s, %v, %d failed inserts", res.Reason, res.Err, res.Total.Count(measure.Insert, db.Error))
 	}
 }
 

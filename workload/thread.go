@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -20,6 +21,7 @@ import (
 // nothing. It is not safe for concurrent use.
 type Thread struct {
 	w            *Workload
+	fatal        error // a db.ErrFatal failure: the run cannot go on
 	rnd          *rand.Rand
 	keyChooser   generator.Generator
 	fieldChooser generator.Generator
@@ -86,6 +88,9 @@ func (t *Thread) measure(ctx context.Context, op measure.Op, err error, st int64
 		}
 		if t.Measuring {
 			t.rec.RecordError(op, s, err)
+		}
+		if errors.Is(err, db.ErrFatal) && t.fatal == nil {
+			t.fatal = err
 		}
 	}
 	t.recordAt(op, s, st, en)
@@ -216,8 +221,11 @@ func (t *Thread) Insert(ctx context.Context) error {
 			t.countTxn(s)
 			return nil
 		}
-		if attempt >= cfg.InsertRetries || ctx.Err() != nil {
+		if attempt >= cfg.InsertRetries || ctx.Err() != nil || t.fatal != nil {
 			t.countTxn(s)
+			if t.fatal != nil {
+				return t.fatal
+			}
 			if cfg.KeepGoing || s == db.Canceled {
 				return nil
 			}
@@ -349,6 +357,9 @@ func (t *Thread) Transaction(ctx context.Context) error {
 		s = t.doQuery(ctx)
 	}
 	t.countTxn(s)
+	if t.fatal != nil {
+		return t.fatal
+	}
 	return err
 }
 

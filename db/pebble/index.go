@@ -127,7 +127,11 @@ func (s *Store) Query(_ context.Context, table string, q *db.Query, dst *db.Reco
 // Set; otherwise, in one batch, together with its index key, removing the
 // index key of the value the record had before (old, when known and
 // different).
-func (s *Store) write(ix *index, k, rec []byte, values *db.Record, old []byte, hadOld bool, key string) error {
+func (s *Store) write(ix *index, k, rec []byte, values *db.Record, old []byte, hadOld bool, key string) (err error) {
+	if err := s.checkBroken(); err != nil {
+		return err
+	}
+	defer s.guard(&err)
 	if ix == nil {
 		return s.db.Set(k, rec, s.wo)
 	}

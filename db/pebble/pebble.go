@@ -11,8 +11,10 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cockroachdb/pebble"
+	"github.com/cockroachdb/pebble/vfs"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/props"
 )
@@ -24,6 +26,9 @@ type binding struct{}
 func (binding) Summary() string {
 	return "embedded Pebble store, the default (pebble.dir: temporary unless given; pebble.keep, pebble.sync, pebble.cachesize)"
 }
+
+// testFS replaces the file system in tests (nil: the disk).
+var testFS vfs.FS
 
 type quiet struct{}
 
@@ -64,7 +69,7 @@ func (binding) Open(_ context.Context, p *props.Props, o db.Options) (db.DB, err
 	s.dir = dir
 	cache := pebble.NewCache(cacheSize)
 	defer cache.Unref()
-	s.db, err = pebble.Open(dir, &pebble.Options{Cache: cache, Logger: quiet{}})
+	s.db, err = pebble.Open(dir, &pebble.Options{Cache: cache, Logger: quiet{}, FS: testFS})
 	if err != nil {
 		if s.temp {
 			os.RemoveAll(dir)
@@ -90,6 +95,8 @@ type Store struct {
 	bufs    sync.Pool
 
 	ix *index // the queried field's index, nil when none is declared
+
+	broken atomic.Pointer[error] // set when a write panicked (see guard)
 }
 
 // Dir returns the store's directory.
@@ -225,7 +232,11 @@ func (s *Store) Update(_ context.Context, table, key string, values *db.Record) 
 	return nil
 }
 
-func (s *Store) Delete(_ context.Context, table, key string) error {
+func (s *Store) Delete(_ context.Context, table, key string) (err error) {
+	if err := s.checkBroken(); err != nil {
+		return err
+	}
+	defer s.guard(&err)
 	b := s.getBuf()
 	defer s.bufs.Put(b)
 	b.b = storeKey(b.b[:0], table, key)
@@ -270,10 +281,33 @@ func (s *Store) deleteIndexed(ix *index, k []byte, key string) error {
 	return batch.Commit(s.wo)
 }
 
+// guard turns a panic of Pebble's write path into an error that ends the
+// run: Pebble panics when it cannot write its log (a full disk), leaving
+// its commit pipeline locked. The store is marked broken, so every later
+// write fails at once instead of waiting on that lock.
+func (s *Store) guard(err *error) {
+	if r := recover(); r != nil {
+		e := fmt.Errorf("pebble: %v: %w", r, db.ErrFatal)
+		s.broken.CompareAndSwap(nil, &e)
+		*err = e
+	}
+}
+
+// checkBroken returns the error that broke the store, if any.
+func (s *Store) checkBroken() error {
+	if e := s.broken.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
 // Close closes the store and removes a temporary directory unless
 // pebble.keep is set.
 func (s *Store) Close() error {
-	err := s.db.Close()
+	var err error
+	if broken := s.checkBroken(); broken == nil {
+		err = s.db.Close()
+	} // a broken store's pipeline is locked: closing it would wait forever
 	if s.temp && !s.keep {
 		if rerr := os.RemoveAll(s.dir); err == nil {
 			err = rerr
