@@ -243,9 +243,9 @@ func Run(ctx context.Context, spec Spec, obs ...runner.Observer) (*Result, error
 func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error) {
 	p, name := s.Props, s.Spec.Binding
 	load := s.Spec.Phase == LoadPhase
-	w, err := workload.New(p, !load)
+	w, err := s.buildWorkload(ctx, !load)
 	if err != nil {
-		return nil, bad(err)
+		return nil, err
 	}
 	d, err := s.Binding.Open(ctx, p, s.bindingOptions(false))
 	if err != nil {
@@ -307,6 +307,40 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 	}
 	return out, nil
 }
+
+// buildWorkload builds the workload's generators. On a large data set
+// that takes seconds (the latest distribution sums ζ over every record):
+// after a second it says so, and it stops when ctx ends.
+func (s *Setup) buildWorkload(ctx context.Context, run bool) (*workload.Workload, error) {
+	type built struct {
+		w   *workload.Workload
+		err error
+	}
+	done := make(chan built, 1)
+	go func() {
+		w, err := workload.NewContext(ctx, s.Props, run)
+		done <- built{w, err}
+	}()
+	slow := time.NewTimer(slowStart)
+	defer slow.Stop()
+	for {
+		select {
+		case b := <-done:
+			switch {
+			case b.err == nil:
+				return b.w, nil
+			case ctx.Err() != nil:
+				return nil, ErrInterruptedBeforeMeasuring
+			}
+			return nil, bad(b.err)
+		case <-slow.C:
+			s.logf("preparing the workload's key choice over %d records (%s distribution); Ctrl-C stops", s.Workload.RecordCount, s.Workload.RequestDist)
+		}
+	}
+}
+
+// slowStart is how long start-up work goes on before it is announced.
+var slowStart = time.Second
 
 func (s *Setup) logf(format string, args ...any) {
 	if s.Spec.Log != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -123,3 +124,37 @@ func (r recorder) Open(_ context.Context, p *props.Props, o db.Options) (db.DB, 
 }
 
 func (recorder) Summary() string { return "records how it is opened" }
+
+// Long start-up work says what it does and stops on a signal: workload D
+// over 10^12 records would sum ζ for hours; the test stops it as soon as
+// it is announced (announced at once here).
+func TestSlowStartSaysSoAndStops(t *testing.T) {
+	slowStart = 0
+	defer func() { slowStart = time.Second }()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	spec := specOf(t, "recordcount", "1000000000000", "requestdistribution", "latest")
+	log := &cancelOn{word: "preparing the workload's key choice over 1000000000000 records (latest distribution)", cancel: cancel}
+	spec.Log = log
+	_, err := Run(ctx, spec)
+	if !errors.Is(err, ErrInterruptedBeforeMeasuring) {
+		t.Fatalf("Run: %v, want ErrInterruptedBeforeMeasuring", err)
+	}
+	if !log.seen.Load() {
+		t.Error("the start-up work was not announced")
+	}
+}
+
+type cancelOn struct {
+	word   string
+	cancel func()
+	seen   atomic.Bool
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), c.word) {
+		c.seen.Store(true)
+		c.cancel()
+	}
+	return len(p), nil
+}

@@ -1,6 +1,9 @@
 package generator
 
-import "math/rand/v2"
+import (
+	"context"
+	"math/rand/v2"
+)
 
 // Limiter reports the highest value readers may use: the last acknowledged
 // insert.
@@ -25,10 +28,21 @@ func NewSkewedLatest(basis Limiter, z *Zipfian) *SkewedLatest {
 // NewSkewedLatestZipfian returns the zipfian SkewedLatest needs for a
 // basis whose last value is last.
 func NewSkewedLatestZipfian(last int64) *Zipfian {
+	z, _ := NewSkewedLatestZipfianContext(context.Background(), last)
+	return z
+}
+
+// NewSkewedLatestZipfianContext is NewSkewedLatestZipfian that stops,
+// returning ctx's error, when ctx ends while ζ is summed.
+func NewSkewedLatestZipfianContext(ctx context.Context, last int64) (*Zipfian, error) {
 	if last < 1 {
 		last = 1
 	}
-	return NewZipfian(0, last-1, ZipfianConstant)
+	zetan, err := ZetaContext(ctx, 0, last, ZipfianConstant, 0)
+	if err != nil {
+		return nil, err
+	}
+	return NewZipfianZeta(0, last-1, ZipfianConstant, zetan), nil
 }
 
 // Next returns a value in [1, last].

@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 )
@@ -66,11 +67,22 @@ func (z *Zipfian) etaFor(items int64) float64 {
 // Zeta extends a partial sum: initial + Σ_{i=from+1..to} i^-θ.
 // Zeta(0, n, θ, 0) is ζ(n,θ).
 func Zeta(from, to int64, theta, initial float64) float64 {
+	sum, _ := ZetaContext(context.Background(), from, to, theta, initial)
+	return sum
+}
+
+// ZetaContext is Zeta that stops, returning ctx's error, when ctx ends:
+// ζ over 10^9 items takes about ten seconds. The sum is the same, term by
+// term in the same order.
+func ZetaContext(ctx context.Context, from, to int64, theta, initial float64) (float64, error) {
 	sum := initial
 	for i := from; i < to; i++ {
+		if (i-from)&(1<<20-1) == 0 && ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
 		sum += 1 / math.Pow(float64(i+1), theta)
 	}
-	return sum
+	return sum, nil
 }
 
 // Clone returns an independent copy (for per-thread use with NextN).

@@ -4,6 +4,7 @@
 package workload
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -50,6 +51,13 @@ type Workload struct {
 // New builds the workload from properties (for the run phase when run is
 // true; the load phase needs fewer generators).
 func New(p *props.Props, run bool) (*Workload, error) {
+	return NewContext(context.Background(), p, run)
+}
+
+// NewContext is New that stops, returning ctx's error, when ctx ends
+// during the set-up that takes long on large data sets (the latest
+// distribution's ζ over every record, the query values' counts).
+func NewContext(ctx context.Context, p *props.Props, run bool) (*Workload, error) {
 	cfg, err := ParseConfig(p)
 	if err != nil {
 		return nil, err
@@ -111,7 +119,9 @@ func New(p *props.Props, run bool) (*Workload, error) {
 	case "exponential":
 		w.exp = generator.NewExponential(cfg.ExpPercentile, float64(n)*cfg.ExpFrac)
 	case "latest":
-		w.latestZipf = generator.NewSkewedLatestZipfian(w.txInsert.Last())
+		if w.latestZipf, err = generator.NewSkewedLatestZipfianContext(ctx, w.txInsert.Last()); err != nil {
+			return nil, err
+		}
 	case "zipfian":
 		// YCSB sizes the zipfian for the keys expected to be inserted
 		// during the run, with a fudge factor of 2; the upper bound is
@@ -123,7 +133,9 @@ func New(p *props.Props, run bool) (*Workload, error) {
 		w.qLenProto = queryGenerator(cfg.QueryLengthDist, cfg.MaxQueryLength)
 		w.qOffProto = queryGenerator(cfg.QueryOffsetDist, cfg.MaxQueryOffset)
 		if cfg.DataIntegrity {
-			w.valueCount = w.countValues()
+			if w.valueCount, err = w.countValues(ctx); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if cfg.ScanLengthDist == "zipfian" {
@@ -138,17 +150,20 @@ func New(p *props.Props, run bool) (*Workload, error) {
 // client's loaded slice that have it: computable for customer documents
 // filtered on address.country, whose country is a function of the record
 // number. Other values are unknown (-1).
-func (w *Workload) countValues() []int64 {
+func (w *Workload) countValues(ctx context.Context) ([]int64, error) {
 	c := w.Cfg
 	counts := make([]int64, len(c.QueryValues))
 	for i := range counts {
 		counts[i] = -1
 	}
 	if c.Document != "customer" || c.QueryField != customer.FilterField || c.Delete > 0 {
-		return counts // deletes make any count an overestimate
+		return counts, nil // deletes make any count an overestimate
 	}
 	var per [64]int64
 	for k := c.InsertStart; k < c.InsertStart+c.InsertCount; k++ {
+		if (k-c.InsertStart)&(1<<20-1) == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		per[customer.CountryIndex(k)]++
 	}
 	for i, v := range c.QueryValues {
@@ -157,7 +172,7 @@ func (w *Workload) countValues() []int64 {
 			counts[i] = per[j]
 		}
 	}
-	return counts
+	return counts, nil
 }
 
 // FieldNames returns the field names (field0..fieldN-1).
