@@ -111,6 +111,19 @@ func summarize(f ranFacts, res *runner.Result) []string {
 			}
 		}
 	}
+	if !f.load {
+		// Reads that mostly find nothing: the data was never loaded into
+		// this store, or into another table or directory.
+		var reads, missing int64
+		for _, op := range []measure.Op{measure.Read, measure.ReadModifyWrite, measure.Update} {
+			reads += res.Total.OpCount(op)
+			missing += res.Total.Count(op, db.NotFound)
+		}
+		if reads > 0 && 2*missing > reads {
+			warn("%s of %s reads and updates found no record: was the data loaded? Load it first with the same properties (servbench load %s ...), or point the run at the store and table the load used",
+				group(missing), group(reads), f.binding)
+		}
+	}
 	if db.IsStandIn(f.server) {
 		warn("%s is a stand-in speaking another product's API: these numbers measure it, not that product", f.server)
 	}

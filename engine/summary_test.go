@@ -15,11 +15,16 @@ import (
 func TestSummaryWarnings(t *testing.T) {
 	// A result with n operations over runtime, lagging by lag each when
 	// lag >= 0 (a target rate was set).
-	res := func(n int64, runtime time.Duration, target float64, lag time.Duration) *runner.Result {
+	// missing: of the n reads, how many found nothing.
+	resWith := func(n, missing int64, runtime time.Duration, target float64, lag time.Duration) *runner.Result {
 		r := measure.NewRecorder()
-		for range n {
-			r.Record(measure.Read, db.OK, 1000, -1)
-			r.RecordTxn(db.OK)
+		for i := range n {
+			st := db.OK
+			if i < missing {
+				st = db.NotFound
+			}
+			r.Record(measure.Read, st, 1000, -1)
+			r.RecordTxn(st)
 			if lag >= 0 {
 				r.RecordLag(int64(lag))
 			}
@@ -27,6 +32,9 @@ func TestSummaryWarnings(t *testing.T) {
 		s := &measure.Set{}
 		r.DrainInto(s)
 		return &runner.Result{Total: s, Runtime: runtime, Threads: 2, Config: runner.Config{Rate: target}}
+	}
+	res := func(n int64, runtime time.Duration, target float64, lag time.Duration) *runner.Result {
+		return resWith(n, 0, runtime, target, lag)
 	}
 	facts := ranFacts{binding: "redis", workload: "workload A", records: 100000, late: time.Millisecond, cores: 2}
 	for _, c := range []struct {
@@ -44,6 +52,8 @@ func TestSummaryWarnings(t *testing.T) {
 		{"saturated client", func(f *ranFacts) { f.cpu = 19 * time.Second }, res(20000, 10*time.Second, 0, -1), []string{"the client used 95% of 2 cores"}},
 		{"saturated embedded store", func(f *ranFacts) { f.cpu, f.embedded = 19*time.Second, true }, res(20000, 10*time.Second, 0, -1), []string{"runs the embedded store too"}},
 		{"stand-in", func(f *ranFacts) { f.server = "FerretDB v1.24.0" }, res(20000, 10*time.Second, 0, -1), []string{"FerretDB v1.24.0 is a stand-in"}},
+		{"nothing loaded", nil, resWith(20000, 17400, 10*time.Second, 0, -1), []string{"17,400 of 20,000 reads and updates found no record: was the data loaded?"}},
+		{"a few missing", nil, resWith(20000, 100, 10*time.Second, 0, -1), nil},
 	} {
 		f := facts
 		if c.f != nil {

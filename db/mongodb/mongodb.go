@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/props"
@@ -105,15 +106,28 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	case "nearest":
 		s.copts.SetReadPreference(readpref.Nearest())
 	}
+	// A server that accepts but never answers fails the connection after
+	// mongodb.connecttimeout, not after the driver's 30 s twice over.
+	ms, err := p.Int64Min("mongodb.connecttimeout", 10000, 1)
+	if err != nil {
+		return nil, err
+	}
 	if o.CheckOnly {
 		return nil, nil
 	}
-	s.client, err = mongo.Connect(options.Client().ApplyURI(uri).SetMaxPoolSize(uint64(pool)).SetRetryWrites(false).SetRetryReads(false))
+	connect := time.Duration(ms) * time.Millisecond
+	s.client, err = mongo.Connect(options.Client().ApplyURI(uri).SetMaxPoolSize(uint64(pool)).SetRetryWrites(false).SetRetryReads(false).
+		SetConnectTimeout(connect).SetServerSelectionTimeout(connect))
 	if err != nil {
 		return nil, fmt.Errorf("mongodb: connect %s: %s", strings.Join(cs.Hosts, ","), props.RedactURL(err.Error()))
 	}
-	if err := s.client.Ping(ctx, nil); err != nil {
+	pctx, cancel := context.WithTimeout(ctx, connect)
+	defer cancel()
+	if err := s.client.Ping(pctx, nil); err != nil {
 		s.client.Disconnect(context.Background())
+		if pctx.Err() != nil && ctx.Err() == nil {
+			return nil, fmt.Errorf("mongodb: connect %s: no answer within %s (mongodb.connecttimeout)", strings.Join(cs.Hosts, ","), connect)
+		}
 		return nil, fmt.Errorf("mongodb: connect %s: %s", strings.Join(cs.Hosts, ","), props.RedactURL(err.Error()))
 	}
 	s.db = s.client.Database(dbName)

@@ -89,3 +89,14 @@ func TestPagination(t *testing.T) {
 		t.Errorf("no query1 index on address.country: %v", specs)
 	}
 }
+
+// A server that accepts but never answers fails the connection in
+// mongodb.connecttimeout, with the property named.
+func TestConnectTimeout(t *testing.T) {
+	addr := dbtest.SilentServer(t)
+	b, _ := db.Lookup("mongodb")
+	_, err := b.Open(context.Background(), dbtest.Props("mongodb.url", "mongodb://"+addr+"/x", "mongodb.connecttimeout", "300"), db.Options{Threads: 1})
+	if err == nil || !strings.Contains(err.Error(), "no answer within 300ms (mongodb.connecttimeout)") {
+		t.Errorf("err = %v, want a timeout naming mongodb.connecttimeout", err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -78,16 +79,29 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if err != nil {
 		return nil, err
 	}
+	// A server that accepts but never answers fails the connection after
+	// postgres.connecttimeout, not after the kernel's TCP retries.
+	ms, err := p.Int64Min("postgres.connecttimeout", 10000, 1)
+	if err != nil {
+		return nil, err
+	}
 	if o.CheckOnly {
 		return nil, nil
 	}
+	connect := time.Duration(ms) * time.Millisecond
+	cfg.ConnConfig.ConnectTimeout = connect
 	cfg.MaxConns = int32(conns)
 	where := cfg.ConnConfig.Host + ":" + fmt.Sprint(cfg.ConnConfig.Port)
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("postgres: connect %s: %w", where, err)
 	}
-	if err := s.pool.Ping(ctx); err != nil {
+	pctx, cancel := context.WithTimeout(ctx, connect)
+	defer cancel()
+	if err := s.pool.Ping(pctx); err != nil {
 		s.pool.Close()
+		if pctx.Err() != nil && ctx.Err() == nil {
+			return nil, fmt.Errorf("postgres: connect %s: no answer within %s (postgres.connecttimeout)", where, connect)
+		}
 		return nil, fmt.Errorf("postgres: connect %s: %w", where, err)
 	}
 	return s, nil

@@ -75,3 +75,14 @@ func TestPagination(t *testing.T) {
 		t.Errorf("plan does not use the index: %s", plan)
 	}
 }
+
+// A server that accepts but never answers fails the connection in
+// postgres.connecttimeout, with the property named.
+func TestConnectTimeout(t *testing.T) {
+	addr := dbtest.SilentServer(t)
+	b, _ := db.Lookup("postgres")
+	_, err := b.Open(context.Background(), dbtest.Props("postgres.url", "postgres://u@"+addr+"/x?sslmode=disable", "postgres.connecttimeout", "300"), db.Options{Threads: 1})
+	if err == nil || !strings.Contains(err.Error(), "no answer within 300ms (postgres.connecttimeout)") {
+		t.Errorf("err = %v, want a timeout naming postgres.connecttimeout", err)
+	}
+}
