@@ -139,6 +139,15 @@ func wrap(op, key string, err error) error {
 			return fmt.Errorf("postgres: %s %s: %w: %v", op, key, db.ErrTimeout, err)
 		case strings.HasPrefix(pe.Code, "08"), strings.HasPrefix(pe.Code, "53"), strings.HasPrefix(pe.Code, "57P"):
 			return fmt.Errorf("postgres: %s %s: %w: %v", op, key, db.ErrServiceUnavailable, err)
+		case pe.Code == "23505" && op == "insert":
+			// A unique violation on load: an earlier load (perhaps killed)
+			// left its records. Say how to start again.
+			table := "the table"
+			if pe.TableName != "" {
+				table = pe.TableName
+			}
+			return fmt.Errorf("postgres: insert %s: the key exists: %s holds records of an earlier load; drop it (DROP TABLE %s) or load into another table (-p table=...): %w: %v",
+				key, table, table, db.ErrUnexpectedState, err)
 		}
 		return fmt.Errorf("postgres: %s %s: %w", op, key, err)
 	}

@@ -43,6 +43,26 @@ func TestColumns(t *testing.T) {
 	dbtest.Workloads(t, "postgres", 10000, 2000, 2000, "postgres.url", url, "postgres.layout", "columns", "table", "usertablecols")
 }
 
+// Loading over an earlier load's records says how to start again.
+func TestLoadOverAnEarlierLoad(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_POSTGRES_URL")
+	drop(t, url, "sbreload")
+	d := dbtest.Open(t, "postgres", "postgres.url", url)
+	ctx := context.Background()
+	if err := d.(db.Preparer).Prepare(ctx, "sbreload", true); err != nil {
+		t.Fatal(err)
+	}
+	rec := &db.Record{}
+	rec.Add("field0", []byte("v"))
+	if err := d.Insert(ctx, "sbreload", "user1", rec); err != nil {
+		t.Fatal(err)
+	}
+	err := d.Insert(ctx, "sbreload", "user1", rec)
+	if db.Classify(err, false) != db.UnexpectedState || err == nil || !strings.Contains(err.Error(), "sbreload holds records of an earlier load; drop it (DROP TABLE sbreload) or load into another table") {
+		t.Errorf("a second insert of a key: %v", err)
+	}
+}
+
 func TestConnectErrorHidesPassword(t *testing.T) {
 	b, _ := db.Lookup("postgres")
 	_, err := b.Open(context.Background(), dbtest.Props("postgres.url", "postgres://u:hunter2@127.0.0.1:1/x?connect_timeout=1"), db.Options{Threads: 1})
