@@ -125,7 +125,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	defer cancel()
 	if err := s.client.Ping(pctx, nil); err != nil {
 		s.client.Disconnect(context.Background())
-		if pctx.Err() != nil && ctx.Err() == nil {
+		if ctx.Err() == nil && (pctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || mongo.IsTimeout(err)) {
 			return nil, fmt.Errorf("mongodb: connect %s: no answer within %s (mongodb.connecttimeout)", strings.Join(cs.Hosts, ","), connect)
 		}
 		return nil, fmt.Errorf("mongodb: connect %s: %s", strings.Join(cs.Hosts, ","), props.RedactURL(err.Error()))

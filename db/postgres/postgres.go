@@ -99,7 +99,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	defer cancel()
 	if err := s.pool.Ping(pctx); err != nil {
 		s.pool.Close()
-		if pctx.Err() != nil && ctx.Err() == nil {
+		if ctx.Err() == nil && (pctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err)) {
 			return nil, fmt.Errorf("postgres: connect %s: no answer within %s (postgres.connecttimeout)", where, connect)
 		}
 		return nil, fmt.Errorf("postgres: connect %s: %w", where, err)
