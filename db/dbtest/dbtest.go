@@ -312,7 +312,7 @@ func Pagination(t *testing.T, d db.DB, binding string, records, ops int, kv ...s
 		for _, op := range r.Ops {
 			for status, n := range op.Outcomes {
 				if status != "OK" {
-					t.Errorf("%s: %s %s = %d", name, op.Name, status, n)
+					t.Errorf("%s: %s %s = %d (the first: %s)", name, op.Name, status, n, op.Errors[status])
 				}
 			}
 			switch op.Name {

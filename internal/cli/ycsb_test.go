@@ -190,6 +190,13 @@ func shapeOf(t *testing.T, text string) reportShape {
 	return s
 }
 
+// without drops metrics from every section.
+func (s reportShape) without(metrics ...string) {
+	for sec, ms := range s.sections {
+		s.sections[sec] = slices.DeleteFunc(ms, func(m string) bool { return slices.Contains(metrics, m) })
+	}
+}
+
 func (s reportShape) diff(o reportShape) []string {
 	var d []string
 	names := func(m map[string][]string) []string {
@@ -253,7 +260,16 @@ func TestYCSBMeasurementOptions(t *testing.T) {
 		if len(want.sections) == 0 {
 			t.Fatalf("%v: YCSB printed no measurement", c)
 		}
-		for _, d := range shapeOf(t, out).diff(want) {
+		got := shapeOf(t, out)
+		if slices.Contains(c, "histogram.buckets=5") {
+			// The histogram type writes a percentile only when it falls
+			// within the buckets (YCSB's rule, and servbench's): whether a
+			// 95th or 99th percentile is under 5 ms depends on how busy the
+			// machine is, not on either tool.
+			got.without("95thPercentileLatency(us)", "99thPercentileLatency(us)")
+			want.without("95thPercentileLatency(us)", "99thPercentileLatency(us)")
+		}
+		for _, d := range got.diff(want) {
 			t.Errorf("%v: %s", c, d)
 		}
 	}
