@@ -1,9 +1,10 @@
 // Package bench runs an experiment plan (package plan) into a results
-// directory: one load per data set, one run per cell, each through the
-// engine, one result document per run and an index of them all.
+// directory: one load per data set, one run per cell and repetition, each
+// through the engine, one result document per run and an index of them
+// all.
 //
 // Invariants:
-//   - A cell whose result file holds a finished run is never run again:
+//   - A run whose result file holds a finished run is never run again:
 //     rerunning a plan into its directory finishes what is left.
 //   - DIR/index.json is rewritten after every run, so it always describes
 //     the directory as it is.
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
@@ -29,7 +31,7 @@ import (
 )
 
 // ErrInterrupted is returned when the context ended before the plan was
-// finished; the index says which cells are left.
+// finished; the index says which runs are left.
 var ErrInterrupted = errors.New("plan interrupted")
 
 // New returns a runner of pl writing into dir (which may be empty for a
@@ -81,7 +83,7 @@ type Runner struct {
 	index  plan.Index
 }
 
-// baseSpec is the spec a cell shares with its load: the workload, the
+// baseSpec is the spec a run shares with its load: the workload, the
 // plan's and the deployment's properties, the record count and the table.
 func (r *Runner) baseSpec(phase engine.Phase, t *plan.Deployment, w *plan.Workload, records int64) (engine.Spec, error) {
 	p := props.New()
@@ -110,7 +112,7 @@ func (r *Runner) baseSpec(phase engine.Phase, t *plan.Deployment, w *plan.Worklo
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
-// runSpec is the spec of one cell's run.
+// runSpec is the spec of one run.
 func (r *Runner) runSpec(c *plan.Run) (engine.Spec, error) {
 	spec, err := r.baseSpec(engine.RunPhase, c.Deployment, c.Workload, c.Records)
 	if err != nil {
@@ -147,14 +149,14 @@ func (r *Runner) dataDir(p *props.Props, t *plan.Deployment, w *plan.Workload, r
 // properties and workloads, as the engine itself would.
 func (r *Runner) check() error {
 	r.docs, r.loads, r.tables = map[string]string{}, map[string]*engine.Setup{}, map[string]string{}
-	cells := r.pl.Runs()
+	runs := r.pl.Runs()
 	type checked struct {
 		s   *engine.Setup
 		err error
 	}
 	seen := map[string]checked{} // repetitions and rates share their check
-	for i := range cells {
-		c := &cells[i]
+	for i := range runs {
+		c := &runs[i]
 		key := fmt.Sprintf("%s\x00%s\x00%d\x00%d", c.Deployment.Label, c.Workload.Name, c.Records, c.Threads)
 		ch, ok := seen[key]
 		if !ok {
@@ -170,8 +172,8 @@ func (r *Runner) check() error {
 		if ch.err != nil {
 			return &plan.Error{File: r.pl.File, Line: c.Deployment.Line, Msg: fmt.Sprintf("deployment %s, workload %s (line %d): %s", c.Deployment.Label, c.Workload.Name, c.Workload.Line, oneLine(ch.err))}
 		}
-		r.docs[c.Deployment.Label+"\x00"+c.Workload.Name] = ch.s.Workload.Document
 		tk := c.Deployment.Label + "\x00" + c.Workload.Name
+		r.docs[tk] = ch.s.Workload.Document
 		if _, named := r.tables[tk]; !named && len(r.pl.RecordsOf(c.Deployment)) > 1 && c.Deployment.Binding != "pebble" && !r.setsTable(c.Deployment) {
 			r.tables[tk] = ch.s.Workload.Table
 		}
@@ -235,9 +237,9 @@ func done(path string) (*result.Doc, bool) {
 	return d, d.Stop.Finished()
 }
 
-// run executes the cells not finished yet, loading each data set before
+// run executes the runs not finished yet, loading each data set before
 // its first run.
-func (r *Runner) run(ctx context.Context, cells []plan.Run) error {
+func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
 	start := time.Now()
 	failed, ran, skipped := 0, 0, 0
 	var runTime time.Duration
@@ -245,14 +247,14 @@ func (r *Runner) run(ctx context.Context, cells []plan.Run) error {
 	if r.pl.SLO != nil {
 		r.search = r.pl.SLO.NewSearch()
 	}
-	for i := range cells {
-		c := &cells[i]
-		ic := newIndexCell(c)
+	for i := range runs {
+		c := &runs[i]
+		ic := newIndexRun(c)
 		if r.search != nil {
 			if why, skip := r.search.Skip(c); skip {
 				ic.Status, ic.Error, ic.Result = "skipped", why, ""
 				r.index.Runs = append(r.index.Runs, ic)
-				fmt.Fprintf(r.stderr, "servbench: [%d/%d] %s: skipped, %s\n", i+1, len(cells), ic.ID, why)
+				fmt.Fprintf(r.stderr, "servbench: [%d/%d] %s: skipped, %s\n", i+1, len(runs), ic.ID, why)
 				continue
 			}
 		}
@@ -270,7 +272,7 @@ func (r *Runner) run(ctx context.Context, cells []plan.Run) error {
 			loaded[key] = lerr
 		}
 		if ctx.Err() != nil {
-			return r.stop(cells[i:])
+			return r.stop(runs[i:])
 		}
 		if lerr != nil {
 			ic.Status, ic.Error = "failed", "load: "+oneLine(lerr)
@@ -291,7 +293,7 @@ func (r *Runner) run(ctx context.Context, cells []plan.Run) error {
 		case ctx.Err() != nil:
 			ic.Status = "interrupted"
 			r.index.Runs = append(r.index.Runs, ic)
-			return r.stop(cells[i+1:])
+			return r.stop(runs[i+1:])
 		case ok:
 			r.finish(c, &ic, d)
 		default:
@@ -305,12 +307,12 @@ func (r *Runner) run(ctx context.Context, cells []plan.Run) error {
 		}
 		r.index.Runs = append(r.index.Runs, ic)
 		r.writeIndex()
-		left := len(cells) - i - 1
+		left := len(runs) - i - 1
 		eta := time.Duration(0)
 		if ran > 0 {
 			eta = runTime / time.Duration(ran) * time.Duration(left)
 		}
-		fmt.Fprintf(r.stderr, "servbench: [%d/%d] %s: %s (elapsed %s, about %s left)\n", i+1, len(cells), ic.ID,
+		fmt.Fprintf(r.stderr, "servbench: [%d/%d] %s: %s (elapsed %s, about %s left)\n", i+1, len(runs), ic.ID,
 			outcome(&ic), time.Since(start).Round(time.Second), eta.Round(time.Second))
 	}
 	r.writeIndex()
@@ -320,7 +322,7 @@ func (r *Runner) run(ctx context.Context, cells []plan.Run) error {
 		r.printSLO()
 	}
 	if failed > 0 {
-		return fmt.Errorf("bench: %d of %d runs failed (see %s)", failed, len(cells), filepath.Join(r.dir, "index.json"))
+		return fmt.Errorf("bench: %d of %d runs failed (see %s)", failed, len(runs), filepath.Join(r.dir, "index.json"))
 	}
 	return nil
 }
@@ -347,7 +349,7 @@ func (r *Runner) printSLO() {
 	}
 }
 
-func newIndexCell(c *plan.Run) plan.IndexRun {
+func newIndexRun(c *plan.Run) plan.IndexRun {
 	return plan.IndexRun{
 		ID: c.ID(), Deployment: c.Deployment.Label, Binding: c.Deployment.Binding, System: c.Deployment.System, Nodes: c.Deployment.Nodes, PricePerHour: c.Deployment.PriceHour,
 		Workload: c.Workload.Name, Records: c.Records, Threads: c.Threads, Rate: c.Rate, Repetition: c.Repetition,
@@ -375,10 +377,10 @@ func (r *Runner) finish(c *plan.Run, ic *plan.IndexRun, d *result.Doc) {
 	}
 }
 
-// stop records the cells not run as pending and ends the plan.
+// stop records the runs not run as pending and ends the plan.
 func (r *Runner) stop(rest []plan.Run) error {
 	for i := range rest {
-		r.index.Runs = append(r.index.Runs, newIndexCell(&rest[i]))
+		r.index.Runs = append(r.index.Runs, newIndexRun(&rest[i]))
 	}
 	r.writeIndex()
 	fmt.Fprintf(r.stderr, "servbench: plan interrupted; %d runs left; run the same command again to finish them\n", len(rest))
@@ -440,7 +442,8 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 	if err := os.WriteFile(text, txt.Bytes(), 0o644); err != nil {
 		return err
 	}
-	if err := result.WriteFile(path, res.Doc()); err != nil {
+	doc := res.Doc()
+	if err := atomicfile.WriteFile(path, func(w io.Writer) error { return result.WriteJSON(w, doc) }); err != nil {
 		return err
 	}
 	switch {

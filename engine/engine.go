@@ -93,8 +93,11 @@ type Setup struct {
 	// by Run, not by Check.
 	Workload *workload.Config
 	Runner   runner.Config
-	Output   output.Options
-	Outputs  Outputs
+	// Measurements are YCSB's measurement properties: what is measured
+	// and how the text report shows it.
+	Measurements output.Options
+	// Outputs are the properties of the files and lines a run writes.
+	Outputs Outputs
 	// Warnings are properties accepted but not used (another binding's,
 	// YCSB's JVM settings).
 	Warnings []string
@@ -131,8 +134,8 @@ func Check(spec Spec) (*Setup, error) {
 	if err := workload.CheckClass(p); err != nil {
 		return nil, bad(err)
 	}
-	// Everything but the key generators, whose set-up (ζ of a
-	// 10-million-key zipfian) takes seconds and cannot fail.
+	// Everything but the run's key generators, whose set-up (the latest
+	// distribution's ζ over every record) can take seconds: Run builds them.
 	w, err := workload.New(p, false)
 	if err != nil {
 		return nil, bad(err)
@@ -141,20 +144,20 @@ func Check(spec Spec) (*Setup, error) {
 	if s.Runner, err = runner.ParseConfig(p, load); err != nil {
 		return nil, bad(err)
 	}
-	if s.Output, err = MeasurementOptions(p); err != nil {
+	if s.Measurements, err = MeasurementOptions(p); err != nil {
 		return nil, bad(err)
 	}
-	s.Runner.KeepRaw = slices.Contains(s.Output.Kinds, output.KindRaw)
-	if slices.Contains(s.Output.Kinds, output.KindTimeSeries) {
+	s.Runner.KeepRaw = slices.Contains(s.Measurements.Kinds, output.KindRaw)
+	if slices.Contains(s.Measurements.Kinds, output.KindTimeSeries) {
 		// YCSB's timeseries averages over timeseries.granularity: the
 		// intervals follow it unless timeseries.interval is given, and
 		// then must divide it.
 		if _, set := p.Get("timeseries.interval"); !set {
-			s.Runner.Interval = s.Output.Granularity
-		} else if s.Output.Granularity%s.Runner.Interval != 0 {
-			return nil, bad(p.Errorf("timeseries.granularity", "%v is not a multiple of timeseries.interval (%v)", s.Output.Granularity, s.Runner.Interval))
+			s.Runner.Interval = s.Measurements.Granularity
+		} else if s.Measurements.Granularity%s.Runner.Interval != 0 {
+			return nil, bad(p.Errorf("timeseries.granularity", "%v is not a multiple of timeseries.interval (%v)", s.Measurements.Granularity, s.Runner.Interval))
 		}
-		s.Output.TimeSeries = &output.Buckets{Enabled: true}
+		s.Measurements.TimeSeries = &output.Buckets{Enabled: true}
 	}
 	if s.Outputs, err = readOutputs(p); err != nil {
 		return nil, bad(err)
@@ -261,11 +264,8 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 			d.Close()
 		}
 	}()
-	_, embedded := d.(db.Ephemeral)
-	ephemeral := false
-	if e, ok := d.(db.Ephemeral); ok && e.Ephemeral() {
-		ephemeral = true
-	}
+	e, embedded := d.(db.Ephemeral)
+	ephemeral := embedded && e.Ephemeral()
 	if pr, ok := d.(db.Preparer); ok {
 		if err := pr.Prepare(ctx, w.Cfg.Table, load || ephemeral); err != nil {
 			return nil, fmt.Errorf("%s: prepare: %w", name, err)
@@ -312,31 +312,18 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 // that takes seconds (the latest distribution sums ζ over every record):
 // after a second it says so, and it stops when ctx ends.
 func (s *Setup) buildWorkload(ctx context.Context, run bool) (*workload.Workload, error) {
-	type built struct {
-		w   *workload.Workload
-		err error
+	slow := time.AfterFunc(slowStart, func() {
+		s.logf("preparing the workload's key choice over %d records (%s distribution); Ctrl-C stops", s.Workload.RecordCount, s.Workload.RequestDist)
+	})
+	w, err := workload.NewContext(ctx, s.Props, run)
+	slow.Stop()
+	switch {
+	case err == nil:
+		return w, nil
+	case ctx.Err() != nil:
+		return nil, ErrInterruptedBeforeMeasuring
 	}
-	done := make(chan built, 1)
-	go func() {
-		w, err := workload.NewContext(ctx, s.Props, run)
-		done <- built{w, err}
-	}()
-	slow := time.NewTimer(slowStart)
-	defer slow.Stop()
-	for {
-		select {
-		case b := <-done:
-			switch {
-			case b.err == nil:
-				return b.w, nil
-			case ctx.Err() != nil:
-				return nil, ErrInterruptedBeforeMeasuring
-			}
-			return nil, bad(b.err)
-		case <-slow.C:
-			s.logf("preparing the workload's key choice over %d records (%s distribution); Ctrl-C stops", s.Workload.RecordCount, s.Workload.RequestDist)
-		}
-	}
+	return nil, bad(err)
 }
 
 // slowStart is how long start-up work goes on before it is announced.
@@ -403,13 +390,13 @@ func (s *Setup) preload(ctx context.Context, d db.DB) error {
 func (r *Result) Doc() *result.Doc {
 	s := r.Setup
 	return output.NewDoc(r.Result, r.series.Points, output.Meta{
-		Command: s.Spec.Phase.String(), Label: s.Props.String("label", ""), Workload: WorkloadName(s.Props),
+		Command: s.Spec.Phase.String(), Label: s.Outputs.Label, Workload: WorkloadName(s.Props),
 		Binding: s.Spec.Binding, Server: r.Server, QueryModel: r.QueryModel, Properties: s.Props.Redacted(),
-	}, s.Output)
+	}, s.Measurements)
 }
 
 // WriteText writes the phase's measurements in YCSB's text format, as the
 // spec's measurement properties ask.
 func (r *Result) WriteText(w io.Writer) error {
-	return output.WriteText(w, r.Result, r.Setup.Output)
+	return output.WriteText(w, r.Result, r.Setup.Measurements)
 }

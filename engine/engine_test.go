@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -97,12 +98,15 @@ func TestCheckBuildsNoGenerators(t *testing.T) {
 // to nothing.
 func TestCheckOpensTheBindingOffline(t *testing.T) {
 	var got []db.Options
-	db.Register("engine-test-recorder", recorder{&got})
+	registerRecorder.Do(func() { db.Register("engine-test-recorder", recorder{&recorded}) })
+	recorded = nil
+	defer func() { recorded = nil }()
 	spec := specOf(t, "recorder.url", "x")
 	spec.Binding, spec.Threads, spec.Phase = "engine-test-recorder", 7, LoadPhase
 	if _, err := Check(spec); err != nil {
 		t.Fatal(err)
 	}
+	got = recorded
 	if len(got) != 1 || got[0] != (db.Options{Threads: 7, Load: true, CheckOnly: true}) {
 		t.Errorf("the binding was opened with %+v, want once, offline, 7 threads, load", got)
 	}
@@ -111,6 +115,13 @@ func TestCheckOpensTheBindingOffline(t *testing.T) {
 		t.Errorf("a typo of the binding's key: %v", err)
 	}
 }
+
+// recorded holds how the recorder binding, registered once per test
+// binary, was opened.
+var (
+	recorded         []db.Options
+	registerRecorder sync.Once
+)
 
 type recorder struct{ got *[]db.Options }
 

@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/servbench/servbench/internal/chart"
 	"github.com/servbench/servbench/result"
 )

@@ -10,10 +10,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/servbench/servbench/result"
-
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/measure"
+	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/workload"
 )
 
@@ -213,19 +212,18 @@ loop:
 			graceC = time.After(cfg.StopGrace)
 			abandonC = abandonOf(ctx)
 		case <-graceC:
-			// Threads still inside the binding are left behind; their
-			// operations are abandoned, and cancelled so they end.
-			res.StuckThreads = int(r.inFlight.Load())
-			opCancel(errAbandoned)
 			stuck = true
 			break loop
-		case <-abandonC:
-			// The caller will not wait (a second Ctrl-C): end the grace now.
-			res.StuckThreads = int(r.inFlight.Load())
-			opCancel(errAbandoned)
+		case <-abandonC: // the caller will not wait (a second Ctrl-C): end the grace now
 			stuck = true
 			break loop
 		}
+	}
+	if stuck {
+		// Threads still inside the binding are left behind; their
+		// operations are abandoned, and cancelled so they end.
+		res.StuckThreads = int(r.inFlight.Load())
+		opCancel(errAbandoned)
 	}
 	end := r.now()
 	switch {
@@ -368,12 +366,13 @@ func (r *run) loop(stop, ctx context.Context, t *workload.Thread, id int, ops, s
 		// stop.Err is one atomic load; the deadline is also checked
 		// directly, so no operation starts after the run's end even when
 		// the timer that ends stop fires late on a saturated machine.
-		if dl := r.deadline.Load(); stop.Err() != nil || (dl > 0 && r.now() >= dl) {
+		dl := r.deadline.Load()
+		if stop.Err() != nil || (dl > 0 && r.now() >= dl) {
 			return nil
 		}
 		ref := next
 		if r.tick > 0 {
-			if dl := r.deadline.Load(); dl > 0 && next >= dl {
+			if dl > 0 && next >= dl {
 				// The next slot is past the end: wait for the end, start
 				// nothing more.
 				r.sleepUntil(stop, &timer, dl)

@@ -11,11 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/servbench/servbench/result"
-
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/workload"
 	"github.com/servbench/servbench/workloads"
 )

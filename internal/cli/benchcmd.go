@@ -15,17 +15,17 @@ import (
 
 const benchUsage = `usage: servbench bench PLAN.yaml -o DIR
 
-Runs every cell of an experiment plan (deployments x workloads x records x
-threads x rates x repetitions): loads each deployment once per record count,
+Runs an experiment plan, each cell (deployments x workloads x records x
+threads x rates) once per repetition: loads each deployment once per record count,
 writes one result JSON per run under DIR/runs and an index, DIR/index.json.
-Rerunning the same plan into the same DIR skips the finished cells.
+Rerunning the same plan into the same DIR skips the finished runs.
 A plan with an slo: key steps threads (or the rate) upwards per deployment,
 workload and record count, skips the steps past the first one over the
 latency bound (and its after: steps), and reports the highest throughput
 within the bound and the peak.
 
   -o DIR       where results go (required)
-  --dry-run    check the plan and list the cells, run nothing
+  --dry-run    check the plan and list the runs, run nothing
 `
 
 func isBuiltin(name string) bool { return slices.Contains(workloads.Names(), name) }
@@ -69,11 +69,11 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return ExitUsage, usageError{err}
 	}
 	if *dry {
-		cells := pl.Runs()
-		for i := range cells {
-			fmt.Fprintf(stdout, "%s\n", cells[i].ID())
+		runs := pl.Runs()
+		for i := range runs {
+			fmt.Fprintf(stdout, "%s\n", runs[i].ID())
 		}
-		fmt.Fprintf(stdout, "%d runs, %d loads\n", len(cells), r.Loads())
+		fmt.Fprintf(stdout, "%d runs, %d loads\n", len(runs), r.Loads())
 		return ExitOK, nil
 	}
 	err = r.Run(ctx)

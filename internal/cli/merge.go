@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/result"
 )
 
@@ -50,7 +51,7 @@ func merge(args []string, stdout io.Writer) (int, error) {
 	if err != nil {
 		return ExitUsage, usageError{err}
 	}
-	if err := result.WriteFile(*out, m); err != nil {
+	if err := atomicfile.WriteFile(*out, func(w io.Writer) error { return result.WriteJSON(w, m) }); err != nil {
 		return ExitFailure, fmt.Errorf("merge: write %s: %w", *out, err)
 	}
 	fmt.Fprintf(stdout, "merged %d clients: common window %.1f s, %.0f ops/s, %d operations (%d ok)\n",

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/internal/output"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
@@ -39,7 +40,7 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	for _, w := range setup.Warnings {
 		fmt.Fprintf(stderr, "servbench: %s\n", w)
 	}
-	ropts := &setup.Output
+	mopts := &setup.Measurements
 	// Create output files before the run, so a bad path fails now and not
 	// after an hour of measuring.
 	files, err := openOutputs(pa, out)
@@ -51,16 +52,16 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	defer files.remove()
 
 	status := &output.Status{W: stderr, Every: out.StatusEvery, Label: out.Label, Lines: out.Status, Bar: isTerminal(stderr)}
-	if ropts.TimeSeries != nil {
+	if mopts.TimeSeries != nil {
 		status.Also = stdout // YCSB's timeseries type prints status lines on standard output too
 	}
-	obs := []runner.Observer{status, ropts.TimeSeries}
+	obs := []runner.Observer{status, mopts.TimeSeries}
 	var hlogs []*output.Hlog
 	if out.HdrFiles {
-		hlogs = append(hlogs, &output.Hlog{Prefix: out.HdrPath, Ext: ".hdr", Options: ropts})
+		hlogs = append(hlogs, &output.Hlog{Prefix: out.HdrPath, Ext: ".hdr", Options: mopts})
 	}
 	if pa.hlog != "" {
-		hlogs = append(hlogs, &output.Hlog{Prefix: pa.hlog, Ext: ".hlog", Options: ropts})
+		hlogs = append(hlogs, &output.Hlog{Prefix: pa.hlog, Ext: ".hlog", Options: mopts})
 	}
 	for _, h := range hlogs {
 		obs = append(obs, h)
@@ -84,7 +85,7 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 		}
 	}
 	if files.raw != nil {
-		ropts.RawOut = files.raw
+		mopts.RawOut = files.raw
 	}
 	if err := res.WriteText(files.text(stdout)); err != nil {
 		return ExitFailure, fmt.Errorf("report: %w", err)
@@ -124,13 +125,12 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	return ExitOK, nil
 }
 
-// outFiles are a run's output files. Each is written under a temporary
-// name beside its final one and renamed into place by commit, so a path
-// holds either its previous content or the complete new one: a run that
-// fails to start, or a crash, never leaves an empty or half-written file.
+// outFiles are a run's output files. Each is written whole or not at all
+// (package atomicfile): a run that fails to start, or a crash, never leaves
+// an empty or half-written file, and a path keeps what it held until the
+// new content is complete.
 type outFiles struct {
-	export, json, csv *os.File
-	final             map[*os.File]string
+	export, json, csv *atomicfile.File
 	raw               *os.File // measurement.raw.output_file, appended to as YCSB does
 }
 
@@ -151,25 +151,20 @@ func openOutputs(pa *phaseArgs, out engine.Outputs) (*outFiles, error) {
 		}
 		named[abs] = x.what
 	}
-	f := &outFiles{final: map[*os.File]string{}}
+	f := &outFiles{}
 	for _, x := range []struct {
 		path string
-		dst  **os.File
+		dst  **atomicfile.File
 	}{{out.ExportFile, &f.export}, {pa.json, &f.json}, {pa.csv, &f.csv}} {
 		if x.path == "" {
 			continue
 		}
-		if st, err := os.Stat(x.path); err == nil && st.IsDir() {
-			f.remove()
-			return nil, fmt.Errorf("output file %s is a directory", x.path)
-		}
-		fh, err := os.CreateTemp(filepath.Dir(x.path), "."+filepath.Base(x.path)+".tmp-*")
+		fh, err := atomicfile.Create(x.path)
 		if err != nil {
 			f.remove()
 			return nil, fmt.Errorf("output file: %w", err)
 		}
 		*x.dst = fh
-		f.final[fh] = x.path
 	}
 	if out.RawFile != "" {
 		fh, err := os.OpenFile(out.RawFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
@@ -189,46 +184,30 @@ func (f *outFiles) text(stdout io.Writer) io.Writer {
 	return stdout
 }
 
-// remove closes the output files and deletes the temporary ones: every
-// final path keeps what it held.
+// remove drops the output files not committed: every path keeps what it
+// held.
 func (f *outFiles) remove() {
-	for _, fh := range []*os.File{f.export, f.json, f.csv} {
+	for _, fh := range []*atomicfile.File{f.export, f.json, f.csv} {
 		if fh != nil {
-			fh.Close()
-			os.Remove(fh.Name())
+			fh.Abort()
 		}
 	}
 	if f.raw != nil {
 		f.raw.Close()
+		f.raw = nil
 	}
-	f.export, f.json, f.csv, f.raw = nil, nil, nil, nil
 }
 
-// commit flushes each output file to disk and renames it into place.
+// commit puts each output file in place.
 func (f *outFiles) commit() error {
 	var first error
-	for _, fh := range []**os.File{&f.export, &f.json, &f.csv} {
-		if *fh == nil {
+	for _, fh := range []*atomicfile.File{f.export, f.json, f.csv} {
+		if fh == nil {
 			continue
 		}
-		tmp, final := (*fh).Name(), f.final[*fh]
-		err := (*fh).Chmod(0o644)
-		if err == nil {
-			err = (*fh).Sync()
+		if err := fh.Commit(); err != nil && first == nil {
+			first = fmt.Errorf("write %s: %w", fh.Path(), err)
 		}
-		if cerr := (*fh).Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(tmp, final)
-		}
-		if err != nil {
-			os.Remove(tmp)
-			if first == nil {
-				first = fmt.Errorf("write %s: %w", final, err)
-			}
-		}
-		*fh = nil
 	}
 	if f.raw != nil {
 		if err := f.raw.Close(); err != nil && first == nil {

@@ -21,8 +21,8 @@ const module = "github.com/servbench/servbench"
 // report. "db/*" stands for every binding folder (bindings never import
 // each other). A new package must be given a layer here.
 var layers = [][]string{
-	{"result", "props", "generator", "internal/chart"}, // depend on nothing of ours
-	{"db", "workloads", "plan"},                        // plan reads plans and results, never runs them
+	{"result", "props", "generator", "internal/chart", "internal/atomicfile"}, // depend on nothing of ours
+	{"db", "workloads", "plan"}, // plan reads plans and results, never runs them
 	{"measure", "internal/customer"},
 	{"db/*", "workload"},
 	{"runner"},

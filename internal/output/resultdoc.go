@@ -3,11 +3,10 @@ package output
 import (
 	"time"
 
-	"github.com/servbench/servbench/result"
-
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
 )
 

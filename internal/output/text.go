@@ -10,11 +10,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/servbench/servbench/result"
-
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/measure"
+	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
 )
 
