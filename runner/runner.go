@@ -366,8 +366,11 @@ func (r *run) loop(stop, ctx context.Context, t *workload.Thread, id int, ops, s
 		// stop.Err is one atomic load; the deadline is also checked
 		// directly, so no operation starts after the run's end even when
 		// the timer that ends stop fires late on a saturated machine.
+		// ctx is checked too: a cancelled parent reaches stop, its child,
+		// only after a moment, during which every operation would return
+		// at once, cancelled, and be counted abandoned.
 		dl := r.deadline.Load()
-		if stop.Err() != nil || (dl > 0 && r.now() >= dl) {
+		if stop.Err() != nil || ctx.Err() != nil || (dl > 0 && r.now() >= dl) {
 			return nil
 		}
 		ref := next
