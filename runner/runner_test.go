@@ -530,10 +530,11 @@ type watchedClock struct {
 }
 
 func (c *watchedClock) Now() int64 {
+	now := c.fakeClock.Now() // read before the watcher may move the clock on
 	if c.watch.Load() {
 		c.once.Do(func() { close(c.read) })
 	}
-	return c.fakeClock.Now()
+	return now
 }
 
 // A second signal (abandon) ends the wait for a thread stuck in a call
