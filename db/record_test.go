@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"os"
+	"syscall"
 	"testing"
 )
 
@@ -57,5 +61,29 @@ func TestRecordReuseDoesNotAllocate(t *testing.T) {
 	s.Reset()
 	if s.Len() != 0 || s.Next().Len() != 0 {
 		t.Error("reset set still holds rows")
+	}
+}
+
+func TestConnectionLost(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	timeout := &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{refused, true},
+		{fmt.Errorf("couchbase: update k: %w", io.EOF), true},
+		{fmt.Errorf("read message: %w", io.ErrUnexpectedEOF), true},
+		{fmt.Errorf("write: %w", syscall.EPIPE), true},
+		{fmt.Errorf("read: %w", syscall.ECONNRESET), true},
+		{net.ErrClosed, true},
+		{timeout, false},
+		{context.DeadlineExceeded, false},
+		{errors.New("syntax error"), false},
+		{ErrNotFound, false},
+	} {
+		if got := ConnectionLost(c.err); got != c.want {
+			t.Errorf("ConnectionLost(%v) = %v", c.err, got)
+		}
 	}
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
+	"syscall"
 )
 
 // Status is the outcome of one operation. The names are YCSB's Status names
@@ -109,7 +112,7 @@ func Classify(err error, runDone bool) Status {
 	switch {
 	case errors.As(err, &st):
 		s = st.StatusOf()
-	case errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded), isNetTimeout(err):
 		s = Timeout
 	case errors.Is(err, context.Canceled):
 		s = Canceled
@@ -118,6 +121,26 @@ func Classify(err error, runDone bool) Status {
 		return Canceled
 	}
 	return s
+}
+
+func isNetTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// ConnectionLost reports whether err is a connection to the server that
+// could not be made or broke: refused, reset, closed in the middle of an
+// answer. A binding counts such an operation SERVICE_UNAVAILABLE (the
+// server may or may not have applied a write sent before the break).
+// Timeouts are not among them.
+func ConnectionLost(err error) bool {
+	if isNetTimeout(err) {
+		return false
+	}
+	var oe *net.OpError
+	return errors.As(err, &oe) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
 }
 
 // standIns mark the version strings of servers that speak another

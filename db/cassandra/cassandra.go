@@ -195,7 +195,7 @@ func wrap(op, key string, err error) error {
 		return fmt.Errorf("cassandra: %s %s: %w", op, key, db.ErrNotFound)
 	case errors.As(err, &rt), errors.As(err, &wt), errors.Is(err, gocql.ErrTimeoutNoResponse):
 		return fmt.Errorf("cassandra: %s %s: %w: %v", op, key, db.ErrTimeout, err)
-	case errors.As(err, &un), errors.Is(err, gocql.ErrNoConnections):
+	case errors.As(err, &un), errors.Is(err, gocql.ErrNoConnections), errors.Is(err, gocql.ErrConnectionClosed), db.ConnectionLost(err):
 		return fmt.Errorf("cassandra: %s %s: %w: %v", op, key, db.ErrServiceUnavailable, err)
 	}
 	return fmt.Errorf("cassandra: %s %s: %w", op, key, err)

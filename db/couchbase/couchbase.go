@@ -137,7 +137,8 @@ func wrap(op, key string, err error) error {
 		return fmt.Errorf("couchbase: %s %s: %w", op, key, db.ErrNotFound)
 	case errors.Is(err, gocb.ErrTimeout), errors.Is(err, gocb.ErrUnambiguousTimeout), errors.Is(err, gocb.ErrAmbiguousTimeout):
 		return fmt.Errorf("couchbase: %s %s: %w: %v", op, key, db.ErrTimeout, err)
-	case errors.Is(err, gocb.ErrTemporaryFailure), errors.Is(err, gocb.ErrServiceNotAvailable), errors.Is(err, gocb.ErrOverload):
+	case errors.Is(err, gocb.ErrTemporaryFailure), errors.Is(err, gocb.ErrServiceNotAvailable), errors.Is(err, gocb.ErrOverload),
+		db.ConnectionLost(err):
 		return fmt.Errorf("couchbase: %s %s: %w: %v", op, key, db.ErrServiceUnavailable, err)
 	case errors.Is(err, gocb.ErrFeatureNotAvailable):
 		return fmt.Errorf("couchbase: %s %s: %w: %v", op, key, db.ErrNotImplemented, err)

@@ -119,8 +119,7 @@ func wrap(op, key string, err error) error {
 	case http.StatusForbidden, http.StatusUnauthorized:
 		return fmt.Errorf("couchdb: %s %s: %w: %v", op, key, db.ErrForbidden, err)
 	}
-	var oe *net.OpError
-	if errors.As(err, &oe) {
+	if db.ConnectionLost(err) {
 		return fmt.Errorf("couchdb: %s %s: %w: %v", op, key, db.ErrServiceUnavailable, err)
 	}
 	return fmt.Errorf("couchdb: %s %s: %w", op, key, err)

@@ -187,7 +187,14 @@ func wrap(op, key string, err error) error {
 		return fmt.Errorf("mongodb: %s %s: %w", op, key, db.ErrNotFound)
 	case mongo.IsTimeout(err):
 		return fmt.Errorf("mongodb: %s %s: %w: %v", op, key, db.ErrTimeout, err)
-	case mongo.IsNetworkError(err), errors.Is(err, mongo.ErrClientDisconnected):
+	case mongo.IsNetworkError(err), errors.Is(err, mongo.ErrClientDisconnected), db.ConnectionLost(err):
+		return fmt.Errorf("mongodb: %s %s: %w: %v", op, key, db.ErrServiceUnavailable, err)
+	}
+	// The driver clears a server's connection pool when one connection
+	// fails; the operations waiting on it fail with an error it marks
+	// retryable.
+	var pool interface{ Retryable() bool }
+	if errors.As(err, &pool) && pool.Retryable() {
 		return fmt.Errorf("mongodb: %s %s: %w: %v", op, key, db.ErrServiceUnavailable, err)
 	}
 	var se mongo.ServerError

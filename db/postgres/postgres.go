@@ -151,8 +151,9 @@ func wrap(op, key string, err error) error {
 		}
 		return fmt.Errorf("postgres: %s %s: %w", op, key, err)
 	}
-	var ne *net.OpError
-	if errors.As(err, &ne) || pgconn.SafeToRetry(err) {
+	// A connection refused, reset or closed in the middle of an answer
+	// (the server died).
+	if db.ConnectionLost(err) || pgconn.SafeToRetry(err) {
 		return fmt.Errorf("postgres: %s %s: %w: %v", op, key, db.ErrServiceUnavailable, err)
 	}
 	return fmt.Errorf("postgres: %s %s: %w", op, key, err)
