@@ -55,12 +55,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	s := &Store{index: cfg.index, lex: cfg.scanMode == "lex", hostDesc: strings.Join(cfg.addrs, ","),
 		json: cfg.model == "json", search: cfg.search}
 	if cfg.cluster {
-		s.c = goredis.NewClusterClient(&goredis.ClusterOptions{
-			Addrs: cfg.addrs, Username: cfg.username, Password: cfg.password, TLSConfig: cfg.tls,
-			PoolSize: cfg.poolSize, MaxRetries: cfg.retries, DialTimeout: cfg.timeout,
-			ReadTimeout: cfg.timeout, WriteTimeout: cfg.timeout, Protocol: 2,
-			ContextTimeoutEnabled: true, MaxRedirects: 8, DialerRetries: 1,
-		})
+		s.c = goredis.NewClusterClient(clusterOptions(cfg))
 	} else {
 		s.c = goredis.NewClient(&goredis.Options{
 			Addr: cfg.addrs[0], Username: cfg.username, Password: cfg.password, DB: cfg.db, TLSConfig: cfg.tls,
@@ -78,8 +73,19 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	return s, nil
 }
 
+func clusterOptions(cfg *config) *goredis.ClusterOptions {
+	return &goredis.ClusterOptions{
+		Addrs: cfg.addrs, Username: cfg.username, Password: cfg.password, TLSConfig: cfg.tls,
+		PoolSize: cfg.poolSize, MaxRetries: cfg.retries, DialTimeout: cfg.timeout,
+		ReadTimeout: cfg.timeout, WriteTimeout: cfg.timeout, Protocol: 2,
+		ContextTimeoutEnabled: true, MaxRedirects: 8, DialerRetries: 1,
+		MinRetryBackoff: cfg.backoff, MaxRetryBackoff: cfg.backoff,
+	}
+}
+
 type config struct {
 	addrs              []string
+	backoff            time.Duration // the cluster client's retry backoff; -1 none
 	cluster            bool
 	username, password string
 	db                 int
@@ -152,6 +158,11 @@ func parseConfig(p *props.Props, o db.Options) (*config, error) {
 	c.retries = int(retries)
 	if c.retries == 0 {
 		c.retries = -1 // go-redis: -1 disables retries
+		// A cluster client still tries a command on up to MaxRedirects
+		// nodes (it must follow MOVED and ASK); without retries it does so
+		// at once, so a dead node fails its operations in a millisecond
+		// instead of holding the thread for seconds of backoff.
+		c.backoff = -1
 	}
 	ms, err := p.Int64Min("redis.timeout", 2000, 1)
 	if err != nil {
@@ -233,12 +244,11 @@ func wrap(op, key string, err error) error {
 // isUnavailable recognises a server that cannot be reached or cannot serve
 // now (loading, cluster down or failing over).
 func isUnavailable(err error) bool {
-	var oe *net.OpError
-	if errors.As(err, &oe) {
+	if db.ConnectionLost(err) {
 		return true
 	}
 	msg := err.Error()
-	for _, p := range []string{"LOADING", "CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN", "connection refused", "EOF", "connection reset", "broken pipe", "pool timeout"} {
+	for _, p := range []string{"LOADING", "CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN", "pool timeout"} {
 		if strings.Contains(msg, p) {
 			return true
 		}
