@@ -21,6 +21,7 @@ import (
 	ddb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/logging"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/props"
 )
@@ -98,6 +99,11 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		config.WithRegion(s.region),
 		config.WithRetryMaxAttempts(int(retries) + 1),
 		config.WithHTTPClient(hc),
+		// The SDK's own warnings (a response body it could not close
+		// cleanly, say of a server cut short) would be printed on the
+		// run's standard error once per operation; what fails is counted,
+		// with its first error, in the results.
+		config.WithLogger(logging.Nop{}),
 	}
 	if ak != "" {
 		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(ak, sk, "")))
