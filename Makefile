@@ -1,7 +1,7 @@
 # servbench's usual tasks. `bash scripts/test` (make test) is what CI runs.
 GO ?= go
 
-.PHONY: test test-short race lint bench integration fuzz build
+.PHONY: test test-short race lint bench integration faults fuzz build
 
 build:
 	$(GO) build ./...
@@ -24,6 +24,12 @@ lint:
 # The whole suite with the database servers started on 127.0.0.1.
 integration:
 	bash scripts/integration
+
+# The fault tests alone: each server killed and paused under a run (the
+# servers are started first and left running).
+faults:
+	scripts/servers start all && eval "$$(scripts/servers env all)" && \
+		SERVBENCH_FAULTS=1 SERVBENCH_REQUIRE_SERVERS=1 $(GO) test -count=1 -p 1 -run '^TestFault' ./db/...
 
 # Micro-benchmarks of the hot path; scripts/bench-bindings measures bindings.
 bench:
