@@ -10,12 +10,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/servbench/servbench/db/dbtest"
 	"github.com/servbench/servbench/internal/cli"
 	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/runner"
 )
 
 // ownServer starts a redis-server of the test's own on port, so it can be
@@ -135,5 +137,66 @@ func TestInterruptWritesResultsSoFar(t *testing.T) {
 		"-threads", "2", "-target", "1000", "-p", "operationcount=0")
 	if code != cli.ExitInterrupted || d.Stop != result.Interrupted || d.Operations < 500 {
 		t.Errorf("exit %d, stop %s, %d operations", code, d.Stop, d.Operations)
+	}
+}
+
+// TestInterruptWhileServerHangs: Ctrl-C while the server hangs (SIGSTOP)
+// ends the measured time when the stop is asked, not after the stop grace
+// the threads stuck in the server are given, and a second Ctrl-C ends the
+// wait at once: the stuck operations are abandoned, neither failed nor
+// measured, and the results are written.
+func TestInterruptWhileServerHangs(t *testing.T) {
+	dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
+	const port = 6393
+	srv := ownServer(t, port)
+	defer func() { srv.Process.Signal(syscall.SIGCONT); srv.Process.Kill(); srv.Wait() }()
+
+	ctx, interrupt := context.WithCancel(context.Background())
+	abandon := make(chan struct{})
+	begun := time.Now()
+	var asked, waited time.Duration // the two Ctrl-Cs, from before the run began
+	signalled := make(chan struct{})
+	go func() {
+		defer close(signalled)
+		time.Sleep(time.Second)
+		srv.Process.Signal(syscall.SIGSTOP)
+		time.Sleep(time.Second)
+		asked = time.Since(begun)
+		interrupt()
+		time.Sleep(2 * time.Second)
+		waited = time.Since(begun)
+		close(abandon)
+	}()
+	// A stop grace far longer than the test: only the second Ctrl-C can
+	// end the wait for the threads stuck in the hung server.
+	code, d, stderr := runCLI(runner.WithAbandon(ctx, abandon), t, "run", "redis", "-w", "h",
+		"-p", fmt.Sprintf("redis.url=redis://127.0.0.1:%d", port), "-threads", "4", "-target", "1000",
+		"-p", "operationcount=0", "-p", "redis.timeout=600000", "-p", "stopgrace=600")
+	returned := time.Since(begun)
+	<-signalled
+	if code != cli.ExitInterrupted || d.Stop != result.Interrupted {
+		t.Fatalf("exit %d, stop %s: %s", code, d.Stop, stderr)
+	}
+	if returned < waited {
+		t.Fatalf("returned %v after the start, before the second Ctrl-C at %v", returned, waited)
+	}
+	// The run began after the test's clock did, so its measured time ends
+	// no later than the first Ctrl-C as the test saw it (a moment for the
+	// run to notice it).
+	if got := time.Duration(d.RuntimeMs * float64(time.Millisecond)); got > asked+time.Second {
+		t.Errorf("measured %v, but the stop was asked %v after the start: the wait for stuck threads was measured", got, asked)
+	}
+	if returned > waited+time.Minute {
+		t.Errorf("returned %v after the second Ctrl-C: it did not cut the stop grace", returned-waited)
+	}
+	if d.Abandoned == 0 {
+		t.Error("no operation abandoned although every thread was inside the hung server")
+	}
+	for _, op := range d.Ops {
+		for status, n := range op.Outcomes {
+			if status != "OK" {
+				t.Errorf("%s: %d %s: operations stuck in a hung server and abandoned are not failures", op.Name, n, status)
+			}
+		}
 	}
 }
