@@ -1,0 +1,254 @@
+// Package peers measures servbench side by side with YCSB on identical
+// properties: the same workload file, record count, threads and database,
+// back to back, several passes. It reads each tool's own text report
+// (YCSB's format, which servbench writes too) and the client process's CPU
+// time from the kernel's accounting, and prints a Markdown table with
+// servbench/YCSB ratios. scripts/bench-peers runs it.
+package peers
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Report is what one run of a tool printed and cost.
+type Report struct {
+	Throughput float64            // [OVERALL], Throughput(ops/sec)
+	Operations int64              // the sum of the operations' counts
+	P99        map[string]float64 // operation -> 99thPercentileLatency(us)
+	CPU        time.Duration      // the client process's user and system time
+}
+
+// CPUPerOp is the client's CPU time per operation in microseconds, less
+// base: what the same command costs for one operation (start-up: a JVM's
+// takes about a second of CPU).
+func (r Report) CPUPerOp(base time.Duration) float64 {
+	if r.Operations <= 1 {
+		return 0
+	}
+	return float64((r.CPU - base).Nanoseconds()) / 1000 / float64(r.Operations-1)
+}
+
+// Parse reads a YCSB text report. Sections other than operations
+// (OVERALL, CLEANUP, SCHEDULE, Intended-*, *-FAILED) do not count as
+// operations.
+func Parse(r io.Reader) (Report, error) {
+	rep := Report{P99: map[string]float64{}}
+	seen := false
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), ", ", 3)
+		if len(parts) != 3 || !strings.HasPrefix(parts[0], "[") || !strings.HasSuffix(parts[0], "]") {
+			continue
+		}
+		section, metric := strings.Trim(parts[0], "[]"), parts[1]
+		v, err := strconv.ParseFloat(strings.TrimSpace(parts[2]), 64)
+		if err != nil {
+			continue
+		}
+		switch {
+		case section == "OVERALL" && metric == "Throughput(ops/sec)":
+			rep.Throughput, seen = v, true
+		case !isOperation(section):
+		case metric == "Operations":
+			rep.Operations += int64(v)
+		case metric == "99thPercentileLatency(us)":
+			rep.P99[section] = v
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return rep, err
+	}
+	if !seen {
+		return rep, fmt.Errorf("no [OVERALL], Throughput(ops/sec) line")
+	}
+	return rep, nil
+}
+
+func isOperation(section string) bool {
+	switch section {
+	case "OVERALL", "CLEANUP", "SCHEDULE", "VERIFY":
+		return false
+	}
+	return !strings.HasPrefix(section, "Intended-") && !strings.HasSuffix(section, "-FAILED") &&
+		!strings.HasPrefix(section, "Hdr") && !strings.HasPrefix(section, "Bucket")
+}
+
+// Tool runs one benchmark client.
+type Tool struct {
+	Name string
+	// Command returns the command line for a case.
+	Command func(c Case) []string
+}
+
+// Case is one comparison: a workload on a database at a thread count.
+type Case struct {
+	Workload string // YCSB workload file (workloada, ...)
+	DB       string // "no-op" or "redis"
+	Threads  int
+	// Properties are given to both tools as -p k=v.
+	Properties []string
+}
+
+func (c Case) String() string {
+	return fmt.Sprintf("%s, %s, %d", strings.TrimPrefix(c.Workload, "workload"), c.DB, c.Threads)
+}
+
+// Run runs tool on c and reads its report.
+func Run(ctx context.Context, tool Tool, c Case) (Report, error) {
+	args := tool.Command(c)
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	var out, errs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	if err := cmd.Run(); err != nil {
+		return Report{}, fmt.Errorf("%s %s: %v: %s", tool.Name, c, err, lastLine(errs.String()))
+	}
+	rep, err := Parse(&out)
+	if err != nil {
+		return rep, fmt.Errorf("%s %s: %v", tool.Name, c, err)
+	}
+	rep.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return rep, nil
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// Row is a case's runs, per tool.
+type Row struct {
+	Case    Case
+	Reports [][]Report      // per tool, one per pass
+	Base    []time.Duration // per tool: the CPU of a run of one operation
+}
+
+// Median returns tool i's median report (throughput, CPU per operation and
+// each p99 taken separately).
+func (r Row) Median(i int) (tput, cpu float64, p99 map[string]float64) {
+	reps := r.Reports[i]
+	var ts, cs []float64
+	ops := map[string][]float64{}
+	for _, rep := range reps {
+		ts = append(ts, rep.Throughput)
+		cs = append(cs, rep.CPUPerOp(r.Base[i]))
+		for op, v := range rep.P99 {
+			ops[op] = append(ops[op], v)
+		}
+	}
+	p99 = map[string]float64{}
+	for op, vs := range ops {
+		p99[op] = median(vs)
+	}
+	return median(ts), median(cs), p99
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// Compare runs every case passes times with each tool, back to back,
+// alternating which tool goes first, and calls progress after each run.
+// Each tool first runs the case for one operation (once): its CPU time is
+// the start-up that CPU per operation leaves out. one is the case's
+// properties for that run.
+func Compare(ctx context.Context, tools []Tool, cases []Case, one []string, passes int, progress func(string)) ([]Row, error) {
+	rows := make([]Row, len(cases))
+	for ci, c := range cases {
+		rows[ci] = Row{Case: c, Reports: make([][]Report, len(tools)), Base: make([]time.Duration, len(tools))}
+		base := c
+		base.Properties = append(slices.Clone(c.Properties), one...)
+		for ti, tool := range tools {
+			rep, err := Run(ctx, tool, base)
+			if err != nil {
+				return rows[:ci], err
+			}
+			rows[ci].Base[ti] = rep.CPU
+		}
+		for p := 0; p < passes; p++ {
+			for k := range tools {
+				ti := (k + p) % len(tools)
+				rep, err := Run(ctx, tools[ti], c)
+				if err != nil {
+					return rows[:ci+1], err
+				}
+				rows[ci].Reports[ti] = append(rows[ci].Reports[ti], rep)
+				if progress != nil {
+					progress(fmt.Sprintf("%s, pass %d: %s %.0f ops/s, %.3f CPU-µs/op", c, p+1, tools[ti].Name, rep.Throughput, rep.CPUPerOp(rows[ci].Base[ti])))
+				}
+			}
+		}
+	}
+	return rows, nil
+}
+
+// Markdown writes the rows as a table: per case, each tool's throughput,
+// client CPU per operation and p99 of each operation, and the first
+// tool's ratio to the second.
+func Markdown(w io.Writer, tools []Tool, rows []Row) {
+	a, b := tools[0].Name, tools[1].Name
+	fmt.Fprintf(w, "| workload, database, threads | %s ops/s | %s ops/s | ratio | %s CPU-µs/op | %s CPU-µs/op | ratio | p99 µs (%s / %s) |\n", a, b, a, b, a, b)
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---|")
+	for _, r := range rows {
+		if len(r.Reports[0]) == 0 || len(r.Reports[1]) == 0 {
+			continue
+		}
+		ta, ca, pa := r.Median(0)
+		tb, cb, pb := r.Median(1)
+		var p99 []string
+		for _, op := range sortedKeys(pa) {
+			p99 = append(p99, fmt.Sprintf("%s %s / %s", op, group(pa[op]), group(pb[op])))
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %.3f | %.3f | %.2f | %s |\n", r.Case, group(ta), group(tb), ratio(ta, tb),
+			ca, cb, ratio(ca, cb), strings.Join(p99, ", "))
+	}
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func sortedKeys(m map[string]float64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// group writes a number rounded to an integer with thousands separators.
+func group(v float64) string {
+	s := strconv.FormatInt(int64(v+0.5), 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

@@ -1,0 +1,73 @@
+package peers
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// A report as YCSB 0.17 prints it after a paced run with a failed read.
+const ycsbText = `[OVERALL], RunTime(ms), 2000
+[OVERALL], Throughput(ops/sec), 5000.5
+[TOTAL_GCS_PS_Scavenge], Count, 3
+[READ], Operations, 5000
+[READ], AverageLatency(us), 12.5
+[READ], 99thPercentileLatency(us), 40
+[READ], Return=OK, 4999
+[READ-FAILED], Operations, 1
+[READ-FAILED], 99thPercentileLatency(us), 900
+[Intended-READ], Operations, 5000
+[Intended-READ], 99thPercentileLatency(us), 70
+[UPDATE], Operations, 5001
+[UPDATE], 99thPercentileLatency(us), 55
+[CLEANUP], Operations, 4
+[CLEANUP], 99thPercentileLatency(us), 3
+[SCHEDULE], Operations, 10001
+`
+
+func TestParse(t *testing.T) {
+	r, err := Parse(strings.NewReader("servbench: a warning on stderr\n" + ycsbText))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Throughput != 5000.5 || r.Operations != 10001 {
+		t.Errorf("throughput %v, operations %d; want 5000.5, 10001", r.Throughput, r.Operations)
+	}
+	if len(r.P99) != 2 || r.P99["READ"] != 40 || r.P99["UPDATE"] != 55 {
+		t.Errorf("p99 %v: want READ 40 and UPDATE 55 only", r.P99)
+	}
+	if _, err := Parse(strings.NewReader("Error: no such binding\n")); err == nil {
+		t.Error("a report without throughput was accepted")
+	}
+}
+
+func TestCPUPerOpLeavesOutStartUp(t *testing.T) {
+	r := Report{Operations: 1_000_001, CPU: 3 * time.Second}
+	if got := r.CPUPerOp(time.Second); got != 2 {
+		t.Errorf("%v CPU-µs/op, want 2 (3 s less 1 s of start-up over 1,000,000 operations)", got)
+	}
+	if got := (Report{Operations: 1, CPU: time.Second}).CPUPerOp(0); got != 0 {
+		t.Errorf("one operation: %v", got)
+	}
+}
+
+func TestMarkdownMediansAndRatios(t *testing.T) {
+	tools := []Tool{{Name: "servbench"}, {Name: "YCSB"}}
+	rep := func(tput float64, cpu time.Duration, p99 float64) Report {
+		return Report{Throughput: tput, Operations: 1_000_001, CPU: cpu, P99: map[string]float64{"READ": p99}}
+	}
+	rows := []Row{{
+		Case: Case{Workload: "workloada", DB: "no-op", Threads: 4},
+		Reports: [][]Report{
+			{rep(9e6, time.Second, 10), rep(1e6, 2*time.Second, 30), rep(8e6, 3*time.Second, 20)},
+			{rep(4e6, time.Second, 10), rep(4e6, time.Second, 10), rep(4e6, time.Second, 10)},
+		},
+		Base: []time.Duration{0, 500 * time.Millisecond},
+	}}
+	var b strings.Builder
+	Markdown(&b, tools, rows)
+	want := "| a, no-op, 4 | 8,000,000 | 4,000,000 | 2.00 | 2.000 | 0.500 | 4.00 | READ 20 / 10 |"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("table:\n%s\nwant the row\n%s", b.String(), want)
+	}
+}
