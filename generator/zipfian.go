@@ -117,5 +117,8 @@ func (z *Zipfian) NextN(r *rand.Rand, itemCount int64) int64 {
 	if uz < z.second {
 		return z.base + 1
 	}
-	return z.base + int64(float64(itemCount)*math.Pow(z.eta*u-z.eta+1, z.alpha))
+	// x^α as e^(α·ln x): the same value to within rounding (a draw over
+	// 10^10 items lands on a neighbouring rank about once in a million),
+	// and about 10 ns faster than math.Pow, whose cost is most of a draw.
+	return z.base + int64(float64(itemCount)*math.Exp(z.alpha*math.Log(z.eta*u-z.eta+1)))
 }

@@ -373,7 +373,6 @@ func (r *run) loop(stop, ctx context.Context, t *workload.Thread, id int, ops, s
 		if stop.Err() != nil || ctx.Err() != nil || (dl > 0 && r.now() >= dl) {
 			return nil
 		}
-		ref := next
 		if r.tick > 0 {
 			if dl > 0 && next >= dl {
 				// The next slot is past the end: wait for the end, start
@@ -385,10 +384,16 @@ func (r *run) loop(stop, ctx context.Context, t *workload.Thread, id int, ops, s
 				return nil
 			}
 			t.Intended = next
-		} else {
-			ref = r.now()
 		}
-		t.Measuring = r.measuring(ref)
+		if !t.Measuring {
+			// Once measured, a thread stays measured: warmup ends once.
+			// An unpaced thread reads the clock for this only until then.
+			ref := next
+			if r.tick == 0 {
+				ref = r.now()
+			}
+			t.Measuring = r.measuring(ref)
+		}
 		if t.Measuring && r.tick > 0 {
 			rec.RecordLag(r.now() - next)
 		}

@@ -1,7 +1,9 @@
 package workload
 
 import (
+	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -111,5 +113,19 @@ func TestRandomValueAlphabet(t *testing.T) {
 	}
 	if strings.Count(string(v), string(v[:6])) > 5 {
 		t.Error("values repeat")
+	}
+}
+
+func TestAppendKeyPadding(t *testing.T) {
+	for _, v := range []int64{0, 1, 9, 10, 99, 100, 101, 999, 1000, 123456789, 1e9, 1e18 - 1, 1e18, math.MaxInt64, -1, -123} {
+		for _, pad := range []int{0, 1, 5, 25} {
+			want := strconv.FormatInt(v, 10)
+			for len(want) < pad { // YCSB's zeros go before a minus sign too
+				want = "0" + want
+			}
+			if got := string(AppendKey([]byte("x"), v, pad, true)); got != "xuser"+want {
+				t.Errorf("key %d, padding %d: %q, want %q", v, pad, got, "xuser"+want)
+			}
+		}
 	}
 }
