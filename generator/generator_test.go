@@ -3,6 +3,7 @@ package generator
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -301,5 +302,37 @@ func TestAckCounter(t *testing.T) {
 	w.Acknowledge(AckWindow + 5) // occupies slot 5 out of order
 	if err := w.Acknowledge(5); !errors.Is(err, ErrAckWindowFull) {
 		t.Errorf("err = %v, want ErrAckWindowFull", err)
+	}
+}
+
+// TestZipfianPow: the fast x^α agrees with math.Pow to a few units in the
+// last place over the x a draw uses, for YCSB's θ (over its 10^10 scrambled
+// items) and others (over 10^6 items), and a draw lands on math.Pow's rank
+// but for a handful in a million.
+func TestZipfianPow(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, theta := range []float64{ZipfianConstant, 0.5, 0.8, 0.75, 0.9, 0.95} {
+		z := NewZipfian(0, 999_999, theta)
+		if theta == ZipfianConstant {
+			z = NewZipfianZeta(0, ScrambledItemCount-1, theta, ScrambledZetan)
+		}
+		n := float64(z.items)
+		var worst float64
+		moved := 0
+		for i := 0; i < 1_000_000; i++ {
+			u := r.Float64()
+			x := z.eta*u - z.eta + 1
+			want, got := math.Pow(x, z.alpha), z.pow(x)
+			if want > 0 {
+				worst = max(worst, math.Abs(got-want)/want)
+			}
+			if int64(n*got) != int64(n*want) {
+				moved++
+			}
+		}
+		t.Logf("θ=%v: relative error up to %.2g, %d of 10^6 draws on another rank", theta, worst, moved)
+		if worst > 4e-15 || moved > 2 {
+			t.Errorf("θ=%v (α=%v, whole %d): relative error up to %.2g, %d draws of 10^6 on another rank", theta, z.alpha, z.whole, worst, moved)
+		}
 	}
 }
