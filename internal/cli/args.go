@@ -25,6 +25,7 @@ type phaseArgs struct {
 	json    string // -o
 	csv     string // --csv
 	hlog    string // --hlog: prefix of HdrHistogram interval logs
+	cpuprof string // --cpuprofile: the client's own CPU profile (pprof)
 	help    bool
 }
 
@@ -105,6 +106,7 @@ func parsePhase(cmd string, args []string, stderr io.Writer) (*phaseArgs, error)
 	fs.StringVar(&pa.json, "json", "", "")
 	fs.StringVar(&pa.csv, "csv", "", "")
 	fs.StringVar(&pa.hlog, "hlog", "", "")
+	fs.StringVar(&pa.cpuprof, "cpuprofile", "", "")
 	fs.BoolVar(&pa.help, "h", false, "")
 	fs.BoolVar(&pa.help, "help", false, "")
 

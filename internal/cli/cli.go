@@ -175,6 +175,8 @@ later ones win):
   --duration SECONDS         stop after this long (maxexecutiontime)
   -o, --json FILE            write the full result as JSON
   --csv FILE                 write the time series as CSV
+  --hlog PREFIX              write HdrHistogram interval logs, PREFIX<SECTION>.hlog
+  --cpuprofile FILE          write the client's own CPU profile (go tool pprof FILE)
   -h, --help                 this help
 
 Useful properties (YCSB's names): recordcount, operationcount, fieldcount,

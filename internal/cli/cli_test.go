@@ -499,3 +499,21 @@ func TestBindingPropertyTypos(t *testing.T) {
 		}
 	}
 }
+
+// --cpuprofile writes the client's CPU profile in pprof's format (gzip);
+// a path that cannot be created is bad input, before anything runs.
+func TestCPUProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cpu.pprof")
+	code, _, errOut := servbench(t, "run", "basic", "-w", "c", "-p", "operationcount=200000", "--cpuprofile", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil || len(raw) < 2 || raw[0] != 0x1f || raw[1] != 0x8b {
+		t.Fatalf("profile %d bytes, %v: not a gzipped pprof profile", len(raw), err)
+	}
+	code, _, errOut = servbench(t, "run", "basic", "-w", "c", "--cpuprofile", filepath.Join(t.TempDir(), "no", "such", "dir", "cpu"))
+	if code != ExitUsage || !strings.Contains(errOut, "--cpuprofile") {
+		t.Errorf("exit %d, %q: want bad input naming --cpuprofile", code, errOut)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/internal/atomicfile"
@@ -66,7 +67,14 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	for _, h := range hlogs {
 		obs = append(obs, h)
 	}
+	stopProfile, err := startProfile(pa.cpuprof)
+	if err != nil {
+		return ExitUsage, usageError{err}
+	}
 	res, err := setup.Run(ctx, obs...)
+	if perr := stopProfile(); perr != nil {
+		fmt.Fprintf(stderr, "servbench: %v\n", perr)
+	}
 	if err != nil {
 		var se *engine.SpecError
 		switch {
@@ -221,4 +229,28 @@ func (f *outFiles) commit() error {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// startProfile starts the client's CPU profile into path (none when
+// empty), for a user who wants to see where the client spends its time;
+// the returned function stops and writes it.
+func startProfile(path string) (func() error, error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %v", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile %s: %v", path, err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("--cpuprofile %s: %v", path, err)
+		}
+		return nil
+	}, nil
 }
