@@ -2,7 +2,6 @@ package workload
 
 import (
 	"context"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -20,7 +19,7 @@ func BenchmarkAppendKey(b *testing.B) {
 }
 
 func BenchmarkRandomValue100(b *testing.B) {
-	r := rand.New(rand.NewPCG(1, 2))
+	r := &valueSource{1}
 	buf := make([]byte, 0, 100)
 	b.ReportAllocs()
 	b.SetBytes(100)

@@ -2,7 +2,6 @@ package workload
 
 import (
 	"math"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -92,8 +91,7 @@ func TestDeterministicValue(t *testing.T) {
 }
 
 func TestRandomValueAlphabet(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	v := appendRandomValue(nil, 6000, r)
+	v := appendRandomValue(nil, 6000, &valueSource{2})
 	if len(v) != 6000 {
 		t.Fatalf("len %d", len(v))
 	}
@@ -126,6 +124,24 @@ func TestAppendKeyPadding(t *testing.T) {
 			if got := string(AppendKey([]byte("x"), v, pad, true)); got != "xuser"+want {
 				t.Errorf("key %d, padding %d: %q, want %q", v, pad, got, "xuser"+want)
 			}
+		}
+	}
+}
+
+// six builds a group of six bytes at once; each byte must be YCSB's
+// ' ' + ((bits >> 5i) & mask_i).
+func TestSixBytesAtOnce(t *testing.T) {
+	src := &valueSource{3}
+	for n := 0; n < 100_000; n++ {
+		bits := uint32(src.next())
+		w := six(bits)
+		for i := 0; i < 6; i++ {
+			if got, want := byte(w>>(8*i)), byte((bits>>(5*i))&randMasks[i])+' '; got != want {
+				t.Fatalf("bits %#x, byte %d: %d, want %d", bits, i, got, want)
+			}
+		}
+		if w>>48 != 0 {
+			t.Fatalf("bits %#x: %#x spills past six bytes", bits, w)
 		}
 	}
 }

@@ -23,6 +23,7 @@ type Thread struct {
 	w            *Workload
 	fatal        error // a db.ErrFatal failure: the run cannot go on
 	rnd          *rand.Rand
+	vals         valueSource // the bytes of random values
 	keyChooser   generator.Generator
 	fieldChooser generator.Generator
 	fieldLen     generator.Generator
@@ -43,6 +44,9 @@ type Thread struct {
 	Intended int64
 	// Measuring is false during warmup: operations run but are not recorded.
 	Measuring bool
+	// txn is set while a transaction of one operation runs: recording the
+	// operation counts the transaction too.
+	txn bool
 
 	keyBuf    []byte
 	batchKeys [][]byte // one buffer per key of a batch
@@ -54,6 +58,10 @@ type Thread struct {
 	rows      db.RecordSet
 	verifyBuf []byte
 	readBack  db.Record
+
+	// Every operation writes the fields above; threads run on different
+	// cores, so the next allocation must not share their cache lines.
+	_ [128]byte
 }
 
 // Bind attaches the thread to its binding and recorder.
@@ -128,7 +136,12 @@ func (t *Thread) record(op measure.Op, s db.Status, st, en, resp int64) {
 	if !t.Measuring || s == db.Canceled {
 		return
 	}
-	t.rec.Record(op, s, en-st, resp)
+	if t.txn {
+		t.rec.RecordTxnOp(op, s, en-st, resp)
+		t.txn = false
+	} else {
+		t.rec.Record(op, s, en-st, resp)
+	}
 	if t.rec.KeepRaw {
 		t.rec.RecordRaw(measure.Sample{End: en, Service: en - st, Response: resp, Op: op, Status: s})
 	}
@@ -181,7 +194,7 @@ func (t *Thread) fillField(f *db.Field, key, name string) {
 	if t.w.Cfg.DataIntegrity {
 		f.Value = AppendDeterministicValue(f.Value, key, name, n)
 	} else {
-		f.Value = appendRandomValue(f.Value, n, t.rnd)
+		f.Value = appendRandomValue(f.Value, n, &t.vals)
 	}
 }
 
@@ -340,7 +353,12 @@ func (t *Thread) readFields(forRead bool) []string {
 func (t *Thread) Transaction(ctx context.Context) error {
 	var s db.Status
 	var err error
-	switch measure.Op(t.w.ops.Next(t.rnd)) {
+	op := measure.Op(t.w.ops.Next(t.rnd))
+	// A transaction of one operation is counted when that operation is
+	// recorded; READ-MODIFY-WRITE (three measurements, the outcome of the
+	// first failure), a cancelled operation and warmup are counted here.
+	t.txn = op != measure.ReadModifyWrite
+	switch op {
 	case measure.Read:
 		s = t.doRead(ctx)
 	case measure.Update:
@@ -356,7 +374,12 @@ func (t *Thread) Transaction(ctx context.Context) error {
 	case measure.Query:
 		s = t.doQuery(ctx)
 	}
-	t.countTxn(s)
+	if t.txn {
+		t.countTxn(s)
+		t.txn = false
+	} else if op == measure.ReadModifyWrite {
+		t.countTxn(s)
+	}
 	if t.fatal != nil {
 		return t.fatal
 	}

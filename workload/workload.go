@@ -213,6 +213,7 @@ func (w *Workload) NewThread(id int, seed uint64) *Thread {
 		w:   w,
 		rnd: rand.New(rand.NewPCG(seed, uint64(id)+0x9E3779B97F4A7C15)),
 	}
+	t.vals = valueSource{t.rnd.Uint64()}
 	t.fieldLen = cloneGen(w.fieldLenProto)
 	t.keyChooser = w.keyChooser
 	if w.latestZipf != nil {
