@@ -392,6 +392,7 @@ func (r *Result) Doc() *result.Doc {
 	return output.NewDoc(r.Result, r.series.Points, output.Meta{
 		Command: s.Spec.Phase.String(), Label: s.Outputs.Label, Workload: WorkloadName(s.Props),
 		Binding: s.Spec.Binding, Server: r.Server, QueryModel: r.QueryModel, Properties: s.Props.Redacted(),
+		CPU: r.CPU,
 	}, s.Measurements)
 }
 

@@ -71,6 +71,7 @@ func Merge(docs []*Doc) (*Doc, error) {
 		m.OKOperations += d.OKOperations
 		m.Stuck += d.Stuck
 		m.Abandoned += d.Abandoned
+		m.ClientCPUS += d.ClientCPUS
 		m.Throughput += windowThroughput(d, from, to)
 		if !d.Stop.Finished() {
 			m.Stop = d.Stop

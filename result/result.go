@@ -69,6 +69,10 @@ type Doc struct {
 	// (Ctrl-C, or still inside the binding when the stop grace ran out):
 	// neither successes nor failures.
 	Abandoned int64 `json:"abandoned,omitempty"`
+	// ClientCPUS is the CPU time the client process used while the phase
+	// ran (warmup included; an embedded store's work too), in seconds:
+	// with the operations, what the client cost. Merged results sum it.
+	ClientCPUS float64 `json:"client_cpu_s,omitempty"`
 	// Clients is the number of client results merged into this one
 	// (servbench merge); 0 for a single client\'s.
 	Clients int `json:"clients,omitempty"`

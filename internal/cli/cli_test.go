@@ -206,6 +206,9 @@ func TestJSONAndCSVResults(t *testing.T) {
 	if d.Environment.GoVersion == "" || d.Environment.Cores == 0 || d.Environment.ServbenchVersion == "" {
 		t.Errorf("environment: %+v", d.Environment)
 	}
+	if d.ClientCPUS <= 0 {
+		t.Errorf("client_cpu_s %v: the client's CPU time is not recorded", d.ClientCPUS)
+	}
 	if d.Properties["recordcount"] != "1000" || d.Properties["mongodb.url"] != "mongodb://admin:REDACTED@127.0.0.1:27017" {
 		t.Errorf("properties: %v", d.Properties)
 	}

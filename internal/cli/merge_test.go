@@ -50,7 +50,8 @@ func madeClient(t *testing.T, path, label, wl string, start time.Time) {
 	}
 	res := &runner.Result{Total: total, Start: start, End: start.Add(6 * every), Runtime: 6 * every, Threads: 2,
 		Config: runner.Config{Rate: 2000}, Reason: result.TimeLimit}
-	doc := output.NewDoc(res, series.Points, output.Meta{Command: "run", Binding: "basic", Workload: "workload " + wl, Label: label},
+	doc := output.NewDoc(res, series.Points, output.Meta{Command: "run", Binding: "basic", Workload: "workload " + wl, Label: label,
+		CPU: 1500 * time.Millisecond},
 		output.Options{Percentiles: []float64{50, 99}})
 	f, err := os.Create(path)
 	if err != nil {
@@ -81,6 +82,9 @@ func TestMergeClientsThatRanTogether(t *testing.T) {
 	a, b := readDoc(t, filepath.Join(dir, "1.json")), readDoc(t, filepath.Join(dir, "2.json"))
 	if m.Clients != 2 || m.Threads != 4 || m.Operations != a.Operations+b.Operations || m.Label != "client1+client2" {
 		t.Errorf("merged %d clients, %d threads, %d operations (%d + %d), label %q", m.Clients, m.Threads, m.Operations, a.Operations, b.Operations, m.Label)
+	}
+	if m.ClientCPUS != a.ClientCPUS+b.ClientCPUS || a.ClientCPUS != 1.5 {
+		t.Errorf("merged client CPU %v s, want %v + %v", m.ClientCPUS, a.ClientCPUS, b.ClientCPUS)
 	}
 	if math.Abs(m.Throughput-4000) > 1e-6 || m.RuntimeMs != 2750 {
 		t.Errorf("merged throughput %v over %v ms, want 4000 over the common 2750 ms", m.Throughput, m.RuntimeMs)

@@ -14,6 +14,7 @@ import (
 type Meta struct {
 	Command, Binding, Server, Workload, Label, QueryModel string
 	Properties                                            map[string]string
+	CPU                                                   time.Duration // the client's CPU time during the phase
 }
 
 var isOK = func(s db.Status) bool { return s.IsOK() }
@@ -29,7 +30,7 @@ func NewDoc(res *runner.Result, series []result.Point, m Meta, o Options) *resul
 		QueryModel: m.QueryModel, Properties: m.Properties, Threads: res.Threads, Rate: res.Config.Rate, Seed: res.Config.Seed,
 		Start: res.Start, End: res.End,
 		RuntimeMs: ms(res.Runtime), WarmupMs: ms(res.Warmup),
-		Stop: res.Reason, Stuck: res.StuckThreads, Abandoned: res.Abandoned(),
+		Stop: res.Reason, Stuck: res.StuckThreads, Abandoned: res.Abandoned(), ClientCPUS: m.CPU.Seconds(),
 		Operations: all, OKOperations: ok,
 		Throughput: throughput(all, res.Runtime), Goodput: throughput(ok, res.Runtime),
 		HistogramUnit: "ns",
