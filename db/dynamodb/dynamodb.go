@@ -2,7 +2,8 @@
 // the calls YCSB's binding and the 2023 study used: GetItem (eventually or
 // strongly consistent), UpdateItem with the PUT attribute action, PutItem,
 // DeleteItem, and scans as a table Scan with ExclusiveStartKey and Limit
-// (DynamoDB has no key order across partitions).
+// (DynamoDB has no key order across partitions); batched loads with
+// BatchWriteItem.
 package dynamodb
 
 import (
@@ -44,6 +45,7 @@ type Store struct {
 	create     bool
 	billing    types.BillingMode
 	rcu, wcu   int64
+	retries    int // dynamodb.retries: also how often a batch's unprocessed items are sent again
 	qix        *queryIndex
 }
 
@@ -77,6 +79,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if err != nil {
 		return nil, err
 	}
+	s.retries = int(retries)
 	ms, err := p.Int64Min("dynamodb.timeout", 10000, 1)
 	if err != nil {
 		return nil, err
@@ -288,20 +291,70 @@ func (s *Store) Update(ctx context.Context, table, key string, values *db.Record
 }
 
 func (s *Store) Insert(ctx context.Context, table, key string, values *db.Record) error {
+	item, err := s.item(table, key, values)
+	if err != nil {
+		return err
+	}
+	_, err = s.c.PutItem(ctx, &ddb.PutItemInput{TableName: aws.String(table), Item: item})
+	return wrapErr("insert", key, err)
+}
+
+func (s *Store) item(table, key string, values *db.Record) (map[string]types.AttributeValue, error) {
 	item := make(map[string]types.AttributeValue, values.Len()+2)
 	item[s.pk] = &types.AttributeValueMemberS{Value: key}
 	for _, f := range values.Fields() {
 		v, err := attribute(values, f.Value)
 		if err != nil {
-			return fmt.Errorf("dynamodb: insert %s: field %s: %w", key, f.Name, err)
+			return nil, fmt.Errorf("dynamodb: insert %s: field %s: %w", key, f.Name, err)
 		}
 		item[f.Name] = v
 	}
 	if name, v, ok := s.flattened(table, values); ok {
 		item[name] = v
 	}
-	_, err := s.c.PutItem(ctx, &ddb.PutItemInput{TableName: aws.String(table), Item: item})
-	return wrapErr("insert", key, err)
+	return item, nil
+}
+
+// batchWriteMax is BatchWriteItem's limit: 25 items per request.
+const batchWriteMax = 25
+
+// BatchInsert writes a batch of records (batchsize) with BatchWriteItem,
+// 25 per request. Items DynamoDB leaves unprocessed (throttled) are sent
+// again only dynamodb.retries times, after 50 ms, 100 ms, ...; any still
+// left make the batch THROTTLED, saying how many.
+func (s *Store) BatchInsert(ctx context.Context, table string, keys []string, values []*db.Record) error {
+	for start := 0; start < len(keys); start += batchWriteMax {
+		end := min(start+batchWriteMax, len(keys))
+		reqs := make([]types.WriteRequest, 0, end-start)
+		for i := start; i < end; i++ {
+			item, err := s.item(table, keys[i], values[i])
+			if err != nil {
+				return err
+			}
+			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: item}})
+		}
+		pending := map[string][]types.WriteRequest{table: reqs}
+		for attempt := 0; ; attempt++ {
+			out, err := s.c.BatchWriteItem(ctx, &ddb.BatchWriteItemInput{RequestItems: pending})
+			if err != nil {
+				return wrapErr("batch insert", keys[start], err)
+			}
+			left := len(out.UnprocessedItems[table])
+			if left == 0 {
+				break
+			}
+			if attempt >= s.retries {
+				return fmt.Errorf("dynamodb: batch insert from %s: %d of %d items unprocessed: %w", keys[start], left, end-start, db.ErrThrottled)
+			}
+			select {
+			case <-time.After(50 * time.Millisecond << attempt):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			pending = out.UnprocessedItems
+		}
+	}
+	return nil
 }
 
 func (s *Store) Delete(ctx context.Context, table, key string) error {

@@ -52,6 +52,15 @@ func TestDynamoDBLocal(t *testing.T) {
 	dbtest.Workloads(t, "dynamodb", 10000, 2000, 500, "dynamodb.endpoint", endpoint, "dynamodb.consistentreads", "true", "dynamodb.retries", "2")
 }
 
+// batchsize=100 loads with BatchWriteItem, 25 items per request; every
+// record reads back intact.
+func TestBatchedLoad(t *testing.T) {
+	endpoint := dbtest.ServerURL(t, "SERVBENCH_DYNAMODB_URL")
+	dropTables(t, endpoint, "sbbatch")
+	dbtest.BatchLoad(t, "dynamodb", "sbbatch", 2000, "dynamodb.endpoint", endpoint, "dynamodb.consistentreads", "true",
+		"dynamodb.retries", "2")
+}
+
 func TestProvisionedTable(t *testing.T) {
 	endpoint := dbtest.ServerURL(t, "SERVBENCH_DYNAMODB_URL")
 	dropTables(t, endpoint, "sbprov")

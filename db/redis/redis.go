@@ -306,19 +306,39 @@ func hsetArgs(values *db.Record) []any {
 // Insert writes the hash and adds the key to the index, in one pipeline.
 func (s *Store) Insert(ctx context.Context, _, key string, values *db.Record) error {
 	_, err := s.c.Pipelined(ctx, func(p goredis.Pipeliner) error {
-		if s.json {
-			p.Do(ctx, "JSON.SET", key, "$", db.AppendJSONObject(nil, values))
-		} else {
-			p.HSet(ctx, key, hsetArgs(values)...)
-			s.addToValueSet(ctx, p, key, values)
-		}
-		p.ZAdd(ctx, s.index, s.indexMember(key))
+		s.queueInsert(ctx, p, key, values)
 		return nil
 	})
 	if err != nil {
 		return wrap("insert", key, err)
 	}
 	return nil
+}
+
+// BatchInsert writes a batch of records (batchsize) in one pipeline: one
+// round trip for all their hashes and index entries. A cluster client
+// splits the pipeline by node.
+func (s *Store) BatchInsert(ctx context.Context, _ string, keys []string, values []*db.Record) error {
+	_, err := s.c.Pipelined(ctx, func(p goredis.Pipeliner) error {
+		for i, key := range keys {
+			s.queueInsert(ctx, p, key, values[i])
+		}
+		return nil
+	})
+	if err != nil {
+		return wrap("batch insert", keys[0], err)
+	}
+	return nil
+}
+
+func (s *Store) queueInsert(ctx context.Context, p goredis.Pipeliner, key string, values *db.Record) {
+	if s.json {
+		p.Do(ctx, "JSON.SET", key, "$", db.AppendJSONObject(nil, values))
+	} else {
+		p.HSet(ctx, key, hsetArgs(values)...)
+		s.addToValueSet(ctx, p, key, values)
+	}
+	p.ZAdd(ctx, s.index, s.indexMember(key))
 }
 
 // Update sets the given fields (HSET, YCSB's HMSET).

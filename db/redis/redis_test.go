@@ -45,6 +45,18 @@ func TestStandalone(t *testing.T) {
 	dbtest.Workloads(t, "redis", 10000, 2000, 2000, "redis.url", url)
 }
 
+// batchsize=100 loads a pipeline of 100 records per round trip, on one
+// server and on a cluster (the client splits it by node); every record
+// reads back intact.
+func TestBatchedLoad(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
+	flush(t, url, false)
+	dbtest.BatchLoad(t, "redis", "usertable", 2000, "redis.url", url)
+	addrs := dbtest.ServerURL(t, "SERVBENCH_REDIS_CLUSTER_URL")
+	flush(t, "redis://"+addrs, true)
+	dbtest.BatchLoad(t, "redis", "usertable", 2000, "redis.url", "redis://"+addrs, "redis.cluster", "true")
+}
+
 func TestYCSBScoreScan(t *testing.T) {
 	url := dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
 	flush(t, url, false)
