@@ -31,25 +31,25 @@ func NewRecorder() *Recorder {
 // Record adds one operation. responseNs < 0 means no intended start was
 // set (no target rate), so only service time is recorded.
 func (r *Recorder) Record(op Op, st db.Status, serviceNs, responseNs int64) {
-	v := r.ph.enter()
-	s := r.active.Load()
-	record(&s.Service[op][st], serviceNs)
-	if responseNs >= 0 {
-		record(&s.Response[op][st], responseNs)
-	}
-	r.ph.exit(v)
+	r.put(op, st, serviceNs, responseNs, 0)
 }
 
 // RecordTxnOp is Record and RecordTxn in one step, for an operation that
 // is a whole transaction: one pass through the phaser instead of two.
 func (r *Recorder) RecordTxnOp(op Op, st db.Status, serviceNs, responseNs int64) {
+	r.put(op, st, serviceNs, responseNs, 1)
+}
+
+// put records one operation and counts txns transactions with its
+// outcome, in one pass through the phaser.
+func (r *Recorder) put(op Op, st db.Status, serviceNs, responseNs, txns int64) {
 	v := r.ph.enter()
 	s := r.active.Load()
 	record(&s.Service[op][st], serviceNs)
 	if responseNs >= 0 {
 		record(&s.Response[op][st], responseNs)
 	}
-	s.Txns[st]++
+	s.Txns[st] += txns
 	r.ph.exit(v)
 }
 
