@@ -7,6 +7,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -139,15 +140,15 @@ func wrap(op, key string, err error) error {
 			return fmt.Errorf("postgres: %s %s: %w: %v", op, key, db.ErrTimeout, err)
 		case strings.HasPrefix(pe.Code, "08"), strings.HasPrefix(pe.Code, "53"), strings.HasPrefix(pe.Code, "57P"):
 			return fmt.Errorf("postgres: %s %s: %w: %v", op, key, db.ErrServiceUnavailable, err)
-		case pe.Code == "23505" && op == "insert":
+		case pe.Code == "23505" && (op == "insert" || op == "batch insert"):
 			// A unique violation on load: an earlier load (perhaps killed)
 			// left its records. Say how to start again.
 			table := "the table"
 			if pe.TableName != "" {
 				table = pe.TableName
 			}
-			return fmt.Errorf("postgres: insert %s: the key exists: %s holds records of an earlier load; drop it (DROP TABLE %s) or load into another table (-p table=...): %w: %v",
-				key, table, table, db.ErrUnexpectedState, err)
+			return fmt.Errorf("postgres: %s %s: the key exists: %s holds records of an earlier load; drop it (DROP TABLE %s) or load into another table (-p table=...): %w: %v",
+				op, key, table, table, db.ErrUnexpectedState, err)
 		}
 		return fmt.Errorf("postgres: %s %s: %w", op, key, err)
 	}
@@ -358,6 +359,53 @@ func (s *Store) Insert(ctx context.Context, table, key string, values *db.Record
 	}
 	if err != nil {
 		return wrap("insert", key, err)
+	}
+	return nil
+}
+
+// BatchInsert loads a batch of records (batchsize) with COPY, PostgreSQL's
+// bulk path (pgx's CopyFrom): one round trip for the batch. Records whose
+// fields differ from the first one's (never the case in a load) are
+// inserted one by one instead.
+func (s *Store) BatchInsert(ctx context.Context, table string, keys []string, values []*db.Record) error {
+	cols := []string{"ycsb_key", "doc"}
+	if s.columns {
+		cols = cols[:1]
+		for _, f := range values[0].Fields() {
+			cols = append(cols, f.Name)
+		}
+	}
+	rows := make([][]any, len(keys))
+	for i, key := range keys {
+		if !s.columns {
+			rows[i] = []any{key, json.RawMessage(appendDoc(nil, values[i]))}
+			continue
+		}
+		fields := values[i].Fields()
+		if len(fields) != len(cols)-1 {
+			return s.insertEach(ctx, table, keys, values)
+		}
+		row := make([]any, 1, len(cols))
+		row[0] = key
+		for j, f := range fields {
+			if f.Name != cols[j+1] {
+				return s.insertEach(ctx, table, keys, values)
+			}
+			row = append(row, string(f.Value))
+		}
+		rows[i] = row
+	}
+	if _, err := s.pool.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows)); err != nil {
+		return wrap("batch insert", keys[0], err)
+	}
+	return nil
+}
+
+func (s *Store) insertEach(ctx context.Context, table string, keys []string, values []*db.Record) error {
+	for i, key := range keys {
+		if err := s.Insert(ctx, table, key, values[i]); err != nil {
+			return err
+		}
 	}
 	return nil
 }

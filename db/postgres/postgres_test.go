@@ -43,6 +43,27 @@ func TestColumns(t *testing.T) {
 	dbtest.Workloads(t, "postgres", 10000, 2000, 2000, "postgres.url", url, "postgres.layout", "columns", "table", "usertablecols")
 }
 
+// batchsize=100 loads with COPY, in either layout; every record reads
+// back intact. A batch over an earlier load's records (key 0 is
+// user6284781860667377211) says how to start again, as a single insert
+// does.
+func TestBatchedLoad(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_POSTGRES_URL")
+	drop(t, url, "sbbatch", "sbbatchcols")
+	dbtest.BatchLoad(t, "postgres", "sbbatch", 2000, "postgres.url", url)
+	dbtest.BatchLoad(t, "postgres", "sbbatchcols", 2000, "postgres.url", url, "postgres.layout", "columns")
+	d := dbtest.Open(t, "postgres", "postgres.url", url)
+	r := &db.Record{}
+	r.Add("field0", []byte("x"))
+	err := d.(db.BatchInserter).BatchInsert(context.Background(), "sbbatch", []string{"userNew", "user6284781860667377211"}, []*db.Record{r, r})
+	if err == nil {
+		t.Fatal("a batch over existing keys was accepted")
+	}
+	if db.Classify(err, false) != db.UnexpectedState || !strings.Contains(err.Error(), "DROP TABLE sbbatch") {
+		t.Errorf("batch over existing keys: %s, %v", db.Classify(err, false), err)
+	}
+}
+
 // Loading over an earlier load's records says how to start again.
 func TestLoadOverAnEarlierLoad(t *testing.T) {
 	url := dbtest.ServerURL(t, "SERVBENCH_POSTGRES_URL")
