@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -312,6 +313,41 @@ func (st *Store) Insert(ctx context.Context, table, key string, values *db.Recor
 		args = append(args, v)
 	}
 	return st.exec(ctx, "insert", key, fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", st.table(table), strings.Join(cols, ", "), strings.Join(marks, ", ")), args)
+}
+
+// batchInFlight bounds the inserts one batch has in flight.
+const batchInFlight = 32
+
+// BatchInsert writes a batch of records (batchsize) as concurrent
+// prepared inserts, up to 32 in flight. Each key is a partition of its
+// own, so an unlogged batch would make one coordinator forward every row
+// (the multi-partition batch Cassandra warns against); single-partition
+// writes in parallel go straight to their replicas. The first error fails
+// the batch, after the inserts in flight have ended.
+func (st *Store) BatchInsert(ctx context.Context, table string, keys []string, values []*db.Record) error {
+	var wg sync.WaitGroup
+	first := make(chan error, 1)
+	slots := make(chan struct{}, batchInFlight)
+	for i := range keys {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			if err := st.Insert(ctx, table, keys[i], values[i]); err != nil {
+				select {
+				case first <- err:
+				default:
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	select {
+	case err := <-first:
+		return err
+	default:
+		return nil
+	}
 }
 
 // Delete removes the row; Cassandra does not say whether it existed.

@@ -48,6 +48,16 @@ func TestCassandra(t *testing.T) {
 		"cassandra.readconsistencylevel", "ONE", "cassandra.writeconsistencylevel", "ONE")
 }
 
+// batchsize=100 loads as concurrent prepared inserts; every record reads
+// back intact.
+func TestBatchedLoad(t *testing.T) {
+	addr := dbtest.ServerURL(t, "SERVBENCH_CASSANDRA_URL")
+	host, port, _ := strings.Cut(addr, ":")
+	dropKeyspace(t, host, port, "sbbatch")
+	dbtest.BatchLoad(t, "cassandra", "usertable", 2000, "cassandra.url", "cassandra://"+addr+"/sbbatch",
+		"cassandra.readconsistencylevel", "ONE", "cassandra.writeconsistencylevel", "ONE")
+}
+
 func TestBadProperties(t *testing.T) {
 	b, _ := db.Lookup("cassandra")
 	for _, kv := range [][]string{
