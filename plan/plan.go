@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/servbench/servbench/props"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -376,13 +377,9 @@ func scalarNumber[T int | int64 | float64](n *yaml.Node) (T, bool) {
 	return T(f), true
 }
 
-// short is a value for a message: at most 40 bytes, quoted where needed.
-func short(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
-}
+// short is a value for a message (quoted by the caller): at most 40
+// bytes.
+func short(s string) string { return props.Cut(s, 40) }
 
 func decodeProperties(v *yaml.Node, errf errFunc) ([]Property, error) {
 	if v.Kind != yaml.MappingNode {

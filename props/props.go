@@ -132,10 +132,7 @@ func (p *Props) Errorf(key, format string, args ...any) error {
 // Name is a property name as a message shows it: quoted when it holds
 // anything but printable characters, cut short past 64 bytes.
 func Name(key string) string {
-	short := key
-	if len(short) > 64 {
-		short = strings.ToValidUTF8(short[:64], "") + "…"
-	}
+	short := Cut(key, 64)
 	for _, r := range short {
 		if !unicode.IsPrint(r) || r == '"' {
 			return strconv.Quote(short)
@@ -155,7 +152,7 @@ func (p *Props) Int64(key string, def int64) (int64, error) {
 	}
 	v, err := strconv.ParseInt(strings.TrimSpace(e.value), 10, 64)
 	if err != nil {
-		return 0, p.Errorf(key, "%q is not a whole number", shortValue(RedactValue(key, e.value)))
+		return 0, p.Errorf(key, "%q is not a whole number", Cut(RedactValue(key, e.value), 64))
 	}
 	return v, nil
 }
@@ -177,7 +174,7 @@ func (p *Props) Float(key string, def float64) (float64, error) {
 	}
 	v, err := strconv.ParseFloat(strings.TrimSpace(e.value), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, p.Errorf(key, "%q is not a finite number", shortValue(RedactValue(key, e.value)))
+		return 0, p.Errorf(key, "%q is not a finite number", Cut(RedactValue(key, e.value), 64))
 	}
 	return v, nil
 }
@@ -203,7 +200,7 @@ func (p *Props) Bool(key string, def bool) (bool, error) {
 	case "false":
 		return false, nil
 	}
-	return false, p.Errorf(key, "%q is neither true nor false", shortValue(RedactValue(key, e.value)))
+	return false, p.Errorf(key, "%q is neither true nor false", Cut(RedactValue(key, e.value), 64))
 }
 
 // OneOf returns key's value, which must be one of choices; def when unset.
@@ -212,7 +209,7 @@ func (p *Props) OneOf(key, def string, choices ...string) (string, error) {
 	if slices.Contains(choices, v) {
 		return v, nil
 	}
-	return "", p.Errorf(key, "%q is not one of %s", shortValue(RedactValue(key, v)), strings.Join(choices, ", "))
+	return "", p.Errorf(key, "%q is not one of %s", Cut(RedactValue(key, v), 64), strings.Join(choices, ", "))
 }
 
 // Floats returns key as a comma-separated list of numbers.
@@ -226,17 +223,18 @@ func (p *Props) Floats(key, def string) ([]float64, error) {
 		}
 		v, err := strconv.ParseFloat(f, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, p.Errorf(key, "%q is not a finite number", shortValue(RedactValue(key, f)))
+			return nil, p.Errorf(key, "%q is not a finite number", Cut(RedactValue(key, f), 64))
 		}
 		out = append(out, v)
 	}
 	return out, nil
 }
 
-// shortValue cuts a value shown in a message to 64 bytes.
-func shortValue(v string) string {
-	if len(v) > 64 {
-		return strings.ToValidUTF8(v[:64], "") + "…"
+// Cut shortens a name or value shown in a message to at most n bytes
+// (never splitting a character), marking the cut with "…".
+func Cut(s string, n int) string {
+	if len(s) > n {
+		return strings.ToValidUTF8(s[:n], "") + "…"
 	}
-	return v
+	return s
 }

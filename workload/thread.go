@@ -374,12 +374,10 @@ func (t *Thread) Transaction(ctx context.Context) error {
 	case measure.Query:
 		s = t.doQuery(ctx)
 	}
-	if t.txn {
-		t.countTxn(s)
-		t.txn = false
-	} else if op == measure.ReadModifyWrite {
+	if t.txn || op == measure.ReadModifyWrite {
 		t.countTxn(s)
 	}
+	t.txn = false
 	if t.fatal != nil {
 		return t.fatal
 	}

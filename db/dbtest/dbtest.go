@@ -50,6 +50,20 @@ func Open(t *testing.T, binding string, kv ...string) db.DB {
 	return d
 }
 
+// workloadProps is built-in workload wl's properties with the key, value
+// pairs set over them.
+func workloadProps(t *testing.T, wl string, kv ...string) *props.Props {
+	t.Helper()
+	p := props.New()
+	if err := workloads.Load(p, wl); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		p.Set(kv[i], kv[i+1], "test")
+	}
+	return p
+}
+
 // Props builds properties from key, value pairs.
 func Props(kv ...string) *props.Props {
 	p := props.New()
@@ -160,16 +174,10 @@ func operations(t *testing.T, d db.DB, table string, ordered, scan bool) {
 	}
 }
 
-// servbench runs the command line and returns its JSON result.
+// runPhase runs one phase through the engine and returns its result document.
 func runPhase(t *testing.T, phase engine.Phase, binding, wl string, kv ...string) *result.Doc {
 	t.Helper()
-	p := props.New()
-	if err := workloads.Load(p, wl); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(kv); i += 2 {
-		p.Set(kv[i], kv[i+1], "test")
-	}
+	p := workloadProps(t, wl, kv...)
 	var log errorBuffer
 	res, err := engine.Run(context.Background(), engine.Spec{Binding: binding, Properties: p, Phase: phase, Threads: 4, Log: &log})
 	if err != nil {

@@ -15,10 +15,8 @@ import (
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/internal/atomicfile"
-	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
-	"github.com/servbench/servbench/workloads"
 )
 
 // server is one of scripts/servers' local servers, which a fault test
@@ -88,8 +86,8 @@ func (s *server) Pause() { s.must("pause") }
 // Resume lets a paused server go on.
 func (s *server) Resume() { s.must("resume") }
 
-// Fault is how a binding's fault tests run: a paced run of a workload on
-// records loaded first.
+// Fault is how a binding's fault tests run: workload A paced at
+// faultRate over 4 threads, on faultRecords records loaded first.
 type Fault struct {
 	// Server is the scripts/servers name of the server the faults hit.
 	Server  string
@@ -100,13 +98,6 @@ type Fault struct {
 	// Props are the binding's properties (connection, table, timeouts) as
 	// key, value pairs.
 	Props []string
-	// Workload is a built-in workload's name; a when empty.
-	Workload string
-	// Records to load first; 500 when 0.
-	Records int
-	// Rate is the target in operations per second over 4 threads; 200
-	// when 0.
-	Rate float64
 	// Unreachable, when set, says why the binding's client cannot find
 	// the server it started again (a stand-in that comes back unlike the
 	// real server): crash then checks that the run goes on counting
@@ -152,23 +143,27 @@ func (w *watcher) Interval(p runner.Progress) {
 	}
 }
 
+// count returns the number of intervals seen so far.
+func (w *watcher) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.seen)
+}
+
 // waitFor blocks until cond holds for the intervals seen from index from
-// on, or the run ends (done closed). It returns the number of intervals
-// seen then, and whether cond held.
-func (w *watcher) waitFor(done <-chan struct{}, from int, cond func([]interval) bool) (int, bool) {
+// on (true), or the run ends first (done closed: false).
+func (w *watcher) waitFor(done <-chan struct{}, from int, cond func([]interval) bool) bool {
 	for {
 		w.mu.Lock()
 		seen := w.seen
 		w.mu.Unlock()
 		if from <= len(seen) && cond(seen[from:]) {
-			return len(seen), true
+			return true
 		}
 		select {
 		case <-w.woken:
 		case <-done:
-			w.mu.Lock()
-			defer w.mu.Unlock()
-			return len(w.seen), from <= len(w.seen) && cond(w.seen[from:])
+			return false
 		}
 	}
 }
@@ -193,35 +188,16 @@ func answered(n int) func([]interval) bool {
 // far above any restart here (Cassandra's is the longest, under a minute).
 const faultLimit = 3 * time.Minute
 
+// A fault test's data set and pace.
+const (
+	faultRecords = 500
+	faultRate    = 200 // operations per second over 4 threads
+)
+
 func (f *Fault) spec(t *testing.T, phase engine.Phase, kv ...string) engine.Spec {
 	t.Helper()
-	wl := f.Workload
-	if wl == "" {
-		wl = "a"
-	}
-	records := f.Records
-	if records == 0 {
-		records = 500
-	}
-	p := props.New()
-	if err := workloads.Load(p, wl); err != nil {
-		t.Fatal(err)
-	}
-	all := append([]string{"recordcount", fmt.Sprint(records)}, f.Props...)
-	for i := 0; i+1 < len(all); i += 2 {
-		p.Set(all[i], all[i+1], "test")
-	}
-	for i := 0; i+1 < len(kv); i += 2 {
-		p.Set(kv[i], kv[i+1], "test")
-	}
-	return engine.Spec{Binding: f.Binding, Properties: p, Phase: phase, Threads: 4}
-}
-
-func (f *Fault) rate() float64 {
-	if f.Rate == 0 {
-		return 200
-	}
-	return f.Rate
+	all := append(append([]string{"recordcount", fmt.Sprint(faultRecords)}, f.Props...), kv...)
+	return engine.Spec{Binding: f.Binding, Properties: workloadProps(t, "a", all...), Phase: phase, Threads: 4}
 }
 
 func (f *Fault) load(t *testing.T) {
@@ -248,7 +224,7 @@ func (f *Fault) load(t *testing.T) {
 func (f *Fault) run(t *testing.T, ctx context.Context, limit time.Duration, fault func(w *watcher, done <-chan struct{})) *result.Doc {
 	t.Helper()
 	s := f.spec(t, engine.RunPhase, "operationcount", "0", "timeseries.interval", "0.25")
-	s.Rate, s.Duration = f.rate(), limit
+	s.Rate, s.Duration = faultRate, limit
 	w := newWatcher()
 	done := make(chan struct{})
 	var faulted sync.WaitGroup
@@ -327,17 +303,17 @@ func crash(t *testing.T, srv *server, f Fault) {
 	defer cancel()
 	var recovered bool
 	d := f.run(t, ctx, faultLimit, func(w *watcher, done <-chan struct{}) {
-		if _, ok := w.waitFor(done, 0, answered(2)); !ok {
+		if !w.waitFor(done, 0, answered(2)) {
 			return
 		}
 		srv.Kill()
 		srv.Start()
 		// The server is back: the run must find it again by itself.
-		n, _ := w.waitFor(done, 0, func([]interval) bool { return true })
+		n := w.count()
 		if f.Unreachable != "" {
-			_, recovered = w.waitFor(done, n, func(ivs []interval) bool { return len(ivs) >= 8 })
+			recovered = w.waitFor(done, n, func(ivs []interval) bool { return len(ivs) >= 8 })
 		} else {
-			_, recovered = w.waitFor(done, n, answered(4))
+			recovered = w.waitFor(done, n, answered(4))
 		}
 		cancel()
 	})
@@ -388,17 +364,11 @@ func stall(t *testing.T, srv *server, f Fault) {
 	f.load(t)
 	paused := -1 // the intervals seen when the server was paused
 	d := f.run(t, context.Background(), 8*time.Second, func(w *watcher, done <-chan struct{}) {
-		n, ok := w.waitFor(done, 0, answered(2))
-		select {
-		case <-done:
-			return
-		default:
-		}
-		if !ok {
+		if !w.waitFor(done, 0, answered(2)) {
 			return
 		}
 		srv.Pause()
-		paused = n
+		paused = w.count()
 		time.Sleep(hang)
 		srv.Resume()
 	})

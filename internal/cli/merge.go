@@ -32,15 +32,11 @@ func merge(args []string, stdout io.Writer) (int, error) {
 	if *out == "" {
 		return ExitUsage, badf("merge: no output file (-o MERGED.json)")
 	}
+	if i, j, dup := samePath(files); dup {
+		return ExitUsage, badf("merge: %s and %s are the same result: each client's result once", files[i], files[j])
+	}
 	var docs []*result.Doc
-	seen := map[string]string{}
 	for _, f := range files {
-		if abs, err := filepath.Abs(f); err == nil {
-			if same, dup := seen[abs]; dup {
-				return ExitUsage, badf("merge: %s and %s are the same result: each client's result once", same, f)
-			}
-			seen[abs] = f
-		}
 		d, err := result.ReadFile(f)
 		if err != nil {
 			return ExitUsage, badf("merge: %v", err)
@@ -62,4 +58,24 @@ func merge(args []string, stdout io.Writer) (int, error) {
 		}
 	}
 	return ExitOK, nil
+}
+
+// samePath returns the first two of paths (i < j) that name one file,
+// compared as absolute paths; empty paths are left out.
+func samePath(paths []string) (i, j int, found bool) {
+	seen := map[string]int{}
+	for j, p := range paths {
+		if p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			abs = filepath.Clean(p)
+		}
+		if i, dup := seen[abs]; dup {
+			return i, j, true
+		}
+		seen[abs] = j
+	}
+	return 0, 0, false
 }

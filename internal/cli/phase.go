@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/pprof"
 
 	"github.com/servbench/servbench/engine"
@@ -143,21 +142,10 @@ type outFiles struct {
 }
 
 func openOutputs(pa *phaseArgs, out engine.Outputs) (*outFiles, error) {
-	named := map[string]string{}
-	for _, x := range []struct{ what, path string }{
-		{"exportfile", out.ExportFile}, {"-o", pa.json}, {"--csv", pa.csv}, {"measurement.raw.output_file", out.RawFile},
-	} {
-		if x.path == "" {
-			continue
-		}
-		abs, err := filepath.Abs(x.path)
-		if err != nil {
-			return nil, fmt.Errorf("output file %s: %w", x.path, err)
-		}
-		if other, dup := named[abs]; dup {
-			return nil, fmt.Errorf("output file %s is named by both %s and %s", x.path, other, x.what)
-		}
-		named[abs] = x.what
+	what := []string{"exportfile", "-o", "--csv", "measurement.raw.output_file"}
+	paths := []string{out.ExportFile, pa.json, pa.csv, out.RawFile}
+	if i, j, dup := samePath(paths); dup {
+		return nil, fmt.Errorf("output file %s is named by both %s and %s", paths[j], what[i], what[j])
 	}
 	f := &outFiles{}
 	for _, x := range []struct {
