@@ -8,6 +8,8 @@ package db
 
 import (
 	"context"
+	"runtime/debug"
+	"strings"
 
 	"github.com/servbench/servbench/props"
 )
@@ -58,6 +60,13 @@ type Describer interface {
 	ServerVersion(ctx context.Context) (string, error)
 }
 
+// ClientNamer is implemented by bindings that say which client library
+// speaks to the server, its version and how it is used ("rueidis v1.0.79,
+// auto-pipelining"), recorded in results beside the server's version.
+type ClientNamer interface {
+	Client() string
+}
+
 // Binding creates DB instances from properties.
 type Binding interface {
 	// Open reads and checks the binding's properties, then connects. It
@@ -87,4 +96,23 @@ type Options struct {
 // returns true, a run phase loads the data set first.
 type Ephemeral interface {
 	Ephemeral() bool
+}
+
+// ModuleVersion returns the version of a Go module built into this binary
+// ("v1.0.79"), or "" when it is not known (a test binary, say).
+func ModuleVersion(path string) string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == path {
+				return m.Version
+			}
+		}
+	}
+	return ""
+}
+
+// ClientName is "name version" of a client library's module, or name alone
+// when the version is not known.
+func ClientName(name, module string) string {
+	return strings.TrimSpace(name + " " + ModuleVersion(module))
 }

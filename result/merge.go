@@ -52,7 +52,7 @@ func Merge(docs []*Doc) (*Doc, error) {
 	}
 	m := &Doc{
 		Format: Format, Version: FormatVersion, Environment: first.Environment,
-		Command: first.Command, Binding: first.Binding, Server: first.Server, Workload: first.Workload,
+		Command: first.Command, Binding: first.Binding, Server: first.Server, Client: first.Client, Workload: first.Workload,
 		QueryModel: first.QueryModel, Properties: first.Properties, Rate: 0, Seed: first.Seed,
 		Start: from, End: to, RuntimeMs: ms(window), Stop: first.Stop, HistogramUnit: "ns",
 		Clients: len(docs),

@@ -366,3 +366,8 @@ func (st *Store) ServerVersion(ctx context.Context) (string, error) {
 
 // Close closes the session.
 func (st *Store) Close() error { st.s.Close(); return nil }
+
+// Client names the client library.
+func (st *Store) Client() string {
+	return db.ClientName("gocql", "github.com/apache/cassandra-gocql-driver/v2")
+}

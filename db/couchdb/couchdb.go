@@ -277,3 +277,6 @@ func (s *Store) Close() error {
 	s.slow.Close()
 	return s.c.Close()
 }
+
+// Client names the client library.
+func (s *Store) Client() string { return db.ClientName("kivik", "github.com/go-kivik/kivik/v4") }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"os"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -108,14 +107,7 @@ func (s *Store) Ephemeral() bool { return s.temp }
 
 // ServerVersion names the engine and its module version.
 func (s *Store) ServerVersion(context.Context) (string, error) {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, m := range bi.Deps {
-			if m.Path == "github.com/cockroachdb/pebble" {
-				return "Pebble " + m.Version, nil
-			}
-		}
-	}
-	return "Pebble", nil
+	return db.ClientName("Pebble", "github.com/cockroachdb/pebble"), nil
 }
 
 type buf struct{ b []byte }

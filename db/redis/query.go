@@ -3,9 +3,10 @@ package redis
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
-	goredis "github.com/redis/go-redis/v9"
+	"github.com/redis/rueidis"
 	"github.com/servbench/servbench/db"
 )
 
@@ -35,7 +36,7 @@ func (s *Store) Index(ctx context.Context, _ string, ix db.Index) (string, error
 		return fmt.Sprintf("emulated: hashes have no secondary index; one sorted set per %s value, maintained on writes, read with ZRANGE by rank", ix.Field), nil
 	}
 	if ix.Create {
-		err := s.c.Do(ctx, "FT.CREATE", s.search, "ON", "JSON", "SCHEMA", "$."+ix.Field, "AS", s.qix.attr, "TAG").Err()
+		err := s.c.Do(ctx, s.c.B().Arbitrary("FT.CREATE").Args(s.search, "ON", "JSON", "SCHEMA", "$."+ix.Field, "AS", s.qix.attr, "TAG").Build()).Error()
 		if err != nil && !strings.Contains(err.Error(), "already exists") {
 			return "", wrap("create index on", ix.Field, err)
 		}
@@ -48,14 +49,20 @@ func (s *Store) valueSet(value []byte) string {
 	return s.index + ":" + s.qix.field + ":" + string(value)
 }
 
-// addToValueSet queues the ZADD of key to its value's set (hash model).
-func (s *Store) addToValueSet(ctx context.Context, p goredis.Pipeliner, key string, values *db.Record) {
+// addToValueSet appends the ZADD of key to its value's set (hash model).
+func (s *Store) addToValueSet(cmds rueidis.Commands, key string, values *db.Record) rueidis.Commands {
 	if s.qix == nil {
-		return
+		return cmds
 	}
 	if v, ok := db.FieldValue(values, s.qix.path); ok {
-		p.ZAdd(ctx, s.valueSet(v), goredis.Z{Member: key})
+		cmds = append(cmds, s.zadd0(s.valueSet(v), key))
 	}
+	return cmds
+}
+
+// zadd0 is ZADD set 0 member: a member of a set in key order.
+func (s *Store) zadd0(set, member string) rueidis.Completed {
+	return s.c.B().Zadd().Key(set).ScoreMember().ScoreMember(0, member).Build()
 }
 
 // touchesValueSet reports whether an update may change the indexed value.
@@ -73,8 +80,8 @@ func (s *Store) valueSetOf(ctx context.Context, key string) (string, error) {
 	if s.qix == nil || s.json {
 		return "", nil
 	}
-	top, err := s.c.HGet(ctx, key, s.qix.path[0]).Result()
-	if err == goredis.Nil {
+	top, err := s.c.Do(ctx, s.c.B().Hget().Key(key).Field(s.qix.path[0]).Build()).ToString()
+	if rueidis.IsRedisNil(err) {
 		return "", nil
 	}
 	if err != nil {
@@ -97,20 +104,14 @@ func (s *Store) updateIndexed(ctx context.Context, key string, values *db.Record
 	if err != nil {
 		return wrap("update", key, err)
 	}
-	_, err = s.c.Pipelined(ctx, func(p goredis.Pipeliner) error {
-		p.HSet(ctx, key, hsetArgs(values)...)
-		if v, ok := db.FieldValue(values, s.qix.path); ok && s.valueSet(v) != old {
-			if old != "" {
-				p.ZRem(ctx, old, key)
-			}
-			p.ZAdd(ctx, s.valueSet(v), goredis.Z{Member: key})
+	cmds := rueidis.Commands{s.hset(key, values)}
+	if v, ok := db.FieldValue(values, s.qix.path); ok && s.valueSet(v) != old {
+		if old != "" {
+			cmds = append(cmds, s.c.B().Zrem().Key(old).Member(key).Build())
 		}
-		return nil
-	})
-	if err != nil {
-		return wrap("update", key, err)
+		cmds = append(cmds, s.zadd0(s.valueSet(v), key))
 	}
-	return nil
+	return s.do("update", key, s.c.DoMulti(ctx, cmds...))
 }
 
 // Query pages through the keys having q.Value.
@@ -121,7 +122,8 @@ func (s *Store) Query(ctx context.Context, _ string, q *db.Query, dst *db.Record
 	if s.json {
 		return s.search1(ctx, q, dst)
 	}
-	keys, err := s.c.ZRange(ctx, s.valueSet([]byte(q.Value)), int64(q.Offset), int64(q.Offset+q.Limit-1)).Result()
+	start, stop := strconv.Itoa(q.Offset), strconv.Itoa(q.Offset+q.Limit-1)
+	keys, err := s.c.Do(ctx, s.c.B().Zrange().Key(s.valueSet([]byte(q.Value))).Min(start).Max(stop).Build()).AsStrSlice()
 	if err != nil {
 		return wrap("query", q.Value, err)
 	}
@@ -152,12 +154,12 @@ func tagQuery(attr, value string) string {
 // search1 runs FT.SEARCH with LIMIT offset limit: ids only (NOCONTENT) or
 // with each document.
 func (s *Store) search1(ctx context.Context, q *db.Query, dst *db.RecordSet) error {
-	args := []any{"FT.SEARCH", s.search, tagQuery(s.qix.attr, q.Value)}
+	args := []string{s.search, tagQuery(s.qix.attr, q.Value)}
 	if !q.Documents {
 		args = append(args, "NOCONTENT")
 	}
-	args = append(args, "LIMIT", q.Offset, q.Limit, "DIALECT", 2)
-	res, err := s.c.Do(ctx, args...).Slice()
+	args = append(args, "LIMIT", strconv.Itoa(q.Offset), strconv.Itoa(q.Limit), "DIALECT", "2")
+	res, err := s.c.Do(ctx, s.c.B().Arbitrary("FT.SEARCH").Args(args...).ReadOnly()).ToArray()
 	if err != nil {
 		return wrap("query", q.Value, err)
 	}
@@ -165,9 +167,9 @@ func (s *Store) search1(ctx context.Context, q *db.Query, dst *db.RecordSet) err
 		return fmt.Errorf("redis: query %s: empty FT.SEARCH reply", q.Value)
 	}
 	for i := 1; i < len(res); i++ {
-		id, ok := res[i].(string)
-		if !ok {
-			return fmt.Errorf("redis: query %s: FT.SEARCH reply item %d is %T, not a key", q.Value, i, res[i])
+		id, err := res[i].ToString()
+		if err != nil {
+			return fmt.Errorf("redis: query %s: FT.SEARCH reply item %d is not a key: %v", q.Value, i, err)
 		}
 		r := dst.Next()
 		r.SetKey([]byte(id))
@@ -178,10 +180,10 @@ func (s *Store) search1(ctx context.Context, q *db.Query, dst *db.RecordSet) err
 			return fmt.Errorf("redis: query %s: FT.SEARCH reply lacks the document of %s", q.Value, id)
 		}
 		i++
-		kv, _ := res[i].([]any)
+		kv, _ := res[i].ToArray()
 		for j := 0; j+1 < len(kv); j += 2 {
-			if kv[j] == "$" {
-				text, _ := kv[j+1].(string)
+			if name, _ := kv[j].ToString(); name == "$" {
+				text, _ := kv[j+1].ToString()
 				if err := addJSON(r, []byte(text), nil); err != nil {
 					return fmt.Errorf("redis: query %s: %s: %w", q.Value, id, err)
 				}

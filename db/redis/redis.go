@@ -1,9 +1,17 @@
-// Package redis is the Redis binding (go-redis v9), standalone or cluster.
-// A record is a hash (HSET / HGETALL / HMGET, as YCSB's binding), or with
-// redis.model=json a RedisJSON document (JSON.SET / JSON.GET) that
-// RediSearch can index; scans use an index sorted set of all keys, read
-// with ZRANGE BYLEX (key order, the default) or ZRANGEBYSCORE over YCSB's
-// String.hashCode scores.
+// Package redis is the Redis binding (rueidis, Redis' own Go client),
+// standalone or cluster. A record is a hash (HSET / HGETALL / HMGET, as
+// YCSB's binding), or with redis.model=json a RedisJSON document (JSON.SET /
+// JSON.GET) that RediSearch can index; scans use an index sorted set of all
+// keys, read with ZRANGE BYLEX (key order, the default) or ZRANGEBYSCORE
+// over YCSB's String.hashCode scores.
+//
+// By default each thread has a connection of its own and one request on
+// it at a time, as YCSB's Jedis binding: what the studies measured. With
+// redis.pipelining=auto, concurrent threads' requests share a few
+// connections and go out together (rueidis' auto-pipelining): fewer system
+// calls on both sides, so more operations per second from the same cores;
+// each operation's latency is still measured by the thread that waits for
+// its answer.
 package redis
 
 import (
@@ -12,39 +20,33 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
-	goredis "github.com/redis/go-redis/v9"
+	"github.com/redis/rueidis"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/props"
 )
 
-func init() {
-	db.Register("redis", binding{})
-	// go-redis logs every failed dial; the run counts them instead.
-	goredis.SetLogger(quiet{})
-}
-
-type quiet struct{}
-
-func (quiet) Printf(context.Context, string, ...any) {}
+func init() { db.Register("redis", binding{}) }
 
 type binding struct{}
 
 func (binding) Summary() string {
-	return "Redis through go-redis v9, standalone or cluster (redis.host, redis.port, redis.url, redis.cluster)"
+	return "Redis through rueidis, standalone or cluster, a connection per thread or auto-pipelined (redis.host, redis.port, redis.url, redis.cluster, redis.pipelining)"
 }
 
-// Store is an open Redis connection pool.
+// Store is an open Redis client.
 type Store struct {
-	c        goredis.UniversalClient
-	index    string // the sorted set of all keys
-	lex      bool   // scan order: key order (ZRANGE BYLEX) or YCSB's hash scores
-	hostDesc string
-	json     bool   // redis.model=json: RedisJSON documents
-	search   string // the RediSearch index name (JSON model)
-	qix      *queryIndex
+	c         rueidis.Client
+	index     string // the sorted set of all keys
+	lex       bool   // scan order: key order (ZRANGE BYLEX) or YCSB's hash scores
+	hostDesc  string
+	json      bool   // redis.model=json: RedisJSON documents
+	search    string // the RediSearch index name (JSON model)
+	pipelined bool
+	qix       *queryIndex
 }
 
 func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
@@ -53,40 +55,56 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		return nil, err
 	}
 	s := &Store{index: cfg.index, lex: cfg.scanMode == "lex", hostDesc: strings.Join(cfg.addrs, ","),
-		json: cfg.model == "json", search: cfg.search}
-	if cfg.cluster {
-		s.c = goredis.NewClusterClient(clusterOptions(cfg))
-	} else {
-		s.c = goredis.NewClient(&goredis.Options{
-			Addr: cfg.addrs[0], Username: cfg.username, Password: cfg.password, DB: cfg.db, TLSConfig: cfg.tls,
-			PoolSize: cfg.poolSize, MaxRetries: cfg.retries, DialTimeout: cfg.timeout,
-			ReadTimeout: cfg.timeout, WriteTimeout: cfg.timeout, Protocol: 2, ContextTimeoutEnabled: true,
-			DialerRetries: 1, // a dead server fails the operation now, not after 5 dials
-		})
+		json: cfg.model == "json", search: cfg.search, pipelined: cfg.pipelined}
+	c, err := rueidis.NewClient(clientOptions(cfg))
+	if err != nil {
+		return nil, fmt.Errorf("redis: connect %s: %w", s.hostDesc, err)
 	}
+	s.c = c
 	pctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
-	if err := s.c.Ping(pctx).Err(); err != nil {
+	if err := s.c.Do(pctx, s.c.B().Ping().Build()).Error(); err != nil {
 		s.c.Close()
 		return nil, fmt.Errorf("redis: connect %s: %w", s.hostDesc, err)
 	}
 	return s, nil
 }
 
-func clusterOptions(cfg *config) *goredis.ClusterOptions {
-	return &goredis.ClusterOptions{
-		Addrs: cfg.addrs, Username: cfg.username, Password: cfg.password, TLSConfig: cfg.tls,
-		PoolSize: cfg.poolSize, MaxRetries: cfg.retries, DialTimeout: cfg.timeout,
-		ReadTimeout: cfg.timeout, WriteTimeout: cfg.timeout, Protocol: 2,
-		ContextTimeoutEnabled: true, MaxRedirects: 8, DialerRetries: 1,
-		MinRetryBackoff: cfg.backoff, MaxRetryBackoff: cfg.backoff,
+// clientOptions maps the configuration to rueidis' options.
+func clientOptions(cfg *config) rueidis.ClientOption {
+	o := rueidis.ClientOption{
+		InitAddress: cfg.addrs, Username: cfg.username, Password: cfg.password, SelectDB: cfg.db,
+		TLSConfig: cfg.tls, Dialer: net.Dialer{Timeout: cfg.timeout},
+		// Each request's deadline, and the interval of the pings that
+		// find a silent server.
+		ConnWriteTimeout: cfg.timeout,
+		// Without auto-pipelining every request takes a connection of
+		// this pool: one per thread.
+		BlockingPoolSize:      cfg.poolSize,
+		DisableAutoPipelining: !cfg.pipelined,
+		ForceSingleClient:     !cfg.cluster,
+		// RESP2 and no client-side cache, as YCSB's Jedis.
+		AlwaysRESP2: true, DisableCache: true,
+		// A benchmark counts failures instead of hiding them behind
+		// retries. MOVED and ASK are followed all the same.
+		DisableRetry:  cfg.retries == 0,
+		ClusterOption: rueidis.ClusterOption{MaxMovedRedirections: 8},
 	}
+	if cfg.retries > 0 {
+		n := cfg.retries
+		o.RetryDelay = func(attempts int, _ rueidis.Completed, _ error) time.Duration {
+			if attempts > n {
+				return -1
+			}
+			return time.Duration(attempts) * 10 * time.Millisecond
+		}
+	}
+	return o
 }
 
 type config struct {
 	addrs              []string
-	backoff            time.Duration // the cluster client's retry backoff; -1 none
-	cluster            bool
+	cluster, pipelined bool
 	username, password string
 	db                 int
 	tls                *tls.Config
@@ -156,14 +174,11 @@ func parseConfig(p *props.Props, o db.Options) (*config, error) {
 		return nil, err
 	}
 	c.retries = int(retries)
-	if c.retries == 0 {
-		c.retries = -1 // go-redis: -1 disables retries
-		// A cluster client still tries a command on up to MaxRedirects
-		// nodes (it must follow MOVED and ASK); without retries it does so
-		// at once, so a dead node fails its operations in a millisecond
-		// instead of holding the thread for seconds of backoff.
-		c.backoff = -1
+	mode, err := p.OneOf("redis.pipelining", "off", "off", "auto")
+	if err != nil {
+		return nil, err
 	}
+	c.pipelined = mode == "auto"
 	ms, err := p.Int64Min("redis.timeout", 2000, 1)
 	if err != nil {
 		return nil, err
@@ -212,28 +227,28 @@ func (c *config) parseURL(u string) error {
 }
 
 // javaHash is Java's String.hashCode, YCSB's index score for a key.
-func javaHash(s string) float64 {
+func javaHash(s string) int32 {
 	var h int32
 	for i := 0; i < len(s); i++ {
 		h = 31*h + int32(s[i])
 	}
-	return float64(h)
+	return h
 }
 
-func (s *Store) indexMember(key string) goredis.Z {
+func (s *Store) indexScore(key string) float64 {
 	if s.lex {
-		return goredis.Z{Score: 0, Member: key}
+		return 0
 	}
-	return goredis.Z{Score: javaHash(key), Member: key}
+	return float64(javaHash(key))
 }
 
-// wrap maps go-redis errors to outcomes.
+// wrap maps rueidis errors to outcomes.
 func wrap(op, key string, err error) error {
 	var ne net.Error
 	switch {
-	case errors.Is(err, goredis.Nil):
+	case rueidis.IsRedisNil(err):
 		return fmt.Errorf("redis: %s %s: %w", op, key, db.ErrNotFound)
-	case errors.As(err, &ne) && ne.Timeout():
+	case errors.As(err, &ne) && ne.Timeout(), errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("redis: %s %s: %w: %v", op, key, db.ErrTimeout, err)
 	case isUnavailable(err):
 		return fmt.Errorf("redis: %s %s: %w: %v", op, key, db.ErrServiceUnavailable, err)
@@ -244,101 +259,131 @@ func wrap(op, key string, err error) error {
 // isUnavailable recognises a server that cannot be reached or cannot serve
 // now (loading, cluster down or failing over).
 func isUnavailable(err error) bool {
-	if db.ConnectionLost(err) {
+	if db.ConnectionLost(err) || errors.Is(err, rueidis.ErrClosing) {
 		return true
 	}
-	msg := err.Error()
-	for _, p := range []string{"LOADING", "CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN", "pool timeout"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
+	if re, ok := rueidis.IsRedisErr(err); ok && (re.IsLoading() || re.IsClusterDown() || re.IsTryAgain()) {
+		return true
 	}
-	return false
+	return strings.Contains(err.Error(), "MASTERDOWN")
 }
 
-func fill(dst *db.Record, fields []string, vals []any) bool {
+// addPairs adds a HGETALL answer's field, value pairs; false when there
+// are none (no such key).
+func addPairs(dst *db.Record, res rueidis.RedisResult) (bool, error) {
+	kv, err := res.ToArray()
+	if err != nil {
+		return false, err
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		k, _ := kv[i].ToString()
+		v, _ := kv[i+1].ToString()
+		dst.Add(k, []byte(v))
+	}
+	return len(kv) > 0, nil
+}
+
+// addFields adds a HMGET answer's values of fields that exist; false when
+// none does.
+func addFields(dst *db.Record, fields []string, res rueidis.RedisResult) (bool, error) {
+	vals, err := res.ToArray()
+	if err != nil {
+		return false, err
+	}
 	found := false
-	for i, v := range vals {
-		if str, ok := v.(string); ok {
-			dst.Add(fields[i], []byte(str))
+	for i := range vals {
+		if v, err := vals[i].ToString(); err == nil && i < len(fields) {
+			dst.Add(fields[i], []byte(v))
 			found = true
 		}
 	}
-	return found
+	return found, nil
 }
 
-// Read uses HGETALL for all fields and HMGET for some.
+// readCmd reads a record: JSON.GET, HGETALL for all fields, HMGET for some.
+func (s *Store) readCmd(key string, fields []string) rueidis.Completed {
+	switch {
+	case s.json:
+		return s.c.B().JsonGet().Key(key).Build()
+	case fields == nil:
+		return s.c.B().Hgetall().Key(key).Build()
+	}
+	return s.c.B().Hmget().Key(key).Field(fields...).Build()
+}
+
+// Read reads the wanted fields of a record.
 func (s *Store) Read(ctx context.Context, _, key string, fields []string, dst *db.Record) error {
-	if s.json {
-		return s.readJSON(ctx, key, fields, dst)
-	}
-	if fields == nil {
-		m, err := s.c.HGetAll(ctx, key).Result()
-		if err != nil {
-			return wrap("read", key, err)
-		}
-		if len(m) == 0 {
-			return fmt.Errorf("redis: read %s: %w", key, db.ErrNotFound)
-		}
-		for k, v := range m {
-			dst.Add(k, []byte(v))
-		}
-		return nil
-	}
-	vals, err := s.c.HMGet(ctx, key, fields...).Result()
+	found, err := s.addAnswer(dst, fields, s.c.Do(ctx, s.readCmd(key, fields)))
 	if err != nil {
 		return wrap("read", key, err)
 	}
-	if !fill(dst, fields, vals) {
+	if !found {
 		return fmt.Errorf("redis: read %s: %w", key, db.ErrNotFound)
 	}
 	return nil
 }
 
-func hsetArgs(values *db.Record) []any {
-	args := make([]any, 0, 2*values.Len())
-	for _, f := range values.Fields() {
-		args = append(args, f.Name, f.Value)
+// addAnswer adds the answer to a readCmd.
+func (s *Store) addAnswer(dst *db.Record, fields []string, res rueidis.RedisResult) (bool, error) {
+	switch {
+	case s.json:
+		text, err := res.ToString()
+		if err != nil {
+			return false, err
+		}
+		return true, addJSON(dst, []byte(text), fields)
+	case fields == nil:
+		return addPairs(dst, res)
 	}
-	return args
+	return addFields(dst, fields, res)
 }
 
-// Insert writes the hash and adds the key to the index, in one pipeline.
-func (s *Store) Insert(ctx context.Context, _, key string, values *db.Record) error {
-	_, err := s.c.Pipelined(ctx, func(p goredis.Pipeliner) error {
-		s.queueInsert(ctx, p, key, values)
-		return nil
-	})
-	if err != nil {
-		return wrap("insert", key, err)
+// hset is HSET key with the values. The command refers to the values'
+// bytes, which the record keeps until the operation returns.
+func (s *Store) hset(key string, values *db.Record) rueidis.Completed {
+	c := s.c.B().Hset().Key(key).FieldValue()
+	for _, f := range values.Fields() {
+		c = c.FieldValue(f.Name, rueidis.BinaryString(f.Value))
 	}
-	return nil
+	return c.Build()
+}
+
+// Insert writes the record and adds the key to the index, in one pipeline.
+func (s *Store) Insert(ctx context.Context, _, key string, values *db.Record) error {
+	return s.do("insert", key, s.c.DoMulti(ctx, s.insertCmds(nil, key, values)...))
 }
 
 // BatchInsert writes a batch of records (batchsize) in one pipeline: one
 // round trip for all their hashes and index entries. A cluster client
 // splits the pipeline by node.
 func (s *Store) BatchInsert(ctx context.Context, _ string, keys []string, values []*db.Record) error {
-	_, err := s.c.Pipelined(ctx, func(p goredis.Pipeliner) error {
-		for i, key := range keys {
-			s.queueInsert(ctx, p, key, values[i])
+	cmds := make(rueidis.Commands, 0, 3*len(keys))
+	for i, key := range keys {
+		cmds = s.insertCmds(cmds, key, values[i])
+	}
+	return s.do("batch insert", keys[0], s.c.DoMulti(ctx, cmds...))
+}
+
+// do returns the first failure among a pipeline's answers.
+func (s *Store) do(op, key string, res []rueidis.RedisResult) error {
+	for _, r := range res {
+		if err := r.Error(); err != nil {
+			return wrap(op, key, err)
 		}
-		return nil
-	})
-	if err != nil {
-		return wrap("batch insert", keys[0], err)
 	}
 	return nil
 }
 
-func (s *Store) queueInsert(ctx context.Context, p goredis.Pipeliner, key string, values *db.Record) {
+// insertCmds appends an insert's commands: the record, its index entries.
+func (s *Store) insertCmds(cmds rueidis.Commands, key string, values *db.Record) rueidis.Commands {
 	if s.json {
-		p.Do(ctx, "JSON.SET", key, "$", db.AppendJSONObject(nil, values))
+		doc := rueidis.BinaryString(db.AppendJSONObject(nil, values))
+		cmds = append(cmds, s.c.B().JsonSet().Key(key).Path("$").Value(doc).Build())
 	} else {
-		p.HSet(ctx, key, hsetArgs(values)...)
-		s.addToValueSet(ctx, p, key, values)
+		cmds = append(cmds, s.hset(key, values))
+		cmds = s.addToValueSet(cmds, key, values)
 	}
-	p.ZAdd(ctx, s.index, s.indexMember(key))
+	return append(cmds, s.c.B().Zadd().Key(s.index).ScoreMember().ScoreMember(s.indexScore(key), key).Build())
 }
 
 // Update sets the given fields (HSET, YCSB's HMSET).
@@ -349,31 +394,27 @@ func (s *Store) Update(ctx context.Context, _, key string, values *db.Record) er
 	if s.touchesValueSet(values) {
 		return s.updateIndexed(ctx, key, values)
 	}
-	if err := s.c.HSet(ctx, key, hsetArgs(values)...).Err(); err != nil {
+	if err := s.c.Do(ctx, s.hset(key, values)).Error(); err != nil {
 		return wrap("update", key, err)
 	}
 	return nil
 }
 
-// Delete removes the hash and its index entry.
+// Delete removes the record and its index entries.
 func (s *Store) Delete(ctx context.Context, _, key string) error {
 	old, err := s.valueSetOf(ctx, key)
 	if err != nil {
 		return wrap("delete", key, err)
 	}
-	var del *goredis.IntCmd
-	_, err = s.c.Pipelined(ctx, func(p goredis.Pipeliner) error {
-		del = p.Del(ctx, key)
-		p.ZRem(ctx, s.index, key)
-		if old != "" {
-			p.ZRem(ctx, old, key)
-		}
-		return nil
-	})
-	if err != nil {
-		return wrap("delete", key, err)
+	cmds := rueidis.Commands{s.c.B().Del().Key(key).Build(), s.c.B().Zrem().Key(s.index).Member(key).Build()}
+	if old != "" {
+		cmds = append(cmds, s.c.B().Zrem().Key(old).Member(key).Build())
 	}
-	if del.Val() == 0 {
+	res := s.c.DoMulti(ctx, cmds...)
+	if err := s.do("delete", key, res); err != nil {
+		return err
+	}
+	if n, _ := res[0].AsInt64(); n == 0 {
 		return fmt.Errorf("redis: delete %s: %w", key, db.ErrNotFound)
 	}
 	return nil
@@ -382,17 +423,14 @@ func (s *Store) Delete(ctx context.Context, _, key string) error {
 // Scan reads up to count keys from the index starting at startKey, then
 // their records in one pipeline.
 func (s *Store) Scan(ctx context.Context, _, startKey string, count int, fields []string, dst *db.RecordSet) error {
-	var keys []string
-	var err error
+	var cmd rueidis.Completed
 	if s.lex {
-		keys, err = s.c.ZRangeArgs(ctx, goredis.ZRangeArgs{
-			Key: s.index, Start: "[" + startKey, Stop: "+", ByLex: true, Count: int64(count),
-		}).Result()
+		cmd = s.c.B().Zrange().Key(s.index).Min("["+startKey).Max("+").Bylex().Limit(0, int64(count)).Build()
 	} else {
-		keys, err = s.c.ZRangeByScore(ctx, s.index, &goredis.ZRangeBy{
-			Min: fmt.Sprint(javaHash(startKey)), Max: "+inf", Count: int64(count),
-		}).Result()
+		min := strconv.FormatInt(int64(javaHash(startKey)), 10)
+		cmd = s.c.B().Zrangebyscore().Key(s.index).Min(min).Max("+inf").Limit(0, int64(count)).Build()
 	}
+	keys, err := s.c.Do(ctx, cmd).AsStrSlice()
 	if err != nil {
 		return wrap("scan", startKey, err)
 	}
@@ -402,39 +440,18 @@ func (s *Store) Scan(ctx context.Context, _, startKey string, count int, fields 
 	return s.readKeys(ctx, "scan", startKey, keys, fields, dst)
 }
 
-// readKeys reads the records of keys into dst in one pipeline, in order.
+// readKeys reads the records of keys into dst in one pipeline, in order;
+// a key that is gone gives a row with its key only.
 func (s *Store) readKeys(ctx context.Context, op, what string, keys []string, fields []string, dst *db.RecordSet) error {
-	cmds, err := s.c.Pipelined(ctx, func(p goredis.Pipeliner) error {
-		for _, k := range keys {
-			if s.json {
-				p.Do(ctx, "JSON.GET", k)
-			} else if fields == nil {
-				p.HGetAll(ctx, k)
-			} else {
-				p.HMGet(ctx, k, fields...)
-			}
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, goredis.Nil) {
-		return wrap(op, what, err)
+	cmds := make(rueidis.Commands, len(keys))
+	for i, k := range keys {
+		cmds[i] = s.readCmd(k, fields)
 	}
-	for i, c := range cmds {
+	for i, res := range s.c.DoMulti(ctx, cmds...) {
 		r := dst.Next()
 		r.SetKey([]byte(keys[i]))
-		switch c := c.(type) {
-		case *goredis.Cmd:
-			if text, err := c.Text(); err == nil {
-				if err := addJSON(r, []byte(text), fields); err != nil {
-					return fmt.Errorf("redis: %s %s: %w", op, keys[i], err)
-				}
-			}
-		case *goredis.MapStringStringCmd:
-			for k, v := range c.Val() {
-				r.Add(k, []byte(v))
-			}
-		case *goredis.SliceCmd:
-			fill(r, fields, c.Val())
+		if _, err := s.addAnswer(r, fields, res); err != nil && !rueidis.IsRedisNil(err) {
+			return wrap(op, what, err)
 		}
 	}
 	return nil
@@ -442,7 +459,7 @@ func (s *Store) readKeys(ctx context.Context, op, what string, keys []string, fi
 
 // ServerVersion reports the server's own name and version from INFO.
 func (s *Store) ServerVersion(ctx context.Context) (string, error) {
-	info, err := s.c.Info(ctx, "server").Result()
+	info, err := s.c.Do(ctx, s.c.B().Info().Section("server").Build()).ToString()
 	if err != nil {
 		return "", err
 	}
@@ -467,5 +484,17 @@ func (s *Store) ServerVersion(ctx context.Context) (string, error) {
 	return strings.TrimSpace(name+" "+version) + mode, nil
 }
 
-// Close closes the pool.
-func (s *Store) Close() error { return s.c.Close() }
+// Close closes the client.
+func (s *Store) Close() error {
+	s.c.Close()
+	return nil
+}
+
+// Client names the client library and whether requests are pipelined.
+func (s *Store) Client() string {
+	mode := "a connection per thread"
+	if s.pipelined {
+		mode = "auto-pipelining"
+	}
+	return db.ClientName("rueidis", "github.com/redis/rueidis") + ", " + mode
+}

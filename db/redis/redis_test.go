@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	goredis "github.com/redis/go-redis/v9"
+	"github.com/redis/rueidis"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/db/dbtest"
 	sbredis "github.com/servbench/servbench/db/redis"
@@ -13,23 +13,22 @@ import (
 
 func flush(t *testing.T, url string, cluster bool) {
 	t.Helper()
-	ctx := context.Background()
-	if cluster {
-		c := goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: strings.Split(strings.TrimPrefix(url, "redis://"), ",")})
-		defer c.Close()
-		if err := c.ForEachMaster(ctx, func(ctx context.Context, m *goredis.Client) error { return m.FlushAll(ctx).Err() }); err != nil {
+	o := rueidis.ClientOption{InitAddress: strings.Split(strings.TrimPrefix(url, "redis://"), ","), ForceSingleClient: !cluster}
+	if !cluster {
+		var err error
+		if o, err = rueidis.ParseURL(url); err != nil {
 			t.Fatal(err)
 		}
-		return
 	}
-	o, err := goredis.ParseURL(url)
+	c, err := rueidis.NewClient(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := goredis.NewClient(o)
 	defer c.Close()
-	if err := c.FlushAll(ctx).Err(); err != nil {
-		t.Fatal(err)
+	for addr, node := range c.Nodes() {
+		if err := node.Do(context.Background(), node.B().Flushall().Build()).Error(); err != nil && !strings.Contains(err.Error(), "READONLY") {
+			t.Fatalf("flush %s: %v", addr, err)
+		}
 	}
 }
 
@@ -40,6 +39,9 @@ func TestStandalone(t *testing.T) {
 	dbtest.Operations(t, d, "usertable", true)
 	if v, _ := d.(db.Describer).ServerVersion(context.Background()); !strings.HasPrefix(v, "Redis 7") {
 		t.Errorf("server version %q", v)
+	}
+	if c := d.(db.ClientNamer).Client(); !strings.HasPrefix(c, "rueidis") || !strings.HasSuffix(c, ", a connection per thread") {
+		t.Errorf("client %q", c)
 	}
 	flush(t, url, false)
 	dbtest.Workloads(t, "redis", 10000, 2000, 2000, "redis.url", url)
@@ -55,6 +57,23 @@ func TestBatchedLoad(t *testing.T) {
 	addrs := dbtest.ServerURL(t, "SERVBENCH_REDIS_CLUSTER_URL")
 	flush(t, "redis://"+addrs, true)
 	dbtest.BatchLoad(t, "redis", "usertable", 2000, "redis.url", "redis://"+addrs, "redis.cluster", "true")
+}
+
+// With redis.pipelining=auto the threads' requests share connections; every
+// operation still gets its own answer, on one server and on a cluster.
+func TestAutoPipelining(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
+	flush(t, url, false)
+	d := dbtest.Open(t, "redis", "redis.url", url, "redis.pipelining", "auto")
+	if c := d.(db.ClientNamer).Client(); !strings.HasPrefix(c, "rueidis") || !strings.HasSuffix(c, ", auto-pipelining") {
+		t.Errorf("client %q", c)
+	}
+	dbtest.Operations(t, d, "usertable", true)
+	flush(t, url, false)
+	dbtest.Workloads(t, "redis", 10000, 2000, 2000, "redis.url", url, "redis.pipelining", "auto")
+	addrs := dbtest.ServerURL(t, "SERVBENCH_REDIS_CLUSTER_URL")
+	flush(t, "redis://"+addrs, true)
+	dbtest.Workloads(t, "redis", 10000, 2000, 2000, "redis.url", "redis://"+addrs, "redis.cluster", "true", "redis.pipelining", "auto")
 }
 
 func TestYCSBScoreScan(t *testing.T) {
