@@ -1,7 +1,9 @@
 package redis
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/rueidis"
 	"github.com/servbench/servbench/db"
@@ -75,5 +77,15 @@ func TestPipelining(t *testing.T) {
 	}
 	if _, err := options(t, "redis.pipelining", "window"); err == nil {
 		t.Error("redis.pipelining=window accepted")
+	}
+	cfg, err := options(t, "redis.pipelining", "auto", "redis.flushdelay", "200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := clientOptions(cfg).MaxFlushDelay; d != 200*time.Microsecond {
+		t.Errorf("redis.flushdelay=200: the writer pauses %v", d)
+	}
+	if _, err := options(t, "redis.flushdelay", "200"); err == nil || !strings.Contains(err.Error(), "redis.pipelining=auto") {
+		t.Errorf("redis.flushdelay without auto-pipelining: %v", err)
 	}
 }

@@ -46,6 +46,7 @@ type Store struct {
 	json      bool   // redis.model=json: RedisJSON documents
 	search    string // the RediSearch index name (JSON model)
 	pipelined bool
+	delay     time.Duration // redis.flushdelay
 	qix       *queryIndex
 }
 
@@ -55,7 +56,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		return nil, err
 	}
 	s := &Store{index: cfg.index, lex: cfg.scanMode == "lex", hostDesc: strings.Join(cfg.addrs, ","),
-		json: cfg.model == "json", search: cfg.search, pipelined: cfg.pipelined}
+		json: cfg.model == "json", search: cfg.search, pipelined: cfg.pipelined, delay: cfg.flushDelay}
 	c, err := rueidis.NewClient(clientOptions(cfg))
 	if err != nil {
 		return nil, fmt.Errorf("redis: connect %s: %w", s.hostDesc, err)
@@ -82,6 +83,7 @@ func clientOptions(cfg *config) rueidis.ClientOption {
 		// this pool: one per thread.
 		BlockingPoolSize:      cfg.poolSize,
 		DisableAutoPipelining: !cfg.pipelined,
+		MaxFlushDelay:         cfg.flushDelay,
 		ForceSingleClient:     !cfg.cluster,
 		// RESP2 and no client-side cache, as YCSB's Jedis.
 		AlwaysRESP2: true, DisableCache: true,
@@ -105,6 +107,7 @@ func clientOptions(cfg *config) rueidis.ClientOption {
 type config struct {
 	addrs              []string
 	cluster, pipelined bool
+	flushDelay         time.Duration // auto-pipelining: the writer's pause after each write
 	username, password string
 	db                 int
 	tls                *tls.Config
@@ -179,6 +182,14 @@ func parseConfig(p *props.Props, o db.Options) (*config, error) {
 		return nil, err
 	}
 	c.pipelined = mode == "auto"
+	us, err := p.Int64Min("redis.flushdelay", 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	if us > 0 && !c.pipelined {
+		return nil, p.Errorf("redis.flushdelay", "applies to redis.pipelining=auto only")
+	}
+	c.flushDelay = time.Duration(us) * time.Microsecond
 	ms, err := p.Int64Min("redis.timeout", 2000, 1)
 	if err != nil {
 		return nil, err
@@ -495,6 +506,9 @@ func (s *Store) Client() string {
 	mode := "a connection per thread"
 	if s.pipelined {
 		mode = "auto-pipelining"
+	}
+	if s.delay > 0 {
+		mode += ", flush delay " + s.delay.String()
 	}
 	return db.ClientName("rueidis", "github.com/redis/rueidis") + ", " + mode
 }

@@ -1,17 +1,20 @@
-// Package peers measures servbench side by side with YCSB on identical
-// properties: the same workload file, record count, threads and database,
-// back to back, several passes. It reads each tool's own text report
-// (YCSB's format, which servbench writes too) and the client process's CPU
-// time from the kernel's accounting, and prints a Markdown table with
-// servbench/YCSB ratios. scripts/bench-peers runs it.
+// Package peers measures servbench side by side with YCSB (or another
+// reference client, such as redis-benchmark) on identical properties: the
+// same workload file, record count, threads and database, back to back,
+// several passes. It reads each tool's own text report (YCSB's format,
+// which servbench writes too) and the client process's CPU time from the
+// kernel's accounting, and prints a Markdown table with ratios to the
+// reference. scripts/bench-peers runs it.
 package peers
 
 import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/csv"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -88,7 +91,18 @@ type Tool struct {
 	Name string
 	// Command returns the command line for a case.
 	Command func(c Case) []string
+	// Env is added to the tool's environment (GOMAXPROCS=1).
+	Env []string
+	// For says which cases the tool runs; nil: all.
+	For func(c Case) bool
+	// Parse reads the tool's report; nil: YCSB's text format.
+	Parse func(r io.Reader) (Report, error)
+	// Native tools start in no measurable time: no one-operation run is
+	// made to measure their start-up.
+	Native bool
 }
+
+func (t Tool) runs(c Case) bool { return t.For == nil || t.For(c) }
 
 // Case is one comparison: a workload on a database at a thread count.
 type Case struct {
@@ -97,6 +111,15 @@ type Case struct {
 	Threads  int
 	// Properties are given to both tools as -p k=v.
 	Properties []string
+	// Ref names the tool the others are compared with; "" is YCSB.
+	Ref string
+}
+
+func (c Case) ref() string {
+	if c.Ref == "" {
+		return "YCSB"
+	}
+	return c.Ref
 }
 
 func (c Case) String() string {
@@ -107,12 +130,19 @@ func (c Case) String() string {
 func Run(ctx context.Context, tool Tool, c Case) (Report, error) {
 	args := tool.Command(c)
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	if len(tool.Env) > 0 {
+		cmd.Env = append(os.Environ(), tool.Env...)
+	}
 	var out, errs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errs
 	if err := cmd.Run(); err != nil {
 		return Report{}, fmt.Errorf("%s %s: %v: %s", tool.Name, c, err, lastLine(errs.String()))
 	}
-	rep, err := Parse(&out)
+	parse := tool.Parse
+	if parse == nil {
+		parse = Parse
+	}
+	rep, err := parse(&out)
 	if err != nil {
 		return rep, fmt.Errorf("%s %s: %v", tool.Name, c, err)
 	}
@@ -179,6 +209,9 @@ func Compare(ctx context.Context, tools []Tool, cases []Case, one []string, pass
 		base := c
 		base.Properties = append(slices.Clone(c.Properties), one...)
 		for ti, tool := range tools {
+			if tool.Native || !tool.runs(c) {
+				continue
+			}
 			rep, err := Run(ctx, tool, base)
 			if err != nil {
 				return rows[:ci], err
@@ -188,6 +221,9 @@ func Compare(ctx context.Context, tools []Tool, cases []Case, one []string, pass
 		for p := 0; p < passes; p++ {
 			for k := range tools {
 				ti := (k + p) % len(tools)
+				if !tools[ti].runs(c) {
+					continue
+				}
 				rep, err := Run(ctx, tools[ti], c)
 				if err != nil {
 					return rows[:ci+1], err
@@ -202,25 +238,74 @@ func Compare(ctx context.Context, tools []Tool, cases []Case, one []string, pass
 	return rows, nil
 }
 
-// Markdown writes the rows as a table: per case, each tool's throughput,
-// client CPU per operation and p99 of each operation, and the first
-// tool's ratio to the second.
+// Markdown writes the rows as a table: per case and tool, the tool's
+// throughput, client CPU per operation and p99 of each operation beside the
+// case's reference tool's, with ratios.
 func Markdown(w io.Writer, tools []Tool, rows []Row) {
-	a, b := tools[0].Name, tools[1].Name
-	fmt.Fprintf(w, "| workload, database, threads | %s ops/s | %s ops/s | ratio | %s CPU-µs/op | %s CPU-µs/op | ratio | p99 µs (%s / %s) |\n", a, b, a, b, a, b)
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---|")
+	fmt.Fprintln(w, "| workload, database, threads | client | ops/s | reference | ops/s | ratio | CPU-µs/op | reference CPU-µs/op | ratio | p99 µs (client / reference) |")
+	fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---:|---:|---:|---|")
 	for _, r := range rows {
-		if len(r.Reports[0]) == 0 || len(r.Reports[1]) == 0 {
+		ref := slices.IndexFunc(tools, func(t Tool) bool { return t.Name == r.Case.ref() })
+		if ref < 0 || len(r.Reports[ref]) == 0 {
 			continue
 		}
-		ta, ca, pa := r.Median(0)
-		tb, cb, pb := r.Median(1)
-		var p99 []string
-		for _, op := range sortedKeys(pa) {
-			p99 = append(p99, fmt.Sprintf("%s %s / %s", op, group(pa[op]), group(pb[op])))
+		tb, cb, pb := r.Median(ref)
+		for i, t := range tools {
+			if i == ref || len(r.Reports[i]) == 0 {
+				continue
+			}
+			ta, ca, pa := r.Median(i)
+			var p99 []string
+			for _, op := range sortedKeys(pa) {
+				if v, ok := pb[op]; ok {
+					p99 = append(p99, fmt.Sprintf("%s %s / %s", op, group(pa[op]), group(v)))
+				}
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %.2f | %.3f | %.3f | %.2f | %s |\n", r.Case, t.Name, group(ta),
+				tools[ref].Name, group(tb), ratio(ta, tb), ca, cb, ratio(ca, cb), strings.Join(p99, ", "))
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %.3f | %.3f | %.2f | %s |\n", r.Case, group(ta), group(tb), ratio(ta, tb),
-			ca, cb, ratio(ca, cb), strings.Join(p99, ", "))
+	}
+}
+
+// ParseRedisBenchmark reads redis-benchmark's --csv report of one test run
+// n times: its requests per second, and its p99 under the name of the
+// workload operation it stands for (GET is READ, SET is UPDATE).
+func ParseRedisBenchmark(n int64) func(r io.Reader) (Report, error) {
+	return func(r io.Reader) (Report, error) {
+		rep := Report{P99: map[string]float64{}, Operations: n}
+		rows, err := csv.NewReader(r).ReadAll()
+		if err != nil {
+			return rep, fmt.Errorf("redis-benchmark: %v", err)
+		}
+		col := map[string]int{}
+		for _, row := range rows {
+			if len(row) > 0 && row[0] == "test" {
+				for i, name := range row {
+					col[name] = i
+				}
+				continue
+			}
+			rps, p99 := col["rps"], col["p99_latency_ms"]
+			if len(col) == 0 || len(row) <= max(rps, p99) {
+				continue
+			}
+			v, err1 := strconv.ParseFloat(row[rps], 64)
+			ms, err2 := strconv.ParseFloat(row[p99], 64)
+			if err1 != nil || err2 != nil {
+				return rep, fmt.Errorf("redis-benchmark: test %s: rps %q, p99 %q", row[0], row[rps], row[p99])
+			}
+			rep.Throughput = v
+			switch row[0] {
+			case "GET":
+				rep.P99["READ"] = ms * 1000
+			case "SET":
+				rep.P99["UPDATE"] = ms * 1000
+			}
+		}
+		if rep.Throughput == 0 {
+			return rep, fmt.Errorf("redis-benchmark: no test in its report")
+		}
+		return rep, nil
 	}
 }
 

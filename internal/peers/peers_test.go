@@ -66,8 +66,47 @@ func TestMarkdownMediansAndRatios(t *testing.T) {
 	}}
 	var b strings.Builder
 	Markdown(&b, tools, rows)
-	want := "| a, no-op, 4 | 8,000,000 | 4,000,000 | 2.00 | 2.000 | 0.500 | 4.00 | READ 20 / 10 |"
+	want := "| a, no-op, 4 | servbench | 8,000,000 | YCSB | 4,000,000 | 2.00 | 2.000 | 0.500 | 4.00 | READ 20 / 10 |"
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("table:\n%s\nwant the row\n%s", b.String(), want)
+	}
+}
+
+// A case compares each tool that runs it with the case's reference tool,
+// which need not be YCSB; a tool that does not run a case has no row.
+func TestMarkdownReference(t *testing.T) {
+	tools := []Tool{{Name: "servbench"}, {Name: "servbench auto"}, {Name: "YCSB"}, {Name: "redis-benchmark"}}
+	rep := func(tput float64) []Report {
+		return []Report{{Throughput: tput, Operations: 1_000_001, CPU: time.Second, P99: map[string]float64{"READ": 100}}}
+	}
+	rows := []Row{{
+		Case:    Case{Workload: "workloadc", DB: "redis", Threads: 256, Ref: "redis-benchmark"},
+		Reports: [][]Report{nil, rep(300_000), nil, rep(1_200_000)},
+		Base:    make([]time.Duration, 4),
+	}}
+	var b strings.Builder
+	Markdown(&b, tools, rows)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	want := "| c, redis, 256 | servbench auto | 300,000 | redis-benchmark | 1,200,000 | 0.25 |"
+	if len(lines) != 3 || !strings.HasPrefix(lines[2], want) {
+		t.Errorf("table:\n%s\nwant one row beginning\n%s", b.String(), want)
+	}
+}
+
+func TestParseRedisBenchmark(t *testing.T) {
+	out := `"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+"GET","1680672.25","0.410","0.136","0.399","0.591","0.895","1.447"
+`
+	r, err := ParseRedisBenchmark(2_000_000)(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Throughput != 1680672.25 || r.Operations != 2_000_000 || r.P99["READ"] != 895 {
+		t.Errorf("report %+v", r)
+	}
+	for _, bad := range []string{"", "ERROR: connection refused\n", out[:strings.Index(out, "\n")+1] + `"GET","fast","0.4","0","0","0","0.9","1"` + "\n"} {
+		if _, err := ParseRedisBenchmark(1)(strings.NewReader(bad)); err == nil {
+			t.Errorf("report %q accepted", bad)
+		}
 	}
 }

@@ -1,5 +1,9 @@
 // Command benchpeers runs servbench and YCSB side by side (see package
-// peers); scripts/bench-peers builds servbench and calls it.
+// peers); scripts/bench-peers builds servbench and calls it. Against Redis
+// servbench runs as it comes, with one core (GOMAXPROCS=1: the server
+// shares the machine's two), and auto-pipelined; the pipelined case
+// compares auto-pipelining, without and with a flush delay, with
+// redis-benchmark -P 16.
 package main
 
 import (
@@ -10,6 +14,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,7 +27,7 @@ func main() {
 		ycsb      = flag.String("ycsb", "../shared/tools/ycsb", "YCSB's folder: lib/ (its classpath) and workloads/")
 		java      = flag.String("java", "java", "the java binary")
 		passes    = flag.Int("passes", 3, "runs of each tool per case (medians are reported)")
-		cases     = flag.String("cases", "no-op,redis", "which cases: no-op (workloads A and C on 1 and 4 threads), redis (16 and 64 threads)")
+		cases     = flag.String("cases", "no-op,redis,pipelined", "which cases: no-op (workloads A and C on 1 and 4 threads), redis (16 and 64 threads), pipelined (C, 1 field of 3 bytes, 256 threads, against redis-benchmark -P 16 GET)")
 		records   = flag.Int("records", 100000, "recordcount")
 		noopOps   = flag.Int("noop-ops", 10000000, "operationcount of a no-op run")
 		duration  = flag.Int("duration", 20, "maxexecutiontime of a Redis run, seconds")
@@ -34,6 +39,14 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+const redisBenchmark = "redis-benchmark"
+
+// The pipelined case's records are as small as redis-benchmark's values,
+// in a database of their own.
+const pipelinedDB = "1"
+
+var pipelinedProps = []string{"-p", "fieldcount=1", "-p", "fieldlength=3", "-p", "redis.db=" + pipelinedDB}
 
 func run(servbench, ycsb, java string, passes int, which string, records, noopOps, duration int, redis string) error {
 	if _, err := os.Stat(filepath.Join(ycsb, "lib")); err != nil {
@@ -62,13 +75,37 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 		}
 		return out
 	}
+	servbenchRun := func(extra ...string) func(c peers.Case) []string {
+		return func(c peers.Case) []string {
+			args := append(append([]string{servbench, "run"}, dbArgs(c.DB, true)...), common(c)...)
+			if c.Ref == redisBenchmark {
+				args = append(args, pipelinedProps...)
+			}
+			for _, kv := range extra {
+				args = append(args, "-p", kv)
+			}
+			return args
+		}
+	}
+	isRedis := func(c peers.Case) bool { return c.DB == "redis" }
+	vsYCSB := func(c peers.Case) bool { return c.Ref == "" }
+	benchOps := int64(duration) * 1_000_000 // about duration seconds here
 	tools := []peers.Tool{
-		{Name: "servbench", Command: func(c peers.Case) []string {
-			return append(append([]string{servbench, "run"}, dbArgs(c.DB, true)...), common(c)...)
-		}},
-		{Name: "YCSB", Command: func(c peers.Case) []string {
+		{Name: "servbench", Command: servbenchRun(), For: vsYCSB},
+		{Name: "servbench GOMAXPROCS=1", Command: servbenchRun(), Env: []string{"GOMAXPROCS=1"},
+			For: func(c peers.Case) bool { return isRedis(c) && vsYCSB(c) }},
+		{Name: "servbench auto-pipelining", Command: servbenchRun("redis.pipelining=auto"), For: isRedis},
+		{Name: "servbench auto-pipelining, redis.flushdelay=200", Command: servbenchRun("redis.pipelining=auto", "redis.flushdelay=200"),
+			For: func(c peers.Case) bool { return c.Ref == redisBenchmark }},
+		{Name: "YCSB", For: vsYCSB, Command: func(c peers.Case) []string {
 			return append(append([]string{java, "-cp", filepath.Join(ycsb, "lib") + "/*", "site.ycsb.Client", "-t"}, dbArgs(c.DB, false)...), common(c)...)
 		}},
+		{Name: redisBenchmark, Native: true, Parse: peers.ParseRedisBenchmark(benchOps),
+			For: func(c peers.Case) bool { return c.Ref == redisBenchmark },
+			Command: func(peers.Case) []string {
+				return []string{"redis-benchmark", "-h", host, "-p", port, "--dbnum", pipelinedDB, "-P", "16", "-c", "50",
+					"-t", "get", "-r", strconv.Itoa(records), "-d", "3", "-n", strconv.FormatInt(benchOps, 10), "--csv"}
+			}},
 	}
 	var list []peers.Case
 	for _, w := range strings.Split(which, ",") {
@@ -87,18 +124,38 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 						Properties: []string{"operationcount=1000000000", "maxexecutiontime=" + strconv.Itoa(duration)}})
 				}
 			}
+		case "pipelined":
+			list = append(list, peers.Case{Workload: "workloadc", DB: "redis", Threads: 256, Ref: redisBenchmark,
+				Properties: []string{"operationcount=1000000000", "maxexecutiontime=" + strconv.Itoa(duration)}})
 		default:
-			return fmt.Errorf("-cases: unknown case %q (no-op, redis)", w)
+			return fmt.Errorf("-cases: unknown case %q (no-op, redis, pipelined)", w)
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	load := func(what string, args ...string) error {
+		fmt.Fprintf(os.Stderr, "loading %s into Redis at %s\n", what, redis)
+		if out, err := exec.CommandContext(ctx, args[0], args[1:]...).CombinedOutput(); err != nil {
+			return fmt.Errorf("load %s: %v: %s", what, err, out)
+		}
+		return nil
+	}
+	servbenchLoad := append(append([]string{servbench, "load"}, dbArgs("redis", true)...),
+		common(peers.Case{Workload: "workloada", Threads: 16})...)
 	if strings.Contains(which, "redis") {
-		load := append(append([]string{servbench, "load"}, dbArgs("redis", true)...),
-			common(peers.Case{Workload: "workloada", Threads: 16})...)
-		fmt.Fprintf(os.Stderr, "loading %d records into Redis at %s\n", records, redis)
-		if out, err := exec.CommandContext(ctx, load[0], load[1:]...).CombinedOutput(); err != nil {
-			return fmt.Errorf("load: %v: %s", err, out)
+		if err := load(fmt.Sprintf("%d records", records), append(slices.Clone(servbenchLoad), "-p", "batchsize=100")...); err != nil {
+			return err
+		}
+	}
+	if strings.Contains(which, "pipelined") {
+		// Database 1: records of one 3-byte field for servbench, and
+		// redis-benchmark's keys with 3-byte values.
+		if err := load(fmt.Sprintf("%d small records", records), append(append(slices.Clone(servbenchLoad), "-p", "batchsize=100"), pipelinedProps...)...); err != nil {
+			return err
+		}
+		if err := load(fmt.Sprintf("redis-benchmark's %d keys", records), "redis-benchmark", "-h", host, "-p", port, "--dbnum", pipelinedDB,
+			"-P", "16", "-t", "set", "-r", strconv.Itoa(records), "-d", "3", "-n", strconv.Itoa(10*records), "-q"); err != nil {
+			return err
 		}
 	}
 	rows, err := peers.Compare(ctx, tools, list, []string{"operationcount=1", "maxexecutiontime=0"}, passes,
