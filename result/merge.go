@@ -34,6 +34,9 @@ func Merge(docs []*Doc) (*Doc, error) {
 			return nil, fmt.Errorf("merge: result %d is %s %s %s, result 1 is %s %s %s: only runs of one experiment merge",
 				i+1, d.Command, d.Binding, d.Workload, first.Command, first.Binding, first.Workload)
 		}
+		if d.Client != first.Client {
+			return nil, fmt.Errorf("merge: result %d used client %q, result 1 %q: only runs of one experiment merge", i+1, d.Client, first.Client)
+		}
 		for j, e := range docs[:i] {
 			if e.Start.Equal(d.Start) && e.End.Equal(d.End) && e.Seed == d.Seed && e.Operations == d.Operations && e.Label == d.Label {
 				return nil, fmt.Errorf("merge: results %d and %d are the same run: give each client's result once", j+1, i+1)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -123,7 +124,19 @@ func TestMergeClientsThatRanTogether(t *testing.T) {
 		t.Errorf("one result twice: exit %d: %s", code, e)
 	}
 	copied := filepath.Join(dir, "copy.json")
-	if b, err := os.ReadFile(filepath.Join(dir, "1.json")); err != nil || os.WriteFile(copied, b, 0o644) != nil {
+	raw, err := os.ReadFile(filepath.Join(dir, "1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A client used another way (pipelined, say) is another experiment.
+	piped := filepath.Join(dir, "piped.json")
+	if err := os.WriteFile(piped, bytes.Replace(raw, []byte(`"binding":`), []byte(`"client":"rueidis, auto-pipelining","binding":`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, e := servbench(t, "merge", filepath.Join(dir, "1.json"), piped, "-o", out); code != ExitUsage || !strings.Contains(e, `used client "rueidis, auto-pipelining"`) {
+		t.Errorf("results of two clients: exit %d: %s", code, e)
+	}
+	if err := os.WriteFile(copied, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, e := servbench(t, "merge", filepath.Join(dir, "1.json"), copied, "-o", out); code != ExitUsage || !strings.Contains(e, "results 1 and 2 are the same run") {
