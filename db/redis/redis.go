@@ -350,7 +350,10 @@ func (s *Store) addAnswer(dst *db.Record, fields []string, res rueidis.RedisResu
 }
 
 // hset is HSET key with the values. The command refers to the values'
-// bytes, which the record keeps until the operation returns.
+// bytes, which the record keeps until the operation returns. (After a
+// connection error an auto-pipelined command may still be written later,
+// with whatever the thread's value buffer then holds: random bytes of the
+// same length.)
 func (s *Store) hset(key string, values *db.Record) rueidis.Completed {
 	c := s.c.B().Hset().Key(key).FieldValue()
 	for _, f := range values.Fields() {
