@@ -53,6 +53,29 @@ type BatchInserter interface {
 	BatchInsert(ctx context.Context, table string, keys []string, values []*Record) error
 }
 
+// Pipeliner is implemented by bindings that can send a thread's next
+// reads and updates together on one connection and then read their
+// answers, as redis-benchmark -P does: an explicit pipelining window.
+// Window is its size (operations per exchange; below 2, off). The run
+// phase then hands each thread's operations to Pipeline in windows; every
+// operation of a window is measured from the window's start to the end of
+// the exchange. ops[i].Key and the records are only valid during the call.
+type Pipeliner interface {
+	Window() int
+	Pipeline(ctx context.Context, table string, ops []PipelineOp)
+}
+
+// PipelineOp is one operation of a pipelining window: a read (Values nil)
+// into Result, or an update of Values. Pipeline sets Err, as Read and
+// Update would return it.
+type PipelineOp struct {
+	Key    string
+	Fields []string // read: the fields asked for, nil = all
+	Values *Record  // update: the fields to write
+	Result *Record  // read: filled with the record
+	Err    error
+}
+
 // Describer is implemented by bindings that can tell the server's own
 // product and version ("PouchDB Server 4.2.0"), recorded in results so a
 // stand-in is never presented as the real product.

@@ -103,6 +103,9 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 	if bi, ok := d.(db.BatchInserter); ok && cfg.Load && cfg.BatchSize > 1 {
 		r.batch = bi
 	}
+	if p, ok := d.(db.Pipeliner); ok && !cfg.Load && p.Window() > 1 {
+		r.window = p.Window()
+	}
 
 	// Threads start behind a barrier and the schedule's origin lies a
 	// little ahead, so no thread is late for its first operation merely
@@ -297,6 +300,7 @@ type run struct {
 	cfg     Config
 	threads int
 	batch   db.BatchInserter // load in batches of cfg.BatchSize; nil = one by one
+	window  int              // run-phase operations per pipelining window (db.Pipeliner); 0 = none
 	// deadline (measure.Now clock) when maxexecutiontime is known up front;
 	// checked directly because the context's timer may fire late on a
 	// saturated machine, and a fast-failing binding would otherwise start
@@ -398,8 +402,18 @@ func (r *run) loop(stop, ctx context.Context, t *workload.Thread, id int, ops, s
 			rec.RecordLag(r.now() - next)
 		}
 		var err error
-		n := int64(1)
+		n, slots := int64(1), int64(1)
 		switch {
+		case r.window > 1 && t.Measuring:
+			// Warmup runs one operation at a time, so that an operation
+			// count ends it exactly; a window takes as many slots of the
+			// schedule as it has operations.
+			n = int64(r.window)
+			if ops > 0 {
+				n = min(n, ops-done)
+			}
+			slots = n
+			err = t.Window(ctx, int(n))
 		case r.batch != nil:
 			n = int64(r.cfg.BatchSize)
 			if ops > 0 {
@@ -417,7 +431,7 @@ func (r *run) loop(stop, ctx context.Context, t *workload.Thread, id int, ops, s
 		if t.Measuring {
 			done += n
 		}
-		next += r.tick
+		next += r.tick * slots
 	}
 	return nil
 }

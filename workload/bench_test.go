@@ -88,3 +88,51 @@ func BenchmarkTransactionBasic(b *testing.B) {
 		})
 	}
 }
+
+// nopPipeliner answers every window at once, without a word; queries go to
+// the store it wraps.
+type nopPipeliner struct {
+	db.DB
+	db.Querier
+}
+
+func (nopPipeliner) Window() int                                       { return 16 }
+func (nopPipeliner) Pipeline(context.Context, string, []db.PipelineOp) {}
+
+func windowThread(t testing.TB, builtin string, kv ...string) *Thread {
+	th := basicThread(t, builtin, kv...)
+	th.Bind(nopPipeliner{th.db, th.querier}, th.rec)
+	th.Intended = 0
+	return th
+}
+
+// TestWindowDoesNotAllocate: a window of 16 operations, drawn, handed to
+// the binding and measured, allocates nothing in steady state.
+func TestWindowDoesNotAllocate(t *testing.T) {
+	for _, w := range []string{"a", "b", "c", "f", "pagination"} {
+		th := windowThread(t, w, "operationcount", "1000000")
+		ctx := context.Background()
+		for i := 0; i < 200; i++ {
+			th.Window(ctx, 16)
+		}
+		if n := testing.AllocsPerRun(500, func() { th.Window(ctx, 16) }); n != 0 {
+			t.Errorf("workload %s: %v allocations per window", w, n)
+		}
+	}
+}
+
+// BenchmarkWindowBasic is the harness's cost per operation in windows of
+// 16 (compare BenchmarkTransactionBasic).
+func BenchmarkWindowBasic(b *testing.B) {
+	for _, w := range []string{"a", "c"} {
+		b.Run(w, func(b *testing.B) {
+			th := windowThread(b, w, "operationcount", "10000000", "recordcount", "1000000")
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				th.Window(ctx, 16)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(16*b.N), "ns/operation")
+		})
+	}
+}

@@ -35,9 +35,10 @@ type Thread struct {
 	valueChooser generator.Generator
 	query        db.Query
 
-	db      db.DB
-	querier db.Querier
-	rec     *measure.Recorder
+	db        db.DB
+	querier   db.Querier
+	pipeliner db.Pipeliner
+	rec       *measure.Recorder
 
 	// Intended is the intended start (measure.Now clock) of the current
 	// operation, or -1 when no target rate is set. The runner sets it.
@@ -58,6 +59,8 @@ type Thread struct {
 	rows      db.RecordSet
 	verifyBuf []byte
 	readBack  db.Record
+	window    []windowSlot // an explicit pipelining window's operations
+	pipeOps   []db.PipelineOp
 
 	// Every operation writes the fields above; threads run on different
 	// cores, so the next allocation must not share their cache lines.
@@ -68,6 +71,7 @@ type Thread struct {
 func (t *Thread) Bind(d db.DB, rec *measure.Recorder) {
 	t.db, t.rec, t.Intended = d, rec, -1
 	t.querier, _ = d.(db.Querier)
+	t.pipeliner, _ = d.(db.Pipeliner)
 }
 
 // Recorder returns the thread's recorder.
@@ -88,7 +92,11 @@ func (t *Thread) key(keynum int64) string {
 // because the run was stopped (CANCELED) is not recorded: its transaction
 // is counted as abandoned, never as failed.
 func (t *Thread) measure(ctx context.Context, op measure.Op, err error, st int64) db.Status {
-	en := measure.Now()
+	return t.measureAt(ctx, op, err, st, measure.Now())
+}
+
+// measureAt is measure for a call that ended at en.
+func (t *Thread) measureAt(ctx context.Context, op measure.Op, err error, st, en int64) db.Status {
 	s := db.OK
 	if err != nil {
 		if s = db.Classify(err, runEnded(ctx)); s == db.Canceled {
@@ -166,26 +174,26 @@ func (t *Thread) Cleanup(own bool) error {
 	return err
 }
 
-// buildValues fills t.values with every field of record keynum (load,
-// insert, writeallfields updates): YCSB's fields, or the record's customer
+// buildValues fills dst with every field of record keynum (load, insert,
+// writeallfields updates): YCSB's fields, or the record's customer
 // document.
-func (t *Thread) buildValues(key string, keynum int64) *db.Record {
+func (t *Thread) buildValues(dst *db.Record, key string, keynum int64) *db.Record {
 	if t.cust != nil {
-		t.cust.Document(&t.values, keynum)
-		return &t.values
+		t.cust.Document(dst, keynum)
+		return dst
 	}
-	t.values.Reset()
+	dst.Reset()
 	for _, name := range t.w.fieldNames {
-		t.fillField(t.values.Slot(), key, name)
+		t.fillField(dst.Slot(), key, name)
 	}
-	return &t.values
+	return dst
 }
 
-// buildSingleValue fills t.values with one random field.
-func (t *Thread) buildSingleValue(key string) *db.Record {
-	t.values.Reset()
-	t.fillField(t.values.Slot(), key, t.w.fieldNames[t.fieldChooser.Next(t.rnd)])
-	return &t.values
+// buildSingleValue fills dst with one random field.
+func (t *Thread) buildSingleValue(dst *db.Record, key string) *db.Record {
+	dst.Reset()
+	t.fillField(dst.Slot(), key, t.w.fieldNames[t.fieldChooser.Next(t.rnd)])
+	return dst
 }
 
 func (t *Thread) fillField(f *db.Field, key, name string) {
@@ -198,22 +206,22 @@ func (t *Thread) fillField(f *db.Field, key, name string) {
 	}
 }
 
-// updateValues fills t.values for an update of record keynum: every field
+// updateValues fills dst for an update of record keynum: every field
 // (writeallfields) or one. A customer document gets new values of its
 // updatable fields (not doc_id nor address).
-func (t *Thread) updateValues(key string, keynum int64) *db.Record {
+func (t *Thread) updateValues(dst *db.Record, key string, keynum int64) *db.Record {
 	if t.cust != nil {
 		fields := t.w.updAll
 		if !t.w.Cfg.WriteAllFields {
 			fields = t.w.updSingles[t.updChooser.Next(t.rnd)]
 		}
-		t.cust.Update(&t.values, fields, t.rnd.Uint64())
-		return &t.values
+		t.cust.Update(dst, fields, t.rnd.Uint64())
+		return dst
 	}
 	if t.w.Cfg.WriteAllFields {
-		return t.buildValues(key, keynum)
+		return t.buildValues(dst, key, keynum)
 	}
-	return t.buildSingleValue(key)
+	return t.buildSingleValue(dst, key)
 }
 
 // Insert performs one load-phase insert of the next key of the shared key
@@ -225,7 +233,7 @@ func (t *Thread) Insert(ctx context.Context) error {
 	cfg := t.w.Cfg
 	keynum := t.w.keySeq.Next(nil)
 	key := t.key(keynum)
-	values := t.buildValues(key, keynum)
+	values := t.buildValues(&t.values, key, keynum)
 	for attempt := int64(0); ; attempt++ {
 		st := measure.Now()
 		err := t.db.Insert(ctx, cfg.Table, key, values)
@@ -278,17 +286,8 @@ func (t *Thread) InsertBatch(ctx context.Context, bi db.BatchInserter, n int) er
 		keynum := t.w.keySeq.Next(nil)
 		t.batchKeys[i] = AppendKey(t.batchKeys[i][:0], keynum, cfg.ZeroPadding, cfg.OrderedInserts)
 		key := unsafe.String(unsafe.SliceData(t.batchKeys[i]), len(t.batchKeys[i]))
-		v := &t.batchVals[i]
-		if t.cust != nil {
-			t.cust.Document(v, keynum)
-		} else {
-			v.Reset()
-			for _, name := range t.w.fieldNames {
-				t.fillField(v.Slot(), key, name)
-			}
-		}
 		t.keyStrs = append(t.keyStrs, key)
-		t.valPtrs = append(t.valPtrs, v)
+		t.valPtrs = append(t.valPtrs, t.buildValues(&t.batchVals[i], key, keynum))
 	}
 	for attempt := int64(0); ; attempt++ {
 		st := measure.Now()
@@ -351,9 +350,12 @@ func (t *Thread) readFields(forRead bool) []string {
 // Transaction performs one run-phase operation drawn from the mix. It
 // returns an error only when the run cannot go on.
 func (t *Thread) Transaction(ctx context.Context) error {
+	return t.transaction(ctx, measure.Op(t.w.ops.Next(t.rnd)))
+}
+
+func (t *Thread) transaction(ctx context.Context, op measure.Op) error {
 	var s db.Status
 	var err error
-	op := measure.Op(t.w.ops.Next(t.rnd))
 	// A transaction of one operation is counted when that operation is
 	// recorded; READ-MODIFY-WRITE (three measurements, the outcome of the
 	// first failure), a cancelled operation and warmup are counted here.
@@ -399,7 +401,7 @@ func (t *Thread) doRead(ctx context.Context) db.Status {
 
 func (t *Thread) doUpdate(ctx context.Context) db.Status {
 	key, keynum := t.nextKey()
-	values := t.updateValues(key, keynum)
+	values := t.updateValues(&t.values, key, keynum)
 	st := measure.Now()
 	err := t.db.Update(ctx, t.w.Cfg.Table, key, values)
 	return t.measure(ctx, measure.Update, err, st)
@@ -409,7 +411,7 @@ func (t *Thread) doInsert(ctx context.Context) (db.Status, error) {
 	logical := t.w.txInsert.Next(nil)
 	keynum := t.w.keynum(logical)
 	key := t.key(keynum)
-	values := t.buildValues(key, keynum)
+	values := t.buildValues(&t.values, key, keynum)
 	st := measure.Now()
 	err := t.db.Insert(ctx, t.w.Cfg.Table, key, values)
 	s := t.measure(ctx, measure.Insert, err, st)
@@ -446,7 +448,7 @@ func (t *Thread) doReadModifyWrite(ctx context.Context) db.Status {
 	if !cfg.ReadAllFields {
 		fields = t.w.singleFields[t.fieldChooser.Next(t.rnd)]
 	}
-	values := t.updateValues(key, keynum)
+	values := t.updateValues(&t.values, key, keynum)
 	t.result.Reset()
 	st := measure.Now()
 	err := t.db.Read(ctx, cfg.Table, key, fields, &t.result)
@@ -600,4 +602,82 @@ func (t *Thread) checkMatch(r *db.Record) db.Status {
 		return db.UnexpectedState
 	}
 	return db.OK
+}
+
+// windowSlot holds one operation of a pipelining window.
+type windowSlot struct {
+	key            []byte
+	keynum         int64
+	values, result db.Record
+}
+
+// Window performs n run-phase transactions drawn from the mix, handing the
+// reads and updates among them to the binding's Pipeliner together (an
+// explicit pipelining window): each is measured from the exchange's start
+// to its end, as redis-benchmark -P measures its requests, and from the
+// window's intended start with a target rate. Any other operation
+// (insert, scan, read-modify-write, delete, query) first sends the
+// operations drawn before it, then runs alone. It returns an error only
+// when the run cannot go on.
+func (t *Thread) Window(ctx context.Context, n int) error {
+	if len(t.window) < n {
+		t.window = make([]windowSlot, n)
+		t.pipeOps = make([]db.PipelineOp, n)
+	}
+	cfg := t.w.Cfg
+	k := 0
+	for i := 0; i < n; i++ {
+		op := measure.Op(t.w.ops.Next(t.rnd))
+		if op != measure.Read && op != measure.Update {
+			t.send(ctx, k)
+			k = 0
+			if err := t.transaction(ctx, op); err != nil {
+				return err
+			}
+			continue
+		}
+		w := &t.window[k]
+		w.keynum = t.w.keynum(t.nextLogical())
+		w.key = AppendKey(w.key[:0], w.keynum, cfg.ZeroPadding, cfg.OrderedInserts)
+		key := unsafe.String(unsafe.SliceData(w.key), len(w.key))
+		po := &t.pipeOps[k]
+		*po = db.PipelineOp{Key: key}
+		if op == measure.Read {
+			po.Fields = t.readFields(true)
+			w.result.Reset()
+			po.Result = &w.result
+		} else {
+			po.Values = t.updateValues(&w.values, key, w.keynum)
+		}
+		k++
+	}
+	t.send(ctx, k)
+	return t.fatal
+}
+
+// send hands the window's first k operations to the binding and records
+// each with the exchange's times.
+func (t *Thread) send(ctx context.Context, k int) {
+	if k == 0 {
+		return
+	}
+	ops := t.pipeOps[:k]
+	st := measure.Now()
+	t.pipeliner.Pipeline(ctx, t.w.Cfg.Table, ops)
+	en := measure.Now()
+	for i := range ops {
+		op := measure.Update
+		if ops[i].Values == nil {
+			op = measure.Read
+		}
+		t.txn = true
+		s := t.measureAt(ctx, op, ops[i].Err, st, en)
+		if t.txn { // not recorded (cancelled, or warmup): count it here
+			t.countTxn(s)
+		}
+		t.txn = false
+		if op == measure.Read && t.w.Cfg.DataIntegrity && s != db.Canceled {
+			t.verify(ops[i].Key, t.window[i].keynum, ops[i].Result)
+		}
+	}
 }

@@ -21,6 +21,11 @@ func addJSON(dst *db.Record, doc []byte, fields []string) error {
 // updateJSON sets the fields with one JSON.MSET, each at $.name. A missing
 // key is NOT_FOUND (RedisJSON creates new documents only at the root).
 func (s *Store) updateJSON(ctx context.Context, key string, values *db.Record) error {
+	return jsonUpdateError(key, s.c.Do(ctx, s.jsonMset(key, values)).Error())
+}
+
+// jsonMset is JSON.MSET of each field at $.name.
+func (s *Store) jsonMset(key string, values *db.Record) rueidis.Completed {
 	c := s.c.B().Arbitrary("JSON.MSET")
 	var buf []byte
 	for _, f := range values.Fields() {
@@ -28,12 +33,16 @@ func (s *Store) updateJSON(ctx context.Context, key string, values *db.Record) e
 		buf = db.AppendJSONValue(buf, values, f.Value)
 		c = c.Keys(key).Args("$."+f.Name, rueidis.BinaryString(buf[start:]))
 	}
-	err := s.c.Do(ctx, c.Build()).Error()
-	if err != nil && strings.Contains(err.Error(), "new objects must be created at the root") {
+	return c.Build()
+}
+
+// jsonUpdateError maps a JSON.MSET failure to an outcome.
+func jsonUpdateError(key string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case strings.Contains(err.Error(), "new objects must be created at the root"):
 		return fmt.Errorf("redis: update %s: %w", key, db.ErrNotFound)
 	}
-	if err != nil {
-		return wrap("update", key, err)
-	}
-	return nil
+	return wrap("update", key, err)
 }

@@ -75,10 +75,20 @@ func TestPipelining(t *testing.T) {
 			t.Errorf("redis.pipelining=%q: DisableAutoPipelining %v, pool %d", c.mode, o.DisableAutoPipelining, o.BlockingPoolSize)
 		}
 	}
-	if _, err := options(t, "redis.pipelining", "window"); err == nil {
-		t.Error("redis.pipelining=window accepted")
+	for _, bad := range []string{"window", "1", "0", "-4", "10001", "16x"} {
+		if _, err := options(t, "redis.pipelining", bad); err == nil || !strings.Contains(err.Error(), "redis.pipelining") {
+			t.Errorf("redis.pipelining=%s: %v", bad, err)
+		}
 	}
-	cfg, err := options(t, "redis.pipelining", "auto", "redis.flushdelay", "200")
+	// A window of 16: each thread's own connection, no auto-pipelining.
+	cfg, err := options(t, "redis.pipelining", "16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := clientOptions(cfg); cfg.window != 16 || !o.DisableAutoPipelining {
+		t.Errorf("redis.pipelining=16: window %d, auto-pipelining %v", cfg.window, !o.DisableAutoPipelining)
+	}
+	cfg, err = options(t, "redis.pipelining", "auto", "redis.flushdelay", "200")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,6 +76,31 @@ func TestAutoPipelining(t *testing.T) {
 	dbtest.Workloads(t, "redis", 10000, 2000, 2000, "redis.url", "redis://"+addrs, "redis.cluster", "true", "redis.pipelining", "auto")
 }
 
+// With redis.pipelining=16 each thread sends its reads and updates in
+// windows of 16: every workload's operations are answered and verified, on
+// one server, on a cluster (each node gets its part), with JSON documents,
+// and the pagination workload's updates still move keys between value sets.
+func TestWindow(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
+	flush(t, url, false)
+	d := dbtest.Open(t, "redis", "redis.url", url, "redis.pipelining", "16")
+	if c := d.(db.ClientNamer).Client(); !strings.HasSuffix(c, ", windows of 16") {
+		t.Errorf("client %q", c)
+	}
+	if n := d.(db.Pipeliner).Window(); n != 16 {
+		t.Errorf("window %d", n)
+	}
+	dbtest.Workloads(t, "redis", 10000, 4000, 2000, "redis.url", url, "redis.pipelining", "16")
+	flush(t, url, false)
+	dbtest.Pagination(t, d, "redis", 3000, 2000, "redis.url", url, "redis.pipelining", "16")
+	addrs := dbtest.ServerURL(t, "SERVBENCH_REDIS_CLUSTER_URL")
+	flush(t, "redis://"+addrs, true)
+	dbtest.Workloads(t, "redis", 10000, 4000, 2000, "redis.url", "redis://"+addrs, "redis.cluster", "true", "redis.pipelining", "16")
+	stack := dbtest.ServerURL(t, "SERVBENCH_REDIS_STACK_URL")
+	flush(t, stack, false)
+	dbtest.WorkloadsOf(t, []string{"a", "c", "f"}, "redis", 5000, 2000, 500, "redis.url", stack, "redis.model", "json", "redis.pipelining", "16")
+}
+
 func TestYCSBScoreScan(t *testing.T) {
 	url := dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
 	flush(t, url, false)

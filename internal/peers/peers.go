@@ -113,6 +113,8 @@ type Case struct {
 	Properties []string
 	// Ref names the tool the others are compared with; "" is YCSB.
 	Ref string
+	// Note tells cases of one workload, database and threads apart.
+	Note string
 }
 
 func (c Case) ref() string {
@@ -123,7 +125,11 @@ func (c Case) ref() string {
 }
 
 func (c Case) String() string {
-	return fmt.Sprintf("%s, %s, %d", strings.TrimPrefix(c.Workload, "workload"), c.DB, c.Threads)
+	s := fmt.Sprintf("%s, %s, %d", strings.TrimPrefix(c.Workload, "workload"), c.DB, c.Threads)
+	if c.Note != "" {
+		s += ", " + c.Note
+	}
+	return s
 }
 
 // Run runs tool on c and reads its report.

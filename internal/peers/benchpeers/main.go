@@ -1,9 +1,9 @@
 // Command benchpeers runs servbench and YCSB side by side (see package
 // peers); scripts/bench-peers builds servbench and calls it. Against Redis
 // servbench runs as it comes, with one core (GOMAXPROCS=1: the server
-// shares the machine's two), and auto-pipelined; the pipelined case
-// compares auto-pipelining, without and with a flush delay, with
-// redis-benchmark -P 16.
+// shares the machine's two), and auto-pipelined; the pipelined cases
+// compare auto-pipelining, without and with a flush delay, and windows of
+// 16 with redis-benchmark -P 16.
 package main
 
 import (
@@ -40,7 +40,10 @@ func main() {
 	}
 }
 
-const redisBenchmark = "redis-benchmark"
+const (
+	redisBenchmark = "redis-benchmark"
+	autoNote       = "auto-pipelining"
+)
 
 // The pipelined case's records are as small as redis-benchmark's values,
 // in a database of their own.
@@ -89,19 +92,21 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 	}
 	isRedis := func(c peers.Case) bool { return c.DB == "redis" }
 	vsYCSB := func(c peers.Case) bool { return c.Ref == "" }
+	vsBench := func(c peers.Case) bool { return c.Ref == redisBenchmark }
 	benchOps := int64(duration) * 1_000_000 // about duration seconds here
 	tools := []peers.Tool{
-		{Name: "servbench", Command: servbenchRun(), For: vsYCSB},
+		{Name: "servbench", Command: servbenchRun()},
 		{Name: "servbench GOMAXPROCS=1", Command: servbenchRun(), Env: []string{"GOMAXPROCS=1"},
 			For: func(c peers.Case) bool { return isRedis(c) && vsYCSB(c) }},
-		{Name: "servbench auto-pipelining", Command: servbenchRun("redis.pipelining=auto"), For: isRedis},
-		{Name: "servbench auto-pipelining, redis.flushdelay=200", Command: servbenchRun("redis.pipelining=auto", "redis.flushdelay=200"),
-			For: func(c peers.Case) bool { return c.Ref == redisBenchmark }},
+		{Name: "servbench auto-pipelining", Command: servbenchRun("redis.pipelining=auto"),
+			For: func(c peers.Case) bool { return isRedis(c) && vsYCSB(c) }},
+		{Name: "servbench redis.flushdelay=200", Command: servbenchRun("redis.flushdelay=200"),
+			For: func(c peers.Case) bool { return vsBench(c) && c.Note == autoNote }},
 		{Name: "YCSB", For: vsYCSB, Command: func(c peers.Case) []string {
 			return append(append([]string{java, "-cp", filepath.Join(ycsb, "lib") + "/*", "site.ycsb.Client", "-t"}, dbArgs(c.DB, false)...), common(c)...)
 		}},
 		{Name: redisBenchmark, Native: true, Parse: peers.ParseRedisBenchmark(benchOps),
-			For: func(c peers.Case) bool { return c.Ref == redisBenchmark },
+			For: vsBench,
 			Command: func(peers.Case) []string {
 				return []string{"redis-benchmark", "-h", host, "-p", port, "--dbnum", pipelinedDB, "-P", "16", "-c", "50",
 					"-t", "get", "-r", strconv.Itoa(records), "-d", "3", "-n", strconv.FormatInt(benchOps, 10), "--csv"}
@@ -125,8 +130,16 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 				}
 			}
 		case "pipelined":
-			list = append(list, peers.Case{Workload: "workloadc", DB: "redis", Threads: 256, Ref: redisBenchmark,
-				Properties: []string{"operationcount=1000000000", "maxexecutiontime=" + strconv.Itoa(duration)}})
+			// Auto-pipelining with as many threads as it needs to fill
+			// its writes; windows of 16 on as many connections as
+			// redis-benchmark's.
+			for _, c := range []struct {
+				threads          int
+				pipelining, note string
+			}{{256, "auto", autoNote}, {50, "16", "windows of 16"}} {
+				list = append(list, peers.Case{Workload: "workloadc", DB: "redis", Threads: c.threads, Ref: redisBenchmark, Note: c.note,
+					Properties: []string{"operationcount=1000000000", "maxexecutiontime=" + strconv.Itoa(duration), "redis.pipelining=" + c.pipelining}})
+			}
 		default:
 			return fmt.Errorf("-cases: unknown case %q (no-op, redis, pipelined)", w)
 		}
