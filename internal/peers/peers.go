@@ -95,8 +95,8 @@ type Tool struct {
 	Env []string
 	// For says which cases the tool runs; nil: all.
 	For func(c Case) bool
-	// Parse reads the tool's report; nil: YCSB's text format.
-	Parse func(r io.Reader) (Report, error)
+	// Parse reads the tool's report of a case; nil: YCSB's text format.
+	Parse func(c Case, r io.Reader) (Report, error)
 	// Native tools start in no measurable time: no one-operation run is
 	// made to measure their start-up.
 	Native bool
@@ -144,11 +144,13 @@ func Run(ctx context.Context, tool Tool, c Case) (Report, error) {
 	if err := cmd.Run(); err != nil {
 		return Report{}, fmt.Errorf("%s %s: %v: %s", tool.Name, c, err, lastLine(errs.String()))
 	}
-	parse := tool.Parse
-	if parse == nil {
-		parse = Parse
+	var rep Report
+	var err error
+	if tool.Parse != nil {
+		rep, err = tool.Parse(c, &out)
+	} else {
+		rep, err = Parse(&out)
 	}
-	rep, err := parse(&out)
 	if err != nil {
 		return rep, fmt.Errorf("%s %s: %v", tool.Name, c, err)
 	}
@@ -275,44 +277,43 @@ func Markdown(w io.Writer, tools []Tool, rows []Row) {
 
 // ParseRedisBenchmark reads redis-benchmark's --csv report of one test run
 // n times: its requests per second, and its p99 under the name of the
-// workload operation it stands for (GET is READ, SET is UPDATE).
-func ParseRedisBenchmark(n int64) func(r io.Reader) (Report, error) {
-	return func(r io.Reader) (Report, error) {
-		rep := Report{P99: map[string]float64{}, Operations: n}
-		rows, err := csv.NewReader(r).ReadAll()
-		if err != nil {
-			return rep, fmt.Errorf("redis-benchmark: %v", err)
-		}
-		col := map[string]int{}
-		for _, row := range rows {
-			if len(row) > 0 && row[0] == "test" {
-				for i, name := range row {
-					col[name] = i
-				}
-				continue
-			}
-			rps, p99 := col["rps"], col["p99_latency_ms"]
-			if len(col) == 0 || len(row) <= max(rps, p99) {
-				continue
-			}
-			v, err1 := strconv.ParseFloat(row[rps], 64)
-			ms, err2 := strconv.ParseFloat(row[p99], 64)
-			if err1 != nil || err2 != nil {
-				return rep, fmt.Errorf("redis-benchmark: test %s: rps %q, p99 %q", row[0], row[rps], row[p99])
-			}
-			rep.Throughput = v
-			switch row[0] {
-			case "GET":
-				rep.P99["READ"] = ms * 1000
-			case "SET":
-				rep.P99["UPDATE"] = ms * 1000
-			}
-		}
-		if rep.Throughput == 0 {
-			return rep, fmt.Errorf("redis-benchmark: no test in its report")
-		}
-		return rep, nil
+// workload operation it stands for (GET and HGETALL are READ, SET and HSET
+// UPDATE).
+func ParseRedisBenchmark(r io.Reader, n int64) (Report, error) {
+	rep := Report{P99: map[string]float64{}, Operations: n}
+	rows, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return rep, fmt.Errorf("redis-benchmark: %v", err)
 	}
+	col := map[string]int{}
+	for _, row := range rows {
+		if len(row) > 0 && row[0] == "test" {
+			for i, name := range row {
+				col[name] = i
+			}
+			continue
+		}
+		rps, p99 := col["rps"], col["p99_latency_ms"]
+		if len(col) == 0 || len(row) <= max(rps, p99) {
+			continue
+		}
+		v, err1 := strconv.ParseFloat(row[rps], 64)
+		ms, err2 := strconv.ParseFloat(row[p99], 64)
+		if err1 != nil || err2 != nil {
+			return rep, fmt.Errorf("redis-benchmark: test %s: rps %q, p99 %q", row[0], row[rps], row[p99])
+		}
+		rep.Throughput = v
+		switch cmd, _, _ := strings.Cut(row[0], " "); cmd {
+		case "GET", "HGETALL":
+			rep.P99["READ"] = ms * 1000
+		case "SET", "HSET":
+			rep.P99["UPDATE"] = ms * 1000
+		}
+	}
+	if rep.Throughput == 0 {
+		return rep, fmt.Errorf("redis-benchmark: no test in its report")
+	}
+	return rep, nil
 }
 
 func ratio(a, b float64) float64 {

@@ -97,15 +97,20 @@ func TestParseRedisBenchmark(t *testing.T) {
 	out := `"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
 "GET","1680672.25","0.410","0.136","0.399","0.591","0.895","1.447"
 `
-	r, err := ParseRedisBenchmark(2_000_000)(strings.NewReader(out))
+	r, err := ParseRedisBenchmark(strings.NewReader(out), 2_000_000)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Throughput != 1680672.25 || r.Operations != 2_000_000 || r.P99["READ"] != 895 {
 		t.Errorf("report %+v", r)
 	}
+	// A command of its own is named in full.
+	hgetall := strings.Replace(out, `"GET"`, `"HGETALL key:__rand_int__"`, 1)
+	if r, err := ParseRedisBenchmark(strings.NewReader(hgetall), 1); err != nil || r.P99["READ"] != 895 {
+		t.Errorf("HGETALL: %+v, %v", r, err)
+	}
 	for _, bad := range []string{"", "ERROR: connection refused\n", out[:strings.Index(out, "\n")+1] + `"GET","fast","0.4","0","0","0","0.9","1"` + "\n"} {
-		if _, err := ParseRedisBenchmark(1)(strings.NewReader(bad)); err == nil {
+		if _, err := ParseRedisBenchmark(strings.NewReader(bad), 1); err == nil {
 			t.Errorf("report %q accepted", bad)
 		}
 	}

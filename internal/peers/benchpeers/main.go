@@ -10,6 +10,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -27,7 +28,7 @@ func main() {
 		ycsb      = flag.String("ycsb", "../shared/tools/ycsb", "YCSB's folder: lib/ (its classpath) and workloads/")
 		java      = flag.String("java", "java", "the java binary")
 		passes    = flag.Int("passes", 3, "runs of each tool per case (medians are reported)")
-		cases     = flag.String("cases", "no-op,redis,pipelined", "which cases: no-op (workloads A and C on 1 and 4 threads), redis (16 and 64 threads), pipelined (C, 1 field of 3 bytes, 256 threads, against redis-benchmark -P 16 GET)")
+		cases     = flag.String("cases", "no-op,redis,bound,pipelined", "which cases: no-op (workloads A and C on 1 and 4 threads), redis (16 and 64 threads), bound (C against redis-benchmark's HGETALL, one request at a time, 16 and 64 connections), pipelined (C, 1 field of 3 bytes, against redis-benchmark -P 16 GET)")
 		records   = flag.Int("records", 100000, "recordcount")
 		noopOps   = flag.Int("noop-ops", 10000000, "operationcount of a no-op run")
 		duration  = flag.Int("duration", 20, "maxexecutiontime of a Redis run, seconds")
@@ -43,6 +44,8 @@ func main() {
 const (
 	redisBenchmark = "redis-benchmark"
 	autoNote       = "auto-pipelining"
+	boundNote      = "one request at a time"
+	boundDB        = "2" // redis-benchmark's hashes
 )
 
 // The pipelined case's records are as small as redis-benchmark's values,
@@ -81,7 +84,7 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 	servbenchRun := func(extra ...string) func(c peers.Case) []string {
 		return func(c peers.Case) []string {
 			args := append(append([]string{servbench, "run"}, dbArgs(c.DB, true)...), common(c)...)
-			if c.Ref == redisBenchmark {
+			if c.Ref == redisBenchmark && c.Note != boundNote {
 				args = append(args, pipelinedProps...)
 			}
 			for _, kv := range extra {
@@ -93,11 +96,18 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 	isRedis := func(c peers.Case) bool { return c.DB == "redis" }
 	vsYCSB := func(c peers.Case) bool { return c.Ref == "" }
 	vsBench := func(c peers.Case) bool { return c.Ref == redisBenchmark }
-	benchOps := int64(duration) * 1_000_000 // about duration seconds here
+	// redis-benchmark runs a number of requests: about duration seconds'
+	// worth here.
+	benchN := func(c peers.Case) int64 {
+		if c.Note == boundNote {
+			return int64(duration) * 100_000
+		}
+		return int64(duration) * 1_000_000
+	}
 	tools := []peers.Tool{
 		{Name: "servbench", Command: servbenchRun()},
 		{Name: "servbench GOMAXPROCS=1", Command: servbenchRun(), Env: []string{"GOMAXPROCS=1"},
-			For: func(c peers.Case) bool { return isRedis(c) && vsYCSB(c) }},
+			For: func(c peers.Case) bool { return isRedis(c) && (vsYCSB(c) || c.Note == boundNote) }},
 		{Name: "servbench auto-pipelining", Command: servbenchRun("redis.pipelining=auto"),
 			For: func(c peers.Case) bool { return isRedis(c) && vsYCSB(c) }},
 		{Name: "servbench redis.flushdelay=200", Command: servbenchRun("redis.flushdelay=200"),
@@ -105,11 +115,18 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 		{Name: "YCSB", For: vsYCSB, Command: func(c peers.Case) []string {
 			return append(append([]string{java, "-cp", filepath.Join(ycsb, "lib") + "/*", "site.ycsb.Client", "-t"}, dbArgs(c.DB, false)...), common(c)...)
 		}},
-		{Name: redisBenchmark, Native: true, Parse: peers.ParseRedisBenchmark(benchOps),
-			For: vsBench,
-			Command: func(peers.Case) []string {
+		{Name: redisBenchmark, Native: true, For: vsBench,
+			Parse: func(c peers.Case, r io.Reader) (peers.Report, error) { return peers.ParseRedisBenchmark(r, benchN(c)) },
+			Command: func(c peers.Case) []string {
+				n := strconv.FormatInt(benchN(c), 10)
+				if c.Note == boundNote {
+					// HGETALL of hashes like YCSB's records (its own keys,
+					// in database 2), one request at a time per connection.
+					return []string{"redis-benchmark", "-h", host, "-p", port, "--dbnum", boundDB, "-c", strconv.Itoa(c.Threads),
+						"-r", strconv.Itoa(records), "-n", n, "--csv", "HGETALL", "key:__rand_int__"}
+				}
 				return []string{"redis-benchmark", "-h", host, "-p", port, "--dbnum", pipelinedDB, "-P", "16", "-c", "50",
-					"-t", "get", "-r", strconv.Itoa(records), "-d", "3", "-n", strconv.FormatInt(benchOps, 10), "--csv"}
+					"-t", "get", "-r", strconv.Itoa(records), "-d", "3", "-n", n, "--csv"}
 			}},
 	}
 	var list []peers.Case
@@ -129,6 +146,14 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 						Properties: []string{"operationcount=1000000000", "maxexecutiontime=" + strconv.Itoa(duration)}})
 				}
 			}
+		case "bound":
+			// What the leanest client does one request at a time:
+			// redis-benchmark (C, one event loop) reading records of
+			// YCSB's size, as many connections as threads.
+			for _, th := range []int{16, 64} {
+				list = append(list, peers.Case{Workload: "workloadc", DB: "redis", Threads: th, Ref: redisBenchmark, Note: boundNote,
+					Properties: []string{"operationcount=1000000000", "maxexecutiontime=" + strconv.Itoa(duration)}})
+			}
 		case "pipelined":
 			// Auto-pipelining with as many threads as it needs to fill
 			// its writes; windows of 16 on as many connections as
@@ -141,7 +166,7 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 					Properties: []string{"operationcount=1000000000", "maxexecutiontime=" + strconv.Itoa(duration), "redis.pipelining=" + c.pipelining}})
 			}
 		default:
-			return fmt.Errorf("-cases: unknown case %q (no-op, redis, pipelined)", w)
+			return fmt.Errorf("-cases: unknown case %q (no-op, redis, bound, pipelined)", w)
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -155,8 +180,19 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 	}
 	servbenchLoad := append(append([]string{servbench, "load"}, dbArgs("redis", true)...),
 		common(peers.Case{Workload: "workloada", Threads: 16})...)
-	if strings.Contains(which, "redis") {
+	if strings.Contains(which, "redis") || strings.Contains(which, "bound") {
 		if err := load(fmt.Sprintf("%d records", records), append(slices.Clone(servbenchLoad), "-p", "batchsize=100")...); err != nil {
+			return err
+		}
+	}
+	if strings.Contains(which, "bound") {
+		hset := []string{"redis-benchmark", "-h", host, "-p", port, "--dbnum", boundDB, "-P", "16", "-r", strconv.Itoa(records),
+			"-n", strconv.Itoa(10 * records), "-q", "HSET", "key:__rand_int__"}
+		value := strings.Repeat("x", 100)
+		for i := 0; i < 10; i++ {
+			hset = append(hset, "field"+strconv.Itoa(i), value)
+		}
+		if err := load(fmt.Sprintf("redis-benchmark's %d hashes", records), hset...); err != nil {
 			return err
 		}
 	}
