@@ -83,11 +83,12 @@ type Describer interface {
 	ServerVersion(ctx context.Context) (string, error)
 }
 
-// ClientNamer is implemented by bindings that say which client library
-// speaks to the server, its version and how it is used ("rueidis v1.0.79,
-// auto-pipelining"), recorded in results beside the server's version.
-type ClientNamer interface {
-	Client() string
+// DriverNamer is implemented by bindings that name their driver: the
+// client library that speaks to the server, its version and how it is used
+// ("rueidis v1.0.79, auto-pipelining"), recorded in results beside the
+// server's version.
+type DriverNamer interface {
+	Driver() string
 }
 
 // Binding creates DB instances from properties.
@@ -134,8 +135,8 @@ func ModuleVersion(path string) string {
 	return ""
 }
 
-// ClientName is "name version" of a client library's module, or name alone
+// DriverName is "name version" of a driver's module, or name alone
 // when the version is not known.
-func ClientName(name, module string) string {
+func DriverName(name, module string) string {
 	return strings.TrimSpace(name + " " + ModuleVersion(module))
 }

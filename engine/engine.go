@@ -217,9 +217,9 @@ type Result struct {
 	Setup *Setup
 	// Server is the server's version string, when the binding tells.
 	Server string
-	// Client names the client library and how it is used, when the
+	// Driver names the client library and how it is used, when the
 	// binding tells.
-	Client string
+	Driver string
 	// QueryModel is the binding's note on how it answers the workload's
 	// queries ("native", "emulated ...").
 	QueryModel string
@@ -297,9 +297,9 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 			server = v
 		}
 	}
-	client := ""
-	if cn, ok := d.(db.ClientNamer); ok {
-		client = cn.Client()
+	driver := ""
+	if dn, ok := d.(db.DriverNamer); ok {
+		driver = dn.Driver()
 	}
 	cpu0 := cpuTime()
 	series := &output.Series{}
@@ -307,7 +307,7 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	out := &Result{Result: res, Setup: s, series: series, Server: server, Client: client, QueryModel: queryModel, Embedded: embedded, CPU: cpuTime() - cpu0}
+	out := &Result{Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: queryModel, Embedded: embedded, CPU: cpuTime() - cpu0}
 	closed = true
 	if res.StuckThreads == 0 {
 		out.CloseErr = d.Close()
@@ -398,7 +398,7 @@ func (r *Result) Doc() *result.Doc {
 	s := r.Setup
 	return output.NewDoc(r.Result, r.series.Points, output.Meta{
 		Command: s.Spec.Phase.String(), Label: s.Outputs.Label, Workload: WorkloadName(s.Props),
-		Binding: s.Spec.Binding, Server: r.Server, Client: r.Client, QueryModel: r.QueryModel, Properties: s.Props.Redacted(),
+		Binding: s.Spec.Binding, Server: r.Server, Driver: r.Driver, QueryModel: r.QueryModel, Properties: s.Props.Redacted(),
 		CPU: r.CPU,
 	}, s.Measurements)
 }

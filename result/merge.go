@@ -34,8 +34,8 @@ func Merge(docs []*Doc) (*Doc, error) {
 			return nil, fmt.Errorf("merge: result %d is %s %s %s, result 1 is %s %s %s: only runs of one experiment merge",
 				i+1, d.Command, d.Binding, d.Workload, first.Command, first.Binding, first.Workload)
 		}
-		if d.Client != first.Client {
-			return nil, fmt.Errorf("merge: result %d used client %q, result 1 %q: only runs of one experiment merge", i+1, d.Client, first.Client)
+		if d.Driver != first.Driver {
+			return nil, fmt.Errorf("merge: result %d used driver %q, result 1 %q: only runs of one experiment merge", i+1, d.Driver, first.Driver)
 		}
 		for j, e := range docs[:i] {
 			if e.Start.Equal(d.Start) && e.End.Equal(d.End) && e.Seed == d.Seed && e.Operations == d.Operations && e.Label == d.Label {
@@ -55,7 +55,7 @@ func Merge(docs []*Doc) (*Doc, error) {
 	}
 	m := &Doc{
 		Format: Format, Version: FormatVersion, Environment: first.Environment,
-		Command: first.Command, Binding: first.Binding, Server: first.Server, Client: first.Client, Workload: first.Workload,
+		Command: first.Command, Binding: first.Binding, Server: first.Server, Driver: first.Driver, Workload: first.Workload,
 		QueryModel: first.QueryModel, Properties: first.Properties, Rate: 0, Seed: first.Seed,
 		Start: from, End: to, RuntimeMs: ms(window), Stop: first.Stop, HistogramUnit: "ns",
 		Clients: len(docs),

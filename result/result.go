@@ -49,7 +49,7 @@ type Doc struct {
 	Command     string      `json:"command"` // load or run
 	Binding     string      `json:"binding"`
 	Server      string      `json:"server,omitempty"` // the server's own version string
-	Client      string      `json:"client,omitempty"` // the client library, its version and how it is used
+	Driver      string      `json:"driver,omitempty"` // the client library, its version and how it is used
 	Workload    string      `json:"workload,omitempty"`
 	Label       string      `json:"label,omitempty"`
 	// QueryModel says how the binding answers queries: the database's own

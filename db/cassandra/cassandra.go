@@ -367,7 +367,7 @@ func (st *Store) ServerVersion(ctx context.Context) (string, error) {
 // Close closes the session.
 func (st *Store) Close() error { st.s.Close(); return nil }
 
-// Client names the client library.
-func (st *Store) Client() string {
-	return db.ClientName("gocql", "github.com/apache/cassandra-gocql-driver/v2")
+// Driver names the client library.
+func (st *Store) Driver() string {
+	return db.DriverName("gocql", "github.com/apache/cassandra-gocql-driver/v2")
 }

@@ -322,5 +322,5 @@ func (s *Store) ServerVersion(ctx context.Context) (string, error) {
 // Close disconnects.
 func (s *Store) Close() error { return s.cluster.Close(nil) }
 
-// Client names the client library.
-func (s *Store) Client() string { return db.ClientName("gocb", "github.com/couchbase/gocb/v2") }
+// Driver names the client library.
+func (s *Store) Driver() string { return db.DriverName("gocb", "github.com/couchbase/gocb/v2") }

@@ -278,5 +278,5 @@ func (s *Store) Close() error {
 	return s.c.Close()
 }
 
-// Client names the client library.
-func (s *Store) Client() string { return db.ClientName("kivik", "github.com/go-kivik/kivik/v4") }
+// Driver names the client library.
+func (s *Store) Driver() string { return db.DriverName("kivik", "github.com/go-kivik/kivik/v4") }

@@ -380,7 +380,7 @@ func (s *Store) ServerVersion(context.Context) (string, error) {
 // Close has nothing to release.
 func (s *Store) Close() error { return nil }
 
-// Client names the client library.
-func (s *Store) Client() string {
-	return db.ClientName("AWS SDK for Go v2, dynamodb", "github.com/aws/aws-sdk-go-v2/service/dynamodb")
+// Driver names the client library.
+func (s *Store) Driver() string {
+	return db.DriverName("AWS SDK for Go v2, dynamodb", "github.com/aws/aws-sdk-go-v2/service/dynamodb")
 }

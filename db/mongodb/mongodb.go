@@ -409,7 +409,7 @@ func (s *Store) ServerVersion(ctx context.Context) (string, error) {
 // Close disconnects.
 func (s *Store) Close() error { return s.client.Disconnect(context.Background()) }
 
-// Client names the client library.
-func (s *Store) Client() string {
-	return db.ClientName("MongoDB Go driver", "go.mongodb.org/mongo-driver/v2")
+// Driver names the client library.
+func (s *Store) Driver() string {
+	return db.DriverName("MongoDB Go driver", "go.mongodb.org/mongo-driver/v2")
 }

@@ -107,7 +107,7 @@ func (s *Store) Ephemeral() bool { return s.temp }
 
 // ServerVersion names the engine and its module version.
 func (s *Store) ServerVersion(context.Context) (string, error) {
-	return db.ClientName("Pebble", "github.com/cockroachdb/pebble"), nil
+	return db.DriverName("Pebble", "github.com/cockroachdb/pebble"), nil
 }
 
 type buf struct{ b []byte }

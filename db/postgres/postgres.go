@@ -433,5 +433,5 @@ func (s *Store) ServerVersion(ctx context.Context) (string, error) {
 // Close closes the pool.
 func (s *Store) Close() error { s.pool.Close(); return nil }
 
-// Client names the client library.
-func (s *Store) Client() string { return db.ClientName("pgx", "github.com/jackc/pgx/v5") }
+// Driver names the client library.
+func (s *Store) Driver() string { return db.DriverName("pgx", "github.com/jackc/pgx/v5") }

@@ -515,8 +515,8 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// Client names the client library and whether requests are pipelined.
-func (s *Store) Client() string {
+// Driver names the client library and whether requests are pipelined.
+func (s *Store) Driver() string {
 	mode := "a connection per thread"
 	switch {
 	case s.pipelined:
@@ -527,7 +527,7 @@ func (s *Store) Client() string {
 	if s.delay > 0 {
 		mode += ", flush delay " + s.delay.String()
 	}
-	return db.ClientName("rueidis", "github.com/redis/rueidis") + ", " + mode
+	return db.DriverName("rueidis", "github.com/redis/rueidis") + ", " + mode
 }
 
 // Window is the explicit pipelining window (redis.pipelining=N), 0 without.

@@ -40,7 +40,7 @@ func TestStandalone(t *testing.T) {
 	if v, _ := d.(db.Describer).ServerVersion(context.Background()); !strings.HasPrefix(v, "Redis 7") {
 		t.Errorf("server version %q", v)
 	}
-	if c := d.(db.ClientNamer).Client(); !strings.HasPrefix(c, "rueidis") || !strings.HasSuffix(c, ", a connection per thread") {
+	if c := d.(db.DriverNamer).Driver(); !strings.HasPrefix(c, "rueidis") || !strings.HasSuffix(c, ", a connection per thread") {
 		t.Errorf("client %q", c)
 	}
 	flush(t, url, false)
@@ -65,7 +65,7 @@ func TestAutoPipelining(t *testing.T) {
 	url := dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
 	flush(t, url, false)
 	d := dbtest.Open(t, "redis", "redis.url", url, "redis.pipelining", "auto")
-	if c := d.(db.ClientNamer).Client(); !strings.HasPrefix(c, "rueidis") || !strings.HasSuffix(c, ", auto-pipelining") {
+	if c := d.(db.DriverNamer).Driver(); !strings.HasPrefix(c, "rueidis") || !strings.HasSuffix(c, ", auto-pipelining") {
 		t.Errorf("client %q", c)
 	}
 	dbtest.Operations(t, d, "usertable", true)
@@ -84,7 +84,7 @@ func TestWindow(t *testing.T) {
 	url := dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
 	flush(t, url, false)
 	d := dbtest.Open(t, "redis", "redis.url", url, "redis.pipelining", "16")
-	if c := d.(db.ClientNamer).Client(); !strings.HasSuffix(c, ", windows of 16") {
+	if c := d.(db.DriverNamer).Driver(); !strings.HasSuffix(c, ", windows of 16") {
 		t.Errorf("client %q", c)
 	}
 	if n := d.(db.Pipeliner).Window(); n != 16 {

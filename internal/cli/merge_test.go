@@ -128,13 +128,13 @@ func TestMergeClientsThatRanTogether(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A client used another way (pipelined, say) is another experiment.
+	// A driver used another way (pipelined, say) is another experiment.
 	piped := filepath.Join(dir, "piped.json")
-	if err := os.WriteFile(piped, bytes.Replace(raw, []byte(`"binding":`), []byte(`"client":"rueidis, auto-pipelining","binding":`), 1), 0o644); err != nil {
+	if err := os.WriteFile(piped, bytes.Replace(raw, []byte(`"binding":`), []byte(`"driver":"rueidis, auto-pipelining","binding":`), 1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, e := servbench(t, "merge", filepath.Join(dir, "1.json"), piped, "-o", out); code != ExitUsage || !strings.Contains(e, `used client "rueidis, auto-pipelining"`) {
-		t.Errorf("results of two clients: exit %d: %s", code, e)
+	if code, _, e := servbench(t, "merge", filepath.Join(dir, "1.json"), piped, "-o", out); code != ExitUsage || !strings.Contains(e, `used driver "rueidis, auto-pipelining"`) {
+		t.Errorf("results of two drivers: exit %d: %s", code, e)
 	}
 	if err := os.WriteFile(copied, raw, 0o644); err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 
 // Meta is what the caller knows about a run beyond the runner's Result.
 type Meta struct {
-	Command, Binding, Server, Client, Workload, Label, QueryModel string
+	Command, Binding, Server, Driver, Workload, Label, QueryModel string
 	Properties                                                    map[string]string
 	CPU                                                           time.Duration // the client's CPU time during the phase
 }
@@ -26,7 +26,7 @@ func NewDoc(res *runner.Result, series []result.Point, m Meta, o Options) *resul
 	all, ok := res.Total.ClientOps()
 	d := &result.Doc{
 		Format: result.Format, Version: result.FormatVersion, Environment: result.CurrentEnvironment(),
-		Command: m.Command, Binding: m.Binding, Server: m.Server, Client: m.Client, Workload: m.Workload, Label: m.Label,
+		Command: m.Command, Binding: m.Binding, Server: m.Server, Driver: m.Driver, Workload: m.Workload, Label: m.Label,
 		QueryModel: m.QueryModel, Properties: m.Properties, Threads: res.Threads, Rate: res.Config.Rate, Seed: res.Config.Seed,
 		Start: res.Start, End: res.End,
 		RuntimeMs: ms(res.Runtime), WarmupMs: ms(res.Warmup),
