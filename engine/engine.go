@@ -101,6 +101,8 @@ type Setup struct {
 	// Warnings are properties accepted but not used (another binding's,
 	// YCSB's JVM settings).
 	Warnings []string
+	// Client is the share of a spread phase this setup runs.
+	Client Client
 }
 
 // Check validates a spec and builds its workload and runner configuration.
@@ -132,6 +134,9 @@ func Check(spec Spec) (*Setup, error) {
 		return nil, bad(err)
 	}
 	if err := workload.CheckClass(p); err != nil {
+		return nil, bad(err)
+	}
+	if s.Client, err = applyClient(p, load); err != nil {
 		return nil, bad(err)
 	}
 	// Everything but the run's key generators, whose set-up (the latest
@@ -300,6 +305,9 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 	driver := ""
 	if dn, ok := d.(db.DriverNamer); ok {
 		driver = dn.Driver()
+	}
+	if !s.Client.waitForStart(ctx, s.logf) {
+		return nil, ErrInterruptedBeforeMeasuring
 	}
 	cpu0 := cpuTime()
 	series := &output.Series{}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,6 +24,9 @@ import (
 func Merge(docs []*Doc) (*Doc, error) {
 	if len(docs) < 2 {
 		return nil, errors.New("merge: give two results or more")
+	}
+	if err := complete(docs); err != nil {
+		return nil, err
 	}
 	first := docs[0]
 	from, to := first.Start, first.End
@@ -201,4 +205,41 @@ func opRank(name string) int {
 		}
 	}
 	return 100
+}
+
+// complete checks that the results of a spread phase (each with the
+// properties clients and clientindex) are all of its clients, each once:
+// a partial merge is never presented as the whole.
+func complete(docs []*Doc) error {
+	n := docs[0].Properties["clients"]
+	seen := map[string]int{}
+	spread := false
+	for i, d := range docs {
+		idx, ok := d.Properties["clientindex"]
+		spread = spread || ok
+		if d.Properties["clients"] != n || ok != spread {
+			return fmt.Errorf("merge: result %d is not a client of the same spread phase as result 1 (clients %q, clientindex %q)", i+1, d.Properties["clients"], idx)
+		}
+		if j, dup := seen[idx]; dup && ok {
+			return fmt.Errorf("merge: results %d and %d are both client %s", j+1, i+1, idx)
+		}
+		seen[idx] = i
+	}
+	if !spread {
+		return nil
+	}
+	count, err := strconv.Atoi(n)
+	if err != nil || count < 1 {
+		return fmt.Errorf("merge: result 1 has clients=%q", n)
+	}
+	var missing []string
+	for i := 0; i < count; i++ {
+		if _, ok := seen[strconv.Itoa(i)]; !ok {
+			missing = append(missing, strconv.Itoa(i))
+		}
+	}
+	if len(missing) > 0 || len(docs) != count {
+		return fmt.Errorf("merge: %d of %d clients: client %s missing", len(docs), count, strings.Join(missing, ", "))
+	}
+	return nil
 }

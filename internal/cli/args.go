@@ -99,6 +99,8 @@ func parsePhase(cmd string, args []string, stderr io.Writer) (*phaseArgs, error)
 		fs.Var(actionList{&acts, setter("label")}, name, "")
 	}
 	fs.Var(actionList{&acts, setter("db")}, "db", "")
+	fs.Var(actionList{&acts, setter("clients")}, "clients", "")
+	fs.Var(actionList{&acts, setter("clientindex")}, "client-index", "")
 	for _, name := range []string{"maxexecutiontime", "duration"} {
 		fs.Var(actionList{&acts, setter("maxexecutiontime")}, name, "")
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -23,6 +24,11 @@ import (
 // tests can run it as a child process.
 func TestMain(m *testing.M) {
 	if os.Getenv("SERVBENCH_TEST_CLI") == "1" {
+		// A client of a spread phase that a test wants to fail.
+		if c := os.Getenv("SERVBENCH_CLIENT"); c != "" && c == os.Getenv("SERVBENCH_TEST_FAIL_CLIENT") {
+			fmt.Fprintln(os.Stderr, "test: this client fails")
+			os.Exit(ExitFailure)
+		}
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

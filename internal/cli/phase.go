@@ -40,6 +40,9 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	for _, w := range setup.Warnings {
 		fmt.Fprintf(stderr, "servbench: %s\n", w)
 	}
+	if _, one := pa.props.Get("clientindex"); setup.Client.Spread() && !one {
+		return runClients(ctx, cmd, args, pa, setup, stderr)
+	}
 	mopts := &setup.Measurements
 	// Create output files before the run, so a bad path fails now and not
 	// after an hour of measuring.

@@ -1,0 +1,118 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/runner"
+	"github.com/servbench/servbench/spread"
+	"github.com/servbench/servbench/workload"
+)
+
+// Client says which of a spread phase's clients a setup runs: Index of
+// Count (0-based), from the properties clients and clientindex. A phase
+// that is not spread is client 0 of 1.
+type Client struct {
+	Index, Count int
+	// StartAt is the wall-clock time the clients start measuring together
+	// (property startat, RFC 3339); zero: at once.
+	StartAt time.Time
+}
+
+// Spread reports whether the phase is one client's share of a larger one.
+func (c Client) Spread() bool { return c.Count > 1 }
+
+func (c Client) String() string { return fmt.Sprintf("client %d of %d", c.Index, c.Count) }
+
+// applyClient reads clients and clientindex and, for client i of n > 1,
+// replaces the whole phase's threads, target, operation and warmup counts,
+// insert range and seed in p by the client's share (package spread). With
+// clients > 1 and no clientindex, p is the whole phase, left as it is: the
+// caller starts the clients.
+func applyClient(p *props.Props, load bool) (Client, error) {
+	n, err := p.Int64Min("clients", 1, 1)
+	if err != nil {
+		return Client{}, err
+	}
+	if n > 10000 {
+		return Client{}, p.Errorf("clients", "%d clients is more than 10,000", n)
+	}
+	c := Client{Count: int(n)}
+	if v, ok := p.Get("startat"); ok {
+		if c.StartAt, err = time.Parse(time.RFC3339Nano, v); err != nil {
+			return Client{}, p.Errorf("startat", "want a time as 2026-11-23T15:04:05.5Z (RFC 3339), not %q", props.Cut(v, 40))
+		}
+	}
+	_, one := p.Get("clientindex")
+	i, err := p.Int64Min("clientindex", 0, 0)
+	if err != nil {
+		return Client{}, err
+	}
+	if i >= n {
+		return Client{}, p.Errorf("clientindex", "%d: want 0 to %d for clients=%d", i, n-1, n)
+	}
+	c.Index = int(i)
+	if n == 1 {
+		return c, nil
+	}
+	w, err := workload.New(p, false)
+	if err != nil {
+		return Client{}, err
+	}
+	rc, err := runner.ParseConfig(p, load)
+	if err != nil {
+		return Client{}, err
+	}
+	part, err := spread.Split(spread.Part{Threads: rc.Threads, Rate: rc.Rate, OpCount: rc.OpCount, WarmupOps: rc.WarmupOps,
+		InsertStart: w.Cfg.InsertStart, InsertCount: w.Cfg.InsertCount, Seed: rc.Seed}, c.Index, c.Count)
+	if err != nil {
+		return Client{}, p.Errorf("clients", "%v", err)
+	}
+	if !one {
+		return c, nil // the whole phase, checked: the caller starts the clients
+	}
+	src := c.String()
+	set := func(key string, v int64) { p.Set(key, strconv.FormatInt(v, 10), src) }
+	set("threadcount", int64(part.Threads))
+	if part.Rate > 0 {
+		p.Set("target", strconv.FormatFloat(part.Rate, 'g', -1, 64), src)
+	}
+	if _, ok := p.Get("operationcount"); ok || rc.OpCount > 0 {
+		set("operationcount", part.OpCount)
+	}
+	if rc.WarmupOps > 0 {
+		set("warmupoperationcount", part.WarmupOps)
+	}
+	set("insertstart", part.InsertStart)
+	set("insertcount", part.InsertCount)
+	if part.Seed != 0 {
+		p.Set("randomseed", strconv.FormatInt(int64(part.Seed), 10), src)
+	}
+	return c, nil
+}
+
+// waitForStart sleeps until the common start, if any; false when ctx ended
+// first. A client that arrives late starts at once and says by how much.
+func (c Client) waitForStart(ctx context.Context, logf func(string, ...any)) bool {
+	if c.StartAt.IsZero() {
+		return true
+	}
+	d := time.Until(c.StartAt)
+	if d <= 0 {
+		if d < -100*time.Millisecond {
+			logf("%s started %s after the common start", c, (-d).Round(time.Millisecond))
+		}
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+)
+
+// Client 1 of 4 runs its share of the phase: 3 of 10 threads at 3/10 of
+// the target, 250 of 1,001 operations, and keys 250 to 499 to insert;
+// its properties say where each value came from.
+func TestClientShare(t *testing.T) {
+	s, err := Check(specOf(t, "clients", "4", "clientindex", "1", "threadcount", "10", "target", "100",
+		"recordcount", "1000", "operationcount", "1001", "randomseed", "7"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Client != (Client{Index: 1, Count: 4}) || !s.Client.Spread() {
+		t.Errorf("client %+v", s.Client)
+	}
+	r, w := s.Runner, s.Workload
+	if r.Threads != 3 || r.Rate != 30 || r.OpCount != 250 || w.InsertStart == 0 || w.InsertStart != 250 || w.InsertCount != 250 || r.Seed == 7 || r.Seed == 0 {
+		t.Errorf("threads %d, rate %v, ops %d, inserts %d+%d, seed %d", r.Threads, r.Rate, r.OpCount, w.InsertStart, w.InsertCount, r.Seed)
+	}
+	if src := s.Props.Source("threadcount"); src != "client 1 of 4" {
+		t.Errorf("threadcount set by %q", src)
+	}
+	// The whole phase, without an index, is left as it is.
+	s, err = Check(specOf(t, "clients", "4", "threadcount", "10"))
+	if err != nil || s.Runner.Threads != 10 || s.Client != (Client{Count: 4}) {
+		t.Errorf("whole phase: %+v, %v", s, err)
+	}
+}
+
+func TestClientRefused(t *testing.T) {
+	for _, kv := range [][]string{
+		{"clients", "4", "clientindex", "4", "threadcount", "8"},
+		{"clients", "0"},
+		{"clients", "4", "clientindex", "0", "threadcount", "2"},
+		{"clients", "4", "clientindex", "-1", "threadcount", "8"},
+		{"clients", "4", "threadcount", "2"}, // the whole phase is checked before any client starts
+		{"clients", "2", "startat", "tomorrow"},
+	} {
+		_, err := Check(specOf(t, kv...))
+		if err == nil || !strings.Contains(err.Error(), "client") {
+			t.Errorf("%v: %v", kv, err)
+		}
+	}
+}

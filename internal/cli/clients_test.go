@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/servbench/servbench/result"
+)
+
+// --clients 3 runs three processes of servbench here from a common start,
+// each its share (threads, operations, its own keys to insert, its own
+// seed), keeps each client's result beside the merged one, and merges them
+// exactly: the counts add up.
+func TestClientsHere(t *testing.T) {
+	t.Setenv("SERVBENCH_TEST_CLI", "1") // the test binary is the clients' servbench
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, _, stderr := servbench(t, "run", "basic", "-w", "a", "--clients", "3", "-threads", "4",
+		"-p", "recordcount=999", "-p", "operationcount=30001", "-o", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m, err := result.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops, threads int64
+	var starts []string
+	seeds := map[uint64]bool{}
+	for i := 0; i < 3; i++ {
+		d, err := result.ReadFile(strings.TrimSuffix(out, ".json") + fmt.Sprintf(".client-%d.json", i))
+		if err != nil {
+			t.Fatalf("client %d: %v", i, err)
+		}
+		ops += d.Operations
+		threads += int64(d.Threads)
+		starts = append(starts, d.Properties["insertstart"])
+		seeds[d.Seed] = true
+		if d.Properties["clientindex"] != fmt.Sprint(i) || d.Properties["clients"] != "3" {
+			t.Errorf("client %d's result says clientindex %q of %q", i, d.Properties["clientindex"], d.Properties["clients"])
+		}
+	}
+	if m.Clients != 3 || m.Operations != 30001 || ops != 30001 || threads != 4 {
+		t.Errorf("merged %d clients, %d operations; the clients did %d with %d threads; want 3, 30001, 30001, 4", m.Clients, m.Operations, ops, threads)
+	}
+	if !slices.Equal(starts, []string{"0", "333", "666"}) || len(seeds) != 3 {
+		t.Errorf("insert ranges start at %v, %d distinct seeds", starts, len(seeds))
+	}
+	for i := 0; i < 3; i++ {
+		if !strings.Contains(stderr, fmt.Sprintf("client %d: servbench: ran workload A", i)) {
+			t.Errorf("client %d's lines are not on stderr:\n%s", i, stderr)
+		}
+	}
+}
+
+// A client that fails fails the phase, named, and no merged result is
+// written.
+func TestClientsOneFails(t *testing.T) {
+	t.Setenv("SERVBENCH_TEST_CLI", "1")
+	t.Setenv("SERVBENCH_TEST_FAIL_CLIENT", "1")
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, _, stderr := servbench(t, "run", "basic", "-w", "c", "--clients", "2", "-threads", "2", "-p", "operationcount=1000", "-o", out)
+	if code != ExitFailure || !strings.Contains(stderr, "client 1 of 2 failed") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	if _, err := result.ReadFile(out); err == nil {
+		t.Error("a merged result was written without client 1")
+	}
+}
+
+func TestClientsRefused(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "basic", "-w", "a", "--clients", "3", "-threads", "2"}, "2 threads for 3 clients"},
+		{[]string{"run", "pebble", "-w", "a", "--clients", "2", "-threads", "2"}, "pebble is embedded"},
+		{[]string{"run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "--csv", "x.csv"}, "each client writes its own result"},
+		{[]string{"run", "basic", "-w", "a", "--clients", "2", "--client-index", "2", "-threads", "2"}, "want 0 to 1"},
+	} {
+		code, _, stderr := servbench(t, c.args...)
+		if code != ExitUsage || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d: %s", c.args, code, stderr)
+		}
+	}
+}
+
+func TestWithoutFlags(t *testing.T) {
+	args := []string{"basic", "-w", "a", "-o", "r.json", "-p", "x=-o", "--json=s.json", "--o", "t.json", "-threads", "4", "-s", "-o=u.json"}
+	want := []string{"basic", "-w", "a", "-p", "x=-o", "-threads", "4", "-s"}
+	if got := withoutFlags(args, "o", "json"); !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
