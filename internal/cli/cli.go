@@ -173,6 +173,11 @@ later ones win):
   -l, --label TEXT           label for status lines and results
   -db NAME                   binding name (same as the positional binding)
   --duration SECONDS         stop after this long (maxexecutiontime)
+  --clients N                spread the phase over N servbench processes here, each
+                             its share of threads, target, operations and keys, from
+                             one start, and merge their results (property clients)
+  --client-index I           run client I (from 0) of N only (property clientindex;
+                             give startat=TIME to all N for a common start)
   -o, --json FILE            write the full result as JSON
   --csv FILE                 write the time series as CSV
   --hlog PREFIX              write HdrHistogram interval logs, PREFIX<SECTION>.hlog
@@ -183,7 +188,8 @@ Useful properties (YCSB's names): recordcount, operationcount, fieldcount,
 fieldlength, requestdistribution, readproportion ... deleteproportion,
 dataintegrity, insertstart, insertcount, maxexecutiontime, status.interval,
 hdrhistogram.percentiles, exportfile; servbench's: warmuptime,
-warmupoperationcount, timeseries.interval, randomseed, schedule.latethreshold.
+warmupoperationcount, timeseries.interval, randomseed, schedule.latethreshold,
+clients, clientindex, startat.
 The text report goes to standard output (or exportfile); status lines and
 progress to standard error. Exit status: 0 done, 1 failed, 2 bad input,
 130 interrupted (results so far are still written).
