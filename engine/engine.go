@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"slices"
 	"strconv"
 	"time"
@@ -192,12 +193,18 @@ type Outputs struct {
 	RawFile     string        // measurement.raw.output_file (appended to, as YCSB does)
 	HdrFiles    bool          // hdrhistogram.fileoutput: HdrHistogram interval logs
 	HdrPath     string        // hdrhistogram.output.path: their path prefix
+	MetricsAddr string        // metrics.addr: serve Prometheus metrics there (host:port)
 }
 
 func readOutputs(p *props.Props) (Outputs, error) {
 	var out Outputs
 	var err error
 	out.RawFile = p.String("measurement.raw.output_file", "")
+	if out.MetricsAddr = p.String("metrics.addr", ""); out.MetricsAddr != "" {
+		if _, port, err := net.SplitHostPort(out.MetricsAddr); err != nil || port == "" {
+			return out, p.Errorf("metrics.addr", "want host:port, such as 127.0.0.1:9464")
+		}
+	}
 	if out.HdrFiles, err = p.Bool("hdrhistogram.fileoutput", false); err != nil {
 		return out, err
 	}

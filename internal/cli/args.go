@@ -101,6 +101,7 @@ func parsePhase(cmd string, args []string, stderr io.Writer) (*phaseArgs, error)
 	fs.Var(actionList{&acts, setter("db")}, "db", "")
 	fs.Var(actionList{&acts, setter("clients")}, "clients", "")
 	fs.Var(actionList{&acts, setter("clientindex")}, "client-index", "")
+	fs.Var(actionList{&acts, setter("metrics.addr")}, "metrics-addr", "")
 	for _, name := range []string{"maxexecutiontime", "duration"} {
 		fs.Var(actionList{&acts, setter("maxexecutiontime")}, name, "")
 	}

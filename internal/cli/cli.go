@@ -178,6 +178,9 @@ later ones win):
                              one start, and merge their results (property clients)
   --client-index I           run client I (from 0) of N only (property clientindex;
                              give startat=TIME to all N for a common start)
+  --metrics-addr HOST:PORT   serve the run's progress to Prometheus at /metrics
+                             (property metrics.addr; client i of a spread phase
+                             serves on PORT+i)
   -o, --json FILE            write the full result as JSON
   --csv FILE                 write the time series as CSV
   --hlog PREFIX              write HdrHistogram interval logs, PREFIX<SECTION>.hlog

@@ -59,8 +59,11 @@ func runClients(ctx context.Context, cmd string, args []string, pa *phaseArgs, s
 	var mu sync.Mutex // one line at a time on stderr
 	procs := make([]*exec.Cmd, n)
 	for i := range procs {
-		c := exec.Command(exe, append(append([]string{cmd}, common...), "--client-index", strconv.Itoa(i),
-			"-p", "startat="+start.Format(time.RFC3339Nano), "-o", outs[i])...)
+		own := []string{"--client-index", strconv.Itoa(i), "-p", "startat=" + start.Format(time.RFC3339Nano), "-o", outs[i]}
+		if addr := setup.Outputs.MetricsAddr; addr != "" {
+			own = append(own, "-p", "metrics.addr="+clientMetricsAddr(addr, i))
+		}
+		c := exec.Command(exe, append(append([]string{cmd}, common...), own...)...)
 		c.Env = append(os.Environ(), "SERVBENCH_CLIENT="+strconv.Itoa(i))
 		c.Stdout = io.Discard // each client's text report; its result is what counts
 		c.Stderr = &prefixed{w: stderr, prefix: fmt.Sprintf("client %d: ", i), mu: &mu}

@@ -69,6 +69,14 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	for _, h := range hlogs {
 		obs = append(obs, h)
 	}
+	if out.MetricsAddr != "" {
+		m, stop, err := serveMetrics(setup, out.MetricsAddr)
+		if err != nil {
+			return ExitUsage, usageError{err}
+		}
+		defer stop()
+		obs = append(obs, m)
+	}
 	stopProfile, err := startProfile(pa.cpuprof)
 	if err != nil {
 		return ExitUsage, usageError{err}
