@@ -32,17 +32,20 @@ func TestClientShare(t *testing.T) {
 }
 
 func TestClientRefused(t *testing.T) {
-	for _, kv := range [][]string{
-		{"clients", "4", "clientindex", "4", "threadcount", "8"},
-		{"clients", "0"},
-		{"clients", "4", "clientindex", "0", "threadcount", "2"},
-		{"clients", "4", "clientindex", "-1", "threadcount", "8"},
-		{"clients", "4", "threadcount", "2"}, // the whole phase is checked before any client starts
-		{"clients", "2", "startat", "tomorrow"},
+	for _, c := range []struct {
+		kv   []string
+		want string
+	}{
+		{[]string{"clients", "4", "clientindex", "4", "threadcount", "8"}, "want 0 to 3"},
+		{[]string{"clients", "0"}, "clients"},
+		{[]string{"clients", "4", "clientindex", "0", "threadcount", "2"}, "2 threads for 4 clients"},
+		{[]string{"clients", "4", "clientindex", "-1", "threadcount", "8"}, "clientindex"},
+		{[]string{"clients", "4", "threadcount", "2"}, "2 threads for 4 clients"}, // the whole phase is checked before any client starts
+		{[]string{"clients", "2", "startat", "tomorrow"}, "startat"},
 	} {
-		_, err := Check(specOf(t, kv...))
-		if err == nil || !strings.Contains(err.Error(), "client") {
-			t.Errorf("%v: %v", kv, err)
+		_, err := Check(specOf(t, c.kv...))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.kv, err, c.want)
 		}
 	}
 }
