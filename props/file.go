@@ -159,4 +159,3 @@ func ParseAssignment(arg string) (string, string, error) {
 	}
 	return k, v, nil
 }
-

@@ -174,4 +174,3 @@ func TestBadInputInMessages(t *testing.T) {
 		t.Errorf("long line: %v", err)
 	}
 }
-
