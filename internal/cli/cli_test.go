@@ -24,10 +24,13 @@ import (
 // tests can run it as a child process.
 func TestMain(m *testing.M) {
 	if os.Getenv("SERVBENCH_TEST_CLI") == "1" {
-		// A client of a spread phase that a test wants to fail.
+		// A client of a spread phase that a test wants to fail, or to die.
 		if c := os.Getenv("SERVBENCH_CLIENT"); c != "" && c == os.Getenv("SERVBENCH_TEST_FAIL_CLIENT") {
 			fmt.Fprintln(os.Stderr, "test: this client fails")
 			os.Exit(ExitFailure)
+		}
+		if c := os.Getenv("SERVBENCH_CLIENT"); c != "" && c == os.Getenv("SERVBENCH_TEST_KILL_CLIENT") {
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}

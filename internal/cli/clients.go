@@ -86,24 +86,17 @@ func runClients(ctx context.Context, cmd string, args []string, pa *phaseArgs, s
 		case <-done:
 		}
 	}()
-	codes := make([]int, n)
+	ends := make([]error, n)
 	for i, p := range procs {
-		err := p.Wait()
+		ends[i] = p.Wait()
 		p.Stderr.(*prefixed).flush()
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-		case errors.As(err, &ee):
-			codes[i] = ee.ExitCode()
-		default:
-			codes[i] = ExitFailure
-		}
 	}
 	close(done)
 	var docs []*result.Doc
-	for i, code := range codes {
-		if code != ExitOK && code != ExitInterrupted {
-			return ExitFailure, fmt.Errorf("%s: client %d of %d failed (exit status %d): no merged result", cmd, i, n, code)
+	for i, end := range ends {
+		var ee *exec.ExitError
+		if end != nil && !(errors.As(end, &ee) && ee.ExitCode() == ExitInterrupted) {
+			return ExitFailure, fmt.Errorf("%s: client %d of %d failed (%v): no merged result", cmd, i, n, end)
 		}
 		d, err := result.ReadFile(outs[i])
 		if err != nil {

@@ -55,18 +55,25 @@ func TestClientsHere(t *testing.T) {
 	}
 }
 
-// A client that fails fails the phase, named, and no merged result is
-// written.
+// A client that fails, or is killed, fails the phase, named, and no
+// merged result is written.
 func TestClientsOneFails(t *testing.T) {
 	t.Setenv("SERVBENCH_TEST_CLI", "1")
-	t.Setenv("SERVBENCH_TEST_FAIL_CLIENT", "1")
-	out := filepath.Join(t.TempDir(), "r.json")
-	code, _, stderr := servbench(t, "run", "basic", "-w", "c", "--clients", "2", "-threads", "2", "-p", "operationcount=1000", "-o", out)
-	if code != ExitFailure || !strings.Contains(stderr, "client 1 of 2 failed") {
-		t.Errorf("exit %d: %s", code, stderr)
-	}
-	if _, err := result.ReadFile(out); err == nil {
-		t.Error("a merged result was written without client 1")
+	for _, c := range []struct{ env, want string }{
+		{"SERVBENCH_TEST_FAIL_CLIENT", "client 1 of 2 failed (exit status 1)"},
+		{"SERVBENCH_TEST_KILL_CLIENT", "client 1 of 2 failed (signal: killed)"},
+	} {
+		t.Run(c.env, func(t *testing.T) {
+			t.Setenv(c.env, "1")
+			out := filepath.Join(t.TempDir(), "r.json")
+			code, _, stderr := servbench(t, "run", "basic", "-w", "c", "--clients", "2", "-threads", "2", "-p", "operationcount=1000", "-o", out)
+			if code != ExitFailure || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d: %s", code, stderr)
+			}
+			if _, err := result.ReadFile(out); err == nil {
+				t.Error("a merged result was written without client 1")
+			}
+		})
 	}
 }
 
