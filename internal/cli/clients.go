@@ -115,11 +115,8 @@ func runClients(ctx context.Context, cmd string, args []string, pa *phaseArgs, s
 	}
 	fmt.Fprintf(stderr, "servbench: %d clients: %.0f ops/s over the %.1f s all were measuring, %d operations (%d ok)\n",
 		m.Clients, m.Throughput, m.RuntimeMs/1000, m.Operations, m.OKOperations)
-	for i, d := range docs {
-		if cpu := d.ClientCPUS / (d.RuntimeMs / 1000) / float64(d.Environment.GOMAXPROCS); d.RuntimeMs > 0 && d.Environment.GOMAXPROCS > 0 && cpu > 0.8 {
-			fmt.Fprintf(stderr, "servbench: warning: client %d used %.0f%% of its CPU: it may be the limit, not the database; add client machines\n", i, 100*cpu)
-		}
-	}
+	// Each client has said already, on its own lines, if its CPU was
+	// nearly all used (it may be the limit, not the database).
 	if ctx.Err() != nil || m.Stop == result.Interrupted {
 		fmt.Fprintln(stderr, "servbench: interrupted; the clients' results so far were merged")
 		return ExitInterrupted, nil
