@@ -67,6 +67,7 @@ func runClients(ctx context.Context, cmd string, args []string, pa *phaseArgs, s
 		c.Env = append(os.Environ(), "SERVBENCH_CLIENT="+strconv.Itoa(i))
 		c.Stdout = io.Discard // each client's text report; its result is what counts
 		c.Stderr = &prefixed{w: stderr, prefix: fmt.Sprintf("client %d: ", i), mu: &mu}
+		ownGroup(c)
 		if err := c.Start(); err != nil {
 			for _, p := range procs[:i] {
 				p.Process.Kill()

@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/servbench/servbench/result"
 )
@@ -99,5 +103,66 @@ func TestWithoutFlags(t *testing.T) {
 	want := []string{"basic", "-w", "a", "-p", "x=-o", "-threads", "4", "-s"}
 	if got := withoutFlags(args, "o", "json"); !slices.Equal(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// lines is a stderr that tells when every client has printed a status
+// line: all of them are measuring.
+type lines struct {
+	mu      sync.Mutex
+	b       strings.Builder
+	n       int
+	started chan struct{}
+}
+
+func (l *lines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.Write(p)
+	seen := 0
+	for i := 0; i < l.n; i++ {
+		for _, line := range strings.Split(l.b.String(), "\n") {
+			if strings.HasPrefix(line, fmt.Sprintf("client %d: ", i)) && strings.Contains(line, " operations; ") {
+				seen++
+				break
+			}
+		}
+	}
+	if seen == l.n && l.started != nil {
+		close(l.started)
+		l.started = nil
+	}
+	return len(p), nil
+}
+
+// Ctrl-C during a spread phase stops every client, which writes what it
+// measured, and those results are merged: exit 130, a merged result of
+// both clients that says it was interrupted.
+func TestClientsInterrupted(t *testing.T) {
+	t.Setenv("SERVBENCH_TEST_CLI", "1")
+	out := filepath.Join(t.TempDir(), "r.json")
+	stderr := &lines{n: 2, started: make(chan struct{})}
+	started := stderr.started
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-started:
+		case <-time.After(2 * time.Minute): // a safety net, not a measurement
+			t.Error("the clients printed no status lines")
+		}
+		cancel()
+	}()
+	code := MainContext(ctx, []string{"run", "basic", "-w", "c", "--clients", "2", "-threads", "2", "-target", "1000",
+		"--duration", "600", "-p", "operationcount=0", "-s", "-p", "status.interval=0.2", "-o", out}, io.Discard, stderr)
+	stderr.mu.Lock()
+	text := stderr.b.String()
+	stderr.mu.Unlock()
+	if code != ExitInterrupted {
+		t.Fatalf("exit %d: %s", code, text)
+	}
+	m, err := result.ReadFile(out)
+	if err != nil || m.Clients != 2 || m.Stop != result.Interrupted || m.Operations == 0 {
+		t.Errorf("merged result %v: %d clients, stop %s, %d operations", err, m.Clients, m.Stop, m.Operations)
 	}
 }
