@@ -3,6 +3,7 @@ package result
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -156,7 +157,103 @@ func Merge(docs []*Doc) (*Doc, error) {
 	if lag != nil {
 		m.Schedule.Lag, m.Schedule.Histogram, m.Schedule.Late = Summarize(lag, DefaultPercentiles), Encode(lag), late
 	}
+	series, err := mergeSeries(docs, from)
+	if err != nil {
+		return nil, err
+	}
+	m.Series = series
 	return m, nil
+}
+
+// mergeSeries merges the clients' time series by wall clock: the k-th
+// interval after from (the latest start) of every client is one interval
+// of the merged series, counts and histograms added and latencies
+// recomputed. Only intervals that every client measured are kept, and
+// only when all the clients have intervals of one length: otherwise there
+// is no merged series. (The clients of a spread phase start together and
+// share their interval, so theirs line up within the clocks' offsets.)
+func mergeSeries(docs []*Doc, from time.Time) ([]Point, error) {
+	width := 0.0
+	for _, d := range docs {
+		if len(d.Series) == 0 {
+			return nil, nil
+		}
+		w := d.Series[0].EndS - d.Series[0].StartS
+		if width == 0 {
+			width = w
+		}
+		if w <= 0 || math.Abs(w-width) > width/100 {
+			return nil, nil
+		}
+	}
+	type acc struct {
+		clients int
+		p       Point
+		hist    map[string]*hdr.Histogram
+	}
+	at := map[int]*acc{}
+	for i, d := range docs {
+		offset := d.Start.Sub(from).Seconds()
+		for _, p := range d.Series {
+			if p.Partial {
+				continue
+			}
+			k := int(math.Round((offset + p.StartS) / width))
+			if k < 0 {
+				continue
+			}
+			a := at[k]
+			if a == nil {
+				a = &acc{p: Point{StartS: float64(k) * width, EndS: float64(k+1) * width, Ops: map[string]PointOp{}}, hist: map[string]*hdr.Histogram{}}
+				at[k] = a
+			}
+			a.clients++
+			a.p.Operations += p.Operations
+			a.p.Throughput += p.Throughput
+			for name, o := range p.Ops {
+				q := a.p.Ops[name]
+				q.Count += o.Count
+				for cause, n := range o.Failed {
+					if q.Failed == nil {
+						q.Failed = map[string]int64{}
+					}
+					q.Failed[cause] += n
+				}
+				a.p.Ops[name] = q
+				if o.Histogram == "" {
+					continue
+				}
+				h, err := DecodeHistogram(o.Histogram)
+				if err != nil {
+					return nil, fmt.Errorf("merge: result %d, interval at %.1f s, %s: %w", i+1, p.StartS, name, err)
+				}
+				if old := a.hist[name]; old != nil {
+					old.Merge(h)
+				} else {
+					a.hist[name] = h
+				}
+			}
+		}
+	}
+	keys := make([]int, 0, len(at))
+	for k, a := range at {
+		if a.clients == len(docs) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Ints(keys)
+	var out []Point
+	for _, k := range keys {
+		a := at[k]
+		for name, h := range a.hist {
+			q := a.p.Ops[name]
+			q.MeanUs, q.P50Us, q.P99Us = h.Mean()/1e3, float64(h.ValueAtQuantile(50))/1e3, float64(h.ValueAtQuantile(99))/1e3
+			q.P999Us, q.MaxUs, q.Histogram = float64(h.ValueAtQuantile(99.9))/1e3, float64(h.Max())/1e3, Encode(h)
+			a.p.Ops[name] = q
+		}
+		out = append(out, a.p)
+	}
+	return out, nil
 }
 
 func addAll(dst map[string]*hdr.Histogram, enc map[string]string) error {

@@ -93,6 +93,22 @@ func TestMergeClientsThatRanTogether(t *testing.T) {
 	if !strings.Contains(stdout, "merged 2 clients") {
 		t.Errorf("stdout %q", stdout)
 	}
+	// The time series: the intervals both clients measured, matched by
+	// wall clock and counted from the later start (the second client's
+	// 0.5 s intervals start a quarter of a second later, half an interval:
+	// its 2nd to 6th go with the first one's 2nd to 6th, its 1st with
+	// nothing), counts and histograms added.
+	if len(m.Series) != 5 {
+		t.Fatalf("merged series of %d intervals, want 5", len(m.Series))
+	}
+	for k, p := range m.Series {
+		r := p.Ops["READ"]
+		h, err := result.DecodeHistogram(r.Histogram)
+		if p.Operations != 2000 || r.Count != 1000 || err != nil || h.TotalCount() != 1000 || r.P99Us < 100 || r.P99Us > 150 ||
+			p.StartS != float64(k+1)*0.5 || p.EndS != float64(k+2)*0.5 {
+			t.Errorf("interval %d: %+v (%v)", k, p, err)
+		}
+	}
 	for _, o := range m.Ops {
 		var want int64
 		for _, d := range []*result.Doc{a, b} {
