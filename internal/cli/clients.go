@@ -18,6 +18,7 @@ import (
 
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/internal/atomicfile"
+	"github.com/servbench/servbench/internal/output"
 	"github.com/servbench/servbench/result"
 )
 
@@ -114,8 +115,8 @@ func runClients(ctx context.Context, cmd string, args []string, pa *phaseArgs, s
 			return ExitFailure, fmt.Errorf("write %s: %w", pa.json, err)
 		}
 	}
-	fmt.Fprintf(stderr, "servbench: %d clients: %.0f ops/s over the %.1f s all were measuring, %d operations (%d ok)\n",
-		m.Clients, m.Throughput, m.RuntimeMs/1000, m.Operations, m.OKOperations)
+	fmt.Fprintf(stderr, "servbench: %d clients: %s ops/s over the %.1f s all were measuring, %s operations (%s ok)\n",
+		m.Clients, output.Thousands(int64(m.Throughput+0.5)), m.RuntimeMs/1000, output.Thousands(m.Operations), output.Thousands(m.OKOperations))
 	// Each client has said already, on its own lines, if its CPU was
 	// nearly all used (it may be the limit, not the database).
 	if ctx.Err() != nil || m.Stop == result.Interrupted {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/servbench/servbench/internal/atomicfile"
+	"github.com/servbench/servbench/internal/output"
 	"github.com/servbench/servbench/result"
 )
 
@@ -50,11 +51,11 @@ func merge(args []string, stdout io.Writer) (int, error) {
 	if err := atomicfile.WriteFile(*out, func(w io.Writer) error { return result.WriteJSON(w, m) }); err != nil {
 		return ExitFailure, fmt.Errorf("merge: write %s: %w", *out, err)
 	}
-	fmt.Fprintf(stdout, "merged %d clients: common window %.1f s, %.0f ops/s, %d operations (%d ok)\n",
-		m.Clients, m.RuntimeMs/1000, m.Throughput, m.Operations, m.OKOperations)
+	fmt.Fprintf(stdout, "merged %d clients: common window %.1f s, %s ops/s, %s operations (%s ok)\n",
+		m.Clients, m.RuntimeMs/1000, output.Thousands(int64(m.Throughput+0.5)), output.Thousands(m.Operations), output.Thousands(m.OKOperations))
 	for _, o := range m.Ops {
 		if o.Latency != nil {
-			fmt.Fprintf(stdout, "  %-18s %10d  avg %.0f us  p99 %.0f us\n", o.Name, o.Count, o.Latency.MeanUs, o.Latency.Percentiles["99"])
+			fmt.Fprintf(stdout, "  %-18s %13s  avg %s µs  p99 %s µs\n", o.Name, output.Thousands(o.Count), output.Thousands(int64(o.Latency.MeanUs+0.5)), output.Thousands(int64(o.Latency.Percentiles["99"]+0.5)))
 		}
 	}
 	return ExitOK, nil

@@ -180,7 +180,7 @@ func (s *Status) barLine(p runner.Progress) string {
 	if d := (p.End - p.Start).Seconds(); d > 0 {
 		rate = float64(iv) / d
 	}
-	fmt.Fprintf(&b, "%s ops/s", humanInt(int64(rate)))
+	fmt.Fprintf(&b, "%s ops/s", Thousands(int64(rate)))
 	var all *hdr.Histogram
 	for op := measure.Op(0); op < measure.NumOps; op++ {
 		if !op.IsClientOp() {
@@ -197,7 +197,7 @@ func (s *Status) barLine(p runner.Progress) string {
 		fmt.Fprintf(&b, "  p99 %s", time.Duration(all.ValueAtPercentile(99)).Round(time.Microsecond))
 	}
 	if failed := total - ok; failed > 0 {
-		fmt.Fprintf(&b, "  failed %s", humanInt(failed))
+		fmt.Fprintf(&b, "  failed %s", Thousands(failed))
 	}
 	fmt.Fprintf(&b, "  %s", p.Elapsed.Round(time.Second))
 	return b.String()
@@ -215,15 +215,16 @@ func (s *Status) clearBar() {
 	}
 }
 
-// humanInt writes n with thousands separators.
-func humanInt(n int64) string {
+// Thousands writes n with thousands separators: 1,234,567.
+func Thousands(n int64) string {
 	s := strconv.FormatInt(n, 10)
-	if n < 0 {
-		return s
-	}
+	digits := strings.TrimPrefix(s, "-")
 	var b []byte
-	for i, c := range []byte(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
+	if len(digits) < len(s) {
+		b = append(b, '-')
+	}
+	for i, c := range []byte(digits) {
+		if i > 0 && (len(digits)-i)%3 == 0 {
 			b = append(b, ',')
 		}
 		b = append(b, c)
