@@ -28,7 +28,7 @@ func freePort(t *testing.T) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// A real Prometheus (Debian's package) scrapes a 14 s run's --metrics-addr
+// A real Prometheus (Debian's package) scrapes a 20 s run's --metrics-addr
 // every second; the rate it computes from servbench_transactions_total is
 // within 5% of the run's own throughput.
 func TestMetricsScrapedByPrometheus(t *testing.T) {
@@ -66,7 +66,8 @@ scrape_configs:
 		time.Sleep(100 * time.Millisecond)
 	}
 	out := filepath.Join(dir, "r.json")
-	code, _, stderr := servbench(t, "run", "basic", "-w", "a", "-threads", "2", "--duration", "14", "-p", "operationcount=0",
+	code, _, stderr := servbench(t, "run", "basic", "-w", "a", "-threads", "2", "--duration", "20", "-p", "operationcount=0",
+		"-p", "timeseries.interval=0.1", // the page changes ten times between scrapes: no aliasing of one against the other
 		"-p", "target=20000", "--metrics-addr", "127.0.0.1:"+strconv.Itoa(target), "-l", "scraped", "-o", out)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -75,10 +76,10 @@ scrape_configs:
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The rate over the run's last 6 s, as Prometheus computes it from
+	// The rate over the run's last 10 s, as Prometheus computes it from
 	// its own samples (it finds a new target a few seconds after it is
-	// up: the run is long enough to leave 6 s of samples).
-	q := url.Values{"query": {`rate(servbench_transactions_total{run="scraped",outcome="OK"}[6s])`},
+	// up: the run is long enough to leave 10 s of samples).
+	q := url.Values{"query": {`rate(servbench_transactions_total{run="scraped",outcome="OK"}[10s])`},
 		"time": {strconv.FormatFloat(float64(d.End.UnixMilli())/1000-0.5, 'f', 3, 64)}}
 	r, err := http.Get(api + "/api/v1/query?" + q.Encode())
 	if err != nil {
@@ -97,6 +98,7 @@ scrape_configs:
 	}
 	s, _ := ans.Data.Result[0].Value[1].(string)
 	rate, err := strconv.ParseFloat(s, 64)
+	t.Logf("prometheus %s ops/s, the run %.0f", s, d.Throughput)
 	if err != nil || rate < d.Throughput*0.95 || rate > d.Throughput*1.05 {
 		q.Set("query", `servbench_transactions_total{run="scraped",outcome="OK"}[10s]`)
 		raw, _ := http.Get(api + "/api/v1/query?" + q.Encode())
