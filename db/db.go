@@ -122,9 +122,9 @@ type Ephemeral interface {
 	Ephemeral() bool
 }
 
-// ModuleVersion returns the version of a Go module built into this binary
+// moduleVersion returns the version of a Go module built into this binary
 // ("v1.0.79"), or "" when it is not known (a test binary, say).
-func ModuleVersion(path string) string {
+func moduleVersion(path string) string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, m := range bi.Deps {
 			if m.Path == path {
@@ -138,5 +138,5 @@ func ModuleVersion(path string) string {
 // DriverName is "name version" of a driver's module, or name alone
 // when the version is not known.
 func DriverName(name, module string) string {
-	return strings.TrimSpace(name + " " + ModuleVersion(module))
+	return strings.TrimSpace(name + " " + moduleVersion(module))
 }

@@ -116,6 +116,3 @@ func (c Client) waitForStart(ctx context.Context, logf func(string, ...any)) boo
 		return false
 	}
 }
-
-// CPUTime is the CPU time this process has used (user and system).
-func CPUTime() time.Duration { return cpuTime() }

@@ -316,13 +316,13 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 	if !s.Client.waitForStart(ctx, s.logf) {
 		return nil, ErrInterruptedBeforeMeasuring
 	}
-	cpu0 := cpuTime()
+	cpu0 := CPUTime()
 	series := &output.Series{}
 	res, err := runner.Run(ctx, s.Runner, w, d, runner.Observers(append([]runner.Observer{series}, obs...)))
 	if err != nil {
 		return nil, err
 	}
-	out := &Result{Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: queryModel, Embedded: embedded, CPU: cpuTime() - cpu0}
+	out := &Result{Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: queryModel, Embedded: embedded, CPU: CPUTime() - cpu0}
 	closed = true
 	if res.StuckThreads == 0 {
 		out.CloseErr = d.Close()

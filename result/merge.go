@@ -247,8 +247,7 @@ func mergeSeries(docs []*Doc, from time.Time) ([]Point, error) {
 		a := at[k]
 		for name, h := range a.hist {
 			q := a.p.Ops[name]
-			q.MeanUs, q.P50Us, q.P99Us = h.Mean()/1e3, float64(h.ValueAtQuantile(50))/1e3, float64(h.ValueAtQuantile(99))/1e3
-			q.P999Us, q.MaxUs, q.Histogram = float64(h.ValueAtQuantile(99.9))/1e3, float64(h.Max())/1e3, Encode(h)
+			q.SetServiceTime(h)
 			a.p.Ops[name] = q
 		}
 		out = append(out, a.p)

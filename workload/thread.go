@@ -83,9 +83,13 @@ func (t *Thread) Rand() *rand.Rand { return t.rnd }
 // key builds the key for a YCSB keynum into the thread's buffer and
 // returns it as a string that shares the buffer: valid until the next key
 // is built, which is all a binding may assume (see package db).
-func (t *Thread) key(keynum int64) string {
-	t.keyBuf = AppendKey(t.keyBuf[:0], keynum, t.w.Cfg.ZeroPadding, t.w.Cfg.OrderedInserts)
-	return unsafe.String(unsafe.SliceData(t.keyBuf), len(t.keyBuf))
+func (t *Thread) key(keynum int64) string { return t.keyIn(&t.keyBuf, keynum) }
+
+// keyIn is key built into *buf (a batch's or a window's keys each have
+// their own).
+func (t *Thread) keyIn(buf *[]byte, keynum int64) string {
+	*buf = AppendKey((*buf)[:0], keynum, t.w.Cfg.ZeroPadding, t.w.Cfg.OrderedInserts)
+	return unsafe.String(unsafe.SliceData(*buf), len(*buf))
 }
 
 // measure records one database call that started at st. A call cut short
@@ -284,8 +288,7 @@ func (t *Thread) InsertBatch(ctx context.Context, bi db.BatchInserter, n int) er
 	t.keyStrs, t.valPtrs = t.keyStrs[:0], t.valPtrs[:0]
 	for i := 0; i < n; i++ {
 		keynum := t.w.keySeq.Next(nil)
-		t.batchKeys[i] = AppendKey(t.batchKeys[i][:0], keynum, cfg.ZeroPadding, cfg.OrderedInserts)
-		key := unsafe.String(unsafe.SliceData(t.batchKeys[i]), len(t.batchKeys[i]))
+		key := t.keyIn(&t.batchKeys[i], keynum)
 		t.keyStrs = append(t.keyStrs, key)
 		t.valPtrs = append(t.valPtrs, t.buildValues(&t.batchVals[i], key, keynum))
 	}
@@ -624,7 +627,6 @@ func (t *Thread) Window(ctx context.Context, n int) error {
 		t.window = make([]windowSlot, n)
 		t.pipeOps = make([]db.PipelineOp, n)
 	}
-	cfg := t.w.Cfg
 	k := 0
 	for i := 0; i < n; i++ {
 		op := measure.Op(t.w.ops.Next(t.rnd))
@@ -638,8 +640,7 @@ func (t *Thread) Window(ctx context.Context, n int) error {
 		}
 		w := &t.window[k]
 		w.keynum = t.w.keynum(t.nextLogical())
-		w.key = AppendKey(w.key[:0], w.keynum, cfg.ZeroPadding, cfg.OrderedInserts)
-		key := unsafe.String(unsafe.SliceData(w.key), len(w.key))
+		key := t.keyIn(&w.key, w.keynum)
 		po := &t.pipeOps[k]
 		*po = db.PipelineOp{Key: key}
 		if op == measure.Read {

@@ -335,7 +335,13 @@ func (s *Store) readCmd(key string, fields []string) rueidis.Completed {
 
 // Read reads the wanted fields of a record.
 func (s *Store) Read(ctx context.Context, _, key string, fields []string, dst *db.Record) error {
-	found, err := s.addAnswer(dst, fields, s.c.Do(ctx, s.readCmd(key, fields)))
+	return s.readAnswer(dst, key, fields, s.c.Do(ctx, s.readCmd(key, fields)))
+}
+
+// readAnswer adds the answer to a read of key to dst: an error when it
+// failed, NOT_FOUND when there is no such record.
+func (s *Store) readAnswer(dst *db.Record, key string, fields []string, res rueidis.RedisResult) error {
+	found, err := s.addAnswer(dst, fields, res)
 	if err != nil {
 		return wrap("read", key, err)
 	}
@@ -538,16 +544,17 @@ func (s *Store) Window() int { return s.window }
 // of the queried field goes alone, as it moves the key between value
 // sets). A cluster client sends each node its part.
 func (s *Store) Pipeline(ctx context.Context, _ string, ops []db.PipelineOp) {
+	alone := func(o *db.PipelineOp) bool { return o.Values != nil && !s.json && s.touchesValueSet(o.Values) }
 	cmds := make(rueidis.Commands, 0, len(ops))
 	for i := range ops {
 		o := &ops[i]
 		switch {
+		case alone(o):
+			o.Err = s.updateIndexed(ctx, o.Key, o.Values)
 		case o.Values == nil:
 			cmds = append(cmds, s.readCmd(o.Key, o.Fields))
 		case s.json:
 			cmds = append(cmds, s.jsonMset(o.Key, o.Values))
-		case s.touchesValueSet(o.Values):
-			o.Err = s.updateIndexed(ctx, o.Key, o.Values)
 		default:
 			cmds = append(cmds, s.hset(o.Key, o.Values))
 		}
@@ -556,23 +563,16 @@ func (s *Store) Pipeline(ctx context.Context, _ string, ops []db.PipelineOp) {
 	j := 0
 	for i := range ops {
 		o := &ops[i]
-		switch {
-		case o.Values == nil:
-			found, err := s.addAnswer(o.Result, o.Fields, res[j])
-			switch {
-			case err != nil:
-				o.Err = wrap("read", o.Key, err)
-			case !found:
-				o.Err = fmt.Errorf("redis: read %s: %w", o.Key, db.ErrNotFound)
-			}
-		case s.json:
-			o.Err = jsonUpdateError(o.Key, res[j].Error())
-		case s.touchesValueSet(o.Values):
+		if alone(o) {
 			continue
-		default:
-			if err := res[j].Error(); err != nil {
-				o.Err = wrap("update", o.Key, err)
-			}
+		}
+		switch r := res[j]; {
+		case o.Values == nil:
+			o.Err = s.readAnswer(o.Result, o.Key, o.Fields, r)
+		case s.json:
+			o.Err = jsonUpdateError(o.Key, r.Error())
+		case r.Error() != nil:
+			o.Err = wrap("update", o.Key, r.Error())
 		}
 		j++
 	}

@@ -135,11 +135,8 @@ func newPoint(start, end time.Duration, set *measure.Set) result.Point {
 			continue
 		}
 		h := set.Merged(op, false, anyStatus)
-		po := result.PointOp{
-			Count: n, MeanUs: h.Mean() / 1000, P50Us: us(h.ValueAtPercentile(50)),
-			P99Us: us(h.ValueAtPercentile(99)), P999Us: us(h.ValueAtPercentile(99.9)),
-			MaxUs: us(h.Max()), Histogram: result.Encode(h),
-		}
+		po := result.PointOp{Count: n}
+		po.SetServiceTime(h)
 		if r := set.Merged(op, true, anyStatus); r != nil {
 			po.RespP99Us = us(r.ValueAtPercentile(99))
 		}
