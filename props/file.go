@@ -159,3 +159,49 @@ func ParseAssignment(arg string) (string, string, error) {
 	}
 	return k, v, nil
 }
+
+// Write writes p in the format Parse reads, one key=value line per
+// property in key order, escaped so that Parse gives back the same keys
+// and values. Credentials are written as they are: write to a file only
+// its owner can read.
+func (p *Props) Write(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	for _, k := range p.Keys() {
+		v, _ := p.Get(k)
+		bw.WriteString(escape(k, true))
+		bw.WriteByte('=')
+		bw.WriteString(escape(v, false))
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// escape writes s so that unescape, after Parse has cut the line, gives it
+// back: backslashes and control characters escaped, and in a key the
+// separators, in a value a leading blank.
+func escape(s string, key bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ { // bytes: what is not UTF-8 stays as it is
+		c := s[i]
+		switch {
+		case c == '\\':
+			b.WriteString(`\\`)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c == '\f':
+			b.WriteString(`\f`)
+		case key && (c == '=' || c == ':' || c == ' ' || c == '#' || c == '!'):
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case !key && i == 0 && c == ' ':
+			b.WriteString(`\ `)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

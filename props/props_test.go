@@ -174,3 +174,31 @@ func TestBadInputInMessages(t *testing.T) {
 		t.Errorf("long line: %v", err)
 	}
 }
+
+// What Write writes, Parse reads back the same.
+func TestWriteParseRoundTrip(t *testing.T) {
+	p := New()
+	for k, v := range map[string]string{
+		"recordcount": "1000", "mongodb.url": "mongodb://u:p@127.0.0.1:27017/?a=b&c=d", "path": `C:\dir\file`,
+		"multi": "line one\nline two\ttab", "lead": "  spaced ", "empty": "", "unicode": "Zürich ✓", "hash": "#not a comment",
+	} {
+		p.Set(k, v, "test")
+	}
+	var b strings.Builder
+	if err := p.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	q := New()
+	if err := q.Parse(strings.NewReader(b.String()), "written"); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range p.Keys() {
+		want, _ := p.Get(k)
+		if got, ok := q.Get(k); !ok || got != want {
+			t.Errorf("%s: read back %q, want %q\nfile:\n%s", k, got, want, b.String())
+		}
+	}
+	if len(q.Keys()) != len(p.Keys()) {
+		t.Errorf("%d keys read back, want %d", len(q.Keys()), len(p.Keys()))
+	}
+}
