@@ -10,6 +10,7 @@ import (
 	"github.com/servbench/servbench/internal/output"
 	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
 )
 
@@ -30,7 +31,6 @@ type ranFacts struct {
 const (
 	shortRun      = time.Second // a shorter run is called short
 	fewOperations = 5000        // so is one with fewer operations
-	busyClientPct = 90          // above this share of its cores the client is called saturated
 	targetMissPct = 5
 )
 
@@ -103,7 +103,7 @@ func summarize(f ranFacts, res *runner.Result) []string {
 	}
 	if f.cores > 0 && res.Runtime >= shortRun { // shorter runs are mostly start-up
 		pct := 100 * f.cpu.Seconds() / (res.Runtime.Seconds() * float64(f.cores))
-		if pct > busyClientPct {
+		if pct > result.BusyClientPct {
 			if f.embedded {
 				warn("this process, which runs the embedded store too, used %.0f%% of %d cores: client and store compete for them", pct, f.cores)
 			} else {
@@ -170,11 +170,9 @@ func workloadLabel(p *props.Props) string {
 // WorkloadName is the workload's file, or "workload x" for a built-in
 // one, as the result document records it.
 func WorkloadName(p *props.Props) string {
-	for _, k := range []string{"workload"} {
-		if src := p.Source(k); src != "" {
-			src, _, _ = strings.Cut(src, ":")
-			return src
-		}
+	if n, ok := p.Get("workloadname"); ok {
+		return n
 	}
-	return ""
+	src, _, _ := strings.Cut(p.Source("workload"), ":")
+	return src
 }

@@ -124,7 +124,17 @@ type Group struct {
 	Failed     []Cause // failed operations by cause, over all repetitions
 	Ops        []OpStat
 	Cost       float64 // per billion operations at the mean throughput
+	// Clients is the most clients a run of the cell was spread over (1:
+	// not spread), ClientCPUPct the busiest client's share of its cores
+	// in any run, in %: above result.BusyClientPct the client may have
+	// been the limit, not the database.
+	Clients      int
+	ClientCPUPct float64
 }
+
+// BusyClient reports whether a client of the cell was busy enough to be
+// the limit.
+func (g *Group) BusyClient() bool { return g.ClientCPUPct > result.BusyClientPct }
 
 // Cause is a failure cause and how many operations failed so.
 type Cause struct {
@@ -172,6 +182,16 @@ func (g *Group) summarize() {
 		rt = append(rt, d.RuntimeMs/1000)
 		failed = append(failed, plan.FailedPct(d))
 		g.Operations += d.Operations
+		g.Clients = max(g.Clients, d.Clients, 1)
+		if d.RuntimeMs >= 1000 { // a shorter run is mostly start-up
+			runs := d.ClientRuns
+			if len(runs) == 0 {
+				runs = []result.ClientRun{{CPUPct: d.CPUPct()}}
+			}
+			for _, c := range runs {
+				g.ClientCPUPct = max(g.ClientCPUPct, c.CPUPct)
+			}
+		}
 		var sum float64
 		var n int64
 		for _, op := range d.Ops {

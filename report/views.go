@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/servbench/servbench/internal/chart"
+	"github.com/servbench/servbench/result"
 )
 
 // Sections builds every view the set's data supports, in the report's
@@ -61,10 +62,22 @@ func rateName(r float64) string {
 
 func wlName(w string) string { return path.Base(w) }
 
+// clientCPU is a cell's busiest client's CPU share, marked when busy.
+func clientCPU(g *Group) string {
+	if g.ClientCPUPct == 0 {
+		return ""
+	}
+	if g.BusyClient() {
+		return f0(g.ClientCPUPct) + " busy"
+	}
+	return f0(g.ClientCPUPct)
+}
+
 func (s *Set) summary() Section {
 	t := &Table{Name: "summary", Title: "Every cell (mean ± 95% confidence interval over repetitions)",
 		Header: []string{"target", "system", "nodes", "workload", "records", "threads", "target ops/s", "runs", "throughput ops/s",
-			"avg latency ms", "operations (avg / p99 ms)", "failed %", "runtime s", "cost per 10⁹ ops"}}
+			"avg latency ms", "operations (avg / p99 ms)", "failed %", "runtime s", "cost per 10⁹ ops", "clients", "client CPU %"}}
+	busy := false
 	for _, g := range s.Groups {
 		var ops []string
 		for _, o := range g.Ops {
@@ -79,9 +92,13 @@ func (s *Set) summary() Section {
 		}
 		t.Rows = append(t.Rows, []string{g.Deployment, g.System, nodes, wlName(g.Workload), strconv.FormatInt(g.Records, 10), strconv.Itoa(g.Threads),
 			rateName(g.Rate), strconv.Itoa(g.Throughput.N), pm(g.Throughput, f0), pm(g.AvgUs, ms), strings.Join(ops, "; "),
-			pm(g.FailedPct, f2), pm(g.Runtime, f2), cost})
+			pm(g.FailedPct, f2), pm(g.Runtime, f2), cost, strconv.Itoa(g.Clients), clientCPU(g)})
+		busy = busy || g.BusyClient()
 	}
 	t.Note = "Latency is the service time of successful operations; the confidence interval is Student's t at 95% over the repetitions."
+	if busy {
+		t.Note += fmt.Sprintf(" Client CPU is the busiest client's share of its cores; above %d%% (marked busy) the client may have been the limit, not the database: run the cell on more clients.", result.BusyClientPct)
+	}
 	sec := Section{ID: "summary", Title: "Summary", Tables: []*Table{t}}
 	if s.Index != nil {
 		counts, cells := map[string]int{}, map[string]bool{}

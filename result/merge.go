@@ -80,6 +80,11 @@ func Merge(docs []*Doc) (*Doc, error) {
 		m.Stuck += d.Stuck
 		m.Abandoned += d.Abandoned
 		m.ClientCPUS += d.ClientCPUS
+		if len(d.ClientRuns) > 0 { // merged already
+			m.ClientRuns = append(m.ClientRuns, d.ClientRuns...)
+		} else {
+			m.ClientRuns = append(m.ClientRuns, d.clientRun())
+		}
 		m.Throughput += windowThroughput(d, from, to)
 		if !d.Stop.Finished() {
 			m.Stop = d.Stop

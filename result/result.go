@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -77,6 +78,12 @@ type Doc struct {
 	// Clients is the number of client results merged into this one
 	// (servbench merge); 0 for a single client\'s.
 	Clients int `json:"clients,omitempty"`
+	// Clock is this client's clock against its coordinator's, measured
+	// before the start when the coordinator serves its time (clock.url):
+	// Start and End are then on the coordinator's clock.
+	Clock *Clock `json:"clock,omitempty"`
+	// ClientRuns are, in a merged result, the merged clients one by one.
+	ClientRuns []ClientRun `json:"client_runs,omitempty"`
 
 	Operations   int64   `json:"operations"`    // client operations, any outcome (YCSB's count)
 	Throughput   float64 `json:"throughput"`    // operations / runtime, as YCSB
@@ -220,4 +227,69 @@ func WriteJSON(w io.Writer, d *Doc) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(d)
+}
+
+// Clock is a client's clock against its coordinator's: OffsetMs is the
+// coordinator's time minus the client's, known within ± RTTMs/2.
+type Clock struct {
+	OffsetMs float64 `json:"offset_ms"`
+	RTTMs    float64 `json:"rtt_ms"`
+}
+
+// ClientRun is one client of a merged result: where it ran, how busy it
+// was and how far its clock was from the coordinator's.
+type ClientRun struct {
+	Index      int     `json:"index"` // clientindex; -1 when the result does not say
+	Label      string  `json:"label,omitempty"`
+	Hostname   string  `json:"hostname,omitempty"`
+	Cores      int     `json:"cores"` // the cores it could use (GOMAXPROCS)
+	Operations int64   `json:"operations"`
+	CPUPct     float64 `json:"cpu_pct"` // its CPU time over its runtime × cores, in %
+	Clock      *Clock  `json:"clock,omitempty"`
+}
+
+// BusyClientPct is the share of its cores above which a client is called
+// busy: it may be the limit of the run, not the database.
+const BusyClientPct = 80
+
+// CPUPct is the share of its usable cores the run's client used, in %
+// (0 when not recorded).
+func (d *Doc) CPUPct() float64 {
+	cores := d.Environment.Cores
+	if g := d.Environment.GOMAXPROCS; g > 0 && (cores == 0 || g < cores) {
+		cores = g
+	}
+	if cores == 0 || d.RuntimeMs <= 0 {
+		return 0
+	}
+	return 100 * d.ClientCPUS / (d.RuntimeMs / 1000 * float64(cores))
+}
+
+// BusyClients lists the clients of d (d itself when it is not merged)
+// that used more than BusyClientPct of their cores over a run of a second
+// or more (a shorter one is mostly start-up).
+func (d *Doc) BusyClients() []ClientRun {
+	runs := d.ClientRuns
+	if len(runs) == 0 {
+		runs = []ClientRun{d.clientRun()}
+	}
+	var busy []ClientRun
+	for _, r := range runs {
+		if r.CPUPct > BusyClientPct && d.RuntimeMs >= 1000 {
+			busy = append(busy, r)
+		}
+	}
+	return busy
+}
+
+func (d *Doc) clientRun() ClientRun {
+	r := ClientRun{Index: -1, Label: d.Label, Hostname: d.Environment.Hostname, Cores: d.Environment.Cores,
+		Operations: d.Operations, CPUPct: d.CPUPct(), Clock: d.Clock}
+	if g := d.Environment.GOMAXPROCS; g > 0 && g < r.Cores {
+		r.Cores = g
+	}
+	if i, err := strconv.Atoi(d.Properties["clientindex"]); err == nil {
+		r.Index = i
+	}
+	return r
 }

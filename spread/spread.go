@@ -47,7 +47,7 @@ func Split(whole Part, i, n int) (Part, error) {
 	case i < 0 || i >= n:
 		return Part{}, fmt.Errorf("client index %d: want 0 to %d", i, n-1)
 	case whole.Threads < n:
-		return Part{}, fmt.Errorf("%d threads for %d clients: each client needs one", whole.Threads, n)
+		return Part{}, fmt.Errorf("%d thread%s for %d clients: each client needs one", whole.Threads, plural(whole.Threads), n)
 	case whole.InsertCount < int64(n):
 		return Part{}, fmt.Errorf("%d keys to insert for %d clients: each client needs one", whole.InsertCount, n)
 	}
@@ -66,4 +66,11 @@ func Split(whole Part, i, n int) (Part, error) {
 		}
 	}
 	return p, nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -1,0 +1,59 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The sample of the shortest round trip decides: its middle against the
+// coordinator's answer.
+func TestBestOffset(t *testing.T) {
+	t0 := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	for _, c := range []struct {
+		name            string
+		samples         []clockSample
+		offsetMs, rttMs float64
+	}{
+		{"one", []clockSample{{at(0), at(10), at(505)}}, 500, 10},
+		{"the shortest wins", []clockSample{{at(0), at(40), at(600)}, {at(100), at(102), at(101)}, {at(200), at(230), at(215)}}, 0, 2},
+		{"behind", []clockSample{{at(0), at(4), at(-998)}}, -1000, 4},
+	} {
+		got := bestOffset(c.samples)
+		if got == nil || got.OffsetMs != c.offsetMs || got.RTTMs != c.rttMs {
+			t.Errorf("%s: %+v, want offset %v ms, rtt %v ms", c.name, got, c.offsetMs, c.rttMs)
+		}
+	}
+	if bestOffset(nil) != nil {
+		t.Error("no samples gave an offset")
+	}
+}
+
+// A coordinator whose clock is 250 ms ahead is found 250 ms ahead, within
+// half the round trip (true whatever the machine is doing: its answer is
+// read between sending and receiving).
+func TestMeasureClock(t *testing.T) {
+	srv := httptest.NewServer(ClockHandler(func() time.Time { return time.Now().Add(250 * time.Millisecond) }))
+	defer srv.Close()
+	c, err := measureClock(context.Background(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(c.OffsetMs-250) > c.RTTMs/2+0.001 {
+		t.Errorf("offset %v ms ± %v, want 250", c.OffsetMs, c.RTTMs/2)
+	}
+	bad := httptest.NewServer(http404{})
+	defer bad.Close()
+	if _, err := measureClock(context.Background(), bad.URL); err == nil || !strings.Contains(err.Error(), "not a time") {
+		t.Errorf("a page that is not a time: %v", err)
+	}
+}
+
+type http404 struct{}
+
+func (http404) ServeHTTP(w http.ResponseWriter, _ *http.Request) { http.NotFound(w, nil) }
