@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/servbench/servbench/props"
@@ -20,6 +21,20 @@ type Client struct {
 	// StartAt is the wall-clock time the clients start measuring together
 	// (property startat, RFC 3339); zero: at once.
 	StartAt time.Time
+	// ClockURL is where the coordinator serves its time (clock.url): the
+	// client measures its clock's offset there first and starts at StartAt
+	// on the coordinator's clock (see measureClock).
+	ClockURL string
+
+	// Where the coordinator runs the clients (read here so that a typo is
+	// caught with every other property's; the command line acts on them):
+	// Orchestrator is local, docker or kubernetes (property
+	// orchestrator); Image the container image of docker and kubernetes
+	// (docker.image); Claim and Name the Kubernetes volume claim for the
+	// results and the manifests' name (kubernetes.claim, kubernetes.name);
+	// CoordinatorAddr where the coordinator serves its clock
+	// (coordinator.addr).
+	Orchestrator, Image, Claim, Name, CoordinatorAddr string
 }
 
 // Spread reports whether the phase is one client's share of a larger one.
@@ -46,6 +61,16 @@ func applyClient(p *props.Props, load bool) (Client, error) {
 			return Client{}, p.Errorf("startat", "want a time as 2026-11-23T15:04:05.5Z (RFC 3339), not %q", props.Cut(v, 40))
 		}
 	}
+	if c.ClockURL = p.String("clock.url", ""); c.ClockURL != "" && !strings.HasPrefix(c.ClockURL, "http://") {
+		return Client{}, p.Errorf("clock.url", "want http://host:port/, not %q", props.Cut(c.ClockURL, 40))
+	}
+	if c.Orchestrator, err = p.OneOf("orchestrator", "local", "local", "docker", "kubernetes"); err != nil {
+		return Client{}, err
+	}
+	c.Image = p.String("docker.image", "servbench")
+	c.Claim = p.String("kubernetes.claim", "")
+	c.Name = p.String("kubernetes.name", "")
+	c.CoordinatorAddr = p.String("coordinator.addr", "127.0.0.1:0")
 	_, one := p.Get("clientindex")
 	i, err := p.Int64Min("clientindex", 0, 0)
 	if err != nil {
@@ -96,11 +121,12 @@ func applyClient(p *props.Props, load bool) (Client, error) {
 
 // waitForStart sleeps until the common start, if any; false when ctx ended
 // first. A client that arrives late starts at once and says by how much.
-func (c Client) waitForStart(ctx context.Context, logf func(string, ...any)) bool {
+// offset is the coordinator's clock minus this one's (0 when not measured).
+func (c Client) waitForStart(ctx context.Context, offset time.Duration, logf func(string, ...any)) bool {
 	if c.StartAt.IsZero() {
 		return true
 	}
-	d := time.Until(c.StartAt)
+	d := time.Until(c.StartAt.Add(-offset))
 	if d <= 0 {
 		if d < -100*time.Millisecond {
 			logf("%s started %s after the common start", c, (-d).Round(time.Millisecond))

@@ -14,7 +14,7 @@ func TestClientShare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Client != (Client{Index: 1, Count: 4}) || !s.Client.Spread() {
+	if c := s.Client; c.Index != 1 || c.Count != 4 || c.Orchestrator != "local" || !c.Spread() {
 		t.Errorf("client %+v", s.Client)
 	}
 	r, w := s.Runner, s.Workload
@@ -26,7 +26,7 @@ func TestClientShare(t *testing.T) {
 	}
 	// The whole phase, without an index, is left as it is.
 	s, err = Check(specOf(t, "clients", "4", "threadcount", "10"))
-	if err != nil || s.Runner.Threads != 10 || s.Client != (Client{Count: 4}) {
+	if err != nil || s.Runner.Threads != 10 || s.Client.Index != 0 || s.Client.Count != 4 {
 		t.Errorf("whole phase: %+v, %v", s, err)
 	}
 }
@@ -38,6 +38,8 @@ func TestClientRefused(t *testing.T) {
 	}{
 		{[]string{"clients", "4", "clientindex", "4", "threadcount", "8"}, "want 0 to 3"},
 		{[]string{"clients", "0"}, "clients"},
+		{[]string{"clients", "2", "orchestrator", "swarm"}, "orchestrator"},
+		{[]string{"clients", "2", "clock.url", "ftp://127.0.0.1/"}, "clock.url"},
 		{[]string{"clients", "4", "clientindex", "0", "threadcount", "2"}, "2 threads for 4 clients"},
 		{[]string{"clients", "4", "clientindex", "-1", "threadcount", "8"}, "clientindex"},
 		{[]string{"clients", "4", "threadcount", "2"}, "2 threads for 4 clients"}, // the whole phase is checked before any client starts

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"slices"
 	"strconv"
@@ -173,6 +174,7 @@ func Check(spec Spec) (*Setup, error) {
 	if _, err := s.Binding.Open(context.Background(), p, s.bindingOptions(true)); err != nil {
 		return nil, bad(err)
 	}
+	WorkloadName(p) // reads workloadname
 	if s.Warnings, err = checkRead(p, spec.Binding); err != nil {
 		return nil, bad(err)
 	}
@@ -239,6 +241,9 @@ type Result struct {
 	Embedded bool
 	// CPU is the CPU time this process used while the runner ran.
 	CPU time.Duration
+	// Clock is this client's clock against its coordinator's, when
+	// measured (clock.url).
+	Clock *result.Clock
 	// CloseErr is the binding's error on closing, after the results were
 	// taken.
 	CloseErr error
@@ -313,7 +318,21 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 	if dn, ok := d.(db.DriverNamer); ok {
 		driver = dn.Driver()
 	}
-	if !s.Client.waitForStart(ctx, s.logf) {
+	var clock *result.Clock
+	var offset time.Duration
+	if s.Client.ClockURL != "" {
+		if clock, err = measureClock(ctx, s.Client.ClockURL); err != nil {
+			if ctx.Err() != nil {
+				return nil, ErrInterruptedBeforeMeasuring
+			}
+			return nil, err
+		}
+		offset = time.Duration(clock.OffsetMs * 1e6)
+		if math.Abs(clock.OffsetMs) > clockWarnMs {
+			s.logf("%s: this clock is %.1f ms off the coordinator's (± %.1f ms); start and end are on the coordinator's", s.Client, -clock.OffsetMs, clock.RTTMs/2)
+		}
+	}
+	if !s.Client.waitForStart(ctx, offset, s.logf) {
 		return nil, ErrInterruptedBeforeMeasuring
 	}
 	cpu0 := CPUTime()
@@ -322,7 +341,7 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	out := &Result{Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: queryModel, Embedded: embedded, CPU: CPUTime() - cpu0}
+	out := &Result{Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: queryModel, Embedded: embedded, CPU: CPUTime() - cpu0, Clock: clock}
 	closed = true
 	if res.StuckThreads == 0 {
 		out.CloseErr = d.Close()
@@ -411,11 +430,16 @@ func (s *Setup) preload(ctx context.Context, d db.DB) error {
 // Doc is the result document of a finished phase, with its time series.
 func (r *Result) Doc() *result.Doc {
 	s := r.Setup
-	return output.NewDoc(r.Result, r.series.Points, output.Meta{
+	d := output.NewDoc(r.Result, r.series.Points, output.Meta{
 		Command: s.Spec.Phase.String(), Label: s.Outputs.Label, Workload: WorkloadName(s.Props),
 		Binding: s.Spec.Binding, Server: r.Server, Driver: r.Driver, QueryModel: r.QueryModel, Properties: s.Props.Redacted(),
 		CPU: r.CPU,
 	}, s.Measurements)
+	if r.Clock != nil { // on the coordinator's clock, as the other clients' (see measureClock)
+		off := time.Duration(r.Clock.OffsetMs * 1e6)
+		d.Start, d.End, d.Clock = d.Start.Add(off), d.End.Add(off), r.Clock
+	}
+	return d
 }
 
 // WriteText writes the phase's measurements in YCSB's text format, as the

@@ -26,7 +26,11 @@ type phaseArgs struct {
 	csv     string // --csv
 	hlog    string // --hlog: prefix of HdrHistogram interval logs
 	cpuprof string // --cpuprofile: the client's own CPU profile (pprof)
-	help    bool
+	// indexFrom names the orchestrator whose environment gives this
+	// client's index (--client-index-from docker|kubernetes).
+	indexFrom string
+	emit      string // --emit DIR: write the orchestrator's manifests there, run nothing
+	help      bool
 }
 
 // propAction is one property-setting flag; they are applied in
@@ -102,6 +106,10 @@ func parsePhase(cmd string, args []string, stderr io.Writer) (*phaseArgs, error)
 	fs.Var(actionList{&acts, setter("clients")}, "clients", "")
 	fs.Var(actionList{&acts, setter("clientindex")}, "client-index", "")
 	fs.Var(actionList{&acts, setter("metrics.addr")}, "metrics-addr", "")
+	fs.Var(actionList{&acts, setter("orchestrator")}, "orchestrator", "")
+	fs.Var(actionList{&acts, setter("docker.image")}, "image", "")
+	fs.StringVar(&pa.indexFrom, "client-index-from", "", "")
+	fs.StringVar(&pa.emit, "emit", "", "")
 	for _, name := range []string{"maxexecutiontime", "duration"} {
 		fs.Var(actionList{&acts, setter("maxexecutiontime")}, name, "")
 	}

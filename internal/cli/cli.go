@@ -173,11 +173,21 @@ later ones win):
   -l, --label TEXT           label for status lines and results
   -db NAME                   binding name (same as the positional binding)
   --duration SECONDS         stop after this long (maxexecutiontime)
-  --clients N                spread the phase over N servbench processes here, each
-                             its share of threads, target, operations and keys, from
+  --clients N                spread the phase over N servbench clients, each its
+                             share of threads, target, operations and keys, from
                              one start, and merge their results (property clients)
+  --orchestrator NAME        where the clients run: local (processes here, the
+                             default), docker (a Docker Swarm replicated job),
+                             kubernetes (with --emit) (property orchestrator)
+  --image NAME               the clients' container image (docker.image; servbench)
+  --emit DIR                 kubernetes: write an Indexed Job, a ConfigMap of the
+                             properties and a Secret of the credentials to DIR for
+                             kubectl apply -f DIR; runs nothing (needs
+                             -p kubernetes.claim=PVC, the results' volume claim)
   --client-index I           run client I (from 0) of N only (property clientindex;
                              give startat=TIME to all N for a common start)
+  --client-index-from NAME   read the index from docker's or kubernetes' environment
+                             (what the orchestrators' clients are given)
   --metrics-addr HOST:PORT   serve the run's progress to Prometheus at /metrics
                              (property metrics.addr; client i of a spread phase
                              serves on PORT+i)
@@ -192,7 +202,8 @@ fieldlength, requestdistribution, readproportion ... deleteproportion,
 dataintegrity, insertstart, insertcount, maxexecutiontime, status.interval,
 hdrhistogram.percentiles, exportfile; servbench's: warmuptime,
 warmupoperationcount, timeseries.interval, randomseed, schedule.latethreshold,
-clients, clientindex, startat.
+clients, clientindex, startat, orchestrator, docker.image, kubernetes.claim,
+kubernetes.name, coordinator.addr, clock.url, workloadname.
 The text report goes to standard output (or exportfile); status lines and
 progress to standard error. Exit status: 0 done, 1 failed, 2 bad input,
 130 interrupted (results so far are still written).

@@ -1,16 +1,17 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,17 +20,21 @@ import (
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/internal/output"
+	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 )
 
-// runClients runs a phase as n clients on this machine (the local engine):
-// n servbench processes of this binary, client i running its share
-// (clientindex=i, package spread) from a common start a moment ahead, each
-// writing its own result; then their results are merged exactly into the
-// phase's (-o). A client that fails or writes no result fails the phase,
-// named by its index, and nothing merged is written. Ctrl-C is passed on:
-// every client stops and writes what it has, and those are merged.
-func runClients(ctx context.Context, cmd string, args []string, pa *phaseArgs, setup *engine.Setup, stderr io.Writer) (int, error) {
+// runClients coordinates a phase spread over n clients: it writes the
+// phase's properties to a file every client reads (only its owner may
+// read it: it may hold credentials), serves its clock to them, has the
+// orchestrator (property orchestrator: local, docker) run client i as
+// "servbench CMD BINDING -P FILE" with its index, the common start a
+// moment ahead and a result file of its own, and merges their results
+// exactly into the phase's (-o). A client that fails or writes no result
+// fails the phase, named by its index, and nothing merged is written.
+// Ctrl-C is passed on: every client stops and writes what it has, and
+// those are merged.
+func runClients(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Setup, stderr io.Writer) (int, error) {
 	n := setup.Client.Count
 	if pa.csv != "" || pa.hlog != "" || pa.cpuprof != "" || setup.Outputs.ExportFile != "" || setup.Outputs.RawFile != "" {
 		return ExitUsage, badf("%s: with clients=%d each client writes its own result; --csv, --hlog, --cpuprofile, exportfile and measurement.raw.output_file are not merged: leave them out", cmd, n)
@@ -37,70 +42,47 @@ func runClients(ctx context.Context, cmd string, args []string, pa *phaseArgs, s
 	if pa.binding == "pebble" {
 		return ExitUsage, badf("%s: clients=%d: pebble is embedded in each process, so each client would measure a store of its own; spread a phase over clients of a database server", cmd, n)
 	}
-	exe, err := os.Executable()
+	orch, err := newOrchestrator(setup.Client)
 	if err != nil {
-		return ExitFailure, fmt.Errorf("%s: clients: %w", cmd, err)
+		return ExitUsage, usageError{err}
 	}
 	dir, err := os.MkdirTemp("", "servbench-clients-")
 	if err != nil {
 		return ExitFailure, err
 	}
 	defer os.RemoveAll(dir)
-	// Each client gets this command line (nothing on it that the process
-	// list did not show already), without its output file, plus its index,
-	// the common start and a result file of its own.
-	common := withoutFlags(args, "o", "json")
-	outs := make([]string, n)
-	for i := range outs {
-		outs[i] = clientResultPath(pa.json, dir, i)
+	j := &job{cmd: cmd, binding: pa.binding, n: n, dir: dir, out: pa.json, metricsAddr: setup.Outputs.MetricsAddr, stderr: stderr, mu: &sync.Mutex{}}
+	if j.out == "" {
+		j.out = filepath.Join(dir, "out", "result.json")
+		if err := os.Mkdir(filepath.Dir(j.out), 0o755); err != nil {
+			return ExitFailure, err
+		}
 	}
+	if j.out, err = filepath.Abs(j.out); err != nil {
+		return ExitFailure, err
+	}
+	j.props = filepath.Join(dir, "in", "phase.properties")
+	if err := writeProps(j.props, clientProps(pa.props)); err != nil {
+		return ExitFailure, fmt.Errorf("%s: clients: %w", cmd, err)
+	}
+	clock, err := serveClock(setup.Client.CoordinatorAddr)
+	if err != nil {
+		return ExitUsage, badf("%s: coordinator.addr: %v", cmd, err)
+	}
+	defer clock.Close()
+	j.clockURL = "http://" + clock.Addr().String() + "/"
 	// Long enough for every client to start and connect first.
-	start := time.Now().Add(2*time.Second + time.Duration(n)*100*time.Millisecond).UTC()
-	fmt.Fprintf(stderr, "servbench: %s on %d clients here, starting together at %s\n", cmd, n, start.Format("15:04:05.000"))
-	var mu sync.Mutex // one line at a time on stderr
-	procs := make([]*exec.Cmd, n)
-	for i := range procs {
-		own := []string{"--client-index", strconv.Itoa(i), "-p", "startat=" + start.Format(time.RFC3339Nano), "-o", outs[i]}
-		if addr := setup.Outputs.MetricsAddr; addr != "" {
-			own = append(own, "-p", "metrics.addr="+clientMetricsAddr(addr, i))
-		}
-		c := exec.Command(exe, append(append([]string{cmd}, common...), own...)...)
-		c.Env = append(os.Environ(), "SERVBENCH_CLIENT="+strconv.Itoa(i))
-		c.Stdout = io.Discard // each client's text report; its result is what counts
-		c.Stderr = &prefixed{w: stderr, prefix: fmt.Sprintf("client %d: ", i), mu: &mu}
-		ownGroup(c)
-		if err := c.Start(); err != nil {
-			for _, p := range procs[:i] {
-				p.Process.Kill()
-				p.Wait()
-			}
-			return ExitFailure, fmt.Errorf("%s: start client %d: %w", cmd, i, err)
-		}
-		procs[i] = c
-	}
-	done := make(chan struct{})
-	go func() { // Ctrl-C: every client stops and writes its results
-		select {
-		case <-ctx.Done():
-			for _, p := range procs {
-				p.Process.Signal(os.Interrupt)
-			}
-		case <-done:
-		}
-	}()
-	ends := make([]error, n)
-	for i, p := range procs {
-		ends[i] = p.Wait()
-		p.Stderr.(*prefixed).flush()
-	}
-	close(done)
-	var docs []*result.Doc
+	j.start = time.Now().Add(orch.lead() + time.Duration(n)*100*time.Millisecond).UTC()
+	fmt.Fprintf(stderr, "servbench: %s on %d clients (%s), starting together at %s\n", cmd, n, orch, j.start.Format("15:04:05.000"))
+	ends := orch.run(ctx, j)
 	for i, end := range ends {
-		var ee *exec.ExitError
-		if end != nil && !(errors.As(end, &ee) && ee.ExitCode() == ExitInterrupted) {
+		if end != nil && end != errOtherFailed {
 			return ExitFailure, fmt.Errorf("%s: client %d of %d failed (%v): no merged result", cmd, i, n, end)
 		}
-		d, err := result.ReadFile(outs[i])
+	}
+	var docs []*result.Doc
+	for i := range ends {
+		d, err := result.ReadFile(clientResultPath(j.out, i))
 		if err != nil {
 			return ExitFailure, fmt.Errorf("%s: client %d of %d wrote no result: %v", cmd, i, n, err)
 		}
@@ -117,8 +99,12 @@ func runClients(ctx context.Context, cmd string, args []string, pa *phaseArgs, s
 	}
 	fmt.Fprintf(stderr, "servbench: %d clients: %s ops/s over the %.1f s all were measuring, %s operations (%s ok)\n",
 		m.Clients, output.Thousands(int64(m.Throughput+0.5)), m.RuntimeMs/1000, output.Thousands(m.Operations), output.Thousands(m.OKOperations))
-	// Each client has said already, on its own lines, if its CPU was
-	// nearly all used (it may be the limit, not the database).
+	if off, rtt := maxClockOffset(m); rtt > 0 {
+		fmt.Fprintf(stderr, "servbench: the clients' clocks were within %.2f ms of this one's (measured ± %.2f ms); their intervals are lined up on it\n", off, rtt/2)
+	}
+	for _, c := range m.BusyClients() {
+		fmt.Fprintf(stderr, "servbench: client %d used %.0f%% of its %d cores: it may be the limit, not the database; add clients\n", c.Index, c.CPUPct, c.Cores)
+	}
 	if ctx.Err() != nil || m.Stop == result.Interrupted {
 		fmt.Fprintln(stderr, "servbench: interrupted; the clients' results so far were merged")
 		return ExitInterrupted, nil
@@ -126,21 +112,177 @@ func runClients(ctx context.Context, cmd string, args []string, pa *phaseArgs, s
 	return ExitOK, nil
 }
 
-// clientResultPath is where client i writes its result: beside the phase's
-// (r.json: r.client-0.json, ...), kept; or in dir, removed afterwards.
-func clientResultPath(merged, dir string, i int) string {
-	if merged == "" {
-		return filepath.Join(dir, fmt.Sprintf("client-%d.json", i))
+// maxClockOffset is the largest clock offset of m's clients and the
+// round trip it was measured with (0, 0: none measured).
+func maxClockOffset(m *result.Doc) (offset, rtt float64) {
+	for _, c := range m.ClientRuns {
+		if c.Clock != nil && (rtt == 0 || math.Abs(c.Clock.OffsetMs) > offset) {
+			offset, rtt = math.Abs(c.Clock.OffsetMs), c.Clock.RTTMs
+		}
 	}
+	return offset, rtt
+}
+
+// clientProps are the properties every client of a phase reads from a
+// file: the phase's, with the workload's name (which would otherwise be
+// the file's).
+func clientProps(p *props.Props) *props.Props {
+	all := p.Clone()
+	all.SetDefault("workloadname", engine.WorkloadName(p), "")
+	return all
+}
+
+// writeProps writes p where only its owner can read it.
+func writeProps(path string, p *props.Props) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := p.Write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// serveClock serves this machine's clock to the clients (see engine's
+// measureClock) on addr.
+func serveClock(addr string) (net.Listener, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: engine.ClockHandler(time.Now), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(l)
+	return l, nil
+}
+
+// A job is one spread phase for an orchestrator to run.
+type job struct {
+	cmd, binding string
+	n            int
+	dir          string // the coordinator's own directory
+	props        string // the phase's properties, for every client
+	out          string // the merged result's path: client i writes clientResultPath(out, i)
+	start        time.Time
+	clockURL     string
+	metricsAddr  string
+	stderr       io.Writer
+	mu           *sync.Mutex // one line at a time on stderr
+}
+
+// clientArgs is a client's command line after "servbench": its index (or
+// where to read it), the common start, the coordinator's clock and where
+// to write its result, for the properties and result at the paths given
+// (as the client sees them).
+func (j *job) clientArgs(index []string, props, out string) []string {
+	a := []string{j.cmd, j.binding, "-P", props}
+	a = append(a, index...)
+	return append(a, "-p", "startat="+j.start.Format(time.RFC3339Nano), "-p", "clock.url="+j.clockURL, "-o", out)
+}
+
+// say writes one line of client i's on the coordinator's stderr.
+func (j *job) say(i int, line string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	fmt.Fprintf(j.stderr, "client %d: %s\n", i, line)
+}
+
+// errOtherFailed ends a client that was stopped because another failed.
+var errOtherFailed = errors.New("stopped when another client failed")
+
+// An orchestrator runs a job's n clients and returns when they have all
+// ended, with each client's failure (nil: it ended or was interrupted and
+// wrote its result). When ctx ends, it stops every client, which writes
+// what it has.
+type orchestrator interface {
+	run(ctx context.Context, j *job) []error
+	// lead is how long the clients need to start.
+	lead() time.Duration
+	String() string
+}
+
+// newOrchestrator is the orchestrator property's.
+func newOrchestrator(c engine.Client) (orchestrator, error) {
+	switch c.Orchestrator {
+	case "docker":
+		return newDocker(c.Image), nil
+	case "kubernetes":
+		return nil, errors.New("orchestrator=kubernetes: servbench writes the Indexed Job for kubectl to apply: give --emit DIR (see 'servbench run --help')")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("clients: %w", err)
+	}
+	return &local{exe: exe}, nil
+}
+
+// local runs the clients as processes of this binary on this machine.
+type local struct{ exe string }
+
+func (*local) String() string      { return "here" }
+func (*local) lead() time.Duration { return 2 * time.Second }
+
+func (l *local) run(ctx context.Context, j *job) []error {
+	ends := make([]error, j.n)
+	procs := make([]*exec.Cmd, j.n)
+	for i := range procs {
+		args := j.clientArgs([]string{"--client-index", strconv.Itoa(i)}, j.props, clientResultPath(j.out, i))
+		if j.metricsAddr != "" {
+			args = append(args, "-p", "metrics.addr="+clientMetricsAddr(j.metricsAddr, i))
+		}
+		c := exec.Command(l.exe, args...)
+		c.Env = append(os.Environ(), "SERVBENCH_CLIENT="+strconv.Itoa(i))
+		c.Stdout = io.Discard // each client's text report; its result is what counts
+		c.Stderr = &prefixed{say: func(l string) { j.say(i, l) }}
+		ownGroup(c)
+		if err := c.Start(); err != nil {
+			for _, p := range procs[:i] {
+				p.Process.Kill()
+				p.Wait()
+			}
+			for k := range ends {
+				ends[k] = fmt.Errorf("client %d could not start: %w", i, err)
+			}
+			return ends
+		}
+		procs[i] = c
+	}
+	done := make(chan struct{})
+	go func() { // Ctrl-C: every client stops and writes its results
+		select {
+		case <-ctx.Done():
+			for _, p := range procs {
+				p.Process.Signal(os.Interrupt)
+			}
+		case <-done:
+		}
+	}()
+	for i, p := range procs {
+		err := p.Wait()
+		p.Stderr.(*prefixed).flush()
+		var ee *exec.ExitError
+		if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == ExitInterrupted) {
+			ends[i] = err
+		}
+	}
+	close(done)
+	return ends
+}
+
+// clientResultPath is where client i writes its result: beside the phase's
+// (r.json: r.client-0.json, ...).
+func clientResultPath(merged string, i int) string {
 	return strings.TrimSuffix(merged, ".json") + fmt.Sprintf(".client-%d.json", i)
 }
 
-// prefixed writes whole lines to w, each behind prefix.
+// prefixed passes each whole line written to say.
 type prefixed struct {
-	w      io.Writer
-	prefix string
-	mu     *sync.Mutex
-	buf    []byte
+	say func(string)
+	buf []byte
 }
 
 func (p *prefixed) Write(b []byte) (int, error) {
@@ -156,16 +298,9 @@ func (p *prefixed) Write(b []byte) (int, error) {
 }
 
 func (p *prefixed) line(l []byte) {
-	if len(bytes.TrimSpace(l)) == 0 {
-		return
+	if len(bytes.TrimSpace(l)) > 0 {
+		p.say(string(l))
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	bw := bufio.NewWriter(p.w)
-	bw.WriteString(p.prefix)
-	bw.Write(l)
-	bw.WriteByte('\n')
-	bw.Flush()
 }
 
 func (p *prefixed) flush() {
@@ -175,30 +310,41 @@ func (p *prefixed) flush() {
 	}
 }
 
-// valueFlags are the phase's flags that take a value (see parsePhase).
-var valueFlags = []string{"P", "property-file", "w", "workload", "p", "property", "threads", "threadcount", "target",
-	"l", "label", "db", "clients", "client-index", "maxexecutiontime", "duration", "o", "json", "csv", "hlog", "cpuprofile"}
-
-// withoutFlags returns args without the named flags and their values, in
-// any of the forms the flag package takes (-o v, --o v, -o=v, --o=v).
-func withoutFlags(args []string, drop ...string) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		isFlag := strings.HasPrefix(a, "-") && a != "-" && a != "--"
-		takesValue := isFlag && !hasValue && slices.Contains(valueFlags, name)
-		if isFlag && slices.Contains(drop, name) {
-			if takesValue {
-				i++
-			}
-			continue
+// indexFromEnv sets the clientindex of a client that an orchestrator
+// started, from the environment it gave the client (getenv), and names
+// the client's result and metrics port by it as the coordinator expects:
+// -o r.json becomes r.client-I.json; on Docker's host network client I
+// serves metrics on the port given plus I (on Kubernetes each pod has an
+// address of its own).
+func indexFromEnv(pa *phaseArgs, getenv func(string) string) error {
+	var i int
+	var err error
+	switch pa.indexFrom {
+	case "docker":
+		slot, node := getenv(dockerSlotEnv), getenv(dockerNodeEnv)
+		if slot == "" {
+			return fmt.Errorf("--client-index-from docker: %s is not set (the service sets it to {{.Task.Slot}})", dockerSlotEnv)
 		}
-		out = append(out, a)
-		if takesValue && i+1 < len(args) {
-			i++
-			out = append(out, args[i])
+		if slot != node { // slot 0 reads as the node's ID
+			i, err = strconv.Atoi(slot)
 		}
+		if err != nil || i < 0 {
+			return fmt.Errorf("--client-index-from docker: %s=%q is not a task slot", dockerSlotEnv, props.Cut(slot, 40))
+		}
+		if addr, ok := pa.props.Get("metrics.addr"); ok {
+			pa.props.Set("metrics.addr", clientMetricsAddr(addr, i), "--client-index-from docker")
+		}
+	case "kubernetes":
+		v := getenv(kubernetesIndexEnv)
+		if i, err = strconv.Atoi(v); err != nil || i < 0 {
+			return fmt.Errorf("--client-index-from kubernetes: %s=%q is not a completion index (the Indexed Job sets it)", kubernetesIndexEnv, props.Cut(v, 40))
+		}
+	default:
+		return fmt.Errorf("--client-index-from %q: want docker or kubernetes", props.Cut(pa.indexFrom, 40))
 	}
-	return out
+	pa.props.Set("clientindex", strconv.Itoa(i), "--client-index-from "+pa.indexFrom)
+	if pa.json != "" {
+		pa.json = clientResultPath(pa.json, i)
+	}
+	return nil
 }

@@ -98,14 +98,6 @@ func TestClientsRefused(t *testing.T) {
 	}
 }
 
-func TestWithoutFlags(t *testing.T) {
-	args := []string{"basic", "-w", "a", "-o", "r.json", "-p", "x=-o", "--json=s.json", "--o", "t.json", "-threads", "4", "-s", "-o=u.json"}
-	want := []string{"basic", "-w", "a", "-p", "x=-o", "-threads", "4", "-s"}
-	if got := withoutFlags(args, "o", "json"); !slices.Equal(got, want) {
-		t.Errorf("got %q\nwant %q", got, want)
-	}
-}
-
 // lines is a stderr that tells when every client has printed a status
 // line: all of them are measuring.
 type lines struct {

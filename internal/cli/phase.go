@@ -28,6 +28,11 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 		fmt.Fprint(stdout, phaseUsage)
 		return ExitOK, nil
 	}
+	if pa.indexFrom != "" {
+		if err := indexFromEnv(pa, os.Getenv); err != nil {
+			return ExitUsage, usageError{err}
+		}
+	}
 	spec := engine.Spec{Binding: pa.binding, Properties: pa.props, Log: stderr}
 	if cmd == "load" {
 		spec.Phase = engine.LoadPhase
@@ -41,7 +46,13 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 		fmt.Fprintf(stderr, "servbench: %s\n", w)
 	}
 	if _, one := pa.props.Get("clientindex"); setup.Client.Spread() && !one {
-		return runClients(ctx, cmd, args, pa, setup, stderr)
+		if pa.emit != "" {
+			return emit(cmd, pa, setup, stdout)
+		}
+		return runClients(ctx, cmd, pa, setup, stderr)
+	}
+	if pa.emit != "" {
+		return ExitUsage, badf("%s: --emit writes the manifests of a phase spread over clients: give --clients N (N > 1)", cmd)
 	}
 	mopts := &setup.Measurements
 	// Create output files before the run, so a bad path fails now and not
@@ -133,6 +144,13 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	switch res.Reason {
 	case result.Interrupted:
 		fmt.Fprintln(stderr, "servbench: interrupted; the results so far were written")
+		if pa.indexFrom != "" {
+			// A client an orchestrator started ends well when it is
+			// stopped: its result says it was interrupted, and an
+			// orchestrator runs a failed client again (Swarm's jobs do,
+			// whatever the restart condition).
+			return ExitOK, nil
+		}
 		return ExitInterrupted, nil
 	case result.Failed, result.LoadFailures:
 		return ExitFailure, res.Err

@@ -1,0 +1,288 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/servbench/servbench/props"
+)
+
+// docker runs the clients as a Docker Swarm replicated job: one service of
+// n tasks from servbench's image (docker.image), on the host network, with
+// the phase's properties and the results directory bound into each
+// container. It drives the docker command the user has (and its
+// DOCKER_HOST or context), so it needs nothing of the swarm but what the
+// user can do already.
+//
+// Each task learns its index from Swarm's templates: its slot, which
+// Docker renders as the node's ID for slot 0 (as for a global service), so
+// a task whose slot reads as its node is client 0 (see indexFromEnv).
+type docker struct {
+	image string
+	bin   string        // the docker command
+	poll  time.Duration // how often the tasks' states are read
+	grace time.Duration // how long stopped clients have to write their results
+}
+
+func newDocker(image string) *docker {
+	return &docker{image: image, bin: "docker", poll: 500 * time.Millisecond, grace: 30 * time.Second}
+}
+
+func (d *docker) String() string { return "Docker Swarm, image " + d.image }
+
+// lead: pulling nothing (the image is on the node), a task starts in about
+// a second; a swarm of several machines may need more, and a late client
+// says so in its result's warnings.
+func (d *docker) lead() time.Duration { return 5 * time.Second }
+
+// dockerEnv are the variables a task's index is read from.
+const (
+	dockerSlotEnv = "SERVBENCH_SLOT"
+	dockerNodeEnv = "SERVBENCH_NODE"
+)
+
+func (d *docker) run(ctx context.Context, j *job) []error {
+	ends := make([]error, j.n)
+	fail := func(err error) []error {
+		for i := range ends {
+			ends[i] = err
+		}
+		return ends
+	}
+	name, err := serviceName()
+	if err != nil {
+		return fail(err)
+	}
+	outDir := filepath.Dir(j.out)
+	args := []string{"service", "create", "--detach", "--quiet", "--name", name,
+		"--mode", "replicated-job", "--replicas", strconv.Itoa(j.n), "--max-concurrent", strconv.Itoa(j.n),
+		"--restart-condition", "none", "--network", "host", "--stop-grace-period", d.grace.String(),
+		"--label", "servbench.phase=" + j.cmd,
+		"--env", dockerSlotEnv + "={{.Task.Slot}}", "--env", dockerNodeEnv + "={{.Node.ID}}",
+		"--mount", "type=bind,src=" + filepath.Dir(j.props) + ",dst=" + filepath.Dir(podProps) + ",readonly",
+		"--mount", "type=bind,src=" + outDir + ",dst=" + podResults,
+		d.image}
+	args = append(args, j.clientArgs([]string{"--client-index-from", "docker"}, podProps, podResults+"/"+filepath.Base(j.out))...)
+	if j.metricsAddr != "" {
+		args = append(args, "-p", "metrics.addr="+j.metricsAddr) // client i serves on its port + i
+	}
+	if _, err := d.docker(context.Background(), args...); err != nil {
+		return fail(err)
+	}
+	defer d.remove(name)
+	states, err := d.wait(ctx, name, j.n)
+	if ctx.Err() != nil {
+		// Stopped: each client gets SIGINT, as a local one, and writes
+		// what it has; the tasks are given the grace to end. (Removing a
+		// job's service does not stop its containers in every Docker.)
+		d.signal(name)
+		grace, cancel := context.WithTimeout(context.Background(), d.grace)
+		d.wait(grace, name, j.n)
+		cancel()
+		d.logs(name, j)
+		return ends
+	}
+	d.logs(name, j)
+	if err != nil {
+		return fail(err)
+	}
+	for i, st := range states {
+		switch {
+		case st == nil:
+			ends[i] = errors.New("the swarm ran no task for it")
+		case st.state == "failed" || st.state == "rejected":
+			ends[i] = fmt.Errorf("task %s: %s", st.state, st.err)
+		case st.state != "complete":
+			ends[i] = errOtherFailed
+		}
+	}
+	return ends
+}
+
+// containers lists the service's containers on this node.
+func (d *docker) containers(name string) []string {
+	out, _ := d.docker(context.Background(), "ps", "--all", "--quiet", "--filter", "label=com.docker.swarm.service.name="+name)
+	return strings.Fields(out)
+}
+
+// signal sends SIGINT to the service's containers on this node. (Swarm
+// has no command to signal a service's tasks; on a swarm of several
+// machines the others' clients stop when the service is removed.)
+func (d *docker) signal(name string) {
+	if ids := d.containers(name); len(ids) > 0 {
+		d.docker(context.Background(), append([]string{"kill", "--signal", "INT"}, ids...)...)
+	}
+}
+
+// remove removes the service and whatever containers of it are left on
+// this node: everything the run started.
+func (d *docker) remove(name string) {
+	d.docker(context.Background(), "service", "rm", name)
+	if ids := d.containers(name); len(ids) > 0 {
+		d.docker(context.Background(), append([]string{"rm", "--force"}, ids...)...)
+	}
+}
+
+// taskState is one task as docker inspect tells it.
+type taskState struct {
+	state, err string
+	exit       int
+}
+
+// wait polls the service's tasks until n of them have ended, or ctx ends;
+// it returns each client's task by index.
+func (d *docker) wait(ctx context.Context, name string, n int) ([]*taskState, error) {
+	tick := time.NewTicker(d.poll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-tick.C:
+		}
+		ids, err := d.docker(ctx, "service", "ps", "--quiet", "--no-trunc", name)
+		if err != nil {
+			return nil, err
+		}
+		fields := strings.Fields(ids)
+		if len(fields) < n {
+			continue
+		}
+		out, err := d.docker(ctx, append([]string{"inspect", "--type", "task", "--format",
+			taskFormat}, fields...)...)
+		if err != nil {
+			return nil, err
+		}
+		states, ended, err := parseTasks(out, n)
+		if err != nil {
+			return nil, err
+		}
+		if ended {
+			return states, nil
+		}
+	}
+}
+
+// taskFormat has docker inspect write a task as slot|node|state|exit|error;
+// a task not yet placed or started lacks some (docker's templates fail on
+// a missing key, index does not, and Docker leaves out zero values: slot
+// 0, exit code 0).
+const taskFormat = `{{index . "Slot"}}|{{index . "NodeID"}}|{{.Status.State}}|{{with index .Status "ContainerStatus"}}{{index . "ExitCode"}}{{end}}|{{index .Status "Err"}}`
+
+// parseTasks reads docker inspect's lines (slot|node|state|exit|error) of
+// a job's tasks: each client's, and whether the job is over: every client
+// completed, or one failed. Swarm runs a failed task of a job again
+// whatever the restart condition, so the first failure of a client is
+// its end: the coordinator removes the service then.
+func parseTasks(out string, n int) ([]*taskState, bool, error) {
+	states := make([]*taskState, n)
+	sc := bufio.NewScanner(strings.NewReader(out))
+	failed := false
+	for sc.Scan() {
+		f := strings.SplitN(sc.Text(), "|", 5)
+		if len(f) != 5 {
+			return nil, false, fmt.Errorf("docker inspect: unexpected line %q", props.Cut(sc.Text(), 80))
+		}
+		for k := range f {
+			if f[k] == "<no value>" {
+				f[k] = ""
+			}
+		}
+		i, err := 0, error(nil)
+		if f[0] != "" {
+			i, err = strconv.Atoi(f[0])
+		}
+		if err != nil || i < 0 || i >= n {
+			return nil, false, fmt.Errorf("docker inspect: task slot %q of a job of %d", props.Cut(f[0], 20), n)
+		}
+		exit, _ := strconv.Atoi(f[3])
+		st := &taskState{state: f[2], exit: exit, err: f[4]}
+		switch {
+		case st.state == "complete":
+			states[i] = st
+		case st.state == "failed" || st.state == "rejected":
+			failed = true
+			if states[i] == nil || states[i].state != "complete" {
+				states[i] = st
+			}
+		case states[i] == nil:
+			states[i] = st
+		}
+	}
+	if failed {
+		return states, true, nil
+	}
+	for _, st := range states {
+		if st == nil || st.state != "complete" {
+			return states, false, nil
+		}
+	}
+	return states, true, nil
+}
+
+// logs passes the tasks' output on as the clients', by index.
+func (d *docker) logs(name string, j *job) {
+	// The clients' standard error, as a local client's; their standard
+	// output is their text report, and their result is what counts.
+	_, out, err := d.output(context.Background(), "service", "logs", "--no-task-ids", "--no-trunc", name)
+	if err != nil {
+		j.say(0, "(the clients' output could not be read: "+err.Error()+")")
+		return
+	}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		// "NAME.SLOT@NODE    | line"; slot 0 is shown as the node's ID.
+		head, line, ok := strings.Cut(sc.Text(), "| ")
+		if !ok {
+			continue
+		}
+		task, _, _ := strings.Cut(strings.TrimSpace(head), "@")
+		i, err := strconv.Atoi(strings.TrimPrefix(task, name+"."))
+		if err != nil {
+			i = 0
+		}
+		j.say(i, line)
+	}
+}
+
+// docker runs the docker command; its error is its standard error's
+// first line.
+func (d *docker) docker(ctx context.Context, args ...string) (string, error) {
+	stdout, _, err := d.output(ctx, args...)
+	return stdout, err
+}
+
+// output runs the docker command and returns its standard output and
+// error.
+func (d *docker) output(ctx context.Context, args ...string) (string, string, error) {
+	var stdout, stderr bytes.Buffer
+	c := exec.CommandContext(ctx, d.bin, args...)
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Run(); err != nil {
+		msg, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", "", fmt.Errorf("docker %s: %s", args[0], msg)
+	}
+	return stdout.String(), stderr.String(), nil
+}
+
+// serviceName is a new service's: servbench-<random>.
+func serviceName() (string, error) {
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return "servbench-" + hex.EncodeToString(b[:]), nil
+}

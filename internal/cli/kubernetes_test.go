@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// strictDecode reads a manifest into the Kubernetes API's own type,
+// refusing any field the API does not have.
+func strictDecode(t *testing.T, path string, into any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	j, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(into); err != nil {
+		t.Fatalf("%s does not decode strictly as the Kubernetes API's type: %v\n%s", path, err, raw)
+	}
+}
+
+// --emit writes an Indexed Job of N clients, a ConfigMap of the phase's
+// properties and a Secret of its credentials, which decode strictly with
+// the official k8s.io/api types; the Job runs N pods at once, each reading
+// its index from JOB_COMPLETION_INDEX, the properties and credentials as
+// files and writing to the claim named; Prometheus' scrape annotations
+// point at the metrics port. No credential is in the ConfigMap, the Job or
+// the command's output.
+func TestKubernetesManifests(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := servbench(t, "run", "redis", "-w", "b", "--clients", "4", "-threads", "8", "--orchestrator", "kubernetes",
+		"--image", "registry.example/servbench:1", "-p", "kubernetes.claim=results", "-p", "redis.url=redis://u:s3cret@127.0.0.1:6379",
+		"-p", "redis.password=hunter2", "--metrics-addr", ":9464", "-p", "startat=2026-11-23T18:00:00Z", "--emit", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var cm corev1.ConfigMap
+	var sec corev1.Secret
+	var job batchv1.Job
+	strictDecode(t, filepath.Join(dir, "configmap.yaml"), &cm)
+	strictDecode(t, filepath.Join(dir, "secret.yaml"), &sec)
+	strictDecode(t, filepath.Join(dir, "job.yaml"), &job)
+	if cm.Kind != "ConfigMap" || sec.Kind != "Secret" || job.Kind != "Job" || job.APIVersion != "batch/v1" {
+		t.Errorf("kinds %q %q %q/%q", cm.Kind, sec.Kind, job.Kind, job.APIVersion)
+	}
+	props := cm.Data["phase.properties"]
+	for _, want := range []string{"clients=4", "threadcount=8", "startat=2026-11-23T18:00:00Z", "workloadname=workload b"} {
+		if !strings.Contains(props, want) {
+			t.Errorf("ConfigMap lacks %q:\n%s", want, props)
+		}
+	}
+	creds := sec.StringData["secret.properties"]
+	if !strings.Contains(creds, "hunter2") || !strings.Contains(creds, "s3cret") {
+		t.Errorf("Secret: %q", creds)
+	}
+	for _, f := range []string{"configmap.yaml", "job.yaml"} {
+		raw, _ := os.ReadFile(filepath.Join(dir, f))
+		if bytes.Contains(raw, []byte("hunter2")) || bytes.Contains(raw, []byte("s3cret")) {
+			t.Errorf("%s holds a credential", f)
+		}
+	}
+	if st, err := os.Stat(filepath.Join(dir, "secret.yaml")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("secret.yaml: %v, mode %v", err, st.Mode())
+	}
+	if strings.Contains(stdout+stderr, "hunter2") || strings.Contains(stdout+stderr, "s3cret") {
+		t.Error("a credential was printed")
+	}
+	s := job.Spec
+	if s.CompletionMode == nil || *s.CompletionMode != batchv1.IndexedCompletion || *s.Completions != 4 || *s.Parallelism != 4 || *s.BackoffLimit != 0 {
+		t.Errorf("job spec: mode %v, completions %v, parallelism %v, backoff %v", s.CompletionMode, *s.Completions, *s.Parallelism, *s.BackoffLimit)
+	}
+	pod := s.Template
+	if pod.Annotations["prometheus.io/scrape"] != "true" || pod.Annotations["prometheus.io/port"] != "9464" || pod.Spec.RestartPolicy != corev1.RestartPolicyNever {
+		t.Errorf("pod annotations %v, restart %q", pod.Annotations, pod.Spec.RestartPolicy)
+	}
+	c := pod.Spec.Containers[0]
+	wantArgs := []string{"run", "redis", "-P", podProps, "-P", podSecrets, "--client-index-from", "kubernetes", "-o", podResults + "/result.json"}
+	if c.Image != "registry.example/servbench:1" || !slices.Equal(c.Args, wantArgs) || len(c.Ports) != 1 || c.Ports[0].ContainerPort != 9464 {
+		t.Errorf("container %q %q, ports %v", c.Image, c.Args, c.Ports)
+	}
+	mounts := map[string]string{}
+	for _, m := range c.VolumeMounts {
+		mounts[m.Name] = m.MountPath
+	}
+	vols := map[string]corev1.VolumeSource{}
+	for _, v := range pod.Spec.Volumes {
+		vols[v.Name] = v.VolumeSource
+	}
+	if mounts["properties"] != "/phase" || vols["properties"].ConfigMap == nil || vols["properties"].ConfigMap.Name != cm.Name ||
+		mounts["credentials"] != "/credentials" || vols["credentials"].Secret == nil || vols["credentials"].Secret.SecretName != sec.Name ||
+		mounts["results"] != "/results" || vols["results"].PersistentVolumeClaim == nil || vols["results"].PersistentVolumeClaim.ClaimName != "results" {
+		t.Errorf("mounts %v, volumes %+v", mounts, vols)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--orchestrator", "kubernetes"}, "kubernetes.claim"},
+		{[]string{"--orchestrator", "docker", "-p", "kubernetes.claim=r"}, "give --orchestrator kubernetes"},
+		{[]string{"--orchestrator", "kubernetes", "-p", "kubernetes.claim=r", "--metrics-addr", "127.0.0.1:9464"}, "give :9464"},
+	} {
+		args := append([]string{"run", "redis", "-w", "b", "--clients", "2", "-threads", "2", "--emit", t.TempDir()}, c.args...)
+		if code, _, e := servbench(t, args...); code != ExitUsage || !strings.Contains(e, c.want) {
+			t.Errorf("%v: exit %d: %s", c.args, code, e)
+		}
+	}
+	if code, _, e := servbench(t, "run", "redis", "-w", "b", "--emit", t.TempDir()); code != ExitUsage || !strings.Contains(e, "--clients N") {
+		t.Errorf("--emit without clients: exit %d: %s", code, e)
+	}
+}

@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/servbench/servbench/db/dbtest"
+	"github.com/servbench/servbench/result"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// run runs a command and fails the test with its output when it fails.
+func run(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	c := exec.Command(name, args...)
+	c.Dir, c.Env = dir, append(os.Environ(), env...)
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Run(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out.String())
+	}
+	return out.String()
+}
+
+// dockerImage builds servbench's image from this checkout with the
+// README's commands (a static binary, the Dockerfile FROM scratch) on the
+// Docker that scripts/servers started, and loads Redis with records.
+func dockerImage(t *testing.T) (image, redisURL string) {
+	redisURL = dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
+	t.Setenv("DOCKER_HOST", dbtest.ServerURL(t, "SERVBENCH_DOCKER_URL"))
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	run(t, root, []string{"CGO_ENABLED=0"}, "go", "build", "-trimpath", "-o", filepath.Join(dir, "servbench"), "./cmd/servbench")
+	df, err := os.ReadFile(filepath.Join(root, "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), df, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	image = "servbench:test-" + strconv.Itoa(os.Getpid())
+	run(t, dir, nil, "docker", "build", "--quiet", "--tag", image, dir)
+	t.Cleanup(func() { exec.Command("docker", "rmi", "--force", image).Run() })
+	if code, _, e := servbench(t, "load", "redis", "-w", "c", "-p", "redis.url="+redisURL, "-p", "recordcount=3000", "-threads", "4", "-p", "dataintegrity=true"); code != ExitOK {
+		t.Fatalf("load: exit %d: %s", code, e)
+	}
+	return image, redisURL
+}
+
+// A run on 3 clients as a Docker Swarm replicated job (the docker
+// orchestrator) against Redis: the merged result has every operation of
+// the 3 clients, all verified, each client's result beside it with its
+// own index, its clock measured against the coordinator's; the service
+// and its containers are gone afterwards.
+func TestDockerSwarmClients(t *testing.T) {
+	image, url := dockerImage(t)
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, _, stderr := servbench(t, "run", "redis", "-w", "c", "-p", "redis.url="+url, "-p", "recordcount=3000",
+		"-p", "operationcount=9001", "-threads", "3", "--clients", "3", "--orchestrator", "docker", "--image", image,
+		"-p", "dataintegrity=true", "-o", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m, err := result.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verified := int64(0)
+	for _, op := range m.Ops {
+		if op.Name == "VERIFY" {
+			verified = op.Outcomes["OK"]
+		}
+	}
+	if m.Clients != 3 || m.Operations != 9001 || m.OKOperations != 9001 || verified != 9001 {
+		t.Errorf("merged %d clients, %d operations, %d ok, %d verified; want 3, 9001", m.Clients, m.Operations, m.OKOperations, verified)
+	}
+	var idx []int
+	for _, c := range m.ClientRuns {
+		idx = append(idx, c.Index)
+		if c.Clock == nil || c.Clock.RTTMs <= 0 {
+			t.Errorf("client %d: clock not measured: %+v", c.Index, c.Clock)
+		}
+	}
+	slices.Sort(idx)
+	if !slices.Equal(idx, []int{0, 1, 2}) {
+		t.Errorf("clients %v, want 0, 1, 2", idx)
+	}
+	for i := range 3 {
+		if !strings.Contains(stderr, fmt.Sprintf("client %d: servbench: ran workload C on redis", i)) {
+			t.Errorf("client %d's lines are not on stderr:\n%s", i, stderr)
+		}
+	}
+	if left := run(t, "", nil, "docker", "ps", "--all", "--quiet", "--filter", "label=com.docker.swarm.service.name"); strings.TrimSpace(left) != "" {
+		t.Errorf("containers left: %s", left)
+	}
+	if left := run(t, "", nil, "docker", "service", "ls", "--quiet"); strings.TrimSpace(left) != "" {
+		t.Errorf("services left: %s", left)
+	}
+}
+
+// The Kubernetes manifests, run as a kubelet would run their pods: for
+// each completion index, the image with the Job's arguments, the
+// environment an Indexed Job gives (JOB_COMPLETION_INDEX), the ConfigMap's
+// files mounted where the Job mounts them and a directory for the claim.
+// The clients wait for the start given, and their results merge.
+func TestKubernetesPodsUnderDocker(t *testing.T) {
+	image, url := dockerImage(t)
+	emitted, claim := t.TempDir(), t.TempDir()
+	start := time.Now().Add(5 * time.Second).UTC().Format(time.RFC3339Nano)
+	if code, _, e := servbench(t, "run", "redis", "-w", "c", "-p", "redis.url="+url, "-p", "recordcount=3000", "-p", "operationcount=6000",
+		"-threads", "6", "--clients", "3", "--orchestrator", "kubernetes", "--image", image, "-p", "kubernetes.claim=results",
+		"-p", "startat="+start, "--emit", emitted); code != ExitOK {
+		t.Fatalf("emit: exit %d: %s", code, e)
+	}
+	var cm corev1.ConfigMap
+	var job batchv1.Job
+	strictDecode(t, filepath.Join(emitted, "configmap.yaml"), &cm)
+	strictDecode(t, filepath.Join(emitted, "job.yaml"), &job)
+	pod := job.Spec.Template.Spec
+	volumes := map[string]string{}
+	for _, v := range pod.Volumes {
+		switch {
+		case v.ConfigMap != nil:
+			dir := t.TempDir()
+			for name, text := range cm.Data {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			volumes[v.Name] = dir
+		case v.PersistentVolumeClaim != nil:
+			volumes[v.Name] = claim
+		default:
+			t.Fatalf("volume %s of an unexpected kind", v.Name)
+		}
+	}
+	c := pod.Containers[0]
+	var ids []string
+	for i := range int(*job.Spec.Completions) {
+		args := []string{"run", "--detach", "--network", "host", "--env", fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i)}
+		for _, m := range c.VolumeMounts {
+			mount := "type=bind,src=" + volumes[m.Name] + ",dst=" + m.MountPath
+			if m.ReadOnly {
+				mount += ",readonly"
+			}
+			args = append(args, "--mount", mount)
+		}
+		ids = append(ids, strings.TrimSpace(run(t, "", nil, "docker", append(append(args, c.Image), c.Args...)...)))
+	}
+	t.Cleanup(func() { exec.Command("docker", append([]string{"rm", "--force"}, ids...)...).Run() })
+	exits := strings.Fields(run(t, "", nil, "docker", append([]string{"wait"}, ids...)...))
+	if !slices.Equal(exits, []string{"0", "0", "0"}) {
+		t.Fatalf("pods exited %v\n%s", exits, run(t, "", nil, "docker", "logs", ids[0]))
+	}
+	var files []string
+	for i := range 3 {
+		files = append(files, filepath.Join(claim, fmt.Sprintf("result.client-%d.json", i)))
+	}
+	merged := filepath.Join(t.TempDir(), "merged.json")
+	if code, _, e := servbench(t, append(append([]string{"merge"}, files...), "-o", merged)...); code != ExitOK {
+		t.Fatalf("merge: exit %d: %s", code, e)
+	}
+	m, err := result.ReadFile(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Clients != 3 || m.Operations != 6000 || m.OKOperations != 6000 || m.Threads != 6 {
+		t.Errorf("merged %d clients, %d threads, %d operations (%d ok); want 3, 6, 6000", m.Clients, m.Threads, m.Operations, m.OKOperations)
+	}
+}
