@@ -73,6 +73,12 @@ func (r *Runner) Run(ctx context.Context) error {
 
 // Runner executes a plan into its directory.
 type Runner struct {
+	// Spread runs a phase spread over clients (setup is the whole phase,
+	// checked) and writes the merged result to path; the command line's
+	// coordinator, which starts servbench processes. Without it a plan
+	// with clients > 1 is refused.
+	Spread func(ctx context.Context, setup *engine.Setup, path string, log io.Writer) (*result.Doc, error)
+
 	pl     *plan.Plan
 	dir    string
 	stderr io.Writer
@@ -112,6 +118,13 @@ func (r *Runner) baseSpec(phase engine.Phase, t *plan.Deployment, w *plan.Worklo
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
+// setClients spreads a run over n clients (n > 1).
+func setClients(p *props.Props, n int) {
+	if n > 1 {
+		p.Set("clients", strconv.Itoa(n), "plan clients")
+	}
+}
+
 // runSpec is the spec of one run.
 func (r *Runner) runSpec(c *plan.Run) (engine.Spec, error) {
 	spec, err := r.baseSpec(engine.RunPhase, c.Deployment, c.Workload, c.Records)
@@ -120,6 +133,7 @@ func (r *Runner) runSpec(c *plan.Run) (engine.Spec, error) {
 	}
 	spec.Threads, spec.Rate = c.Threads, c.Rate
 	spec.Warmup, spec.Duration = seconds(r.pl.Warmup), seconds(r.pl.Duration)
+	setClients(spec.Properties, c.Clients)
 	spec.Properties.Set("operationcount", strconv.FormatInt(r.pl.OperationsOf(c.Records), 10), "plan operations")
 	r.dataDir(spec.Properties, c.Deployment, c.Workload, c.Records)
 	return spec, nil
@@ -157,15 +171,19 @@ func (r *Runner) check() error {
 	seen := map[string]checked{} // repetitions and rates share their check
 	for i := range runs {
 		c := &runs[i]
-		key := fmt.Sprintf("%s\x00%s\x00%d\x00%d", c.Deployment.Label, c.Workload.Name, c.Records, c.Threads)
+		key := fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%d", c.Deployment.Label, c.Workload.Name, c.Records, c.Threads, c.Clients)
 		ch, ok := seen[key]
 		if !ok {
 			spec, err := r.baseSpec(engine.RunPhase, c.Deployment, c.Workload, c.Records)
 			spec.Threads = c.Threads
 			if err == nil {
+				setClients(spec.Properties, c.Clients)
 				ch.s, ch.err = engine.Check(spec)
 			} else {
 				ch.err = err
+			}
+			if ch.err == nil && ch.s.Client.Spread() && r.Spread == nil {
+				ch.err = errors.New("clients: this runner cannot spread a run over clients")
 			}
 			seen[key] = ch
 		}
@@ -352,7 +370,7 @@ func (r *Runner) printSLO() {
 func newIndexRun(c *plan.Run) plan.IndexRun {
 	return plan.IndexRun{
 		ID: c.ID(), Deployment: c.Deployment.Label, Binding: c.Deployment.Binding, System: c.Deployment.System, Nodes: c.Deployment.Nodes, PricePerHour: c.Deployment.PriceHour,
-		Workload: c.Workload.Name, Records: c.Records, Threads: c.Threads, Rate: c.Rate, Repetition: c.Repetition,
+		Workload: c.Workload.Name, Records: c.Records, Threads: c.Threads, Clients: c.Clients, Rate: c.Rate, Repetition: c.Repetition,
 		Result: filepath.Join("runs", c.ID()+".json"), Status: "pending",
 	}
 }
@@ -427,6 +445,18 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 	}
 	for _, w := range setup.Warnings {
 		fmt.Fprintf(lg, "servbench: %s\n", w)
+	}
+	if setup.Client.Spread() { // each client writes its text report in its own log
+		d, err := r.Spread(ctx, setup, path, lg)
+		switch {
+		case err != nil:
+			return err
+		case d.Stop == result.Interrupted || ctx.Err() != nil:
+			return ErrInterrupted
+		case d.Error != "":
+			return errors.New(d.Error)
+		}
+		return nil
 	}
 	res, err := setup.Run(ctx)
 	if err != nil {

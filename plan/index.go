@@ -33,6 +33,7 @@ type IndexRun struct {
 	Workload       string  `json:"workload"`
 	Records        int64   `json:"records"`
 	Threads        int     `json:"threads"`
+	Clients        int     `json:"clients,omitempty"` // more than 1: the run was spread over that many clients
 	Rate           float64 `json:"target_ops_per_sec,omitempty"`
 	Repetition     int     `json:"repetition"`
 	Result         string  `json:"result,omitempty"` // relative to DIR

@@ -31,10 +31,14 @@ type Plan struct {
 	Workloads   []Workload
 	Records     []int64
 	Threads     []int
-	Rates       []float64 // total operations per second; 0 = as fast as possible
-	Warmup      float64   // seconds, excluded from the results
-	Duration    float64   // seconds per run (maxexecutiontime); 0 = operations decides
-	Operations  int64     // operations per run; 0 = duration decides
+	// Clients are the numbers of servbench clients a run is spread over
+	// (default 1: one process), a dimension like threads: each run's
+	// threads and rate are the whole run's, shared among its clients.
+	Clients    []int
+	Rates      []float64 // total operations per second; 0 = as fast as possible
+	Warmup     float64   // seconds, excluded from the results
+	Duration   float64   // seconds per run (maxexecutiontime); 0 = operations decides
+	Operations int64     // operations per run; 0 = duration decides
 	// OpsPerRecord, when set, makes each run's operation count its record
 	// count (operations: records), as studies that scale both do.
 	OpsPerRecord bool
@@ -140,6 +144,8 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 			err = decodeList(v, &p.Records, errf, func(x int64) bool { return x > 0 }, "a positive record count")
 		case "threads":
 			err = decodeList(v, &p.Threads, errf, func(x int) bool { return x > 0 }, "a positive thread count")
+		case "clients":
+			err = decodeList(v, &p.Clients, errf, func(x int) bool { return x > 0 && x <= 10000 }, "a client count from 1 to 10,000")
 		case "rates":
 			err = decodeList(v, &p.Rates, errf, func(x float64) bool { return x >= 0 && !math.IsInf(x, 0) }, "a rate ≥ 0 (0: as fast as possible)")
 		case "warmup":
@@ -164,7 +170,7 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 		case "slo":
 			err = p.parseSLO(v, errf)
 		default:
-			err = errf(k.Line, "unknown key %q (known: name, deployments, workloads, records, threads, rates, warmup, duration, operations, repetitions, load_threads, properties, slo)", short(k.Value))
+			err = errf(k.Line, "unknown key %q (known: name, deployments, workloads, records, threads, clients, rates, warmup, duration, operations, repetitions, load_threads, properties, slo)", short(k.Value))
 		}
 		if err != nil {
 			var pe *Error
@@ -190,6 +196,9 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 	if len(p.Rates) == 0 {
 		p.Rates = []float64{0}
 	}
+	if len(p.Clients) == 0 {
+		p.Clients = []int{1}
+	}
 	if p.Name == "" {
 		p.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
@@ -202,7 +211,7 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 	for i := range p.Deployments {
 		runs += float64(len(p.RecordsOf(&p.Deployments[i])))
 	}
-	runs *= float64(len(p.Workloads)) * float64(len(p.Threads)) * float64(len(p.Rates)) * float64(p.Repetitions)
+	runs *= float64(len(p.Workloads)) * float64(len(p.Threads)) * float64(len(p.Clients)) * float64(len(p.Rates)) * float64(p.Repetitions)
 	if runs > maxRuns {
 		return nil, errf(0, "the plan expands to %.0f runs: at most %d", runs, maxRuns)
 	}
@@ -401,24 +410,31 @@ func oneLine(s string) string {
 }
 
 // Run is one run of the plan: a cell (deployment, workload, records,
-// threads, rate) and its repetition.
+// threads, clients, rate) and its repetition.
 type Run struct {
 	Deployment *Deployment
 	Workload   *Workload
 	Records    int64
 	Threads    int
+	Clients    int // 1: one process
 	Rate       float64
 	Repetition int // from 1
 }
 
 // ID names the run uniquely and is its file name below the output
-// directory: label/workload/r<records>-t<threads>-q<rate>-<repetition>.
+// directory: label/workload/r<records>-t<threads>[-c<clients>]-q<rate>-<repetition>
+// (clients only when more than one, so a plan's directory of one client
+// keeps its names).
 func (c *Run) ID() string {
 	rate := "max"
 	if c.Rate > 0 {
 		rate = strconv.FormatFloat(c.Rate, 'f', -1, 64)
 	}
-	return fmt.Sprintf("%s/%s/r%d-t%d-q%s-%d", c.Deployment.Label, filepath.Base(c.Workload.Name), c.Records, c.Threads, rate, c.Repetition)
+	clients := ""
+	if c.Clients > 1 {
+		clients = fmt.Sprintf("-c%d", c.Clients)
+	}
+	return fmt.Sprintf("%s/%s/r%d-t%d%s-q%s-%d", c.Deployment.Label, filepath.Base(c.Workload.Name), c.Records, c.Threads, clients, rate, c.Repetition)
 }
 
 func (p *Plan) everyDeploymentHasRecords() bool {
@@ -448,16 +464,23 @@ func (p *Plan) OperationsOf(records int64) int64 {
 }
 
 // Runs expands the plan, grouped by deployment and record count (so each
-// data set is loaded once), then workload, threads, rate, repetition.
+// data set is loaded once), then workload, threads, clients, rate,
+// repetition.
 func (p *Plan) Runs() []Run {
 	var runs []Run
+	clients := p.Clients
+	if len(clients) == 0 {
+		clients = []int{1}
+	}
 	for ti := range p.Deployments {
 		for _, r := range p.RecordsOf(&p.Deployments[ti]) {
 			for wi := range p.Workloads {
 				for _, th := range p.Threads {
-					for _, q := range p.Rates {
-						for rep := 1; rep <= p.Repetitions; rep++ {
-							runs = append(runs, Run{Deployment: &p.Deployments[ti], Workload: &p.Workloads[wi], Records: r, Threads: th, Rate: q, Repetition: rep})
+					for _, cl := range clients {
+						for _, q := range p.Rates {
+							for rep := 1; rep <= p.Repetitions; rep++ {
+								runs = append(runs, Run{Deployment: &p.Deployments[ti], Workload: &p.Workloads[wi], Records: r, Threads: th, Clients: cl, Rate: q, Repetition: rep})
+							}
 						}
 					}
 				}

@@ -63,6 +63,27 @@ func TestParseAndRuns(t *testing.T) {
 	}
 }
 
+// clients is a dimension like threads: each cell once per client count,
+// named by it when above 1 (a plan of one client keeps its run names), and
+// its own SLO series.
+func TestClientsDimension(t *testing.T) {
+	p, err := Parse([]byte(good+"clients: [1, 4]\n"), "s3.yaml", builtin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := p.Runs()
+	if len(cells) != 2*2*2*3*2*2*3 {
+		t.Fatalf("%d cells", len(cells))
+	}
+	if cells[0].Clients != 1 || cells[0].ID() != "mongo/a/r1000-t1-qmax-1" || cells[6].Clients != 4 || cells[6].ID() != "mongo/a/r1000-t1-c4-qmax-1" {
+		t.Errorf("cells %s (%d clients), %s (%d clients)", cells[0].ID(), cells[0].Clients, cells[6].ID(), cells[6].Clients)
+	}
+	slo := &SLO{Step: "threads"}
+	if a, b := slo.Series(&cells[0]), slo.Series(&cells[6]); a == b || !strings.HasSuffix(b, "/c4") {
+		t.Errorf("SLO series %q and %q", a, b)
+	}
+}
+
 func TestErrorsNameTheLine(t *testing.T) {
 	for _, tc := range []struct {
 		edit func(string) string
@@ -78,6 +99,7 @@ func TestErrorsNameTheLine(t *testing.T) {
 		{func(s string) string { return strings.Replace(s, "    binding: mongodb\n", "", 1) }, "s3.yaml:4: deployment without a binding"},
 		{func(s string) string { return strings.Replace(s, "duration: 30\n", "", 1) }, "give duration"},
 		{func(s string) string { return strings.Replace(s, "repetitions: 3", "repetitions: 0", 1) }, "s3.yaml:16: repetitions must be at least 1"},
+		{func(s string) string { return s + "clients: [1, 0]\n" }, `s3.yaml:19: "0" is not a client count from 1 to 10,000`},
 		{func(s string) string {
 			return strings.Replace(s, "- binding: pebble", "- binding: pebble\n    label: mongo", 1)
 		}, `two deployments are labelled "mongo"`},

@@ -177,6 +177,9 @@ func (s *SLO) Series(c *Run) string {
 	if s.Step == "rate" {
 		fixed = "t" + strconv.Itoa(c.Threads)
 	}
+	if c.Clients > 1 {
+		fixed += "/c" + strconv.Itoa(c.Clients)
+	}
 	return fmt.Sprintf("%s/%s/r%d/%s", c.Deployment.Label, c.Workload.Name, c.Records, fixed)
 }
 

@@ -46,7 +46,7 @@ func TestBusyClientFlagged(t *testing.T) {
 	for _, r := range sum.Rows {
 		got[r[0]] = r[col-1:]
 	}
-	if strings.Join(got["calm"], " ") != "1 20" || strings.Join(got["busy"], " ") != "2 95 busy" {
+	if strings.Join(got["calm"], " ") != "1 20" || strings.Join(got["busy (2 clients)"], " ") != "2 95 busy" {
 		t.Errorf("rows %v", got)
 	}
 	if !strings.Contains(sum.Note, "may have been the limit") {

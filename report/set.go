@@ -73,7 +73,7 @@ func Load(dir string) (*Set, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.Runs = append(s.Runs, &Run{ID: c.ID, Deployment: c.Deployment, System: c.System, Binding: c.Binding, Nodes: c.Nodes,
+		s.Runs = append(s.Runs, &Run{ID: c.ID, Deployment: withClients(c.Deployment, c.Clients), System: c.System, Binding: c.Binding, Nodes: c.Nodes,
 			Price: c.PricePerHour, Workload: c.Workload, Records: c.Records, Threads: c.Threads, Rate: c.Rate, Doc: d})
 	}
 	if s.Name == "" {
@@ -81,6 +81,15 @@ func Load(dir string) (*Set, error) {
 	}
 	s.group()
 	return s, nil
+}
+
+// withClients names a deployment driven by n clients: a run spread over 2
+// clients is another cell than one of 1, and its own series in a chart.
+func withClients(label string, n int) string {
+	if n > 1 {
+		return fmt.Sprintf("%s (%d clients)", label, n)
+	}
+	return label
 }
 
 // LoadFiles makes a set of loose result files (servbench run -o): runs
@@ -101,7 +110,7 @@ func LoadFiles(paths []string) (*Set, error) {
 			label = d.Binding
 		}
 		records, _ := strconv.ParseInt(d.Properties["recordcount"], 10, 64)
-		s.Runs = append(s.Runs, &Run{ID: p, Deployment: label, System: d.Binding, Binding: d.Binding, Workload: d.Workload,
+		s.Runs = append(s.Runs, &Run{ID: p, Deployment: withClients(label, d.Clients), System: d.Binding, Binding: d.Binding, Workload: d.Workload,
 			Records: records, Threads: d.Threads, Rate: d.Rate, Doc: d})
 	}
 	s.group()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,7 +90,7 @@ func Merge(docs []*Doc) (*Doc, error) {
 		if !d.Stop.Finished() {
 			m.Stop = d.Stop
 		}
-		if d.Label != "" {
+		if d.Label != "" && !slices.Contains(labels, d.Label) { // a spread phase's clients share theirs
 			labels = append(labels, d.Label)
 		}
 		for _, o := range d.Ops {

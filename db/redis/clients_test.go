@@ -21,7 +21,8 @@ func TestMain(m *testing.M) {
 // One phase on 1, 2 and 4 clients against a real Redis: the load by 2
 // clients inserts every record once, and each run's merged result has
 // every operation of the clients, all answered, with the clients' own
-// results adding up to it.
+// results adding up to it. (At a rate: a second, so that the clients'
+// runs overlap whatever the machine is doing.)
 func TestClients(t *testing.T) {
 	url := dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
 	flush(t, url, false)
@@ -34,7 +35,7 @@ func TestClients(t *testing.T) {
 	}
 	for _, n := range []int{1, 2, 4} {
 		code, run, stderr := runCLI(ctx, t, "run", "redis", "-w", "c", "-p", "redis.url="+url, "-p", "recordcount=4000",
-			"-p", "operationcount=8002", "--clients", fmt.Sprint(n), "-threads", "4", "-p", "dataintegrity=true")
+			"-p", "operationcount=8002", "--clients", fmt.Sprint(n), "-threads", "4", "-target", "8000", "-p", "dataintegrity=true")
 		if code != cli.ExitOK {
 			t.Fatalf("%d clients: exit %d: %s", n, code, stderr)
 		}

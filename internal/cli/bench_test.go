@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/servbench/servbench/plan"
+	"github.com/servbench/servbench/report"
+	"github.com/servbench/servbench/result"
 )
 
 const testPlan = `name: t
@@ -311,5 +314,71 @@ operations: 100
 	// The plan is the same plan, secrets hidden: rerunning into DIR works.
 	if code, _, e := servbench(t, "bench", pf, "-o", dir); code != 0 {
 		t.Fatalf("rerun: exit %d: %s", code, e)
+	}
+}
+
+// A plan's clients dimension: each cell once on one client and once spread
+// over 2 (local processes of this binary), the spread runs named by their
+// clients, merged from both clients' results (kept beside), every
+// operation counted once; the report keeps them apart as their own
+// deployment; pebble cannot be spread.
+func TestBenchClients(t *testing.T) {
+	t.Setenv("SERVBENCH_TEST_CLI", "1") // the test binary is the clients' servbench
+	dir := filepath.Join(t.TempDir(), "out")
+	pf := writePlan(t, `name: c
+deployments:
+  - {label: basic, binding: basic}
+workloads: [c]
+records: [1000]
+threads: [2]
+clients: [1, 2]
+duration: 1
+`)
+	var errb bytes.Buffer
+	if code := MainContext(context.Background(), []string{"bench", "-o", dir, pf}, &bytes.Buffer{}, &errb); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	ix := readIndex(t, dir)
+	if len(ix.Runs) != 2 || ix.Runs[0].ID != "basic/c/r1000-t2-qmax-1" || ix.Runs[1].ID != "basic/c/r1000-t2-c2-qmax-1" || ix.Runs[1].Clients != 2 {
+		t.Fatalf("index runs %+v", ix.Runs)
+	}
+	for i, c := range ix.Runs {
+		d, err := result.ReadFile(filepath.Join(dir, c.Result))
+		if err != nil || c.Status != "done" || d.Operations == 0 || d.Threads != 2 || d.Label != "basic" {
+			t.Errorf("%s: %s, %v: %d operations, %d threads, label %q", c.ID, c.Status, err, d.Operations, d.Threads, d.Label)
+			continue
+		}
+		if (i == 1) != (d.Clients == 2) {
+			t.Errorf("%s: %d clients merged", c.ID, d.Clients)
+		}
+		if i == 1 {
+			var sum int64
+			for k := range 2 {
+				cd, err := result.ReadFile(filepath.Join(dir, "runs", fmt.Sprintf("basic/c/r1000-t2-c2-qmax-1.client-%d.json", k)))
+				if err != nil {
+					t.Fatalf("client %d's result: %v", k, err)
+				}
+				sum += cd.Operations
+			}
+			if sum != d.Operations {
+				t.Errorf("merged %d operations, the clients did %d", d.Operations, sum)
+			}
+		}
+	}
+	set, err := report.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deps []string
+	for _, g := range set.Groups {
+		deps = append(deps, g.Deployment)
+	}
+	if strings.Join(deps, ", ") != "basic, basic (2 clients)" {
+		t.Errorf("report cells %v", deps)
+	}
+	bad := writePlan(t, "name: p\ndeployments: [{label: p, binding: pebble}]\nworkloads: [c]\nrecords: [100]\nthreads: [2]\nclients: [2]\noperations: 10\n")
+	errb.Reset()
+	if code := MainContext(context.Background(), []string{"bench", "-o", t.TempDir(), bad}, &bytes.Buffer{}, &errb); code != ExitUsage || !strings.Contains(errb.String(), "pebble is embedded") {
+		t.Errorf("pebble on 2 clients: exit %d: %s", code, errb.String())
 	}
 }

@@ -24,50 +24,67 @@ import (
 	"github.com/servbench/servbench/result"
 )
 
-// runClients coordinates a phase spread over n clients: it writes the
-// phase's properties to a file every client reads (only its owner may
-// read it: it may hold credentials), serves its clock to them, has the
-// orchestrator (property orchestrator: local, docker) run client i as
-// "servbench CMD BINDING -P FILE" with its index, the common start a
-// moment ahead and a result file of its own, and merges their results
-// exactly into the phase's (-o). A client that fails or writes no result
-// fails the phase, named by its index, and nothing merged is written.
-// Ctrl-C is passed on: every client stops and writes what it has, and
-// those are merged.
+// runClients runs a phase spread over clients from the command line (see
+// coordinate) and says how it went.
 func runClients(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Setup, stderr io.Writer) (int, error) {
 	n := setup.Client.Count
 	if pa.csv != "" || pa.hlog != "" || pa.cpuprof != "" || setup.Outputs.ExportFile != "" || setup.Outputs.RawFile != "" {
 		return ExitUsage, badf("%s: with clients=%d each client writes its own result; --csv, --hlog, --cpuprofile, exportfile and measurement.raw.output_file are not merged: leave them out", cmd, n)
 	}
-	if pa.binding == "pebble" {
-		return ExitUsage, badf("%s: clients=%d: pebble is embedded in each process, so each client would measure a store of its own; spread a phase over clients of a database server", cmd, n)
+	m, err := coordinate(ctx, setup, pa.json, stderr)
+	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			return ExitUsage, err
+		}
+		return ExitFailure, fmt.Errorf("%s: %w", cmd, err)
 	}
+	if ctx.Err() != nil || m.Stop == result.Interrupted {
+		fmt.Fprintln(stderr, "servbench: interrupted; the clients' results so far were merged")
+		return ExitInterrupted, nil
+	}
+	return ExitOK, nil
+}
+
+// coordinate runs a phase spread over clients (setup is the whole phase,
+// checked): it writes the phase's properties to a file every client reads
+// (only its owner may read it: it may hold credentials), serves its clock
+// to them, has the orchestrator (property orchestrator: local, docker) run
+// client i as "servbench load|run BINDING -P FILE" with its index, the
+// common start a moment ahead and a result file of its own beside out
+// (clientResultPath), and merges their results exactly into out (when
+// given). A client that fails or writes no result fails the phase, named
+// by its index, and nothing merged is written. When ctx ends every client
+// stops and writes what it has, and those are merged. The bench command
+// runs a plan's spread cells through it too.
+func coordinate(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer) (*result.Doc, error) {
+	n, cmd, binding := setup.Client.Count, setup.Spec.Phase.String(), setup.Spec.Binding
 	orch, err := newOrchestrator(setup.Client)
 	if err != nil {
-		return ExitUsage, usageError{err}
+		return nil, usageError{err}
 	}
 	dir, err := os.MkdirTemp("", "servbench-clients-")
 	if err != nil {
-		return ExitFailure, err
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	j := &job{cmd: cmd, binding: pa.binding, n: n, dir: dir, out: pa.json, metricsAddr: setup.Outputs.MetricsAddr, stderr: stderr, mu: &sync.Mutex{}}
+	j := &job{cmd: cmd, binding: binding, n: n, dir: dir, out: out, metricsAddr: setup.Outputs.MetricsAddr, stderr: stderr, mu: &sync.Mutex{}}
 	if j.out == "" {
 		j.out = filepath.Join(dir, "out", "result.json")
 		if err := os.Mkdir(filepath.Dir(j.out), 0o755); err != nil {
-			return ExitFailure, err
+			return nil, err
 		}
 	}
 	if j.out, err = filepath.Abs(j.out); err != nil {
-		return ExitFailure, err
+		return nil, err
 	}
 	j.props = filepath.Join(dir, "in", "phase.properties")
-	if err := writeProps(j.props, clientProps(pa.props)); err != nil {
-		return ExitFailure, fmt.Errorf("%s: clients: %w", cmd, err)
+	if err := writeProps(j.props, clientProps(setup.Props)); err != nil {
+		return nil, fmt.Errorf("clients: %w", err)
 	}
 	clock, err := serveClock(setup.Client.CoordinatorAddr)
 	if err != nil {
-		return ExitUsage, badf("%s: coordinator.addr: %v", cmd, err)
+		return nil, badf("%s: coordinator.addr: %v", cmd, err)
 	}
 	defer clock.Close()
 	j.clockURL = "http://" + clock.Addr().String() + "/"
@@ -77,24 +94,24 @@ func runClients(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Se
 	ends := orch.run(ctx, j)
 	for i, end := range ends {
 		if end != nil && end != errOtherFailed {
-			return ExitFailure, fmt.Errorf("%s: client %d of %d failed (%v): no merged result", cmd, i, n, end)
+			return nil, fmt.Errorf("client %d of %d failed (%v): no merged result", i, n, end)
 		}
 	}
 	var docs []*result.Doc
 	for i := range ends {
 		d, err := result.ReadFile(clientResultPath(j.out, i))
 		if err != nil {
-			return ExitFailure, fmt.Errorf("%s: client %d of %d wrote no result: %v", cmd, i, n, err)
+			return nil, fmt.Errorf("client %d of %d wrote no result: %v", i, n, err)
 		}
 		docs = append(docs, d)
 	}
 	m, err := result.Merge(docs)
 	if err != nil {
-		return ExitFailure, err
+		return nil, err
 	}
-	if pa.json != "" {
-		if err := atomicfile.WriteFile(pa.json, func(w io.Writer) error { return result.WriteJSON(w, m) }); err != nil {
-			return ExitFailure, fmt.Errorf("write %s: %w", pa.json, err)
+	if out != "" {
+		if err := atomicfile.WriteFile(out, func(w io.Writer) error { return result.WriteJSON(w, m) }); err != nil {
+			return nil, fmt.Errorf("write %s: %w", out, err)
 		}
 	}
 	fmt.Fprintf(stderr, "servbench: %d clients: %s ops/s over the %.1f s all were measuring, %s operations (%s ok)\n",
@@ -105,11 +122,7 @@ func runClients(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Se
 	for _, c := range m.BusyClients() {
 		fmt.Fprintf(stderr, "servbench: client %d used %.0f%% of its %d cores: it may be the limit, not the database; add clients\n", c.Index, c.CPUPct, c.Cores)
 	}
-	if ctx.Err() != nil || m.Stop == result.Interrupted {
-		fmt.Fprintln(stderr, "servbench: interrupted; the clients' results so far were merged")
-		return ExitInterrupted, nil
-	}
-	return ExitOK, nil
+	return m, nil
 }
 
 // maxClockOffset is the largest clock offset of m's clients and the
