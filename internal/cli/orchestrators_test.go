@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,7 +64,7 @@ func dockerImage(t *testing.T) (image, redisURL string) {
 // orchestrator) against Redis: the merged result has every operation of
 // the 3 clients, all verified, each client's result beside it with its
 // own index, its clock measured against the coordinator's; the service
-// and its containers are gone afterwards.
+// and its containers are gone afterwards. Clients that fail fail the run.
 func TestDockerSwarmClients(t *testing.T) {
 	image, url := dockerImage(t)
 	out := filepath.Join(t.TempDir(), "r.json")
@@ -102,6 +103,27 @@ func TestDockerSwarmClients(t *testing.T) {
 			t.Errorf("client %d's lines are not on stderr:\n%s", i, stderr)
 		}
 	}
+	nothingLeft(t)
+
+	// Clients that cannot reach their server fail (the coordinator does
+	// not connect): Swarm would run them again and again; the first
+	// failure fails the run, named, with nothing merged.
+	failed := filepath.Join(t.TempDir(), "f.json")
+	code, _, stderr = servbench(t, "run", "redis", "-w", "c", "-p", "redis.url=redis://127.0.0.1:1", "-p", "recordcount=3000",
+		"-p", "operationcount=300", "-threads", "3", "--clients", "3", "--orchestrator", "docker", "--image", image, "-o", failed)
+	if code != ExitFailure || !regexp.MustCompile(`run: client [0-2] of 3 failed \(task failed: .*non-zero exit \(1\)\): no merged result`).MatchString(stderr) {
+		t.Errorf("clients without a server: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(failed); err == nil {
+		t.Error("a merged result was written")
+	}
+	nothingLeft(t)
+}
+
+// nothingLeft checks that a run removed the service and containers it
+// started.
+func nothingLeft(t *testing.T) {
+	t.Helper()
 	if left := run(t, "", nil, "docker", "ps", "--all", "--quiet", "--filter", "label=com.docker.swarm.service.name"); strings.TrimSpace(left) != "" {
 		t.Errorf("containers left: %s", left)
 	}
