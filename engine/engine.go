@@ -25,6 +25,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/servbench/servbench/db"
@@ -278,6 +279,9 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 		var pe *props.Error
 		if errors.As(err, &pe) {
 			return nil, bad(err)
+		}
+		if strings.HasPrefix(err.Error(), name+":") { // the binding named itself
+			return nil, err
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -125,11 +125,23 @@ func (d *docker) signal(name string) {
 }
 
 // remove removes the service and whatever containers of it are left on
-// this node: everything the run started.
+// this node: everything the run started. Swarm removes a service's tasks
+// in the background (and may be starting a retry meanwhile), so the
+// containers are looked for until none is left, for a while at most.
 func (d *docker) remove(name string) {
 	d.docker(context.Background(), "service", "rm", name)
-	if ids := d.containers(name); len(ids) > 0 {
-		d.docker(context.Background(), append([]string{"rm", "--force"}, ids...)...)
+	empty := 0
+	for range 40 {
+		ids := d.containers(name)
+		if len(ids) == 0 {
+			if empty++; empty == 2 { // none twice, a poll apart
+				return
+			}
+		} else {
+			empty = 0
+			d.docker(context.Background(), append([]string{"rm", "--force"}, ids...)...)
+		}
+		time.Sleep(d.poll)
 	}
 }
 

@@ -67,6 +67,7 @@ func dockerImage(t *testing.T) (image, redisURL string) {
 // and its containers are gone afterwards. Clients that fail fail the run.
 func TestDockerSwarmClients(t *testing.T) {
 	image, url := dockerImage(t)
+	before := swarmContainers(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	code, _, stderr := servbench(t, "run", "redis", "-w", "c", "-p", "redis.url="+url, "-p", "recordcount=3000",
 		"-p", "operationcount=9001", "-threads", "3", "--clients", "3", "--orchestrator", "docker", "--image", image,
@@ -103,7 +104,7 @@ func TestDockerSwarmClients(t *testing.T) {
 			t.Errorf("client %d's lines are not on stderr:\n%s", i, stderr)
 		}
 	}
-	nothingLeft(t)
+	nothingLeft(t, before)
 
 	// Clients that cannot reach their server fail (the coordinator does
 	// not connect): Swarm would run them again and again; the first
@@ -117,17 +118,25 @@ func TestDockerSwarmClients(t *testing.T) {
 	if _, err := os.Stat(failed); err == nil {
 		t.Error("a merged result was written")
 	}
-	nothingLeft(t)
+	nothingLeft(t, before)
+}
+
+// swarmContainers lists the containers of Swarm's services.
+func swarmContainers(t *testing.T) []string {
+	t.Helper()
+	return strings.Fields(run(t, "", nil, "docker", "ps", "--all", "--quiet", "--filter", "label=com.docker.swarm.service.name"))
 }
 
 // nothingLeft checks that a run removed the service and containers it
-// started.
-func nothingLeft(t *testing.T) {
+// started (those there before are another's).
+func nothingLeft(t *testing.T, before []string) {
 	t.Helper()
-	if left := run(t, "", nil, "docker", "ps", "--all", "--quiet", "--filter", "label=com.docker.swarm.service.name"); strings.TrimSpace(left) != "" {
-		t.Errorf("containers left: %s", left)
+	for _, c := range swarmContainers(t) {
+		if !slices.Contains(before, c) {
+			t.Errorf("container %s left", c)
+		}
 	}
-	if left := run(t, "", nil, "docker", "service", "ls", "--quiet"); strings.TrimSpace(left) != "" {
+	if left := run(t, "", nil, "docker", "service", "ls", "--quiet", "--filter", "name=servbench-"); strings.TrimSpace(left) != "" {
 		t.Errorf("services left: %s", left)
 	}
 }
