@@ -18,8 +18,19 @@ type Bars struct {
 	Title, YLabel string
 	Categories    []string
 	Series        []Series
-	Log           bool // logarithmic value axis (for values spanning decades)
+	Log           bool // logarithmic value axis (for values spanning decades; said on the axis)
 	Stacked       bool
+}
+
+// AutoLog sets a logarithmic axis when the bars' values span two decades
+// or more (see SpansDecades); it returns b.
+func (b *Bars) AutoLog() *Bars {
+	var all []float64
+	for _, s := range b.Series {
+		all = append(all, s.Values...)
+	}
+	b.Log = !b.Stacked && SpansDecades(all...)
+	return b
 }
 
 // SVG draws the chart.
@@ -56,9 +67,25 @@ func (b *Bars) SVG() string {
 		per = 1
 	}
 	bw := math.Min(48, slot*0.8/float64(max(per, 1)))
+	// Category labels wider than their slot are turned, and cut (the
+	// whole name stays in a tooltip), so that neighbours never overlap.
+	longest := 0
+	for _, cat := range b.Categories {
+		longest = max(longest, len([]rune(cat)))
+	}
+	turn := charW(longest) > slot-4
 	for ci, cat := range b.Categories {
 		x0 := left + slot*float64(ci) + (slot-bw*float64(per))/2
-		c.f(`<text x="%.1f" y="%d" text-anchor="middle">%s</text>`, left+slot*(float64(ci)+0.5), top+plotH+16, esc(cat))
+		cx := left + slot*(float64(ci)+0.5)
+		if turn {
+			label := []rune(cat)
+			if len(label) > 22 {
+				label = append(label[:21], '…')
+			}
+			c.f(`<text class="xlabel" transform="translate(%.1f %d) rotate(-30)" text-anchor="end"><title>%s</title>%s</text>`, cx+3, top+plotH+12, esc(cat), esc(string(label)))
+		} else {
+			c.xLabel(cx, top+plotH+16, cat)
+		}
 		base := 0.0
 		for si, s := range b.Series {
 			v := value(s.Values, ci)
@@ -75,7 +102,7 @@ func (b *Bars) SVG() string {
 			if b.Log && from == 0 {
 				y0 = top + plotH
 			}
-			col := Palette[si%len(Palette)]
+			col := colour(si)
 			title := fmt.Sprintf("%s, %s: %s", cat, s.Name, Num(v))
 			if e := value0(s.Err, ci); e > 0 {
 				title += " ± " + Num(e)
@@ -85,6 +112,17 @@ func (b *Bars) SVG() string {
 				ya, yb := top+plotH-sc.at(v+e), top+plotH-sc.at(math.Max(v-e, sc.lo))
 				mx := x + bw/2
 				c.f(`<path d="M%.1f %.1fV%.1fM%.1f %.1fh8M%.1f %.1fh8" stroke="#333" fill="none"/>`, mx, ya, yb, mx-4, ya, mx-4, yb)
+			}
+			if !b.Stacked { // the value, above the bar (and its whisker), turned when the bar is narrow
+				ly := y1 - 3
+				if e := value0(s.Err, ci); e > 0 {
+					ly = top + plotH - sc.at(v+e) - 3
+				}
+				if bw >= charW(len(Num(v)))*0.85 {
+					c.f(`<text class="value" x="%.1f" y="%.1f" text-anchor="middle" font-size="9.5">%s</text>`, x+bw/2, ly, Num(v))
+				} else {
+					c.f(`<text class="value" transform="translate(%.1f %.1f) rotate(-90)" font-size="9.5">%s</text>`, x+bw/2+3, ly, Num(v))
+				}
 			}
 		}
 	}

@@ -16,8 +16,35 @@ import (
 )
 
 // Palette is the Okabe–Ito colour set, distinguishable with the common
-// colour-vision deficiencies.
-var Palette = []string{"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"}
+// colour-vision deficiencies, in an order that alternates dark and light
+// (so neighbours differ in grey too). Black is kept out: it is reserved
+// for bounds (an SLO line), which no series may be mistaken for.
+var Palette = []string{"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442"}
+
+// Dashes are the lines' dash patterns, by series: in grey, or printed,
+// lines of similar shades still differ.
+var Dashes = []string{"", "6 3", "2 3", "8 3 2 3", "12 4", "4 2 4 6", "1 2"}
+
+// BoundColour is the colour of bounds and reference lines only.
+const BoundColour = "#000000"
+
+// charW is the width of a label of n characters at the charts' font size,
+// in SVG units (sans-serif at 11 units: about 6.2 a character).
+func charW(n int) float64 { return 6.2 * float64(n) }
+
+// xLabel writes an axis label centred at x, kept inside the chart: a label
+// that would pass an edge is anchored at it instead of clipped.
+func (c *canvas) xLabel(x float64, y int, text string) {
+	half := charW(len([]rune(text))) / 2
+	anchor := "middle"
+	switch {
+	case x+half > width-2:
+		anchor, x = "end", math.Min(x+half, width-2)
+	case x-half < 2:
+		anchor, x = "start", math.Max(x-half, 2)
+	}
+	c.f(`<text x="%.1f" y="%d" text-anchor="%s">%s</text>`, x, y, anchor, esc(text))
+}
 
 // Geometry of every chart, in SVG user units.
 const (
@@ -166,19 +193,42 @@ func (c *canvas) yAxis(s scale, label string) {
 		c.f(`<text x="%d" y="%.1f" text-anchor="end">%s</text>`, left-6, y+4, Num(t))
 	}
 	c.f(`<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#444"/>`, left, left, top, top+plotH)
+	if s.log {
+		label += " (log scale)"
+	}
 	c.f(`<text transform="translate(14 %d) rotate(-90)" text-anchor="middle">%s</text>`, top+plotH/2, esc(label))
 }
 
-// legend draws the series names below the plot.
-func (c *canvas) legend(names []string) {
+// SpansDecades reports whether the positive values span two decades or
+// more: on a linear axis the small ones would vanish next to the large.
+func SpansDecades(vals ...float64) bool {
+	lo, hi := math.Inf(1), 0.0
+	for _, v := range vals {
+		if v > 0 && !math.IsInf(v, 0) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	return hi > 0 && hi/lo >= 100
+}
+
+// legend draws the series names below the plot, each with a swatch: a
+// square of its colour, or with dashes, a line drawn as the series' is.
+func (c *canvas) legend(names []string, dashes ...string) {
 	x, y := float64(left), float64(height-12)
 	for i, n := range names {
 		w := 22 + 6.5*float64(len([]rune(n)))
 		if x+w > width-right && x > left {
 			x, y = left, y-14 // wrap upwards: rare, many series
 		}
-		c.f(`<rect x="%.1f" y="%.1f" width="10" height="10" fill="%s"/>`, x, y-9, Palette[i%len(Palette)])
+		if len(dashes) > 0 {
+			c.f(`<path d="M%.1f %.1fh12" stroke="%s" stroke-width="2" stroke-dasharray="%s"/>`, x-1, y-4, colour(i), dashes[i%len(dashes)])
+		} else {
+			c.f(`<rect x="%.1f" y="%.1f" width="10" height="10" fill="%s"/>`, x, y-9, colour(i))
+		}
 		c.f(`<text x="%.1f" y="%.1f">%s</text>`, x+14, y, esc(n))
 		x += w
 	}
 }
+
+// colour is series i's.
+func colour(i int) string { return Palette[i%len(Palette)] }

@@ -124,3 +124,55 @@ func TestNum(t *testing.T) {
 		}
 	}
 }
+
+// What a reader needs from a chart: each bar's value written on it; a log
+// axis, said on the axis, when values span two decades (a small system's
+// bars would vanish on a linear one); thread steps evenly spaced; a bound
+// drawn in a colour no series has; labels kept inside the chart.
+func TestReadableCharts(t *testing.T) {
+	b := (&Bars{Title: "t", YLabel: "ops/s", Categories: []string{"1 node", "3 nodes"},
+		Series: []Series{{Name: "Cassandra", Values: []float64{52000, 140000}}, {Name: "FerretDB", Values: []float64{310, 450}}}}).AutoLog()
+	svg := b.SVG()
+	marks(t, svg)
+	if !b.Log || !strings.Contains(svg, "ops/s (log scale)") {
+		t.Errorf("values over 2.6 decades: log %v", b.Log)
+	}
+	for _, v := range []string{">52k<", ">140k<", ">310<", ">450<"} {
+		if !strings.Contains(svg, v) {
+			t.Errorf("no value label %s", v)
+		}
+	}
+	if lin := (&Bars{Series: []Series{{Values: []float64{100, 900}}}}).AutoLog(); lin.Log {
+		t.Error("values within a decade drawn on a log axis")
+	}
+	// Long category names are turned, not overlapped.
+	long := (&Bars{Categories: []string{"redis-cluster-3 t16", "redis-cluster-6 t16", "couchbase-3 t16", "mongodb-3 t16", "a", "b", "c", "d"},
+		Series: []Series{{Name: "s", Values: []float64{1, 2, 3, 4, 5, 6, 7, 8}}}}).SVG()
+	if strings.Count(long, `class="xlabel"`) != 8 || !strings.Contains(long, "rotate(-30)") {
+		t.Error("crowded category labels are not turned")
+	}
+	l := &Lines{Title: "t", XLabel: "threads", YLabel: "ops/s", Ordinal: true, Bound: 5, BoundLabel: "SLO",
+		Lines: []Line{{Name: "a", Points: []Point{{X: 1, Y: 1}, {X: 2, Y: 2}, {X: 4, Y: 3}, {X: 64, Y: 4}}}}}
+	ms := marks(t, l.SVG())
+	var xs []float64
+	for _, m := range ms {
+		xs = append(xs, num(t, m.attr("cx")))
+	}
+	if len(xs) != 4 || math.Abs((xs[1]-xs[0])-(xs[3]-xs[2])) > 0.2 {
+		t.Errorf("threads 1, 2, 4, 64 at x %v: not evenly spaced", xs)
+	}
+	svg = l.SVG()
+	if !strings.Contains(svg, "threads (evenly spaced)") || !strings.Contains(svg, `class="bound"`) || !strings.Contains(svg, `stroke="`+BoundColour+`"`) {
+		t.Error("ordinal axis or bound not said")
+	}
+	for _, c := range Palette {
+		if strings.EqualFold(c, BoundColour) {
+			t.Errorf("a series has the bound's colour %s", c)
+		}
+	}
+	edge := (&Lines{XLabel: "percentile", LogX: true, XTicks: []float64{1, 1e6}, XTickLabels: []string{"0%", "99.9999%"},
+		Lines: []Line{{Name: "a", Points: []Point{{X: 1, Y: 1}, {X: 1e6, Y: 2}}}}}).SVG()
+	if !strings.Contains(edge, `text-anchor="end">99.9999%`) {
+		t.Error("the last tick label is not kept inside the chart")
+	}
+}

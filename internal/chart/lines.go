@@ -3,6 +3,7 @@ package chart
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -31,6 +32,10 @@ type Lines struct {
 	// XTicks, when given, replace the x axis's ticks (value → label).
 	XTicks      []float64
 	XTickLabels []string
+	// Ordinal places the distinct x values evenly, in order, each a tick
+	// (thread counts 1, 2, 4, 8, 64 as the studies draw them), the axis
+	// label saying so.
+	Ordinal bool
 }
 
 // SVG draws the chart.
@@ -54,6 +59,9 @@ func (l *Lines) SVG() string {
 		xlo, xhi = 0, 1
 	}
 	ys := newScale(ylo, yhi, l.LogY, plotH)
+	if l.Ordinal {
+		return l.ordinal(ys)
+	}
 	xs := newScale(xlo, xhi, l.LogX, plotW)
 	if !l.LogX && xlo > 0 && xlo > xhi/3 {
 		// Keep the x axis from 0 unless the values sit far from it.
@@ -85,19 +93,54 @@ func (l *Lines) SVG() string {
 			continue
 		}
 		c.f(`<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#f0f0f0"/>`, x, x, top, top+plotH)
-		c.f(`<text x="%.1f" y="%d" text-anchor="middle">%s</text>`, x, top+plotH+16, esc(labels[i]))
+		c.xLabel(x, top+plotH+16, labels[i])
 	}
+	xLabel := l.XLabel
+	if xs.log {
+		xLabel += " (log scale)"
+	}
+	return l.draw(&c, func(x float64) float64 { return left + xs.at(x) }, ys, xLabel)
+}
+
+// ordinal draws the chart with the distinct x values evenly spaced.
+func (l *Lines) ordinal(ys scale) string {
+	var c canvas
+	c.yAxis(ys, l.YLabel)
+	var xs []float64
+	for _, ln := range l.Lines {
+		for _, p := range ln.Points {
+			if !bad(p.X, false) && !slices.Contains(xs, p.X) {
+				xs = append(xs, p.X)
+			}
+		}
+	}
+	slices.Sort(xs)
+	step := float64(plotW) / float64(max(len(xs), 1))
+	at := func(x float64) float64 {
+		i, _ := slices.BinarySearch(xs, x)
+		return left + step*(float64(i)+0.5)
+	}
+	for _, x := range xs {
+		c.f(`<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#f0f0f0"/>`, at(x), at(x), top, top+plotH)
+		c.xLabel(at(x), top+plotH+16, Num(x))
+	}
+	return l.draw(&c, at, ys, l.XLabel+" (evenly spaced)")
+}
+
+// draw draws the x axis's line and label, the bound and the lines, with
+// x placing an x value.
+func (l *Lines) draw(c *canvas, x func(float64) float64, ys scale, xLabel string) string {
 	c.f(`<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#444"/>`, left, left+plotW, top+plotH, top+plotH)
-	c.f(`<text x="%d" y="%d" text-anchor="middle">%s</text>`, left+plotW/2, top+plotH+32, esc(l.XLabel))
+	c.f(`<text x="%d" y="%d" text-anchor="middle">%s</text>`, left+plotW/2, top+plotH+32, esc(xLabel))
 	if l.Bound > 0 {
 		y := top + plotH - ys.at(l.Bound)
-		c.f(`<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#D55E00" stroke-dasharray="6 4"/>`, left, left+plotW, y, y)
-		c.f(`<text x="%d" y="%.1f" text-anchor="end" fill="#D55E00">%s</text>`, left+plotW-4, y-4, esc(l.BoundLabel))
+		c.f(`<line class="bound" x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="1.5" stroke-dasharray="2 3"/>`, left, left+plotW, y, y, BoundColour)
+		c.f(`<text x="%d" y="%.1f" text-anchor="end" fill="%s">%s</text>`, left+plotW-4, y-4, BoundColour, esc(l.BoundLabel))
 	}
 	names := make([]string, len(l.Lines))
 	for i, ln := range l.Lines {
 		names[i] = ln.Name
-		col := Palette[i%len(Palette)]
+		col := colour(i)
 		var path strings.Builder
 		for _, p := range ln.Points {
 			if bad(p.X, l.LogX) || bad(p.Y, l.LogY) {
@@ -107,16 +150,20 @@ func (l *Lines) SVG() string {
 			if path.Len() == 0 {
 				cmd = "M"
 			}
-			fmt.Fprintf(&path, "%s%.1f %.1f", cmd, left+xs.at(p.X), top+plotH-ys.at(p.Y))
+			fmt.Fprintf(&path, "%s%.1f %.1f", cmd, x(p.X), top+plotH-ys.at(p.Y))
 		}
 		if path.Len() > 0 {
-			c.f(`<path d="%s" stroke="%s" stroke-width="2" fill="none"/>`, path.String(), col)
+			dash := ""
+			if d := Dashes[i%len(Dashes)]; d != "" {
+				dash = ` stroke-dasharray="` + d + `"`
+			}
+			c.f(`<path d="%s" stroke="%s" stroke-width="2" fill="none"%s/>`, path.String(), col, dash)
 		}
 		for _, p := range ln.Points {
 			if bad(p.X, l.LogX) || bad(p.Y, l.LogY) {
 				continue
 			}
-			x, y := left+xs.at(p.X), top+plotH-ys.at(p.Y)
+			x, y := x(p.X), top+plotH-ys.at(p.Y)
 			title := fmt.Sprintf("%s: %s %s, %s %s", ln.Name, l.XLabel, Num(p.X), l.YLabel, Num(p.Y))
 			if p.Label != "" {
 				title = p.Label + " — " + title
@@ -127,7 +174,7 @@ func (l *Lines) SVG() string {
 			c.mark(fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"`, x, y, col), title)
 		}
 	}
-	c.legend(names)
+	c.legend(names, Dashes...)
 	return c.finish(l.Title)
 }
 
