@@ -242,7 +242,7 @@ func (r *Runner) openDir() error {
 	if err := os.WriteFile(kept, text, 0o644); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	r.index = plan.Index{Format: plan.IndexFormat, Version: 1, Plan: r.pl.Name, File: r.pl.File}
+	r.index = plan.Index{Format: plan.IndexFormat, Version: 1, Plan: r.pl.Name, File: r.pl.File, Currency: r.pl.Currency}
 	return nil
 }
 

@@ -13,13 +13,15 @@ const IndexFormat = "servbench-plan"
 
 // Index is DIR/index.json: what ran, where its result is, and its cost.
 type Index struct {
-	Format  string     `json:"format"`
-	Version int        `json:"version"`
-	Plan    string     `json:"plan"`
-	File    string     `json:"plan_file"`
-	Runs    []IndexRun `json:"runs"`
-	SLO     *IndexSLO  `json:"slo,omitempty"`
-	Updated time.Time  `json:"updated"`
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	Plan    string `json:"plan"`
+	File    string `json:"plan_file"`
+	// Currency is the plan's prices' (currency:), "" when not given.
+	Currency string     `json:"currency,omitempty"`
+	Runs     []IndexRun `json:"runs"`
+	SLO      *IndexSLO  `json:"slo,omitempty"`
+	Updated  time.Time  `json:"updated"`
 }
 
 // IndexRun is one run of the plan.

@@ -44,8 +44,10 @@ type Plan struct {
 	OpsPerRecord bool
 	Repetitions  int
 	LoadThreads  int // threads of the load phase (default: the most threads of the plan)
-	Properties   []Property
-	SLO          *SLO // nil: run every cell
+	// Currency names the prices' currency (USD, EUR, …), for the report.
+	Currency   string
+	Properties []Property
+	SLO        *SLO // nil: run every cell
 }
 
 // Deployment is one system at one size under test: a binding with its
@@ -132,6 +134,10 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 		switch k.Value {
 		case "name":
 			err = v.Decode(&p.Name)
+		case "currency":
+			if err = v.Decode(&p.Currency); err == nil && !currencyRE.MatchString(p.Currency) {
+				err = errf(v.Line, "currency: want a short name such as USD or EUR, not %q", short(p.Currency))
+			}
 		case "deployments", "targets": // "targets" before 0.2
 			if seen["deployments"] && seen["targets"] {
 				err = errf(k.Line, "give deployments or targets (their old name), not both")
@@ -170,7 +176,7 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 		case "slo":
 			err = p.parseSLO(v, errf)
 		default:
-			err = errf(k.Line, "unknown key %q (known: name, deployments, workloads, records, threads, clients, rates, warmup, duration, operations, repetitions, load_threads, properties, slo)", short(k.Value))
+			err = errf(k.Line, "unknown key %q (known: name, currency, deployments, workloads, records, threads, clients, rates, warmup, duration, operations, repetitions, load_threads, properties, slo)", short(k.Value))
 		}
 		if err != nil {
 			var pe *Error
@@ -231,6 +237,8 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 type errFunc func(line int, format string, args ...any) error
 
 var labelRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+var currencyRE = regexp.MustCompile(`^\PC{1,8}$`)
 
 func (p *Plan) parseDeployments(v *yaml.Node, errf errFunc) error {
 	if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {

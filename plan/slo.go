@@ -173,7 +173,10 @@ func (s *SLO) String() string {
 // Series names the curve a cell belongs to when the SLO is searched:
 // everything but the stepped dimension and the repetition.
 func (s *SLO) Series(c *Run) string {
-	fixed := "q" + strconv.FormatFloat(c.Rate, 'f', -1, 64)
+	fixed := "qmax" // as the run IDs name the rate
+	if c.Rate > 0 {
+		fixed = "q" + strconv.FormatFloat(c.Rate, 'f', -1, 64)
+	}
 	if s.Step == "rate" {
 		fixed = "t" + strconv.Itoa(c.Threads)
 	}

@@ -11,14 +11,17 @@ import (
 )
 
 // style is the page's whole styling: the page loads nothing else.
-const style = `body{font-family:sans-serif;margin:24px auto;max-width:1180px;color:#222;line-height:1.4}
+const style = `body{font-family:sans-serif;margin:24px auto;padding:0 16px;max-width:1180px;color:#222;line-height:1.4}
 h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;padding-bottom:4px;margin-top:36px}
 nav a{margin-right:14px}table{border-collapse:collapse;margin:12px 0;font-size:12px}
 th,td{border:1px solid #ddd;padding:3px 7px;text-align:right;vertical-align:top}th{background:#f4f4f4}
 td:first-child,th:first-child{text-align:left}caption{text-align:left;font-weight:bold;padding:4px 0}
 .figs{display:flex;flex-wrap:wrap;gap:10px}.figs svg{border:1px solid #eee;width:580px;max-width:100%;height:auto}figure{margin:0}
 pre{background:#f7f7f7;padding:10px;overflow:auto;font-size:12px}details{margin:6px 0}summary{cursor:pointer}
-.note{color:#555;font-size:12px}`
+.note{color:#555;font-size:12px}.wide{max-width:100%;overflow-x:auto}
+.findings li{margin:4px 0}
+@media print{body{margin:0;max-width:none;font-size:10pt}nav{display:none}h2{break-after:avoid}
+figure,table{break-inside:avoid}.figs svg{width:48%;border:none}.wide{overflow:visible}table{font-size:8pt}}`
 
 // HTML writes the report as one self-contained page: inline styles and
 // SVG, no script, font or external resource of any kind.
@@ -36,6 +39,13 @@ func (s *Set) HTML(w io.Writer, secs []Section) error {
 		fmt.Fprintf(&b, "<section id=\"%s\"><h2>%s</h2>\n", sec.ID, e(sec.Title))
 		if sec.Intro != "" {
 			fmt.Fprintf(&b, "<p>%s</p>\n", e(sec.Intro))
+		}
+		if len(sec.Points) > 0 {
+			b.WriteString("<ul class=\"findings\">")
+			for _, p := range sec.Points {
+				fmt.Fprintf(&b, "<li>%s</li>", e(p))
+			}
+			b.WriteString("</ul>\n")
 		}
 		if len(sec.Figures) > 0 {
 			b.WriteString(`<div class="figs">`)
@@ -66,7 +76,9 @@ func (s *Set) HTML(w io.Writer, secs []Section) error {
 
 func writeTable(b *strings.Builder, t *Table) {
 	e := html.EscapeString
-	fmt.Fprintf(b, "<table id=\"tab-%s\"><caption>%s</caption><thead><tr>", t.Name, e(t.Title))
+	// A wide table scrolls in its own box: the page never runs off the
+	// screen's right edge.
+	fmt.Fprintf(b, "<div class=\"wide\"><table id=\"tab-%s\"><caption>%s</caption><thead><tr>", t.Name, e(t.Title))
 	for _, h := range t.Header {
 		fmt.Fprintf(b, "<th>%s</th>", e(h))
 	}
@@ -78,7 +90,7 @@ func writeTable(b *strings.Builder, t *Table) {
 		}
 		b.WriteString("</tr>")
 	}
-	b.WriteString("</tbody></table>\n")
+	b.WriteString("</tbody></table></div>\n")
 	if t.Note != "" {
 		fmt.Fprintf(b, "<p class=\"note\">%s</p>\n", e(t.Note))
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/xml"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -67,10 +68,18 @@ func TestReportViewsAndExports(t *testing.T) {
 	for _, s := range secs {
 		ids = append(ids, s.ID)
 	}
-	if got := strings.Join(ids, " "); got != "summary clusters cost threads runtime runs environment" {
+	if got := strings.Join(ids, " "); got != "findings summary quality clusters cost threads runtime runs environment" {
 		t.Fatalf("sections %s", got)
 	}
-	if got, want := secs[0].Intro, "16 cells × 2 repetitions in the plan: 32 runs, 32 done."; got != want {
+	// The findings lead: per workload and record count, the deployments
+	// ranked at their best step, with intervals, and whether the leader is
+	// told apart; then the cells too noisy to rank, if any.
+	fs := secs[0]
+	if len(fs.Points) < 4 || !strings.HasPrefix(fs.Points[0], "Workload A, 500 records: ") || !strings.Contains(fs.Points[0], " ± ") ||
+		!(strings.Contains(fs.Points[0], " leads ") || strings.Contains(fs.Points[0], "not distinguishable")) || len(fs.Figures) != 4 {
+		t.Errorf("findings %q, %d figures", fs.Points, len(fs.Figures))
+	}
+	if got, want := secs[1].Intro, "16 cells × 2 repetitions in the plan: 32 runs, 32 done."; got != want {
 		t.Errorf("summary says %q, want %q", got, want)
 	}
 	tables := map[string]*report.Table{}
@@ -82,7 +91,7 @@ func TestReportViewsAndExports(t *testing.T) {
 			tables[tb.Name] = tb
 		}
 	}
-	for _, name := range []string{"summary", "failed", "cost", "slo", "curves", "runtime-pebble-t1", "runtime-totals", "scale-up", "environment", "deployments", "properties"} {
+	for _, name := range []string{"summary", "quality", "failed", "cost", "slo", "curves", "runtime-pebble-t1", "runtime-totals", "scale-up", "environment", "deployments", "properties"} {
 		if tables[name] == nil || len(tables[name].Rows) == 0 {
 			t.Errorf("no table %s, or it is empty", name)
 		}
@@ -109,7 +118,7 @@ func TestReportViewsAndExports(t *testing.T) {
 	}
 	rows, err := csv.NewReader(f).ReadAll()
 	f.Close()
-	if err != nil || len(rows) != 17 || rows[0][0] != "target" {
+	if err != nil || len(rows) != 17 || rows[0][0] != "deployment" {
 		t.Errorf("summary.csv: %d rows, %v", len(rows), err)
 	}
 	md, _ := os.ReadFile(filepath.Join(x, "cost.md"))
@@ -197,5 +206,54 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	if r := img.Bounds(); r.Dx() < 600 || r.Dy() < 2000 {
 		t.Errorf("screenshot %v: the page is not laid out", r)
+	}
+	// At a wide and a narrow screen: nothing runs off the right edge (a
+	// wide table scrolls in its own box), and in every chart no two
+	// labels overlap and none leaves the chart, measured from the laid-out
+	// page. A screenshot of each is kept when SERVBENCH_SCREENSHOTS names a
+	// directory.
+	for _, w := range []int{1400, 800} {
+		if _, err := b.call(b.session, "Emulation.setDeviceMetricsOverride", map[string]any{"width": w, "height": 900, "deviceScaleFactor": 1, "mobile": false}); err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			ScrollWidth int      `json:"scrollWidth"`
+			Inner       int      `json:"inner"`
+			Problems    []string `json:"problems"`
+			Texts       int      `json:"texts"`
+		}
+		b.eval(t, `(() => {
+			const problems = []; let texts = 0;
+			for (const svg of document.querySelectorAll("svg.chart")) {
+				const box = svg.getBoundingClientRect();
+				if (box.width === 0) continue;
+				const rs = [...svg.querySelectorAll("text")].map(e => ({e, r: e.getBoundingClientRect()})).filter(x => x.r.width > 0);
+				texts += rs.length;
+				const name = svg.getAttribute("aria-label");
+				for (const a of rs) {
+					if (a.r.left < box.left - 1 || a.r.right > box.right + 1 || a.r.top < box.top - 1 || a.r.bottom > box.bottom + 1)
+						problems.push(name + ": label '" + a.e.textContent + "' leaves the chart");
+				}
+				for (let i = 0; i < rs.length; i++) for (let j = i + 1; j < rs.length; j++) {
+					const a = rs[i].r, c = rs[j].r;
+					const ox = Math.min(a.right, c.right) - Math.max(a.left, c.left), oy = Math.min(a.bottom, c.bottom) - Math.max(a.top, c.top);
+					if (ox > 1 && oy > 1) problems.push(name + ": '" + rs[i].e.textContent + "' overlaps '" + rs[j].e.textContent + "'");
+				}
+			}
+			return {scrollWidth: document.documentElement.scrollWidth, inner: window.innerWidth, problems: problems.slice(0, 20), texts};
+		})()`, &got)
+		if got.ScrollWidth > got.Inner {
+			t.Errorf("at %d px the page is %d px wide: it runs off the screen", w, got.ScrollWidth)
+		}
+		if got.Texts < 1000 || len(got.Problems) > 0 {
+			t.Errorf("at %d px, %d labels measured; %d problems:\n%s", w, got.Texts, len(got.Problems), strings.Join(got.Problems, "\n"))
+		}
+		shot := b.screenshot(t)
+		if dir := os.Getenv("SERVBENCH_SCREENSHOTS"); dir != "" {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("report-%d.png", w)), shot, 0o644)
+		}
+		if img, err := png.Decode(bytes.NewReader(shot)); err != nil || img.Bounds().Dx() > w || img.Bounds().Dx() < w-20 { // less a scrollbar
+			t.Errorf("screenshot at %d px: %v, %v wide", w, err, img.Bounds())
+		}
 	}
 }

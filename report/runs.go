@@ -7,6 +7,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/servbench/servbench/internal/chart"
+	"github.com/servbench/servbench/internal/output"
 	"github.com/servbench/servbench/result"
 )
 
@@ -17,7 +18,11 @@ func (s *Set) perRun() Section {
 		Intro: "Per run: the latency percentile spectrum of successful operations from the HDR histograms (x: 1/(1 − percentile), so each step right is one more nine), and the time series of throughput, p99 and failures."}
 	for _, r := range s.Runs {
 		d := r.Doc
-		det := RunDetail{ID: r.ID, Summary: fmt.Sprintf("%s: %.0f ops/s, %d operations, %.2f s, stopped: %s", r.ID, d.Throughput, d.Operations, d.RuntimeMs/1000, d.Stop)}
+		end := "" // a run that ended as planned (its operations done, or its time up) says nothing more
+		if !d.Stop.Finished() {
+			end = fmt.Sprintf(", stopped: %s", d.Stop)
+		}
+		det := RunDetail{ID: r.ID, Summary: fmt.Sprintf("%s: %s ops/s, %s operations, %.2f s%s", r.ID, thousands(d.Throughput), output.Thousands(d.Operations), d.RuntimeMs/1000, end)}
 		stem := safe(r.ID)
 		if f := spectrum(r); f != nil {
 			f.Name = stem + "-spectrum"

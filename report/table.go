@@ -64,7 +64,8 @@ type Section struct {
 	Intro     string
 	Tables    []*Table
 	Figures   []*Figure
-	Pre       string // preformatted text (the plan)
+	Pre       string   // preformatted text (the plan)
+	Points    []string // findings, one sentence each
 	// Runs holds the per-run details (collapsed in the page).
 	Runs []RunDetail
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/servbench/servbench/internal/chart"
+	"github.com/servbench/servbench/internal/output"
 	"github.com/servbench/servbench/result"
 )
 
@@ -17,7 +18,7 @@ import (
 // search), runtimes and scale-up, then each run's own charts, and the environment with every parameter.
 func (s *Set) Sections() []Section {
 	var out []Section
-	out = append(out, s.summary())
+	out = append(out, s.findings(), s.summary(), s.quality())
 	if sec, ok := s.byCluster(); ok {
 		out = append(out, sec)
 	}
@@ -42,7 +43,15 @@ func ms(us float64) string {
 	}
 	return strconv.FormatFloat(us/1000, 'f', 3, 64)
 }
-func f0(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+func f0(v float64) string { return thousands(v) }
+
+// thousands writes a whole number with thousands separators: 148,756.
+func thousands(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return output.Thousands(int64(math.Round(v)))
+}
 func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 
 // pm formats a statistic as "mean ± CI" (the mean alone for one run).
@@ -62,6 +71,15 @@ func rateName(r float64) string {
 
 func wlName(w string) string { return path.Base(w) }
 
+// wlTitle names a workload in a title: a built-in one by its letter, as
+// the studies do ("Workload A"), a file by its name.
+func wlTitle(w string) string {
+	if n := wlName(w); len(n) == 1 {
+		return strings.ToUpper(n)
+	}
+	return wlName(w)
+}
+
 // clientCPU is a cell's busiest client's CPU share, marked when busy.
 func clientCPU(g *Group) string {
 	if g.ClientCPUPct == 0 {
@@ -74,9 +92,14 @@ func clientCPU(g *Group) string {
 }
 
 func (s *Set) summary() Section {
+	priced := len(filter(s.Groups, func(g *Group) bool { return g.Price > 0 })) > 0
+	header := []string{"deployment", "system", "nodes", "workload", "records", "threads", "rate ops/s", "runs", "throughput ops/s",
+		"avg latency ms", "operations (avg / p99 ms)", "failed %", "runtime s"}
+	if priced {
+		header = append(header, "cost per 10⁹ ops ("+s.currency()+")")
+	}
 	t := &Table{Name: "summary", Title: "Every cell (mean ± 95% confidence interval over repetitions)",
-		Header: []string{"target", "system", "nodes", "workload", "records", "threads", "target ops/s", "runs", "throughput ops/s",
-			"avg latency ms", "operations (avg / p99 ms)", "failed %", "runtime s", "cost per 10⁹ ops", "clients", "client CPU %"}}
+		Header: append(header, "clients", "client CPU %")}
 	busy := false
 	for _, g := range s.Groups {
 		var ops []string
@@ -90,9 +113,17 @@ func (s *Set) summary() Section {
 		if g.Cost > 0 {
 			cost = f2(g.Cost)
 		}
-		t.Rows = append(t.Rows, []string{g.Deployment, g.System, nodes, wlName(g.Workload), strconv.FormatInt(g.Records, 10), strconv.Itoa(g.Threads),
-			rateName(g.Rate), strconv.Itoa(g.Throughput.N), pm(g.Throughput, f0), pm(g.AvgUs, ms), strings.Join(ops, "; "),
-			pm(g.FailedPct, f2), pm(g.Runtime, f2), cost, strconv.Itoa(g.Clients), clientCPU(g)})
+		thr := pm(g.Throughput, f0)
+		if g.noisy() {
+			thr += " noisy"
+		}
+		row := []string{g.Deployment, g.System, nodes, wlName(g.Workload), thousands(float64(g.Records)), strconv.Itoa(g.Threads),
+			rateName(g.Rate), strconv.Itoa(g.Throughput.N), thr, pm(g.AvgUs, ms), strings.Join(ops, "; "),
+			pm(g.FailedPct, f2), pm(g.Runtime, f2)}
+		if priced {
+			row = append(row, cost)
+		}
+		t.Rows = append(t.Rows, append(row, strconv.Itoa(g.Clients), clientCPU(g)))
 		busy = busy || g.BusyClient()
 	}
 	t.Note = "Latency is the service time of successful operations; the confidence interval is Student's t at 95% over the repetitions."
@@ -159,7 +190,7 @@ type load struct {
 }
 
 func (l load) String() string {
-	s := fmt.Sprintf("%d threads", l.threads)
+	s := fmt.Sprintf("%d %s", l.threads, plural(l.threads, "thread"))
 	if l.rate > 0 {
 		s += ", " + rateName(l.rate) + " ops/s rate"
 	}
@@ -179,8 +210,8 @@ func safe(s string) string {
 // cluster size, one bar per system; failed operations by cause.
 func (s *Set) byCluster() (Section, bool) {
 	gs := filter(s.Groups, func(g *Group) bool { return g.Nodes > 0 })
-	if len(gs) == 0 {
-		return Section{}, false
+	if len(uniq(gs, func(g *Group) int { return g.Nodes })) < 2 {
+		return Section{}, false // one cluster size: nothing to compare across sizes
 	}
 	sec := Section{ID: "clusters", Title: "Throughput and latency by cluster size",
 		Intro: "Per workload, each system's throughput and average latency at each cluster size (bars: mean over repetitions, whiskers: 95% confidence interval)."}
@@ -196,9 +227,9 @@ func (s *Set) byCluster() (Section, bool) {
 	loads := uniq(gs, func(g *Group) load { return load{g.Threads, g.Rate} })
 	for _, w := range uniq(gs, func(g *Group) string { return g.Workload }) {
 		for _, ld := range loads {
-			thr := &chart.Bars{Title: fmt.Sprintf("Workload %s: throughput (%s)", wlName(w), ld), YLabel: "ops/s", Categories: cats}
-			lat := &chart.Bars{Title: fmt.Sprintf("Workload %s: average latency (%s)", wlName(w), ld), YLabel: "ms", Categories: cats}
-			any := false
+			thr := &chart.Bars{Title: fmt.Sprintf("Workload %s: throughput (%s)", wlTitle(w), ld), YLabel: "ops/s", Categories: cats}
+			lat := &chart.Bars{Title: fmt.Sprintf("Workload %s: average latency (%s)", wlTitle(w), ld), YLabel: "ms", Categories: cats}
+			bars := 0
 			for _, sys := range systems {
 				ts := chart.Series{Name: sys, Values: nan(len(nodes)), Err: make([]float64, len(nodes))}
 				ls := chart.Series{Name: sys, Values: nan(len(nodes)), Err: make([]float64, len(nodes))}
@@ -209,13 +240,15 @@ func (s *Set) byCluster() (Section, bool) {
 					i := sort.SearchInts(nodes, g.Nodes)
 					ts.Values[i], ts.Err[i] = g.Throughput.Mean, g.Throughput.CI
 					ls.Values[i], ls.Err[i] = g.AvgUs.Mean/1000, g.AvgUs.CI/1000
-					any = true
+					bars++
 				}
 				thr.Series, lat.Series = append(thr.Series, ts), append(lat.Series, ls)
 			}
-			if !any {
-				continue
+			if bars < 2 {
+				continue // one bar compares nothing
 			}
+			thr.AutoLog()
+			lat.AutoLog()
 			stem := safe(fmt.Sprintf("clusters-%s-t%d-q%s", wlName(w), ld.threads, rateName(ld.rate)))
 			sec.Figures = append(sec.Figures, &Figure{Name: stem + "-throughput", SVG: thr.SVG()}, &Figure{Name: stem + "-latency", SVG: lat.SVG()})
 		}
@@ -260,7 +293,7 @@ func (s *Set) failedFigures(gs []*Group) []*Figure {
 		for _, g := range wg {
 			cats = append(cats, g.Deployment+" "+load{g.Threads, g.Rate}.short())
 		}
-		b := &chart.Bars{Title: fmt.Sprintf("Workload %s: failed operations by cause", wlName(w)), YLabel: "% of operations", Categories: cats, Stacked: true}
+		b := &chart.Bars{Title: fmt.Sprintf("Workload %s: failed operations by cause", wlTitle(w)), YLabel: "% of operations", Categories: cats, Stacked: true}
 		for _, c := range cs {
 			se := chart.Series{Name: c, Values: make([]float64, len(wg))}
 			for i, g := range wg {
@@ -302,7 +335,7 @@ func (g *Group) failedPct(c string) float64 {
 func (s *Set) failedTable(gs []*Group) *Table {
 	cs := causes(gs)
 	t := &Table{Name: "failed", Title: "Failed operations by cause (% of operations, all repetitions)",
-		Header: append([]string{"target", "workload", "records", "threads", "operations", "failed %"}, cs...)}
+		Header: append([]string{"deployment", "workload", "records", "threads", "operations", "failed %"}, cs...)}
 	for _, g := range gs {
 		var total int64
 		for _, f := range g.Failed {
@@ -331,9 +364,13 @@ func (s *Set) cost() (Section, bool) {
 	if len(gs) == 0 {
 		return Section{}, false
 	}
+	cur := s.currency()
 	sec := Section{ID: "cost", Title: "Cost per billion operations",
-		Intro: "Price per hour × 10⁹ / (3,600 × mean throughput): what a billion operations cost at the measured rate (monthly prices are divided by 730 hours)."}
-	t := &Table{Name: "cost", Title: "Cost per billion operations", Header: []string{"target", "system", "nodes", "price per hour", "price per month", "workload", "records", "threads", "throughput ops/s", "cost per 10⁹ ops"}}
+		Intro: "Price per hour × 10⁹ / (3,600 × mean throughput): what a billion operations cost at the measured rate (monthly prices are divided by 730 hours), in " + cur + "."}
+	if cur == "price units" {
+		sec.Intro += " The plan names no currency (currency: USD in the plan names it)."
+	}
+	t := &Table{Name: "cost", Title: "Cost per billion operations (" + cur + ")", Header: []string{"deployment", "system", "nodes", "price per hour", "price per month", "workload", "records", "threads", "throughput ops/s", "cost per 10⁹ ops"}}
 	for _, g := range gs {
 		nodes := ""
 		if g.Nodes > 0 {
@@ -349,7 +386,7 @@ func (s *Set) cost() (Section, bool) {
 		cats[i] = wlName(w)
 	}
 	for _, ld := range uniq(gs, func(g *Group) load { return load{g.Threads, g.Rate} }) {
-		b := &chart.Bars{Title: fmt.Sprintf("Cost per billion operations (%s)", ld), YLabel: "cost per 10⁹ operations", Categories: cats}
+		b := &chart.Bars{Title: fmt.Sprintf("Cost per billion operations (%s)", ld), YLabel: "cost per 10⁹ operations, " + cur, Categories: cats}
 		for _, tg := range uniq(gs, func(g *Group) string { return g.Deployment }) {
 			se := chart.Series{Name: tg, Values: nan(len(workloads))}
 			for _, g := range gs {
@@ -366,6 +403,14 @@ func (s *Set) cost() (Section, bool) {
 		sec.Figures = append(sec.Figures, &Figure{Name: safe(fmt.Sprintf("cost-t%d-q%s", ld.threads, rateName(ld.rate))), SVG: b.SVG()})
 	}
 	return sec, true
+}
+
+// currency is the prices' currency, as the plan names it.
+func (s *Set) currency() string {
+	if s.Index != nil && s.Index.Currency != "" {
+		return s.Index.Currency
+	}
+	return "price units"
 }
 
 // plural is word for n things: "1 run", "2 runs".
