@@ -24,6 +24,7 @@ import (
 
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/internal/atomicfile"
+	"github.com/servbench/servbench/internal/output"
 	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
@@ -350,18 +351,30 @@ func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
 func (r *Runner) printSLO() {
 	x := r.index.SLO
 	fmt.Fprintf(r.stderr, "servbench: SLO %s\n", r.pl.SLO)
+	at := func(v float64) string { // "at 16 threads", "at rate 2,000"
+		if x.Step == "rate" {
+			return "at rate " + output.Thousands(int64(v))
+		}
+		if v == 1 {
+			return "at 1 thread"
+		}
+		return fmt.Sprintf("at %g threads", v)
+	}
 	for _, c := range x.Curves {
 		best := "no step within the bound"
 		if c.Best != nil {
-			best = fmt.Sprintf("best %.0f ops/s at %s %g (%s %.3f ms)", c.Best.Throughput, x.Step, c.Best.Step, x.Latency, c.Best.LatencyUs/1000)
+			best = fmt.Sprintf("best %s ops/s %s (%s %.3f ms)", output.Thousands(int64(c.Best.Throughput+0.5)), at(c.Best.Step), x.Latency, c.Best.LatencyUs/1000)
 		}
-		broke := "never broken"
-		if c.BrokeAt > 0 {
-			broke = fmt.Sprintf("broken at %s %g", x.Step, c.BrokeAt)
+		broke := "never over the bound"
+		switch {
+		case c.BrokeAt > 0 && c.Best != nil && c.BrokeAt < c.Best.Step:
+			broke = "over the bound first " + at(c.BrokeAt) + " and under it again after (a cold first step?)"
+		case c.BrokeAt > 0:
+			broke = "over the bound from " + at(c.BrokeAt)[3:]
 		}
 		peak := ""
 		if c.Peak != nil {
-			peak = fmt.Sprintf("; peak %.0f ops/s at %s %g", c.Peak.Throughput, x.Step, c.Peak.Step)
+			peak = fmt.Sprintf("; peak %s ops/s %s", output.Thousands(int64(c.Peak.Throughput+0.5)), at(c.Peak.Step))
 		}
 		fmt.Fprintf(r.stderr, "servbench:   %s: %s, %s%s\n", c.Series, best, broke, peak)
 	}
@@ -379,7 +392,7 @@ func outcome(ic *plan.IndexRun) string {
 	if ic.Status != "done" {
 		return ic.Status + ": " + ic.Error
 	}
-	s := strconv.FormatFloat(ic.Throughput, 'f', 0, 64) + " ops/s"
+	s := output.Thousands(int64(ic.Throughput+0.5)) + " ops/s"
 	if ic.CostPerBillion > 0 {
 		s += fmt.Sprintf(", %.2f per billion operations", ic.CostPerBillion)
 	}

@@ -35,7 +35,7 @@ func Compare(a, b *Set) ([]Diff, error) {
 			if !match(ga, gb) {
 				continue
 			}
-			cell := fmt.Sprintf("%s, %d records, %d threads, rate %s", wlName(ga.Workload), ga.Records, ga.Threads, rateName(ga.Rate))
+			cell := fmt.Sprintf("%s, %s records, %d %s, rate %s", wlName(ga.Workload), thousands(float64(ga.Records)), ga.Threads, plural(ga.Threads, "thread"), rateName(ga.Rate))
 			if ga.Deployment != gb.Deployment {
 				cell = ga.Deployment + " vs " + gb.Deployment + ": " + cell
 			} else {

@@ -23,7 +23,7 @@ const noisyCI = 0.10
 // noisy to rank (their interval wider than ±10%), with what to do.
 func (s *Set) findings() Section {
 	sec := Section{ID: "findings", Title: "Key findings",
-		Intro: "Per workload, each deployment at its highest mean throughput over the steps measured (mean ± 95% confidence interval over repetitions); the next sections have every cell."}
+		Intro: "Per workload, each deployment at its highest mean throughput over the steps measured, with the average latency of its operations there (mean ± 95% confidence interval over repetitions); the next sections have every cell."}
 	type wr struct {
 		workload string
 		records  int64
@@ -55,7 +55,7 @@ func (s *Set) findings() Section {
 		}
 		var parts []string
 		for _, g := range gs {
-			parts = append(parts, fmt.Sprintf("%s %s ops/s (%s)", g.Deployment, pm(g.Throughput, f0), load{g.Threads, g.Rate}))
+			parts = append(parts, fmt.Sprintf("%s %s ops/s, %s ms on average (%s)", g.Deployment, pm(g.Throughput, f0), pm(g.AvgUs, ms), load{g.Threads, g.Rate}))
 		}
 		line := name + ": " + strings.Join(parts, "; ") + "."
 		if len(gs) > 1 {

@@ -42,7 +42,7 @@ func (s *Set) runtime() (Section, bool) {
 		for _, th := range threads {
 			t := &Table{Name: safe(fmt.Sprintf("runtime-%s-t%d", tg, th)), Title: fmt.Sprintf("%s, %d threads: runtime in seconds", tg, th), Header: []string{"workload"}}
 			for _, r := range records {
-				t.Header = append(t.Header, fmt.Sprintf("%d records", r))
+				t.Header = append(t.Header, thousands(float64(r))+" records")
 			}
 			total := make([]float64, len(records))
 			have := false
@@ -138,7 +138,7 @@ func (s *Set) runtime() (Section, bool) {
 	}
 	for _, r := range records {
 		for _, th := range threads {
-			b := &chart.Bars{Title: fmt.Sprintf("Runtime, %d records, %d threads (log scale)", r, th), YLabel: "seconds", Categories: cats, Log: true}
+			b := &chart.Bars{Title: fmt.Sprintf("Runtime, %s records, %d %s", thousands(float64(r)), th, plural(th, "thread")), YLabel: "seconds", Categories: cats, Log: true}
 			have := false
 			for _, tg := range deployments {
 				se := chart.Series{Name: tg, Values: nan(len(workloads))}

@@ -87,9 +87,9 @@ func (s *Set) byThreads() (Section, bool) {
 	}
 	table := &Table{Name: "curves", Title: "Every step", Header: []string{"deployment", "workload", "records", "fixed", xlabel, "throughput ops/s", "avg latency ms", "worst p99 ms", "failed %"}}
 	for _, pair := range uniq(s.Groups, func(g *Group) wr { return wr{g.Workload, g.Records} }) {
-		thr := &chart.Lines{Title: fmt.Sprintf("Workload %s, %d records: throughput by %s", wlTitle(pair.workload), pair.records, xlabel), XLabel: xlabel, YLabel: "ops/s",
+		thr := &chart.Lines{Title: fmt.Sprintf("Workload %s, %s records: throughput by %s", wlTitle(pair.workload), thousands(float64(pair.records)), xlabel), XLabel: xlabel, YLabel: "ops/s",
 			Ordinal: dim == "threads"} // thread counts double: evenly spaced, as the studies draw them
-		lat := &chart.Lines{Title: fmt.Sprintf("Workload %s, %d records: latency by throughput", wlTitle(pair.workload), pair.records), XLabel: "ops/s", YLabel: "ms", LogY: true}
+		lat := &chart.Lines{Title: fmt.Sprintf("Workload %s, %s records: latency by throughput", wlTitle(pair.workload), thousands(float64(pair.records))), XLabel: "ops/s", YLabel: "ms", LogY: true}
 		if slo != nil {
 			lat.YLabel = slo.Latency + " ms"
 			lat.Bound, lat.BoundLabel = slo.BoundUs/1000, "SLO "+slo.Latency+" ≤ "+strconv.FormatFloat(slo.BoundUs/1000, 'f', -1, 64)+" ms"

@@ -88,7 +88,7 @@ func TestCompare(t *testing.T) {
 	if l := line("READ avg µs"); !strings.HasSuffix(strings.TrimSpace(l), "B higher") {
 		t.Errorf("latency: %s", l)
 	}
-	if !strings.Contains(out, "fast vs slow: c, 100 records, 1 threads") {
+	if !strings.Contains(out, "fast vs slow: c, 100 records, 1 thread,") {
 		t.Errorf("cell heading missing:\n%s", out)
 	}
 
