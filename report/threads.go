@@ -124,6 +124,13 @@ func (s *Set) byThreads() (Section, bool) {
 			}
 			thr.Lines, lat.Lines = append(thr.Lines, tl), append(lat.Lines, ll)
 		}
+		var ys []float64
+		for _, ln := range thr.Lines {
+			for _, p := range ln.Points {
+				ys = append(ys, p.Y)
+			}
+		}
+		thr.LogY = chart.SpansDecades(ys...) // a slow system's curve would lie flat on 0
 		stem := safe(fmt.Sprintf("%s-%s-r%d", dim, wlName(pair.workload), pair.records))
 		sec.Figures = append(sec.Figures, &Figure{Name: stem + "-throughput", SVG: thr.SVG()}, &Figure{Name: stem + "-latency", SVG: lat.SVG()})
 	}
