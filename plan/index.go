@@ -64,7 +64,8 @@ type SLOCurve struct {
 	Deployment string     `json:"deployment"`
 	Workload   string     `json:"workload"`
 	Records    int64      `json:"records"`
-	Fixed      float64    `json:"fixed"` // the dimension not stepped: the rate, or the threads
+	Fixed      float64    `json:"fixed"`             // the dimension not stepped: the rate, or the threads
+	Clients    int        `json:"clients,omitempty"` // more than 1: the curve's runs were spread over that many
 	Steps      []SLOPoint `json:"steps"`
 	// Best is the highest-throughput step within the bound (nil: none).
 	Best *SLOPoint `json:"best,omitempty"`

@@ -36,6 +36,9 @@ func (x *Search) curve(c *Run) *curve {
 			fixed = float64(c.Threads)
 		}
 		cv = &curve{SLOCurve: SLOCurve{Series: key, Deployment: c.Deployment.Label, Workload: c.Workload.Name, Records: c.Records, Fixed: fixed}}
+		if c.Clients > 1 {
+			cv.Clients = c.Clients
+		}
 		x.curves[key] = cv
 		x.order = append(x.order, key)
 	}

@@ -138,7 +138,7 @@ func (s *Set) byThreads() (Section, bool) {
 		st := &Table{Name: "slo", Title: "SLO search: the highest throughput within the bound, and the peak",
 			Header: []string{"deployment", "workload", "records", "fixed", "best " + xlabel, "best ops/s", slo.Latency + " ms at best", "broken at", "peak ops/s", "peak at"}}
 		for _, c := range slo.Curves {
-			row := []string{c.Deployment, wlName(c.Workload), strconv.FormatInt(c.Records, 10), fixedName(dim, c.Fixed), "—", "—", "—", "never", "", ""}
+			row := []string{withClients(c.Deployment, c.Clients), wlName(c.Workload), strconv.FormatInt(c.Records, 10), fixedName(dim, c.Fixed), "—", "—", "—", "never", "", ""}
 			if c.Best != nil {
 				row[4], row[5], row[6] = strconv.FormatFloat(c.Best.Step, 'f', -1, 64), f0(c.Best.Throughput), ms(c.Best.LatencyUs)
 			}
@@ -175,7 +175,7 @@ func sloCurve(slo *plan.IndexSLO, k curveKey) *plan.SLOCurve {
 	}
 	for i := range slo.Curves {
 		c := &slo.Curves[i]
-		if c.Deployment == k.deployment && c.Workload == k.workload && c.Records == k.records && c.Fixed == k.fixed {
+		if withClients(c.Deployment, c.Clients) == k.deployment && c.Workload == k.workload && c.Records == k.records && c.Fixed == k.fixed {
 			return c
 		}
 	}

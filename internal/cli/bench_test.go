@@ -333,6 +333,7 @@ records: [1000]
 threads: [2]
 clients: [1, 2]
 duration: 1
+slo: {latency: p99, bound_ms: 60000}
 `)
 	var errb bytes.Buffer
 	if code := MainContext(context.Background(), []string{"bench", "-o", dir, pf}, &bytes.Buffer{}, &errb); code != ExitOK {
@@ -375,6 +376,21 @@ duration: 1
 	}
 	if strings.Join(deps, ", ") != "basic, basic (2 clients)" {
 		t.Errorf("report cells %v", deps)
+	}
+	// Each client count is its own SLO curve, found again by the report.
+	if c := ix.SLO.Curves; len(c) != 2 || c[1].Clients != 2 || c[1].Best == nil || !strings.HasSuffix(c[1].Series, "/c2") {
+		t.Errorf("SLO curves %+v", c)
+	}
+	var slo *report.Table
+	for _, sec := range set.Sections() {
+		for _, tb := range sec.Tables {
+			if tb.Name == "slo" {
+				slo = tb
+			}
+		}
+	}
+	if slo == nil || len(slo.Rows) != 2 || slo.Rows[1][0] != "basic (2 clients)" || slo.Rows[1][4] != "2" {
+		t.Errorf("SLO table %v", slo)
 	}
 	bad := writePlan(t, "name: p\ndeployments: [{label: p, binding: pebble}]\nworkloads: [c]\nrecords: [100]\nthreads: [2]\nclients: [2]\noperations: 10\n")
 	errb.Reset()
