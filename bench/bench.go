@@ -351,30 +351,30 @@ func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
 func (r *Runner) printSLO() {
 	x := r.index.SLO
 	fmt.Fprintf(r.stderr, "servbench: SLO %s\n", r.pl.SLO)
-	at := func(v float64) string { // "at 16 threads", "at rate 2,000"
-		if x.Step == "rate" {
-			return "at rate " + output.Thousands(int64(v))
+	step := func(v float64) string { // "16 threads", "rate 2,000"
+		switch {
+		case x.Step == "rate":
+			return "rate " + output.Thousands(int64(v))
+		case v == 1:
+			return "1 thread"
 		}
-		if v == 1 {
-			return "at 1 thread"
-		}
-		return fmt.Sprintf("at %g threads", v)
+		return fmt.Sprintf("%g threads", v)
 	}
 	for _, c := range x.Curves {
 		best := "no step within the bound"
 		if c.Best != nil {
-			best = fmt.Sprintf("best %s ops/s %s (%s %.3f ms)", output.Thousands(int64(c.Best.Throughput+0.5)), at(c.Best.Step), x.Latency, c.Best.LatencyUs/1000)
+			best = fmt.Sprintf("best %s ops/s at %s (%s %.3f ms)", output.Thousands(int64(c.Best.Throughput+0.5)), step(c.Best.Step), x.Latency, c.Best.LatencyUs/1000)
 		}
 		broke := "never over the bound"
 		switch {
 		case c.BrokeAt > 0 && c.Best != nil && c.BrokeAt < c.Best.Step:
-			broke = "over the bound first " + at(c.BrokeAt) + " and under it again after (a cold first step?)"
+			broke = "over the bound first at " + step(c.BrokeAt) + " and under it again after (a cold first step?)"
 		case c.BrokeAt > 0:
-			broke = "over the bound from " + at(c.BrokeAt)[3:]
+			broke = "over the bound from " + step(c.BrokeAt)
 		}
 		peak := ""
 		if c.Peak != nil {
-			peak = fmt.Sprintf("; peak %s ops/s %s", output.Thousands(int64(c.Peak.Throughput+0.5)), at(c.Peak.Step))
+			peak = fmt.Sprintf("; peak %s ops/s at %s", output.Thousands(int64(c.Peak.Throughput+0.5)), step(c.Peak.Step))
 		}
 		fmt.Fprintf(r.stderr, "servbench:   %s: %s, %s%s\n", c.Series, best, broke, peak)
 	}

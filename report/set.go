@@ -192,14 +192,8 @@ func (g *Group) summarize() {
 		failed = append(failed, plan.FailedPct(d))
 		g.Operations += d.Operations
 		g.Clients = max(g.Clients, d.Clients, 1)
-		if d.RuntimeMs >= 1000 { // a shorter run is mostly start-up
-			runs := d.ClientRuns
-			if len(runs) == 0 {
-				runs = []result.ClientRun{{CPUPct: d.CPUPct()}}
-			}
-			for _, c := range runs {
-				g.ClientCPUPct = max(g.ClientCPUPct, c.CPUPct)
-			}
+		for _, c := range d.MeasuredClients() {
+			g.ClientCPUPct = max(g.ClientCPUPct, c.CPUPct)
 		}
 		var sum float64
 		var n int64

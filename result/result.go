@@ -252,30 +252,44 @@ type ClientRun struct {
 // busy: it may be the limit of the run, not the database.
 const BusyClientPct = 80
 
-// CPUPct is the share of its usable cores the run's client used, in %
-// (0 when not recorded).
-func (d *Doc) CPUPct() float64 {
-	cores := d.Environment.Cores
-	if g := d.Environment.GOMAXPROCS; g > 0 && (cores == 0 || g < cores) {
-		cores = g
+// usableCores is how many cores the client could use: GOMAXPROCS when
+// fewer than the machine's (0 when not recorded).
+func (e Environment) usableCores() int {
+	if g := e.GOMAXPROCS; g > 0 && (e.Cores == 0 || g < e.Cores) {
+		return g
 	}
+	return e.Cores
+}
+
+// cpuPct is the share of its usable cores the run's client used, in %
+// (0 when not recorded).
+func (d *Doc) cpuPct() float64 {
+	cores := d.Environment.usableCores()
 	if cores == 0 || d.RuntimeMs <= 0 {
 		return 0
 	}
 	return 100 * d.ClientCPUS / (d.RuntimeMs / 1000 * float64(cores))
 }
 
-// BusyClients lists the clients of d (d itself when it is not merged)
-// that used more than BusyClientPct of their cores over a run of a second
-// or more (a shorter one is mostly start-up).
-func (d *Doc) BusyClients() []ClientRun {
-	runs := d.ClientRuns
-	if len(runs) == 0 {
-		runs = []ClientRun{d.clientRun()}
+// MeasuredClients are d's clients one by one (d itself when it is not
+// merged), for their CPU; none when the run lasted less than a second,
+// which is mostly start-up.
+func (d *Doc) MeasuredClients() []ClientRun {
+	switch {
+	case d.RuntimeMs < 1000:
+		return nil
+	case len(d.ClientRuns) > 0:
+		return d.ClientRuns
 	}
+	return []ClientRun{d.clientRun()}
+}
+
+// BusyClients lists the clients of d that used more than BusyClientPct of
+// their cores (see MeasuredClients).
+func (d *Doc) BusyClients() []ClientRun {
 	var busy []ClientRun
-	for _, r := range runs {
-		if r.CPUPct > BusyClientPct && d.RuntimeMs >= 1000 {
+	for _, r := range d.MeasuredClients() {
+		if r.CPUPct > BusyClientPct {
 			busy = append(busy, r)
 		}
 	}
@@ -283,11 +297,8 @@ func (d *Doc) BusyClients() []ClientRun {
 }
 
 func (d *Doc) clientRun() ClientRun {
-	r := ClientRun{Index: -1, Label: d.Label, Hostname: d.Environment.Hostname, Cores: d.Environment.Cores,
-		Operations: d.Operations, CPUPct: d.CPUPct(), Clock: d.Clock}
-	if g := d.Environment.GOMAXPROCS; g > 0 && g < r.Cores {
-		r.Cores = g
-	}
+	r := ClientRun{Index: -1, Label: d.Label, Hostname: d.Environment.Hostname, Cores: d.Environment.usableCores(),
+		Operations: d.Operations, CPUPct: d.cpuPct(), Clock: d.Clock}
 	if i, err := strconv.Atoi(d.Properties["clientindex"]); err == nil {
 		r.Index = i
 	}

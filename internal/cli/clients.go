@@ -68,7 +68,7 @@ func coordinate(ctx context.Context, setup *engine.Setup, out string, stderr io.
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	j := &job{cmd: cmd, binding: binding, n: n, dir: dir, out: out, metricsAddr: setup.Outputs.MetricsAddr, stderr: stderr, mu: &sync.Mutex{}}
+	j := &job{cmd: cmd, binding: binding, n: n, out: out, metricsAddr: setup.Outputs.MetricsAddr, stderr: stderr, mu: &sync.Mutex{}}
 	if j.out == "" {
 		j.out = filepath.Join(dir, "out", "result.json")
 		if err := os.Mkdir(filepath.Dir(j.out), 0o755); err != nil {
@@ -177,7 +177,6 @@ func serveClock(addr string) (net.Listener, error) {
 type job struct {
 	cmd, binding string
 	n            int
-	dir          string // the coordinator's own directory
 	props        string // the phase's properties, for every client
 	out          string // the merged result's path: client i writes clientResultPath(out, i)
 	start        time.Time

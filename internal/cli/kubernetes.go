@@ -86,19 +86,21 @@ type (
 		Labels      map[string]string `yaml:"labels,omitempty"`
 		Annotations map[string]string `yaml:"annotations,omitempty"`
 	}
+	// k8sObject is what every object starts with.
+	k8sObject struct {
+		APIVersion string  `yaml:"apiVersion"`
+		Kind       string  `yaml:"kind"`
+		Metadata   k8sMeta `yaml:"metadata"`
+	}
 	k8sConfig struct {
-		APIVersion string            `yaml:"apiVersion"`
-		Kind       string            `yaml:"kind"`
-		Metadata   k8sMeta           `yaml:"metadata"`
+		k8sObject  `yaml:",inline"`
 		Type       string            `yaml:"type,omitempty"`
 		Data       map[string]string `yaml:"data,omitempty"`
 		StringData map[string]string `yaml:"stringData,omitempty"`
 	}
 	k8sJob struct {
-		APIVersion string  `yaml:"apiVersion"`
-		Kind       string  `yaml:"kind"`
-		Metadata   k8sMeta `yaml:"metadata"`
-		Spec       struct {
+		k8sObject `yaml:",inline"`
+		Spec      struct {
 			CompletionMode string `yaml:"completionMode"`
 			Completions    int    `yaml:"completions"`
 			Parallelism    int    `yaml:"parallelism"`
@@ -178,13 +180,12 @@ func kubernetesManifests(cmd, binding string, p *props.Props, cl engine.Client) 
 	if err != nil {
 		return nil, err
 	}
-	if err := add("configmap.yaml", k8sConfig{APIVersion: "v1", Kind: "ConfigMap", Metadata: k8sMeta{Name: name, Labels: labels},
+	if err := add("configmap.yaml", k8sConfig{k8sObject: k8sObject{"v1", "ConfigMap", k8sMeta{Name: name, Labels: labels}},
 		Data: map[string]string{filepath.Base(podProps): pub}}, false); err != nil {
 		return nil, err
 	}
 	var job k8sJob
-	job.APIVersion, job.Kind = "batch/v1", "Job"
-	job.Metadata = k8sMeta{Name: name, Labels: labels}
+	job.k8sObject = k8sObject{"batch/v1", "Job", k8sMeta{Name: name, Labels: labels}}
 	s := &job.Spec
 	s.CompletionMode, s.Completions, s.Parallelism, s.BackoffLimit = "Indexed", n, n, 0
 	s.Template.Metadata = k8sMeta{Labels: labels}
@@ -199,7 +200,7 @@ func kubernetesManifests(cmd, binding string, p *props.Props, cl engine.Client) 
 		if err != nil {
 			return nil, err
 		}
-		if err := add("secret.yaml", k8sConfig{APIVersion: "v1", Kind: "Secret", Metadata: k8sMeta{Name: name, Labels: labels},
+		if err := add("secret.yaml", k8sConfig{k8sObject: k8sObject{"v1", "Secret", k8sMeta{Name: name, Labels: labels}},
 			Type: "Opaque", StringData: map[string]string{filepath.Base(podSecrets): sec}}, true); err != nil {
 			return nil, err
 		}
