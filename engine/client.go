@@ -70,6 +70,9 @@ func applyClient(p *props.Props, load bool) (Client, error) {
 	c.Image = p.String("docker.image", "servbench")
 	c.Claim = p.String("kubernetes.claim", "")
 	c.Name = p.String("kubernetes.name", "")
+	if c.Name != "" && !dnsLabel(c.Name) {
+		return Client{}, p.Errorf("kubernetes.name", "%q is not a Kubernetes name: lower-case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters", props.Cut(c.Name, 70))
+	}
 	c.CoordinatorAddr = p.String("coordinator.addr", "127.0.0.1:0")
 	_, one := p.Get("clientindex")
 	i, err := p.Int64Min("clientindex", 0, 0)
@@ -141,4 +144,18 @@ func (c Client) waitForStart(ctx context.Context, offset time.Duration, logf fun
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// dnsLabel reports whether s is an RFC 1123 label, as Kubernetes wants the
+// names of Jobs (and of the pods and labels made from them).
+func dnsLabel(s string) bool {
+	if len(s) == 0 || len(s) > 63 || s[0] == '-' || s[len(s)-1] == '-' {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
 }

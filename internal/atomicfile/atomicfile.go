@@ -1,49 +1,141 @@
-// Package atomicfile writes a file whole or not at all: the content goes
-// to a temporary file beside the final path and is renamed into place when
-// complete, so the path holds either what it held before or the whole new
-// content, never an empty or half-written file.
+// Package atomicfile writes an output path without ever destroying what is
+// there.
+//
+// A regular file (or a path that does not exist yet) is written whole or
+// not at all: the content goes to a temporary file beside it and is renamed
+// into place when complete, so the path holds either what it held before or
+// the whole new content, never an empty or half-written file. A symbolic
+// link is followed and its target written the same way; the link stays.
+// A character device (/dev/null, a terminal) or a named pipe is written
+// directly, as a shell's redirection would, and never replaced; a pipe
+// with no reader is refused rather than waited for. Anything else (a
+// directory, a socket, a block device) is refused before any content is
+// made.
 package atomicfile
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 )
 
 // File is a file being written; Commit puts it in place, Abort drops it.
 type File struct {
 	*os.File
-	path string
-	done bool
+	path   string
+	mode   os.FileMode
+	direct bool // a device or pipe written in place: nothing to rename
+	done   bool
 }
 
-// Create starts a file for path. A directory at path is refused now, not
-// after the content was written.
-func Create(path string) (*File, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, &os.PathError{Op: "create", Path: path, Err: errIsDir}
+// Create starts a file for path, readable by everyone once committed
+// (0644).
+func Create(path string) (*File, error) { return CreateMode(path, 0o644) }
+
+// CreateMode starts a file for path that gets mode perm when committed;
+// until then only its owner can read it.
+func CreateMode(path string, perm os.FileMode) (*File, error) {
+	target, magic, err := resolve(path)
+	if err != nil {
+		return nil, &os.PathError{Op: "create", Path: path, Err: err}
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	st, err := os.Stat(target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, err
+	case st.Mode().IsRegular() && !magic:
+	case st.IsDir():
+		return nil, &os.PathError{Op: "create", Path: path, Err: errIsDir}
+	case st.Mode()&(fs.ModeCharDevice|fs.ModeNamedPipe) != 0 || magic:
+		return openDirect(path, target, st.Mode())
+	default:
+		return nil, &os.PathError{Op: "create", Path: path, Err: fmt.Errorf("not a regular file, character device or pipe (%s): refused", kind(st.Mode()))}
+	}
+	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
 	if err != nil {
 		return nil, err
 	}
-	return &File{File: f, path: path}, nil
+	return &File{File: f, path: target, mode: perm}, nil
 }
 
 var errIsDir = errors.New("is a directory")
+
+// resolve follows the symbolic links at path to the file they name (which
+// need not exist). A link into /proc (/dev/stdout, /dev/fd/N) names a file
+// the process already has open: magic is then true, and it is written
+// where it is.
+func resolve(path string) (target string, magic bool, err error) {
+	target = path
+	for range 40 {
+		if strings.HasPrefix(filepath.Clean(target), "/proc/") {
+			return target, true, nil
+		}
+		st, err := os.Lstat(target)
+		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			return target, false, nil
+		}
+		l, err := os.Readlink(target)
+		if err != nil {
+			return "", false, err
+		}
+		if !filepath.IsAbs(l) {
+			l = filepath.Join(filepath.Dir(target), l)
+		}
+		target = l
+	}
+	return "", false, errors.New("too many levels of symbolic links")
+}
+
+// openDirect opens a device or pipe for writing in place. A pipe is
+// opened without waiting: one nobody reads is refused.
+func openDirect(path, target string, m fs.FileMode) (*File, error) {
+	flags := os.O_WRONLY
+	if m&fs.ModeNamedPipe != 0 {
+		flags |= syscall.O_NONBLOCK
+	} else if m.IsRegular() { // standard output sent to a file: after what is there
+		flags |= os.O_APPEND
+	}
+	f, err := os.OpenFile(target, flags, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ENXIO) {
+			return nil, &os.PathError{Op: "create", Path: path, Err: errors.New("a named pipe that nobody reads")}
+		}
+		return nil, err
+	}
+	return &File{File: f, path: path, direct: true}, nil
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	}
+	return m.Type().String()
+}
 
 // Path is the final path.
 func (f *File) Path() string { return f.path }
 
 // Commit syncs the content to disk and renames it into place; on failure
-// the temporary file is removed and the path keeps what it held.
+// the temporary file is removed and the path keeps what it held. A device
+// or pipe is closed.
 func (f *File) Commit() error {
 	if f.done {
 		return nil
 	}
 	f.done = true
-	err := f.Chmod(0o644)
+	if f.direct {
+		return f.Close()
+	}
+	err := f.Chmod(f.mode)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -59,20 +151,28 @@ func (f *File) Commit() error {
 	return err
 }
 
-// Abort drops the content: the path keeps what it held. It does nothing
-// after Commit.
+// Abort drops the content: the path keeps what it held (a device or pipe
+// keeps what was already written to it). It does nothing after Commit.
 func (f *File) Abort() {
 	if f.done {
 		return
 	}
 	f.done = true
 	f.Close()
-	os.Remove(f.Name())
+	if !f.direct {
+		os.Remove(f.Name())
+	}
 }
 
 // WriteFile writes path whole or not at all with the content write makes.
 func WriteFile(path string, write func(io.Writer) error) error {
-	f, err := Create(path)
+	return WriteFileMode(path, 0o644, write)
+}
+
+// WriteFileMode is WriteFile for a file of mode perm, which no one else
+// can read at any moment before it is in place when perm says so.
+func WriteFileMode(path string, perm os.FileMode, write func(io.Writer) error) error {
+	f, err := CreateMode(path, perm)
 	if err != nil {
 		return err
 	}

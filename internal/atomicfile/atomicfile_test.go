@@ -1,6 +1,11 @@
 package atomicfile
 
 import (
+	"net"
+	"strings"
+	"syscall"
+	"time"
+
 	"errors"
 	"io"
 	"os"
@@ -40,5 +45,122 @@ func TestWholeOrNotAtAll(t *testing.T) {
 	}
 	if _, err := Create(dir); err == nil {
 		t.Error("a directory accepted as a file")
+	}
+}
+
+// A symbolic link is written through (its target replaced whole, the link
+// kept); a character device and a named pipe are written in place, never
+// replaced; a pipe nobody reads and a socket are refused.
+func TestNonRegularPaths(t *testing.T) {
+	dir := t.TempDir()
+	write := func(path, text string) error {
+		return WriteFile(path, func(w io.Writer) error { _, err := io.WriteString(w, text); return err })
+	}
+
+	target := filepath.Join(dir, "target.json")
+	os.WriteFile(target, []byte("old"), 0o644)
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink("target.json", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := write(link, "new"); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", st.Mode(), err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "new" {
+		t.Errorf("the link's target holds %q", b)
+	}
+	dangling := filepath.Join(dir, "dangling.json")
+	os.Symlink(filepath.Join(dir, "made.json"), dangling)
+	if err := write(dangling, "made"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "made.json")); string(b) != "made" {
+		t.Errorf("a dangling link's target holds %q", b)
+	}
+
+	// A character device made here: /dev/null's numbers.
+	null := filepath.Join(dir, "null")
+	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, (1<<8)|3); err != nil {
+		t.Logf("mknod (needs root): %v; the device case is checked on the standard /dev/null's kind alone", err)
+	} else {
+		if err := write(null, "into the device"); err != nil {
+			t.Fatal(err)
+		}
+		if st, _ := os.Lstat(null); st.Mode()&os.ModeCharDevice == 0 {
+			t.Errorf("the device was replaced by %v", st.Mode())
+		}
+		full := filepath.Join(dir, "full")
+		syscall.Mknod(full, syscall.S_IFCHR|0o666, (1<<8)|7)
+		if err := write(full, "into /dev/full"); err == nil {
+			t.Error("writing a full device reported success")
+		}
+		if st, _ := os.Lstat(full); st.Mode()&os.ModeCharDevice == 0 {
+			t.Errorf("the full device was replaced by %v", st.Mode())
+		}
+	}
+
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := write(fifo, "nobody reads"); err == nil || !strings.Contains(err.Error(), "nobody reads") {
+		t.Errorf("a pipe with no reader: %v", err)
+	}
+	got := make(chan string, 1)
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { b, _ := io.ReadAll(r); got <- string(b) }()
+	if err := write(fifo, "through the pipe"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-got:
+		if s != "through the pipe" {
+			t.Errorf("the pipe's reader got %q", s)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the pipe's reader got nothing in a minute")
+	}
+	if st, _ := os.Lstat(fifo); st.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the pipe was replaced by %v", st.Mode())
+	}
+
+	sock := filepath.Join(dir, "s")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := write(sock, "x"); err == nil || !strings.Contains(err.Error(), "socket") {
+		t.Errorf("a socket: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// A file committed with mode 0600 is never readable by others, not even
+// before it is in place.
+func TestCreateMode(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "secret.yaml")
+	f, err := CreateMode(path, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := f.Stat(); st.Mode().Perm()&0o077 != 0 {
+		t.Errorf("the content being written has mode %v", st.Mode().Perm())
+	}
+	io.WriteString(f, "password")
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", st.Mode().Perm())
 	}
 }

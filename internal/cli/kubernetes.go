@@ -2,8 +2,10 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -53,19 +55,25 @@ func emit(cmd string, pa *phaseArgs, setup *engine.Setup, stdout io.Writer) (int
 	if err := os.MkdirAll(pa.emit, 0o755); err != nil {
 		return ExitUsage, badf("%s: --emit: %v", cmd, err)
 	}
+	secret := false
 	for _, f := range m {
 		path := filepath.Join(pa.emit, f.name)
 		mode := os.FileMode(0o644)
 		if f.secret {
-			mode = 0o600
+			mode, secret = 0o600, true // never readable by others, not even while written
 		}
-		if err := atomicfile.WriteFile(path, func(w io.Writer) error { _, err := w.Write(f.text); return err }); err != nil {
+		if err := atomicfile.WriteFileMode(path, mode, func(w io.Writer) error { _, err := w.Write(f.text); return err }); err != nil {
 			return ExitFailure, fmt.Errorf("write %s: %w", path, err)
 		}
-		if err := os.Chmod(path, mode); err != nil {
-			return ExitFailure, err
-		}
 		fmt.Fprintln(stdout, path)
+	}
+	if !secret { // an earlier emit's credentials must not be applied with these manifests
+		old := filepath.Join(pa.emit, secretFile)
+		if err := os.Remove(old); err == nil {
+			fmt.Fprintf(stdout, "removed %s (this phase has no credentials)\n", old)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return ExitFailure, fmt.Errorf("remove %s: %w", old, err)
+		}
 	}
 	return ExitOK, nil
 }
@@ -200,7 +208,7 @@ func kubernetesManifests(cmd, binding string, p *props.Props, cl engine.Client) 
 		if err != nil {
 			return nil, err
 		}
-		if err := add("secret.yaml", k8sConfig{k8sObject: k8sObject{"v1", "Secret", k8sMeta{Name: name, Labels: labels}},
+		if err := add(secretFile, k8sConfig{k8sObject: k8sObject{"v1", "Secret", k8sMeta{Name: name, Labels: labels}},
 			Type: "Opaque", StringData: map[string]string{filepath.Base(podSecrets): sec}}, true); err != nil {
 			return nil, err
 		}
@@ -229,3 +237,6 @@ func kubernetesManifests(cmd, binding string, p *props.Props, cl engine.Client) 
 	}
 	return out, nil
 }
+
+// secretFile is the manifest of the phase's credentials.
+const secretFile = "secret.yaml"

@@ -116,11 +116,23 @@ func TestKubernetesManifests(t *testing.T) {
 		{[]string{"--orchestrator", "kubernetes"}, "kubernetes.claim"},
 		{[]string{"--orchestrator", "docker", "-p", "kubernetes.claim=r"}, "give --orchestrator kubernetes"},
 		{[]string{"--orchestrator", "kubernetes", "-p", "kubernetes.claim=r", "--metrics-addr", "127.0.0.1:9464"}, "give :9464"},
+		{[]string{"--orchestrator", "kubernetes", "-p", "kubernetes.claim=r", "-p", "kubernetes.name=Bad_Name"}, "kubernetes.name"},
+		{[]string{"--orchestrator", "kubernetes", "-p", "kubernetes.claim=r", "-p", "kubernetes.name=" + strings.Repeat("a", 64)}, "at most 63"},
 	} {
 		args := append([]string{"run", "redis", "-w", "b", "--clients", "2", "-threads", "2", "--emit", t.TempDir()}, c.args...)
 		if code, _, e := servbench(t, args...); code != ExitUsage || !strings.Contains(e, c.want) {
 			t.Errorf("%v: exit %d: %s", c.args, code, e)
 		}
+	}
+	// Emitted again without credentials: the old Secret goes, so that
+	// kubectl apply -f DIR cannot apply the old password.
+	code, stdout, stderr = servbench(t, "run", "redis", "-w", "b", "--clients", "4", "-threads", "8", "--orchestrator", "kubernetes",
+		"-p", "kubernetes.claim=results", "-p", "redis.url=redis://127.0.0.1:6379", "--emit", dir)
+	if code != ExitOK {
+		t.Fatalf("emitted again: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "secret.yaml")); err == nil || !strings.Contains(stdout, "removed") {
+		t.Errorf("the old secret.yaml is still there (%v): %s", err, stdout)
 	}
 	if code, _, e := servbench(t, "run", "redis", "-w", "b", "--emit", t.TempDir()); code != ExitUsage || !strings.Contains(e, "--clients N") {
 		t.Errorf("--emit without clients: exit %d: %s", code, e)
