@@ -41,3 +41,4 @@ fuzz:
 	$(GO) test -run X -fuzz FuzzParse -fuzztime $(FUZZTIME) ./props
 	$(GO) test -run X -fuzz FuzzParse -fuzztime $(FUZZTIME) ./plan
 	$(GO) test -run X -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./result
+	$(GO) test -run X -fuzz FuzzMerge -fuzztime $(FUZZTIME) ./result

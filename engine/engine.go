@@ -251,6 +251,9 @@ type Result struct {
 	// CloseErr is the binding's error on closing, after the results were
 	// taken.
 	CloseErr error
+	// ID is the run's identity, random: its result document carries it,
+	// so that no run is ever merged twice.
+	ID string
 
 	series *output.Series
 }
@@ -348,7 +351,7 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	out := &Result{Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: queryModel, Embedded: embedded, CPU: CPUTime() - cpu0, Clock: clock}
+	out := &Result{Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: queryModel, Embedded: embedded, CPU: CPUTime() - cpu0, Clock: clock, ID: result.NewID()}
 	closed = true
 	if res.StuckThreads == 0 {
 		out.CloseErr = d.Close()
@@ -440,7 +443,7 @@ func (r *Result) Doc() *result.Doc {
 	d := output.NewDoc(r.Result, r.series.Points, output.Meta{
 		Command: s.Spec.Phase.String(), Label: s.Outputs.Label, Workload: WorkloadName(s.Props),
 		Binding: s.Spec.Binding, Server: r.Server, Driver: r.Driver, QueryModel: r.QueryModel, Properties: s.Props.Redacted(),
-		CPU: r.CPU,
+		CPU: r.CPU, ID: r.ID,
 	}, s.Measurements)
 	if r.Clock != nil { // on the coordinator's clock, as the other clients' (see measureClock)
 		off := time.Duration(r.Clock.OffsetMs * 1e6)

@@ -44,6 +44,9 @@ func Merge(docs []*Doc) (*Doc, error) {
 			return nil, fmt.Errorf("merge: result %d used driver %q, result 1 %q: only runs of one experiment merge", i+1, d.Driver, first.Driver)
 		}
 		for j, e := range docs[:i] {
+			if id := sharedRun(e, d); id != "" {
+				return nil, fmt.Errorf("merge: results %d and %d both hold run %s: give each client's result once, and a merged result without its clients", j+1, i+1, id)
+			}
 			if e.Start.Equal(d.Start) && e.End.Equal(d.End) && e.Seed == d.Seed && e.Operations == d.Operations && e.Label == d.Label {
 				return nil, fmt.Errorf("merge: results %d and %d are the same run: give each client's result once", j+1, i+1)
 			}
@@ -73,13 +76,14 @@ func Merge(docs []*Doc) (*Doc, error) {
 	response := map[string]map[string]*hdr.Histogram{}
 	var lag *hdr.Histogram
 	var late int64
+	var sum counts
 	for i, d := range docs {
 		m.Threads += d.Threads
 		m.Rate += d.Rate
-		m.Operations += d.Operations
-		m.OKOperations += d.OKOperations
+		sum.add(&m.Operations, d.Operations)
+		sum.add(&m.OKOperations, d.OKOperations)
 		m.Stuck += d.Stuck
-		m.Abandoned += d.Abandoned
+		sum.add(&m.Abandoned, d.Abandoned)
 		m.ClientCPUS += d.ClientCPUS
 		if len(d.ClientRuns) > 0 { // merged already
 			m.ClientRuns = append(m.ClientRuns, d.ClientRuns...)
@@ -101,9 +105,11 @@ func Merge(docs []*Doc) (*Doc, error) {
 				order = append(order, o.Name)
 				service[o.Name], response[o.Name] = map[string]*hdr.Histogram{}, map[string]*hdr.Histogram{}
 			}
-			r.Count += o.Count
+			sum.add(&r.Count, o.Count)
 			for s, n := range o.Outcomes {
-				r.Outcomes[s] += n
+				v := r.Outcomes[s]
+				sum.add(&v, n)
+				r.Outcomes[s] = v
 			}
 			if err := addAll(service[o.Name], o.Histograms); err != nil {
 				return nil, fmt.Errorf("merge: result %d, %s: %w", i+1, o.Name, err)
@@ -122,9 +128,21 @@ func Merge(docs []*Doc) (*Doc, error) {
 			} else {
 				lag.Merge(h)
 			}
-			late += d.Schedule.Late
+			sum.add(&late, d.Schedule.Late)
 			m.Schedule = &Schedule{LateThreshold: d.Schedule.LateThreshold}
 		}
+	}
+	if sum.overflow {
+		return nil, errors.New("merge: the results' counts add up to more than a count can hold")
+	}
+	var ids []string
+	for _, c := range m.ClientRuns {
+		if c.ID != "" {
+			ids = append(ids, c.ID)
+		}
+	}
+	if len(ids) == len(m.ClientRuns) {
+		m.ID = mergedID(ids)
 	}
 	m.Label = strings.Join(labels, "+")
 	if m.Operations > 0 {
@@ -198,6 +216,7 @@ func mergeSeries(docs []*Doc, from time.Time) ([]Point, error) {
 		hist    map[string]*hdr.Histogram
 	}
 	at := map[int]*acc{}
+	var sum counts
 	for i, d := range docs {
 		offset := d.Start.Sub(from).Seconds()
 		for _, p := range d.Series {
@@ -214,16 +233,18 @@ func mergeSeries(docs []*Doc, from time.Time) ([]Point, error) {
 				at[k] = a
 			}
 			a.clients++
-			a.p.Operations += p.Operations
+			sum.add(&a.p.Operations, p.Operations)
 			a.p.Throughput += p.Throughput
 			for name, o := range p.Ops {
 				q := a.p.Ops[name]
-				q.Count += o.Count
+				sum.add(&q.Count, o.Count)
 				for cause, n := range o.Failed {
 					if q.Failed == nil {
 						q.Failed = map[string]int64{}
 					}
-					q.Failed[cause] += n
+					v := q.Failed[cause]
+					sum.add(&v, n)
+					q.Failed[cause] = v
 				}
 				a.p.Ops[name] = q
 				if o.Histogram == "" {
@@ -240,6 +261,9 @@ func mergeSeries(docs []*Doc, from time.Time) ([]Point, error) {
 				}
 			}
 		}
+	}
+	if sum.overflow {
+		return nil, errors.New("merge: the time series' counts add up to more than a count can hold")
 	}
 	keys := make([]int, 0, len(at))
 	for k, a := range at {
@@ -344,4 +368,41 @@ func complete(docs []*Doc) error {
 		return fmt.Errorf("merge: %d of %d clients: client %s missing", len(docs), count, strings.Join(missing, ", "))
 	}
 	return nil
+}
+
+// counts adds counts, remembering whether any sum overflowed.
+type counts struct{ overflow bool }
+
+func (c *counts) add(dst *int64, n int64) {
+	v, ok := Add(*dst, n)
+	c.overflow = c.overflow || !ok
+	*dst = v
+}
+
+// runIDs are the runs a result holds: its clients' when merged, else its
+// own (none when it has no identity).
+func runIDs(d *Doc) []string {
+	var ids []string
+	if len(d.ClientRuns) > 0 {
+		for _, c := range d.ClientRuns {
+			if c.ID != "" {
+				ids = append(ids, c.ID)
+			}
+		}
+		return ids
+	}
+	if d.ID != "" {
+		ids = append(ids, d.ID)
+	}
+	return ids
+}
+
+// sharedRun is a run both a and b hold, "" when none.
+func sharedRun(a, b *Doc) string {
+	for _, x := range runIDs(a) {
+		if slices.Contains(runIDs(b), x) {
+			return x
+		}
+	}
+	return ""
 }

@@ -1,12 +1,16 @@
 package result
 
 import (
+	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -44,8 +48,12 @@ func (s Stop) Finished() bool { return s == Completed || s == TimeLimit }
 
 // Doc is the JSON result of one run (one load or run phase of one client).
 type Doc struct {
-	Format      string      `json:"format"`
-	Version     int         `json:"version"`
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	// ID is the run's identity, random (NewID); a merged result's is made
+	// from its clients' (theirs are in ClientRuns), so that no run is
+	// counted twice by merging a merged result with one of its clients.
+	ID          string      `json:"id,omitempty"`
 	Environment Environment `json:"environment"`
 	Command     string      `json:"command"` // load or run
 	Binding     string      `json:"binding"`
@@ -182,39 +190,17 @@ func Encode(h *hdr.Histogram) string {
 // counts as a success: OK and BATCHED_OK, as YCSB's Status.isOk.
 func Succeeded(outcome string) bool { return outcome == "OK" || outcome == "BATCHED_OK" }
 
-// ReadFile reads a result document written by WriteJSON.
-func ReadFile(path string) (*Doc, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	d, err := Decode(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return d, nil
-}
-
-// Decode reads a result document from its JSON text.
-func Decode(raw []byte) (*Doc, error) {
-	var d Doc
-	if err := json.Unmarshal(raw, &d); err != nil {
-		return nil, fmt.Errorf("not a result file: %w", err)
-	}
-	if d.Format != Format {
-		return nil, fmt.Errorf("not a servbench result (format %q)", d.Format)
-	}
-	return &d, nil
-}
-
 // DecodeHistogram decodes a histogram from a result document: the standard
 // encoding, or the doubly base64-encoded one of version 1 documents.
 func DecodeHistogram(s string) (*hdr.Histogram, error) {
+	if err := checkGeometry(s); err != nil {
+		return nil, fmt.Errorf("histogram: %w", err)
+	}
 	h, err := hdr.Decode([]byte(s))
 	if err == nil {
 		return h, nil
 	}
-	if b, err1 := base64.StdEncoding.DecodeString(s); err1 == nil {
+	if b, err1 := base64.StdEncoding.DecodeString(s); err1 == nil && checkGeometry(string(b)) == nil {
 		if h, err1 := hdr.Decode(b); err1 == nil {
 			return h, nil
 		}
@@ -239,7 +225,8 @@ type Clock struct {
 // ClientRun is one client of a merged result: where it ran, how busy it
 // was and how far its clock was from the coordinator's.
 type ClientRun struct {
-	Index      int     `json:"index"` // clientindex; -1 when the result does not say
+	Index      int     `json:"index"`        // clientindex; -1 when the result does not say
+	ID         string  `json:"id,omitempty"` // the client's run (Doc.ID)
 	Label      string  `json:"label,omitempty"`
 	Hostname   string  `json:"hostname,omitempty"`
 	Cores      int     `json:"cores"` // the cores it could use (GOMAXPROCS)
@@ -297,10 +284,26 @@ func (d *Doc) BusyClients() []ClientRun {
 }
 
 func (d *Doc) clientRun() ClientRun {
-	r := ClientRun{Index: -1, Label: d.Label, Hostname: d.Environment.Hostname, Cores: d.Environment.usableCores(),
+	r := ClientRun{Index: -1, ID: d.ID, Label: d.Label, Hostname: d.Environment.Hostname, Cores: d.Environment.usableCores(),
 		Operations: d.Operations, CPUPct: d.cpuPct(), Clock: d.Clock}
 	if i, err := strconv.Atoi(d.Properties["clientindex"]); err == nil {
 		r.Index = i
 	}
 	return r
+}
+
+// NewID is a new run identity: 32 random hexadecimal digits.
+func NewID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// mergedID is the identity of the merge of runs ids: the same runs give
+// the same identity.
+func mergedID(ids []string) string {
+	sorted := slices.Clone(ids)
+	slices.Sort(sorted)
+	h := sha256.Sum256([]byte(strings.Join(sorted, ",")))
+	return hex.EncodeToString(h[:16])
 }

@@ -15,6 +15,7 @@ type Meta struct {
 	Command, Binding, Server, Driver, Workload, Label, QueryModel string
 	Properties                                                    map[string]string
 	CPU                                                           time.Duration // the client's CPU time during the phase
+	ID                                                            string        // the run's identity (result.NewID)
 }
 
 var isOK = func(s db.Status) bool { return s.IsOK() }
@@ -25,7 +26,7 @@ var anyStatus = func(db.Status) bool { return true }
 func NewDoc(res *runner.Result, series []result.Point, m Meta, o Options) *result.Doc {
 	all, ok := res.Total.ClientOps()
 	d := &result.Doc{
-		Format: result.Format, Version: result.FormatVersion, Environment: result.CurrentEnvironment(),
+		Format: result.Format, Version: result.FormatVersion, ID: m.ID, Environment: result.CurrentEnvironment(),
 		Command: m.Command, Binding: m.Binding, Server: m.Server, Driver: m.Driver, Workload: m.Workload, Label: m.Label,
 		QueryModel: m.QueryModel, Properties: m.Properties, Threads: res.Threads, Rate: res.Config.Rate, Seed: res.Config.Seed,
 		Start: res.Start, End: res.End,

@@ -1,0 +1,246 @@
+package result
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+)
+
+// MaxFileBytes is the largest result file read: a day's run with one-second
+// intervals writes well under it; anything larger is refused before it is
+// read whole.
+const MaxFileBytes = 512 << 20
+
+// MaxHistogramCounts bounds the buckets a histogram in a result may
+// declare (servbench's own, 1 ns to an hour at three digits, have 33,792):
+// a crafted header cannot make a reader allocate gigabytes.
+const MaxHistogramCounts = 1 << 17
+
+// ReadFile reads and validates a result document written by WriteJSON. A
+// file over MaxFileBytes is refused; one that is not a result (/dev/zero,
+// a truncated file) fails at its first wrong byte.
+func ReadFile(path string) (*Doc, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("%s: %d bytes, more than a result file's %d MiB", path, st.Size(), MaxFileBytes>>20)
+	}
+	lr := &io.LimitedReader{R: f, N: MaxFileBytes + 1}
+	dec := json.NewDecoder(lr)
+	var d Doc
+	if err := dec.Decode(&d); err != nil {
+		if lr.N <= 0 {
+			return nil, fmt.Errorf("%s: more than a result file's %d MiB", path, MaxFileBytes>>20)
+		}
+		return nil, fmt.Errorf("%s: not a result file: %w", path, err)
+	}
+	if err := d.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &d, nil
+}
+
+// Decode reads and validates a result document from its JSON text.
+func Decode(raw []byte) (*Doc, error) {
+	if len(raw) > MaxFileBytes {
+		return nil, fmt.Errorf("more than a result file's %d MiB", MaxFileBytes>>20)
+	}
+	var d Doc
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return nil, fmt.Errorf("not a result file: %w", err)
+	}
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// Validate checks what a result document says against what a run can
+// write: a known format and version, counts and times that are not
+// negative, every operation's outcomes adding up to its count, and each
+// outcome's histogram holding as many values as the outcome's count. The
+// error names the field.
+func (d *Doc) Validate() error {
+	if d.Format != Format {
+		return fmt.Errorf("not a servbench result (format %q)", cut(d.Format))
+	}
+	if d.Version < 1 || d.Version > FormatVersion {
+		return fmt.Errorf("version %d: this servbench reads result versions 1 to %d", d.Version, FormatVersion)
+	}
+	for _, c := range []struct {
+		name string
+		v    int64
+	}{{"threads", int64(d.Threads)}, {"clients", int64(d.Clients)}, {"stuck_threads", int64(d.Stuck)},
+		{"operations", d.Operations}, {"ok_operations", d.OKOperations}, {"abandoned", d.Abandoned}} {
+		if c.v < 0 {
+			return fmt.Errorf("%s is %d: a count cannot be negative", c.name, c.v)
+		}
+	}
+	if d.OKOperations > d.Operations {
+		return fmt.Errorf("ok_operations %d is more than operations %d", d.OKOperations, d.Operations)
+	}
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"runtime_ms", d.RuntimeMs}, {"warmup_ms", d.WarmupMs}, {"client_cpu_s", d.ClientCPUS},
+		{"throughput", d.Throughput}, {"goodput", d.Goodput}, {"target_ops_per_sec", d.Rate}} {
+		if c.v < 0 || math.IsNaN(c.v) || math.IsInf(c.v, 0) {
+			return fmt.Errorf("%s is %v: want a finite number, not negative", c.name, c.v)
+		}
+	}
+	if d.Operations > 0 && len(d.Ops) == 0 {
+		return fmt.Errorf("operations is %d but ops lists none", d.Operations)
+	}
+	for i := range d.Ops {
+		if err := d.Ops[i].validate(); err != nil {
+			return fmt.Errorf("ops[%d] %s: %w", i, cut(d.Ops[i].Name), err)
+		}
+	}
+	if s := d.Schedule; s != nil && (s.Late < 0 || s.LateThreshold < 0 || math.IsNaN(s.LateThreshold)) {
+		return errors.New("schedule: negative late_operations or late_threshold_us")
+	}
+	for i, p := range d.Series {
+		if err := p.validate(); err != nil {
+			return fmt.Errorf("timeseries[%d]: %w", i, err)
+		}
+	}
+	for i, c := range d.ClientRuns {
+		if c.Operations < 0 || c.Cores < 0 || c.CPUPct < 0 || math.IsNaN(c.CPUPct) {
+			return fmt.Errorf("client_runs[%d]: negative operations, cores or cpu_pct", i)
+		}
+	}
+	return nil
+}
+
+func (o *OpResult) validate() error {
+	if o.Count < 0 {
+		return fmt.Errorf("count is %d: a count cannot be negative", o.Count)
+	}
+	var sum int64
+	for s, n := range o.Outcomes {
+		var ok bool
+		if n < 0 {
+			return fmt.Errorf("outcomes %s is %d: a count cannot be negative", cut(s), n)
+		}
+		if sum, ok = Add(sum, n); !ok {
+			return errors.New("outcomes: their sum overflows")
+		}
+	}
+	if sum != o.Count {
+		return fmt.Errorf("outcomes add up to %d, count is %d", sum, o.Count)
+	}
+	for s, e := range o.Histograms {
+		n, ok := o.Outcomes[s]
+		if !ok {
+			return fmt.Errorf("histograms %s: no such outcome", cut(s))
+		}
+		if e == "" {
+			continue
+		}
+		h, err := DecodeHistogram(e)
+		if err != nil {
+			return fmt.Errorf("histograms %s: %w", cut(s), err)
+		}
+		if h.TotalCount() != n {
+			return fmt.Errorf("histograms %s holds %d values, outcomes %s is %d", cut(s), h.TotalCount(), cut(s), n)
+		}
+	}
+	return nil
+}
+
+func (p *Point) validate() error {
+	if p.Operations < 0 || p.StartS < 0 || p.EndS < p.StartS || p.Throughput < 0 ||
+		math.IsNaN(p.Throughput) || math.IsInf(p.Throughput, 0) || math.IsNaN(p.EndS) || math.IsInf(p.EndS, 0) {
+		return fmt.Errorf("operations %d, start_s %v, end_s %v, throughput %v: want counts and times that are not negative, an end after the start", p.Operations, p.StartS, p.EndS, p.Throughput)
+	}
+	for name, o := range p.Ops {
+		if o.Count < 0 {
+			return fmt.Errorf("%s count is %d: a count cannot be negative", cut(name), o.Count)
+		}
+		for cause, n := range o.Failed {
+			if n < 0 || n > o.Count {
+				return fmt.Errorf("%s failed %s is %d of %d", cut(name), cut(cause), n, o.Count)
+			}
+		}
+	}
+	return nil
+}
+
+// Add is a + b for counts, false when the sum overflows.
+func Add(a, b int64) (int64, bool) {
+	s := a + b
+	return s, (s >= a) == (b >= 0)
+}
+
+// cut keeps a name from a file short in a message.
+func cut(s string) string {
+	if len(s) > 40 {
+		return fmt.Sprintf("%q…", s[:40])
+	}
+	return s
+}
+
+// checkGeometry refuses an encoded histogram whose header declares more
+// than MaxHistogramCounts buckets, reading only its header.
+func checkGeometry(s string) error {
+	full, err := base64.StdEncoding.DecodeString(s)
+	if err != nil || len(full) < 8 {
+		return nil
+	}
+	z, err := zlib.NewReader(bytes.NewReader(full[8:]))
+	if err != nil {
+		return nil
+	}
+	defer z.Close()
+	var hdr [40]byte
+	if _, err := io.ReadFull(z, hdr[:]); err != nil {
+		return nil
+	}
+	digits := int32(binary.BigEndian.Uint32(hdr[12:16]))
+	lowest := int64(binary.BigEndian.Uint64(hdr[16:24]))
+	highest := int64(binary.BigEndian.Uint64(hdr[24:32]))
+	if n := countsLen(lowest, highest, digits); n > MaxHistogramCounts {
+		return fmt.Errorf("declares %d buckets (1 to %d at %d digits), more than the %d a result's histogram may have", n, highest, digits, MaxHistogramCounts)
+	}
+	return nil
+}
+
+// countsLen is how many buckets HdrHistogram gives a histogram of the
+// geometry (as hdrhistogram-go computes it; -1 when it is no geometry).
+func countsLen(lowest, highest int64, digits int32) int64 {
+	if digits < 0 || digits > 5 {
+		return -1
+	}
+	if lowest < 1 {
+		lowest = 1
+	}
+	largest := 2 * int64(math.Pow10(int(digits)))
+	subBucketCountMag := int64(math.Ceil(math.Log2(float64(largest))))
+	subBucketHalfCountMag := max(subBucketCountMag, 1) - 1
+	unitMag := int64(math.Floor(math.Log2(float64(lowest))))
+	if unitMag+subBucketHalfCountMag+1 > 62 {
+		return -1
+	}
+	subBucketCount := int64(1) << (subBucketHalfCountMag + 1)
+	smallestUntrackable := subBucketCount << unitMag
+	buckets := int64(1)
+	for smallestUntrackable <= highest {
+		if smallestUntrackable > math.MaxInt64/2 {
+			buckets++
+			break
+		}
+		smallestUntrackable <<= 1
+		buckets++
+	}
+	return (buckets + 1) * (subBucketCount / 2)
+}

@@ -1,0 +1,165 @@
+package result
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/base64"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// countsLen agrees with hdrhistogram-go's own geometry.
+func TestCountsLen(t *testing.T) {
+	for _, g := range []struct {
+		lo, hi int64
+		d      int
+	}{{1, 3_600_000_000_000, 3}, {1, 1 << 62, 3}, {1, 1000, 1}, {1000, 1 << 40, 2}, {1, 2, 1}, {7, 1 << 30, 5}, {1, 1 << 20, 4}} {
+		want := int64(len(hdr.New(g.lo, g.hi, g.d).Export().Counts))
+		if got := countsLen(g.lo, g.hi, int32(g.d)); got != want {
+			t.Errorf("%v: %d buckets, hdrhistogram-go makes %d", g, got, want)
+		}
+	}
+}
+
+// wideHistogram is a valid encoded histogram whose header declares the
+// widest geometry (1 to 2^63-1 at five digits): decoding it whole would
+// allocate gigabytes.
+func wideHistogram() string {
+	var payload bytes.Buffer
+	binary.Write(&payload, binary.BigEndian, []int32{0x1c849303, 1, 0, 5})
+	binary.Write(&payload, binary.BigEndian, []int64{1, 1<<63 - 1})
+	binary.Write(&payload, binary.BigEndian, 1.0)
+	payload.WriteByte(2) // one count of 1, zig-zag
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	w.Write(payload.Bytes())
+	w.Close()
+	var out bytes.Buffer
+	binary.Write(&out, binary.BigEndian, []int32{0x1c849304, int32(z.Len())})
+	out.Write(z.Bytes())
+	return base64.StdEncoding.EncodeToString(out.Bytes())
+}
+
+// A histogram declaring a huge geometry is refused from its header alone;
+// servbench's own decode.
+func TestHistogramGeometryBounded(t *testing.T) {
+	if _, err := DecodeHistogram(wideHistogram()); err == nil || !strings.Contains(err.Error(), "buckets") {
+		t.Errorf("a histogram of the widest geometry: %v", err)
+	}
+	h := hdr.New(1, 3_600_000_000_000, 3)
+	h.RecordValue(1500)
+	if back, err := DecodeHistogram(Encode(h)); err != nil || back.TotalCount() != 1 {
+		t.Errorf("servbench's own histogram: %v", err)
+	}
+}
+
+var goodDoc = strings.ReplaceAll(`{"format":"servbench-result","version":2,"threads":1,"operations":1,"ok_operations":1,
+"ops":[{"name":"READ","count":1,"outcomes":{"OK":1},"histograms":{"OK":"HISTFAAAACF4nJNpmSzMwMDAzAABzFCaEUzOmPTIHsKE8ViYAD5YA4E="}}],
+"timeseries":[{"start_s":0,"end_s":1,"operations":1,"throughput":1,"ops":{"READ":{"count":1}}}]}`, "HISTFAAAACF4nJNpmSzMwMDAzAABzFCaEUzOmPTIHsKE8ViYAD5YA4E=", oneValue())
+
+// oneValue is a histogram of servbench's geometry holding one value.
+func oneValue() string {
+	h := hdr.New(1, 3_600_000_000_000, 3)
+	h.RecordValue(1500)
+	return Encode(h)
+}
+
+// Impossible data is refused, naming the field: each case is the good
+// document with one thing changed.
+func TestValidate(t *testing.T) {
+	if _, err := Decode([]byte(goodDoc)); err != nil {
+		t.Fatalf("the good document: %v", err)
+	}
+	for _, c := range []struct{ old, new, want string }{
+		{`"version":2`, `"version":999`, "version 999"},
+		{`"version":2`, `"version":0`, "version 0"},
+		{`"operations":1,`, `"operations":-5,`, "operations is -5"},
+		{`"threads":1`, `"threads":-1`, "threads is -1"},
+		{`"ok_operations":1`, `"ok_operations":2`, "more than operations"},
+		{`"ops":[{"name":"READ","count":1,"outcomes":{"OK":1},"histograms":{"OK":"` + oneValue() + `"}}]`, `"ops":null`, "ops lists none"},
+		{`"count":1,"outcomes":{"OK":1}`, `"count":2,"outcomes":{"OK":2}`, "holds 1 values"},
+		{`"count":1,"outcomes":{"OK":1}`, `"count":3,"outcomes":{"OK":1}`, "add up to 1, count is 3"},
+		{`"outcomes":{"OK":1}`, `"outcomes":{"OK":9223372036854775807,"ERROR":9223372036854775807}`, "overflows"},
+		{`"operations":1,"throughput":1`, `"operations":-1000000000000000000,"throughput":1`, "timeseries[0]"},
+		{`"end_s":1`, `"end_s":-1`, "timeseries[0]"},
+		{`"histograms":{"OK":"` + oneValue() + `"}`, `"histograms":{"OK":"` + wideHistogram() + `"}`, "buckets"},
+	} {
+		if !strings.Contains(goodDoc, c.old) {
+			t.Fatalf("the good document lacks %s", c.old)
+		}
+		_, err := Decode([]byte(strings.Replace(goodDoc, c.old, c.new, 1)))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line with %q", c.new, err, c.want)
+		}
+	}
+}
+
+// ReadFile bounds what it reads: /dev/zero (a device made here) fails at
+// its first byte, a file over MaxFileBytes is refused from its size.
+func TestReadFileBounded(t *testing.T) {
+	dir := t.TempDir()
+	zero := filepath.Join(dir, "zero")
+	if err := syscall.Mknod(zero, syscall.S_IFCHR|0o666, (1<<8)|5); err == nil {
+		if _, err := ReadFile(zero); err == nil || !strings.Contains(err.Error(), "not a result file") {
+			t.Errorf("/dev/zero: %v", err)
+		}
+	} else {
+		t.Logf("mknod (needs root): %v", err)
+	}
+	big := filepath.Join(dir, "big.json")
+	f, _ := os.Create(big)
+	f.Truncate(MaxFileBytes + 1) // sparse: no disk used
+	f.Close()
+	if _, err := ReadFile(big); err == nil || !strings.Contains(err.Error(), "MiB") {
+		t.Errorf("a file over the bound: %v", err)
+	}
+}
+
+// A merged result merged again with one of its clients is refused (its
+// operations would count twice); two different runs merge, and their
+// merge has an identity made from theirs. Sums that overflow are refused.
+func TestMergeCountsEachRunOnce(t *testing.T) {
+	run := func(offset time.Duration) *Doc {
+		d, err := Decode([]byte(goodDoc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.ID = NewID()
+		d.Start = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC).Add(offset)
+		d.End = d.Start.Add(10 * time.Second)
+		d.RuntimeMs = 10000
+		return d
+	}
+	a, b, c := run(0), run(time.Millisecond), run(2*time.Millisecond)
+	ab, err := Merge([]*Doc{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ab.ID == "" || ab.ID == a.ID || ab.Operations != 2 {
+		t.Errorf("merged: id %q, %d operations", ab.ID, ab.Operations)
+	}
+	if ba, _ := Merge([]*Doc{b, a}); ba == nil || ba.ID != ab.ID {
+		t.Error("the same runs merged in another order have another identity")
+	}
+	if _, err := Merge([]*Doc{ab, a}); err == nil || !strings.Contains(err.Error(), "both hold run "+a.ID) {
+		t.Errorf("a merged result with one of its clients: %v", err)
+	}
+	if abc, err := Merge([]*Doc{ab, c}); err != nil || abc.Operations != 3 {
+		t.Errorf("a merged result with another run: %v", err)
+	}
+	if err := ab.Validate(); err != nil {
+		t.Errorf("a merged result does not validate: %v", err)
+	}
+	big := run(3 * time.Millisecond)
+	big.Operations, big.OKOperations = 1<<63-1, 1<<63-1
+	if _, err := Merge([]*Doc{a, big}); err == nil || !strings.Contains(err.Error(), "more than a count can hold") {
+		t.Errorf("an overflowing sum: %v", err)
+	}
+}
