@@ -24,6 +24,7 @@ import (
 
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/internal/atomicfile"
+	"github.com/servbench/servbench/internal/inputfile"
 	"github.com/servbench/servbench/internal/output"
 	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/props"
@@ -229,18 +230,18 @@ func (r *Runner) setsTable(t *plan.Deployment) bool {
 // openDir creates DIR, keeps a copy of the plan in it, refuses a DIR that
 // holds another plan's results, and reads the index of earlier runs.
 func (r *Runner) openDir() error {
-	raw, err := os.ReadFile(r.pl.File)
+	raw, err := inputfile.Read(context.Background(), r.pl.File, plan.MaxFileBytes)
 	if err != nil {
-		return fmt.Errorf("bench: %w", err)
+		return fmt.Errorf("bench: %s: %w", r.pl.File, err)
 	}
 	// The copy has its credentials hidden; a copy kept whole by an earlier
 	// version still counts as the same plan.
 	text := []byte(plan.Redact(string(raw)))
 	kept := filepath.Join(r.dir, "plan.yaml")
-	if old, err := os.ReadFile(kept); err == nil && !bytes.Equal(old, text) && !bytes.Equal(old, raw) {
+	if old, err := inputfile.Read(context.Background(), kept, plan.MaxFileBytes); err == nil && !bytes.Equal(old, text) && !bytes.Equal(old, raw) {
 		return fmt.Errorf("bench: %s holds the results of another plan (%s differs from %s); give another -o", r.dir, kept, r.pl.File)
 	}
-	if err := os.WriteFile(kept, text, 0o644); err != nil {
+	if err := atomicfile.WriteFile(kept, func(w io.Writer) error { _, err := w.Write(text); return err }); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
 	r.index = plan.Index{Format: plan.IndexFormat, Version: 1, Plan: r.pl.Name, File: r.pl.File, Currency: r.pl.Currency}
@@ -260,7 +261,7 @@ func done(path string) (*result.Doc, bool) {
 // its first run.
 func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
 	start := time.Now()
-	failed, ran, skipped := 0, 0, 0
+	failed, ran, doneNow, skipped := 0, 0, 0, 0
 	var runTime time.Duration
 	loaded := map[string]error{}
 	if r.pl.SLO != nil {
@@ -291,7 +292,7 @@ func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
 			loaded[key] = lerr
 		}
 		if ctx.Err() != nil {
-			return r.stop(runs[i:])
+			return r.stop(runs[i:], 0)
 		}
 		if lerr != nil {
 			ic.Status, ic.Error = "failed", "load: "+oneLine(lerr)
@@ -312,9 +313,10 @@ func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
 		case ctx.Err() != nil:
 			ic.Status = "interrupted"
 			r.index.Runs = append(r.index.Runs, ic)
-			return r.stop(runs[i+1:])
+			return r.stop(runs[i+1:], 1)
 		case ok:
 			r.finish(c, &ic, d)
+			doneNow++
 		default:
 			ic.Status = "failed"
 			if err != nil {
@@ -335,8 +337,8 @@ func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
 			outcome(&ic), time.Since(start).Round(time.Second), eta.Round(time.Second))
 	}
 	r.writeIndex()
-	fmt.Fprintf(r.stderr, "servbench: plan %s: %d runs done now, %d found done, %d failed; index %s\n",
-		r.pl.Name, ran-failed, skipped, failed, filepath.Join(r.dir, "index.json"))
+	fmt.Fprintf(r.stderr, "servbench: plan %s: %s done now, %d found done, %d failed; index %s\n",
+		r.pl.Name, runsWord(doneNow), skipped, failed, filepath.Join(r.dir, "index.json"))
 	if r.index.SLO != nil {
 		r.printSLO()
 	}
@@ -408,14 +410,23 @@ func (r *Runner) finish(c *plan.Run, ic *plan.IndexRun, d *result.Doc) {
 	}
 }
 
-// stop records the runs not run as pending and ends the plan.
-func (r *Runner) stop(rest []plan.Run) error {
+// stop records the runs not run as pending and ends the plan; cut runs
+// (0 or 1) were interrupted before they finished and are left too.
+func (r *Runner) stop(rest []plan.Run, cut int) error {
 	for i := range rest {
 		r.index.Runs = append(r.index.Runs, newIndexRun(&rest[i]))
 	}
 	r.writeIndex()
-	fmt.Fprintf(r.stderr, "servbench: plan interrupted; %d runs left; run the same command again to finish them\n", len(rest))
+	fmt.Fprintf(r.stderr, "servbench: plan interrupted; %s left; run the same command again to finish them\n", runsWord(len(rest)+cut))
 	return ErrInterrupted
+}
+
+// runsWord is "1 run", "2 runs".
+func runsWord(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
 }
 
 // load runs the load phase of a data set unless it was loaded before.
@@ -482,7 +493,7 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 	if err := res.WriteText(&txt); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	if err := os.WriteFile(text, txt.Bytes(), 0o644); err != nil {
+	if err := atomicfile.WriteFile(text, func(w io.Writer) error { _, err := w.Write(txt.Bytes()); return err }); err != nil {
 		return err
 	}
 	doc := res.Doc()

@@ -1,11 +1,16 @@
 package plan
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"time"
+
+	"github.com/servbench/servbench/internal/atomicfile"
+	"github.com/servbench/servbench/internal/inputfile"
+	"github.com/servbench/servbench/props"
 )
 
 // IndexFormat identifies a plan's index file, DIR/index.json.
@@ -83,12 +88,16 @@ type SLOPoint struct {
 	Met        bool    `json:"met"`
 }
 
-// ReadIndex reads DIR/index.json.
+// MaxIndexBytes is the largest index read: a million runs fit.
+const MaxIndexBytes = 1 << 30
+
+// ReadIndex reads DIR/index.json. Every result it names must lie inside
+// DIR.
 func ReadIndex(dir string) (*Index, error) {
 	path := filepath.Join(dir, "index.json")
-	raw, err := os.ReadFile(path)
+	raw, err := inputfile.Read(context.Background(), path, MaxIndexBytes)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, unwrapPathError(err))
 	}
 	var ix Index
 	if err := json.Unmarshal(raw, &ix); err != nil {
@@ -100,6 +109,11 @@ func ReadIndex(dir string) (*Index, error) {
 	if ix.Runs == nil {
 		if err := readOldIndex(raw, &ix); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	for i, r := range ix.Runs {
+		if r.Result != "" && !filepath.IsLocal(r.Result) {
+			return nil, fmt.Errorf("%s: runs[%d] result %q lies outside the plan's directory", path, i, props.Cut(r.Result, 60))
 		}
 	}
 	return &ix, nil
@@ -149,9 +163,8 @@ func WriteIndex(dir string, ix *Index) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, ".index.json.tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	return atomicfile.WriteFile(filepath.Join(dir, "index.json"), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
 		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, "index.json"))
+	})
 }

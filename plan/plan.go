@@ -8,6 +8,7 @@ package plan
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,9 +16,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/servbench/servbench/internal/inputfile"
 	"github.com/servbench/servbench/props"
 	"go.yaml.in/yaml/v3"
 )
@@ -99,11 +102,27 @@ func (e *Error) Error() string {
 // Load reads and checks a plan file. builtin reports whether a workload
 // name is built in.
 func Load(path string, builtin func(string) bool) (*Plan, error) {
-	raw, err := os.ReadFile(path)
+	return LoadContext(context.Background(), path, builtin)
+}
+
+// MaxFileBytes is the largest plan file read.
+const MaxFileBytes = 16 << 20
+
+// LoadContext is Load that gives way when ctx ends (a named pipe nobody
+// writes); a plan is at most MaxFileBytes.
+func LoadContext(ctx context.Context, path string, builtin func(string) bool) (*Plan, error) {
+	raw, err := inputfile.Read(ctx, path, MaxFileBytes)
 	if err != nil {
-		return nil, fmt.Errorf("plan: %w", err)
+		return nil, fmt.Errorf("plan %s: %w", path, unwrapPathError(err))
 	}
 	return Parse(raw, path, builtin)
+}
+
+func unwrapPathError(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
 }
 
 // Parse reads a plan from its text; path names it in errors.
@@ -155,9 +174,9 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 		case "rates":
 			err = decodeList(v, &p.Rates, errf, func(x float64) bool { return x >= 0 && !math.IsInf(x, 0) }, "a rate ≥ 0 (0: as fast as possible)")
 		case "warmup":
-			err = decodeNumber(v, &p.Warmup, errf, "warmup seconds ≥ 0")
+			err = decodeSeconds(v, &p.Warmup, errf, "warmup")
 		case "duration":
-			err = decodeNumber(v, &p.Duration, errf, "duration seconds ≥ 0")
+			err = decodeSeconds(v, &p.Duration, errf, "duration")
 		case "operations":
 			if v.Kind == yaml.ScalarNode && v.Value == "records" {
 				p.OpsPerRecord = true
@@ -354,6 +373,9 @@ func decodeList[T int | int64 | float64](v *yaml.Node, dst *[]T, errf errFunc, o
 		if !good || !ok(x) {
 			return errf(n.Line, "%q is not %s", short(n.Value), what)
 		}
+		if slices.Contains(*dst, x) {
+			return errf(n.Line, "%s is given twice: two runs would share one result", short(n.Value))
+		}
 		*dst = append(*dst, x)
 	}
 	return nil
@@ -365,6 +387,27 @@ func decodeNumber[T int | int64 | float64](v *yaml.Node, dst *T, errf errFunc, w
 		return errf(v.Line, "%q is not %s", short(v.Value), what)
 	}
 	*dst = x
+	return nil
+}
+
+// planSets are the properties each run gets from the plan's keys: a
+// property of the same name would be silently overridden.
+var planSets = map[string]string{
+	"threadcount": "threads:", "recordcount": "records:", "target": "rates:", "clients": "clients:",
+	"operationcount": "operations:", "maxexecutiontime": "duration:", "warmuptime": "warmup:", "label": "deployment label:",
+}
+
+// MaxSeconds bounds a plan's duration and warmup as the runner bounds
+// maxexecutiontime: a year.
+const MaxSeconds = 365 * 86400
+
+func decodeSeconds(v *yaml.Node, dst *float64, errf errFunc, what string) error {
+	if err := decodeNumber(v, dst, errf, what+" seconds ≥ 0"); err != nil {
+		return err
+	}
+	if *dst > MaxSeconds {
+		return errf(v.Line, "%s %s seconds is more than a year (%d seconds)", what, short(v.Value), MaxSeconds)
+	}
 	return nil
 }
 
@@ -403,10 +446,18 @@ func decodeProperties(v *yaml.Node, errf errFunc) ([]Property, error) {
 		return nil, errf(v.Line, "properties: want key: value lines")
 	}
 	var out []Property
+	seen := map[string]int{}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]
 		if val.Kind != yaml.ScalarNode {
-			return nil, errf(val.Line, "property %s: want a single value", k.Value)
+			return nil, errf(val.Line, "property %s: want a single value", short(k.Value))
+		}
+		if line, dup := seen[k.Value]; dup {
+			return nil, errf(k.Line, "property %s is given twice (line %d too)", short(k.Value), line)
+		}
+		seen[k.Value] = k.Line
+		if dim, ok := planSets[k.Value]; ok {
+			return nil, errf(k.Line, "property %s is the plan's %s: set it there, where every run sees it", k.Value, dim)
 		}
 		out = append(out, Property{Key: k.Value, Value: val.Value, Line: k.Line})
 	}

@@ -121,6 +121,16 @@ func TestErrorsNameTheLine(t *testing.T) {
 		{func(s string) string { return s + strings.Repeat("x", 1000) + ": 1\n" }, `unknown key "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…"`},
 		{func(s string) string { return s + "\x01\x02key: 1\n" }, `control characters are not allowed`},
 		{func(string) string { return "" }, "s3.yaml: the plan is empty"},
+		// Two runs never share one result; a run's keys come from one place.
+		{func(s string) string { return s + "clients: [1, 1]\n" }, `s3.yaml:19: 1 is given twice`},
+		{func(s string) string { return strings.Replace(s, "[1000, 10000]", "[100, 100]", 1) }, `s3.yaml:12: 100 is given twice`},
+		{func(s string) string { return strings.Replace(s, "rates: [0, 500]", "rates: [500, 5e2]", 1) }, `s3.yaml:14: 5e2 is given twice`},
+		{func(s string) string { return strings.Replace(s, "duration: 30", "duration: 1e9", 1) }, `s3.yaml:15: duration 1e9 seconds is more than a year`},
+		{func(s string) string { return s + "warmup: 1e10\n" }, `warmup 1e10 seconds is more than a year`},
+		{func(s string) string { return s + "  threadcount: 64\n" }, `property threadcount is the plan's threads:`},
+		{func(s string) string {
+			return strings.Replace(s, "      mongodb.url: mongodb://127.0.0.1:27017/\n", "      mongodb.url: a\n      mongodb.url: b\n", 1)
+		}, `property mongodb.url is given twice (line 9 too)`},
 	} {
 		_, err := Parse([]byte(tc.edit(good)), "s3.yaml", builtin)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {

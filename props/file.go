@@ -2,22 +2,33 @@ package props
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/servbench/servbench/internal/inputfile"
 )
 
+// MaxFileBytes is the largest property file read (YCSB's are a few KiB).
+const MaxFileBytes = 16 << 20
+
 // LoadFile reads a Java-style properties file into p (see Parse).
-func (p *Props) LoadFile(path string) error {
-	f, err := os.Open(path)
+func (p *Props) LoadFile(path string) error { return p.LoadFileContext(context.Background(), path) }
+
+// LoadFileContext is LoadFile that gives way when ctx ends (a named pipe
+// with no writer, a file that never ends): a property file is read whole,
+// at most MaxFileBytes, before any of it is applied.
+func (p *Props) LoadFileContext(ctx context.Context, path string) error {
+	raw, err := inputfile.Read(ctx, path, MaxFileBytes)
 	if err != nil {
 		return fmt.Errorf("property file %s: %w", path, unwrapPathError(err))
 	}
-	defer f.Close()
-	return p.Parse(f, path)
+	return p.Parse(bytes.NewReader(raw), path)
 }
 
 func unwrapPathError(err error) error {
@@ -39,7 +50,11 @@ func (p *Props) Parse(r io.Reader, name string) error {
 	for sc.Scan() {
 		lineNo++
 		start := lineNo
-		line := strings.TrimLeft(sc.Text(), " \t\f")
+		text := sc.Text()
+		if lineNo == 1 {
+			text = strings.TrimPrefix(text, "\uFEFF") // a byte order mark some editors write
+		}
+		line := strings.TrimLeft(text, " \t\f")
 		if line == "" || line[0] == '#' || line[0] == '!' {
 			continue
 		}

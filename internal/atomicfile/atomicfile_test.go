@@ -110,7 +110,14 @@ func TestNonRegularPaths(t *testing.T) {
 		t.Errorf("a pipe with no reader: %v", err)
 	}
 	got := make(chan string, 1)
+	// The reader opens first; a writer of the test's own holds the pipe
+	// open until the write under test is done, so the reader cannot see
+	// the end before it starts.
 	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,6 +125,7 @@ func TestNonRegularPaths(t *testing.T) {
 	if err := write(fifo, "through the pipe"); err != nil {
 		t.Fatal(err)
 	}
+	hold.Close()
 	select {
 	case s := <-got:
 		if s != "through the pipe" {

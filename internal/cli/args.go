@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -54,7 +55,7 @@ func (boolAction) IsBoolFlag() bool { return true }
 
 // parsePhase parses "servbench load|run [binding] [flags]". Flags may come
 // before or after the binding name.
-func parsePhase(cmd string, args []string, stderr io.Writer) (*phaseArgs, error) {
+func parsePhase(ctx context.Context, cmd string, args []string, stderr io.Writer) (*phaseArgs, error) {
 	fs := flag.NewFlagSet("servbench "+cmd, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	pa := &phaseArgs{}
@@ -65,7 +66,7 @@ func parsePhase(cmd string, args []string, stderr io.Writer) (*phaseArgs, error)
 		}
 	}
 	file := actionList{&acts, func(v string) propAction {
-		return func(p *props.Props) error { return p.LoadFile(v) }
+		return func(p *props.Props) error { return p.LoadFileContext(ctx, v) }
 	}}
 	builtin := actionList{&acts, func(v string) propAction {
 		return func(p *props.Props) error { return workloads.Load(p, v) }

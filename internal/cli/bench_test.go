@@ -87,6 +87,9 @@ func TestBenchPlanResumes(t *testing.T) {
 	if len(ix.Runs) != 16 || doneBefore < 3 || doneBefore > 4 {
 		t.Fatalf("after the interruption: %d cells listed, %d done", len(ix.Runs), doneBefore)
 	}
+	if want := fmt.Sprintf("plan interrupted; %d runs left", 16-doneBefore); !strings.Contains(stop.buf.String(), want) {
+		t.Errorf("the interrupted plan does not say %q: %s", want, stop.buf.String())
+	}
 
 	var errb bytes.Buffer
 	code = MainContext(context.Background(), []string{"bench", "-o", dir, planFile}, &bytes.Buffer{}, &errb)

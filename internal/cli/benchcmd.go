@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 
 	"github.com/servbench/servbench/bench"
@@ -60,8 +61,14 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if *dir == "" && !*dry {
 		return ExitUsage, badf("bench: no output directory (-o DIR)")
 	}
-	pl, err := plan.Load(planFile, isBuiltin)
+	if st, err := os.Stat(*dir); err == nil && !st.IsDir() {
+		return ExitUsage, badf("bench: -o %s is not a directory: give the directory for the plan's results", *dir)
+	}
+	pl, err := plan.LoadContext(ctx, planFile, isBuiltin)
 	if err != nil {
+		if ctx.Err() != nil {
+			return ExitInterrupted, err
+		}
 		return ExitUsage, usageError{err}
 	}
 	r := bench.New(pl, *dir, stderr)

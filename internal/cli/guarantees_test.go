@@ -61,7 +61,14 @@ func TestOutputsNeverReplaceWhatIsThere(t *testing.T) {
 	if code, _, e := servbench(t, append(run, "-o", fifo)...); code != ExitUsage || !strings.Contains(e, "nobody reads") {
 		t.Errorf("-o a pipe with no reader: exit %d: %s", code, e)
 	}
+	// The reader opens first; a writer of the test's own holds the pipe
+	// open until the write under test is done, so the reader cannot see
+	// the end before it starts.
 	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +77,7 @@ func TestOutputsNeverReplaceWhatIsThere(t *testing.T) {
 	if code, _, e := servbench(t, append(run, "-o", fifo)...); code != ExitOK {
 		t.Fatalf("-o a pipe: exit %d: %s", code, e)
 	}
+	hold.Close()
 	select {
 	case s := <-got:
 		if !strings.Contains(s, `"format": "servbench-result"`) {
@@ -77,5 +85,37 @@ func TestOutputsNeverReplaceWhatIsThere(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("the pipe's reader got nothing in a minute")
+	}
+}
+
+// A plan's bookkeeping: a failed load counts no run as done; -o naming a
+// file is bad input; the plan's copy and index are written whole, with no
+// temporary file left beside them.
+func TestBenchBookkeeping(t *testing.T) {
+	planFile := writePlan(t, `name: dead
+deployments:
+  - binding: redis
+    properties:
+      redis.url: redis://127.0.0.1:1
+workloads: [a]
+records: [10]
+threads: [1]
+operations: 10
+`)
+	dir := filepath.Join(t.TempDir(), "out")
+	code, _, e := servbench(t, "bench", planFile, "-o", dir)
+	if code != ExitFailure || !strings.Contains(e, "0 runs done now, 0 found done, 1 failed") {
+		t.Errorf("a plan whose load fails: exit %d: %s", code, e)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "plan.yaml")); err != nil || !strings.Contains(string(b), "name: dead") {
+		t.Errorf("the plan's copy: %v %q", err, b)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	if code, _, e := servbench(t, "bench", planFile, "-o", file); code != ExitUsage || !strings.Contains(e, "is not a directory") {
+		t.Errorf("bench -o FILE: exit %d: %s", code, e)
 	}
 }

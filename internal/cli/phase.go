@@ -20,8 +20,11 @@ import (
 // through the engine, and write every requested output, also when the run
 // was interrupted.
 func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) (int, error) {
-	pa, err := parsePhase(cmd, args, stderr)
+	pa, err := parsePhase(ctx, cmd, args, stderr)
 	if err != nil {
+		if ctx.Err() != nil { // stopped while reading a property file
+			return ExitInterrupted, err
+		}
 		return ExitUsage, err
 	}
 	if pa.help {

@@ -21,6 +21,7 @@ const module = "github.com/servbench/servbench"
 // report. "db/*" stands for every binding folder (bindings never import
 // each other). A new package must be given a layer here.
 var layers = [][]string{
+	{"internal/inputfile"},
 	{"result", "props", "generator", "internal/chart", "internal/atomicfile", "internal/peers", "spread"}, // depend on nothing of ours
 	{"db", "workloads", "plan"}, // plan reads plans and results, never runs them
 	{"measure", "internal/customer"},
