@@ -35,7 +35,14 @@ type Client struct {
 	// CoordinatorAddr where the coordinator serves its clock
 	// (coordinator.addr).
 	Orchestrator, Image, Claim, Name, CoordinatorAddr string
+	// CoordinatorID is the spread phase's identity, random, which its
+	// coordinator gives every client (coordinator.id) and finds again in
+	// their results: no other run's result is ever merged.
+	CoordinatorID string
 }
+
+// maxStartAhead bounds how far ahead startat may be.
+const maxStartAhead = 24 * time.Hour
 
 // Spread reports whether the phase is one client's share of a larger one.
 func (c Client) Spread() bool { return c.Count > 1 }
@@ -61,6 +68,10 @@ func applyClient(p *props.Props, load bool) (Client, error) {
 			return Client{}, p.Errorf("startat", "want a time as 2026-11-23T15:04:05.5Z (RFC 3339), not %q", props.Cut(v, 40))
 		}
 	}
+	if !c.StartAt.IsZero() && time.Until(c.StartAt) > maxStartAhead {
+		return Client{}, p.Errorf("startat", "%s is more than a day ahead: a coordinator starts its clients seconds ahead", c.StartAt.UTC().Format(time.RFC3339))
+	}
+	c.CoordinatorID = p.String("coordinator.id", "")
 	if c.ClockURL = p.String("clock.url", ""); c.ClockURL != "" && !strings.HasPrefix(c.ClockURL, "http://") {
 		return Client{}, p.Errorf("clock.url", "want http://host:port/, not %q", props.Cut(c.ClockURL, 40))
 	}
@@ -130,6 +141,9 @@ func (c Client) waitForStart(ctx context.Context, offset time.Duration, logf fun
 		return true
 	}
 	d := time.Until(c.StartAt.Add(-offset))
+	if d > 5*time.Second {
+		logf("%s: waiting %s for the common start (startat %s); Ctrl-C stops", c, d.Round(time.Second), c.StartAt.UTC().Format(time.RFC3339))
+	}
 	if d <= 0 {
 		if d < -100*time.Millisecond {
 			logf("%s started %s after the common start", c, (-d).Round(time.Millisecond))

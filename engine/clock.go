@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -91,5 +92,56 @@ func measureClock(ctx context.Context, url string) (*result.Clock, error) {
 		}
 		samples = append(samples, clockSample{sent: sent, received: received, theirs: time.Unix(0, ns)})
 	}
-	return bestOffset(samples), nil
+	best := bestOffset(samples)
+	if best != nil && math.Abs(best.OffsetMs) > maxClockOffsetMs {
+		return nil, fmt.Errorf("clock: the coordinator at %s is %s off this machine's clock: set both clocks right (NTP) first", url, (time.Duration(math.Abs(best.OffsetMs)) * time.Millisecond).Round(time.Second))
+	}
+	return best, nil
+}
+
+// maxClockOffsetMs: a client whose clock is further off its coordinator's
+// than an hour has a clock that is wrong, not a little off.
+const maxClockOffsetMs = 3600_000
+
+// Coordinator watch: a client of a spread phase asks its coordinator's
+// clock every watchEvery; when no answer came for watchGone (and at least
+// three asks failed), the coordinator is gone (killed, its machine down)
+// and the client stops as if interrupted, so no client runs on forever.
+var (
+	watchEvery = time.Second
+	watchGone  = 10 * time.Second
+)
+
+// watchCoordinator calls gone once when the coordinator at url stops
+// answering, and returns when ctx ends.
+func watchCoordinator(ctx context.Context, url string, gone func()) {
+	c := &http.Client{Timeout: 5 * time.Second}
+	t := time.NewTicker(watchEvery)
+	defer t.Stop()
+	last, failed := time.Now(), 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return
+		}
+		resp, err := c.Do(req)
+		if err == nil {
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 64))
+			resp.Body.Close()
+			last, failed = time.Now(), 0
+			continue
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if failed++; failed >= 3 && time.Since(last) >= watchGone {
+			gone()
+			return
+		}
+	}
 }

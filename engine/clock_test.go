@@ -57,3 +57,38 @@ func TestMeasureClock(t *testing.T) {
 type http404 struct{}
 
 func (http404) ServeHTTP(w http.ResponseWriter, _ *http.Request) { http.NotFound(w, nil) }
+
+// A coordinator whose clock is decades off this client's is refused: one
+// of the two clocks is wrong, not a little off.
+func TestMeasureClockRefusesAbsurdOffsets(t *testing.T) {
+	srv := httptest.NewServer(ClockHandler(func() time.Time { return time.Now().AddDate(-56, 0, 0) }))
+	defer srv.Close()
+	if _, err := measureClock(context.Background(), srv.URL); err == nil || !strings.Contains(err.Error(), "set both clocks right") {
+		t.Errorf("a clock 56 years off: %v", err)
+	}
+}
+
+// The watch says the coordinator is gone once it stops answering, and
+// not while it answers.
+func TestWatchCoordinator(t *testing.T) {
+	defer func(e, g time.Duration) { watchEvery, watchGone = e, g }(watchEvery, watchGone)
+	watchEvery, watchGone = 10*time.Millisecond, 50*time.Millisecond
+	srv := httptest.NewServer(ClockHandler(time.Now))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	gone := make(chan struct{})
+	go watchCoordinator(ctx, srv.URL, func() { close(gone) })
+	for range 20 { // a coordinator answering is never gone
+		select {
+		case <-gone:
+			t.Fatal("gone while the coordinator answers")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	srv.Close()
+	select {
+	case <-gone:
+	case <-time.After(time.Minute): // a safety net, not a timing
+		t.Fatal("the coordinator stopped answering and the watch did not say so")
+	}
+}

@@ -23,10 +23,12 @@ import (
 	"io"
 	"math"
 	"net"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/internal/output"
@@ -182,7 +184,69 @@ func Check(spec Spec) (*Setup, error) {
 	if s.Warnings, err = checkRead(p, spec.Binding); err != nil {
 		return nil, bad(err)
 	}
+	if s.Client.Orchestrator == "local" || !s.Client.Spread() { // every thread on this machine
+		w, err := checkMemory(p, s.Runner.Threads, s.Runner.Rate > 0, availableMemory())
+		if err != nil {
+			return nil, bad(err)
+		}
+		if w != "" {
+			s.Warnings = append(s.Warnings, w)
+		}
+	}
 	return s, nil
+}
+
+// Memory a client thread needs, measured with the basic binding (each
+// thread keeps its own histograms, 270 KiB each; a target rate adds the
+// response-time and schedule ones).
+const (
+	threadBytes       = 300 << 10
+	threadBytesPaced  = 3 << 20
+	memoryWarnPercent = 50
+)
+
+// checkMemory refuses a thread count whose histograms alone would not fit
+// in the available memory (avail, 0: unknown), and warns past half of it.
+func checkMemory(p *props.Props, threads int, paced bool, avail int64) (warning string, err error) {
+	per := int64(threadBytes)
+	if paced {
+		per = threadBytesPaced
+	}
+	need := int64(threads) * per
+	if avail <= 0 || need <= avail*memoryWarnPercent/100 {
+		return "", nil
+	}
+	say := fmt.Sprintf("%d threads need about %s of memory (about %s a thread%s); this machine has %s available",
+		threads, gib(need), gib(per), map[bool]string{true: " with a target rate", false: ""}[paced], gib(avail))
+	if need > avail {
+		return "", p.Errorf("threadcount", "%s: give fewer threads, or spread them over clients", say)
+	}
+	return say + ": the client may run short of memory", nil
+}
+
+func gib(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
+}
+
+// availableMemory is the kernel's MemAvailable, in bytes (0: unknown).
+func availableMemory() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "MemAvailable:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 func (s *Setup) bindingOptions(checkOnly bool) db.Options {
@@ -224,6 +288,9 @@ func readOutputs(p *props.Props) (Outputs, error) {
 	}
 	out.StatusEvery = time.Duration(every * float64(time.Second))
 	out.Label = p.String("label", "")
+	if strings.ContainsFunc(out.Label, unicode.IsControl) || len(out.Label) > 200 {
+		return out, p.Errorf("label", "want at most 200 bytes and no control characters (it is printed on terminals and pages)")
+	}
 	out.ExportFile = p.String("exportfile", "")
 	return out, nil
 }
@@ -271,6 +338,8 @@ func Run(ctx context.Context, spec Spec, obs ...runner.Observer) (*Result, error
 // run phase, runs, and closes the binding (unless threads are stuck inside
 // it, where closing could hang). Observers see every interval.
 func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error) {
+	ctx, cancelRun := context.WithCancel(ctx)
+	defer cancelRun()
 	p, name := s.Props, s.Spec.Binding
 	load := s.Spec.Phase == LoadPhase
 	w, err := s.buildWorkload(ctx, !load)
@@ -331,6 +400,13 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 	var clock *result.Clock
 	var offset time.Duration
 	if s.Client.ClockURL != "" {
+		// A client whose coordinator is gone stops as if interrupted.
+		watched, stop := context.WithCancel(ctx)
+		defer stop()
+		go watchCoordinator(watched, s.Client.ClockURL, func() {
+			s.logf("%s: the coordinator at %s stopped answering: stopping", s.Client, s.Client.ClockURL)
+			cancelRun()
+		})
 		if clock, err = measureClock(ctx, s.Client.ClockURL); err != nil {
 			if ctx.Err() != nil {
 				return nil, ErrInterruptedBeforeMeasuring

@@ -169,3 +169,23 @@ func (c *cancelOn) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// A thread count whose histograms cannot fit in the memory available is
+// refused before anything starts, saying what it needs; past half of it,
+// a warning.
+func TestCheckMemory(t *testing.T) {
+	p := props.New()
+	const gib = 1 << 30
+	if w, err := checkMemory(p, 1000, false, 24*gib); err != nil || w != "" {
+		t.Errorf("1,000 threads in 24 GiB: %q %v", w, err)
+	}
+	if _, err := checkMemory(p, 1_000_000, false, 24*gib); err == nil || !strings.Contains(err.Error(), "1000000 threads need about 286.1 GiB") {
+		t.Errorf("a million threads: %v", err)
+	}
+	if w, err := checkMemory(p, 5000, true, 24*gib); err != nil || !strings.Contains(w, "with a target rate") {
+		t.Errorf("5,000 paced threads in 24 GiB: %q %v", w, err)
+	}
+	if w, err := checkMemory(p, 1_000_000, true, 0); err != nil || w != "" {
+		t.Errorf("memory unknown: %q %v", w, err)
+	}
+}

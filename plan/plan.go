@@ -152,7 +152,9 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 		var err error
 		switch k.Value {
 		case "name":
-			err = v.Decode(&p.Name)
+			if err = v.Decode(&p.Name); err == nil && !nameRE.MatchString(p.Name) {
+				err = errf(v.Line, "name: want at most 100 characters and no control characters, not %q", short(p.Name))
+			}
 		case "currency":
 			if err = v.Decode(&p.Currency); err == nil && !currencyRE.MatchString(p.Currency) {
 				err = errf(v.Line, "currency: want a short name such as USD or EUR, not %q", short(p.Currency))
@@ -258,6 +260,9 @@ type errFunc func(line int, format string, args ...any) error
 var labelRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 var currencyRE = regexp.MustCompile(`^\PC{1,8}$`)
+
+// nameRE: a plan's name is printed on terminals and pages.
+var nameRE = regexp.MustCompile(`^\PC{0,100}$`)
 
 func (p *Plan) parseDeployments(v *yaml.Node, errf errFunc) error {
 	if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {

@@ -27,12 +27,12 @@ func (t *Table) CSV() string {
 func (t *Table) Markdown() string {
 	var b strings.Builder
 	if t.Title != "" {
-		b.WriteString("**" + t.Title + "**\n\n")
+		b.WriteString("**" + mdText(t.Title) + "**\n\n")
 	}
 	row := func(cells []string) {
 		b.WriteString("|")
 		for _, c := range cells {
-			b.WriteString(" " + strings.ReplaceAll(c, "|", `\|`) + " |")
+			b.WriteString(" " + strings.ReplaceAll(mdText(c), "|", `\|`) + " |")
 		}
 		b.WriteString("\n")
 	}
@@ -46,10 +46,14 @@ func (t *Table) Markdown() string {
 		row(r)
 	}
 	if t.Note != "" {
-		b.WriteString("\n" + t.Note + "\n")
+		b.WriteString("\n" + mdText(t.Note) + "\n")
 	}
 	return b.String()
 }
+
+// mdText is text from results and plans (names, labels, errors) made
+// inert in Markdown: no HTML of its own, no line that breaks the table.
+var mdText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\r", " ", "\n", " ").Replace
 
 // Figure is one of the report's charts.
 type Figure struct {

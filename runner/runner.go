@@ -276,6 +276,10 @@ func WithAbandon(ctx context.Context, abandon <-chan struct{}) context.Context {
 	return context.WithValue(ctx, abandonKey{}, abandon)
 }
 
+// AbandonOf is the channel given to WithAbandon (nil when none): closed
+// on a second Ctrl-C, when whatever still waits must stop waiting.
+func AbandonOf(ctx context.Context) <-chan struct{} { return abandonOf(ctx) }
+
 func abandonOf(ctx context.Context) <-chan struct{} {
 	c, _ := ctx.Value(abandonKey{}).(<-chan struct{})
 	return c

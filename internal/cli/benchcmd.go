@@ -67,7 +67,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	pl, err := plan.LoadContext(ctx, planFile, isBuiltin)
 	if err != nil {
 		if ctx.Err() != nil {
-			return ExitInterrupted, err
+			return ExitInterrupted, err // not bad input: exit 130
 		}
 		return ExitUsage, usageError{err}
 	}

@@ -41,12 +41,13 @@ const (
 func Main(args []string, stdout, stderr io.Writer) int {
 	// The first signal stops a run and writes the results so far; a
 	// second stops waiting for threads stuck in a hung server's calls. A
-	// hangup (the terminal or ssh session gone) counts as Ctrl-C.
+	// hangup (the terminal or ssh session gone) and SIGQUIT (Ctrl-\\) count
+	// as Ctrl-C: no stack dump, no exit status of bad input.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	abandon := make(chan struct{})
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
 	go func() {
 		if _, ok := <-sigs; !ok {

@@ -32,6 +32,9 @@ func TestMain(m *testing.M) {
 		if c := os.Getenv("SERVBENCH_CLIENT"); c != "" && c == os.Getenv("SERVBENCH_TEST_KILL_CLIENT") {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
+		if c := os.Getenv("SERVBENCH_CLIENT"); c != "" && c == os.Getenv("SERVBENCH_TEST_STOP_CLIENT") {
+			syscall.Kill(os.Getpid(), syscall.SIGSTOP) // a hung client: only SIGKILL ends it
+		}
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
@@ -527,5 +530,12 @@ func TestCPUProfile(t *testing.T) {
 	code, _, errOut = servbench(t, "run", "basic", "-w", "c", "--cpuprofile", filepath.Join(t.TempDir(), "no", "such", "dir", "cpu"))
 	if code != ExitUsage || !strings.Contains(errOut, "--cpuprofile") {
 		t.Errorf("exit %d, %q: want bad input naming --cpuprofile", code, errOut)
+	}
+	// A run that fails to start keeps the profile already there.
+	if code, _, e := servbench(t, "run", "redis", "-w", "c", "-p", "redis.url=redis://127.0.0.1:1", "--cpuprofile", path); code != ExitFailure {
+		t.Errorf("a run against no server: exit %d: %s", code, e)
+	}
+	if again, _ := os.ReadFile(path); !bytes.Equal(again, raw) {
+		t.Error("a failed start replaced the profile")
 	}
 }

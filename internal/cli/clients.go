@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/servbench/servbench/engine"
@@ -22,6 +23,7 @@ import (
 	"github.com/servbench/servbench/internal/output"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/runner"
 )
 
 // runClients runs a phase spread over clients from the command line (see
@@ -34,8 +36,14 @@ func runClients(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Se
 	m, err := coordinate(ctx, setup, pa.json, stderr)
 	if err != nil {
 		var ue usageError
-		if errors.As(err, &ue) {
+		switch {
+		case errors.As(err, &ue):
 			return ExitUsage, err
+		case errors.Is(err, engine.ErrInterruptedBeforeMeasuring):
+			fmt.Fprintln(stderr, "servbench: interrupted before the clients measured anything; nothing merged")
+			return ExitInterrupted, nil
+		case ctx.Err() != nil:
+			return ExitInterrupted, fmt.Errorf("%s: %w", cmd, err)
 		}
 		return ExitFailure, fmt.Errorf("%s: %w", cmd, err)
 	}
@@ -78,9 +86,22 @@ func coordinate(ctx context.Context, setup *engine.Setup, out string, stderr io.
 	if j.out, err = filepath.Abs(j.out); err != nil {
 		return nil, err
 	}
-	j.props = filepath.Join(dir, "in", "phase.properties")
-	if err := writeProps(j.props, clientProps(setup.Props)); err != nil {
+	if err := checkMetricsAddrs(setup.Outputs.MetricsAddr, n); err != nil {
+		return nil, usageError{err}
+	}
+	j.id = result.NewID()
+	cp := clientProps(setup.Props)
+	cp.Set("coordinator.id", j.id, "coordinator")
+	var text bytes.Buffer
+	if err := cp.Write(&text); err != nil {
 		return nil, fmt.Errorf("clients: %w", err)
+	}
+	j.propsText = text.Bytes()
+	if orch.needsFile() {
+		j.props = filepath.Join(dir, "in", "phase.properties")
+		if err := writeProps(j.props, j.propsText); err != nil {
+			return nil, fmt.Errorf("clients: %w", err)
+		}
 	}
 	clock, err := serveClock(setup.Client.CoordinatorAddr)
 	if err != nil {
@@ -98,12 +119,27 @@ func coordinate(ctx context.Context, setup *engine.Setup, out string, stderr io.
 		}
 	}
 	var docs []*result.Doc
+	var none []string
 	for i := range ends {
-		d, err := result.ReadFile(clientResultPath(j.out, i))
+		path := clientResultPath(j.out, i)
+		d, err := result.ReadFile(path)
+		if err == nil && d.Properties["coordinator.id"] != j.id {
+			err = fmt.Errorf("%s is another run's result (coordinator.id %q, this run's %s)", path, props.Cut(d.Properties["coordinator.id"], 40), j.id)
+		}
 		if err != nil {
+			if ctx.Err() != nil { // stopped before it measured anything
+				none = append(none, strconv.Itoa(i))
+				continue
+			}
 			return nil, fmt.Errorf("client %d of %d wrote no result: %v", i, n, err)
 		}
 		docs = append(docs, d)
+	}
+	switch {
+	case len(none) == n:
+		return nil, engine.ErrInterruptedBeforeMeasuring
+	case len(none) > 0:
+		return nil, fmt.Errorf("interrupted before client %s of %d measured anything: nothing merged", strings.Join(none, ", "), n)
 	}
 	m, err := result.Merge(docs)
 	if err != nil {
@@ -145,8 +181,9 @@ func clientProps(p *props.Props) *props.Props {
 	return all
 }
 
-// writeProps writes p where only its owner can read it.
-func writeProps(path string, p *props.Props) error {
+// writeProps writes the properties' text where only its owner can read
+// it.
+func writeProps(path string, text []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -154,7 +191,7 @@ func writeProps(path string, p *props.Props) error {
 	if err != nil {
 		return err
 	}
-	if err := p.Write(f); err != nil {
+	if _, err := f.Write(text); err != nil {
 		f.Close()
 		return err
 	}
@@ -177,7 +214,9 @@ func serveClock(addr string) (net.Listener, error) {
 type job struct {
 	cmd, binding string
 	n            int
-	props        string // the phase's properties, for every client
+	id           string // coordinator.id: every client's result must carry it
+	propsText    []byte // the phase's properties, for every client
+	props        string // where they are as a file, for orchestrators that need one
 	out          string // the merged result's path: client i writes clientResultPath(out, i)
 	start        time.Time
 	clockURL     string
@@ -214,6 +253,9 @@ type orchestrator interface {
 	run(ctx context.Context, j *job) []error
 	// lead is how long the clients need to start.
 	lead() time.Duration
+	// needsFile: the clients read the properties from a file (job.props)
+	// rather than from their standard input.
+	needsFile() bool
 	String() string
 }
 
@@ -232,22 +274,30 @@ func newOrchestrator(c engine.Client) (orchestrator, error) {
 	return &local{exe: exe}, nil
 }
 
-// local runs the clients as processes of this binary on this machine.
+// local runs the clients as processes of this binary on this machine,
+// each reading the phase's properties from its standard input: no file
+// holds them, whatever ends the coordinator.
 type local struct{ exe string }
 
 func (*local) String() string      { return "here" }
 func (*local) lead() time.Duration { return 2 * time.Second }
+func (*local) needsFile() bool     { return false }
+
+// stopGrace is how long clients asked to stop (another failed) may take to
+// write their results before they are killed.
+var stopGrace = 5 * time.Second
 
 func (l *local) run(ctx context.Context, j *job) []error {
 	ends := make([]error, j.n)
 	procs := make([]*exec.Cmd, j.n)
 	for i := range procs {
-		args := j.clientArgs([]string{"--client-index", strconv.Itoa(i)}, j.props, clientResultPath(j.out, i))
+		args := j.clientArgs([]string{"--client-index", strconv.Itoa(i)}, "/dev/stdin", clientResultPath(j.out, i))
 		if j.metricsAddr != "" {
 			args = append(args, "-p", "metrics.addr="+clientMetricsAddr(j.metricsAddr, i))
 		}
 		c := exec.Command(l.exe, args...)
 		c.Env = append(os.Environ(), "SERVBENCH_CLIENT="+strconv.Itoa(i))
+		c.Stdin = bytes.NewReader(j.propsText)
 		c.Stdout = io.Discard // each client's text report; its result is what counts
 		c.Stderr = &prefixed{say: func(l string) { j.say(i, l) }}
 		ownGroup(c)
@@ -263,26 +313,106 @@ func (l *local) run(ctx context.Context, j *job) []error {
 		}
 		procs[i] = c
 	}
-	done := make(chan struct{})
-	go func() { // Ctrl-C: every client stops and writes its results
-		select {
-		case <-ctx.Done():
-			for _, p := range procs {
-				p.Process.Signal(os.Interrupt)
-			}
-		case <-done:
-		}
-	}()
+	type exit struct {
+		i   int
+		err error
+	}
+	exits := make(chan exit, j.n)
 	for i, p := range procs {
-		err := p.Wait()
-		p.Stderr.(*prefixed).flush()
-		var ee *exec.ExitError
-		if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == ExitInterrupted) {
-			ends[i] = err
+		go func() { exits <- exit{i, p.Wait()} }()
+	}
+	ended := make([]bool, j.n)
+	const (
+		running = iota
+		interrupted
+		otherFailed
+		killed
+	)
+	why := make([]int, j.n) // what the coordinator did to client i
+	signal := func(sig os.Signal, reason int) {
+		for i, p := range procs {
+			if !ended[i] {
+				p.Process.Signal(sig)
+				why[i] = max(why[i], reason)
+			}
 		}
 	}
-	close(done)
+	ctxDone, abandon := ctx.Done(), runner.AbandonOf(ctx)
+	var kill <-chan time.Time
+	for live := j.n; live > 0; {
+		select {
+		case e := <-exits:
+			live--
+			ended[e.i] = true
+			procs[e.i].Stderr.(*prefixed).flush()
+			switch {
+			case why[e.i] == killed:
+				ends[e.i] = errors.New("killed after a second interrupt")
+			case why[e.i] == otherFailed:
+				ends[e.i] = errOtherFailed
+			case e.err == nil || why[e.i] == interrupted && stoppedByInterrupt(e.err):
+			default: // the first failure stops every other client at once
+				ends[e.i] = e.err
+				signal(os.Interrupt, otherFailed)
+				kill = time.After(stopGrace)
+			}
+		case <-ctxDone: // Ctrl-C: every client stops and writes its results
+			ctxDone = nil
+			signal(os.Interrupt, interrupted)
+		case <-abandon: // a second Ctrl-C: no more waiting
+			abandon = nil
+			var left []string
+			for i, p := range procs {
+				if !ended[i] {
+					left = append(left, fmt.Sprintf("%d (pid %d)", i, p.Process.Pid))
+				}
+			}
+			if len(left) > 0 {
+				j.mu.Lock()
+				fmt.Fprintf(j.stderr, "servbench: second signal: killing client %s, which had not stopped\n", strings.Join(left, ", "))
+				j.mu.Unlock()
+			}
+			signal(os.Kill, killed)
+		case <-kill:
+			signal(os.Kill, otherFailed)
+		}
+	}
 	return ends
+}
+
+// stoppedByInterrupt reports whether a client's end is its answer to an
+// interrupt: exit 130, or killed by SIGINT before it could catch it.
+func stoppedByInterrupt(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	if ee.ExitCode() == ExitInterrupted {
+		return true
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGINT
+}
+
+// checkMetricsAddrs checks, before any client starts, that client i of n
+// can serve its metrics on addr's port plus i (0: each takes a free port
+// of its own and says which).
+func checkMetricsAddrs(addr string, n int) error {
+	if addr == "" {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("metrics.addr %q: %v", props.Cut(addr, 40), err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p < 0 || p > 65535 {
+		return fmt.Errorf("metrics.addr %q: want a port from 0 to 65535", props.Cut(addr, 40))
+	}
+	if p > 0 && p+n-1 > 65535 {
+		return fmt.Errorf("metrics.addr %s: client i of %d serves on port %d + i, and port %d is past 65535; give a lower port, or port 0 for one free port each", addr, n, p, p+n-1)
+	}
+	return nil
 }
 
 // clientResultPath is where client i writes its result: beside the phase's

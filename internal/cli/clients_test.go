@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -71,9 +72,20 @@ func TestClientsOneFails(t *testing.T) {
 		t.Run(c.env, func(t *testing.T) {
 			t.Setenv(c.env, "1")
 			out := filepath.Join(t.TempDir(), "r.json")
-			code, _, stderr := servbench(t, "run", "basic", "-w", "c", "--clients", "2", "-threads", "2", "-p", "operationcount=1000", "-o", out)
-			if code != ExitFailure || !strings.Contains(stderr, c.want) {
-				t.Errorf("exit %d: %s", code, stderr)
+			// Client 0 would run for ever: the failure of client 1 must
+			// stop it at once (the minute is a safety net, not a timing).
+			done := make(chan [2]string, 1)
+			go func() {
+				code, _, stderr := servbench(t, "run", "basic", "-w", "c", "--clients", "2", "-threads", "2", "-target", "1000", "-p", "operationcount=0", "-o", out)
+				done <- [2]string{strconv.Itoa(code), stderr}
+			}()
+			select {
+			case r := <-done:
+				if r[0] != strconv.Itoa(ExitFailure) || !strings.Contains(r[1], c.want) {
+					t.Errorf("exit %s: %s", r[0], r[1])
+				}
+			case <-time.After(2 * time.Minute):
+				t.Fatal("client 0 was not stopped when client 1 failed")
 			}
 			if _, err := result.ReadFile(out); err == nil {
 				t.Error("a merged result was written without client 1")

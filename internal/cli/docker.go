@@ -44,6 +44,7 @@ func (d *docker) String() string { return "Docker Swarm, image " + d.image }
 // a second; a swarm of several machines may need more, and a late client
 // says so in its result's warnings.
 func (d *docker) lead() time.Duration { return 5 * time.Second }
+func (*docker) needsFile() bool       { return true } // bound into each task
 
 // dockerEnv are the variables a task's index is read from.
 const (

@@ -1,6 +1,16 @@
 package cli
 
 import (
+	"fmt"
+	"io/fs"
+	"os/exec"
+	"strconv"
+	"sync"
+
+	"bytes"
+	"context"
+	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/runner"
 	"io"
 	"os"
 	"path/filepath"
@@ -117,5 +127,219 @@ operations: 10
 	os.WriteFile(file, nil, 0o644)
 	if code, _, e := servbench(t, "bench", planFile, "-o", file); code != ExitUsage || !strings.Contains(e, "is not a directory") {
 		t.Errorf("bench -o FILE: exit %d: %s", code, e)
+	}
+}
+
+// A property file that never ends is refused at its bound; one that never
+// answers (a named pipe nobody writes) gives way to Ctrl-C; a byte order
+// mark before the first property is not part of its name.
+func TestPropertyFilesBoundedAndStoppable(t *testing.T) {
+	dir := t.TempDir()
+	if zero := filepath.Join(dir, "zero"); syscall.Mknod(zero, syscall.S_IFCHR|0o666, (1<<8)|5) == nil {
+		code, _, e := servbench(t, "run", "basic", "-P", zero)
+		if code != ExitUsage || !strings.Contains(e, "more than 16 MiB") || strings.Count(e, "\n") != 1 {
+			t.Errorf("-P /dev/zero: exit %d: %s", code, e)
+		}
+	}
+	fifo := filepath.Join(dir, "fifo")
+	syscall.Mkfifo(fifo, 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- MainContext(ctx, []string{"run", "basic", "-P", fifo}, &out, &errb) }()
+	cancel()
+	select {
+	case code := <-done:
+		if code != ExitInterrupted || !strings.Contains(errb.String(), "stopped while reading") {
+			t.Errorf("-P a pipe nobody writes, interrupted: exit %d: %s", code, errb.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("-P a pipe nobody writes: not stopped a minute after Ctrl-C")
+	}
+	if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		w.Close() // the read left behind ends
+	}
+	bom := filepath.Join(dir, "bom.properties")
+	os.WriteFile(bom, []byte("\uFEFFrecordcount=10\noperationcount=100\nworkload=site.ycsb.workloads.CoreWorkload\n"), 0o644)
+	if code, stdout, e := servbench(t, "run", "basic", "-P", bom); code != ExitOK || !strings.Contains(stdout, "[OVERALL], RunTime") || strings.Contains(e, "unknown") {
+		t.Errorf("a file with a byte order mark: exit %d: %s", code, e)
+	}
+}
+
+// runUntil runs the command in this process with ctx and the abandon
+// channel a second Ctrl-C closes; stderr goes to w. The two minutes are a
+// safety net, not a timing.
+func runUntil(t *testing.T, ctx context.Context, abandon chan struct{}, w io.Writer, args ...string) int {
+	t.Helper()
+	done := make(chan int, 1)
+	go func() { done <- MainContext(runner.WithAbandon(ctx, abandon), args, io.Discard, w) }()
+	select {
+	case code := <-done:
+		return code
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("%v did not end", args)
+	}
+	return -1
+}
+
+// watchFor is a stderr that closes seen when a line holding want is
+// written.
+type watchFor struct {
+	mu   sync.Mutex
+	b    strings.Builder
+	want string
+	seen chan struct{}
+}
+
+func (w *watchFor) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b.Write(p)
+	if w.seen != nil && strings.Contains(w.b.String(), w.want) {
+		close(w.seen)
+		w.seen = nil
+	}
+	return len(p), nil
+}
+
+func (w *watchFor) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// A spread run interrupted before its clients measured anything merges
+// nothing, even with an earlier run's client results beside its output:
+// every client result must carry this run's coordinator.id.
+func TestClientsMergeOnlyTheirOwnRun(t *testing.T) {
+	t.Setenv("SERVBENCH_TEST_CLI", "1")
+	out := filepath.Join(t.TempDir(), "st.json")
+	args := []string{"run", "basic", "-w", "a", "-p", "recordcount=100", "--clients", "2", "-threads", "2", "-p", "target=500", "-p", "operationcount=200", "-o", out}
+	if code, _, e := servbench(t, args...); code != ExitOK {
+		t.Fatalf("first run: exit %d: %s", code, e)
+	}
+	first, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &watchFor{want: "starting together", seen: make(chan struct{})}
+	seen := w.seen
+	go func() { <-seen; cancel() }() // Ctrl-C before the common start
+	code := runUntil(t, ctx, make(chan struct{}), w, args...)
+	if code != ExitInterrupted || !strings.Contains(w.String(), "interrupted before") {
+		t.Errorf("interrupted before the start: exit %d: %s", code, w.String())
+	}
+	if now, _ := os.ReadFile(out); !bytes.Equal(now, first) {
+		t.Error("the first run's client results were merged into the second's output")
+	}
+	// A client result of another run among this run's is refused by name.
+	d, err := result.ReadFile(strings.TrimSuffix(out, ".json") + ".client-0.json")
+	if err != nil || d.Properties["coordinator.id"] == "" {
+		t.Fatalf("a client result without coordinator.id: %v", err)
+	}
+}
+
+// A second Ctrl-C ends a spread phase whose client is hung (stopped with
+// SIGSTOP): the coordinator kills what it started and names the client.
+func TestClientsSecondInterruptKillsAHungClient(t *testing.T) {
+	t.Setenv("SERVBENCH_TEST_CLI", "1")
+	t.Setenv("SERVBENCH_TEST_STOP_CLIENT", "1")
+	ctx, cancel := context.WithCancel(context.Background())
+	abandon := make(chan struct{})
+	w := &watchFor{want: "starting together", seen: make(chan struct{})}
+	seen := w.seen
+	go func() {
+		<-seen
+		cancel()       // the first Ctrl-C: client 1 cannot hear it
+		close(abandon) // the second
+	}()
+	code := runUntil(t, ctx, abandon, w, "run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "-target", "100", "-p", "operationcount=0",
+		"-o", filepath.Join(t.TempDir(), "r.json"))
+	if code != ExitInterrupted || !strings.Contains(w.String(), "second signal: killing client ") || !strings.Contains(w.String(), "1 (pid ") {
+		t.Errorf("exit %d: %s", code, w.String())
+	}
+}
+
+// Clients whose coordinator is killed (SIGKILL) stop by themselves, and no
+// file of the run's properties (which may hold passwords) is left.
+func TestClientsStopWhenTheCoordinatorIsGone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the clients to notice")
+	}
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "orphans.json")
+	exe, _ := os.Executable()
+	c := exec.Command(exe, "run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "-target", "100", "-p", "operationcount=0",
+		"-o", out)
+	c.Env = append(os.Environ(), "SERVBENCH_TEST_CLI=1", "TMPDIR="+tmp)
+	w := &watchFor{want: "starting together", seen: make(chan struct{})}
+	seen := w.seen
+	c.Stderr = w
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Process.Kill()
+	select {
+	case <-seen:
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("the coordinator did not start its clients: %s", w.String())
+	}
+	clients := func() []int { // the processes writing a client result beside out
+		var pids []int
+		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, p := range procs {
+			b, _ := os.ReadFile(p)
+			if bytes.Contains(b, []byte(strings.TrimSuffix(out, ".json")+".client-")) {
+				pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+				pids = append(pids, pid)
+			}
+		}
+		return pids
+	}
+	for deadline := time.Now().Add(time.Minute); len(clients()) < 2; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no two clients running: %s", w.String())
+		}
+	}
+	c.Process.Kill()
+	c.Wait()
+	for deadline := time.Now().Add(2 * time.Minute); len(clients()) > 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("clients %v still run two minutes after their coordinator was killed", clients())
+		}
+	}
+	filepath.WalkDir(tmp, func(path string, d fs.DirEntry, err error) error {
+		if strings.HasSuffix(path, ".properties") {
+			t.Errorf("%s, the run's properties, outlived it", path)
+		}
+		return nil
+	})
+}
+
+// --metrics-addr with port 0: each client takes a free port of its own and
+// says which; a port whose last client would be past 65535 is refused
+// before any client starts.
+func TestClientsMetricsPorts(t *testing.T) {
+	t.Setenv("SERVBENCH_TEST_CLI", "1")
+	code, _, e := servbench(t, "run", "basic", "-w", "a", "--clients", "3", "-threads", "3", "-target", "300", "-p", "operationcount=300", "--metrics-addr", "127.0.0.1:0",
+		"-o", filepath.Join(t.TempDir(), "r.json"))
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	ports := map[string]bool{}
+	for i := range 3 {
+		for _, l := range strings.Split(e, "\n") {
+			if p := strings.TrimPrefix(l, fmt.Sprintf("client %d: servbench: metrics on http://127.0.0.1:", i)); p != l {
+				ports[strings.TrimSuffix(p, "/metrics")] = true
+			}
+		}
+	}
+	if len(ports) != 3 || ports["0"] || ports["1"] || ports["2"] {
+		t.Errorf("clients' metrics ports %v: %s", ports, e)
+	}
+	code, _, e = servbench(t, "run", "basic", "-w", "a", "--clients", "3", "-threads", "3", "--metrics-addr", "127.0.0.1:65534")
+	if code != ExitUsage || !strings.Contains(e, "port 65536 is past 65535") || strings.Contains(e, "starting together") {
+		t.Errorf("ports past 65535: exit %d: %s", code, e)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/internal/output"
@@ -33,7 +35,10 @@ func merge(args []string, stdout io.Writer) (int, error) {
 	if *out == "" {
 		return ExitUsage, badf("merge: no output file (-o MERGED.json)")
 	}
-	if i, j, dup := samePath(files); dup {
+	if i, j, dup := samePath(append(slices.Clone(files), *out)); dup {
+		if j == len(files) {
+			return ExitUsage, badf("merge: -o %s is the result %s, which is merged: give another output file", *out, files[i])
+		}
 		return ExitUsage, badf("merge: %s and %s are the same result: each client's result once", files[i], files[j])
 	}
 	var docs []*result.Doc
@@ -61,10 +66,12 @@ func merge(args []string, stdout io.Writer) (int, error) {
 	return ExitOK, nil
 }
 
-// samePath returns the first two of paths (i < j) that name one file,
-// compared as absolute paths; empty paths are left out.
+// samePath returns the first two of paths (i < j) that name one file:
+// the same absolute path, or (for files that exist) the same file through
+// a link; empty paths are left out.
 func samePath(paths []string) (i, j int, found bool) {
 	seen := map[string]int{}
+	stats := make([]os.FileInfo, len(paths))
 	for j, p := range paths {
 		if p == "" {
 			continue
@@ -77,6 +84,14 @@ func samePath(paths []string) (i, j int, found bool) {
 			return i, j, true
 		}
 		seen[abs] = j
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			stats[j] = st
+			for i, other := range stats[:j] {
+				if other != nil && os.SameFile(other, st) {
+					return i, j, true
+				}
+			}
+		}
 	}
 	return 0, 0, false
 }

@@ -52,7 +52,7 @@ func madeClient(t *testing.T, path, label, wl string, start time.Time) {
 	res := &runner.Result{Total: total, Start: start, End: start.Add(6 * every), Runtime: 6 * every, Threads: 2,
 		Config: runner.Config{Rate: 2000}, Reason: result.TimeLimit}
 	doc := output.NewDoc(res, series.Points, output.Meta{Command: "run", Binding: "basic", Workload: "workload " + wl, Label: label,
-		CPU: 1500 * time.Millisecond},
+		CPU: 1500 * time.Millisecond, ID: result.NewID()},
 		output.Options{Percentiles: []float64{50, 99}})
 	f, err := os.Create(path)
 	if err != nil {
@@ -155,10 +155,24 @@ func TestMergeClientsThatRanTogether(t *testing.T) {
 	if err := os.WriteFile(copied, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, e := servbench(t, "merge", filepath.Join(dir, "1.json"), copied, "-o", out); code != ExitUsage || !strings.Contains(e, "results 1 and 2 are the same run") {
+	if code, _, e := servbench(t, "merge", filepath.Join(dir, "1.json"), copied, "-o", out); code != ExitUsage || !strings.Contains(e, "results 1 and 2 both hold run") {
 		t.Errorf("a copy of one result: exit %d: %s", code, e)
 	}
 	if code, _, e := servbench(t, "merge", filepath.Join(dir, "1.json"), "-o", out); code != ExitUsage || !strings.Contains(e, "two results") {
 		t.Errorf("one result: exit %d: %s", code, e)
+	}
+	// The output is never one of the inputs, even through a link.
+	link := filepath.Join(dir, "link.json")
+	os.Symlink(filepath.Join(dir, "2.json"), link)
+	before, _ := os.ReadFile(filepath.Join(dir, "2.json"))
+	if code, _, e := servbench(t, "merge", filepath.Join(dir, "1.json"), filepath.Join(dir, "2.json"), "-o", link); code != ExitUsage || !strings.Contains(e, "which is merged") {
+		t.Errorf("-o one of the inputs: exit %d: %s", code, e)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "2.json")); !bytes.Equal(before, after) {
+		t.Error("an input was overwritten")
+	}
+	// A merged result merged again with one of its clients counts twice.
+	if code, _, e := servbench(t, "merge", out, filepath.Join(dir, "1.json"), "-o", filepath.Join(dir, "again.json")); code != ExitUsage || !strings.Contains(e, "both hold run") {
+		t.Errorf("a merged result with one of its clients: exit %d: %s", code, e)
 	}
 }

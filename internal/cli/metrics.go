@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -14,7 +15,7 @@ import (
 
 // serveMetrics serves the phase's Prometheus metrics on addr (property
 // metrics.addr, --metrics-addr) until stop is called.
-func serveMetrics(setup *engine.Setup, addr string) (*output.Metrics, func(), error) {
+func serveMetrics(setup *engine.Setup, addr string, log io.Writer) (*output.Metrics, func(), error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("metrics.addr: %w", err)
@@ -35,6 +36,9 @@ func serveMetrics(setup *engine.Setup, addr string) (*output.Metrics, func(), er
 	mux.Handle("/metrics", m)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
+	if _, port, _ := net.SplitHostPort(addr); port == "0" {
+		fmt.Fprintf(log, "servbench: metrics on http://%s/metrics\n", ln.Addr())
+	}
 	return m, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
@@ -47,5 +51,8 @@ func serveMetrics(setup *engine.Setup, addr string) (*output.Metrics, func(), er
 func clientMetricsAddr(addr string, i int) string {
 	host, port, _ := net.SplitHostPort(addr)
 	p, _ := strconv.Atoi(port)
+	if p == 0 { // each client takes a free port of its own and says which
+		return addr
+	}
 	return net.JoinHostPort(host, strconv.Itoa(p+i))
 }

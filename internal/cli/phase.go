@@ -23,7 +23,7 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	pa, err := parsePhase(ctx, cmd, args, stderr)
 	if err != nil {
 		if ctx.Err() != nil { // stopped while reading a property file
-			return ExitInterrupted, err
+			return ExitInterrupted, errors.New(err.Error())
 		}
 		return ExitUsage, err
 	}
@@ -84,7 +84,7 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 		obs = append(obs, h)
 	}
 	if out.MetricsAddr != "" {
-		m, stop, err := serveMetrics(setup, out.MetricsAddr)
+		m, stop, err := serveMetrics(setup, out.MetricsAddr, stderr)
 		if err != nil {
 			return ExitUsage, usageError{err}
 		}
@@ -96,7 +96,7 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 		return ExitUsage, usageError{err}
 	}
 	res, err := setup.Run(ctx, obs...)
-	if perr := stopProfile(); perr != nil {
+	if perr := stopProfile(err == nil); perr != nil {
 		fmt.Fprintf(stderr, "servbench: %v\n", perr)
 	}
 	if err != nil {
@@ -253,22 +253,27 @@ func isTerminal(w io.Writer) bool {
 
 // startProfile starts the client's CPU profile into path (none when
 // empty), for a user who wants to see where the client spends its time;
-// the returned function stops and writes it.
-func startProfile(path string) (func() error, error) {
+// the returned function stops it and writes the file, or, for a run that
+// did not start (keep false), leaves path as it was.
+func startProfile(path string) (func(keep bool) error, error) {
 	if path == "" {
-		return func() error { return nil }, nil
+		return func(bool) error { return nil }, nil
 	}
-	f, err := os.Create(path)
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("--cpuprofile: %v", err)
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
+		f.Abort()
 		return nil, fmt.Errorf("--cpuprofile %s: %v", path, err)
 	}
-	return func() error {
+	return func(keep bool) error {
 		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
+		if !keep {
+			f.Abort()
+			return nil
+		}
+		if err := f.Commit(); err != nil {
 			return fmt.Errorf("--cpuprofile %s: %v", path, err)
 		}
 		return nil
