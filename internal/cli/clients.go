@@ -55,16 +55,18 @@ func runClients(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Se
 }
 
 // coordinate runs a phase spread over clients (setup is the whole phase,
-// checked): it writes the phase's properties to a file every client reads
-// (only its owner may read it: it may hold credentials), serves its clock
-// to them, has the orchestrator (property orchestrator: local, docker) run
-// client i as "servbench load|run BINDING -P FILE" with its index, the
-// common start a moment ahead and a result file of its own beside out
-// (clientResultPath), and merges their results exactly into out (when
-// given). A client that fails or writes no result fails the phase, named
-// by its index, and nothing merged is written. When ctx ends every client
-// stops and writes what it has, and those are merged. The bench command
-// runs a plan's spread cells through it too.
+// checked): it gives every client the phase's properties with a random
+// coordinator.id (on standard input, or in a file only its owner may
+// read for orchestrators that need one: they may hold credentials),
+// serves its clock to them, has the orchestrator (property orchestrator:
+// local, docker) run client i as "servbench load|run BINDING -P FILE"
+// with its index, the common start a moment ahead and a result file of
+// its own beside out (clientResultPath), and merges their results exactly
+// into out (when given), only those that carry its coordinator.id. A
+// client that fails or writes no result fails the phase, named by its
+// index, and nothing merged is written. When ctx ends every client stops
+// and writes what it has, and those are merged. The bench command runs a
+// plan's spread cells through it too.
 func coordinate(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer) (*result.Doc, error) {
 	n, cmd, binding := setup.Client.Count, setup.Spec.Phase.String(), setup.Spec.Binding
 	orch, err := newOrchestrator(setup.Client)
