@@ -97,7 +97,7 @@ func ReadIndex(dir string) (*Index, error) {
 	path := filepath.Join(dir, "index.json")
 	raw, err := inputfile.Read(context.Background(), path, MaxIndexBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, unwrapPathError(err))
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var ix Index
 	if err := json.Unmarshal(raw, &ix); err != nil {

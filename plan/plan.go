@@ -113,16 +113,9 @@ const MaxFileBytes = 16 << 20
 func LoadContext(ctx context.Context, path string, builtin func(string) bool) (*Plan, error) {
 	raw, err := inputfile.Read(ctx, path, MaxFileBytes)
 	if err != nil {
-		return nil, fmt.Errorf("plan %s: %w", path, unwrapPathError(err))
+		return nil, fmt.Errorf("plan %s: %w", path, err)
 	}
 	return Parse(raw, path, builtin)
-}
-
-func unwrapPathError(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }
 
 // Parse reads a plan from its text; path names it in errors.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -26,16 +25,9 @@ func (p *Props) LoadFile(path string) error { return p.LoadFileContext(context.B
 func (p *Props) LoadFileContext(ctx context.Context, path string) error {
 	raw, err := inputfile.Read(ctx, path, MaxFileBytes)
 	if err != nil {
-		return fmt.Errorf("property file %s: %w", path, unwrapPathError(err))
+		return fmt.Errorf("property file %s: %w", path, err)
 	}
 	return p.Parse(bytes.NewReader(raw), path)
-}
-
-func unwrapPathError(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }
 
 // Parse reads properties in the java.util.Properties text format that YCSB's

@@ -19,7 +19,9 @@ var ErrTooLarge = errors.New("too large")
 // Read reads path whole, at most limit bytes: a larger file is refused
 // with an error wrapping ErrTooLarge (from its size when it is a regular
 // file, before anything is read). When ctx ends first, Read returns
-// ctx's error at once; the read left behind ends with the process.
+// ctx's error at once; the read left behind ends with the process. Its
+// errors do not repeat the path: the caller names the file as it calls it
+// ("property file X: no such file or directory").
 func Read(ctx context.Context, path string, limit int64) ([]byte, error) {
 	type answer struct {
 		b   []byte
@@ -41,6 +43,10 @@ func Read(ctx context.Context, path string, limit int64) ([]byte, error) {
 func read(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, pe.Err
+		}
 		return nil, err
 	}
 	defer f.Close()
