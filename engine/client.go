@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -172,4 +173,17 @@ func dnsLabel(s string) bool {
 		}
 	}
 	return true
+}
+
+// clockURL is the clock's address with this client's index, so that the
+// coordinator knows who asked.
+func (c Client) clockURL() string {
+	u, err := url.Parse(c.ClockURL)
+	if err != nil {
+		return c.ClockURL
+	}
+	q := u.Query()
+	q.Set("client", strconv.Itoa(c.Index))
+	u.RawQuery = q.Encode()
+	return u.String()
 }

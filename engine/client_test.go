@@ -53,3 +53,11 @@ func TestClientRefused(t *testing.T) {
 		}
 	}
 }
+
+// A client names itself to its coordinator's clock.
+func TestClientClockURL(t *testing.T) {
+	c := Client{Index: 3, ClockURL: "http://127.0.0.1:4000/"}
+	if got := c.clockURL(); got != "http://127.0.0.1:4000/?client=3" {
+		t.Errorf("clock URL %q", got)
+	}
+}

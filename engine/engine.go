@@ -407,7 +407,7 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 			s.logf("%s: the coordinator at %s stopped answering: stopping", s.Client, s.Client.ClockURL)
 			cancelRun()
 		})
-		if clock, err = measureClock(ctx, s.Client.ClockURL); err != nil {
+		if clock, err = measureClock(ctx, s.Client.clockURL()); err != nil {
 			if ctx.Err() != nil {
 				return nil, ErrInterruptedBeforeMeasuring
 			}

@@ -105,7 +105,11 @@ func coordinate(ctx context.Context, setup *engine.Setup, out string, stderr io.
 			return nil, fmt.Errorf("clients: %w", err)
 		}
 	}
-	clock, err := serveClock(setup.Client.CoordinatorAddr)
+	forget := func() {}
+	if j.props != "" { // once every client has read them, no file keeps the properties
+		forget = func() { os.Remove(j.props) }
+	}
+	clock, err := serveClock(setup.Client.CoordinatorAddr, &clockHandler{n: n, all: forget})
 	if err != nil {
 		return nil, badf("%s: coordinator.addr: %v", cmd, err)
 	}
@@ -202,14 +206,43 @@ func writeProps(path string, text []byte) error {
 
 // serveClock serves this machine's clock to the clients (see engine's
 // measureClock) on addr.
-func serveClock(addr string) (net.Listener, error) {
+func serveClock(addr string, h http.Handler) (net.Listener, error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: engine.ClockHandler(time.Now), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(l)
 	return l, nil
+}
+
+// clockHandler answers the clients' clock requests and calls all once
+// when each of the n clients has asked (each names itself, ?client=I):
+// every client has read the phase's properties by then.
+type clockHandler struct {
+	n    int
+	all  func()
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (c *clockHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	engine.ClockHandler(time.Now).ServeHTTP(w, r)
+	i := r.URL.Query().Get("client")
+	if i == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	if len(c.seen) < c.n && !c.seen[i] && len(i) < 8 {
+		c.seen[i] = true
+		if len(c.seen) == c.n {
+			c.all()
+		}
+	}
 }
 
 // A job is one spread phase for an orchestrator to run.
