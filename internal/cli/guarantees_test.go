@@ -370,3 +370,23 @@ func TestClockHandlerForgetsTheProperties(t *testing.T) {
 		t.Errorf("forgot the properties %d times, want once", calls)
 	}
 }
+
+// --hlog into a named pipe nobody reads fails the run in one line instead
+// of waiting for ever.
+func TestHlogIntoAPipeNobodyReads(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "h-")
+	syscall.Mkfifo(prefix+"READ.hlog", 0o644)
+	done := make(chan string, 1)
+	go func() {
+		code, _, e := servbench(t, "run", "basic", "-w", "c", "-p", "recordcount=10", "-p", "operationcount=100", "--hlog", prefix)
+		done <- strconv.Itoa(code) + " " + e
+	}()
+	select {
+	case r := <-done:
+		if !strings.HasPrefix(r, "1 ") || !strings.Contains(r, "nobody reads") {
+			t.Errorf("exit and stderr: %s", r)
+		}
+	case <-time.After(2 * time.Minute): // a safety net, not a timing
+		t.Fatal("the run waited for a reader")
+	}
+}

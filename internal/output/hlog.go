@@ -2,8 +2,10 @@ package output
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
+	"syscall"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/servbench/servbench/runner"
@@ -65,7 +67,7 @@ func (h *Hlog) file(name string, p runner.Progress) (*hlogFile, error) {
 		h.files = map[string]*hlogFile{}
 	}
 	path := h.Prefix + name + h.Ext
-	f, err := os.Create(path)
+	f, err := createStream(path)
 	if err != nil {
 		return nil, fmt.Errorf("hdr log: %w", err)
 	}
@@ -101,4 +103,18 @@ func (h *Hlog) Close() error {
 	}
 	h.files = nil
 	return h.err
+}
+
+// createStream opens path for a log written as the run goes: a file is
+// created or emptied, a link written through, a device or pipe written in
+// place; a pipe nobody reads is refused rather than waited for.
+func createStream(path string) (*os.File, error) {
+	if st, err := os.Stat(path); err == nil && st.Mode()&os.ModeNamedPipe != 0 {
+		f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if errors.Is(err, syscall.ENXIO) {
+			return nil, fmt.Errorf("%s: a named pipe that nobody reads", path)
+		}
+		return f, err
+	}
+	return os.Create(path)
 }
