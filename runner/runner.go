@@ -334,14 +334,15 @@ func (r *run) now() int64 {
 // start with a target rate, actual start otherwise) is ref belongs to the
 // measured run.
 func (r *run) measuring(ref int64) bool {
-	end := r.warmupEnd.Load()
-	if end != math.MaxInt64 {
-		return ref >= end
+	if r.cfg.WarmupOps <= 0 {
+		return ref >= r.warmupEnd.Load()
 	}
-	// Warmup by operation count: the operation that takes the count to
-	// zero ends warmup for everybody. A thread that read warmupEnd just
-	// before that store finds the count spent and is measured, so warmup
-	// is exactly WarmupOps operations.
+	// Warmup by operation count is decided by the count alone, never by
+	// the clock: the first WarmupOps operations asked about are warmup,
+	// every later one is measured (a thread asks until it is measured), so
+	// warmup is exactly WarmupOps operations however the threads
+	// interleave. The operation that takes the count to zero marks the
+	// start of measurement for the time series and the time limit.
 	left := r.warmLeft.Add(-1)
 	if left == 0 {
 		now := r.now()
