@@ -463,6 +463,7 @@ func (r *Runner) phaseTo(ctx context.Context, spec engine.Spec, path, base strin
 
 func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string, lg io.Writer) error {
 	spec.Log = lg
+	spec.Properties.Set("result.file", path, "plan run")
 	setup, err := engine.Check(spec)
 	if err != nil {
 		return err
@@ -472,6 +473,12 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 	}
 	if setup.Client.Spread() { // each client writes its text report in its own log
 		d, err := r.Spread(ctx, setup, path, lg)
+		if err == nil {
+			var txt bytes.Buffer
+			if err = setup.WriteMerged(d, engine.Writers{Stdout: &txt, Stderr: lg}); err == nil && txt.Len() > 0 {
+				err = atomicfile.WriteFile(text, func(w io.Writer) error { _, err := w.Write(txt.Bytes()); return err })
+			}
+		}
 		switch {
 		case err != nil:
 			return err
@@ -482,22 +489,20 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 		}
 		return nil
 	}
-	res, err := setup.Run(ctx)
-	if err != nil {
-		return err
-	}
-	for _, l := range res.Summary() {
-		fmt.Fprintf(lg, "servbench: %s\n", l)
-	}
+	// The run writes what its properties ask (result.file, the plan's
+	// own exportfile or hdrhistogram.fileoutput ...) as from the command
+	// line; its text report goes to base.txt unless exportfile takes it.
 	var txt bytes.Buffer
-	if err := res.WriteText(&txt); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if err := atomicfile.WriteFile(text, func(w io.Writer) error { _, err := w.Write(txt.Bytes()); return err }); err != nil {
+	res, err := setup.Execute(ctx, engine.Writers{Stdout: &txt, Stderr: lg})
+	if res == nil {
 		return err
 	}
-	doc := res.Doc()
-	if err := atomicfile.WriteFile(path, func(w io.Writer) error { return result.WriteJSON(w, doc) }); err != nil {
+	if txt.Len() > 0 {
+		if werr := atomicfile.WriteFile(text, func(w io.Writer) error { _, err := w.Write(txt.Bytes()); return err }); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if err != nil {
 		return err
 	}
 	switch {

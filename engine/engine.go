@@ -98,9 +98,9 @@ type Setup struct {
 	// by Run, not by Check.
 	Workload *workload.Config
 	Runner   runner.Config
-	// Measurements are YCSB's measurement properties: what is measured
+	// measurements are YCSB's measurement properties: what is measured
 	// and how the text report shows it.
-	Measurements output.Options
+	measurements output.Options
 	// Outputs are the properties of the files and lines a run writes.
 	Outputs Outputs
 	// Warnings are properties accepted but not used (another binding's,
@@ -157,20 +157,20 @@ func Check(spec Spec) (*Setup, error) {
 	if s.Runner, err = runner.ParseConfig(p, load); err != nil {
 		return nil, bad(err)
 	}
-	if s.Measurements, err = MeasurementOptions(p); err != nil {
+	if s.measurements, err = MeasurementOptions(p); err != nil {
 		return nil, bad(err)
 	}
-	s.Runner.KeepRaw = slices.Contains(s.Measurements.Kinds, output.KindRaw)
-	if slices.Contains(s.Measurements.Kinds, output.KindTimeSeries) {
+	s.Runner.KeepRaw = slices.Contains(s.measurements.Kinds, output.KindRaw)
+	if slices.Contains(s.measurements.Kinds, output.KindTimeSeries) {
 		// YCSB's timeseries averages over timeseries.granularity: the
 		// intervals follow it unless timeseries.interval is given, and
 		// then must divide it.
 		if _, set := p.Get("timeseries.interval"); !set {
-			s.Runner.Interval = s.Measurements.Granularity
-		} else if s.Measurements.Granularity%s.Runner.Interval != 0 {
-			return nil, bad(p.Errorf("timeseries.granularity", "%v is not a multiple of timeseries.interval (%v)", s.Measurements.Granularity, s.Runner.Interval))
+			s.Runner.Interval = s.measurements.Granularity
+		} else if s.measurements.Granularity%s.Runner.Interval != 0 {
+			return nil, bad(p.Errorf("timeseries.granularity", "%v is not a multiple of timeseries.interval (%v)", s.measurements.Granularity, s.Runner.Interval))
 		}
-		s.Measurements.TimeSeries = &output.Buckets{Enabled: true}
+		s.measurements.TimeSeries = &output.Buckets{Enabled: true}
 	}
 	if s.Outputs, err = readOutputs(p); err != nil {
 		return nil, bad(err)
@@ -253,8 +253,8 @@ func (s *Setup) bindingOptions(checkOnly bool) db.Options {
 	return db.Options{Threads: s.Runner.Threads, Load: s.Spec.Phase == LoadPhase, CheckOnly: checkOnly}
 }
 
-// Outputs are the properties of a run's outputs, YCSB's names, read by
-// Check; the caller writes the outputs.
+// Outputs are the properties of a run's outputs, YCSB's names and
+// servbench's, read by Check; Execute writes them.
 type Outputs struct {
 	Label       string        // label: names the run in status lines and results
 	Status      bool          // status: a status line every interval
@@ -264,6 +264,9 @@ type Outputs struct {
 	HdrFiles    bool          // hdrhistogram.fileoutput: HdrHistogram interval logs
 	HdrPath     string        // hdrhistogram.output.path: their path prefix
 	MetricsAddr string        // metrics.addr: serve Prometheus metrics there (host:port)
+	ResultFile  string        // result.file (-o): the result document, JSON
+	SeriesFile  string        // timeseries.file (--csv): the time series, CSV
+	HlogPrefix  string        // hdrhistogram.log (--hlog): HdrHistogram interval logs, PREFIX<SECTION>.hlog
 }
 
 func readOutputs(p *props.Props) (Outputs, error) {
@@ -292,6 +295,9 @@ func readOutputs(p *props.Props) (Outputs, error) {
 		return out, p.Errorf("label", "want at most 200 bytes and no control characters (it is printed on terminals and pages)")
 	}
 	out.ExportFile = p.String("exportfile", "")
+	out.ResultFile = p.String("result.file", "")
+	out.SeriesFile = p.String("timeseries.file", "")
+	out.HlogPrefix = p.String("hdrhistogram.log", "")
 	return out, nil
 }
 
@@ -322,21 +328,27 @@ type Result struct {
 	// so that no run is ever merged twice.
 	ID string
 
+	measurements output.Options // as the text report and the document show them
+
 	series *output.Series
 }
 
-// Run checks spec and runs it: the whole lifecycle of the binding.
+// Run checks spec and runs it: the whole lifecycle of the binding, with
+// every output its properties ask for written as the command line writes
+// them (Execute; the text report goes nowhere unless exportfile names a
+// file).
 func Run(ctx context.Context, spec Spec, obs ...runner.Observer) (*Result, error) {
 	s, err := Check(spec)
 	if err != nil {
 		return nil, err
 	}
-	return s.Run(ctx, obs...)
+	return s.Execute(ctx, Writers{}, obs...)
 }
 
 // Run opens the binding, prepares it, fills an ephemeral store before a
 // run phase, runs, and closes the binding (unless threads are stuck inside
-// it, where closing could hang). Observers see every interval.
+// it, where closing could hang). Observers see every interval. It writes
+// no output: Execute does.
 func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error) {
 	ctx, cancelRun := context.WithCancel(ctx)
 	defer cancelRun()
@@ -427,7 +439,7 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	out := &Result{Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: queryModel, Embedded: embedded, CPU: CPUTime() - cpu0, Clock: clock, ID: result.NewID()}
+	out := &Result{Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: queryModel, Embedded: embedded, CPU: CPUTime() - cpu0, Clock: clock, ID: result.NewID(), measurements: s.measurements}
 	closed = true
 	if res.StuckThreads == 0 {
 		out.CloseErr = d.Close()
@@ -520,7 +532,7 @@ func (r *Result) Doc() *result.Doc {
 		Command: s.Spec.Phase.String(), Label: s.Outputs.Label, Workload: WorkloadName(s.Props),
 		Binding: s.Spec.Binding, Server: r.Server, Driver: r.Driver, QueryModel: r.QueryModel, Properties: s.Props.Redacted(),
 		CPU: r.CPU, ID: r.ID,
-	}, s.Measurements)
+	}, r.measurements)
 	if r.Clock != nil { // on the coordinator's clock, as the other clients' (see measureClock)
 		off := time.Duration(r.Clock.OffsetMs * 1e6)
 		d.Start, d.End, d.Clock = d.Start.Add(off), d.End.Add(off), r.Clock
@@ -531,5 +543,5 @@ func (r *Result) Doc() *result.Doc {
 // WriteText writes the phase's measurements in YCSB's text format, as the
 // spec's measurement properties ask.
 func (r *Result) WriteText(w io.Writer) error {
-	return output.WriteText(w, r.Result, r.Setup.Measurements)
+	return output.WriteText(w, r.Result, r.measurements)
 }

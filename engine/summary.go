@@ -40,7 +40,7 @@ func (r *Result) Summary() []string {
 	s := r.Setup
 	f := ranFacts{
 		load: s.Spec.Phase == LoadPhase, binding: s.Spec.Binding, server: r.Server, embedded: r.Embedded,
-		workload: workloadLabel(s.Props), records: s.Workload.RecordCount, late: s.Measurements.LateThreshold,
+		workload: workloadLabel(s.Props), records: s.Workload.RecordCount, late: s.measurements.LateThreshold,
 		cpu: r.CPU, cores: cores(),
 	}
 	if f.load {

@@ -393,6 +393,7 @@ func decodeNumber[T int | int64 | float64](v *yaml.Node, dst *T, errf errFunc, w
 var planSets = map[string]string{
 	"threadcount": "threads:", "recordcount": "records:", "target": "rates:", "clients": "clients:",
 	"operationcount": "operations:", "maxexecutiontime": "duration:", "warmuptime": "warmup:", "label": "deployment label:",
+	"result.file": "directory (each run's result is DIR/runs/ID.json)",
 }
 
 // MaxSeconds bounds a plan's duration and warmup as the runner bounds

@@ -47,6 +47,9 @@ func (p *Props) SetDefault(key, value, source string) {
 	}
 }
 
+// Delete removes key.
+func (p *Props) Delete(key string) { delete(p.m, key) }
+
 // Merge copies every property of q into p, overriding.
 func (p *Props) Merge(q *Props) {
 	maps.Copy(p.m, q.m)

@@ -182,3 +182,33 @@ func WriteFileMode(path string, perm os.FileMode, write func(io.Writer) error) e
 	}
 	return f.Commit()
 }
+
+// SamePath returns the first two of paths (i < j) that name one file:
+// the same absolute path, or (for files that exist) the same file through
+// a link; empty paths are left out.
+func SamePath(paths []string) (i, j int, found bool) {
+	seen := map[string]int{}
+	stats := make([]os.FileInfo, len(paths))
+	for j, p := range paths {
+		if p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			abs = filepath.Clean(p)
+		}
+		if i, dup := seen[abs]; dup {
+			return i, j, true
+		}
+		seen[abs] = j
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			stats[j] = st
+			for i, other := range stats[:j] {
+				if other != nil && os.SameFile(other, st) {
+					return i, j, true
+				}
+			}
+		}
+	}
+	return 0, 0, false
+}

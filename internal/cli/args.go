@@ -23,9 +23,6 @@ func badf(format string, args ...any) error { return usageError{fmt.Errorf(forma
 type phaseArgs struct {
 	binding string
 	props   *props.Props
-	json    string // -o
-	csv     string // --csv
-	hlog    string // --hlog: prefix of HdrHistogram interval logs
 	cpuprof string // --cpuprofile: the client's own CPU profile (pprof)
 	// indexFrom names the orchestrator whose environment gives this
 	// client's index (--client-index-from docker|kubernetes).
@@ -114,10 +111,11 @@ func parsePhase(ctx context.Context, cmd string, args []string, stderr io.Writer
 	for _, name := range []string{"maxexecutiontime", "duration"} {
 		fs.Var(actionList{&acts, setter("maxexecutiontime")}, name, "")
 	}
-	fs.StringVar(&pa.json, "o", "", "")
-	fs.StringVar(&pa.json, "json", "", "")
-	fs.StringVar(&pa.csv, "csv", "", "")
-	fs.StringVar(&pa.hlog, "hlog", "", "")
+	for _, name := range []string{"o", "json"} {
+		fs.Var(actionList{&acts, setter("result.file")}, name, "")
+	}
+	fs.Var(actionList{&acts, setter("timeseries.file")}, "csv", "")
+	fs.Var(actionList{&acts, setter("hdrhistogram.log")}, "hlog", "")
 	fs.StringVar(&pa.cpuprof, "cpuprofile", "", "")
 	fs.BoolVar(&pa.help, "h", false, "")
 	fs.BoolVar(&pa.help, "help", false, "")

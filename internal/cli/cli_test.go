@@ -37,6 +37,12 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
+	if os.Getenv("SERVBENCH_CLIENT") != "" {
+		// A client started by a test that did not make this binary the
+		// command: running the tests here would start clients of their own.
+		fmt.Fprintln(os.Stderr, "test: a client started without SERVBENCH_TEST_CLI=1")
+		os.Exit(ExitFailure)
+	}
 	os.Exit(m.Run())
 }
 
@@ -415,7 +421,7 @@ func TestFailedStartLeavesNoFiles(t *testing.T) {
 		t.Errorf("temporary files left: %v", left)
 	}
 	// Two outputs in one file: one would silently replace the other.
-	if code, _, e := servbench(t, "run", "basic", "-w", "a", "-o", keep, "--csv", keep); code != ExitUsage || !strings.Contains(e, "is named by both -o and --csv") {
+	if code, _, e := servbench(t, "run", "basic", "-w", "a", "-o", keep, "--csv", keep); code != ExitUsage || !strings.Contains(e, "is named by both -o (result.file) and --csv (timeseries.file)") {
 		t.Errorf("-o and --csv one file: exit %d: %s", code, e)
 	}
 }

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/engine"
-	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/internal/output"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
@@ -28,12 +27,13 @@ import (
 
 // runClients runs a phase spread over clients from the command line (see
 // coordinate) and says how it went.
-func runClients(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Setup, stderr io.Writer) (int, error) {
+func runClients(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Setup, stdout, stderr io.Writer) (int, error) {
 	n := setup.Client.Count
-	if pa.csv != "" || pa.hlog != "" || pa.cpuprof != "" || setup.Outputs.ExportFile != "" || setup.Outputs.RawFile != "" {
-		return ExitUsage, badf("%s: with clients=%d each client writes its own result; --csv, --hlog, --cpuprofile, exportfile and measurement.raw.output_file are not merged: leave them out", cmd, n)
+	out := setup.Outputs
+	if out.HlogPrefix != "" || out.HdrFiles || pa.cpuprof != "" || out.RawFile != "" {
+		return ExitUsage, badf("%s: with clients=%d each client writes its own result; --hlog, hdrhistogram.fileoutput, --cpuprofile and measurement.raw.output_file are not merged: leave them out", cmd, n)
 	}
-	m, err := coordinate(ctx, setup, pa.json, stderr)
+	m, err := coordinate(ctx, setup, out.ResultFile, stderr)
 	if err != nil {
 		var ue usageError
 		switch {
@@ -45,6 +45,9 @@ func runClients(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Se
 		case ctx.Err() != nil:
 			return ExitInterrupted, fmt.Errorf("%s: %w", cmd, err)
 		}
+		return ExitFailure, fmt.Errorf("%s: %w", cmd, err)
+	}
+	if err := setup.WriteMerged(m, engine.Writers{Stdout: stdout, Stderr: stderr}); err != nil { // as any run's outputs
 		return ExitFailure, fmt.Errorf("%s: %w", cmd, err)
 	}
 	if ctx.Err() != nil || m.Stop == result.Interrupted {
@@ -151,11 +154,6 @@ func coordinate(ctx context.Context, setup *engine.Setup, out string, stderr io.
 	if err != nil {
 		return nil, err
 	}
-	if out != "" {
-		if err := atomicfile.WriteFile(out, func(w io.Writer) error { return result.WriteJSON(w, m) }); err != nil {
-			return nil, fmt.Errorf("write %s: %w", out, err)
-		}
-	}
 	fmt.Fprintf(stderr, "servbench: %d clients: %s ops/s over the %.1f s all were measuring, %s operations (%s ok)\n",
 		m.Clients, output.Thousands(int64(m.Throughput+0.5)), m.RuntimeMs/1000, output.Thousands(m.Operations), output.Thousands(m.OKOperations))
 	if off, rtt := maxClockOffset(m); rtt > 0 {
@@ -183,6 +181,9 @@ func maxClockOffset(m *result.Doc) (offset, rtt float64) {
 // the file's).
 func clientProps(p *props.Props) *props.Props {
 	all := p.Clone()
+	for _, merged := range []string{"result.file", "timeseries.file", "exportfile"} {
+		all.Delete(merged) // each client is given its own result; the coordinator writes these from the merge
+	}
 	all.SetDefault("workloadname", engine.WorkloadName(p), "")
 	return all
 }
@@ -520,8 +521,8 @@ func indexFromEnv(pa *phaseArgs, getenv func(string) string) error {
 		return fmt.Errorf("--client-index-from %q: want docker or kubernetes", props.Cut(pa.indexFrom, 40))
 	}
 	pa.props.Set("clientindex", strconv.Itoa(i), "--client-index-from "+pa.indexFrom)
-	if pa.json != "" {
-		pa.json = clientResultPath(pa.json, i)
+	if out, ok := pa.props.Get("result.file"); ok {
+		pa.props.Set("result.file", clientResultPath(out, i), "--client-index-from "+pa.indexFrom)
 	}
 	return nil
 }

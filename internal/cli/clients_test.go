@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -23,7 +24,7 @@ import (
 func TestClientsHere(t *testing.T) {
 	t.Setenv("SERVBENCH_TEST_CLI", "1") // the test binary is the clients' servbench
 	out := filepath.Join(t.TempDir(), "r.json")
-	code, _, stderr := servbench(t, "run", "basic", "-w", "a", "--clients", "3", "-threads", "4",
+	code, stdout, stderr := servbench(t, "run", "basic", "-w", "a", "--clients", "3", "-threads", "4",
 		"-p", "recordcount=999", "-p", "operationcount=30001", "-target", "20000", "-o", out)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -31,6 +32,21 @@ func TestClientsHere(t *testing.T) {
 	m, err := result.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Standard output holds YCSB's report of the merged result, as for
+	// any run: its counts are the merged ones.
+	rep := parseReport(t, stdout)
+	var reported float64
+	for _, o := range m.Ops {
+		if o.Name == "READ" || o.Name == "UPDATE" {
+			reported += num(t, rep, "["+o.Name+"], Operations")
+			if got := num(t, rep, "["+o.Name+"], Return=OK"); got != float64(o.Outcomes["OK"]) {
+				t.Errorf("[%s] Return=OK %v, merged %d", o.Name, got, o.Outcomes["OK"])
+			}
+		}
+	}
+	if reported != 30001 || num(t, rep, "[OVERALL], RunTime(ms)") != math.Trunc(m.RuntimeMs) {
+		t.Errorf("the report on standard output: %v operations, runtime %v ms (merged %v):\n%s", reported, rep["[OVERALL], RunTime(ms)"], m.RuntimeMs, stdout)
 	}
 	var ops, threads int64
 	var starts []string
@@ -101,7 +117,7 @@ func TestClientsRefused(t *testing.T) {
 	}{
 		{[]string{"run", "basic", "-w", "a", "--clients", "3", "-threads", "2"}, "2 threads for 3 clients"},
 		{[]string{"run", "pebble", "-w", "a", "--clients", "2", "-threads", "2"}, "pebble is embedded"},
-		{[]string{"run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "--csv", "x.csv"}, "each client writes its own result"},
+		{[]string{"run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "--hlog", "x-"}, "each client writes its own result"},
 		{[]string{"run", "basic", "-w", "a", "--clients", "2", "--client-index", "2", "-threads", "2"}, "want 0 to 1"},
 	} {
 		code, _, stderr := servbench(t, c.args...)

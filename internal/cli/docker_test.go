@@ -71,7 +71,8 @@ func TestIndexFromEnv(t *testing.T) {
 	} {
 		p := props.New()
 		p.Set("metrics.addr", "127.0.0.1:9464", "test")
-		pa := &phaseArgs{props: p, json: "/results/r.json", indexFrom: c.from}
+		p.Set("result.file", "/results/r.json", "test")
+		pa := &phaseArgs{props: p, indexFrom: c.from}
 		err := indexFromEnv(pa, func(k string) string { return c.env[k] })
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
@@ -81,8 +82,9 @@ func TestIndexFromEnv(t *testing.T) {
 		}
 		i, _ := p.Get("clientindex")
 		addr, _ := p.Get("metrics.addr")
-		if err != nil || i != c.index || pa.json != c.out || addr != c.addr {
-			t.Errorf("%s %v: index %q, -o %q, metrics %q, %v", c.from, c.env, i, pa.json, addr, err)
+		out, _ := p.Get("result.file")
+		if err != nil || i != c.index || out != c.out || addr != c.addr {
+			t.Errorf("%s %v: index %q, -o %q, metrics %q, %v", c.from, c.env, i, out, addr, err)
 		}
 	}
 }

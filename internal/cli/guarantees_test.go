@@ -1,7 +1,12 @@
 package cli
 
 import (
+	"slices"
+
 	"fmt"
+	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/workloads"
 	"io/fs"
 	"net/http/httptest"
 	"os/exec"
@@ -388,5 +393,99 @@ func TestHlogIntoAPipeNobodyReads(t *testing.T) {
 		}
 	case <-time.After(2 * time.Minute): // a safety net, not a timing
 		t.Fatal("the run waited for a reader")
+	}
+}
+
+// One set of output properties gives the same files whoever runs the
+// phase: the command line, a Go program (engine.Execute), a plan and a
+// phase spread over two clients (whose files come from the merge).
+func TestOutputsTheSameEveryWay(t *testing.T) {
+	t.Setenv("SERVBENCH_TEST_CLI", "1")
+	root := t.TempDir()
+	const ops = 2000
+	outputs := func(dir string, hdr bool) []string {
+		os.MkdirAll(dir, 0o755)
+		kv := []string{"exportfile=" + filepath.Join(dir, "text.txt"), "timeseries.file=" + filepath.Join(dir, "series.csv")}
+		if hdr {
+			kv = append(kv, "hdrhistogram.fileoutput=true", "hdrhistogram.output.path="+filepath.Join(dir, "h-"))
+		}
+		return kv
+	}
+	base := []string{"run", "basic", "-w", "c", "-p", "recordcount=100", "-p", "operationcount=" + strconv.Itoa(ops), "-threads", "2", "-target", "4000"}
+	withProps := func(kv []string) []string {
+		args := slices.Clone(base)
+		for _, x := range kv {
+			args = append(args, "-p", x)
+		}
+		return args
+	}
+	results := map[string]string{}
+
+	cliDir := filepath.Join(root, "cli")
+	if code, _, e := servbench(t, append(withProps(outputs(cliDir, true)), "-o", filepath.Join(cliDir, "r.json"))...); code != ExitOK {
+		t.Fatalf("command line: exit %d: %s", code, e)
+	}
+	results["cli"] = filepath.Join(cliDir, "r.json")
+
+	goDir := filepath.Join(root, "go")
+	p := props.New()
+	workloads.Load(p, "c")
+	for _, x := range append(outputs(goDir, true), "recordcount=100", "operationcount="+strconv.Itoa(ops), "result.file="+filepath.Join(goDir, "r.json")) {
+		k, v, _ := strings.Cut(x, "=")
+		p.Set(k, v, "test")
+	}
+	setup, err := engine.Check(engine.Spec{Binding: "basic", Properties: p, Threads: 2, Rate: 4000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := setup.Execute(context.Background(), engine.Writers{}); err != nil {
+		t.Fatalf("engine.Execute: %v", err)
+	}
+	results["go"] = filepath.Join(goDir, "r.json")
+
+	planDir := filepath.Join(root, "plan")
+	var planProps strings.Builder
+	for _, x := range outputs(planDir, true) {
+		k, v, _ := strings.Cut(x, "=")
+		fmt.Fprintf(&planProps, "  %s: %s\n", k, v)
+	}
+	pf := writePlan(t, "name: outputs\ndeployments: [{binding: basic}]\nworkloads: [c]\nrecords: [100]\nthreads: [2]\nrates: [4000]\noperations: "+
+		strconv.Itoa(ops)+"\nproperties:\n"+planProps.String())
+	if code, _, e := servbench(t, "bench", pf, "-o", filepath.Join(planDir, "out")); code != ExitOK {
+		t.Fatalf("plan: exit %d: %s", code, e)
+	}
+	ix := readIndex(t, filepath.Join(planDir, "out"))
+	results["plan"] = filepath.Join(planDir, "out", ix.Runs[0].Result)
+
+	spreadDir := filepath.Join(root, "spread")
+	if code, _, e := servbench(t, append(withProps(outputs(spreadDir, false)), "--clients", "2", "-o", filepath.Join(spreadDir, "r.json"))...); code != ExitOK {
+		t.Fatalf("spread: exit %d: %s", code, e)
+	}
+	results["spread"] = filepath.Join(spreadDir, "r.json")
+
+	var header string
+	for way, dir := range map[string]string{"cli": cliDir, "go": goDir, "plan": planDir, "spread": spreadDir} {
+		text, err := os.ReadFile(filepath.Join(dir, "text.txt"))
+		rep := parseReport(t, string(text))
+		if err != nil || num(t, rep, "[READ], Operations") != ops || rep["[OVERALL], RunTime(ms)"] == "" {
+			t.Errorf("%s: exportfile %v:\n%s", way, err, text)
+		}
+		csv, err := os.ReadFile(filepath.Join(dir, "series.csv"))
+		first, _, _ := strings.Cut(string(csv), "\n")
+		if err != nil || !strings.Contains(string(csv), ",READ,") {
+			t.Errorf("%s: timeseries.file %v: %q", way, err, first)
+		}
+		if header == "" {
+			header = first
+		} else if first != header {
+			t.Errorf("%s: the time series' columns %q, another way's %q", way, first, header)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "h-READ.hdr")); (err == nil) != (way != "spread") {
+			t.Errorf("%s: hdrhistogram.fileoutput: %v", way, err)
+		}
+		d, err := result.ReadFile(results[way])
+		if err != nil || d.Operations != ops {
+			t.Errorf("%s: result %v, %d operations", way, err, d.Operations)
+		}
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/servbench/servbench/internal/atomicfile"
@@ -35,7 +33,7 @@ func merge(args []string, stdout io.Writer) (int, error) {
 	if *out == "" {
 		return ExitUsage, badf("merge: no output file (-o MERGED.json)")
 	}
-	if i, j, dup := samePath(append(slices.Clone(files), *out)); dup {
+	if i, j, dup := atomicfile.SamePath(append(slices.Clone(files), *out)); dup {
 		if j == len(files) {
 			return ExitUsage, badf("merge: -o %s is the result %s, which is merged: give another output file", *out, files[i])
 		}
@@ -64,34 +62,4 @@ func merge(args []string, stdout io.Writer) (int, error) {
 		}
 	}
 	return ExitOK, nil
-}
-
-// samePath returns the first two of paths (i < j) that name one file:
-// the same absolute path, or (for files that exist) the same file through
-// a link; empty paths are left out.
-func samePath(paths []string) (i, j int, found bool) {
-	seen := map[string]int{}
-	stats := make([]os.FileInfo, len(paths))
-	for j, p := range paths {
-		if p == "" {
-			continue
-		}
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			abs = filepath.Clean(p)
-		}
-		if i, dup := seen[abs]; dup {
-			return i, j, true
-		}
-		seen[abs] = j
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			stats[j] = st
-			for i, other := range stats[:j] {
-				if other != nil && os.SameFile(other, st) {
-					return i, j, true
-				}
-			}
-		}
-	}
-	return 0, 0, false
 }
