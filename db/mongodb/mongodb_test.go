@@ -56,7 +56,7 @@ func TestBadProperties(t *testing.T) {
 			t.Errorf("%v: err = %v", kv, err)
 		}
 	}
-	_, err := b.Open(context.Background(), dbtest.Props("mongodb.url", "mongodb://admin:hunter2@127.0.0.1:1/?serverSelectionTimeoutMS=300&connectTimeoutMS=300"), db.Options{Threads: 1})
+	_, err := b.Open(context.Background(), dbtest.Props("mongodb.url", "mongodb://admin:hunter2@127.0.0.1:1/", "mongodb.connecttimeout", "300"), db.Options{Threads: 1})
 	if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "127.0.0.1:1") {
 		t.Errorf("connect error %v: must name the server and hide the password", err)
 	}

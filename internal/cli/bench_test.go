@@ -176,6 +176,7 @@ func TestBenchBadPlans(t *testing.T) {
 // per operation, so one thread serves at most ~500 ops/s: 50 and 100 ops/s
 // meet a 20 ms p99, 2,000 ops/s queues up for the whole run.
 func TestBenchSLOSearch(t *testing.T) {
+	t.Parallel()
 	planFile := writePlan(t, `name: slo
 deployments:
   - label: slow
@@ -326,7 +327,7 @@ operations: 100
 // operation counted once; the report keeps them apart as their own
 // deployment; pebble cannot be spread.
 func TestBenchClients(t *testing.T) {
-	t.Setenv("SERVBENCH_TEST_CLI", "1") // the test binary is the clients' servbench
+	t.Parallel() // the test binary is the clients' servbench (TestMain)
 	dir := filepath.Join(t.TempDir(), "out")
 	pf := writePlan(t, `name: c
 deployments:

@@ -38,11 +38,14 @@ func TestMain(m *testing.M) {
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	if os.Getenv("SERVBENCH_CLIENT") != "" {
-		// A client started by a test that did not make this binary the
-		// command: running the tests here would start clients of their own.
+		// A client started without this binary made the command: running
+		// the tests here would start clients of their own.
 		fmt.Fprintln(os.Stderr, "test: a client started without SERVBENCH_TEST_CLI=1")
 		os.Exit(ExitFailure)
 	}
+	// Every process the tests start from this binary (a spread phase's
+	// clients) is the command, never another run of the tests.
+	os.Setenv("SERVBENCH_TEST_CLI", "1")
 	os.Exit(m.Run())
 }
 
@@ -349,6 +352,7 @@ func TestYCSBFlagsAndCompat(t *testing.T) {
 // servbench process in the middle of an unlimited run: it must exit 130
 // and still write the report and the JSON result with what it measured.
 func TestInterruptWritesResults(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) { interruptWritesResults(t, sig) })
 	}

@@ -22,7 +22,7 @@ import (
 // exactly: the counts add up. (At a rate, so that the clients run long
 // enough to overlap whatever the machine is doing: 1 to 2 s.)
 func TestClientsHere(t *testing.T) {
-	t.Setenv("SERVBENCH_TEST_CLI", "1") // the test binary is the clients' servbench
+	t.Parallel() // the test binary is the clients' servbench (TestMain)
 	out := filepath.Join(t.TempDir(), "r.json")
 	code, stdout, stderr := servbench(t, "run", "basic", "-w", "a", "--clients", "3", "-threads", "4",
 		"-p", "recordcount=999", "-p", "operationcount=30001", "-target", "20000", "-o", out)
@@ -80,7 +80,6 @@ func TestClientsHere(t *testing.T) {
 // A client that fails, or is killed, fails the phase, named, and no
 // merged result is written.
 func TestClientsOneFails(t *testing.T) {
-	t.Setenv("SERVBENCH_TEST_CLI", "1")
 	for _, c := range []struct{ env, want string }{
 		{"SERVBENCH_TEST_FAIL_CLIENT", "client 1 of 2 failed (exit status 1)"},
 		{"SERVBENCH_TEST_KILL_CLIENT", "client 1 of 2 failed (signal: killed)"},
@@ -160,7 +159,7 @@ func (l *lines) Write(p []byte) (int, error) {
 // measured, and those results are merged: exit 130, a merged result of
 // both clients that says it was interrupted.
 func TestClientsInterrupted(t *testing.T) {
-	t.Setenv("SERVBENCH_TEST_CLI", "1")
+	t.Parallel() // the test binary is the clients' servbench (TestMain)
 	out := filepath.Join(t.TempDir(), "r.json")
 	stderr := &lines{n: 2, started: make(chan struct{})}
 	started := stderr.started

@@ -218,7 +218,7 @@ func (w *watchFor) String() string {
 // nothing, even with an earlier run's client results beside its output:
 // every client result must carry this run's coordinator.id.
 func TestClientsMergeOnlyTheirOwnRun(t *testing.T) {
-	t.Setenv("SERVBENCH_TEST_CLI", "1")
+	t.Parallel() // the test binary is the clients' servbench (TestMain)
 	out := filepath.Join(t.TempDir(), "st.json")
 	args := []string{"run", "basic", "-w", "a", "-p", "recordcount=100", "--clients", "2", "-threads", "2", "-p", "target=500", "-p", "operationcount=200", "-o", out}
 	if code, _, e := servbench(t, args...); code != ExitOK {
@@ -249,7 +249,6 @@ func TestClientsMergeOnlyTheirOwnRun(t *testing.T) {
 // A second Ctrl-C ends a spread phase whose client is hung (stopped with
 // SIGSTOP): the coordinator kills what it started and names the client.
 func TestClientsSecondInterruptKillsAHungClient(t *testing.T) {
-	t.Setenv("SERVBENCH_TEST_CLI", "1")
 	t.Setenv("SERVBENCH_TEST_STOP_CLIENT", "1")
 	ctx, cancel := context.WithCancel(context.Background())
 	abandon := make(chan struct{})
@@ -327,7 +326,7 @@ func TestClientsStopWhenTheCoordinatorIsGone(t *testing.T) {
 // says which; a port whose last client would be past 65535 is refused
 // before any client starts.
 func TestClientsMetricsPorts(t *testing.T) {
-	t.Setenv("SERVBENCH_TEST_CLI", "1")
+	t.Parallel() // the test binary is the clients' servbench (TestMain)
 	code, _, e := servbench(t, "run", "basic", "-w", "a", "--clients", "3", "-threads", "3", "-target", "300", "-p", "operationcount=300", "--metrics-addr", "127.0.0.1:0",
 		"-o", filepath.Join(t.TempDir(), "r.json"))
 	if code != ExitOK {
@@ -400,7 +399,7 @@ func TestHlogIntoAPipeNobodyReads(t *testing.T) {
 // phase: the command line, a Go program (engine.Execute), a plan and a
 // phase spread over two clients (whose files come from the merge).
 func TestOutputsTheSameEveryWay(t *testing.T) {
-	t.Setenv("SERVBENCH_TEST_CLI", "1")
+	t.Parallel() // the test binary is the clients' servbench (TestMain)
 	root := t.TempDir()
 	const ops = 2000
 	outputs := func(dir string, hdr bool) []string {

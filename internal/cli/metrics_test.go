@@ -32,6 +32,9 @@ func freePort(t *testing.T) int {
 // every second; the rate it computes from servbench_transactions_total is
 // within 5% of the run's own throughput.
 func TestMetricsScrapedByPrometheus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 20 s run scraped by Prometheus: the integration suite's")
+	}
 	bin, err := exec.LookPath("prometheus")
 	if err != nil {
 		if os.Getenv("SERVBENCH_REQUIRE_SERVERS") != "" {
