@@ -24,8 +24,8 @@ import (
 
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/internal/atomicfile"
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/internal/inputfile"
-	"github.com/servbench/servbench/internal/output"
 	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
@@ -356,7 +356,7 @@ func (r *Runner) printSLO() {
 	step := func(v float64) string { // "16 threads", "rate 2,000"
 		switch {
 		case x.Step == "rate":
-			return "rate " + output.Thousands(int64(v))
+			return "rate " + format.Thousands(int64(v))
 		case v == 1:
 			return "1 thread"
 		}
@@ -365,7 +365,7 @@ func (r *Runner) printSLO() {
 	for _, c := range x.Curves {
 		best := "no step within the bound"
 		if c.Best != nil {
-			best = fmt.Sprintf("best %s ops/s at %s (%s %.3f ms)", output.Thousands(int64(c.Best.Throughput+0.5)), step(c.Best.Step), x.Latency, c.Best.LatencyUs/1000)
+			best = fmt.Sprintf("best %s ops/s at %s (%s %.3f ms)", format.Thousands(int64(c.Best.Throughput+0.5)), step(c.Best.Step), x.Latency, c.Best.LatencyUs/1000)
 		}
 		broke := "never over the bound"
 		switch {
@@ -376,7 +376,7 @@ func (r *Runner) printSLO() {
 		}
 		peak := ""
 		if c.Peak != nil {
-			peak = fmt.Sprintf("; peak %s ops/s at %s", output.Thousands(int64(c.Peak.Throughput+0.5)), step(c.Peak.Step))
+			peak = fmt.Sprintf("; peak %s ops/s at %s", format.Thousands(int64(c.Peak.Throughput+0.5)), step(c.Peak.Step))
 		}
 		fmt.Fprintf(r.stderr, "servbench:   %s: %s, %s%s\n", c.Series, best, broke, peak)
 	}
@@ -394,7 +394,7 @@ func outcome(ic *plan.IndexRun) string {
 	if ic.Status != "done" {
 		return ic.Status + ": " + ic.Error
 	}
-	s := output.Thousands(int64(ic.Throughput+0.5)) + " ops/s"
+	s := format.Thousands(int64(ic.Throughput+0.5)) + " ops/s"
 	if ic.CostPerBillion > 0 {
 		s += fmt.Sprintf(", %.2f per billion operations", ic.CostPerBillion)
 	}

@@ -31,6 +31,7 @@ import (
 	"unicode"
 
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/internal/output"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
@@ -217,21 +218,11 @@ func checkMemory(p *props.Props, threads int, paced bool, avail int64) (warning 
 		return "", nil
 	}
 	say := fmt.Sprintf("%d threads need about %s of memory (about %s a thread%s); this machine has %s available",
-		threads, gib(need), gib(per), map[bool]string{true: " with a target rate", false: ""}[paced], gib(avail))
+		threads, format.Bytes(need), format.Bytes(per), map[bool]string{true: " with a target rate", false: ""}[paced], format.Bytes(avail))
 	if need > avail {
 		return "", p.Errorf("threadcount", "%s: give fewer threads, or spread them over clients", say)
 	}
 	return say + ": the client may run short of memory", nil
-}
-
-func gib(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
 }
 
 // availableMemory is the kernel's MemAvailable, in bytes (0: unknown).

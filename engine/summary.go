@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/db"
-	"github.com/servbench/servbench/internal/output"
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
@@ -64,8 +64,8 @@ func summarize(f ranFacts, res *runner.Result) []string {
 	}
 	threads := plural(int64(res.Threads), "thread")
 	head := fmt.Sprintf("%s %s on %s, %s, %s records: %s in %s, %s ops/s",
-		what, f.workload, store, threads, output.Thousands(f.records), plural(all, "operation"),
-		res.Runtime.Round(time.Millisecond), output.Thousands(int64(throughput(all, res.Runtime))))
+		what, f.workload, store, threads, format.Thousands(f.records), plural(all, "operation"),
+		res.Runtime.Round(time.Millisecond), format.Thousands(int64(throughput(all, res.Runtime))))
 	if all > ok {
 		head += fmt.Sprintf(", %s failed", plural(all-ok, "operation"))
 	}
@@ -86,7 +86,7 @@ func summarize(f ranFacts, res *runner.Result) []string {
 	if t := res.Config.Rate; t > 0 && res.Runtime > 0 {
 		got := throughput(all, res.Runtime)
 		if miss := 100 * (t - got) / t; miss > targetMissPct {
-			warn("target rate missed: %s ops/s achieved of %s asked (%.0f%% short); response times include the wait", output.Thousands(int64(got)), output.Thousands(int64(t)), miss)
+			warn("target rate missed: %s ops/s achieved of %s asked (%.0f%% short); response times include the wait", format.Thousands(int64(got)), format.Thousands(int64(t)), miss)
 		}
 	}
 	if lag := res.Total.Lag; lag != nil && lag.TotalCount() > 0 {
@@ -98,7 +98,7 @@ func summarize(f ranFacts, res *runner.Result) []string {
 		}
 		if 2*late > lag.TotalCount() {
 			warn("%s of %s operations started more than %s behind their intended start: the client or the database could not keep the schedule",
-				output.Thousands(late), output.Thousands(lag.TotalCount()), f.late)
+				format.Thousands(late), format.Thousands(lag.TotalCount()), f.late)
 		}
 	}
 	if f.cores > 0 && res.Runtime >= shortRun { // shorter runs are mostly start-up
@@ -121,7 +121,7 @@ func summarize(f ranFacts, res *runner.Result) []string {
 		}
 		if reads > 0 && 2*missing > reads {
 			warn("%s of %s reads and updates found no record: was the data loaded? Load it first with the same properties (servbench load %s ...), or point the run at the store and table the load used",
-				output.Thousands(missing), output.Thousands(reads), f.binding)
+				format.Thousands(missing), format.Thousands(reads), f.binding)
 		}
 	}
 	if db.IsStandIn(f.server) {
@@ -149,7 +149,7 @@ func plural(n int64, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
-	return output.Thousands(n) + " " + word + "s"
+	return format.Thousands(n) + " " + word + "s"
 }
 
 func cores() int { return runtime.GOMAXPROCS(0) }

@@ -7,7 +7,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/servbench/servbench/internal/chart"
-	"github.com/servbench/servbench/internal/output"
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/result"
 )
 
@@ -22,7 +22,7 @@ func (s *Set) perRun() Section {
 		if !d.Stop.Finished() {
 			end = fmt.Sprintf(", stopped: %s", d.Stop)
 		}
-		det := RunDetail{ID: r.ID, Summary: fmt.Sprintf("%s: %s ops/s, %s operations, %.2f s%s", r.ID, thousands(d.Throughput), output.Thousands(d.Operations), d.RuntimeMs/1000, end)}
+		det := RunDetail{ID: r.ID, Summary: fmt.Sprintf("%s: %s ops/s, %s operations, %.2f s%s", r.ID, thousands(d.Throughput), format.Thousands(d.Operations), d.RuntimeMs/1000, end)}
 		stem := safe(r.ID)
 		if f := spectrum(r); f != nil {
 			f.Name = stem + "-spectrum"

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/servbench/servbench/internal/chart"
-	"github.com/servbench/servbench/internal/output"
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/result"
 )
 
@@ -50,7 +50,7 @@ func thousands(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
-	return output.Thousands(int64(math.Round(v)))
+	return format.Thousands(int64(math.Round(v)))
 }
 func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/engine"
-	"github.com/servbench/servbench/internal/output"
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
@@ -155,7 +155,7 @@ func coordinate(ctx context.Context, setup *engine.Setup, out string, stderr io.
 		return nil, err
 	}
 	fmt.Fprintf(stderr, "servbench: %d clients: %s ops/s over the %.1f s all were measuring, %s operations (%s ok)\n",
-		m.Clients, output.Thousands(int64(m.Throughput+0.5)), m.RuntimeMs/1000, output.Thousands(m.Operations), output.Thousands(m.OKOperations))
+		m.Clients, format.Thousands(int64(m.Throughput+0.5)), m.RuntimeMs/1000, format.Thousands(m.Operations), format.Thousands(m.OKOperations))
 	if off, rtt := maxClockOffset(m); rtt > 0 {
 		fmt.Fprintf(stderr, "servbench: the clients' clocks were within %.2f ms of this one's (measured ± %.2f ms); their intervals are lined up on it\n", off, rtt/2)
 	}

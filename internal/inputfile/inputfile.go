@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/servbench/servbench/internal/format"
 )
 
 // ErrTooLarge is returned for a file over the bound.
@@ -51,25 +53,14 @@ func read(path string, limit int64) ([]byte, error) {
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limit {
-		return nil, fmt.Errorf("%w: %d bytes, more than %s", ErrTooLarge, st.Size(), Size(limit))
+		return nil, fmt.Errorf("%w: %d bytes, more than %s", ErrTooLarge, st.Size(), format.Bytes(limit))
 	}
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%w: more than %s", ErrTooLarge, Size(limit))
+		return nil, fmt.Errorf("%w: more than %s", ErrTooLarge, format.Bytes(limit))
 	}
 	return b, nil
-}
-
-// Size writes a byte count as people read it: 16 MiB, 4 KiB, 100 bytes.
-func Size(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

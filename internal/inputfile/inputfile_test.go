@@ -39,11 +39,3 @@ func TestRead(t *testing.T) {
 		w.Close()
 	}
 }
-
-func TestSize(t *testing.T) {
-	for n, want := range map[int64]string{16 << 20: "16 MiB", 4096: "4 KiB", 100: "100 bytes", 1500: "1500 bytes"} {
-		if got := Size(n); got != want {
-			t.Errorf("Size(%d) = %q, want %q", n, got, want)
-		}
-	}
-}

@@ -21,6 +21,7 @@ const module = "github.com/servbench/servbench"
 // report. "db/*" stands for every binding folder (bindings never import
 // each other). A new package must be given a layer here.
 var layers = [][]string{
+	{"internal/format"},
 	{"internal/inputfile"},
 	{"result", "props", "generator", "internal/chart", "internal/atomicfile", "internal/peers", "spread"}, // depend on nothing of ours
 	{"db", "workloads", "plan"}, // plan reads plans and results, never runs them
@@ -121,5 +122,26 @@ func TestLayering(t *testing.T) {
 	}
 	for _, v := range violations(graph) {
 		t.Error(v)
+	}
+}
+
+// TestReadersLinkNoRunner: what only reads plans and results (report,
+// plan, result) links no runner, workload, binding or driver, not even
+// through a package it borrows one function from.
+func TestReadersLinkNoRunner(t *testing.T) {
+	for _, reader := range []string{"report", "plan", "result"} {
+		out, err := exec.Command("go", "list", "-deps", module+"/"+reader).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", reader, err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			rel, ok := strings.CutPrefix(dep, module+"/")
+			if !ok {
+				continue
+			}
+			if slices.Contains([]string{"runner", "workload", "measure", "generator", "db", "engine", "internal/output"}, rel) || strings.HasPrefix(rel, "db/") {
+				t.Errorf("%s links %s", reader, rel)
+			}
+		}
 	}
 }

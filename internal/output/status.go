@@ -9,6 +9,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/runner"
 )
@@ -180,7 +181,7 @@ func (s *Status) barLine(p runner.Progress) string {
 	if d := (p.End - p.Start).Seconds(); d > 0 {
 		rate = float64(iv) / d
 	}
-	fmt.Fprintf(&b, "%s ops/s", Thousands(int64(rate)))
+	fmt.Fprintf(&b, "%s ops/s", format.Thousands(int64(rate)))
 	var all *hdr.Histogram
 	for op := measure.Op(0); op < measure.NumOps; op++ {
 		if !op.IsClientOp() {
@@ -197,7 +198,7 @@ func (s *Status) barLine(p runner.Progress) string {
 		fmt.Fprintf(&b, "  p99 %s", time.Duration(all.ValueAtPercentile(99)).Round(time.Microsecond))
 	}
 	if failed := total - ok; failed > 0 {
-		fmt.Fprintf(&b, "  failed %s", Thousands(failed))
+		fmt.Fprintf(&b, "  failed %s", format.Thousands(failed))
 	}
 	fmt.Fprintf(&b, "  %s", p.Elapsed.Round(time.Second))
 	return b.String()
@@ -213,21 +214,4 @@ func (s *Status) clearBar() {
 		fmt.Fprint(s.W, "\r\033[K")
 		s.barShown = false
 	}
-}
-
-// Thousands writes n with thousands separators: 1,234,567.
-func Thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	digits := strings.TrimPrefix(s, "-")
-	var b []byte
-	if len(digits) < len(s) {
-		b = append(b, '-')
-	}
-	for i, c := range []byte(digits) {
-		if i > 0 && (len(digits)-i)%3 == 0 {
-			b = append(b, ',')
-		}
-		b = append(b, c)
-	}
-	return string(b)
 }

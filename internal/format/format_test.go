@@ -1,0 +1,20 @@
+package format
+
+import "testing"
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", -1234567: "-1,234,567", 1 << 40: "1,099,511,627,776"} {
+		if got := Thousands(n); got != want {
+			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestBytes(t *testing.T) {
+	for n, want := range map[int64]string{16 << 20: "16 MiB", 4096: "4 KiB", 100: "100 bytes", 1500: "1.5 KiB",
+		300 << 10: "300 KiB", 1_000_000 * (300 << 10): "286.1 GiB", 3 << 20: "3 MiB"} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
