@@ -33,7 +33,7 @@ faults:
 
 # Micro-benchmarks of the hot path; scripts/bench-bindings measures bindings.
 bench:
-	$(GO) test -run X -bench . -benchmem ./generator ./workload ./measure ./internal/customer
+	$(GO) test -run X -bench . -benchmem ./generator ./workload ./measure ./workload/customer
 
 # Each fuzz target for FUZZTIME (the seed corpora run in every go test).
 FUZZTIME ?= 30s

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/servbench/servbench/internal/chart"
+	"github.com/servbench/servbench/report/chart"
 	"github.com/servbench/servbench/result"
 )
 

@@ -6,8 +6,8 @@ import (
 	"sort"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/servbench/servbench/internal/chart"
 	"github.com/servbench/servbench/internal/format"
+	"github.com/servbench/servbench/report/chart"
 	"github.com/servbench/servbench/result"
 )
 

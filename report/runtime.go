@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/servbench/servbench/internal/chart"
+	"github.com/servbench/servbench/report/chart"
 	"github.com/servbench/servbench/result"
 )
 

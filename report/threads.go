@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/servbench/servbench/internal/chart"
 	"github.com/servbench/servbench/plan"
+	"github.com/servbench/servbench/report/chart"
 )
 
 // curveKey is everything but the stepped dimension.

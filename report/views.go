@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/servbench/servbench/internal/chart"
 	"github.com/servbench/servbench/internal/format"
+	"github.com/servbench/servbench/report/chart"
 	"github.com/servbench/servbench/result"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/servbench/servbench/generator"
-	"github.com/servbench/servbench/internal/customer"
 	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/workload/customer"
 )
 
 // Config is CoreWorkload's configuration, read and checked once.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/servbench/servbench/db"
 	_ "github.com/servbench/servbench/db/pebble"
-	"github.com/servbench/servbench/internal/customer"
 	"github.com/servbench/servbench/measure"
+	"github.com/servbench/servbench/workload/customer"
 )
 
 func TestPaginationWorkloadFile(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/generator"
-	"github.com/servbench/servbench/internal/customer"
 	"github.com/servbench/servbench/measure"
+	"github.com/servbench/servbench/workload/customer"
 )
 
 // Thread is one client thread's view of the workload: its random source,

@@ -11,9 +11,9 @@ import (
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/generator"
-	"github.com/servbench/servbench/internal/customer"
 	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/workload/customer"
 )
 
 // Workload holds what all client threads share: configuration, the

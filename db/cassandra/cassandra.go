@@ -17,8 +17,8 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/servbench/servbench/db"
-	"github.com/servbench/servbench/internal/customer"
 	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/workload/customer"
 )
 
 func init() { db.Register("cassandra", binding{}) }

@@ -13,9 +13,9 @@ import (
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/engine"
-	"github.com/servbench/servbench/internal/customer"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/workload/customer"
 	"github.com/servbench/servbench/workloads"
 )
 

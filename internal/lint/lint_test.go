@@ -23,16 +23,16 @@ const module = "github.com/servbench/servbench"
 var layers = [][]string{
 	{"internal/format"},
 	{"internal/inputfile"},
-	{"result", "props", "generator", "internal/chart", "internal/atomicfile", "internal/peers", "spread"}, // depend on nothing of ours
+	{"result", "props", "generator", "report/chart", "internal/atomicfile", "internal/peers", "spread"}, // depend on nothing of ours
 	{"db", "workloads", "plan"}, // plan reads plans and results, never runs them
-	{"measure", "internal/customer"},
+	{"measure", "workload/customer"},
 	{"db/*", "workload"},
 	{"runner"},
 	{"internal/output"},
 	{"engine", "report"},
 	{"bench", "db/dbtest"},
 	{"internal/cli"},
-	{"cmd/servbench", "internal/peers/benchpeers"},
+	{"cmd/servbench", "cmd/benchpeers"},
 	{"internal/lint"},
 }
 
