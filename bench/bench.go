@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/internal/format"
@@ -150,15 +151,16 @@ func (r *Runner) loadKey(t *plan.Deployment, w *plan.Workload, records int64) st
 // dataDir keeps an embedded store's data under DIR/data, one directory per
 // data set, unless the plan names one.
 func (r *Runner) dataDir(p *props.Props, t *plan.Deployment, w *plan.Workload, records int64) {
-	if t.Binding != "pebble" || r.dir == "" {
+	key := db.EmbeddedDir(t.Binding)
+	if key == "" || r.dir == "" {
 		return
 	}
 	for _, x := range t.Properties {
-		if x.Key == "pebble.dir" {
+		if x.Key == key {
 			return
 		}
 	}
-	p.Set("pebble.dir", filepath.Join(r.dir, "data", r.loadKey(t, w, records)), "plan directory")
+	p.Set(key, filepath.Join(r.dir, "data", r.loadKey(t, w, records)), "plan directory")
 }
 
 // check validates every run and load before anything runs: bindings,
@@ -194,7 +196,7 @@ func (r *Runner) check() error {
 		}
 		tk := c.Deployment.Label + "\x00" + c.Workload.Name
 		r.docs[tk] = ch.s.Workload.Document
-		if _, named := r.tables[tk]; !named && len(r.pl.RecordsOf(c.Deployment)) > 1 && c.Deployment.Binding != "pebble" && !r.setsTable(c.Deployment) {
+		if _, named := r.tables[tk]; !named && len(r.pl.RecordsOf(c.Deployment)) > 1 && db.EmbeddedDir(c.Deployment.Binding) == "" && !r.setsTable(c.Deployment) {
 			r.tables[tk] = ch.s.Workload.Table
 		}
 		lk := r.loadKey(c.Deployment, c.Workload, c.Records)

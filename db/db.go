@@ -122,6 +122,25 @@ type Ephemeral interface {
 	Ephemeral() bool
 }
 
+// Embedded is a binding whose store runs inside the client process (an
+// embedded engine such as Pebble), not in a server: each process has a
+// store of its own, so a phase cannot be spread over clients, and a plan
+// keeps each data set's store in a directory of its own, given in the
+// property DataDirProperty names.
+type Embedded interface {
+	DataDirProperty() string
+}
+
+// EmbeddedDir is the property that holds the store's directory when the
+// binding named name is Embedded ("pebble.dir"), "" for a server's.
+func EmbeddedDir(name string) string {
+	b, _ := Lookup(name)
+	if e, ok := b.(Embedded); ok {
+		return e.DataDirProperty()
+	}
+	return ""
+}
+
 // moduleVersion returns the version of a Go module built into this binary
 // ("v1.0.79"), or "" when it is not known (a test binary, say).
 func moduleVersion(path string) string {

@@ -145,8 +145,8 @@ func Check(spec Spec) (*Setup, error) {
 	if s.Client, err = applyClient(p, load); err != nil {
 		return nil, bad(err)
 	}
-	if s.Client.Spread() && spec.Binding == "pebble" {
-		return nil, bad(p.Errorf("clients", "%d clients: pebble is embedded in each process, so each client would measure a store of its own; spread a phase over clients of a database server", s.Client.Count))
+	if s.Client.Spread() && db.EmbeddedDir(spec.Binding) != "" {
+		return nil, bad(p.Errorf("clients", "%d clients: %s is embedded in each process, so each client would measure a store of its own; spread a phase over clients of a database server", s.Client.Count, spec.Binding))
 	}
 	// Everything but the run's key generators, whose set-up (the latest
 	// distribution's ζ over every record) can take seconds: Run builds them.

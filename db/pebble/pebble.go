@@ -20,6 +20,10 @@ import (
 
 func init() { db.Register("pebble", binding{}) }
 
+// DataDirProperty makes Pebble a db.Embedded binding: it runs inside the
+// client, its store in pebble.dir.
+func (binding) DataDirProperty() string { return "pebble.dir" }
+
 type binding struct{}
 
 func (binding) Summary() string {
