@@ -33,7 +33,7 @@ func run(t *testing.T, dir string, env []string, name string, args ...string) st
 }
 
 // dockerImage builds servbench's image from this checkout with the
-// README's commands (a static binary, the Dockerfile FROM scratch) on the
+// commands docs/clients.md shows (a static binary, the Dockerfile FROM scratch) on the
 // Docker that scripts/servers started, and loads Redis with records.
 func dockerImage(t *testing.T) (image, redisURL string) {
 	redisURL = dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
