@@ -37,6 +37,7 @@ import (
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
 	"github.com/servbench/servbench/workload"
+	"github.com/servbench/servbench/workloads"
 )
 
 // Phase is what a run does: load records, or run transactions on them.
@@ -58,10 +59,18 @@ func (p Phase) String() string {
 
 // Spec is one phase of a benchmark.
 type Spec struct {
-	// Binding is a registered binding name ("pebble", "redis", ...).
+	// Binding is a registered binding name: its package's Name
+	// (pebble.Name, redis.Name, ...), or the name as typed ("pebble").
 	Binding string
+	// Workload is a built-in workload ("a" ... "h", "pagination") or a
+	// YCSB property file; its properties come first, Properties override
+	// them. Empty: Properties hold the workload.
+	Workload string
+	// Records and Operations, when not zero, set recordcount and
+	// operationcount.
+	Records, Operations int64
 	// Properties are YCSB's: the workload's, the binding's and the
-	// measurement's. Run does not change them.
+	// measurement's (props.Of builds them). Run does not change them.
 	Properties *props.Props
 	Phase      Phase
 	// Threads, Rate (operations per second over all threads), Duration
@@ -74,6 +83,14 @@ type Spec struct {
 	// Log receives notes a user wants while waiting (an ephemeral store
 	// being filled, how the binding answers queries); nil discards them.
 	Log io.Writer
+}
+
+// loadWorkload adds a built-in workload, or a property file, to p.
+func loadWorkload(p *props.Props, name string) error {
+	if slices.Contains(workloads.Names(), strings.TrimPrefix(strings.ToLower(name), "workload")) {
+		return workloads.Load(p, name)
+	}
+	return p.LoadFile(name)
 }
 
 // SpecError is bad input: a property, a binding or a workload that cannot
@@ -117,10 +134,24 @@ func Check(spec Spec) (*Setup, error) {
 	if spec.Properties == nil {
 		spec.Properties = props.New()
 	}
-	if spec.Threads < 0 || spec.Rate < 0 || spec.Duration < 0 || spec.Warmup < 0 {
-		return nil, bad(fmt.Errorf("engine: threads, rate, duration and warmup must not be negative"))
+	if spec.Threads < 0 || spec.Rate < 0 || spec.Duration < 0 || spec.Warmup < 0 || spec.Records < 0 || spec.Operations < 0 {
+		return nil, bad(fmt.Errorf("engine: threads, rate, duration, warmup, records and operations must not be negative"))
 	}
 	p := spec.Properties.Clone()
+	if spec.Workload != "" {
+		base := props.New()
+		if err := loadWorkload(base, spec.Workload); err != nil {
+			return nil, bad(err)
+		}
+		base.Merge(p)
+		p = base
+	}
+	if spec.Records > 0 {
+		p.Set("recordcount", strconv.FormatInt(spec.Records, 10), "spec")
+	}
+	if spec.Operations > 0 {
+		p.Set("operationcount", strconv.FormatInt(spec.Operations, 10), "spec")
+	}
 	if spec.Threads > 0 {
 		p.Set("threadcount", strconv.Itoa(spec.Threads), "spec")
 	}

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -187,5 +189,39 @@ func TestCheckMemory(t *testing.T) {
 	}
 	if w, err := checkMemory(p, 1_000_000, true, 0); err != nil || w != "" {
 		t.Errorf("memory unknown: %q %v", w, err)
+	}
+}
+
+// The typed face: Workload (a built-in name or a property file, under the
+// Properties), Records and Operations.
+func TestSpecTypedFields(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mine.properties")
+	os.WriteFile(file, []byte("workload=site.ycsb.workloads.CoreWorkload\nreadproportion=1\nupdateproportion=0\nrecordcount=7\n"), 0o644)
+	for _, c := range []struct {
+		spec    Spec
+		records string
+		read    string
+	}{
+		{Spec{Binding: "basic", Workload: "b", Records: 42, Operations: 9}, "42", "0.95"},
+		{Spec{Binding: "basic", Workload: file}, "7", "1"},
+		{Spec{Binding: "basic", Workload: "A", Properties: props.Of("readproportion", "0.1", "updateproportion", "0.9", "recordcount", "3")}, "3", "0.1"},
+	} {
+		s, err := Check(c.spec)
+		if err != nil {
+			t.Fatalf("%+v: %v", c.spec, err)
+		}
+		if r, _ := s.Props.Get("recordcount"); r != c.records {
+			t.Errorf("%s: recordcount %q, want %s", c.spec.Workload, r, c.records)
+		}
+		if r, _ := s.Props.Get("readproportion"); r != c.read {
+			t.Errorf("%s: readproportion %q, want %s", c.spec.Workload, r, c.read)
+		}
+	}
+	if _, err := Check(Spec{Binding: "basic", Workload: filepath.Join(dir, "none")}); err == nil || !strings.Contains(err.Error(), "none") {
+		t.Errorf("a workload file that is not there: %v", err)
+	}
+	if _, err := Check(Spec{Binding: "basic", Workload: "a", Records: -1}); err == nil {
+		t.Error("negative records accepted")
 	}
 }

@@ -35,6 +35,21 @@ type entry struct {
 // New returns an empty set.
 func New() *Props { return &Props{m: map[string]entry{}} }
 
+// Of returns the properties of kv, key and value after each other:
+// props.Of("recordcount", "1000", "redis.url", "redis://127.0.0.1:6379").
+// An odd last key is set empty. Their source in messages is "Go".
+func Of(kv ...string) *Props {
+	p := New()
+	for i := 0; i < len(kv); i += 2 {
+		v := ""
+		if i+1 < len(kv) {
+			v = kv[i+1]
+		}
+		p.Set(kv[i], v, "Go")
+	}
+	return p
+}
+
 // Set sets key to value, remembering source for error messages.
 func (p *Props) Set(key, value, source string) {
 	p.m[key] = entry{value: value, source: source}

@@ -202,3 +202,17 @@ func TestWriteParseRoundTrip(t *testing.T) {
 		t.Errorf("%d keys read back, want %d", len(q.Keys()), len(p.Keys()))
 	}
 }
+
+// Of builds properties from Go without a source for each.
+func TestOf(t *testing.T) {
+	p := Of("recordcount", "1000", "redis.url", "redis://127.0.0.1:6379", "odd")
+	if v, _ := p.Get("recordcount"); v != "1000" || p.Source("recordcount") != "Go" {
+		t.Errorf("recordcount %q from %q", v, p.Source("recordcount"))
+	}
+	if v, ok := p.Get("odd"); !ok || v != "" {
+		t.Errorf("an odd last key: %q %v", v, ok)
+	}
+	if _, err := Of("recordcount", "x").Int64("recordcount", 0); err == nil || !strings.Contains(err.Error(), "Go") {
+		t.Errorf("a bad value's message names its source: %v", err)
+	}
+}

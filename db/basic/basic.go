@@ -16,7 +16,11 @@ import (
 	"github.com/servbench/servbench/props"
 )
 
-func init() { db.Register("basic", binding{}) }
+// Name is the binding's name: engine.Spec{Binding: basic.Name} runs it (and
+// the import that names it registers it).
+const Name = "basic"
+
+func init() { db.Register(Name, binding{}) }
 
 type binding struct{}
 

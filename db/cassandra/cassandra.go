@@ -21,7 +21,11 @@ import (
 	"github.com/servbench/servbench/workload/customer"
 )
 
-func init() { db.Register("cassandra", binding{}) }
+// Name is the binding's name: engine.Spec{Binding: cassandra.Name} runs it (and
+// the import that names it registers it).
+const Name = "cassandra"
+
+func init() { db.Register(Name, binding{}) }
 
 type binding struct{}
 

@@ -26,7 +26,11 @@ import (
 	"github.com/servbench/servbench/props"
 )
 
-func init() { db.Register("couchbase", binding{}) }
+// Name is the binding's name: engine.Spec{Binding: couchbase.Name} runs it (and
+// the import that names it registers it).
+const Name = "couchbase"
+
+func init() { db.Register(Name, binding{}) }
 
 type binding struct{}
 

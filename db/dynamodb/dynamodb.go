@@ -27,7 +27,11 @@ import (
 	"github.com/servbench/servbench/props"
 )
 
-func init() { db.Register("dynamodb", binding{}) }
+// Name is the binding's name: engine.Spec{Binding: dynamodb.Name} runs it (and
+// the import that names it registers it).
+const Name = "dynamodb"
+
+func init() { db.Register(Name, binding{}) }
 
 type binding struct{}
 

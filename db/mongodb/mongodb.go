@@ -24,7 +24,11 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 )
 
-func init() { db.Register("mongodb", binding{}) }
+// Name is the binding's name: engine.Spec{Binding: mongodb.Name} runs it (and
+// the import that names it registers it).
+const Name = "mongodb"
+
+func init() { db.Register(Name, binding{}) }
 
 type binding struct{}
 

@@ -18,7 +18,11 @@ import (
 	"github.com/servbench/servbench/props"
 )
 
-func init() { db.Register("pebble", binding{}) }
+// Name is the binding's name: engine.Spec{Binding: pebble.Name} runs it (and
+// the import that names it registers it).
+const Name = "pebble"
+
+func init() { db.Register(Name, binding{}) }
 
 // DataDirProperty makes Pebble a db.Embedded binding: it runs inside the
 // client, its store in pebble.dir.

@@ -22,7 +22,11 @@ import (
 	"github.com/servbench/servbench/props"
 )
 
-func init() { db.Register("postgres", binding{}) }
+// Name is the binding's name: engine.Spec{Binding: postgres.Name} runs it (and
+// the import that names it registers it).
+const Name = "postgres"
+
+func init() { db.Register(Name, binding{}) }
 
 type binding struct{}
 

@@ -32,7 +32,11 @@ import (
 	"github.com/servbench/servbench/props"
 )
 
-func init() { db.Register("redis", binding{}) }
+// Name is the binding's name: engine.Spec{Binding: redis.Name} runs it (and
+// the import that names it registers it).
+const Name = "redis"
+
+func init() { db.Register(Name, binding{}) }
 
 type binding struct{}
 
