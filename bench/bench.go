@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/servbench/servbench/coordinator"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/internal/atomicfile"
@@ -76,12 +77,6 @@ func (r *Runner) Run(ctx context.Context) error {
 
 // Runner executes a plan into its directory.
 type Runner struct {
-	// Spread runs a phase spread over clients (setup is the whole phase,
-	// checked) and writes the merged result to path; the command line's
-	// coordinator, which starts servbench processes. Without it a plan
-	// with clients > 1 is refused.
-	Spread func(ctx context.Context, setup *engine.Setup, path string, log io.Writer) (*result.Doc, error)
-
 	pl     *plan.Plan
 	dir    string
 	stderr io.Writer
@@ -185,9 +180,6 @@ func (r *Runner) check() error {
 				ch.s, ch.err = engine.Check(spec)
 			} else {
 				ch.err = err
-			}
-			if ch.err == nil && ch.s.Client.Spread() && r.Spread == nil {
-				ch.err = errors.New("clients: this runner cannot spread a run over clients")
 			}
 			seen[key] = ch
 		}
@@ -474,7 +466,7 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 		fmt.Fprintf(lg, "servbench: %s\n", w)
 	}
 	if setup.Client.Spread() { // each client writes its text report in its own log
-		d, err := r.Spread(ctx, setup, path, lg)
+		d, err := coordinator.Run(ctx, setup, path, lg) // clients of this binary, or an orchestrator's
 		if err == nil {
 			var txt bytes.Buffer
 			if err = setup.WriteMerged(d, engine.Writers{Stdout: &txt, Stderr: lg}); err == nil && txt.Len() > 0 {

@@ -72,7 +72,6 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return ExitUsage, usageError{err}
 	}
 	r := bench.New(pl, *dir, stderr)
-	r.Spread = coordinate // a plan's clients: processes of this binary, or an orchestrator's
 	if err := r.Check(); err != nil {
 		return ExitUsage, usageError{err}
 	}

@@ -4,19 +4,17 @@ import (
 	"slices"
 
 	"fmt"
-	"github.com/servbench/servbench/engine"
-	"github.com/servbench/servbench/props"
-	"github.com/servbench/servbench/workloads"
 	"io/fs"
-	"net/http/httptest"
 	"os/exec"
 	"strconv"
 	"sync"
 
+	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/workloads"
+
 	"bytes"
 	"context"
-	"github.com/servbench/servbench/result"
-	"github.com/servbench/servbench/runner"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,6 +22,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/runner"
 )
 
 // Every output of a run (-o, --csv, exportfile, --hlog) written to a
@@ -346,32 +347,6 @@ func TestClientsMetricsPorts(t *testing.T) {
 	code, _, e = servbench(t, "run", "basic", "-w", "a", "--clients", "3", "-threads", "3", "--metrics-addr", "127.0.0.1:65534")
 	if code != ExitUsage || !strings.Contains(e, "port 65536 is past 65535") || strings.Contains(e, "starting together") {
 		t.Errorf("ports past 65535: exit %d: %s", code, e)
-	}
-}
-
-// The coordinator forgets the file of a phase's properties once every
-// client has asked for its clock (each has read them by then): once, and
-// not before the last.
-func TestClockHandlerForgetsTheProperties(t *testing.T) {
-	calls := 0
-	h := &clockHandler{n: 2, all: func() { calls++ }}
-	ask := func(q string) {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest("GET", "/"+q, nil))
-		if _, err := strconv.ParseInt(rec.Body.String(), 10, 64); err != nil {
-			t.Errorf("%s answered %q, not a time", q, rec.Body.String())
-		}
-	}
-	for _, q := range []string{"", "?client=0", "?client=0", "?client=0"} {
-		ask(q)
-	}
-	if calls != 0 {
-		t.Fatal("forgot the properties before client 1 asked")
-	}
-	ask("?client=1")
-	ask("?client=1")
-	if calls != 1 {
-		t.Errorf("forgot the properties %d times, want once", calls)
 	}
 }
 

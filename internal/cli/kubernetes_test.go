@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/servbench/servbench/coordinator"
 	"go.yaml.in/yaml/v3"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -92,7 +93,7 @@ func TestKubernetesManifests(t *testing.T) {
 		t.Errorf("pod annotations %v, restart %q", pod.Annotations, pod.Spec.RestartPolicy)
 	}
 	c := pod.Spec.Containers[0]
-	wantArgs := []string{"run", "redis", "-P", podProps, "-P", podSecrets, "--client-index-from", "kubernetes", "-o", podResults + "/result.json"}
+	wantArgs := []string{"run", "redis", "-P", coordinator.PodProps, "-P", coordinator.PodSecrets, "--client-index-from", "kubernetes", "-o", coordinator.PodResults + "/result.json"}
 	if c.Image != "registry.example/servbench:1" || !slices.Equal(c.Args, wantArgs) || len(c.Ports) != 1 || c.Ports[0].ContainerPort != 9464 {
 		t.Errorf("container %q %q, ports %v", c.Image, c.Args, c.Ports)
 	}

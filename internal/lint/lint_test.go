@@ -30,6 +30,7 @@ var layers = [][]string{
 	{"runner"},
 	{"internal/output"},
 	{"engine", "report"},
+	{"coordinator"},
 	{"bench", "db/dbtest"},
 	{"internal/cli"},
 	{"cmd/servbench", "cmd/benchpeers"},

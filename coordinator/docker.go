@@ -1,4 +1,4 @@
-package cli
+package coordinator
 
 import (
 	"bufio"
@@ -48,8 +48,8 @@ func (*docker) needsFile() bool       { return true } // bound into each task
 
 // dockerEnv are the variables a task's index is read from.
 const (
-	dockerSlotEnv = "SERVBENCH_SLOT"
-	dockerNodeEnv = "SERVBENCH_NODE"
+	DockerSlotEnv = "SERVBENCH_SLOT"
+	DockerNodeEnv = "SERVBENCH_NODE"
 )
 
 func (d *docker) run(ctx context.Context, j *job) []error {
@@ -69,11 +69,11 @@ func (d *docker) run(ctx context.Context, j *job) []error {
 		"--mode", "replicated-job", "--replicas", strconv.Itoa(j.n), "--max-concurrent", strconv.Itoa(j.n),
 		"--restart-condition", "none", "--network", "host", "--stop-grace-period", d.grace.String(),
 		"--label", "servbench.phase=" + j.cmd,
-		"--env", dockerSlotEnv + "={{.Task.Slot}}", "--env", dockerNodeEnv + "={{.Node.ID}}",
-		"--mount", "type=bind,src=" + filepath.Dir(j.props) + ",dst=" + filepath.Dir(podProps) + ",readonly",
-		"--mount", "type=bind,src=" + outDir + ",dst=" + podResults,
+		"--env", DockerSlotEnv + "={{.Task.Slot}}", "--env", DockerNodeEnv + "={{.Node.ID}}",
+		"--mount", "type=bind,src=" + filepath.Dir(j.props) + ",dst=" + filepath.Dir(PodProps) + ",readonly",
+		"--mount", "type=bind,src=" + outDir + ",dst=" + PodResults,
 		d.image}
-	args = append(args, j.clientArgs([]string{"--client-index-from", "docker"}, podProps, podResults+"/"+filepath.Base(j.out))...)
+	args = append(args, j.clientArgs([]string{"--client-index-from", "docker"}, PodProps, PodResults+"/"+filepath.Base(j.out))...)
 	if j.metricsAddr != "" {
 		args = append(args, "-p", "metrics.addr="+j.metricsAddr) // client i serves on its port + i
 	}
