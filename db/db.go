@@ -113,6 +113,20 @@ type Options struct {
 	// CheckOnly asks Open to read and check the properties and connect
 	// to nothing.
 	CheckOnly bool
+	// Schema is what the workload writes: a binding that declares columns
+	// takes them from here, not from the workload's properties.
+	Schema Schema
+}
+
+// Schema describes the records a workload writes.
+type Schema struct {
+	// Fields are the record's field names, in order: YCSB's field0 ..
+	// fieldN-1 (fieldcount, fieldnameprefix), or a customer document's
+	// top-level fields.
+	Fields []string
+	// Documents is true when each field's value is a JSON document
+	// (document=customer) rather than a string.
+	Documents bool
 }
 
 // Ephemeral is implemented by stores that may start empty each time they

@@ -272,7 +272,7 @@ func availableMemory() int64 {
 }
 
 func (s *Setup) bindingOptions(checkOnly bool) db.Options {
-	return db.Options{Threads: s.Runner.Threads, Load: s.Spec.Phase == LoadPhase, CheckOnly: checkOnly}
+	return db.Options{Threads: s.Runner.Threads, Load: s.Spec.Phase == LoadPhase, CheckOnly: checkOnly, Schema: s.Workload.Schema()}
 }
 
 // Outputs are the properties of a run's outputs, YCSB's names and

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -109,8 +110,9 @@ func TestCheckOpensTheBindingOffline(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = recorded
-	if len(got) != 1 || got[0] != (db.Options{Threads: 7, Load: true, CheckOnly: true}) {
-		t.Errorf("the binding was opened with %+v, want once, offline, 7 threads, load", got)
+	wantFields := []string{"field0", "field1", "field2", "field3", "field4", "field5", "field6", "field7", "field8", "field9"}
+	if len(got) != 1 || !reflect.DeepEqual(got[0], db.Options{Threads: 7, Load: true, CheckOnly: true, Schema: db.Schema{Fields: wantFields}}) {
+		t.Errorf("the binding was opened with %+v, want once, offline, 7 threads, load, the workload's fields", got)
 	}
 	spec.Properties.Set("recorder.urll", "x", "test")
 	if _, err := Check(spec); err == nil || !strings.Contains(err.Error(), "did you mean recorder.url?") {

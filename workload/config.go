@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/generator"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/workload/customer"
@@ -337,4 +339,17 @@ func queryGenerator(dist string, max int64) generator.Generator {
 		return generator.NewZipfian(1, max, generator.ZipfianConstant)
 	}
 	return generator.Uniform{Lo: 1, Hi: max}
+}
+
+// Schema is the records' fields as this workload writes them, for the
+// binding (db.Options.Schema).
+func (c *Config) Schema() db.Schema {
+	if c.Document == "customer" {
+		return db.Schema{Fields: customer.New(c.NoteLength).Fields(), Documents: true}
+	}
+	f := make([]string, c.FieldCount)
+	for i := range f {
+		f[i] = c.FieldNamePrefix + strconv.Itoa(i)
+	}
+	return db.Schema{Fields: f}
 }

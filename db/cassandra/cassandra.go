@@ -18,7 +18,6 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/props"
-	"github.com/servbench/servbench/workload/customer"
 )
 
 // Name is the binding's name: engine.Spec{Binding: cassandra.Name} runs it (and
@@ -40,14 +39,13 @@ type Store struct {
 	read, write gocql.Consistency
 	rf          int64
 	create      bool
-	fieldCount  int
-	fieldPrefix string
 	where       string
-	// docColumns are the customer document's top-level fields, one
-	// column each holding its JSON text (document=customer); nil for
-	// YCSB's field0..fieldN.
-	docColumns []string
-	qix        *queryIndex
+	// fields are the record's fields, a column each (db.Options.Schema):
+	// YCSB's field0..fieldN, or a customer document's top-level fields,
+	// each column holding its JSON text (documents).
+	fields    []string
+	documents bool
+	qix       *queryIndex
 }
 
 // Open reads YCSB's cassandra-cql properties "hosts" and "port" as well as
@@ -108,17 +106,9 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if st.create, err = p.Bool("cassandra.createtable", true); err != nil {
 		return nil, err
 	}
-	fc, err := p.Int64Min("fieldcount", 10, 1)
-	if err != nil {
-		return nil, err
-	}
-	st.fieldCount, st.fieldPrefix = int(fc), p.String("fieldnameprefix", "field")
-	nl, err := p.Int64Min("customer.notelength", customer.DefaultNotesLength, 0)
-	if err != nil {
-		return nil, err
-	}
-	if p.String("document", "fields") == "customer" {
-		st.docColumns = customer.New(int(nl)).Fields()
+	st.fields, st.documents = o.Schema.Fields, o.Schema.Documents
+	if len(st.fields) == 0 {
+		return nil, errors.New("cassandra: no fields to make columns of (the engine gives the workload's schema)")
 	}
 	conns, err := p.Int64Min("cassandra.maxconnections", 2, 1)
 	if err != nil {
@@ -225,16 +215,7 @@ func (st *Store) newRow(fields []string) *row {
 	return r
 }
 
-func (st *Store) allFields() []string {
-	if st.docColumns != nil {
-		return st.docColumns
-	}
-	f := make([]string, st.fieldCount)
-	for i := range f {
-		f[i] = st.fieldPrefix + strconv.Itoa(i)
-	}
-	return f
-}
+func (st *Store) allFields() []string { return st.fields }
 
 func (r *row) selectList() string { return "y_id, " + strings.Join(r.cols, ", ") }
 
@@ -258,7 +239,7 @@ func (st *Store) Read(ctx context.Context, table, key string, fields []string, d
 	}
 	r.addTo(dst)
 	dst.Key = dst.Key[:0] // a read reports fields only
-	dst.JSON = st.docColumns != nil
+	dst.JSON = st.documents
 	return nil
 }
 
@@ -271,7 +252,7 @@ func (st *Store) Scan(ctx context.Context, table, start string, count int, field
 	for it.Scan(r.dest...) {
 		row := dst.Next()
 		r.addTo(row)
-		row.JSON = st.docColumns != nil
+		row.JSON = st.documents
 	}
 	if err := it.Close(); err != nil {
 		return wrap("scan", start, err)

@@ -75,7 +75,7 @@ func TestBadProperties(t *testing.T) {
 		}
 	}
 	// Credentials in the URL are credentials, not part of the port.
-	if _, err := b.Open(context.Background(), dbtest.Props("cassandra.url", "cassandra://bob:s3cr/et@127.0.0.1:9042/ks"), db.Options{CheckOnly: true}); err != nil {
+	if _, err := b.Open(context.Background(), dbtest.Props("cassandra.url", "cassandra://bob:s3cr/et@127.0.0.1:9042/ks"), db.Options{CheckOnly: true, Schema: db.Schema{Fields: []string{"field0"}}}); err != nil {
 		t.Errorf("a URL with credentials: %v", err)
 	}
 }

@@ -93,7 +93,7 @@ func (st *Store) Query(ctx context.Context, table string, q *db.Query, dst *db.R
 		}
 		row := dst.Next()
 		r.addTo(row)
-		row.JSON = q.Documents && st.docColumns != nil
+		row.JSON = q.Documents && st.documents
 	}
 	if err := it.Close(); err != nil {
 		return wrap("query", q.Value, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/workload"
 	"github.com/servbench/servbench/workload/customer"
 	"github.com/servbench/servbench/workloads"
 )
@@ -42,7 +43,12 @@ func Open(t *testing.T, binding string, kv ...string) db.DB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := b.Open(context.Background(), Props(kv...), db.Options{Threads: 1})
+	p := Props(kv...)
+	cfg, err := workload.ParseConfig(p.Clone())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := b.Open(context.Background(), p, db.Options{Threads: 1, Schema: cfg.Schema()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,11 +36,10 @@ func (binding) Summary() string {
 
 // Store is an open connection pool.
 type Store struct {
-	pool        *pgxpool.Pool
-	columns     bool // YCSB's column layout instead of JSONB
-	create      bool
-	fieldCount  int
-	fieldPrefix string
+	pool    *pgxpool.Pool
+	columns bool // YCSB's column layout instead of JSONB
+	create  bool
+	fields  []string // the columns of the column layout (db.Options.Schema)
 }
 
 func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
@@ -53,11 +52,10 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if s.create, err = p.Bool("postgres.createtable", true); err != nil {
 		return nil, err
 	}
-	fc, err := p.Int64Min("fieldcount", 10, 1)
-	if err != nil {
-		return nil, err
+	s.fields = o.Schema.Fields
+	if s.columns && len(s.fields) == 0 {
+		return nil, errors.New("postgres: no fields to make columns of (the engine gives the workload's schema)")
 	}
-	s.fieldCount, s.fieldPrefix = int(fc), p.String("fieldnameprefix", "field")
 
 	connURL := p.String("postgres.url", "")
 	host, port, database := p.String("postgres.host", "127.0.0.1"), p.String("postgres.port", "5432"), p.String("postgres.database", "postgres")
@@ -122,8 +120,8 @@ func (s *Store) Prepare(ctx context.Context, table string, _ bool) error {
 	var ddl string
 	if s.columns {
 		var cols strings.Builder
-		for i := 0; i < s.fieldCount; i++ {
-			fmt.Fprintf(&cols, ", %s TEXT", ident(fmt.Sprintf("%s%d", s.fieldPrefix, i)))
+		for _, f := range s.fields {
+			fmt.Fprintf(&cols, ", %s TEXT", ident(f))
 		}
 		ddl = fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (ycsb_key TEXT COLLATE "C" PRIMARY KEY%s)`, ident(table), cols.String())
 	} else {
