@@ -204,7 +204,8 @@ dataintegrity, insertstart, insertcount, maxexecutiontime, status.interval,
 hdrhistogram.percentiles, exportfile; servbench's: warmuptime,
 warmupoperationcount, timeseries.interval, randomseed, schedule.latethreshold,
 clients, clientindex, startat, orchestrator, docker.image, kubernetes.claim,
-kubernetes.name, coordinator.addr, coordinator.id, clock.url, workloadname.
+kubernetes.name, coordinator.addr, coordinator.id, clock.url, workloadname,
+result.file (-o), timeseries.file (--csv), hdrhistogram.log (--hlog).
 The text report goes to standard output (or exportfile); status lines and
 progress to standard error. Exit status: 0 done, 1 failed, 2 bad input,
 130 interrupted (results so far are still written).
