@@ -61,57 +61,16 @@ const startLead = time.Millisecond
 // always returns a Result, also when stopped by ctx (Ctrl-C), by the time
 // limit, or by failures; Result.Reason says which.
 func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Observer) (*Result, error) {
-	if cfg.Seed == 0 {
-		cfg.Seed = rand.Uint64() | 1
+	r, total := newRun(cfg, w)
+	ts, dbs, err := r.bind(ctx, w, d)
+	if err != nil {
+		return nil, err
 	}
-	total := cfg.OpCount
-	if cfg.Load {
-		total = w.Cfg.InsertCount
-		cfg.WarmupOps, cfg.WarmupTime = 0, 0
-	}
-	threads := cfg.Threads
-	if total > 0 && int64(threads) > total {
-		threads = int(total) // as YCSB: never more threads than operations
-	}
-	r := &run{cfg: cfg, threads: threads, clock: cfg.Clock}
-	if cfg.Rate > 0 {
-		// Each thread runs target/threads operations per second, one
-		// every threads/target seconds.
-		r.tick = int64(float64(time.Second) * float64(threads) / cfg.Rate)
-		if r.tick < 1 {
-			r.tick = 1
-		}
-	}
-
-	// Per-thread state, created before the clock starts.
-	ts := make([]*workload.Thread, threads)
-	dbs := make([]db.DB, threads)
-	for i := range ts {
-		ts[i] = w.NewThread(i, cfg.Seed)
-		dbs[i] = d
-		if ti, ok := d.(db.ThreadIniter); ok {
-			td, err := ti.InitThread(ctx, i, threads)
-			if err != nil {
-				return nil, fmt.Errorf("thread %d: init: %w", i, err)
-			}
-			dbs[i] = td
-		}
-		rec := r.col.NewRecorder()
-		rec.KeepRaw = cfg.KeepRaw
-		ts[i].Bind(dbs[i], rec)
-	}
-	if bi, ok := d.(db.BatchInserter); ok && cfg.Load && cfg.BatchSize > 1 {
-		r.batch = bi
-	}
-	if p, ok := d.(db.Pipeliner); ok && !cfg.Load && p.Window() > 1 {
-		r.window = p.Window()
-	}
-
 	// Threads start behind a barrier and the schedule's origin lies a
 	// little ahead, so no thread is late for its first operation merely
 	// because goroutines take time to start.
 	start := r.now() + int64(startLead)
-	r.warmLeft.Store(cfg.WarmupOps)
+	r.warmLeft.Store(r.cfg.WarmupOps)
 	// Two contexts: opCtx is what operations get, cancelled by the caller
 	// (Ctrl-C), by a failure that ends the run, or once the stop grace has
 	// run out; stopCtx also ends at the time limit, and only stops threads
@@ -121,39 +80,116 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 	defer opCancel(nil)
 	stopCtx, stopCancel := context.WithCancelCause(opCtx)
 	defer stopCancel(nil)
+	r.scheduleStop(start, stopCancel)
+	th := r.startThreads(stopCtx, opCtx, opCancel, ts, dbs, d, total, start)
+	end := r.watch(ctx, stopCtx, opCancel, th, obs, total, start)
+	return r.result(ctx, stopCtx, th, start, end), nil
+}
+
+// newRun makes a run of cfg: its seed, its threads (never more than
+// operations, as YCSB) and the tick of a target rate; total is the
+// operations to do (0: until stopped).
+func newRun(cfg Config, w *workload.Workload) (r *run, total int64) {
+	if cfg.Seed == 0 {
+		cfg.Seed = rand.Uint64() | 1
+	}
+	total = cfg.OpCount
+	if cfg.Load {
+		total = w.Cfg.InsertCount
+		cfg.WarmupOps, cfg.WarmupTime = 0, 0
+	}
+	threads := cfg.Threads
+	if total > 0 && int64(threads) > total {
+		threads = int(total) // as YCSB: never more threads than operations
+	}
+	r = &run{cfg: cfg, threads: threads, clock: cfg.Clock}
+	if cfg.Rate > 0 {
+		// Each thread runs target/threads operations per second, one
+		// every threads/target seconds.
+		r.tick = max(int64(float64(time.Second)*float64(threads)/cfg.Rate), 1)
+	}
+	return r, total
+}
+
+// bind makes each thread's state before the clock starts: its workload
+// thread, its binding (db.ThreadIniter) and recorder; and notes the
+// binding's batches and pipelining windows.
+func (r *run) bind(ctx context.Context, w *workload.Workload, d db.DB) ([]*workload.Thread, []db.DB, error) {
+	ts := make([]*workload.Thread, r.threads)
+	dbs := make([]db.DB, r.threads)
+	for i := range ts {
+		ts[i] = w.NewThread(i, r.cfg.Seed)
+		dbs[i] = d
+		if ti, ok := d.(db.ThreadIniter); ok {
+			td, err := ti.InitThread(ctx, i, r.threads)
+			if err != nil {
+				return nil, nil, fmt.Errorf("thread %d: init: %w", i, err)
+			}
+			dbs[i] = td
+		}
+		rec := r.col.NewRecorder()
+		rec.KeepRaw = r.cfg.KeepRaw
+		ts[i].Bind(dbs[i], rec)
+	}
+	if bi, ok := d.(db.BatchInserter); ok && r.cfg.Load && r.cfg.BatchSize > 1 {
+		r.batch = bi
+	}
+	if p, ok := d.(db.Pipeliner); ok && !r.cfg.Load && p.Window() > 1 {
+		r.window = p.Window()
+	}
+	return ts, dbs, nil
+}
+
+// scheduleStop sets when warmup ends and when the time limit stops the
+// run: from start by warmuptime, or, for an operation-count warmup, from
+// the moment its last warmup operation starts.
+func (r *run) scheduleStop(start int64, stopCancel context.CancelCauseFunc) {
+	cfg := r.cfg
 	stopAt := func(at int64) {
 		r.deadline.Store(at)
 		time.AfterFunc(time.Duration(at-r.now()), func() { stopCancel(errTimeLimit) })
 	}
-	switch {
-	case cfg.WarmupOps > 0:
+	if cfg.WarmupOps > 0 {
 		r.warmupEnd.Store(math.MaxInt64)
 		r.onWarmupEnd = func(at int64) {
 			if cfg.MaxExecution > 0 {
 				stopAt(at + int64(cfg.MaxExecution))
 			}
 		}
-	default:
-		r.warmupEnd.Store(start + int64(cfg.WarmupTime))
-		if cfg.MaxExecution > 0 {
-			stopAt(start + int64(cfg.WarmupTime) + int64(cfg.MaxExecution))
-		}
+		return
 	}
+	r.warmupEnd.Store(start + int64(cfg.WarmupTime))
+	if cfg.MaxExecution > 0 {
+		stopAt(start + int64(cfg.WarmupTime) + int64(cfg.MaxExecution))
+	}
+}
 
+// threads are a run's running threads and how they ended.
+type threads struct {
+	allDone  chan struct{}
+	stuck    int // threads still inside the binding when the run ended
+	loadErrs atomic.Int64
+	firstErr atomic.Pointer[error] // a stuck thread may set it after Run returns
+	lastExit atomic.Int64          // when the last thread that finished did
+}
+
+// startThreads starts every thread behind one barrier, each with its
+// share of the total operations; a thread's failure ends the run (opCancel)
+// except a failed insert of the load phase, which stops that thread only,
+// as YCSB.
+func (r *run) startThreads(stopCtx, opCtx context.Context, opCancel context.CancelCauseFunc, ts []*workload.Thread, dbs []db.DB, d db.DB, total, start int64) *threads {
+	th := &threads{allDone: make(chan struct{})}
 	perThread := func(id int) int64 {
 		if total == 0 {
 			return 0
 		}
-		n := total / int64(threads)
-		if int64(id) < total%int64(threads) {
+		n := total / int64(r.threads)
+		if int64(id) < total%int64(r.threads) {
 			n++
 		}
 		return n
 	}
 	var wg sync.WaitGroup
-	var loadErrs atomic.Int64
-	var firstErr atomic.Pointer[error] // a stuck thread may set it after Run returns
-	var lastExit atomic.Int64          // when the last thread that finished did
 	begin := make(chan struct{})
 	for i := range ts {
 		wg.Add(1)
@@ -162,28 +198,34 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 			<-begin
 			err := r.loop(stopCtx, opCtx, ts[id], id, perThread(id), start)
 			_ = ts[id].Cleanup(dbs[id] != d) // measured as CLEANUP; a failed close is counted there
-			storeMax(&lastExit, r.now())
+			storeMax(&th.lastExit, r.now())
 			if err == nil {
 				return
 			}
-			firstErr.CompareAndSwap(nil, &err)
-			if cfg.Load && !errors.Is(err, db.ErrFatal) {
-				loadErrs.Add(1) // YCSB: a loading thread stops on a failed insert
+			th.firstErr.CompareAndSwap(nil, &err)
+			if r.cfg.Load && !errors.Is(err, db.ErrFatal) {
+				th.loadErrs.Add(1) // YCSB: a loading thread stops on a failed insert
 				return
 			}
 			opCancel(err) // the run cannot go on
 		}(i)
 	}
 	close(begin)
-	allDone := make(chan struct{})
-	go func() { wg.Wait(); close(allDone) }()
+	go func() { wg.Wait(); close(th.allDone) }()
+	return th
+}
 
-	res := &Result{Config: cfg, Threads: threads}
-	tick := time.NewTicker(cfg.Interval)
+// watch drains the measurements at every interval for obs until the
+// threads are done, or, once the run is stopping, the stop grace ran out
+// or the caller stopped waiting (a second Ctrl-C): the threads still
+// inside the binding are then stuck, and their operations cancelled. It
+// returns the end of the measured time: when the threads were done, or
+// when the stop was asked (interrupted), or the later of that and the
+// last thread's exit (stuck).
+func (r *run) watch(ctx, stopCtx context.Context, opCancel context.CancelCauseFunc, th *threads, obs Observer, total, start int64) (end int64) {
+	tick := time.NewTicker(r.cfg.Interval)
 	defer tick.Stop()
 	lastTick := start
-	var graceC <-chan time.Time
-	stopped := int64(0) // when the stop was asked; 0 while running
 	emit := func(now int64, final bool) {
 		iv := r.col.Tick()
 		ms := r.measureStart()
@@ -191,18 +233,20 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 			obs.Interval(Progress{
 				Start: time.Duration(max(lastTick, ms) - ms), End: time.Duration(now - ms),
 				Elapsed: time.Duration(now - ms), Now: measure.Wall(now), Warmup: now <= ms, Final: final, Interval: iv,
-				Total: r.col.Total(), Expected: total, Limit: cfg.MaxExecution,
+				Total: r.col.Total(), Expected: total, Limit: r.cfg.MaxExecution,
 			})
 		}
 		lastTick = now
 	}
+	var graceC <-chan time.Time
 	stuck := false
+	stopped := int64(0) // when the stop was asked; 0 while running
 	stopC := stopCtx.Done()
 	var abandonC <-chan struct{} // listened to once the run is stopping
 loop:
 	for {
 		select {
-		case <-allDone:
+		case <-th.allDone:
 			break loop
 		case <-tick.C:
 			emit(r.now(), false)
@@ -212,7 +256,7 @@ loop:
 			if dl := r.deadline.Load(); dl > 0 && errors.Is(context.Cause(stopCtx), errTimeLimit) {
 				stopped = min(stopped, dl)
 			}
-			graceC = time.After(cfg.StopGrace)
+			graceC = time.After(r.cfg.StopGrace)
 			abandonC = abandonOf(ctx)
 		case <-graceC:
 			stuck = true
@@ -225,10 +269,10 @@ loop:
 	if stuck {
 		// Threads still inside the binding are left behind; their
 		// operations are abandoned, and cancelled so they end.
-		res.StuckThreads = int(r.inFlight.Load())
+		th.stuck = int(r.inFlight.Load())
 		opCancel(errAbandoned)
 	}
-	end := r.now()
+	end = r.now()
 	switch {
 	case ctx.Err() != nil && stopped > 0:
 		// Interrupted: the measured time ends when the stop was asked, not
@@ -237,10 +281,16 @@ loop:
 	case stuck:
 		// The measured time ends when the stop was asked or when the last
 		// thread that finished did, not when the grace ran out.
-		end = max(stopped, lastExit.Load())
+		end = max(stopped, th.lastExit.Load())
 	}
 	emit(end, true)
+	return end
+}
 
+// result is what the run measured, from start (warmup included) to end,
+// and why it ended.
+func (r *run) result(ctx, stopCtx context.Context, th *threads, start, end int64) *Result {
+	res := &Result{Config: r.cfg, Threads: r.threads, StuckThreads: th.stuck}
 	ms := r.measureStart()
 	if ms > end {
 		ms = end // stopped during warmup
@@ -257,13 +307,13 @@ loop:
 		res.Reason = result.TimeLimit
 	case cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, errAbandoned):
 		res.Reason, res.Err = result.Failed, cause
-	case loadErrs.Load() > 0:
+	case th.loadErrs.Load() > 0:
 		res.Reason = result.LoadFailures
-		res.Err = fmt.Errorf("%d of %d loading threads stopped on a failed insert; first: %w", loadErrs.Load(), threads, *firstErr.Load())
+		res.Err = fmt.Errorf("%d of %d loading threads stopped on a failed insert; first: %w", th.loadErrs.Load(), r.threads, *th.firstErr.Load())
 	default:
 		res.Reason = result.Completed
 	}
-	return res, nil
+	return res
 }
 
 type abandonKey struct{}
