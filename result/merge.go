@@ -24,31 +24,80 @@ import (
 // without a time series contributes its whole-run throughput. The merged
 // result keeps no time series.
 func Merge(docs []*Doc) (*Doc, error) {
-	if len(docs) < 2 {
-		return nil, errors.New("merge: give two results or more")
-	}
-	if err := complete(docs); err != nil {
+	from, to, err := mergeable(docs)
+	if err != nil {
 		return nil, err
 	}
 	first := docs[0]
-	from, to := first.Start, first.End
+	m := &Doc{
+		Format: Format, Version: FormatVersion, Environment: first.Environment,
+		Command: first.Command, Binding: first.Binding, Server: first.Server, Driver: first.Driver, Workload: first.Workload,
+		QueryModel: first.QueryModel, Properties: first.Properties, Rate: 0, Seed: first.Seed,
+		Start: from, End: to, RuntimeMs: ms(to.Sub(from)), Stop: first.Stop, HistogramUnit: "ns",
+		Clients: len(docs),
+	}
+	ops := newOpMerge()
+	var sched scheduleMerge
+	var sum counts
+	var labels []string
+	for i, d := range docs {
+		m.addTotals(d, &sum, from, to)
+		if d.Label != "" && !slices.Contains(labels, d.Label) { // a spread phase's clients share theirs
+			labels = append(labels, d.Label)
+		}
+		if err := ops.add(d, &sum); err != nil {
+			return nil, fmt.Errorf("merge: result %d, %w", i+1, err)
+		}
+		if err := sched.add(d, &sum); err != nil {
+			return nil, fmt.Errorf("merge: result %d, schedule: %w", i+1, err)
+		}
+	}
+	if sum.overflow {
+		return nil, errors.New("merge: the results' counts add up to more than a count can hold")
+	}
+	m.ID = m.clientsID()
+	m.Label = strings.Join(labels, "+")
+	if m.Operations > 0 {
+		m.Goodput = m.Throughput * float64(m.OKOperations) / float64(m.Operations)
+	}
+	m.Ops = ops.results()
+	m.Schedule = sched.result()
+	series, err := mergeSeries(docs, from)
+	if err != nil {
+		return nil, err
+	}
+	m.Series = series
+	return m, nil
+}
+
+// mergeable checks that docs are the results of one experiment's clients,
+// each once, that ran together, and returns the common window.
+func mergeable(docs []*Doc) (from, to time.Time, err error) {
+	if len(docs) < 2 {
+		return from, to, errors.New("merge: give two results or more")
+	}
+	if err := complete(docs); err != nil {
+		return from, to, err
+	}
+	first := docs[0]
+	from, to = first.Start, first.End
 	for i, d := range docs {
 		if d.Format != Format {
-			return nil, fmt.Errorf("merge: result %d is not a servbench result", i+1)
+			return from, to, fmt.Errorf("merge: result %d is not a servbench result", i+1)
 		}
 		if d.Command != first.Command || d.Binding != first.Binding || d.Workload != first.Workload {
-			return nil, fmt.Errorf("merge: result %d is %s %s %s, result 1 is %s %s %s: only runs of one experiment merge",
+			return from, to, fmt.Errorf("merge: result %d is %s %s %s, result 1 is %s %s %s: only runs of one experiment merge",
 				i+1, d.Command, d.Binding, d.Workload, first.Command, first.Binding, first.Workload)
 		}
 		if d.Driver != first.Driver {
-			return nil, fmt.Errorf("merge: result %d used driver %q, result 1 %q: only runs of one experiment merge", i+1, d.Driver, first.Driver)
+			return from, to, fmt.Errorf("merge: result %d used driver %q, result 1 %q: only runs of one experiment merge", i+1, d.Driver, first.Driver)
 		}
 		for j, e := range docs[:i] {
 			if id := sharedRun(e, d); id != "" {
-				return nil, fmt.Errorf("merge: results %d and %d both hold run %s: give each client's result once, and a merged result without its clients", j+1, i+1, id)
+				return from, to, fmt.Errorf("merge: results %d and %d both hold run %s: give each client's result once, and a merged result without its clients", j+1, i+1, id)
 			}
 			if e.Start.Equal(d.Start) && e.End.Equal(d.End) && e.Seed == d.Seed && e.Operations == d.Operations && e.Label == d.Label {
-				return nil, fmt.Errorf("merge: results %d and %d are the same run: give each client's result once", j+1, i+1)
+				return from, to, fmt.Errorf("merge: results %d and %d are the same run: give each client's result once", j+1, i+1)
 			}
 		}
 		if d.Start.After(from) {
@@ -58,135 +107,155 @@ func Merge(docs []*Doc) (*Doc, error) {
 			to = d.End
 		}
 	}
-	window := to.Sub(from)
-	if window <= 0 {
-		return nil, errors.New("merge: the runs did not overlap in time; merge only clients that ran together")
+	if !to.After(from) {
+		return from, to, errors.New("merge: the runs did not overlap in time; merge only clients that ran together")
 	}
-	m := &Doc{
-		Format: Format, Version: FormatVersion, Environment: first.Environment,
-		Command: first.Command, Binding: first.Binding, Server: first.Server, Driver: first.Driver, Workload: first.Workload,
-		QueryModel: first.QueryModel, Properties: first.Properties, Rate: 0, Seed: first.Seed,
-		Start: from, End: to, RuntimeMs: ms(window), Stop: first.Stop, HistogramUnit: "ns",
-		Clients: len(docs),
+	return from, to, nil
+}
+
+// addTotals adds client c's totals to the merged d: threads, rates, counts, CPU, its
+// entry in client_runs, its throughput inside the window [from, to], and
+// a stop that was not as planned.
+func (d *Doc) addTotals(c *Doc, sum *counts, from, to time.Time) {
+	d.Threads += c.Threads
+	d.Rate += c.Rate
+	sum.add(&d.Operations, c.Operations)
+	sum.add(&d.OKOperations, c.OKOperations)
+	d.Stuck += c.Stuck
+	sum.add(&d.Abandoned, c.Abandoned)
+	d.ClientCPUS += c.ClientCPUS
+	if len(c.ClientRuns) > 0 { // merged already
+		d.ClientRuns = append(d.ClientRuns, c.ClientRuns...)
+	} else {
+		d.ClientRuns = append(d.ClientRuns, c.clientRun())
 	}
-	var labels []string
-	ops := map[string]*OpResult{}
-	var order []string
-	service := map[string]map[string]*hdr.Histogram{}
-	response := map[string]map[string]*hdr.Histogram{}
-	var lag *hdr.Histogram
-	var late int64
-	var sum counts
-	for i, d := range docs {
-		m.Threads += d.Threads
-		m.Rate += d.Rate
-		sum.add(&m.Operations, d.Operations)
-		sum.add(&m.OKOperations, d.OKOperations)
-		m.Stuck += d.Stuck
-		sum.add(&m.Abandoned, d.Abandoned)
-		m.ClientCPUS += d.ClientCPUS
-		if len(d.ClientRuns) > 0 { // merged already
-			m.ClientRuns = append(m.ClientRuns, d.ClientRuns...)
-		} else {
-			m.ClientRuns = append(m.ClientRuns, d.clientRun())
-		}
-		m.Throughput += windowThroughput(d, from, to)
-		if !d.Stop.Finished() {
-			m.Stop = d.Stop
-		}
-		if d.Label != "" && !slices.Contains(labels, d.Label) { // a spread phase's clients share theirs
-			labels = append(labels, d.Label)
-		}
-		for _, o := range d.Ops {
-			r, ok := ops[o.Name]
-			if !ok {
-				r = &OpResult{Name: o.Name, Outcomes: map[string]int64{}, Histograms: map[string]string{}}
-				ops[o.Name] = r
-				order = append(order, o.Name)
-				service[o.Name], response[o.Name] = map[string]*hdr.Histogram{}, map[string]*hdr.Histogram{}
-			}
-			sum.add(&r.Count, o.Count)
-			for s, n := range o.Outcomes {
-				v := r.Outcomes[s]
-				sum.add(&v, n)
-				r.Outcomes[s] = v
-			}
-			if err := addAll(service[o.Name], o.Histograms); err != nil {
-				return nil, fmt.Errorf("merge: result %d, %s: %w", i+1, o.Name, err)
-			}
-			if err := addAll(response[o.Name], o.ResponseHistograms); err != nil {
-				return nil, fmt.Errorf("merge: result %d, %s: %w", i+1, o.Name, err)
-			}
-		}
-		if d.Schedule != nil && d.Schedule.Histogram != "" {
-			h, err := DecodeHistogram(d.Schedule.Histogram)
-			if err != nil {
-				return nil, fmt.Errorf("merge: result %d, schedule: %w", i+1, err)
-			}
-			if lag == nil {
-				lag = h
-			} else {
-				lag.Merge(h)
-			}
-			sum.add(&late, d.Schedule.Late)
-			m.Schedule = &Schedule{LateThreshold: d.Schedule.LateThreshold}
-		}
+	d.Throughput += windowThroughput(c, from, to)
+	if !c.Stop.Finished() {
+		d.Stop = c.Stop
 	}
-	if sum.overflow {
-		return nil, errors.New("merge: the results' counts add up to more than a count can hold")
-	}
+}
+
+// clientsID is merged result d's identity, made from its clients' ("" when
+// one of them has none).
+func (d *Doc) clientsID() string {
 	var ids []string
-	for _, c := range m.ClientRuns {
+	for _, c := range d.ClientRuns {
 		if c.ID != "" {
 			ids = append(ids, c.ID)
 		}
 	}
-	if len(ids) == len(m.ClientRuns) {
-		m.ID = mergedID(ids)
+	if len(ids) != len(d.ClientRuns) {
+		return ""
 	}
-	m.Label = strings.Join(labels, "+")
-	if m.Operations > 0 {
-		m.Goodput = m.Throughput * float64(m.OKOperations) / float64(m.Operations)
-	}
-	for _, name := range order {
-		r := ops[name]
-		pick := func(set map[string]*hdr.Histogram, ok bool) *hdr.Histogram {
-			var out *hdr.Histogram
-			for s, h := range set {
-				if Succeeded(s) != ok {
-					continue
-				}
-				if out == nil {
-					out = hdr.Import(h.Export())
-				} else {
-					out.Merge(h)
-				}
-			}
-			return out
+	return mergedID(ids)
+}
+
+// opMerge adds the clients' operations: counts by outcome and histograms,
+// service and response time, per operation in the order first met.
+type opMerge struct {
+	ops               map[string]*OpResult
+	order             []string
+	service, response map[string]map[string]*hdr.Histogram
+}
+
+func newOpMerge() *opMerge {
+	return &opMerge{ops: map[string]*OpResult{}, service: map[string]map[string]*hdr.Histogram{}, response: map[string]map[string]*hdr.Histogram{}}
+}
+
+func (o *opMerge) add(d *Doc, sum *counts) error {
+	for _, x := range d.Ops {
+		r, ok := o.ops[x.Name]
+		if !ok {
+			r = &OpResult{Name: x.Name, Outcomes: map[string]int64{}, Histograms: map[string]string{}}
+			o.ops[x.Name] = r
+			o.order = append(o.order, x.Name)
+			o.service[x.Name], o.response[x.Name] = map[string]*hdr.Histogram{}, map[string]*hdr.Histogram{}
 		}
-		r.Latency, r.LatencyFailed = Summarize(pick(service[name], true), DefaultPercentiles), Summarize(pick(service[name], false), DefaultPercentiles)
-		r.Response, r.ResponseFailed = Summarize(pick(response[name], true), DefaultPercentiles), Summarize(pick(response[name], false), DefaultPercentiles)
-		for s, h := range service[name] {
+		sum.add(&r.Count, x.Count)
+		for s, n := range x.Outcomes {
+			v := r.Outcomes[s]
+			sum.add(&v, n)
+			r.Outcomes[s] = v
+		}
+		if err := addAll(o.service[x.Name], x.Histograms); err != nil {
+			return fmt.Errorf("%s: %w", x.Name, err)
+		}
+		if err := addAll(o.response[x.Name], x.ResponseHistograms); err != nil {
+			return fmt.Errorf("%s: %w", x.Name, err)
+		}
+	}
+	return nil
+}
+
+// results are the merged operations, every latency recomputed from the
+// added histograms, in the reports' order.
+func (o *opMerge) results() []OpResult {
+	pick := func(set map[string]*hdr.Histogram, ok bool) *hdr.Histogram {
+		var out *hdr.Histogram
+		for s, h := range set {
+			if Succeeded(s) != ok {
+				continue
+			}
+			if out == nil {
+				out = hdr.Import(h.Export())
+			} else {
+				out.Merge(h)
+			}
+		}
+		return out
+	}
+	var all []OpResult
+	for _, name := range o.order {
+		r := o.ops[name]
+		service, response := o.service[name], o.response[name]
+		r.Latency, r.LatencyFailed = Summarize(pick(service, true), DefaultPercentiles), Summarize(pick(service, false), DefaultPercentiles)
+		r.Response, r.ResponseFailed = Summarize(pick(response, true), DefaultPercentiles), Summarize(pick(response, false), DefaultPercentiles)
+		for s, h := range service {
 			r.Histograms[s] = Encode(h)
 		}
-		for s, h := range response[name] {
+		for s, h := range response {
 			if r.ResponseHistograms == nil {
 				r.ResponseHistograms = map[string]string{}
 			}
 			r.ResponseHistograms[s] = Encode(h)
 		}
-		m.Ops = append(m.Ops, *r)
+		all = append(all, *r)
 	}
-	sort.SliceStable(m.Ops, func(i, j int) bool { return opRank(m.Ops[i].Name) < opRank(m.Ops[j].Name) })
-	if lag != nil {
-		m.Schedule.Lag, m.Schedule.Histogram, m.Schedule.Late = Summarize(lag, DefaultPercentiles), Encode(lag), late
+	sort.SliceStable(all, func(i, j int) bool { return opRank(all[i].Name) < opRank(all[j].Name) })
+	return all
+}
+
+// scheduleMerge adds the clients' schedule lag and late operations.
+type scheduleMerge struct {
+	lag       *hdr.Histogram
+	late      int64
+	threshold float64
+	any       bool
+}
+
+func (s *scheduleMerge) add(d *Doc, sum *counts) error {
+	if d.Schedule == nil || d.Schedule.Histogram == "" {
+		return nil
 	}
-	series, err := mergeSeries(docs, from)
+	h, err := DecodeHistogram(d.Schedule.Histogram)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	m.Series = series
-	return m, nil
+	if s.lag == nil {
+		s.lag = h
+	} else {
+		s.lag.Merge(h)
+	}
+	sum.add(&s.late, d.Schedule.Late)
+	s.threshold, s.any = d.Schedule.LateThreshold, true
+	return nil
+}
+
+func (s *scheduleMerge) result() *Schedule {
+	if !s.any {
+		return nil
+	}
+	return &Schedule{Lag: Summarize(s.lag, DefaultPercentiles), LateThreshold: s.threshold, Late: s.late, Histogram: Encode(s.lag)}
 }
 
 // mergeSeries merges the clients' time series by wall clock: the k-th
