@@ -94,29 +94,13 @@ func (s *Setup) Execute(ctx context.Context, w Writers, obs ...runner.Observer) 
 		mopts.RawOut = files.raw
 	}
 	res.measurements = mopts
-	text := w.Stdout
-	if files.export != nil {
-		text = files.export
-	}
-	if err := res.WriteText(text); err != nil {
+	if err := res.WriteText(files.text(w.Stdout)); err != nil {
 		keep(fmt.Errorf("report: %w", err))
 	}
 	for _, l := range res.Summary() {
 		fmt.Fprintf(w.Stderr, "servbench: %s\n", l)
 	}
-	if files.json != nil || files.csv != nil {
-		doc := res.Doc()
-		if files.json != nil {
-			if err := result.WriteJSON(files.json, doc); err != nil {
-				keep(fmt.Errorf("write %s: %w", files.json.Path(), err))
-			}
-		}
-		if files.csv != nil {
-			if err := result.WriteCSV(files.csv, doc); err != nil {
-				keep(fmt.Errorf("write %s: %w", files.csv.Path(), err))
-			}
-		}
-	}
+	keep(files.writeDoc(res.Doc))
 	if first == nil {
 		keep(files.commit())
 	}
@@ -159,6 +143,34 @@ func openOutputs(out Outputs) (*outFiles, error) {
 		f.raw = fh
 	}
 	return f, nil
+}
+
+// text is where the text report goes: exportfile, else stdout.
+func (f *outFiles) text(stdout io.Writer) io.Writer {
+	if f.export != nil {
+		return f.export
+	}
+	return stdout
+}
+
+// writeDoc writes the result document (result.file) and its time series
+// (timeseries.file), asking doc for it only when one of them is wanted.
+func (f *outFiles) writeDoc(doc func() *result.Doc) error {
+	if f.json == nil && f.csv == nil {
+		return nil
+	}
+	d := doc()
+	if f.json != nil {
+		if err := result.WriteJSON(f.json, d); err != nil {
+			return fmt.Errorf("write %s: %w", f.json.Path(), err)
+		}
+	}
+	if f.csv != nil {
+		if err := result.WriteCSV(f.csv, d); err != nil {
+			return fmt.Errorf("write %s: %w", f.csv.Path(), err)
+		}
+	}
+	return nil
 }
 
 // abort drops the output files not committed: every path keeps what it
@@ -257,24 +269,13 @@ func (s *Setup) WriteMerged(d *result.Doc, w Writers) error {
 		return err
 	}
 	defer files.abort()
-	text := w.Stdout
-	if files.export != nil {
-		text = files.export
-	}
-	if text != nil {
+	if text := files.text(w.Stdout); text != nil {
 		if err := s.WriteDocText(text, d); err != nil {
 			return err
 		}
 	}
-	if files.json != nil {
-		if err := result.WriteJSON(files.json, d); err != nil {
-			return fmt.Errorf("write %s: %w", files.json.Path(), err)
-		}
-	}
-	if files.csv != nil {
-		if err := result.WriteCSV(files.csv, d); err != nil {
-			return fmt.Errorf("write %s: %w", files.csv.Path(), err)
-		}
+	if err := files.writeDoc(func() *result.Doc { return d }); err != nil {
+		return err
 	}
 	return files.commit()
 }
