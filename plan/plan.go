@@ -124,6 +124,32 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 	errf := func(line int, format string, args ...any) error {
 		return &Error{File: path, Line: line, Msg: fmt.Sprintf(format, args...)}
 	}
+	root, err := rootMapping(raw, errf)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if seen[k.Value] {
+			return nil, errf(k.Line, "%q is given twice", short(k.Value))
+		}
+		seen[k.Value] = true
+		if err := p.parseKey(k, v, seen, errf, builtin); err != nil {
+			if pe, ok := err.(*Error); ok {
+				return nil, pe
+			}
+			return nil, &Error{File: path, Line: v.Line, Msg: fmt.Sprintf("%s: %s", k.Value, oneLine(err.Error()))}
+		}
+	}
+	if err := p.complete(seen, errf); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// rootMapping decodes the plan's YAML and returns its top-level mapping.
+func rootMapping(raw []byte, errf errFunc) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := yaml.NewDecoder(bytes.NewReader(raw)).Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
@@ -134,74 +160,77 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, errf(0, "want a mapping of plan keys (deployments, workloads, records, threads, ...)")
 	}
-	root := doc.Content[0]
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		if seen[k.Value] {
-			return nil, errf(k.Line, "%q is given twice", short(k.Value))
+	return doc.Content[0], nil
+}
+
+// parseKey reads one top-level key k with value v into p. An error that is
+// not an *Error is located at v by the caller.
+func (p *Plan) parseKey(k, v *yaml.Node, seen map[string]bool, errf errFunc, builtin func(string) bool) error {
+	switch k.Value {
+	case "name":
+		if err := v.Decode(&p.Name); err != nil {
+			return err
 		}
-		seen[k.Value] = true
+		if !nameRE.MatchString(p.Name) {
+			return errf(v.Line, "name: want at most 100 characters and no control characters, not %q", short(p.Name))
+		}
+		return nil
+	case "currency":
+		if err := v.Decode(&p.Currency); err != nil {
+			return err
+		}
+		if !currencyRE.MatchString(p.Currency) {
+			return errf(v.Line, "currency: want a short name such as USD or EUR, not %q", short(p.Currency))
+		}
+		return nil
+	case "deployments", "targets": // "targets" before 0.2
+		if seen["deployments"] && seen["targets"] {
+			return errf(k.Line, "give deployments or targets (their old name), not both")
+		}
+		return p.parseDeployments(v, errf)
+	case "workloads":
+		return p.parseWorkloads(v, errf, builtin)
+	case "records":
+		return decodeList(v, &p.Records, errf, func(x int64) bool { return x > 0 }, "a positive record count")
+	case "threads":
+		return decodeList(v, &p.Threads, errf, func(x int) bool { return x > 0 }, "a positive thread count")
+	case "clients":
+		return decodeList(v, &p.Clients, errf, func(x int) bool { return x > 0 && x <= 10000 }, "a client count from 1 to 10,000")
+	case "rates":
+		return decodeList(v, &p.Rates, errf, func(x float64) bool { return x >= 0 && !math.IsInf(x, 0) }, "a rate ≥ 0 (0: as fast as possible)")
+	case "warmup":
+		return decodeSeconds(v, &p.Warmup, errf, "warmup")
+	case "duration":
+		return decodeSeconds(v, &p.Duration, errf, "duration")
+	case "operations":
+		if v.Kind == yaml.ScalarNode && v.Value == "records" {
+			p.OpsPerRecord = true
+			return nil
+		}
+		return decodeNumber(v, &p.Operations, errf, "operations ≥ 0 or \"records\" (as many as the record count)")
+	case "repetitions":
+		if err := decodeNumber(v, &p.Repetitions, errf, "repetitions ≥ 1"); err != nil {
+			return err
+		}
+		if p.Repetitions < 1 {
+			return errf(v.Line, "repetitions must be at least 1")
+		}
+		return nil
+	case "load_threads":
+		return decodeNumber(v, &p.LoadThreads, errf, "load threads ≥ 1")
+	case "properties":
 		var err error
-		switch k.Value {
-		case "name":
-			if err = v.Decode(&p.Name); err == nil && !nameRE.MatchString(p.Name) {
-				err = errf(v.Line, "name: want at most 100 characters and no control characters, not %q", short(p.Name))
-			}
-		case "currency":
-			if err = v.Decode(&p.Currency); err == nil && !currencyRE.MatchString(p.Currency) {
-				err = errf(v.Line, "currency: want a short name such as USD or EUR, not %q", short(p.Currency))
-			}
-		case "deployments", "targets": // "targets" before 0.2
-			if seen["deployments"] && seen["targets"] {
-				err = errf(k.Line, "give deployments or targets (their old name), not both")
-			} else {
-				err = p.parseDeployments(v, errf)
-			}
-		case "workloads":
-			err = p.parseWorkloads(v, errf, builtin)
-		case "records":
-			err = decodeList(v, &p.Records, errf, func(x int64) bool { return x > 0 }, "a positive record count")
-		case "threads":
-			err = decodeList(v, &p.Threads, errf, func(x int) bool { return x > 0 }, "a positive thread count")
-		case "clients":
-			err = decodeList(v, &p.Clients, errf, func(x int) bool { return x > 0 && x <= 10000 }, "a client count from 1 to 10,000")
-		case "rates":
-			err = decodeList(v, &p.Rates, errf, func(x float64) bool { return x >= 0 && !math.IsInf(x, 0) }, "a rate ≥ 0 (0: as fast as possible)")
-		case "warmup":
-			err = decodeSeconds(v, &p.Warmup, errf, "warmup")
-		case "duration":
-			err = decodeSeconds(v, &p.Duration, errf, "duration")
-		case "operations":
-			if v.Kind == yaml.ScalarNode && v.Value == "records" {
-				p.OpsPerRecord = true
-				break
-			}
-			err = decodeNumber(v, &p.Operations, errf, "operations ≥ 0 or \"records\" (as many as the record count)")
-		case "repetitions":
-			err = decodeNumber(v, &p.Repetitions, errf, "repetitions ≥ 1")
-			if err == nil && p.Repetitions < 1 {
-				err = errf(v.Line, "repetitions must be at least 1")
-			}
-		case "load_threads":
-			err = decodeNumber(v, &p.LoadThreads, errf, "load threads ≥ 1")
-		case "properties":
-			p.Properties, err = decodeProperties(v, errf)
-		case "slo":
-			err = p.parseSLO(v, errf)
-		default:
-			err = errf(k.Line, "unknown key %q (known: name, currency, deployments, workloads, records, threads, clients, rates, warmup, duration, operations, repetitions, load_threads, properties, slo)", short(k.Value))
-		}
-		if err != nil {
-			var pe *Error
-			if e, ok := err.(*Error); ok {
-				pe = e
-			} else {
-				pe = &Error{File: path, Line: v.Line, Msg: fmt.Sprintf("%s: %s", k.Value, oneLine(err.Error()))}
-			}
-			return nil, pe
-		}
+		p.Properties, err = decodeProperties(v, errf)
+		return err
+	case "slo":
+		return p.parseSLO(v, errf)
 	}
+	return errf(k.Line, "unknown key %q (known: name, currency, deployments, workloads, records, threads, clients, rates, warmup, duration, operations, repetitions, load_threads, properties, slo)", short(k.Value))
+}
+
+// complete checks what the keys say together once all are read (what is
+// required, how many runs) and fills in the defaults.
+func (p *Plan) complete(seen map[string]bool, errf errFunc) error {
 	if seen["targets"] {
 		seen["deployments"] = true
 	}
@@ -210,7 +239,7 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 			continue
 		}
 		if !seen[need] {
-			return nil, errf(0, "no %s given", need)
+			return errf(0, "no %s given", need)
 		}
 	}
 	if len(p.Rates) == 0 {
@@ -220,10 +249,10 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 		p.Clients = []int{1}
 	}
 	if p.Name == "" {
-		p.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		p.Name = strings.TrimSuffix(filepath.Base(p.File), filepath.Ext(p.File))
 	}
 	if p.Duration == 0 && p.Operations == 0 && !p.OpsPerRecord {
-		return nil, errf(0, "give duration (seconds per run) or operations (per run)")
+		return errf(0, "give duration (seconds per run) or operations (per run)")
 	}
 	// Count the runs before anyone expands them: a typo of a few digits
 	// must not become a billion runs, or memory for them.
@@ -233,11 +262,11 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 	}
 	runs *= float64(len(p.Workloads)) * float64(len(p.Threads)) * float64(len(p.Clients)) * float64(len(p.Rates)) * float64(p.Repetitions)
 	if runs > maxRuns {
-		return nil, errf(0, "the plan expands to %.0f runs: at most %d", runs, maxRuns)
+		return errf(0, "the plan expands to %.0f runs: at most %d", runs, maxRuns)
 	}
 	if p.SLO != nil {
 		if err := p.checkSLO(errf); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if p.LoadThreads == 0 {
@@ -245,7 +274,7 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 			p.LoadThreads = max(p.LoadThreads, t)
 		}
 	}
-	return p, nil
+	return nil
 }
 
 type errFunc func(line int, format string, args ...any) error
