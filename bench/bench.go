@@ -85,6 +85,13 @@ type Runner struct {
 	tables map[string]string        // deployment label + workload → table, when it gets a per-data-set suffix
 	loads  map[string]*engine.Setup // load key → the checked load phase
 	index  plan.Index
+	// OnRun, when set, is called with each run's index entry once
+	// index.json holds it: every run this Run finished, failed or skipped,
+	// not one the context's end cut short nor those an earlier Run
+	// finished. It is called from Run's
+	// goroutine; a Go program follows a plan with it (or stops it there,
+	// by cancelling Run's context).
+	OnRun func(plan.IndexRun)
 }
 
 // baseSpec is the spec a run shares with its load: the workload, the
@@ -268,6 +275,8 @@ func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
 			if why, skip := r.search.Skip(c); skip {
 				ic.Status, ic.Error, ic.Result = "skipped", why, ""
 				r.index.Runs = append(r.index.Runs, ic)
+				r.writeIndex()
+				r.ran(ic)
 				fmt.Fprintf(r.stderr, "servbench: [%d/%d] %s: skipped, %s\n", i+1, len(runs), ic.ID, why)
 				continue
 			}
@@ -293,6 +302,7 @@ func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
 			r.index.Runs = append(r.index.Runs, ic)
 			failed++
 			r.writeIndex()
+			r.ran(ic)
 			continue
 		}
 		t0 := time.Now()
@@ -322,6 +332,7 @@ func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
 		}
 		r.index.Runs = append(r.index.Runs, ic)
 		r.writeIndex()
+		r.ran(ic)
 		left := len(runs) - i - 1
 		eta := time.Duration(0)
 		if ran > 0 {
@@ -340,6 +351,13 @@ func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
 		return fmt.Errorf("bench: %d of %d runs failed (see %s)", failed, len(runs), filepath.Join(r.dir, "index.json"))
 	}
 	return nil
+}
+
+// ran tells OnRun of a run's entry.
+func (r *Runner) ran(ic plan.IndexRun) {
+	if r.OnRun != nil {
+		r.OnRun(ic)
+	}
 }
 
 // printSLO says, per curve, the highest throughput within the SLO and the

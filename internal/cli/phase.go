@@ -54,6 +54,12 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	if pa.emit != "" {
 		return ExitUsage, badf("%s: --emit writes the manifests of a phase spread over clients: give --clients N (N > 1)", cmd)
 	}
+	return runHere(ctx, pa, setup, stdout, stderr)
+}
+
+// runHere executes a checked phase in this process, with the CPU profile if
+// one was asked for, and turns how it ended into an exit code.
+func runHere(ctx context.Context, pa *phaseArgs, setup *engine.Setup, stdout, stderr io.Writer) (int, error) {
 	stopProfile, err := startProfile(pa.cpuprof)
 	if err != nil {
 		return ExitUsage, usageError{err}
@@ -76,6 +82,11 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	if err != nil { // a run whose outputs could not all be written
 		return ExitFailure, err
 	}
+	return exitOf(res, pa, stderr)
+}
+
+// exitOf is the exit code of a run that wrote its results: why it ended.
+func exitOf(res *engine.Result, pa *phaseArgs, stderr io.Writer) (int, error) {
 	switch res.Reason {
 	case result.Interrupted:
 		fmt.Fprintln(stderr, "servbench: interrupted; the results so far were written")
