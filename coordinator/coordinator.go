@@ -18,115 +18,98 @@ import (
 	"io"
 	"math"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/internal/format"
+	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
 )
 
 // Run runs a phase spread over clients (setup is the whole phase,
-// checked): it gives every client the phase's properties with a random
-// coordinator.id (on standard input, or in a file only its owner may
-// read for orchestrators that need one: they may hold credentials),
-// serves its clock to them, has the orchestrator (property orchestrator:
-// local, docker) run client i as "servbench load|run BINDING -P FILE"
-// with its index, the common start a moment ahead and a result file of
-// its own beside out (ClientResultPath), and merges their results exactly
-// into out (when given), only those that carry its coordinator.id. A
-// client that fails or writes no result fails the phase, named by its
-// index, and nothing merged is written. When ctx ends every client stops
-// and writes what it has, and those are merged. The bench command runs a
-// plan's spread cells through it too.
+// checked). It serves the phase on coordinator.addr (see hub) to clients
+// holding this run's secret, has the orchestrator (property orchestrator:
+// local, ssh, docker) start client i as "servbench client" with the
+// coordinator's URL, the secret and i in its environment, prints the
+// clients' merged progress live, and merges their results, which come
+// back over the network, exactly: only those that carry this run's
+// coordinator.id, each client's once. Each client's result is also
+// written beside out (ClientResultPath) when out is given. A client that
+// fails, ends without its result or sends nothing for coordinator.timeout
+// fails the phase, named by index and host, and nothing merged is
+// returned. When ctx ends every client is told to stop and what they
+// measured is merged. The bench command runs a plan's spread cells
+// through it too.
 func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer) (*result.Doc, error) {
-	n, cmd, binding := setup.Client.Count, setup.Spec.Phase.String(), setup.Spec.Binding
+	n, cmd := setup.Client.Count, setup.Spec.Phase.String()
 	orch, err := newOrchestrator(setup.Client)
 	if err != nil {
 		return nil, &engine.SpecError{Err: err}
 	}
-	dir, err := os.MkdirTemp("", "servbench-clients-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	j := &job{cmd: cmd, binding: binding, n: n, out: out, metricsAddr: setup.Outputs.MetricsAddr, stderr: stderr, mu: &sync.Mutex{}}
-	if j.out == "" {
-		j.out = filepath.Join(dir, "out", "result.json")
-		if err := os.Mkdir(filepath.Dir(j.out), 0o755); err != nil {
-			return nil, err
-		}
-	}
-	if j.out, err = filepath.Abs(j.out); err != nil {
-		return nil, err
-	}
 	if err := checkMetricsAddrs(setup.Outputs.MetricsAddr, n); err != nil {
 		return nil, &engine.SpecError{Err: err}
 	}
+	if out != "" { // the clients' results are written beside it: fail now, not after the run
+		if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
+			return nil, specErrorf("%s: result file %s: its directory %s does not exist", cmd, out, filepath.Dir(out))
+		}
+	}
+	j := &job{cmd: cmd, n: n, metricsAddr: setup.Outputs.MetricsAddr, stderr: stderr, mu: &sync.Mutex{}}
+	if j.token, err = NewToken(); err != nil {
+		return nil, err
+	}
 	j.id = result.NewID()
+	addr := setup.Client.CoordinatorAddr
+	if addr == "" {
+		addr = orch.listen()
+	}
+	h := newHub(j.token, j.id, n, Phase{Command: cmd, Binding: setup.Spec.Binding}, time.Now)
+	l, err := serve(addr, h)
+	if err != nil {
+		return nil, specErrorf("%s: coordinator.addr: %v", cmd, err)
+	}
+	defer l.Close()
+	j.port = l.Addr().(*net.TCPAddr).Port
+	j.url = "http://" + l.Addr().String()
+	if err := orch.prepare(ctx, j); err != nil {
+		return nil, err
+	}
+	defer orch.cleanup(j)
+	// Long enough for every client to start and connect first.
+	j.start = time.Now().Add(orch.lead() + time.Duration(n)*100*time.Millisecond).UTC()
 	cp := ClientProps(setup.Props)
 	cp.Set("coordinator.id", j.id, "coordinator")
+	cp.Set("startat", j.start.Format(time.RFC3339Nano), "coordinator")
+	cp.Set("status", "false", "coordinator") // the coordinator prints the merged status
 	var text bytes.Buffer
 	if err := cp.Write(&text); err != nil {
 		return nil, fmt.Errorf("clients: %w", err)
 	}
-	j.propsText = text.Bytes()
-	if orch.needsFile() {
-		j.props = filepath.Join(dir, "in", "phase.properties")
-		if err := writeProps(j.props, j.propsText); err != nil {
-			return nil, fmt.Errorf("clients: %w", err)
-		}
-	}
-	forget := func() {}
-	if j.props != "" { // once every client has read them, no file keeps the properties
-		forget = func() { os.Remove(j.props) }
-	}
-	clock, err := serveClock(setup.Client.CoordinatorAddr, &clockHandler{n: n, all: forget})
-	if err != nil {
-		return nil, specErrorf("%s: coordinator.addr: %v", cmd, err)
-	}
-	defer clock.Close()
-	j.clockURL = "http://" + clock.Addr().String() + "/"
-	// Long enough for every client to start and connect first.
-	j.start = time.Now().Add(orch.lead() + time.Duration(n)*100*time.Millisecond).UTC()
-	fmt.Fprintf(stderr, "servbench: %s on %d clients (%s), starting together at %s\n", cmd, n, orch, j.start.Format("15:04:05.000"))
-	ends := orch.run(ctx, j)
-	for i, end := range ends {
-		if end != nil && end != errOtherFailed {
-			return nil, fmt.Errorf("client %d of %d failed (%v): no merged result", i, n, end)
-		}
-	}
-	var docs []*result.Doc
-	var none []string
-	for i := range ends {
-		path := ClientResultPath(j.out, i)
-		d, err := result.ReadFile(path)
-		if err == nil && d.Properties["coordinator.id"] != j.id {
-			err = fmt.Errorf("%s is another run's result (coordinator.id %q, this run's %s)", path, props.Cut(d.Properties["coordinator.id"], 40), j.id)
-		}
-		if err != nil {
-			if ctx.Err() != nil { // stopped before it measured anything
-				none = append(none, strconv.Itoa(i))
+	h.phase.Properties = text.String()
+	fmt.Fprintf(stderr, "servbench: %s on %d clients (%s), starting together at %s; coordinator at %s\n", cmd, n, orch, j.start.Format("15:04:05.000"), l.Addr())
+	docs, err := follow(ctx, orch, h, j, setup)
+	if out != "" { // every result received, also of a phase that failed: nothing is lost
+		for i, m := range h.members() {
+			if m.result == nil {
 				continue
 			}
-			return nil, fmt.Errorf("client %d of %d wrote no result: %v", i, n, err)
+			if werr := writeResult(ClientResultPath(out, i), m.result); werr != nil && err == nil {
+				err = fmt.Errorf("client %d: %w", i, werr)
+			}
 		}
-		docs = append(docs, d)
 	}
-	switch {
-	case len(none) == n:
-		return nil, engine.ErrInterruptedBeforeMeasuring
-	case len(none) > 0:
-		return nil, fmt.Errorf("interrupted before client %s of %d measured anything: nothing merged", strings.Join(none, ", "), n)
+	if err != nil {
+		return nil, err
 	}
 	m, err := result.Merge(docs)
 	if err != nil {
@@ -141,6 +124,171 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 		fmt.Fprintf(stderr, "servbench: client %d used %.0f%% of its %d cores: it may be the limit, not the database; add clients\n", c.Index, c.CPUPct, c.Cores)
 	}
 	return m, nil
+}
+
+// follow runs the clients and waits for their results: it prints their
+// merged progress, stops them all at the first failure, silence or ctx's
+// end, and returns every client's result, or why there is no whole set.
+func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engine.Setup) ([]*result.Doc, error) {
+	n := j.n
+	// The orchestrator's context ends when the clients are to be made
+	// to stop (they were told, and had stopGrace to end), not at Ctrl-C:
+	// then they are told first.
+	octx, kill := context.WithCancel(context.WithoutCancel(ctx))
+	defer kill()
+	j.exited = h.exit
+	endsCh := make(chan []error, 1)
+	go func() { endsCh <- orch.run(octx, j) }()
+	begun := time.Now()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	live := &liveStatus{every: setup.Outputs.StatusEvery, n: n}
+	var failure error
+	var killAt <-chan time.Time
+	stop := func() {
+		h.stopAll()
+		if killAt == nil {
+			killAt = time.After(stopGrace)
+		}
+	}
+	check := func() {
+		if failure == nil {
+			if failure = failed(h, ctx.Err() != nil); failure != nil {
+				stop()
+			}
+		}
+	}
+	ctxDone, abandon := ctx.Done(), runner.AbandonOf(ctx)
+	var ends []error
+	for ends == nil {
+		select {
+		case <-ctxDone:
+			ctxDone = nil
+			stop()
+		case <-abandon: // a second Ctrl-C: no more waiting
+			abandon = nil
+			var left []string
+			for i, m := range h.members() {
+				if !m.exited && m.result == nil {
+					left = append(left, h.name(i))
+				}
+			}
+			if len(left) > 0 {
+				j.mu.Lock()
+				fmt.Fprintf(j.stderr, "servbench: second signal: killing %s, which had not stopped\n", strings.Join(left, ", "))
+				j.mu.Unlock()
+			}
+			kill()
+		case <-h.changed:
+			check()
+		case ends = <-endsCh:
+		case <-killAt:
+			kill()
+		case now := <-tick.C:
+			live.add(h.progress(), j)
+			if failure != nil || ctx.Err() != nil {
+				continue
+			}
+			if i := h.silent(now.Add(-setup.Client.Timeout), begun.Add(orch.lead())); i >= 0 {
+				failure = fmt.Errorf("%s sent nothing for %s (coordinator.timeout)", h.name(i), setup.Client.Timeout)
+				stop()
+				kill()
+			}
+		}
+	}
+	for i, e := range ends {
+		h.exit(i, e)
+	}
+	check()
+	if failure != nil {
+		return nil, fmt.Errorf("%w: no merged result", failure)
+	}
+	var docs []*result.Doc
+	var none []string
+	for i, m := range h.members() {
+		if m.result == nil {
+			none = append(none, strconv.Itoa(i))
+		} else {
+			docs = append(docs, m.result)
+		}
+	}
+	switch {
+	case len(none) == n:
+		return nil, engine.ErrInterruptedBeforeMeasuring
+	case len(none) > 0:
+		return nil, fmt.Errorf("interrupted before client %s of %d measured anything: nothing merged", strings.Join(none, ", "), n)
+	}
+	return docs, nil
+}
+
+// failed is the first client's failure the hub knows of: one it sent,
+// or an end without a result (unless the phase was interrupted: a client
+// stopped before it measured has none).
+func failed(h *hub, interrupted bool) error {
+	for i, m := range h.members() {
+		switch {
+		case m.failed != "":
+			return fmt.Errorf("%s %s", h.name(i), m.failed)
+		case m.exited && m.result == nil && !interrupted:
+			why := "ended without sending its result"
+			if m.exitErr != nil {
+				why = fmt.Sprintf("ended (%v) without sending its result", m.exitErr)
+			}
+			return fmt.Errorf("%s %s", h.name(i), why)
+		}
+	}
+	return nil
+}
+
+// liveStatus prints the clients' merged progress every status interval
+// of their measuring time: their operations per second, p99 response time
+// and failures since the last line.
+type liveStatus struct {
+	every         time.Duration
+	n             int
+	fromMs, endMs int64 // the window: measuring time at the last line, and the latest an interval ended
+	ops, fail     int64
+	hist          *hdr.Histogram
+}
+
+func (l *liveStatus) add(ps [][]Progress, j *job) {
+	for _, list := range ps {
+		for _, p := range list {
+			if p.Warmup {
+				continue
+			}
+			l.endMs = max(l.endMs, p.EndMs)
+			l.ops += p.Ops
+			l.fail += p.Failed
+			if p.Histogram == "" {
+				continue
+			}
+			if h, err := result.DecodeHistogram(p.Histogram); err == nil {
+				if l.hist == nil {
+					l.hist = measure.NewHistogram()
+				}
+				l.hist.Merge(h)
+			}
+		}
+	}
+	window := time.Duration(l.endMs-l.fromMs) * time.Millisecond
+	if window <= 0 || window < l.every-l.every/20 {
+		return
+	}
+	p99 := "-"
+	if l.hist != nil && l.hist.TotalCount() > 0 {
+		p99 = fmt.Sprintf("%.3f ms", float64(l.hist.ValueAtQuantile(99))/1e6)
+	}
+	j.mu.Lock()
+	fmt.Fprintf(j.stderr, "servbench: %d clients, %d s: %s ops/s, p99 %s, %s failed (last %.0f s)\n", l.n, l.endMs/1000,
+		format.Thousands(int64(float64(l.ops)/window.Seconds()+0.5)), p99, format.Thousands(l.fail), window.Seconds())
+	j.mu.Unlock()
+	l.ops, l.fail, l.hist, l.fromMs = 0, 0, nil, l.endMs
+}
+
+// writeResult writes a client's result document, whole or not at all.
+func writeResult(path string, d *result.Doc) error {
+	return atomicfile.WriteFile(path, func(w io.Writer) error { return result.WriteJSON(w, d) })
 }
 
 // maxClockOffset is the largest clock offset of m's clients and the
@@ -166,87 +314,20 @@ func ClientProps(p *props.Props) *props.Props {
 	return all
 }
 
-// writeProps writes the properties' text where only its owner can read
-// it.
-func writeProps(path string, text []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(text); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// serveClock serves this machine's clock to the clients (see engine's
-// measureClock) on addr.
-func serveClock(addr string, h http.Handler) (net.Listener, error) {
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(l)
-	return l, nil
-}
-
-// clockHandler answers the clients' clock requests and calls all once
-// when each of the n clients has asked (each names itself, ?client=I):
-// every client has read the phase's properties by then.
-type clockHandler struct {
-	n    int
-	all  func()
-	mu   sync.Mutex
-	seen map[string]bool
-}
-
-func (c *clockHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	engine.ClockHandler(time.Now).ServeHTTP(w, r)
-	i := r.URL.Query().Get("client")
-	if i == "" {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.seen == nil {
-		c.seen = map[string]bool{}
-	}
-	if len(c.seen) < c.n && !c.seen[i] && len(i) < 8 {
-		c.seen[i] = true
-		if len(c.seen) == c.n {
-			c.all()
-		}
-	}
-}
-
 // A job is one spread phase for an orchestrator to run.
 type job struct {
-	cmd, binding string
-	n            int
-	id           string // coordinator.id: every client's result must carry it
-	propsText    []byte // the phase's properties, for every client
-	props        string // where they are as a file, for orchestrators that need one
-	out          string // the merged result's path: client i writes ClientResultPath(out, i)
-	start        time.Time
-	clockURL     string
-	metricsAddr  string
-	stderr       io.Writer
-	mu           *sync.Mutex // one line at a time on stderr
-}
-
-// clientArgs is a client's command line after "servbench": its index (or
-// where to read it), the common start, the coordinator's clock and where
-// to write its result, for the properties and result at the paths given
-// (as the client sees them).
-func (j *job) clientArgs(index []string, props, out string) []string {
-	a := []string{j.cmd, j.binding, "-P", props}
-	a = append(a, index...)
-	return append(a, "-p", "startat="+j.start.Format(time.RFC3339Nano), "-p", "clock.url="+j.clockURL, "-o", out)
+	cmd         string
+	n           int
+	id          string // coordinator.id: every client's result must carry it
+	token       string // the run's secret, for the clients' environment only
+	url         string // where the coordinator listens, as this machine reaches it
+	port        int    // its port
+	start       time.Time
+	metricsAddr string
+	stderr      io.Writer
+	mu          *sync.Mutex // one line at a time on stderr
+	// exited is told as each client ends, with how (nil: well).
+	exited func(i int, err error)
 }
 
 // say writes one line of client i's on the coordinator's stderr.
@@ -256,20 +337,27 @@ func (j *job) say(i int, line string) {
 	fmt.Fprintf(j.stderr, "client %d: %s\n", i, line)
 }
 
-// errOtherFailed ends a client that was stopped because another failed.
-var errOtherFailed = errors.New("stopped when another client failed")
+// env is a client's environment as the orchestrator gives it: the
+// coordinator's URL (as the client reaches it), the secret and its index.
+func (j *job) env(url string, i int) []string {
+	return []string{URLEnv + "=" + url, TokenEnv + "=" + j.token, IndexEnv + "=" + strconv.Itoa(i)}
+}
 
-// An orchestrator runs a job's n clients and returns when they have all
-// ended, with each client's failure (nil: it ended or was interrupted and
-// wrote its result). When ctx ends, it stops every client, which writes
-// what it has.
+// An orchestrator starts a job's n clients and returns when they have all
+// ended, with how each ended (nil: it exited well). When ctx ends it
+// makes every client still running stop at once (they were told to stop
+// through the coordinator first).
 type orchestrator interface {
+	// listen is the coordinator's address when coordinator.addr is not
+	// given: where its clients can reach it.
+	listen() string
+	// prepare readies the clients' machines (a binary to run) before the
+	// common start is set; cleanup removes whatever prepare and run left.
+	prepare(ctx context.Context, j *job) error
 	run(ctx context.Context, j *job) []error
+	cleanup(j *job)
 	// lead is how long the clients need to start.
 	lead() time.Duration
-	// needsFile: the clients read the properties from a file (job.props)
-	// rather than from their standard input.
-	needsFile() bool
 	String() string
 }
 
@@ -278,6 +366,8 @@ func newOrchestrator(c engine.Client) (orchestrator, error) {
 	switch c.Orchestrator {
 	case "docker":
 		return newDocker(c.Image), nil
+	case "ssh":
+		return newSSH(c)
 	case "kubernetes":
 		return nil, errors.New("orchestrator=kubernetes: servbench writes the Indexed Job for kubectl to apply: give --emit DIR (see 'servbench run --help')")
 	}
@@ -288,14 +378,14 @@ func newOrchestrator(c engine.Client) (orchestrator, error) {
 	return &local{exe: exe}, nil
 }
 
-// local runs the clients as processes of this binary on this machine,
-// each reading the phase's properties from its standard input: no file
-// holds them, whatever ends the coordinator.
+// local runs the clients as processes of this binary on this machine.
 type local struct{ exe string }
 
-func (*local) String() string      { return "here" }
-func (*local) lead() time.Duration { return 2 * time.Second }
-func (*local) needsFile() bool     { return false }
+func (*local) String() string                      { return "here" }
+func (*local) lead() time.Duration                 { return 2 * time.Second }
+func (*local) listen() string                      { return "127.0.0.1:0" }
+func (*local) prepare(context.Context, *job) error { return nil }
+func (*local) cleanup(*job)                        {}
 
 // stopGrace is how long clients asked to stop (another failed) may take to
 // write their results before they are killed.
@@ -305,13 +395,8 @@ func (l *local) run(ctx context.Context, j *job) []error {
 	ends := make([]error, j.n)
 	procs := make([]*exec.Cmd, j.n)
 	for i := range procs {
-		args := j.clientArgs([]string{"--client-index", strconv.Itoa(i)}, "/dev/stdin", ClientResultPath(j.out, i))
-		if j.metricsAddr != "" {
-			args = append(args, "-p", "metrics.addr="+ClientMetricsAddr(j.metricsAddr, i))
-		}
-		c := exec.Command(l.exe, args...)
-		c.Env = append(os.Environ(), "SERVBENCH_CLIENT="+strconv.Itoa(i))
-		c.Stdin = bytes.NewReader(j.propsText)
+		c := exec.Command(l.exe, "client")
+		c.Env = append(os.Environ(), j.env(j.url, i)...)
 		c.Stdout = io.Discard // each client's text report; its result is what counts
 		c.Stderr = &prefixed{say: func(l string) { j.say(i, l) }}
 		ownGroup(c)
@@ -327,85 +412,27 @@ func (l *local) run(ctx context.Context, j *job) []error {
 		}
 		procs[i] = c
 	}
-	type exit struct {
-		i   int
-		err error
-	}
-	exits := make(chan exit, j.n)
+	var wg sync.WaitGroup
 	for i, p := range procs {
-		go func() { exits <- exit{i, p.Wait()} }()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ends[i] = p.Wait()
+			p.Stderr.(*prefixed).flush()
+			j.exited(i, ends[i])
+		}()
 	}
-	ended := make([]bool, j.n)
-	const (
-		running = iota
-		interrupted
-		otherFailed
-		killed
-	)
-	why := make([]int, j.n) // what the coordinator did to client i
-	signal := func(sig os.Signal, reason int) {
-		for i, p := range procs {
-			if !ended[i] {
-				p.Process.Signal(sig)
-				why[i] = max(why[i], reason)
-			}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done(): // told to stop and still running: killed
+		for _, p := range procs {
+			p.Process.Kill()
 		}
-	}
-	ctxDone, abandon := ctx.Done(), runner.AbandonOf(ctx)
-	var kill <-chan time.Time
-	for live := j.n; live > 0; {
-		select {
-		case e := <-exits:
-			live--
-			ended[e.i] = true
-			procs[e.i].Stderr.(*prefixed).flush()
-			switch {
-			case why[e.i] == killed:
-				ends[e.i] = errors.New("killed after a second interrupt")
-			case why[e.i] == otherFailed:
-				ends[e.i] = errOtherFailed
-			case e.err == nil || why[e.i] == interrupted && stoppedByInterrupt(e.err):
-			default: // the first failure stops every other client at once
-				ends[e.i] = e.err
-				signal(os.Interrupt, otherFailed)
-				kill = time.After(stopGrace)
-			}
-		case <-ctxDone: // Ctrl-C: every client stops and writes its results
-			ctxDone = nil
-			signal(os.Interrupt, interrupted)
-		case <-abandon: // a second Ctrl-C: no more waiting
-			abandon = nil
-			var left []string
-			for i, p := range procs {
-				if !ended[i] {
-					left = append(left, fmt.Sprintf("%d (pid %d)", i, p.Process.Pid))
-				}
-			}
-			if len(left) > 0 {
-				j.mu.Lock()
-				fmt.Fprintf(j.stderr, "servbench: second signal: killing client %s, which had not stopped\n", strings.Join(left, ", "))
-				j.mu.Unlock()
-			}
-			signal(os.Kill, killed)
-		case <-kill:
-			signal(os.Kill, otherFailed)
-		}
+		<-done
 	}
 	return ends
-}
-
-// stoppedByInterrupt reports whether a client's end is its answer to an
-// interrupt: exit 130, or killed by SIGINT before it could catch it.
-func stoppedByInterrupt(err error) bool {
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) {
-		return false
-	}
-	if ee.ExitCode() == exitInterrupted {
-		return true
-	}
-	ws, ok := ee.Sys().(syscall.WaitStatus)
-	return ok && ws.Signaled() && ws.Signal() == syscall.SIGINT
 }
 
 // checkMetricsAddrs checks, before any client starts, that client i of n
@@ -476,10 +503,6 @@ func ClientMetricsAddr(addr string, i int) string {
 	}
 	return net.JoinHostPort(host, strconv.Itoa(p+i))
 }
-
-// exitInterrupted is how a client ends that was interrupted (servbench's
-// exit status 130).
-const exitInterrupted = 130
 
 // specErrorf is bad input, as the engine's own.
 func specErrorf(format string, args ...any) error {

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -18,11 +17,13 @@ import (
 )
 
 // docker runs the clients as a Docker Swarm replicated job: one service of
-// n tasks from servbench's image (docker.image), on the host network, with
-// the phase's properties and the results directory bound into each
-// container. It drives the docker command the user has (and its
-// DOCKER_HOST or context), so it needs nothing of the swarm but what the
-// user can do already.
+// n tasks from servbench's image (docker.image), on the host network, each
+// a "servbench client" that reaches the coordinator at its address (give
+// coordinator.addr one the swarm's nodes reach; the default is this
+// machine's loopback, for a swarm of one). It drives the docker command
+// the user has (and its DOCKER_HOST or context), so it needs nothing of
+// the swarm but what the user can do already. The run's secret is in the
+// service's environment: who may inspect the swarm's services may read it.
 //
 // Each task learns its index from Swarm's templates: its slot, which
 // Docker renders as the node's ID for slot 0 (as for a global service), so
@@ -43,8 +44,10 @@ func (d *docker) String() string { return "Docker Swarm, image " + d.image }
 // lead: pulling nothing (the image is on the node), a task starts in about
 // a second; a swarm of several machines may need more, and a late client
 // says so in its result's warnings.
-func (d *docker) lead() time.Duration { return 5 * time.Second }
-func (*docker) needsFile() bool       { return true } // bound into each task
+func (d *docker) lead() time.Duration               { return 5 * time.Second }
+func (*docker) listen() string                      { return "127.0.0.1:0" }
+func (*docker) prepare(context.Context, *job) error { return nil }
+func (*docker) cleanup(*job)                        {}
 
 // dockerEnv are the variables a task's index is read from.
 const (
@@ -64,34 +67,25 @@ func (d *docker) run(ctx context.Context, j *job) []error {
 	if err != nil {
 		return fail(err)
 	}
-	outDir := filepath.Dir(j.out)
 	args := []string{"service", "create", "--detach", "--quiet", "--name", name,
 		"--mode", "replicated-job", "--replicas", strconv.Itoa(j.n), "--max-concurrent", strconv.Itoa(j.n),
 		"--restart-condition", "none", "--network", "host", "--stop-grace-period", d.grace.String(),
 		"--label", "servbench.phase=" + j.cmd,
-		"--env", DockerSlotEnv + "={{.Task.Slot}}", "--env", DockerNodeEnv + "={{.Node.ID}}",
-		"--mount", "type=bind,src=" + filepath.Dir(j.props) + ",dst=" + filepath.Dir(PodProps) + ",readonly",
-		"--mount", "type=bind,src=" + outDir + ",dst=" + PodResults,
-		d.image}
-	args = append(args, j.clientArgs([]string{"--client-index-from", "docker"}, PodProps, PodResults+"/"+filepath.Base(j.out))...)
-	if j.metricsAddr != "" {
-		args = append(args, "-p", "metrics.addr="+j.metricsAddr) // client i serves on its port + i
+		"--env", DockerSlotEnv + "={{.Task.Slot}}", "--env", DockerNodeEnv + "={{.Node.ID}}"}
+	for _, e := range j.env(j.url, 0)[:2] { // the index is the task's slot
+		args = append(args, "--env", e)
 	}
+	args = append(args, d.image, "client", "--client-index-from", "docker")
 	if _, err := d.docker(context.Background(), args...); err != nil {
 		return fail(err)
 	}
 	defer d.remove(name)
 	states, err := d.wait(ctx, name, j.n)
 	if ctx.Err() != nil {
-		// Stopped: each client gets SIGINT, as a local one, and writes
-		// what it has; the tasks are given the grace to end. (Removing a
-		// job's service does not stop its containers in every Docker.)
-		d.signal(name)
-		grace, cancel := context.WithTimeout(context.Background(), d.grace)
-		d.wait(grace, name, j.n)
-		cancel()
+		// Told to stop through the coordinator and still running: the
+		// service and its containers are removed (deferred).
 		d.logs(name, j)
-		return ends
+		return fail(errors.New("stopped: still running after it was told to stop"))
 	}
 	d.logs(name, j)
 	if err != nil {
@@ -104,7 +98,7 @@ func (d *docker) run(ctx context.Context, j *job) []error {
 		case st.state == "failed" || st.state == "rejected":
 			ends[i] = fmt.Errorf("task %s: %s", st.state, st.err)
 		case st.state != "complete":
-			ends[i] = errOtherFailed
+			ends[i] = fmt.Errorf("task %s", st.state)
 		}
 	}
 	return ends
@@ -114,15 +108,6 @@ func (d *docker) run(ctx context.Context, j *job) []error {
 func (d *docker) containers(name string) []string {
 	out, _ := d.docker(context.Background(), "ps", "--all", "--quiet", "--filter", "label=com.docker.swarm.service.name="+name)
 	return strings.Fields(out)
-}
-
-// signal sends SIGINT to the service's containers on this node. (Swarm
-// has no command to signal a service's tasks; on a swarm of several
-// machines the others' clients stop when the service is removed.)
-func (d *docker) signal(name string) {
-	if ids := d.containers(name); len(ids) > 0 {
-		d.docker(context.Background(), append([]string{"kill", "--signal", "INT"}, ids...)...)
-	}
 }
 
 // remove removes the service and whatever containers of it are left on

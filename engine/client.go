@@ -29,13 +29,21 @@ type Client struct {
 
 	// Where the coordinator runs the clients (read here so that a typo is
 	// caught with every other property's; the command line acts on them):
-	// Orchestrator is local, docker or kubernetes (property
+	// Orchestrator is local, ssh, docker or kubernetes (property
 	// orchestrator); Image the container image of docker and kubernetes
 	// (docker.image); Claim and Name the Kubernetes volume claim for the
 	// results and the manifests' name (kubernetes.claim, kubernetes.name);
-	// CoordinatorAddr where the coordinator serves its clock
-	// (coordinator.addr).
+	// CoordinatorAddr where the coordinator serves the clients
+	// (coordinator.addr); Hosts the ssh orchestrator's hosts (ssh.hosts:
+	// a comma-separated list, or @FILE), SSHConfig an ssh_config file
+	// for its ssh commands (ssh.config), SSHBinary a servbench the hosts
+	// may have already (ssh.binary).
 	Orchestrator, Image, Claim, Name, CoordinatorAddr string
+	Hosts, SSHConfig, SSHBinary                       string
+	// Timeout bounds how long a client may send nothing before the
+	// coordinator fails the phase naming it (coordinator.timeout,
+	// seconds; default 30).
+	Timeout time.Duration
 	// CoordinatorID is the spread phase's identity, random, which its
 	// coordinator gives every client (coordinator.id) and finds again in
 	// their results: no other run's result is ever merged.
@@ -76,7 +84,7 @@ func applyClient(p *props.Props, load bool) (Client, error) {
 	if c.ClockURL = p.String("clock.url", ""); c.ClockURL != "" && !strings.HasPrefix(c.ClockURL, "http://") {
 		return Client{}, p.Errorf("clock.url", "want http://host:port/, not %q", props.Cut(c.ClockURL, 40))
 	}
-	if c.Orchestrator, err = p.OneOf("orchestrator", "local", "local", "docker", "kubernetes"); err != nil {
+	if c.Orchestrator, err = p.OneOf("orchestrator", "local", "local", "ssh", "docker", "kubernetes"); err != nil {
 		return Client{}, err
 	}
 	c.Image = p.String("docker.image", "servbench")
@@ -85,7 +93,16 @@ func applyClient(p *props.Props, load bool) (Client, error) {
 	if c.Name != "" && !dnsLabel(c.Name) {
 		return Client{}, p.Errorf("kubernetes.name", "%q is not a Kubernetes name: lower-case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters", props.Cut(c.Name, 70))
 	}
-	c.CoordinatorAddr = p.String("coordinator.addr", "127.0.0.1:0")
+	c.CoordinatorAddr = p.String("coordinator.addr", "")
+	c.Hosts, c.SSHConfig, c.SSHBinary = p.String("ssh.hosts", ""), p.String("ssh.config", ""), p.String("ssh.binary", "servbench")
+	if c.Orchestrator == "ssh" && c.Hosts == "" && n > 1 {
+		return Client{}, p.Errorf("ssh.hosts", "orchestrator=ssh needs the hosts: --hosts h1,h2,... or --hosts @FILE")
+	}
+	timeout, err := p.FloatRange("coordinator.timeout", 30, 1, 86400)
+	if err != nil {
+		return Client{}, err
+	}
+	c.Timeout = time.Duration(timeout * float64(time.Second))
 	_, one := p.Get("clientindex")
 	i, err := p.Int64Min("clientindex", 0, 0)
 	if err != nil {

@@ -65,7 +65,7 @@ func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
 // measureClock asks url clockSamples times; an error names the URL
 // (which a coordinator makes and which holds no credentials).
-func measureClock(ctx context.Context, url string) (*result.Clock, error) {
+func measureClock(ctx context.Context, url, token string) (*result.Clock, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	c := &http.Client{}
@@ -75,6 +75,7 @@ func measureClock(ctx context.Context, url string) (*result.Clock, error) {
 		if err != nil {
 			return nil, fmt.Errorf("clock.url %q: %w", url, err)
 		}
+		authorize(req, token)
 		sent := time.Now()
 		resp, err := c.Do(req)
 		if err != nil {
@@ -114,7 +115,7 @@ var (
 
 // watchCoordinator calls gone once when the coordinator at url stops
 // answering, and returns when ctx ends.
-func watchCoordinator(ctx context.Context, url string, gone func()) {
+func watchCoordinator(ctx context.Context, url, token string, gone func()) {
 	c := &http.Client{Timeout: 5 * time.Second}
 	t := time.NewTicker(watchEvery)
 	defer t.Stop()
@@ -129,6 +130,7 @@ func watchCoordinator(ctx context.Context, url string, gone func()) {
 		if err != nil {
 			return
 		}
+		authorize(req, token)
 		resp, err := c.Do(req)
 		if err == nil {
 			io.Copy(io.Discard, io.LimitReader(resp.Body, 64))
@@ -143,5 +145,12 @@ func watchCoordinator(ctx context.Context, url string, gone func()) {
 			gone()
 			return
 		}
+	}
+}
+
+// authorize adds the coordinator's secret to a request, when there is one.
+func authorize(req *http.Request, token string) {
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 }

@@ -74,6 +74,8 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	switch args[0] {
 	case "load", "run":
 		code, err = phase(ctx, args[0], args[1:], stdout, stderr)
+	case "client":
+		code, err = client(ctx, args[1:], osGetenv, stdout, stderr)
 	case "bench":
 		code, err = benchCmd(ctx, args[1:], stdout, stderr)
 	case "merge":
@@ -96,6 +98,8 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			fmt.Fprint(stdout, phaseUsage)
 		} else if len(args) > 1 && args[1] == "bench" {
 			fmt.Fprint(stdout, benchUsage)
+		} else if len(args) > 1 && args[1] == "client" {
+			fmt.Fprint(stdout, clientUsage)
 		} else if len(args) > 1 && args[1] == "merge" {
 			fmt.Fprint(stdout, mergeUsage)
 		} else if len(args) > 1 && args[1] == "report" {
@@ -106,7 +110,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			fmt.Fprint(stdout, usage)
 		}
 	default:
-		err = badf("unknown command %q (commands: load, run, bench, report, compare, merge, workloads, bindings, version, help)", args[0])
+		err = badf("unknown command %q (commands: load, run, bench, report, compare, merge, client, workloads, bindings, version, help)", args[0])
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "servbench: %s\n", oneLine(err))
@@ -143,6 +147,7 @@ Usage:
   servbench report DIR -o R.html     the plan's tables and charts in one page
   servbench compare A B              differences with confidence intervals
   servbench merge R1.json R2.json... -o M.json   combine clients that ran together
+  servbench client                   one client of a spread run (orchestrators start it)
   servbench workloads                list the built-in workloads
   servbench bindings                 list the database bindings
   servbench version                  print version information

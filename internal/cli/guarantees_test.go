@@ -262,7 +262,7 @@ func TestClientsSecondInterruptKillsAHungClient(t *testing.T) {
 	}()
 	code := runUntil(t, ctx, abandon, w, "run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "-target", "100", "-p", "operationcount=0",
 		"-o", filepath.Join(t.TempDir(), "r.json"))
-	if code != ExitInterrupted || !strings.Contains(w.String(), "second signal: killing client ") || !strings.Contains(w.String(), "1 (pid ") {
+	if code != ExitInterrupted || !strings.Contains(w.String(), "second signal: killing ") || !strings.Contains(w.String(), "client 1 of 2") {
 		t.Errorf("exit %d: %s", code, w.String())
 	}
 }
@@ -291,12 +291,17 @@ func TestClientsStopWhenTheCoordinatorIsGone(t *testing.T) {
 	case <-time.After(2 * time.Minute):
 		t.Fatalf("the coordinator did not start its clients: %s", w.String())
 	}
-	clients := func() []int { // the processes writing a client result beside out
+	_, addr, _ := strings.Cut(w.String(), "coordinator at ")
+	addr, _, _ = strings.Cut(addr, "\n")
+	if addr == "" {
+		t.Fatalf("the coordinator did not say its address: %s", w.String())
+	}
+	clients := func() []int { // the processes this coordinator started
 		var pids []int
-		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		procs, _ := filepath.Glob("/proc/[0-9]*/environ")
 		for _, p := range procs {
 			b, _ := os.ReadFile(p)
-			if bytes.Contains(b, []byte(strings.TrimSuffix(out, ".json")+".client-")) {
+			if bytes.Contains(b, []byte("SERVBENCH_COORDINATOR=http://"+addr+"\x00")) {
 				pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
 				pids = append(pids, pid)
 			}

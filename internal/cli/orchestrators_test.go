@@ -112,7 +112,7 @@ func TestDockerSwarmClients(t *testing.T) {
 	failed := filepath.Join(t.TempDir(), "f.json")
 	code, _, stderr = servbench(t, "run", "redis", "-w", "c", "-p", "redis.url=redis://127.0.0.1:1", "-p", "recordcount=3000",
 		"-p", "operationcount=300", "-threads", "3", "--clients", "3", "--orchestrator", "docker", "--image", image, "-o", failed)
-	if code != ExitFailure || !regexp.MustCompile(`run: client [0-2] of 3 failed \(task failed: .*non-zero exit \(1\)\): no merged result`).MatchString(stderr) {
+	if code != ExitFailure || !regexp.MustCompile(`run: client [0-2] of 3 \(host [^)]+\) failed: redis: connect 127\.0\.0\.1:1: .*: no merged result`).MatchString(stderr) {
 		t.Errorf("clients without a server: exit %d: %s", code, stderr)
 	}
 	if _, err := os.Stat(failed); err == nil {

@@ -34,16 +34,9 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 			return ExitUsage, usageError{err}
 		}
 	}
-	spec := engine.Spec{Binding: pa.binding, Properties: pa.props, Log: stderr}
-	if cmd == "load" {
-		spec.Phase = engine.LoadPhase
-	}
-	setup, err := engine.Check(spec)
+	setup, err := checkPhase(cmd, engine.Spec{Binding: pa.binding, Properties: pa.props, Log: stderr}, stderr)
 	if err != nil {
-		return ExitUsage, usageError{err}
-	}
-	for _, w := range setup.Warnings {
-		fmt.Fprintf(stderr, "servbench: %s\n", w)
+		return ExitUsage, err
 	}
 	if _, one := pa.props.Get("clientindex"); setup.Client.Spread() && !one {
 		if pa.emit != "" {
@@ -105,6 +98,22 @@ func exitOf(res *engine.Result, pa *phaseArgs, stderr io.Writer) (int, error) {
 		return ExitFailure, fmt.Errorf("%s: close: %w", pa.binding, res.CloseErr)
 	}
 	return ExitOK, nil
+}
+
+// checkPhase checks spec as phase cmd (load or run) and says its
+// warnings; its error is bad input.
+func checkPhase(cmd string, spec engine.Spec, stderr io.Writer) (*engine.Setup, error) {
+	if cmd == "load" {
+		spec.Phase = engine.LoadPhase
+	}
+	setup, err := engine.Check(spec)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	for _, w := range setup.Warnings {
+		fmt.Fprintf(stderr, "servbench: %s\n", w)
+	}
+	return setup, nil
 }
 
 func isTerminal(w io.Writer) bool {

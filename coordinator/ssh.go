@@ -1,0 +1,424 @@
+package coordinator
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/internal/inputfile"
+	"github.com/servbench/servbench/props"
+)
+
+// sshOrch runs client i on host i mod H over the user's own ssh command:
+// their ~/.ssh/config (or ssh.config), agent, keys and known_hosts, with
+// host key checking as they have it (BatchMode: never a prompt). The ssh
+// command, not a Go SSH library, because it is the setup users already
+// trust and debug: ProxyJump, certificates, hardware keys and
+// known_hosts policies work as they do for ssh itself.
+//
+// Before the common start is set, each host is asked its system and
+// architecture and the SHA-256 of the servbench on its PATH (ssh.binary);
+// a host without this exact build gets a copy in a directory of its own
+// under its home, checked by hash, removed at the end. Each client is a
+// shell on the host that reads the run's secret from its standard input
+// (never an argument: those are visible to every user of the host),
+// starts "servbench client" with the coordinator's address (where the
+// host's SSH connection comes from, unless coordinator.addr names a
+// host) and says its process ID. After success, failure or Ctrl-C,
+// whatever still runs is killed and the copies are removed.
+type sshOrch struct {
+	hosts  []sshHost
+	config string // ssh -F
+	binary string // the servbench a host may have (ssh.binary)
+	exe    string // this one
+	sum    string // its SHA-256
+	size   int64
+	mu     sync.Mutex
+	dirs   []string       // per host: the directory of its copy ("" none)
+	bins   []string       // per host: the servbench it runs
+	pids   map[int]string // client → its remote process ID, while it runs
+}
+
+// sshHost is one host as given: [user@]host[:port] [identity file].
+type sshHost struct {
+	user, host, port, key string
+}
+
+func (h sshHost) String() string {
+	s := h.host
+	if h.user != "" {
+		s = h.user + "@" + s
+	}
+	return s
+}
+
+// maxHosts bounds a hosts list.
+const maxHosts = 10000
+
+func newSSH(c engine.Client) (*sshOrch, error) {
+	hosts, err := parseHosts(c.Hosts)
+	if err != nil {
+		return nil, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("ssh: %w", err)
+	}
+	return &sshOrch{hosts: hosts, config: c.SSHConfig, binary: c.SSHBinary, exe: exe, pids: map[int]string{}}, nil
+}
+
+// parseHosts reads ssh.hosts: "h1,user@h2:2222" or "@FILE" with a host a
+// line ([user@]host[:port] [identity file]; # comments).
+func parseHosts(v string) ([]sshHost, error) {
+	var lines []string
+	where := "ssh.hosts"
+	if file, ok := strings.CutPrefix(v, "@"); ok {
+		raw, err := inputfile.Read(context.Background(), file, 1<<20)
+		if err != nil {
+			return nil, fmt.Errorf("ssh.hosts: %w", err)
+		}
+		lines, where = strings.Split(string(raw), "\n"), file
+	} else {
+		lines = strings.Split(v, ",")
+	}
+	var hosts []sshHost
+	for n, l := range lines {
+		if i := strings.IndexByte(l, '#'); i >= 0 {
+			l = l[:i]
+		}
+		f := strings.Fields(l)
+		if len(f) == 0 {
+			continue
+		}
+		at := where
+		if where != "ssh.hosts" {
+			at = fmt.Sprintf("%s:%d", where, n+1)
+		}
+		if len(f) > 2 {
+			return nil, fmt.Errorf("%s: %q: want [user@]host[:port] [identity file]", at, props.Cut(l, 60))
+		}
+		h := sshHost{host: f[0]}
+		if len(f) == 2 {
+			h.key = f[1]
+		}
+		if u, rest, ok := strings.Cut(h.host, "@"); ok {
+			h.user, h.host = u, rest
+		}
+		if host, port, err := net.SplitHostPort(h.host); err == nil {
+			h.host, h.port = host, port
+			if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+				return nil, fmt.Errorf("%s: %q: port %q is not 1 to 65535", at, props.Cut(l, 60), props.Cut(port, 10))
+			}
+		}
+		if h.host == "" || strings.HasPrefix(h.host, "-") || strings.HasPrefix(h.user, "-") || strings.ContainsAny(h.host+h.user, " \t'\"\\;&|$`") {
+			return nil, fmt.Errorf("%s: %q is not a host", at, props.Cut(l, 60))
+		}
+		if hosts = append(hosts, h); len(hosts) > maxHosts {
+			return nil, fmt.Errorf("%s: more than %d hosts", at, maxHosts)
+		}
+	}
+	if len(hosts) == 0 {
+		return nil, fmt.Errorf("%s: no hosts", where)
+	}
+	return hosts, nil
+}
+
+func (s *sshOrch) String() string {
+	return fmt.Sprintf("ssh, %d host%s", len(s.hosts), plural(len(s.hosts)))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// lead: a client connects over ssh and starts in about a second.
+func (s *sshOrch) lead() time.Duration { return 5 * time.Second }
+
+// listen: loopback when every host is this machine, else every address
+// (the clients come from elsewhere; only holders of the secret are served).
+func (s *sshOrch) listen() string {
+	for _, h := range s.hosts {
+		ip := net.ParseIP(h.host)
+		if h.host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return ":0"
+		}
+	}
+	return "127.0.0.1:0"
+}
+
+// args is the ssh command line that runs script on host h.
+func (s *sshOrch) args(h sshHost, script string) []string {
+	a := []string{"-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=15"}
+	if s.config != "" {
+		a = append(a, "-F", s.config)
+	}
+	if h.port != "" {
+		a = append(a, "-p", h.port)
+	}
+	if h.user != "" {
+		a = append(a, "-l", h.user)
+	}
+	if h.key != "" {
+		a = append(a, "-i", h.key, "-o", "IdentitiesOnly=yes")
+	}
+	return append(a, "--", h.host, script)
+}
+
+// ssh runs script on host h with stdin, and returns its standard output;
+// its error names the host and says ssh's last line of standard error.
+func (s *sshOrch) ssh(ctx context.Context, h sshHost, script string, stdin io.Reader) (string, error) {
+	var out, errb bytes.Buffer
+	c := exec.CommandContext(ctx, "ssh", s.args(h, script)...)
+	c.Stdin, c.Stdout, c.Stderr = stdin, &out, &errb
+	if err := c.Run(); err != nil {
+		return "", fmt.Errorf("host %s: %s", h, lastLine(errb.String(), err))
+	}
+	return out.String(), nil
+}
+
+// lastLine is the last non-empty line of an ssh's standard error, or err.
+func lastLine(stderr string, err error) string {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
+		return "ssh: " + props.Cut(l, 200)
+	}
+	return "ssh: " + err.Error()
+}
+
+// quote is s in single quotes for a POSIX shell.
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// prepare makes sure every host can run this build: the same system and
+// architecture, and this binary (its own, or a copy).
+func (s *sshOrch) prepare(ctx context.Context, j *job) error {
+	f, err := os.Open(s.exe)
+	if err != nil {
+		return fmt.Errorf("ssh: %w", err)
+	}
+	hash := sha256.New()
+	s.size, err = io.Copy(hash, f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("ssh: %s: %w", s.exe, err)
+	}
+	s.sum = hex.EncodeToString(hash.Sum(nil))
+	used := min(len(s.hosts), j.n)
+	s.dirs, s.bins = make([]string, used), make([]string, used)
+	errs := make([]error, used)
+	var wg sync.WaitGroup
+	for i := range used {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = s.prepareHost(ctx, i, j) }()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// prepareHost checks host i and copies this binary there when it lacks it.
+func (s *sshOrch) prepareHost(ctx context.Context, i int, j *job) error {
+	h := s.hosts[i]
+	probe := `uname -s; uname -m; b=$(command -v ` + quote(s.binary) + ` 2>/dev/null) && sha256sum "$b"; true`
+	out, err := s.ssh(ctx, h, probe, nil)
+	if err != nil {
+		return err
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) < 2 {
+		return fmt.Errorf("host %s: answered %q, not its system and architecture", h, props.Cut(out, 80))
+	}
+	goos, goarch := strings.ToLower(strings.TrimSpace(lines[0])), archOf(strings.TrimSpace(lines[1]))
+	if goos != runtime.GOOS || goarch != runtime.GOARCH {
+		return fmt.Errorf("host %s is %s/%s and this servbench is built for %s/%s: put a servbench of this version built for it on its PATH (ssh.binary)", h, goos, goarch, runtime.GOOS, runtime.GOARCH)
+	}
+	if len(lines) > 2 {
+		if sum, path, ok := strings.Cut(strings.TrimSpace(lines[2]), "  "); ok && sum == s.sum {
+			s.bins[i] = path
+			return nil
+		}
+	}
+	j.mu.Lock()
+	fmt.Fprintf(j.stderr, "servbench: host %s: copying servbench (%.0f MB)\n", h, float64(s.size)/1e6)
+	j.mu.Unlock()
+	f, err := os.Open(s.exe)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	copyScript := `d=$(mktemp -d "$HOME/.servbench.XXXXXX") && echo "$d" && cat >"$d/servbench" && chmod 700 "$d/servbench" && sha256sum "$d/servbench"`
+	out, err = s.ssh(ctx, h, copyScript, f)
+	dir, rest, _ := strings.Cut(out, "\n")
+	if dir = strings.TrimSpace(dir); strings.HasPrefix(dir, "/") {
+		s.dirs[i] = dir // removed by cleanup, whatever happens next
+	}
+	if err != nil {
+		return err
+	}
+	if sum, _, _ := strings.Cut(strings.TrimSpace(rest), " "); sum != s.sum || s.dirs[i] == "" {
+		return fmt.Errorf("host %s: the copy of servbench does not match this one (SHA-256 %s, want %s)", h, props.Cut(sum, 64), s.sum)
+	}
+	s.bins[i] = s.dirs[i] + "/servbench"
+	return nil
+}
+
+// archOf maps uname -m to Go's GOARCH.
+func archOf(m string) string {
+	switch m {
+	case "x86_64", "amd64":
+		return "amd64"
+	case "aarch64", "arm64":
+		return "arm64"
+	case "i386", "i686":
+		return "386"
+	case "armv7l", "armv6l":
+		return "arm"
+	}
+	return m
+}
+
+// clientScript is what runs client i on its host: read the secret, find
+// the coordinator, start servbench, say its process ID, and wait.
+func (s *sshOrch) clientScript(j *job, i int) string {
+	coord := `set -- $SSH_CONNECTION; case "$1" in *:*) h="[$1]";; *) h="$1";; esac; ` +
+		URLEnv + `="http://$h:` + strconv.Itoa(j.port) + `"`
+	if host, _, err := net.SplitHostPort(strings.TrimPrefix(j.url, "http://")); err == nil && !net.ParseIP(host).IsUnspecified() && host != "" && !s.loopbackListen(host) {
+		coord = URLEnv + "=" + quote(j.url)
+	}
+	return `IFS= read -r t || exit 97; ` + TokenEnv + `=$t; ` + coord + `; ` + IndexEnv + `=` + strconv.Itoa(i) + `; ` +
+		`export ` + TokenEnv + ` ` + URLEnv + ` ` + IndexEnv + `; ` +
+		quote(s.bins[i%len(s.bins)]) + ` client </dev/null >/dev/null & p=$!; echo "$p"; ` +
+		`trap 'kill -INT $p 2>/dev/null' INT TERM HUP; wait $p`
+}
+
+// loopbackListen: a coordinator on a loopback address is reached from
+// each host at the address its SSH connection comes from.
+func (s *sshOrch) loopbackListen(host string) bool {
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (s *sshOrch) run(ctx context.Context, j *job) []error {
+	ends := make([]error, j.n)
+	var wg sync.WaitGroup
+	procs := make([]*exec.Cmd, j.n)
+	for i := range j.n {
+		h := s.hosts[i%len(s.hosts)]
+		c := exec.Command("ssh", s.args(h, s.clientScript(j, i))...)
+		c.Stdin = strings.NewReader(j.token + "\n")
+		stdout, err := c.StdoutPipe()
+		if err != nil {
+			ends[i] = err
+			continue
+		}
+		c.Stderr = &prefixed{say: func(l string) { j.say(i, "("+h.String()+") "+l) }}
+		ownGroup(c)
+		if err := c.Start(); err != nil {
+			ends[i] = fmt.Errorf("host %s: ssh: %w", h, err)
+			j.exited(i, ends[i])
+			continue
+		}
+		procs[i] = c
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sc := bufio.NewScanner(io.LimitReader(stdout, 1<<10))
+			if sc.Scan() {
+				if pid := strings.TrimSpace(sc.Text()); isPID(pid) {
+					s.mu.Lock()
+					s.pids[i] = pid
+					s.mu.Unlock()
+				}
+			}
+			io.Copy(io.Discard, stdout)
+			err := c.Wait()
+			c.Stderr.(*prefixed).flush()
+			s.mu.Lock()
+			delete(s.pids, i)
+			s.mu.Unlock()
+			if err != nil {
+				err = fmt.Errorf("host %s: %w", h, err)
+			}
+			ends[i] = err
+			j.exited(i, err)
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done(): // told to stop and still running: killed on the hosts, then here
+		s.killRemote()
+		for _, c := range procs {
+			if c != nil {
+				c.Process.Kill()
+			}
+		}
+		<-done
+	}
+	return ends
+}
+
+func isPID(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n > 1
+}
+
+// killRemote kills every client still running, on its host.
+func (s *sshOrch) killRemote() {
+	s.mu.Lock()
+	byHost := map[int][]string{}
+	for i, pid := range s.pids {
+		byHost[i%len(s.hosts)] = append(byHost[i%len(s.hosts)], pid)
+	}
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for hi, pids := range byHost {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			s.ssh(ctx, s.hosts[hi], "kill -KILL "+strings.Join(pids, " ")+" 2>/dev/null; true", nil)
+		}()
+	}
+	wg.Wait()
+}
+
+// cleanup kills what still runs and removes the copies.
+func (s *sshOrch) cleanup(j *job) {
+	s.killRemote()
+	var wg sync.WaitGroup
+	for i, dir := range s.dirs {
+		if dir == "" {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			if _, err := s.ssh(ctx, s.hosts[i], "rm -rf "+quote(dir), nil); err != nil {
+				j.mu.Lock()
+				fmt.Fprintf(j.stderr, "servbench: %v: %s is left there\n", err, dir)
+				j.mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/servbench/servbench/coordinator"
+	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/result"
+)
+
+const clientUsage = `Usage: servbench client [--coordinator URL] [--client-index I | --client-index-from docker|kubernetes]
+
+Runs one client of a phase spread over clients: what an orchestrator starts
+on each client machine (servbench run --clients N does, through ssh, Docker
+Swarm or processes here). It asks the coordinator for the phase (binding,
+properties, credentials, the common start), runs its share, sends its
+progress every interval and its result at the end, and stops when the
+coordinator says so or stops answering. It writes no file.
+
+  --coordinator URL         the coordinator (default: $SERVBENCH_COORDINATOR)
+  --client-index I          this client's index (default: $SERVBENCH_CLIENT)
+  --client-index-from NAME  read the index from docker's or kubernetes' environment
+
+The run's secret is read from $SERVBENCH_TOKEN only: an argument would be
+visible to every user of the machine.
+`
+
+// client runs "servbench client": one client of a spread phase, given
+// everything by its coordinator over the network.
+func client(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) (int, error) {
+	fs := flag.NewFlagSet("servbench client", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	url := fs.String("coordinator", getenv(coordinator.URLEnv), "")
+	index := fs.String("client-index", getenv(coordinator.IndexEnv), "")
+	from := fs.String("client-index-from", "", "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, clientUsage)
+			return ExitOK, nil
+		}
+		return ExitUsage, badf("client: %v (see 'servbench client --help')", err)
+	}
+	if fs.NArg() > 0 {
+		return ExitUsage, badf("client: unexpected arguments %q", strings.Join(fs.Args(), " "))
+	}
+	if *url == "" {
+		return ExitUsage, badf("client: no coordinator: give --coordinator URL or set %s", coordinator.URLEnv)
+	}
+	i, err := strconv.Atoi(*index)
+	if *from != "" {
+		i, err = envIndex(*from, getenv)
+	} else if err != nil || i < 0 {
+		err = fmt.Errorf("client: index %q: give --client-index I (from 0) or set %s", props.Cut(*index, 20), coordinator.IndexEnv)
+	}
+	if err != nil {
+		return ExitUsage, usageError{err}
+	}
+	token := getenv(coordinator.TokenEnv)
+	s, ph, err := coordinator.Join(ctx, *url, token, i)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ExitInterrupted, err
+		}
+		return ExitFailure, err
+	}
+	code, err := runClient(ctx, s, ph, i, token, stderr)
+	if err != nil && code != ExitInterrupted {
+		s.Fail(oneLine(err))
+	}
+	return code, err
+}
+
+// runClient runs client i's share of the phase the coordinator gave, and
+// sends its result.
+func runClient(ctx context.Context, s *coordinator.Session, ph *coordinator.Phase, i int, token string, stderr io.Writer) (int, error) {
+	if ph.Command != "load" && ph.Command != "run" {
+		return ExitFailure, fmt.Errorf("client %d: the coordinator asked for %q, not load or run", i, props.Cut(ph.Command, 20))
+	}
+	p := props.New()
+	if err := p.Parse(bytes.NewReader([]byte(ph.Properties)), "the coordinator's phase"); err != nil {
+		return ExitFailure, fmt.Errorf("client %d: the coordinator's phase: %w", i, err)
+	}
+	p.Set("clientindex", strconv.Itoa(i), "coordinator")
+	p.Set("clock.url", s.ClockURL(), "coordinator")
+	if addr, ok := p.Get("metrics.addr"); ok {
+		p.Set("metrics.addr", coordinator.ClientMetricsAddr(addr, i), "coordinator")
+	}
+	setup, err := checkPhase(ph.Command, engine.Spec{Binding: ph.Binding, Properties: p, Log: stderr, CoordinatorToken: token}, stderr)
+	if err != nil {
+		return ExitUsage, err
+	}
+	run, stop := context.WithCancel(ctx)
+	defer stop()
+	go s.Watch(run, stop)
+	go s.Send(run)
+	res, err := setup.Execute(run, engine.Writers{Stderr: stderr}, s)
+	if res == nil {
+		if errors.Is(err, engine.ErrInterruptedBeforeMeasuring) {
+			return ExitInterrupted, err
+		}
+		return ExitFailure, err
+	}
+	if err := s.SendResult(res.Doc()); err != nil {
+		return ExitFailure, err
+	}
+	switch {
+	case res.Reason == result.Interrupted:
+		return ExitInterrupted, nil
+	case res.Err != nil:
+		return ExitFailure, res.Err
+	}
+	return ExitOK, nil
+}
+
+// osGetenv is the process's environment.
+var osGetenv = os.Getenv
