@@ -81,10 +81,10 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 	defer l.Close()
 	j.port = l.Addr().(*net.TCPAddr).Port
 	j.url = "http://" + l.Addr().String()
+	defer orch.cleanup(j) // also of a prepare that failed halfway
 	if err := orch.prepare(ctx, j); err != nil {
 		return nil, err
 	}
-	defer orch.cleanup(j)
 	// Long enough for every client to start and connect first.
 	j.start = time.Now().Add(orch.lead() + time.Duration(n)*100*time.Millisecond).UTC()
 	cp := ClientProps(setup.Props)
@@ -136,7 +136,7 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 	// then they are told first.
 	octx, kill := context.WithCancel(context.WithoutCancel(ctx))
 	defer kill()
-	j.exited = h.exit
+	j.exited, j.placed = h.exit, h.place
 	endsCh := make(chan []error, 1)
 	go func() { endsCh <- orch.run(octx, j) }()
 	begun := time.Now()
@@ -326,15 +326,21 @@ type job struct {
 	metricsAddr string
 	stderr      io.Writer
 	mu          *sync.Mutex // one line at a time on stderr
-	// exited is told as each client ends, with how (nil: well).
+	// exited is told as each client ends, with how (nil: well); placed,
+	// the host an orchestrator starts client i on.
 	exited func(i int, err error)
+	placed func(i int, host string)
 }
 
 // say writes one line of client i's on the coordinator's stderr.
-func (j *job) say(i int, line string) {
+func (j *job) say(i int, line string) { j.sayAs("client "+strconv.Itoa(i), line) }
+
+// sayAs writes one line of a client's on the coordinator's stderr, after
+// who.
+func (j *job) sayAs(who, line string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	fmt.Fprintf(j.stderr, "client %d: %s\n", i, line)
+	fmt.Fprintf(j.stderr, "%s: %s\n", who, line)
 }
 
 // env is a client's environment as the orchestrator gives it: the

@@ -90,7 +90,8 @@ func NewToken() (string, error) {
 
 // member is what the coordinator knows of one client.
 type member struct {
-	host     string
+	host     string // where it runs: as the orchestrator placed it, or as it says
+	placed   bool   // the orchestrator named its host
 	joined   bool
 	lastSeen time.Time
 	progress []Progress // since the last status line
@@ -184,7 +185,7 @@ func (h *hub) seen(i int, host string) {
 	defer h.mu.Unlock()
 	m := &h.clients[i]
 	m.lastSeen = h.now()
-	if host != "" {
+	if host != "" && !m.placed {
 		m.host = host
 	}
 }
@@ -279,6 +280,13 @@ func (h *hub) name(i int) string {
 		return fmt.Sprintf("client %d of %d", i, h.n)
 	}
 	return fmt.Sprintf("client %d of %d (host %s)", i, h.n, host)
+}
+
+// place records the host the orchestrator runs client i on.
+func (h *hub) place(i int, host string) {
+	h.mu.Lock()
+	h.clients[i].host, h.clients[i].placed = host, true
+	h.mu.Unlock()
 }
 
 // exit records that client i ended, and how.

@@ -326,7 +326,8 @@ func (s *sshOrch) run(ctx context.Context, j *job) []error {
 			ends[i] = err
 			continue
 		}
-		c.Stderr = &prefixed{say: func(l string) { j.say(i, "("+h.String()+") "+l) }}
+		c.Stderr = &prefixed{say: func(l string) { j.sayAs(fmt.Sprintf("client %d (%s)", i, h), l) }}
+		j.placed(i, h.String())
 		ownGroup(c)
 		if err := c.Start(); err != nil {
 			ends[i] = fmt.Errorf("host %s: ssh: %w", h, err)

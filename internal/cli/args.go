@@ -106,6 +106,7 @@ func parsePhase(ctx context.Context, cmd string, args []string, stderr io.Writer
 	fs.Var(actionList{&acts, setter("metrics.addr")}, "metrics-addr", "")
 	fs.Var(actionList{&acts, setter("orchestrator")}, "orchestrator", "")
 	fs.Var(actionList{&acts, setter("docker.image")}, "image", "")
+	fs.Var(actionList{&acts, setter("ssh.hosts")}, "hosts", "")
 	fs.StringVar(&pa.indexFrom, "client-index-from", "", "")
 	fs.StringVar(&pa.emit, "emit", "", "")
 	for _, name := range []string{"maxexecutiontime", "duration"} {

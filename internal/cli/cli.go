@@ -183,8 +183,12 @@ later ones win):
                              share of threads, target, operations and keys, from
                              one start, and merge their results (property clients)
   --orchestrator NAME        where the clients run: local (processes here, the
-                             default), docker (a Docker Swarm replicated job),
-                             kubernetes (with --emit) (property orchestrator)
+                             default), ssh (client i on host i mod H), docker (a
+                             Docker Swarm replicated job), kubernetes (with --emit)
+                             (property orchestrator)
+  --hosts H1,H2,... | @FILE  ssh: the hosts, [user@]host[:port], or a file of one
+                             per line with an optional identity file (ssh.hosts;
+                             ssh.config names an ssh_config for ssh -F)
   --image NAME               the clients' container image (docker.image; servbench)
   --emit DIR                 kubernetes: write an Indexed Job, a ConfigMap of the
                              properties and a Secret of the credentials to DIR for
@@ -209,7 +213,8 @@ dataintegrity, insertstart, insertcount, maxexecutiontime, status.interval,
 hdrhistogram.percentiles, exportfile; servbench's: warmuptime,
 warmupoperationcount, timeseries.interval, randomseed, schedule.latethreshold,
 clients, clientindex, startat, orchestrator, docker.image, kubernetes.claim,
-kubernetes.name, coordinator.addr, coordinator.id, clock.url, workloadname,
+kubernetes.name, coordinator.addr, coordinator.timeout, coordinator.id, clock.url,
+ssh.hosts, ssh.config, ssh.binary, workloadname,
 result.file (-o), timeseries.file (--csv), hdrhistogram.log (--hlog).
 The text report goes to standard output (or exportfile); status lines and
 progress to standard error. Exit status: 0 done, 1 failed, 2 bad input,
