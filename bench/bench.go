@@ -138,7 +138,7 @@ func (r *Runner) runSpec(c *plan.Run) (engine.Spec, error) {
 	}
 	spec.Threads, spec.Rate = c.Threads, c.Rate
 	spec.Warmup, spec.Duration = seconds(r.pl.Warmup), seconds(r.pl.Duration)
-	setClients(spec.Properties, c.Clients)
+	setClients(spec.Properties, c.Spread())
 	spec.Properties.Set("operationcount", strconv.FormatInt(r.pl.OperationsOf(c.Records), 10), "plan operations")
 	r.dataDir(spec.Properties, c.Deployment, c.Workload, c.Records)
 	return spec, nil
@@ -183,7 +183,7 @@ func (r *Runner) check() error {
 			spec, err := r.baseSpec(engine.RunPhase, c.Deployment, c.Workload, c.Records)
 			spec.Threads = c.Threads
 			if err == nil {
-				setClients(spec.Properties, c.Clients)
+				setClients(spec.Properties, c.Spread())
 				ch.s, ch.err = engine.Check(spec)
 			} else {
 				ch.err = err
@@ -305,6 +305,10 @@ func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
 			r.ran(ic)
 			continue
 		}
+		if c.Spread() < c.Clients {
+			fmt.Fprintf(r.stderr, "servbench: [%d/%d] %s: %d %s on %d %s, not %d: each client needs a thread\n", i+1, len(runs), ic.ID,
+				c.Threads, plural(c.Threads, "thread"), c.Spread(), plural(c.Spread(), "client"), c.Clients)
+		}
 		t0 := time.Now()
 		spec, err := r.runSpec(c)
 		if err == nil {
@@ -395,9 +399,13 @@ func (r *Runner) printSLO() {
 }
 
 func newIndexRun(c *plan.Run) plan.IndexRun {
+	clients := c.Spread()
+	if clients == 1 { // not spread
+		clients = 0
+	}
 	return plan.IndexRun{
 		ID: c.ID(), Deployment: c.Deployment.Label, Binding: c.Deployment.Binding, System: c.Deployment.System, Nodes: c.Deployment.Nodes, PricePerHour: c.Deployment.PriceHour,
-		Workload: c.Workload.Name, Records: c.Records, Threads: c.Threads, Clients: c.Clients, Rate: c.Rate, Repetition: c.Repetition,
+		Workload: c.Workload.Name, Records: c.Records, Threads: c.Threads, Clients: clients, Rate: c.Rate, Repetition: c.Repetition,
 		Result: filepath.Join("runs", c.ID()+".json"), Status: "pending",
 	}
 }
@@ -431,6 +439,14 @@ func (r *Runner) stop(rest []plan.Run, cut int) error {
 	r.writeIndex()
 	fmt.Fprintf(r.stderr, "servbench: plan interrupted; %s left; run the same command again to finish them\n", runsWord(len(rest)+cut))
 	return ErrInterrupted
+}
+
+// plural is word, with an s unless n is 1.
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 // runsWord is "1 run", "2 runs".

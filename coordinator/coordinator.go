@@ -74,6 +74,7 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 		addr = orch.listen()
 	}
 	h := newHub(j.token, j.id, n, Phase{Command: cmd, Binding: setup.Spec.Binding}, time.Now)
+	h.hold = min(h.hold, setup.Client.Timeout/3)
 	l, err := serve(addr, h)
 	if err != nil {
 		return nil, specErrorf("%s: coordinator.addr: %v", cmd, err)

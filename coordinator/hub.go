@@ -49,7 +49,9 @@ const (
 )
 
 // stopPoll is how long the coordinator holds a client's stop request
-// before it answers "run" and the client asks again.
+// before it answers "run" and the client asks again (at most a third of
+// the timeout: the asking is how a client that has not started measuring
+// shows it is alive).
 var stopPoll = 5 * time.Second
 
 // Bounds on what a client may send.
@@ -109,6 +111,7 @@ type hub struct {
 	n     int
 	phase Phase
 	now   func() time.Time
+	hold  time.Duration // how long a stop request is held
 
 	mu      sync.Mutex
 	clients []member
@@ -119,7 +122,7 @@ type hub struct {
 }
 
 func newHub(token, id string, n int, ph Phase, now func() time.Time) *hub {
-	return &hub{token: token, id: id, n: n, phase: ph, now: now, clients: make([]member, n),
+	return &hub{token: token, id: id, n: n, phase: ph, now: now, hold: stopPoll, clients: make([]member, n),
 		stop: make(chan struct{}), changed: make(chan struct{}, 1), joined: func() {}}
 }
 
@@ -209,7 +212,7 @@ func (h *hub) servePhase(w http.ResponseWriter, i int) {
 }
 
 func (h *hub) serveStop(w http.ResponseWriter, r *http.Request) {
-	t := time.NewTimer(stopPoll)
+	t := time.NewTimer(h.hold)
 	defer t.Stop()
 	select {
 	case <-h.stop:

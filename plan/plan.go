@@ -577,6 +577,11 @@ func (p *Plan) Runs() []Run {
 	return runs
 }
 
+// Spread is how many clients the run is spread over: its clients, or as
+// many as it has threads when it has fewer (each client needs a thread),
+// as the 2014 study's low steps on 32 client machines ran.
+func (c *Run) Spread() int { return max(1, min(c.Clients, c.Threads)) }
+
 // CostPerBillion is the cost of a billion operations at throughput ops/s
 // on a configuration priced per hour: a billion operations take
 // 10^9 / throughput seconds, i.e. 10^9 / (3600 · throughput) hours.

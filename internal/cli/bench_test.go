@@ -319,3 +319,32 @@ slo: {latency: p99, bound_ms: 60000}
 		t.Errorf("pebble on 2 clients: exit %d: %s", code, errb.String())
 	}
 }
+
+// A step with fewer threads than the plan's clients runs on as many
+// clients as it has threads, and says so: the 2014 study's low steps on 32
+// client machines.
+func TestBenchFewerThreadsThanClients(t *testing.T) {
+	t.Parallel() // the test binary is the clients' servbench (TestMain)
+	dir := filepath.Join(t.TempDir(), "out")
+	pf := writePlan(t, "name: few\ndeployments: [{label: basic, binding: basic}]\nworkloads: [c]\nrecords: [300]\nthreads: [1, 2, 3]\nclients: [3]\nrates: [600]\noperations: 300\n")
+	var errb bytes.Buffer
+	if code := MainContext(context.Background(), []string{"bench", "-o", dir, pf}, &bytes.Buffer{}, &errb); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"r300-t1-c3-q600-1: 1 thread on 1 client, not 3: each client needs a thread", "r300-t2-c3-q600-1: 2 threads on 2 clients, not 3"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("the plan does not say %q: %s", want, errb.String())
+		}
+	}
+	ix := readIndex(t, dir)
+	for i, c := range ix.Runs {
+		d, err := result.ReadFile(filepath.Join(dir, c.Result))
+		if err != nil {
+			t.Fatalf("%s: %v", c.ID, err)
+		}
+		want := []int{0, 2, 3}[i] // 1 client: not spread
+		if c.Status != "done" || c.Clients != want || d.Clients != want || d.Operations != 300 || d.Threads != c.Threads {
+			t.Errorf("%s: %s, %d clients in the index, %d merged, %d operations, %d threads", c.ID, c.Status, c.Clients, d.Clients, d.Operations, d.Threads)
+		}
+	}
+}

@@ -177,3 +177,28 @@ func TestClientsInterrupted(t *testing.T) {
 		t.Errorf("merged result %v: %d clients, stop %s, %d operations", err, m.Clients, m.Stop, m.Operations)
 	}
 }
+
+// A client that hangs (stopped with SIGSTOP before it asked for its phase)
+// fails the phase by name once it has sent nothing for coordinator.timeout;
+// it is killed and nothing merged is written.
+func TestClientsSilentClientFails(t *testing.T) {
+	t.Setenv("SERVBENCH_TEST_STOP_CLIENT", "1")
+	out := filepath.Join(t.TempDir(), "r.json")
+	done := make(chan [2]string, 1)
+	go func() {
+		code, _, stderr := servbench(t, "run", "basic", "-w", "c", "--clients", "2", "-threads", "2", "-target", "100",
+			"-p", "operationcount=0", "-p", "coordinator.timeout=1", "-o", out)
+		done <- [2]string{strconv.Itoa(code), stderr}
+	}()
+	select {
+	case r := <-done:
+		if r[0] != strconv.Itoa(ExitFailure) || !strings.Contains(r[1], "client 1 of 2 sent nothing for 1s (coordinator.timeout): no merged result") {
+			t.Errorf("exit %s: %s", r[0], r[1])
+		}
+	case <-time.After(2 * time.Minute): // a safety net, not a measurement
+		t.Fatal("the silent client did not fail the phase")
+	}
+	if _, err := result.ReadFile(out); err == nil {
+		t.Error("a merged result was written without client 1")
+	}
+}
