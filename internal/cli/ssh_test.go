@@ -301,3 +301,56 @@ func TestSSHWrongHostKey(t *testing.T) {
 	}
 	nothingLeftOnHosts(t, before)
 }
+
+// Hosts from a file, each with its user, port and identity file, and a
+// servbench already on the hosts (ssh.binary, the same build by SHA-256):
+// nothing is copied; 3 clients on 2 hosts (client 2 on the first) merge
+// exactly.
+func TestSSHHostsFileAndInstalledBinary(t *testing.T) {
+	config, exe, url := sshSetup(t)
+	dir := filepath.Dir(config)
+	shared, err := os.MkdirTemp("", "servbench-installed-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(shared) })
+	installed := filepath.Join(shared, "servbench")
+	raw, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(installed, raw, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(shared, 0o755) // the hosts' users run it
+	_, before := hostState(t)
+	tmp := t.TempDir()
+	key := filepath.Join(dir, "client_key")
+	hosts := filepath.Join(tmp, "hosts")
+	os.WriteFile(hosts, []byte("# two of the test hosts\nservbench-ssh1@127.0.0.2:2222 "+key+"\n\nservbench-ssh2@127.0.0.3:2222   "+key+"  # the second\n"), 0o644)
+	sshConfig := filepath.Join(tmp, "ssh_config")
+	os.WriteFile(sshConfig, []byte("Host *\n  UserKnownHostsFile "+filepath.Join(dir, "known_hosts")+"\n  StrictHostKeyChecking yes\n"), 0o644)
+	out := filepath.Join(tmp, "r.json")
+	args := []string{"run", "redis", "-w", "c", "-p", "redis.url=" + url, "-p", "recordcount=3000", "-p", "operationcount=3001", "-threads", "3",
+		"--clients", "3", "--orchestrator", "ssh", "--hosts", "@" + hosts, "-p", "ssh.config=" + sshConfig, "-p", "ssh.binary=" + installed,
+		"-p", "coordinator.addr=127.0.0.1:0", "-o", out}
+	if code, e := startServbench(t, exe, "", "load", "redis", "-w", "c", "-p", "redis.url="+url, "-p", "recordcount=3000").wait(t); code != ExitOK {
+		t.Fatalf("load: exit %d: %s", code, e)
+	}
+	code, e := startServbench(t, exe, "", args...).wait(t)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	if strings.Contains(e, "copying servbench") {
+		t.Errorf("copied although the hosts have this build:\n%s", e)
+	}
+	for i, h := range []string{"servbench-ssh1@127.0.0.2", "servbench-ssh2@127.0.0.3", "servbench-ssh1@127.0.0.2"} {
+		if !strings.Contains(e, fmt.Sprintf("client %d (%s): servbench: ran workload C", i, h)) {
+			t.Errorf("client %d not on %s:\n%s", i, h, e)
+		}
+	}
+	if m, err := result.ReadFile(out); err != nil || m.Clients != 3 || m.Operations != 3001 || m.OKOperations != 3001 {
+		t.Errorf("merged %v: %+v", err, m)
+	}
+	nothingLeftOnHosts(t, before)
+}
