@@ -98,7 +98,12 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 	}
 	h.phase.Properties = text.String()
 	fmt.Fprintf(stderr, "servbench: %s on %d clients (%s), starting together at %s; coordinator at %s\n", cmd, n, orch, j.start.Format("15:04:05.000"), l.Addr())
+	cpu0, t0 := engine.CPUTime(), time.Now()
 	docs, err := follow(ctx, orch, h, j, setup)
+	if cpu, wall := engine.CPUTime()-cpu0, time.Since(t0); cpu > 0 { // the coordinator's own cost: it must not be the limit either
+		fmt.Fprintf(stderr, "servbench: the coordinator used %.2f s of CPU in %.1f s (%.1f%% of a core) and %s resident at most, for %d clients\n",
+			cpu.Seconds(), wall.Seconds(), 100*cpu.Seconds()/wall.Seconds(), format.Bytes(engine.MaxRSS()), n)
+	}
 	if out != "" { // every result received, also of a phase that failed: nothing is lost
 		for i, m := range h.members() {
 			if m.result == nil {

@@ -15,3 +15,13 @@ func CPUTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// MaxRSS is the most memory this process has held resident, in bytes (0:
+// unknown).
+func MaxRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return int64(ru.Maxrss) * maxrssUnit
+}

@@ -1,0 +1,4 @@
+package engine
+
+// maxrssUnit: macOS gives ru_maxrss in bytes.
+const maxrssUnit = 1
