@@ -13,7 +13,6 @@ package coordinator
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -196,7 +195,7 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 				continue
 			}
 			if i := h.silent(now.Add(-setup.Client.Timeout), begun.Add(orch.lead())); i >= 0 {
-				failure = fmt.Errorf("%s sent nothing for %s (coordinator.timeout)", h.name(i), setup.Client.Timeout)
+				failure = &clientFailure{h, i, fmt.Sprintf("sent nothing for %s (coordinator.timeout)", setup.Client.Timeout)}
 				stop()
 				kill()
 			}
@@ -234,17 +233,29 @@ func failed(h *hub, interrupted bool) error {
 	for i, m := range h.members() {
 		switch {
 		case m.failed != "":
-			return fmt.Errorf("%s %s", h.name(i), m.failed)
+			return &clientFailure{h, i, m.failed}
 		case m.exited && m.result == nil && !interrupted:
 			why := "ended without sending its result"
 			if m.exitErr != nil {
 				why = fmt.Sprintf("ended (%v) without sending its result", m.exitErr)
 			}
-			return fmt.Errorf("%s %s", h.name(i), why)
+			return &clientFailure{h, i, why}
 		}
 	}
 	return nil
 }
+
+// clientFailure is client i's failure. It names the client when its
+// message is made, so that a client that failed before its orchestrator
+// told where it runs (a pod not yet seen) is named by its place once the
+// orchestrator is done.
+type clientFailure struct {
+	h   *hub
+	i   int
+	why string
+}
+
+func (f *clientFailure) Error() string { return f.h.name(f.i) + " " + f.why }
 
 // liveStatus prints the clients' merged progress every status interval
 // of their measuring time: their operations per second, p99 response time
@@ -333,7 +344,7 @@ type job struct {
 	stderr      io.Writer
 	mu          *sync.Mutex // one line at a time on stderr
 	// exited is told as each client ends, with how (nil: well); placed,
-	// the host an orchestrator starts client i on.
+	// where an orchestrator runs client i ("host H", "pod P on node N").
 	exited func(i int, err error)
 	placed func(i int, host string)
 }
@@ -381,7 +392,7 @@ func newOrchestrator(c engine.Client) (orchestrator, error) {
 	case "ssh":
 		return newSSH(c)
 	case "kubernetes":
-		return nil, errors.New("orchestrator=kubernetes: servbench writes the Indexed Job for kubectl to apply: give --emit DIR (see 'servbench run --help')")
+		return newKube(c)
 	}
 	exe, err := os.Executable()
 	if err != nil {

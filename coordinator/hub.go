@@ -274,18 +274,23 @@ func (h *hub) fail(i int, why string) {
 	h.notify()
 }
 
-// name is "client I of N (host H)".
+// name is "client I of N (where)": where the orchestrator placed it
+// ("host H", "pod P on node N"), or the host it says it runs on.
 func (h *hub) name(i int) string {
 	h.mu.Lock()
-	host := h.clients[i].host
+	where, placed := h.clients[i].host, h.clients[i].placed
 	h.mu.Unlock()
-	if host == "" {
+	switch {
+	case where == "":
 		return fmt.Sprintf("client %d of %d", i, h.n)
+	case placed:
+		return fmt.Sprintf("client %d of %d (%s)", i, h.n, where)
 	}
-	return fmt.Sprintf("client %d of %d (host %s)", i, h.n, host)
+	return fmt.Sprintf("client %d of %d (host %s)", i, h.n, where)
 }
 
-// place records the host the orchestrator runs client i on.
+// place records where the orchestrator runs client i ("host H", "pod P
+// on node N").
 func (h *hub) place(i int, host string) {
 	h.mu.Lock()
 	h.clients[i].host, h.clients[i].placed = host, true

@@ -44,6 +44,7 @@ type sshOrch struct {
 	hosts  []sshHost
 	config string // ssh -F
 	binary string // the servbench a host may have (ssh.binary)
+	url    string // coordinator.url: where the hosts reach the coordinator ("": see clientScript)
 	exe    string // this one
 	sum    string // its SHA-256
 	size   int64
@@ -78,7 +79,7 @@ func newSSH(c engine.Client) (*sshOrch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ssh: %w", err)
 	}
-	return &sshOrch{hosts: hosts, config: c.SSHConfig, binary: c.SSHBinary, exe: exe, pids: map[int]string{}}, nil
+	return &sshOrch{hosts: hosts, config: c.SSHConfig, binary: c.SSHBinary, url: c.CoordinatorURL, exe: exe, pids: map[int]string{}}, nil
 }
 
 // parseHosts reads ssh.hosts: "h1,user@h2:2222" or "@FILE" with a host a
@@ -297,7 +298,9 @@ func archOf(m string) string {
 func (s *sshOrch) clientScript(j *job, i int) string {
 	coord := `set -- $SSH_CONNECTION; case "$1" in *:*) h="[$1]";; *) h="$1";; esac; ` +
 		URLEnv + `="http://$h:` + strconv.Itoa(j.port) + `"`
-	if host, _, err := net.SplitHostPort(strings.TrimPrefix(j.url, "http://")); err == nil && !net.ParseIP(host).IsUnspecified() && host != "" && !s.loopbackListen(host) {
+	if s.url != "" {
+		coord = URLEnv + "=" + quote(s.url)
+	} else if host, _, err := net.SplitHostPort(strings.TrimPrefix(j.url, "http://")); err == nil && !net.ParseIP(host).IsUnspecified() && host != "" && !s.loopbackListen(host) {
 		coord = URLEnv + "=" + quote(j.url)
 	}
 	return `IFS= read -r t || exit 97; ` + TokenEnv + `=$t; ` + coord + `; ` + IndexEnv + `=` + strconv.Itoa(i) + `; ` +
@@ -327,7 +330,7 @@ func (s *sshOrch) run(ctx context.Context, j *job) []error {
 			continue
 		}
 		c.Stderr = &prefixed{say: func(l string) { j.sayAs(fmt.Sprintf("client %d (%s)", i, h), l) }}
-		j.placed(i, h.String())
+		j.placed(i, "host "+h.String())
 		ownGroup(c)
 		if err := c.Start(); err != nil {
 			ends[i] = fmt.Errorf("host %s: ssh: %w", h, err)

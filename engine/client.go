@@ -40,6 +40,12 @@ type Client struct {
 	// may have already (ssh.binary).
 	Orchestrator, Image, Claim, Name, CoordinatorAddr string
 	Hosts, SSHConfig, SSHBinary                       string
+	// Kubeconfig, KubeContext and Namespace are the kubernetes
+	// orchestrator's (kubernetes.kubeconfig, kubernetes.context,
+	// kubernetes.namespace; the kubeconfig's when not given);
+	// CoordinatorURL is the coordinator's address as the clients reach
+	// it, when not where it listens (coordinator.url).
+	Kubeconfig, KubeContext, Namespace, CoordinatorURL string
 	// Timeout bounds how long a client may send nothing before the
 	// coordinator fails the phase naming it (coordinator.timeout,
 	// seconds; default 30).
@@ -95,6 +101,16 @@ func applyClient(p *props.Props, load bool) (Client, error) {
 	}
 	c.CoordinatorAddr = p.String("coordinator.addr", "")
 	c.Hosts, c.SSHConfig, c.SSHBinary = p.String("ssh.hosts", ""), p.String("ssh.config", ""), p.String("ssh.binary", "servbench")
+	c.Kubeconfig, c.KubeContext, c.Namespace = p.String("kubernetes.kubeconfig", ""), p.String("kubernetes.context", ""), p.String("kubernetes.namespace", "")
+	if c.Namespace != "" && !dnsLabel(c.Namespace) {
+		return Client{}, p.Errorf("kubernetes.namespace", "%q is not a Kubernetes namespace name", props.Cut(c.Namespace, 70))
+	}
+	if c.CoordinatorURL = p.String("coordinator.url", ""); c.CoordinatorURL != "" {
+		if u, err := url.Parse(c.CoordinatorURL); err != nil || u.Scheme != "http" || u.Host == "" || u.Path != "" && u.Path != "/" {
+			return Client{}, p.Errorf("coordinator.url", "want http://host:port, not %q", props.Cut(c.CoordinatorURL, 60))
+		}
+		c.CoordinatorURL = strings.TrimSuffix(c.CoordinatorURL, "/")
+	}
 	if c.Orchestrator == "ssh" && c.Hosts == "" && n > 1 {
 		return Client{}, p.Errorf("ssh.hosts", "orchestrator=ssh needs the hosts: --hosts h1,h2,... or --hosts @FILE")
 	}

@@ -184,15 +184,16 @@ later ones win):
                              one start, and merge their results (property clients)
   --orchestrator NAME        where the clients run: local (processes here, the
                              default), ssh (client i on host i mod H), docker (a
-                             Docker Swarm replicated job), kubernetes (with --emit)
+                             Docker Swarm replicated job), kubernetes (an Indexed
+                             Job through the API with your kubeconfig)
                              (property orchestrator)
   --hosts H1,H2,... | @FILE  ssh: the hosts, [user@]host[:port], or a file of one
                              per line with an optional identity file (ssh.hosts;
                              ssh.config names an ssh_config for ssh -F)
   --image NAME               the clients' container image (docker.image; servbench)
-  --emit DIR                 kubernetes: write an Indexed Job, a ConfigMap of the
-                             properties and a Secret of the credentials to DIR for
-                             kubectl apply -f DIR; runs nothing (needs
+  --emit DIR                 kubernetes: instead of running, write an Indexed Job,
+                             a ConfigMap of the properties and a Secret of the
+                             credentials to DIR for kubectl apply -f DIR (needs
                              -p kubernetes.claim=PVC, the results' volume claim)
   --client-index I           run client I (from 0) of N only (property clientindex;
                              give startat=TIME to all N for a common start)
@@ -214,7 +215,8 @@ hdrhistogram.percentiles, exportfile; servbench's: warmuptime,
 warmupoperationcount, timeseries.interval, randomseed, schedule.latethreshold,
 clients, clientindex, startat, orchestrator, docker.image, kubernetes.claim,
 kubernetes.name, coordinator.addr, coordinator.timeout, coordinator.id, clock.url,
-ssh.hosts, ssh.config, ssh.binary, workloadname,
+coordinator.url, ssh.hosts, ssh.config, ssh.binary, kubernetes.kubeconfig,
+kubernetes.context, kubernetes.namespace, workloadname,
 result.file (-o), timeseries.file (--csv), hdrhistogram.log (--hlog).
 The text report goes to standard output (or exportfile); status lines and
 progress to standard error. Exit status: 0 done, 1 failed, 2 bad input,

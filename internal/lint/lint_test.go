@@ -33,7 +33,7 @@ var layers = [][]string{
 	{"coordinator"},
 	{"bench", "db/dbtest"},
 	{"internal/cli"},
-	{"cmd/servbench", "cmd/benchpeers"},
+	{"cmd/servbench", "cmd/benchpeers", "cmd/testkubelet"},
 	{"internal/lint"},
 }
 

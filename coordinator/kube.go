@@ -1,0 +1,284 @@
+package coordinator
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/servbench/servbench/engine"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// kube runs the clients as a Kubernetes Indexed Job through the API, with
+// the user's kubeconfig and context (kubernetes.kubeconfig, $KUBECONFIG or
+// ~/.kube/config; kubernetes.context; kubernetes.namespace): a Secret
+// holds the run's secret and the coordinator's address, the Job's pods
+// run "servbench client --client-index-from kubernetes" with both in
+// their environment, and the coordinator waits for them, names each
+// client by its pod and node, and deletes the Job and the Secret at the
+// end, after a failure or at Ctrl-C.
+//
+// How the pods reach the coordinator: at coordinator.url when given (an
+// address of the user's machine that the pods can reach, with
+// coordinator.addr where to listen); otherwise at the address the
+// coordinator listens on, which only pods on this machine's network
+// reach: when that address is loopback the pods run on their node's
+// network (hostNetwork), which is this machine for a one-machine cluster.
+// A coordinator running as a pod itself, followed through the API server,
+// is the way for a user whose machine the cluster cannot reach; it is not
+// built yet.
+type kube struct {
+	client    kubernetes.Interface
+	namespace string
+	image     string
+	name      string
+	url       string // coordinator.url, as the pods reach it ("": the listening address)
+	poll      time.Duration
+	mu        sync.Mutex
+	created   bool // the Job exists
+}
+
+func newKube(c engine.Client) (*kube, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if c.Kubeconfig != "" {
+		rules.ExplicitPath = c.Kubeconfig
+	}
+	cfg := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: c.KubeContext})
+	rest, err := cfg.ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes: %v", oneLine(err.Error()))
+	}
+	ns := c.Namespace
+	if ns == "" {
+		if ns, _, err = cfg.Namespace(); err != nil || ns == "" {
+			ns = "default"
+		}
+	}
+	client, err := kubernetes.NewForConfig(rest)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes: %v", err)
+	}
+	name := c.Name
+	if name == "" {
+		if name, err = serviceName(); err != nil {
+			return nil, err
+		}
+	}
+	return &kube{client: client, namespace: ns, image: c.Image, name: name, url: c.CoordinatorURL, poll: 500 * time.Millisecond}, nil
+}
+
+func (k *kube) String() string {
+	return fmt.Sprintf("Kubernetes Job %s/%s, image %s", k.namespace, k.name, k.image)
+}
+
+// lead: pulling nothing (the image is on the nodes), a pod starts in a few
+// seconds; a late client says so in its result's warnings.
+func (k *kube) lead() time.Duration { return 10 * time.Second }
+
+func (k *kube) listen() string { return "127.0.0.1:0" }
+
+// Labels of what a run creates.
+const kubeLabel = "app.kubernetes.io/name"
+
+// prepare creates the Secret: the run's secret and the coordinator's
+// address as the pods reach it.
+func (k *kube) prepare(ctx context.Context, j *job) error {
+	url := k.url
+	if url == "" {
+		url = j.url
+	}
+	sec := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: k.name, Labels: map[string]string{kubeLabel: "servbench", "app.kubernetes.io/instance": k.name}},
+		Type:       corev1.SecretTypeOpaque,
+		StringData: map[string]string{"token": j.token, "url": url},
+	}
+	if _, err := k.client.CoreV1().Secrets(k.namespace).Create(ctx, sec, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("kubernetes: create Secret %s/%s: %v", k.namespace, k.name, oneLine(err.Error()))
+	}
+	return nil
+}
+
+// loopbackURL reports whether the pods are to dial a loopback address.
+func loopbackURL(url string) bool {
+	host, _, err := net.SplitHostPort(strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return host == "localhost" || ip != nil && ip.IsLoopback()
+}
+
+// job is the Indexed Job of n clients.
+func (k *kube) job(j *job) *batchv1.Job {
+	n := int32(j.n)
+	zero := int32(0)
+	mode := batchv1.IndexedCompletion
+	labels := map[string]string{kubeLabel: "servbench", "app.kubernetes.io/instance": k.name}
+	secretEnv := func(name, key string) corev1.EnvVar {
+		return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: k.name}, Key: key}}}
+	}
+	url := k.url
+	if url == "" {
+		url = j.url
+	}
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: k.name, Labels: labels},
+		Spec: batchv1.JobSpec{
+			CompletionMode: &mode, Completions: &n, Parallelism: &n, BackoffLimit: &zero,
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever,
+					HostNetwork:   loopbackURL(url),
+					Containers: []corev1.Container{{
+						Name: "client", Image: k.image, ImagePullPolicy: corev1.PullIfNotPresent,
+						Args: []string{"client", "--client-index-from", "kubernetes"},
+						Env:  []corev1.EnvVar{secretEnv(URLEnv, "url"), secretEnv(TokenEnv, "token")},
+					}},
+				},
+			},
+		},
+	}
+}
+
+func (k *kube) run(ctx context.Context, j *job) []error {
+	ends := make([]error, j.n)
+	fail := func(err error) []error {
+		for i := range ends {
+			ends[i] = err
+		}
+		return ends
+	}
+	if _, err := k.client.BatchV1().Jobs(k.namespace).Create(context.Background(), k.job(j), metav1.CreateOptions{}); err != nil {
+		return fail(fmt.Errorf("kubernetes: create Job %s/%s: %v", k.namespace, k.name, oneLine(err.Error())))
+	}
+	k.mu.Lock()
+	k.created = true
+	k.mu.Unlock()
+	ended := make([]bool, j.n)
+	placed := make([]string, j.n)
+	tick := time.NewTicker(k.poll)
+	defer tick.Stop()
+	for left := j.n; left > 0; {
+		select {
+		case <-ctx.Done(): // told to stop and still running: the Job goes, its pods with it
+			k.deleteJob()
+			for i := range ends {
+				if !ended[i] {
+					ends[i] = errors.New("stopped: still running after it was told to stop")
+				}
+			}
+			return ends
+		case <-tick.C:
+		}
+		pods, err := k.client.CoreV1().Pods(k.namespace).List(context.Background(), metav1.ListOptions{LabelSelector: "batch.kubernetes.io/job-name=" + k.name})
+		if err != nil {
+			continue // the API server may be busy; the coordinator's timeout bounds the wait
+		}
+		for _, p := range pods.Items {
+			i, err := strconv.Atoi(p.Annotations[batchv1.JobCompletionIndexAnnotation])
+			if err != nil || i < 0 || i >= j.n || ended[i] {
+				continue
+			}
+			if where := podPlace(&p); where != placed[i] {
+				placed[i] = where
+				j.placed(i, where)
+			}
+			switch p.Status.Phase {
+			case corev1.PodSucceeded:
+				ended[i] = true
+			case corev1.PodFailed:
+				ended[i] = true
+				ends[i] = fmt.Errorf("pod %s failed: %s", p.Name, podWhy(&p))
+			default:
+				continue
+			}
+			left--
+			k.logs(&p, i, j)
+			j.exited(i, ends[i])
+		}
+	}
+	return ends
+}
+
+// podPlace is "pod P on node N".
+func podPlace(p *corev1.Pod) string {
+	if p.Spec.NodeName == "" {
+		return "pod " + p.Name
+	}
+	return "pod " + p.Name + " on node " + p.Spec.NodeName
+}
+
+// podWhy is why a pod failed: its container's end, or its own reason.
+func podWhy(p *corev1.Pod) string {
+	for _, c := range p.Status.ContainerStatuses {
+		if t := c.State.Terminated; t != nil {
+			return fmt.Sprintf("exit code %d %s", t.ExitCode, t.Reason)
+		}
+	}
+	if p.Status.Reason != "" {
+		return p.Status.Reason + " " + p.Status.Message
+	}
+	return "no reason given"
+}
+
+// logs passes a finished pod's output on as client i's (best effort: a
+// cluster may keep no logs).
+func (k *kube) logs(p *corev1.Pod, i int, j *job) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	limit := int64(1 << 20)
+	raw, err := k.client.CoreV1().Pods(k.namespace).GetLogs(p.Name, &corev1.PodLogOptions{LimitBytes: &limit}).DoRaw(ctx)
+	if err != nil {
+		return
+	}
+	sc := bufio.NewScanner(strings.NewReader(string(raw)))
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) != "" {
+			j.say(i, sc.Text())
+		}
+	}
+}
+
+// deleteJob deletes the Job and, in the background, its pods.
+func (k *kube) deleteJob() {
+	k.mu.Lock()
+	created := k.created
+	k.mu.Unlock()
+	if !created {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	bg := metav1.DeletePropagationBackground
+	err := k.client.BatchV1().Jobs(k.namespace).Delete(ctx, k.name, metav1.DeleteOptions{PropagationPolicy: &bg})
+	if err == nil || apierrors.IsNotFound(err) {
+		k.mu.Lock()
+		k.created = false
+		k.mu.Unlock()
+	}
+}
+
+// cleanup deletes what the run created: the Job (its pods) and the Secret.
+func (k *kube) cleanup(j *job) {
+	k.deleteJob()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := k.client.CoreV1().Secrets(k.namespace).Delete(ctx, k.name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		j.mu.Lock()
+		fmt.Fprintf(j.stderr, "servbench: kubernetes: delete Secret %s/%s: %v\n", k.namespace, k.name, oneLine(err.Error()))
+		j.mu.Unlock()
+	}
+}
