@@ -8,7 +8,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -72,10 +74,19 @@ func (d *docker) run(ctx context.Context, j *job) []error {
 		"--restart-condition", "none", "--network", "host", "--stop-grace-period", d.grace.String(),
 		"--label", "servbench.phase=" + j.cmd,
 		"--env", DockerSlotEnv + "={{.Task.Slot}}", "--env", DockerNodeEnv + "={{.Node.ID}}"}
-	for _, e := range j.env(j.url, 0)[:2] { // the index is the task's slot
-		args = append(args, "--env", e)
+	// The coordinator's address and the secret (the index is the task's
+	// slot) from a file only its owner reads, removed at once: not on
+	// docker's command line, which every user of this machine can read.
+	envDir, err := os.MkdirTemp("", "servbench-docker-")
+	if err != nil {
+		return fail(err)
 	}
-	args = append(args, d.image, "client", "--client-index-from", "docker")
+	defer os.RemoveAll(envDir)
+	envFile := filepath.Join(envDir, "env")
+	if err := os.WriteFile(envFile, []byte(strings.Join(j.env(j.url, 0)[:2], "\n")+"\n"), 0o600); err != nil {
+		return fail(err)
+	}
+	args = append(args, "--env-file", envFile, d.image, "client", "--client-index-from", "docker")
 	if _, err := d.docker(context.Background(), args...); err != nil {
 		return fail(err)
 	}
