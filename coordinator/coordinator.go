@@ -95,7 +95,7 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 	if err := cp.Write(&text); err != nil {
 		return nil, fmt.Errorf("clients: %w", err)
 	}
-	h.phase.Properties = text.String()
+	h.setProperties(text.String())
 	fmt.Fprintf(stderr, "servbench: %s on %d clients (%s), starting together at %s; coordinator at %s\n", cmd, n, orch, j.start.Format("15:04:05.000"), l.Addr())
 	cpu0, t0 := engine.CPUTime(), time.Now()
 	docs, err := follow(ctx, orch, h, j, setup)
@@ -186,6 +186,12 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 			kill()
 		case <-h.changed:
 			check()
+			if killAt == nil && h.complete() {
+				// Every result is in: the clients only have to exit. An
+				// orchestrator that cannot tell (its API gone) is not
+				// waited for longer than the grace.
+				killAt = time.After(stopGrace)
+			}
 		case ends = <-endsCh:
 		case <-killAt:
 			kill()

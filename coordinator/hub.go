@@ -94,7 +94,6 @@ func NewToken() (string, error) {
 type member struct {
 	host     string // where it runs: as the orchestrator placed it, or as it says
 	placed   bool   // the orchestrator named its host
-	joined   bool
 	lastSeen time.Time
 	progress []Progress // since the last status line
 	result   *result.Doc
@@ -118,12 +117,11 @@ type hub struct {
 	stopped bool
 	stop    chan struct{} // closed when the clients are to stop
 	changed chan struct{} // a result or a failure arrived (buffered, 1)
-	joined  func()        // called once when every client has its phase
 }
 
 func newHub(token, id string, n int, ph Phase, now func() time.Time) *hub {
 	return &hub{token: token, id: id, n: n, phase: ph, now: now, hold: stopPoll, clients: make([]member, n),
-		stop: make(chan struct{}), changed: make(chan struct{}, 1), joined: func() {}}
+		stop: make(chan struct{}), changed: make(chan struct{}, 1)}
 }
 
 func (h *hub) notify() {
@@ -131,6 +129,14 @@ func (h *hub) notify() {
 	case h.changed <- struct{}{}:
 	default:
 	}
+}
+
+// setProperties sets the phase's properties, which the clients are given
+// (the server may be answering already).
+func (h *hub) setProperties(text string) {
+	h.mu.Lock()
+	h.phase.Properties = text
+	h.mu.Unlock()
 }
 
 // stopAll tells every client to stop (once).
@@ -195,20 +201,10 @@ func (h *hub) seen(i int, host string) {
 
 func (h *hub) servePhase(w http.ResponseWriter, i int) {
 	h.mu.Lock()
-	all := false
-	if !h.clients[i].joined {
-		h.clients[i].joined = true
-		all = true
-		for _, m := range h.clients {
-			all = all && m.joined
-		}
-	}
+	ph := h.phase
 	h.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(h.phase)
-	if all {
-		h.joined()
-	}
+	json.NewEncoder(w).Encode(ph)
 }
 
 func (h *hub) serveStop(w http.ResponseWriter, r *http.Request) {
@@ -305,6 +301,18 @@ func (h *hub) exit(i int, err error) {
 	}
 	h.mu.Unlock()
 	h.notify()
+}
+
+// complete reports whether every client has sent its result.
+func (h *hub) complete() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, m := range h.clients {
+		if m.result == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // members is a copy of what the hub knows of each client.
