@@ -74,13 +74,18 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 	}
 	h := newHub(j.token, j.id, n, Phase{Command: cmd, Binding: setup.Spec.Binding}, time.Now)
 	h.hold = min(h.hold, setup.Client.Timeout/3)
-	l, err := serve(addr, h)
+	cert, pin, err := newIdentity()
+	if err != nil {
+		return nil, fmt.Errorf("coordinator: certificate: %w", err)
+	}
+	j.pin = pin
+	l, err := serve(addr, h, cert)
 	if err != nil {
 		return nil, specErrorf("%s: coordinator.addr: %v", cmd, err)
 	}
 	defer l.Close()
 	j.port = l.Addr().(*net.TCPAddr).Port
-	j.url = "http://" + l.Addr().String()
+	j.url = "https://" + l.Addr().String()
 	defer orch.cleanup(j) // also of a prepare that failed halfway
 	if err := orch.prepare(ctx, j); err != nil {
 		return nil, err
@@ -343,6 +348,7 @@ type job struct {
 	n           int
 	id          string // coordinator.id: every client's result must carry it
 	token       string // the run's secret, for the clients' environment only
+	pin         string // the fingerprint of the coordinator's certificate
 	url         string // where the coordinator listens, as this machine reaches it
 	port        int    // its port
 	start       time.Time
@@ -367,9 +373,14 @@ func (j *job) sayAs(who, line string) {
 }
 
 // env is a client's environment as the orchestrator gives it: the
-// coordinator's URL (as the client reaches it), the secret and its index.
+// coordinator's URL (as the client reaches it), the secret, the
+// certificate's fingerprint and, unless i < 0, its index.
 func (j *job) env(url string, i int) []string {
-	return []string{URLEnv + "=" + url, TokenEnv + "=" + j.token, IndexEnv + "=" + strconv.Itoa(i)}
+	e := []string{URLEnv + "=" + url, TokenEnv + "=" + j.token, CertEnv + "=" + j.pin}
+	if i >= 0 {
+		e = append(e, IndexEnv+"="+strconv.Itoa(i))
+	}
+	return e
 }
 
 // An orchestrator starts a job's n clients and returns when they have all

@@ -83,7 +83,7 @@ func (d *docker) run(ctx context.Context, j *job) []error {
 	}
 	defer os.RemoveAll(envDir)
 	envFile := filepath.Join(envDir, "env")
-	if err := os.WriteFile(envFile, []byte(strings.Join(j.env(j.url, 0)[:2], "\n")+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(envFile, []byte(strings.Join(j.env(j.url, -1), "\n")+"\n"), 0o600); err != nil {
 		return fail(err)
 	}
 	args = append(args, "--env-file", envFile, d.image, "client", "--client-index-from", "docker")

@@ -3,6 +3,7 @@ package coordinator
 import (
 	"crypto/rand"
 	"crypto/subtle"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -19,10 +20,10 @@ import (
 	"github.com/servbench/servbench/result"
 )
 
-// The coordinator's protocol: HTTP on coordinator.addr, every request
-// carrying the run's secret as a bearer token (TokenEnv hands it to a
-// client; it is never in a property, an argument or a file), every client
-// naming itself (?client=I&host=H).
+// The coordinator's protocol: HTTPS on coordinator.addr with the run's own
+// certificate (see tls.go), every request carrying the run's secret as a
+// bearer token (TokenEnv hands it to a client; it is never in a property,
+// an argument or a file), every client naming itself (?client=I&host=H).
 //
 //	GET  /v1/phase     the phase: command, binding, properties (credentials too)
 //	GET  /v1/clock     the coordinator's time (engine.ClockHandler)
@@ -358,14 +359,15 @@ func (h *hub) progress() [][]Progress {
 	return out
 }
 
-// serve listens on addr and serves h; the listener's close ends it.
-func serve(addr string, h http.Handler) (net.Listener, error) {
+// serve listens on addr and serves h over TLS with cert; the listener's
+// close ends it.
+func serve(addr string, h http.Handler, cert tls.Certificate) (net.Listener, error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(l)
+	go srv.Serve(tls.NewListener(l, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS13}))
 	return l, nil
 }
 

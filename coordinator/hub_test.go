@@ -3,6 +3,7 @@ package coordinator
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -115,7 +116,7 @@ func TestHubProgressAndStop(t *testing.T) {
 // there is named in one line.
 func TestSessionJoinAndWatch(t *testing.T) {
 	h, srv := testHub(t)
-	s, ph, err := Join(context.Background(), srv.URL, "s3cret", 1)
+	s, ph, err := Join(context.Background(), srv.URL, "s3cret", "", 1)
 	if err != nil || ph.Binding != "basic" {
 		t.Fatalf("join: %v %+v", err, ph)
 	}
@@ -123,13 +124,13 @@ func TestSessionJoinAndWatch(t *testing.T) {
 	go s.Watch(context.Background(), func() { close(stopped) })
 	h.stopAll()
 	<-stopped
-	if _, _, err := Join(context.Background(), srv.URL, "wrong", 0); err == nil || !strings.Contains(err.Error(), "401") {
+	if _, _, err := Join(context.Background(), srv.URL, "wrong", "", 0); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("a wrong secret: %v", err)
 	}
 	old := joinWait
 	joinWait = 0
 	defer func() { joinWait = old }()
-	if _, _, err := Join(context.Background(), "http://127.0.0.1:1", "s3cret", 0); err == nil || !strings.Contains(err.Error(), "cannot join the coordinator at http://127.0.0.1:1") {
+	if _, _, err := Join(context.Background(), "https://127.0.0.1:1", "s3cret", "00", 0); err == nil || !strings.Contains(err.Error(), "cannot join the coordinator at https://127.0.0.1:1") {
 		t.Errorf("no coordinator: %v", err)
 	}
 }
@@ -143,5 +144,30 @@ func TestParseHosts(t *testing.T) {
 		if _, err := parseHosts(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// Over TLS, a client trusts only the run's certificate: the right
+// fingerprint joins, another is refused before any secret is sent, and a
+// pin demands https.
+func TestSessionTrustsOnlyTheRunsCertificate(t *testing.T) {
+	h := newHub("s3cret", "run-1", 1, Phase{Command: "run", Binding: "basic", Properties: "x=1\n"}, time.Now)
+	cert, pin, err := newIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(h)
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	srv.StartTLS()
+	defer srv.Close()
+	if _, ph, err := Join(context.Background(), srv.URL, "s3cret", pin, 0); err != nil || ph.Properties != "x=1\n" {
+		t.Fatalf("the right certificate: %v", err)
+	}
+	_, other, _ := newIdentity()
+	if _, _, err := Join(context.Background(), srv.URL, "s3cret", other, 0); err == nil || !strings.Contains(err.Error(), "certificate is not this run's") {
+		t.Errorf("another certificate: %v", err)
+	}
+	if _, _, err := Join(context.Background(), strings.Replace(srv.URL, "https", "http", 1), "s3cret", pin, 0); err == nil || !strings.Contains(err.Error(), "want https://") {
+		t.Errorf("a pin over plain http: %v", err)
 	}
 }

@@ -26,7 +26,6 @@ import (
 // interval (it is a runner.Observer) and, at the end, the result.
 type Session struct {
 	base  string // the coordinator's URL as this client reaches it, without a trailing /
-	token string
 	index int
 	host  string
 	http  *http.Client
@@ -39,18 +38,19 @@ var joinWait = 15 * time.Second
 
 // Join asks the coordinator at base for client index's phase, trying
 // again for a while when it cannot be reached (it may still be starting).
-// The error names the address tried.
-func Join(ctx context.Context, base, token string, index int) (*Session, *Phase, error) {
+// token is the run's secret and pin the fingerprint of the coordinator's
+// certificate (see HTTPClient); the error names the address tried.
+func Join(ctx context.Context, base, token, pin string, index int) (*Session, *Phase, error) {
 	u, err := url.Parse(base)
-	if err != nil || u.Scheme != "http" || u.Host == "" {
-		return nil, nil, fmt.Errorf("coordinator %q: want http://host:port", base)
+	if err != nil || u.Host == "" || u.Scheme != "https" && (u.Scheme != "http" || pin != "") {
+		return nil, nil, fmt.Errorf("coordinator %q: want https://host:port", base)
 	}
 	if token == "" {
 		return nil, nil, fmt.Errorf("coordinator %s: no secret: the orchestrator sets %s", base, TokenEnv)
 	}
 	host, _ := os.Hostname()
-	s := &Session{base: strings.TrimSuffix(base, "/"), token: token, index: index, host: host,
-		http: &http.Client{}, queue: make(chan Progress, 64)}
+	s := &Session{base: strings.TrimSuffix(base, "/"), index: index, host: host,
+		http: HTTPClient(token, pin), queue: make(chan Progress, 64)}
 	deadline := time.Now().Add(joinWait)
 	for {
 		var ph Phase
@@ -59,7 +59,8 @@ func Join(ctx context.Context, base, token string, index int) (*Session, *Phase,
 			return s, &ph, nil
 		}
 		var refused *httpError
-		if errors.As(err, &refused) || ctx.Err() != nil || time.Now().After(deadline) {
+		var wrong *certError
+		if errors.As(err, &refused) || errors.As(err, &wrong) || ctx.Err() != nil || time.Now().After(deadline) {
 			return nil, nil, fmt.Errorf("client %d: cannot join the coordinator at %s: %w", index, s.base, err)
 		}
 		select {
@@ -72,6 +73,10 @@ func Join(ctx context.Context, base, token string, index int) (*Session, *Phase,
 // ClockURL is the coordinator's clock as this client reaches it (the
 // property clock.url).
 func (s *Session) ClockURL() string { return s.base + pathClock }
+
+// HTTP is the client the session asks its coordinator with: the engine
+// measures the clock with it (engine.Spec.Coordinator).
+func (s *Session) HTTP() *http.Client { return s.http }
 
 // httpError is the coordinator's answer other than 200.
 type httpError struct {
@@ -93,7 +98,6 @@ func (s *Session) call(ctx context.Context, method, path string, body []byte, li
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+s.token)
 	resp, err := s.http.Do(req)
 	if err != nil {
 		var ue *url.Error

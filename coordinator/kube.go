@@ -101,7 +101,7 @@ func (k *kube) prepare(ctx context.Context, j *job) error {
 	sec := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: k.name, Labels: map[string]string{kubeLabel: "servbench", "app.kubernetes.io/instance": k.name}},
 		Type:       corev1.SecretTypeOpaque,
-		StringData: map[string]string{"token": j.token, "url": url},
+		StringData: map[string]string{"token": j.token, "url": url, "cert": j.pin},
 	}
 	if _, err := k.client.CoreV1().Secrets(k.namespace).Create(ctx, sec, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("kubernetes: create Secret %s/%s: %v", k.namespace, k.name, oneLine(err.Error()))
@@ -111,7 +111,7 @@ func (k *kube) prepare(ctx context.Context, j *job) error {
 
 // loopbackURL reports whether the pods are to dial a loopback address.
 func loopbackURL(url string) bool {
-	host, _, err := net.SplitHostPort(strings.TrimPrefix(url, "http://"))
+	host, _, err := net.SplitHostPort(strings.TrimPrefix(url, "https://"))
 	if err != nil {
 		return false
 	}
@@ -145,7 +145,7 @@ func (k *kube) job(j *job) *batchv1.Job {
 					Containers: []corev1.Container{{
 						Name: "client", Image: k.image, ImagePullPolicy: corev1.PullIfNotPresent,
 						Args: []string{"client", "--client-index-from", "kubernetes"},
-						Env:  []corev1.EnvVar{secretEnv(URLEnv, "url"), secretEnv(TokenEnv, "token")},
+						Env:  []corev1.EnvVar{secretEnv(URLEnv, "url"), secretEnv(TokenEnv, "token"), secretEnv(CertEnv, "cert")},
 					}},
 				},
 			},

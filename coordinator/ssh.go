@@ -297,14 +297,14 @@ func archOf(m string) string {
 // the coordinator, start servbench, say its process ID, and wait.
 func (s *sshOrch) clientScript(j *job, i int) string {
 	coord := `set -- $SSH_CONNECTION; case "$1" in *:*) h="[$1]";; *) h="$1";; esac; ` +
-		URLEnv + `="http://$h:` + strconv.Itoa(j.port) + `"`
+		URLEnv + `="https://$h:` + strconv.Itoa(j.port) + `"`
 	if s.url != "" {
 		coord = URLEnv + "=" + quote(s.url)
-	} else if host, _, err := net.SplitHostPort(strings.TrimPrefix(j.url, "http://")); err == nil && !net.ParseIP(host).IsUnspecified() && host != "" && !s.loopbackListen(host) {
+	} else if host, _, err := net.SplitHostPort(strings.TrimPrefix(j.url, "https://")); err == nil && !net.ParseIP(host).IsUnspecified() && host != "" && !s.loopbackListen(host) {
 		coord = URLEnv + "=" + quote(j.url)
 	}
-	return `IFS= read -r t || exit 97; ` + TokenEnv + `=$t; ` + coord + `; ` + IndexEnv + `=` + strconv.Itoa(i) + `; ` +
-		`export ` + TokenEnv + ` ` + URLEnv + ` ` + IndexEnv + `; ` +
+	return `IFS= read -r t || exit 97; IFS= read -r c || exit 97; ` + TokenEnv + `=$t; ` + CertEnv + `=$c; ` + coord + `; ` +
+		IndexEnv + `=` + strconv.Itoa(i) + `; export ` + TokenEnv + ` ` + CertEnv + ` ` + URLEnv + ` ` + IndexEnv + `; ` +
 		quote(s.bins[i%len(s.bins)]) + ` client </dev/null >/dev/null & p=$!; echo "$p"; ` +
 		`trap 'kill -INT $p 2>/dev/null' INT TERM HUP; wait $p`
 }
@@ -323,7 +323,7 @@ func (s *sshOrch) run(ctx context.Context, j *job) []error {
 	for i := range j.n {
 		h := s.hosts[i%len(s.hosts)]
 		c := exec.Command("ssh", s.args(h, s.clientScript(j, i))...)
-		c.Stdin = strings.NewReader(j.token + "\n")
+		c.Stdin = strings.NewReader(j.token + "\n" + j.pin + "\n")
 		stdout, err := c.StdoutPipe()
 		if err != nil {
 			ends[i] = err

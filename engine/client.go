@@ -87,8 +87,8 @@ func applyClient(p *props.Props, load bool) (Client, error) {
 		return Client{}, p.Errorf("startat", "%s is more than a day ahead: a coordinator starts its clients seconds ahead", c.StartAt.UTC().Format(time.RFC3339))
 	}
 	c.CoordinatorID = p.String("coordinator.id", "")
-	if c.ClockURL = p.String("clock.url", ""); c.ClockURL != "" && !strings.HasPrefix(c.ClockURL, "http://") {
-		return Client{}, p.Errorf("clock.url", "want http://host:port/, not %q", props.Cut(c.ClockURL, 40))
+	if c.ClockURL = p.String("clock.url", ""); c.ClockURL != "" && !strings.HasPrefix(c.ClockURL, "http://") && !strings.HasPrefix(c.ClockURL, "https://") {
+		return Client{}, p.Errorf("clock.url", "want http(s)://host:port/, not %q", props.Cut(c.ClockURL, 40))
 	}
 	if c.Orchestrator, err = p.OneOf("orchestrator", "local", "local", "ssh", "docker", "kubernetes"); err != nil {
 		return Client{}, err
@@ -106,8 +106,8 @@ func applyClient(p *props.Props, load bool) (Client, error) {
 		return Client{}, p.Errorf("kubernetes.namespace", "%q is not a Kubernetes namespace name", props.Cut(c.Namespace, 70))
 	}
 	if c.CoordinatorURL = p.String("coordinator.url", ""); c.CoordinatorURL != "" {
-		if u, err := url.Parse(c.CoordinatorURL); err != nil || u.Scheme != "http" || u.Host == "" || u.Path != "" && u.Path != "/" {
-			return Client{}, p.Errorf("coordinator.url", "want http://host:port, not %q", props.Cut(c.CoordinatorURL, 60))
+		if u, err := url.Parse(c.CoordinatorURL); err != nil || u.Scheme != "https" || u.Host == "" || u.Path != "" && u.Path != "/" {
+			return Client{}, p.Errorf("coordinator.url", "want https://host:port, not %q", props.Cut(c.CoordinatorURL, 60))
 		}
 		c.CoordinatorURL = strings.TrimSuffix(c.CoordinatorURL, "/")
 	}

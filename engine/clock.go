@@ -65,17 +65,18 @@ func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
 // measureClock asks url clockSamples times; an error names the URL
 // (which a coordinator makes and which holds no credentials).
-func measureClock(ctx context.Context, url, token string) (*result.Clock, error) {
+func measureClock(ctx context.Context, url string, c *http.Client) (*result.Clock, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	c := &http.Client{}
+	if c == nil {
+		c = http.DefaultClient
+	}
 	var samples []clockSample
 	for range clockSamples {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
 			return nil, fmt.Errorf("clock.url %q: %w", url, err)
 		}
-		authorize(req, token)
 		sent := time.Now()
 		resp, err := c.Do(req)
 		if err != nil {
@@ -115,8 +116,10 @@ var (
 
 // watchCoordinator calls gone once when the coordinator at url stops
 // answering, and returns when ctx ends.
-func watchCoordinator(ctx context.Context, url, token string, gone func()) {
-	c := &http.Client{Timeout: 5 * time.Second}
+func watchCoordinator(ctx context.Context, url string, c *http.Client, gone func()) {
+	if c == nil {
+		c = http.DefaultClient
+	}
 	t := time.NewTicker(watchEvery)
 	defer t.Stop()
 	last, failed := time.Now(), 0
@@ -126,15 +129,19 @@ func watchCoordinator(ctx context.Context, url, token string, gone func()) {
 			return
 		case <-t.C:
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		ask, cancel := context.WithTimeout(ctx, 5*time.Second)
+		req, err := http.NewRequestWithContext(ask, http.MethodGet, url, nil)
 		if err != nil {
+			cancel()
 			return
 		}
-		authorize(req, token)
 		resp, err := c.Do(req)
 		if err == nil {
 			io.Copy(io.Discard, io.LimitReader(resp.Body, 64))
 			resp.Body.Close()
+		}
+		cancel()
+		if err == nil {
 			last, failed = time.Now(), 0
 			continue
 		}
@@ -145,12 +152,5 @@ func watchCoordinator(ctx context.Context, url, token string, gone func()) {
 			gone()
 			return
 		}
-	}
-}
-
-// authorize adds the coordinator's secret to a request, when there is one.
-func authorize(req *http.Request, token string) {
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
 	}
 }

@@ -40,7 +40,7 @@ func TestBestOffset(t *testing.T) {
 func TestMeasureClock(t *testing.T) {
 	srv := httptest.NewServer(ClockHandler(func() time.Time { return time.Now().Add(250 * time.Millisecond) }))
 	defer srv.Close()
-	c, err := measureClock(context.Background(), srv.URL, "")
+	c, err := measureClock(context.Background(), srv.URL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestMeasureClock(t *testing.T) {
 	}
 	bad := httptest.NewServer(http404{})
 	defer bad.Close()
-	if _, err := measureClock(context.Background(), bad.URL, ""); err == nil || !strings.Contains(err.Error(), "not a time") {
+	if _, err := measureClock(context.Background(), bad.URL, nil); err == nil || !strings.Contains(err.Error(), "not a time") {
 		t.Errorf("a page that is not a time: %v", err)
 	}
 }
@@ -63,7 +63,7 @@ func (http404) ServeHTTP(w http.ResponseWriter, _ *http.Request) { http.NotFound
 func TestMeasureClockRefusesAbsurdOffsets(t *testing.T) {
 	srv := httptest.NewServer(ClockHandler(func() time.Time { return time.Now().AddDate(-56, 0, 0) }))
 	defer srv.Close()
-	if _, err := measureClock(context.Background(), srv.URL, ""); err == nil || !strings.Contains(err.Error(), "set both clocks right") {
+	if _, err := measureClock(context.Background(), srv.URL, nil); err == nil || !strings.Contains(err.Error(), "set both clocks right") {
 		t.Errorf("a clock 56 years off: %v", err)
 	}
 }
@@ -77,7 +77,7 @@ func TestWatchCoordinator(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	gone := make(chan struct{})
-	go watchCoordinator(ctx, srv.URL, "", func() { close(gone) })
+	go watchCoordinator(ctx, srv.URL, nil, func() { close(gone) })
 	for range 20 { // a coordinator answering is never gone
 		select {
 		case <-gone:

@@ -23,6 +23,7 @@ import (
 	"io"
 	"math"
 	"net"
+	"net/http"
 	"os"
 	"slices"
 	"strconv"
@@ -83,10 +84,11 @@ type Spec struct {
 	// Log receives notes a user wants while waiting (an ephemeral store
 	// being filled, how the binding answers queries); nil discards them.
 	Log io.Writer
-	// CoordinatorToken is the secret a spread phase's coordinator checks
-	// on every request (its clock, clock.url); it is sent as a bearer
-	// token and never printed or written.
-	CoordinatorToken string
+	// Coordinator makes the requests to a spread phase's coordinator (its
+	// clock, clock.url): it carries the run's secret and trusts only the
+	// coordinator's certificate (coordinator.HTTPClient). Nil: a plain
+	// client.
+	Coordinator *http.Client
 }
 
 // loadWorkload adds a built-in workload, or a property file, to p.
@@ -441,11 +443,11 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 		// A client whose coordinator is gone stops as if interrupted.
 		watched, stop := context.WithCancel(ctx)
 		defer stop()
-		go watchCoordinator(watched, s.Client.ClockURL, s.Spec.CoordinatorToken, func() {
+		go watchCoordinator(watched, s.Client.ClockURL, s.Spec.Coordinator, func() {
 			s.logf("%s: the coordinator at %s stopped answering: stopping", s.Client, s.Client.ClockURL)
 			cancelRun()
 		})
-		if clock, err = measureClock(ctx, s.Client.clockURL(), s.Spec.CoordinatorToken); err != nil {
+		if clock, err = measureClock(ctx, s.Client.clockURL(), s.Spec.Coordinator); err != nil {
 			if ctx.Err() != nil {
 				return nil, ErrInterruptedBeforeMeasuring
 			}

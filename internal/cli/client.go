@@ -30,8 +30,10 @@ coordinator says so or stops answering. It writes no file.
   --client-index I          this client's index (default: $SERVBENCH_CLIENT)
   --client-index-from NAME  read the index from docker's or kubernetes' environment
 
-The run's secret is read from $SERVBENCH_TOKEN only: an argument would be
-visible to every user of the machine.
+The run's secret is read from $SERVBENCH_TOKEN only (an argument would be
+visible to every user of the machine), and the fingerprint of the
+coordinator's certificate from $SERVBENCH_COORDINATOR_CERT: the client
+trusts only that certificate.
 `
 
 // client runs "servbench client": one client of a spread phase, given
@@ -64,15 +66,14 @@ func client(ctx context.Context, args []string, getenv func(string) string, stdo
 	if err != nil {
 		return ExitUsage, usageError{err}
 	}
-	token := getenv(coordinator.TokenEnv)
-	s, ph, err := coordinator.Join(ctx, *url, token, i)
+	s, ph, err := coordinator.Join(ctx, *url, getenv(coordinator.TokenEnv), getenv(coordinator.CertEnv), i)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ExitInterrupted, err
 		}
 		return ExitFailure, err
 	}
-	code, err := runClient(ctx, s, ph, i, token, stderr)
+	code, err := runClient(ctx, s, ph, i, stderr)
 	if err != nil && code != ExitInterrupted {
 		s.Fail(oneLine(err))
 	}
@@ -81,7 +82,7 @@ func client(ctx context.Context, args []string, getenv func(string) string, stdo
 
 // runClient runs client i's share of the phase the coordinator gave, and
 // sends its result.
-func runClient(ctx context.Context, s *coordinator.Session, ph *coordinator.Phase, i int, token string, stderr io.Writer) (int, error) {
+func runClient(ctx context.Context, s *coordinator.Session, ph *coordinator.Phase, i int, stderr io.Writer) (int, error) {
 	if ph.Command != "load" && ph.Command != "run" {
 		return ExitFailure, fmt.Errorf("client %d: the coordinator asked for %q, not load or run", i, props.Cut(ph.Command, 20))
 	}
@@ -94,7 +95,7 @@ func runClient(ctx context.Context, s *coordinator.Session, ph *coordinator.Phas
 	if addr, ok := p.Get("metrics.addr"); ok {
 		p.Set("metrics.addr", coordinator.ClientMetricsAddr(addr, i), "coordinator")
 	}
-	setup, err := checkPhase(ph.Command, engine.Spec{Binding: ph.Binding, Properties: p, Log: stderr, CoordinatorToken: token}, stderr)
+	setup, err := checkPhase(ph.Command, engine.Spec{Binding: ph.Binding, Properties: p, Log: stderr, Coordinator: s.HTTP()}, stderr)
 	if err != nil {
 		return ExitUsage, err
 	}
