@@ -301,7 +301,7 @@ func TestClientsStopWhenTheCoordinatorIsGone(t *testing.T) {
 		procs, _ := filepath.Glob("/proc/[0-9]*/environ")
 		for _, p := range procs {
 			b, _ := os.ReadFile(p)
-			if bytes.Contains(b, []byte("SERVBENCH_COORDINATOR=http://"+addr+"\x00")) {
+			if bytes.Contains(b, []byte("SERVBENCH_COORDINATOR=https://"+addr+"\x00")) {
 				pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
 				pids = append(pids, pid)
 			}
