@@ -326,7 +326,7 @@ slo: {latency: p99, bound_ms: 60000}
 func TestBenchFewerThreadsThanClients(t *testing.T) {
 	t.Parallel() // the test binary is the clients' servbench (TestMain)
 	dir := filepath.Join(t.TempDir(), "out")
-	pf := writePlan(t, "name: few\ndeployments: [{label: basic, binding: basic}]\nworkloads: [c]\nrecords: [300]\nthreads: [1, 2, 3]\nclients: [3]\nrates: [600]\noperations: 300\n")
+	pf := writePlan(t, "name: few\ndeployments: [{label: basic, binding: basic}]\nworkloads: [c]\nrecords: [300]\nthreads: [1, 2]\nclients: [3]\nrates: [600]\noperations: 300\n")
 	var errb bytes.Buffer
 	if code := MainContext(context.Background(), []string{"bench", "-o", dir, pf}, &bytes.Buffer{}, &errb); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
@@ -342,7 +342,7 @@ func TestBenchFewerThreadsThanClients(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.ID, err)
 		}
-		want := []int{0, 2, 3}[i] // 1 client: not spread
+		want := []int{0, 2}[i] // 1 client: not spread
 		if c.Status != "done" || c.Clients != want || d.Clients != want || d.Operations != 300 || d.Threads != c.Threads {
 			t.Errorf("%s: %s, %d clients in the index, %d merged, %d operations, %d threads", c.ID, c.Status, c.Clients, d.Clients, d.Operations, d.Threads)
 		}
