@@ -75,19 +75,7 @@ func TestDockerSwarmClients(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	m, err := result.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	verified := int64(0)
-	for _, op := range m.Ops {
-		if op.Name == "VERIFY" {
-			verified = op.Outcomes["OK"]
-		}
-	}
-	if m.Clients != 3 || m.Operations != 9001 || m.OKOperations != 9001 || verified != 9001 {
-		t.Errorf("merged %d clients, %d operations, %d ok, %d verified; want 3, 9001", m.Clients, m.Operations, m.OKOperations, verified)
-	}
+	m := mergedVerified(t, out, 3, 9001)
 	var idx []int
 	for _, c := range m.ClientRuns {
 		idx = append(idx, c.Index)
@@ -119,6 +107,27 @@ func TestDockerSwarmClients(t *testing.T) {
 		t.Error("a merged result was written")
 	}
 	nothingLeft(t, before)
+}
+
+// mergedVerified reads a merged result and checks that it has every
+// operation of its clients, each one succeeded and verified
+// (dataintegrity).
+func mergedVerified(t *testing.T, out string, clients int, ops int64) *result.Doc {
+	t.Helper()
+	m, err := result.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verified := int64(0)
+	for _, op := range m.Ops {
+		if op.Name == "VERIFY" {
+			verified = op.Outcomes["OK"]
+		}
+	}
+	if m.Clients != clients || m.Operations != ops || m.OKOperations != ops || verified != ops {
+		t.Errorf("merged %d clients, %d operations, %d ok, %d verified; want %d, %d", m.Clients, m.Operations, m.OKOperations, verified, clients, ops)
+	}
+	return m
 }
 
 // swarmContainers lists the containers of Swarm's services.

@@ -197,19 +197,7 @@ func TestSSHClients(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("run: exit %d: %s", code, e)
 	}
-	m, err := result.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	verified := int64(0)
-	for _, op := range m.Ops {
-		if op.Name == "VERIFY" {
-			verified = op.Outcomes["OK"]
-		}
-	}
-	if m.Clients != 3 || m.Operations != 9001 || m.OKOperations != 9001 || verified != 9001 {
-		t.Errorf("merged %d clients, %d operations, %d ok, %d verified; want 3, 9001", m.Clients, m.Operations, m.OKOperations, verified)
-	}
+	mergedVerified(t, out, 3, 9001)
 	for i, h := range sshHosts {
 		if !strings.Contains(e, fmt.Sprintf("client %d (%s): servbench: ran workload C on redis", i, h.name)) {
 			t.Errorf("client %d's lines are not on stderr by host:\n%s", i, e)
