@@ -75,7 +75,7 @@ func client(ctx context.Context, args []string, getenv func(string) string, stdo
 	}
 	code, err := runClient(ctx, s, ph, i, stderr)
 	if err != nil && code != ExitInterrupted {
-		s.Fail(oneLine(err))
+		s.Fail(oneLine(err)) // also after a result it sent: a failed run fails the phase
 	}
 	return code, err
 }
@@ -105,8 +105,8 @@ func runClient(ctx context.Context, s *coordinator.Session, ph *coordinator.Phas
 	go s.Send(run)
 	res, err := setup.Execute(run, engine.Writers{Stderr: stderr}, s)
 	if res == nil {
-		if errors.Is(err, engine.ErrInterruptedBeforeMeasuring) {
-			return ExitInterrupted, err
+		if run.Err() != nil || errors.Is(err, engine.ErrInterruptedBeforeMeasuring) {
+			return stopped(ctx, err)
 		}
 		return ExitFailure, err
 	}
@@ -115,9 +115,21 @@ func runClient(ctx context.Context, s *coordinator.Session, ph *coordinator.Phas
 	}
 	switch {
 	case res.Reason == result.Interrupted:
-		return ExitInterrupted, nil
+		return stopped(ctx, nil)
 	case res.Err != nil:
 		return ExitFailure, res.Err
+	}
+	return ExitOK, nil
+}
+
+// stopped is how a client ends that stopped before its end: interrupted
+// (130) when it was itself, and well (0) when its coordinator told it to:
+// then its coordinator judges the phase by the results, and an orchestrator
+// that runs failed clients again (Swarm's jobs do) must not start it again.
+// Either way it is no failure to report.
+func stopped(ctx context.Context, err error) (int, error) {
+	if ctx.Err() != nil {
+		return ExitInterrupted, err
 	}
 	return ExitOK, nil
 }
