@@ -15,7 +15,6 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
@@ -175,25 +174,29 @@ func (s *Session) Interval(p runner.Progress) {
 // an interval: response times when the run is paced (measured from the
 // intended start), else service times.
 func clientOpsHistogram(set *measure.Set) *hdr.Histogram {
-	var all *hdr.Histogram
-	response := false
-	for op := measure.Op(0); op < measure.NumOps && !response; op++ {
-		response = op.IsClientOp() && set.Merged(op, true, func(db.Status) bool { return true }) != nil
+	var response, service *hdr.Histogram
+	add := func(dst **hdr.Histogram, h *hdr.Histogram) {
+		if h == nil || h.TotalCount() == 0 {
+			return
+		}
+		if *dst == nil {
+			*dst = measure.NewHistogram()
+		}
+		(*dst).Merge(h)
 	}
 	for op := measure.Op(0); op < measure.NumOps; op++ {
 		if !op.IsClientOp() {
 			continue
 		}
-		h := set.Merged(op, response, func(db.Status) bool { return true })
-		if h == nil {
-			continue
+		for st := range set.Response[op] {
+			add(&response, set.Response[op][st])
+			add(&service, set.Service[op][st])
 		}
-		if all == nil {
-			all = measure.NewHistogram()
-		}
-		all.Merge(h)
 	}
-	return all
+	if response != nil {
+		return response
+	}
+	return service
 }
 
 // SendResult sends the client's result document; it tries for a while,

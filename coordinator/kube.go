@@ -94,14 +94,10 @@ const kubeLabel = "app.kubernetes.io/name"
 // prepare creates the Secret: the run's secret and the coordinator's
 // address as the pods reach it.
 func (k *kube) prepare(ctx context.Context, j *job) error {
-	url := k.url
-	if url == "" {
-		url = j.url
-	}
 	sec := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: k.name, Labels: map[string]string{kubeLabel: "servbench", "app.kubernetes.io/instance": k.name}},
 		Type:       corev1.SecretTypeOpaque,
-		StringData: map[string]string{"token": j.token, "url": url, "cert": j.pin},
+		StringData: map[string]string{"token": j.token, "url": k.podURL(j), "cert": j.pin},
 	}
 	if _, err := k.client.CoreV1().Secrets(k.namespace).Create(ctx, sec, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("kubernetes: create Secret %s/%s: %v", k.namespace, k.name, oneLine(err.Error()))
@@ -112,11 +108,21 @@ func (k *kube) prepare(ctx context.Context, j *job) error {
 // loopbackURL reports whether the pods are to dial a loopback address.
 func loopbackURL(url string) bool {
 	host, _, err := net.SplitHostPort(strings.TrimPrefix(url, "https://"))
-	if err != nil {
-		return false
-	}
+	return err == nil && loopback(host)
+}
+
+// loopback reports whether host names this machine's loopback.
+func loopback(host string) bool {
 	ip := net.ParseIP(host)
 	return host == "localhost" || ip != nil && ip.IsLoopback()
+}
+
+// podURL is the coordinator's address as the pods dial it.
+func (k *kube) podURL(j *job) string {
+	if k.url != "" {
+		return k.url
+	}
+	return j.url
 }
 
 // job is the Indexed Job of n clients.
@@ -129,10 +135,6 @@ func (k *kube) job(j *job) *batchv1.Job {
 		return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
 			LocalObjectReference: corev1.LocalObjectReference{Name: k.name}, Key: key}}}
 	}
-	url := k.url
-	if url == "" {
-		url = j.url
-	}
 	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: k.name, Labels: labels},
 		Spec: batchv1.JobSpec{
@@ -141,7 +143,7 @@ func (k *kube) job(j *job) *batchv1.Job {
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
 					RestartPolicy: corev1.RestartPolicyNever,
-					HostNetwork:   loopbackURL(url),
+					HostNetwork:   loopbackURL(k.podURL(j)),
 					Containers: []corev1.Container{{
 						Name: "client", Image: k.image, ImagePullPolicy: corev1.PullIfNotPresent,
 						Args: []string{"client", "--client-index-from", "kubernetes"},

@@ -156,8 +156,7 @@ func (s *sshOrch) lead() time.Duration { return 5 * time.Second }
 // (the clients come from elsewhere; only holders of the secret are served).
 func (s *sshOrch) listen() string {
 	for _, h := range s.hosts {
-		ip := net.ParseIP(h.host)
-		if h.host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		if !loopback(h.host) {
 			return ":0"
 		}
 	}
@@ -300,20 +299,13 @@ func (s *sshOrch) clientScript(j *job, i int) string {
 		URLEnv + `="https://$h:` + strconv.Itoa(j.port) + `"`
 	if s.url != "" {
 		coord = URLEnv + "=" + quote(s.url)
-	} else if host, _, err := net.SplitHostPort(strings.TrimPrefix(j.url, "https://")); err == nil && !net.ParseIP(host).IsUnspecified() && host != "" && !s.loopbackListen(host) {
+	} else if host, _, err := net.SplitHostPort(strings.TrimPrefix(j.url, "https://")); err == nil && !net.ParseIP(host).IsUnspecified() && host != "" && !loopback(host) {
 		coord = URLEnv + "=" + quote(j.url)
 	}
 	return `IFS= read -r t || exit 97; IFS= read -r c || exit 97; ` + TokenEnv + `=$t; ` + CertEnv + `=$c; ` + coord + `; ` +
 		IndexEnv + `=` + strconv.Itoa(i) + `; export ` + TokenEnv + ` ` + CertEnv + ` ` + URLEnv + ` ` + IndexEnv + `; ` +
 		quote(s.bins[i%len(s.bins)]) + ` client </dev/null >/dev/null & p=$!; echo "$p"; ` +
 		`trap 'kill -INT $p 2>/dev/null' INT TERM HUP; wait $p`
-}
-
-// loopbackListen: a coordinator on a loopback address is reached from
-// each host at the address its SSH connection comes from.
-func (s *sshOrch) loopbackListen(host string) bool {
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 func (s *sshOrch) run(ctx context.Context, j *job) []error {

@@ -146,29 +146,37 @@ func (l *lines) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// interruptWhenMeasuring runs servbench with args, a phase on n clients,
+// and cancels it (Ctrl-C) once the coordinator prints their merged status
+// line; it returns the exit code and standard error.
+func interruptWhenMeasuring(t *testing.T, n int, args ...string) (int, string) {
+	t.Helper()
+	w := &lines{n: n, started: make(chan struct{})}
+	started := w.started
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-started:
+		case <-time.After(3 * time.Minute): // a safety net, not a measurement
+			t.Error("the clients did not start measuring")
+		}
+		cancel()
+	}()
+	code := MainContext(ctx, args, io.Discard, w)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return code, w.b.String()
+}
+
 // Ctrl-C during a spread phase stops every client, which writes what it
 // measured, and those results are merged: exit 130, a merged result of
 // both clients that says it was interrupted.
 func TestClientsInterrupted(t *testing.T) {
 	t.Parallel() // the test binary is the clients' servbench (TestMain)
 	out := filepath.Join(t.TempDir(), "r.json")
-	stderr := &lines{n: 2, started: make(chan struct{})}
-	started := stderr.started
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-started:
-		case <-time.After(2 * time.Minute): // a safety net, not a measurement
-			t.Error("the clients printed no status lines")
-		}
-		cancel()
-	}()
-	code := MainContext(ctx, []string{"run", "basic", "-w", "c", "--clients", "2", "-threads", "2", "-target", "1000",
-		"--duration", "600", "-p", "operationcount=0", "-s", "-p", "status.interval=0.2", "-o", out}, io.Discard, stderr)
-	stderr.mu.Lock()
-	text := stderr.b.String()
-	stderr.mu.Unlock()
+	code, text := interruptWhenMeasuring(t, 2, "run", "basic", "-w", "c", "--clients", "2", "-threads", "2", "-target", "1000",
+		"--duration", "600", "-p", "operationcount=0", "-s", "-p", "status.interval=0.2", "-o", out)
 	if code != ExitInterrupted {
 		t.Fatalf("exit %d: %s", code, text)
 	}

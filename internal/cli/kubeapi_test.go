@@ -4,7 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -91,23 +90,8 @@ func TestKubernetesClients(t *testing.T) {
 
 	// Ctrl-C once the clients measure: the run ends interrupted with what
 	// they measured, and the Job is deleted.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	w := &lines{n: 3, started: make(chan struct{})}
-	started := w.started
-	go func() {
-		select {
-		case <-started:
-		case <-time.After(3 * time.Minute): // a safety net, not a measurement
-			t.Error("the pods did not start measuring")
-		}
-		cancel()
-	}()
-	code = MainContext(ctx, append(base, "-p", "redis.url="+url, "-p", "operationcount=0", "--duration", "600", "-target", "300",
-		"-p", "status.interval=1", "-o", out), &strings.Builder{}, w)
-	w.mu.Lock()
-	text := w.b.String()
-	w.mu.Unlock()
+	code, text := interruptWhenMeasuring(t, 3, append(base, "-p", "redis.url="+url, "-p", "operationcount=0", "--duration", "600", "-target", "300",
+		"-p", "status.interval=1", "-o", out)...)
 	if code != ExitInterrupted {
 		t.Fatalf("interrupted: exit %d: %s", code, text)
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -111,24 +110,9 @@ func TestDockerSwarmClients(t *testing.T) {
 
 	// Ctrl-C once the clients measure: they stop through the coordinator,
 	// and what they measured is merged; the service goes.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	w := &lines{n: 3, started: make(chan struct{})}
-	started := w.started
-	go func() {
-		select {
-		case <-started:
-		case <-time.After(3 * time.Minute): // a safety net, not a measurement
-			t.Error("the tasks did not start measuring")
-		}
-		cancel()
-	}()
-	code = MainContext(ctx, []string{"run", "redis", "-w", "c", "-p", "redis.url=" + url, "-p", "recordcount=3000", "-p", "operationcount=0",
+	code, text := interruptWhenMeasuring(t, 3, "run", "redis", "-w", "c", "-p", "redis.url="+url, "-p", "recordcount=3000", "-p", "operationcount=0",
 		"--duration", "600", "-target", "300", "-threads", "3", "--clients", "3", "--orchestrator", "docker", "--image", image,
-		"-p", "status.interval=1", "-o", out}, &strings.Builder{}, w)
-	w.mu.Lock()
-	text := w.b.String()
-	w.mu.Unlock()
+		"-p", "status.interval=1", "-o", out)
 	if m, err := result.ReadFile(out); code != ExitInterrupted || err != nil || m.Clients != 3 || m.Stop != result.Interrupted {
 		t.Errorf("interrupted: exit %d, merged %v: %s", code, err, text)
 	}
