@@ -51,7 +51,7 @@ import (
 // through it too.
 func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer) (*result.Doc, error) {
 	n, cmd := setup.Client.Count, setup.Spec.Phase.String()
-	orch, err := newOrchestrator(setup.Client)
+	orch, err := newOrchestrator(ctx, setup.Client)
 	if err != nil {
 		return nil, &engine.SpecError{Err: err}
 	}
@@ -401,13 +401,14 @@ type orchestrator interface {
 	String() string
 }
 
-// newOrchestrator is the orchestrator property's.
-func newOrchestrator(c engine.Client) (orchestrator, error) {
+// newOrchestrator is the orchestrator property's; ctx bounds reading what
+// it needs (a hosts file that is a pipe nobody writes).
+func newOrchestrator(ctx context.Context, c engine.Client) (orchestrator, error) {
 	switch c.Orchestrator {
 	case "docker":
 		return newDocker(c.Image), nil
 	case "ssh":
-		return newSSH(c)
+		return newSSH(ctx, c)
 	case "kubernetes":
 		return newKube(c)
 	}

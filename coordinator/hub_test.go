@@ -136,12 +136,12 @@ func TestSessionJoinAndWatch(t *testing.T) {
 }
 
 func TestParseHosts(t *testing.T) {
-	hs, err := parseHosts("a, bob@b:2222,[::1]:22")
+	hs, err := parseHosts(context.Background(), "a, bob@b:2222,[::1]:22")
 	if err != nil || len(hs) != 3 || hs[1].user != "bob" || hs[1].host != "b" || hs[1].port != "2222" || hs[2].host != "::1" {
 		t.Errorf("%+v %v", hs, err)
 	}
 	for _, bad := range []string{"", ",", "-oProxyCommand=x", "a;b", "h:99999", "a b c"} {
-		if _, err := parseHosts(bad); err == nil {
+		if _, err := parseHosts(context.Background(), bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}

@@ -70,8 +70,8 @@ func (h sshHost) String() string {
 // maxHosts bounds a hosts list.
 const maxHosts = 10000
 
-func newSSH(c engine.Client) (*sshOrch, error) {
-	hosts, err := parseHosts(c.Hosts)
+func newSSH(ctx context.Context, c engine.Client) (*sshOrch, error) {
+	hosts, err := parseHosts(ctx, c.Hosts)
 	if err != nil {
 		return nil, err
 	}
@@ -84,11 +84,11 @@ func newSSH(c engine.Client) (*sshOrch, error) {
 
 // parseHosts reads ssh.hosts: "h1,user@h2:2222" or "@FILE" with a host a
 // line ([user@]host[:port] [identity file]; # comments).
-func parseHosts(v string) ([]sshHost, error) {
+func parseHosts(ctx context.Context, v string) ([]sshHost, error) {
 	var lines []string
 	where := "ssh.hosts"
 	if file, ok := strings.CutPrefix(v, "@"); ok {
-		raw, err := inputfile.Read(context.Background(), file, 1<<20)
+		raw, err := inputfile.Read(ctx, file, 1<<20)
 		if err != nil {
 			return nil, fmt.Errorf("ssh.hosts: %w", err)
 		}

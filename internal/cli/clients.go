@@ -25,13 +25,13 @@ func runClients(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Se
 	if err != nil {
 		var se *engine.SpecError
 		switch {
-		case errors.As(err, &se):
-			return ExitUsage, usageError{err}
 		case errors.Is(err, engine.ErrInterruptedBeforeMeasuring):
 			fmt.Fprintln(stderr, "servbench: interrupted before the clients measured anything; nothing merged")
 			return ExitInterrupted, nil
-		case ctx.Err() != nil:
+		case ctx.Err() != nil: // also while reading what the orchestrator needs
 			return ExitInterrupted, fmt.Errorf("%s: %w", cmd, err)
+		case errors.As(err, &se):
+			return ExitUsage, usageError{err}
 		}
 		return ExitFailure, fmt.Errorf("%s: %w", cmd, err)
 	}

@@ -1,15 +1,18 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -211,5 +214,35 @@ func TestClientsSilentClientFails(t *testing.T) {
 	}
 	if _, err := result.ReadFile(out); err == nil {
 		t.Error("a merged result was written without client 1")
+	}
+}
+
+// A hosts file that is a pipe nobody writes does not hold the run: Ctrl-C
+// ends it (exit 130); one over its bound, or missing, is bad input in one
+// line, and no client starts.
+func TestSSHHostsFileAttacks(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "hosts")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("h\n"), 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := func(hosts string) []string {
+		return []string{"run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "--orchestrator", "ssh", "--hosts", "@" + hosts}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(200 * time.Millisecond); cancel() }() // Ctrl-C while it waits on the pipe
+	w := &watchFor{want: "never", seen: make(chan struct{})}
+	if code := runUntil(t, ctx, make(chan struct{}), w, args(fifo)...); code != ExitInterrupted || strings.Contains(w.String(), "starting together") {
+		t.Errorf("a hosts pipe nobody writes: exit %d: %s", code, w.String())
+	}
+	for _, c := range []struct{ file, want string }{{big, "ssh.hosts: "}, {filepath.Join(dir, "none"), "no such file"}} {
+		code, _, e := servbench(t, args(c.file)...)
+		if code != ExitUsage || !strings.Contains(e, c.want) || strings.Count(strings.TrimSpace(e), "\n") > 0 {
+			t.Errorf("hosts file %s: exit %d: %s", c.file, code, e)
+		}
 	}
 }
