@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,6 +53,11 @@ type kube struct {
 func newKube(c engine.Client) (*kube, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	if c.Kubeconfig != "" {
+		// client-go reads it whole and without a context: a pipe or a
+		// device would hold the command for ever.
+		if st, err := os.Stat(c.Kubeconfig); err == nil && !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("kubernetes.kubeconfig: %s is not a regular file", c.Kubeconfig)
+		}
 		rules.ExplicitPath = c.Kubeconfig
 	}
 	cfg := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: c.KubeContext})

@@ -246,3 +246,28 @@ func TestSSHHostsFileAttacks(t *testing.T) {
 		}
 	}
 }
+
+// A kubeconfig that is a pipe nobody writes is refused in one line
+// (client-go would wait on it for ever); one that is missing too.
+func TestKubeconfigAttacks(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ file, want string }{{fifo, "is not a regular file"}, {fifo + "-none", "kubernetes: "}} {
+		done := make(chan [2]string, 1)
+		go func() {
+			code, _, e := servbench(t, "run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "--orchestrator", "kubernetes",
+				"-p", "kubernetes.kubeconfig="+c.file)
+			done <- [2]string{strconv.Itoa(code), e}
+		}()
+		select {
+		case r := <-done:
+			if r[0] != strconv.Itoa(ExitUsage) || !strings.Contains(r[1], c.want) || strings.Count(strings.TrimSpace(r[1]), "\n") > 0 {
+				t.Errorf("kubeconfig %s: exit %s: %s", c.file, r[0], r[1])
+			}
+		case <-time.After(2 * time.Minute): // a safety net, not a measurement
+			t.Fatalf("kubeconfig %s: the command did not end", c.file)
+		}
+	}
+}
