@@ -173,3 +173,42 @@ func moduleVersion(path string) string {
 func DriverName(name, module string) string {
 	return strings.TrimSpace(name + " " + moduleVersion(module))
 }
+
+// Sampler is implemented by bindings that read their server's own
+// counters (Redis INFO, pg_stat_database, serverStatus ...): servbench
+// calls Sample once before a run, every interval during it and once after,
+// from a goroutine of its own, never on an operation's path. It must be
+// read-only and cheap. A sample that could read part of what it asks for
+// returns that part with the error.
+type Sampler interface {
+	Sample(ctx context.Context) (Sample, error)
+}
+
+// Sample is what a Sampler read.
+type Sample struct {
+	Stats []Stat
+	// Missing names what the server does not answer (a stand-in serving
+	// part of serverStatus), said once in the result.
+	Missing []string
+	// PerClient is true when the stats count this client's operations
+	// only (DynamoDB's consumed capacity, summed from its answers): each
+	// client of a spread phase samples, and merging sums them. Otherwise
+	// the server's whole is read by the phase's first client only.
+	PerClient bool
+}
+
+// Stat is one value a sampler read.
+type Stat struct {
+	// Name is the quantity, in the GLOSSARY's words where one applies:
+	// "commands", "cpu_busy_pct", "disk_read_bytes".
+	Name string
+	// Node is the shard, node or device it is of, when there are several.
+	Node string
+	// Unit of Value ("ops", "B", "%"); a counter's rate is per second.
+	Unit string
+	// Counter is true for a count that only grows: results show its rate
+	// per interval and its growth over the run. A busy percentage is
+	// given as a counter of %·seconds, whose rate is the percentage.
+	Counter bool
+	Value   float64
+}

@@ -34,6 +34,7 @@ import (
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/internal/output"
+	"github.com/servbench/servbench/probe"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
@@ -132,6 +133,9 @@ type Setup struct {
 	Warnings []string
 	// Client is the share of a spread phase this setup runs.
 	Client Client
+	// ServerSide is what the run samples of the servers beside its
+	// operations.
+	ServerSide ServerSide
 }
 
 // Check validates a spec and builds its workload and runner configuration.
@@ -211,6 +215,9 @@ func Check(spec Spec) (*Setup, error) {
 		s.measurements.TimeSeries = &output.Buckets{Enabled: true}
 	}
 	if s.Outputs, err = readOutputs(p); err != nil {
+		return nil, bad(err)
+	}
+	if s.ServerSide, err = readServerSide(p); err != nil {
 		return nil, bad(err)
 	}
 	p.Get("db") // YCSB's binding class: the command line maps it to the binding
@@ -358,7 +365,8 @@ type Result struct {
 
 	measurements output.Options // as the text report and the document show them
 
-	series *output.Series
+	series   *output.Series
+	recorder *probe.Recorder
 }
 
 // Run checks spec and runs it: the whole lifecycle of the binding, with
@@ -461,13 +469,22 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 	if !s.Client.waitForStart(ctx, offset, s.logf) {
 		return nil, ErrInterruptedBeforeMeasuring
 	}
+	rec := s.recorder(d)
+	if rec != nil {
+		rec.Start(ctx)
+	}
 	cpu0 := CPUTime()
 	series := &output.Series{}
 	res, err := runner.Run(ctx, s.Runner, w, d, runner.Observers(append([]runner.Observer{series}, obs...)))
+	cpu := CPUTime() - cpu0
+	if rec != nil {
+		s.stopRecorder(rec)
+		s.sayServerSide(rec)
+	}
 	if err != nil {
 		return nil, err
 	}
-	out := &Result{Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: queryModel, Embedded: embedded, CPU: CPUTime() - cpu0, Clock: clock, ID: result.NewID(), measurements: s.measurements}
+	out := &Result{Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: queryModel, Embedded: embedded, CPU: cpu, Clock: clock, ID: result.NewID(), measurements: s.measurements, recorder: rec}
 	closed = true
 	if res.StuckThreads == 0 {
 		out.CloseErr = d.Close()
@@ -561,6 +578,7 @@ func (r *Result) Doc() *result.Doc {
 		Binding: s.Spec.Binding, Server: r.Server, Driver: r.Driver, QueryModel: r.QueryModel, Properties: s.Props.Redacted(),
 		CPU: r.CPU, ID: r.ID,
 	}, r.measurements)
+	d.ServerSide = r.serverSide(d.Start, d.Operations)
 	if r.Clock != nil { // on the coordinator's clock, as the other clients' (see measureClock)
 		off := time.Duration(r.Clock.OffsetMs * 1e6)
 		d.Start, d.End, d.Clock = d.Start.Add(off), d.End.Add(off), r.Clock

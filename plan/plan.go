@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -316,9 +317,15 @@ func (p *Plan) parseDeployments(v *yaml.Node, errf errFunc) error {
 			case "price_per_month":
 				err = decodeNumber(val, &month, errf, "a price ≥ 0")
 			case "properties":
-				t.Properties, err = decodeProperties(val, errf)
+				var ps []Property
+				ps, err = decodeProperties(val, errf)
+				t.Properties = append(t.Properties, ps...)
+			case "metrics":
+				var m Property
+				m, err = decodeMetrics(val, errf)
+				t.Properties = append(t.Properties, m)
 			default:
-				err = errf(k.Line, "deployment: unknown key %q (known: label, binding, system, nodes, records, price_per_hour, price_per_month, properties)", short(k.Value))
+				err = errf(k.Line, "deployment: unknown key %q (known: label, binding, system, nodes, records, price_per_hour, price_per_month, properties, metrics)", short(k.Value))
 			}
 			if err != nil {
 				if _, ok := err.(*Error); ok {
@@ -352,6 +359,23 @@ func (p *Plan) parseDeployments(v *yaml.Node, errf errFunc) error {
 		p.Deployments = append(p.Deployments, t)
 	}
 	return nil
+}
+
+// decodeMetrics reads a deployment's metrics: the Prometheus endpoints
+// its runs scrape (node_exporter on its hosts, its exporters), as the
+// property server.metrics.
+func decodeMetrics(v *yaml.Node, errf errFunc) (Property, error) {
+	var urls []string
+	if v.Kind != yaml.SequenceNode || v.Decode(&urls) != nil || len(urls) == 0 {
+		return Property{}, errf(v.Line, "metrics: want a list of endpoint URLs, such as [http://db1:9100/metrics]")
+	}
+	for i, s := range urls {
+		u, err := url.Parse(s)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Contains(s, ",") {
+			return Property{}, errf(v.Content[i].Line, "metrics: %q: want http://HOST:PORT/PATH or https://…", short(props.RedactText(s)))
+		}
+	}
+	return Property{Key: "server.metrics", Value: strings.Join(urls, ","), Line: v.Line}, nil
 }
 
 func (p *Plan) parseWorkloads(v *yaml.Node, errf errFunc, builtin func(string) bool) error {

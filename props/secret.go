@@ -52,7 +52,8 @@ var secretPair = regexp.MustCompile(`(?i)\b(\w*(?:password|passwd|secret|token|a
 
 // RedactText hides credentials anywhere in a text such as an error
 // message: the password of every URL (scheme://user:password@host, the
-// password running to the last @ of the word, so it may hold / or #) and
+// password running to the last @ of the word, so it may hold / or #; a
+// comma followed by another URL ends the word) and
 // every keyword=value pair whose keyword names a credential.
 func RedactText(s string) string {
 	if strings.Contains(s, "://") {
@@ -70,6 +71,11 @@ func RedactText(s string) string {
 				end = len(rest)
 			}
 			word := rest[:end]
+			if j := strings.Index(word, "://"); j >= 0 { // a list of URLs: "a://…,b://…"
+				if k := strings.LastIndex(word[:j], ","); k >= 0 {
+					word = word[:k]
+				}
+			}
 			if at := strings.LastIndex(word, "@"); at >= 0 {
 				if c := strings.Index(word[:at], ":"); c >= 0 {
 					b.WriteString(word[:c+1] + Redacted + "@")

@@ -74,6 +74,11 @@ func (s *Set) findings() Section {
 		}
 	}
 	sec.Points = append(sec.Points, s.noise()...)
+	for _, g := range s.Groups { // which side of the wire was the limit, where the data says
+		if l := g.limit(); l != "" {
+			sec.Points = append(sec.Points, l)
+		}
+	}
 	return sec
 }
 

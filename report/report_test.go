@@ -68,8 +68,18 @@ func TestReportViewsAndExports(t *testing.T) {
 	for _, s := range secs {
 		ids = append(ids, s.ID)
 	}
-	if got := strings.Join(ids, " "); got != "findings summary quality clusters cost threads runtime runs environment" {
+	if got := strings.Join(ids, " "); got != "findings summary quality clusters server cost threads runtime runs environment" {
 		t.Fatalf("sections %s", got)
+	}
+	// The server side: the embedded store's own metrics, per cell.
+	sampled := 0
+	for _, g := range set.Groups {
+		if g.Binding == "pebble" {
+			sampled++
+		}
+	}
+	if sv := secs[4]; sampled == 0 || len(sv.Tables) != 2 || len(sv.Tables[0].Rows) != sampled || !strings.Contains(sv.Tables[1].CSV(), ",pebble,wal_bytes,,B/s,") {
+		t.Errorf("server section: %d tables, %d rows for %d cells", len(sv.Tables), len(sv.Tables[0].Rows), sampled)
 	}
 	// The findings lead: per workload and record count, the deployments
 	// ranked at their best step, with intervals, and whether the leader is

@@ -139,6 +139,10 @@ type Group struct {
 	// been the limit, not the database.
 	Clients      int
 	ClientCPUPct float64
+	// Server is what the servers and their hosts did (the runs'
+	// server_side), ServerErrors the sources that could not be read.
+	Server       []ServerFigure
+	ServerErrors []string
 }
 
 // BusyClient reports whether a client of the cell was busy enough to be
@@ -231,6 +235,7 @@ func (g *Group) summarize() {
 	}
 	sort.Slice(g.Failed, func(i, j int) bool { return g.Failed[i].Name < g.Failed[j].Name })
 	g.Cost = plan.CostPerBillion(g.Price, g.Throughput.Mean)
+	g.summarizeServer()
 }
 
 // Only is the set restricted to one deployment (nil if it has none).

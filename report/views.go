@@ -22,6 +22,9 @@ func (s *Set) Sections() []Section {
 	if sec, ok := s.byCluster(); ok {
 		out = append(out, sec)
 	}
+	if sec, ok := s.serverSide(); ok {
+		out = append(out, sec)
+	}
 	if sec, ok := s.cost(); ok {
 		out = append(out, sec)
 	}

@@ -67,6 +67,7 @@ func Merge(docs []*Doc) (*Doc, error) {
 		return nil, err
 	}
 	m.Series = series
+	m.ServerSide = mergeServerSide(docs, m.Operations)
 	return m, nil
 }
 

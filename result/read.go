@@ -119,6 +119,9 @@ func (d *Doc) Validate() error {
 			return fmt.Errorf("client_runs[%d]: negative operations, cores or cpu_pct", i)
 		}
 	}
+	if d.ServerSide != nil {
+		return d.ServerSide.validate()
+	}
 	return nil
 }
 

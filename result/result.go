@@ -106,6 +106,9 @@ type Doc struct {
 	// Histogram geometry of every encoded histogram: nanoseconds.
 	HistogramUnit string  `json:"histogram_unit"`
 	Series        []Point `json:"timeseries"`
+	// ServerSide is what the servers and their hosts did during the run,
+	// when sampled.
+	ServerSide *ServerSide `json:"server_side,omitempty"`
 }
 
 // OpResult is one operation's totals.

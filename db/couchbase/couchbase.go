@@ -49,6 +49,9 @@ type Store struct {
 	upsert     bool   // insert with upsert (overwrite) instead of insert
 	whole      bool   // update replaces the document (YCSB's couchbase2 binding) instead of sub-document upserts
 	scanMode   string // query or rangescan
+	// bucket, user and password reach the bucket's statistics over the
+	// REST API (see Sample).
+	bucket, user, password string
 }
 
 func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
@@ -64,6 +67,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	}
 	s.host = u.Hostname()
 	bucket := p.String("couchbase.bucket", "default")
+	s.bucket, s.user, s.password = bucket, p.String("couchbase.username", bucket), p.String("couchbase.password", "")
 	scope := p.String("couchbase.scope", "_default")
 	collection := p.String("couchbase.collection", "_default")
 	s.keyspace = keyspace(bucket, scope, collection)
@@ -100,7 +104,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		Authenticator: gocb.PasswordAuthenticator{
 			// Default: the bucket name and an empty password, as YCSB's
 			// couchbase2 binding authenticated (bucket name + bucket password).
-			Username: p.String("couchbase.username", bucket), Password: p.String("couchbase.password", ""),
+			Username: s.user, Password: s.password,
 		},
 		TimeoutsConfig: gocb.TimeoutsConfig{KVTimeout: time.Duration(ms) * time.Millisecond},
 		RetryStrategy:  gocb.NewBestEffortRetryStrategy(nil),

@@ -43,6 +43,9 @@ type Store struct {
 	// slow has no request timeout: building an index over a loaded
 	// database can take minutes (see Index).
 	slow *kivik.Client
+	// base and hc reach the node's statistics (see Sample).
+	base *url.URL
+	hc   *http.Client
 }
 
 func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
@@ -74,6 +77,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = max(o.Threads, 1) + 2
 	hc := &http.Client{Transport: tr, Timeout: time.Duration(ms) * time.Millisecond}
+	s.base, s.hc = u, hc
 	if s.slow, err = kivik.New("couch", u.String(), couchdb.OptionHTTPClient(&http.Client{Transport: tr})); err != nil {
 		return nil, fmt.Errorf("couchdb: %s: %s", s.where, props.RedactURL(err.Error()))
 	}

@@ -404,3 +404,37 @@ func Pages(t *testing.T, d db.DB, table string, records int) {
 		t.Errorf("query for a country nobody has: %d rows, %v", page.Len(), err)
 	}
 }
+
+// ServerSide loads records and runs ops operations of workload wl through
+// the engine, and returns the run's result and its binding's server-side
+// source, which must be there and read without error.
+func ServerSide(t *testing.T, binding, wl string, records, ops int, kv ...string) (*result.Doc, *result.Source) {
+	t.Helper()
+	kv = append(kv, "recordcount", strconv.Itoa(records), "operationcount", strconv.Itoa(ops))
+	runPhase(t, engine.LoadPhase, binding, wl, kv...)
+	d := runPhase(t, engine.RunPhase, binding, wl, kv...)
+	src := d.ServerSide.Find(result.SourceBinding, binding)
+	if src == nil {
+		t.Fatalf("%s: no server-side source in the result", binding)
+	}
+	if src.Error != "" {
+		t.Fatalf("%s: server side: %s", binding, src.Error)
+	}
+	return d, src
+}
+
+// Total is the growth of the counter name (summed over its nodes) in src,
+// failing the test when src has no such series.
+func Total(t *testing.T, src *result.Source, name string) float64 {
+	t.Helper()
+	v, found := 0.0, false
+	for _, x := range src.Series {
+		if x.Name == name {
+			v, found = v+x.Total, true
+		}
+	}
+	if !found {
+		t.Fatalf("%s: no series %s", src.Name, name)
+	}
+	return v
+}

@@ -51,6 +51,7 @@ type Store struct {
 	rcu, wcu   int64
 	retries    int // dynamodb.retries: also how often a batch's unprocessed items are sent again
 	qix        *queryIndex
+	capacity   capacity // the units DynamoDB says this client consumed (see Sample)
 }
 
 func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
@@ -236,11 +237,12 @@ func (s *Store) Read(ctx context.Context, table, key string, fields []string, ds
 	pe, names := projection(fields)
 	out, err := s.c.GetItem(ctx, &ddb.GetItemInput{
 		TableName: aws.String(table), Key: s.key(key), ConsistentRead: aws.Bool(s.consistent),
-		ProjectionExpression: pe, ExpressionAttributeNames: names,
+		ProjectionExpression: pe, ExpressionAttributeNames: names, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
 	if err != nil {
 		return wrapErr("read", key, err)
 	}
+	s.capacity.read(out.ConsumedCapacity)
 	if len(out.Item) == 0 {
 		return fmt.Errorf("dynamodb: read %s: %w", key, db.ErrNotFound)
 	}
@@ -260,11 +262,12 @@ func (s *Store) Scan(ctx context.Context, table, start string, count int, fields
 	}
 	out, err := s.c.Scan(ctx, &ddb.ScanInput{
 		TableName: aws.String(table), Limit: aws.Int32(int32(count)), ExclusiveStartKey: s.key(start),
-		ProjectionExpression: pe, ExpressionAttributeNames: names, ConsistentRead: aws.Bool(s.consistent),
+		ProjectionExpression: pe, ExpressionAttributeNames: names, ConsistentRead: aws.Bool(s.consistent), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
 	if err != nil {
 		return wrapErr("scan", start, err)
 	}
+	s.capacity.read(out.ConsumedCapacity)
 	for _, item := range out.Items {
 		r := dst.Next()
 		if k, ok := item[s.pk].(*types.AttributeValueMemberS); ok {
@@ -290,8 +293,12 @@ func (s *Store) Update(ctx context.Context, table, key string, values *db.Record
 	if name, v, ok := s.flattened(table, values); ok {
 		upd[name] = types.AttributeValueUpdate{Action: types.AttributeActionPut, Value: v}
 	}
-	_, err := s.c.UpdateItem(ctx, &ddb.UpdateItemInput{TableName: aws.String(table), Key: s.key(key), AttributeUpdates: upd})
-	return wrapErr("update", key, err)
+	out, err := s.c.UpdateItem(ctx, &ddb.UpdateItemInput{TableName: aws.String(table), Key: s.key(key), AttributeUpdates: upd, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+	if err != nil {
+		return wrapErr("update", key, err)
+	}
+	s.capacity.write(out.ConsumedCapacity)
+	return nil
 }
 
 func (s *Store) Insert(ctx context.Context, table, key string, values *db.Record) error {
@@ -299,8 +306,12 @@ func (s *Store) Insert(ctx context.Context, table, key string, values *db.Record
 	if err != nil {
 		return err
 	}
-	_, err = s.c.PutItem(ctx, &ddb.PutItemInput{TableName: aws.String(table), Item: item})
-	return wrapErr("insert", key, err)
+	out, err := s.c.PutItem(ctx, &ddb.PutItemInput{TableName: aws.String(table), Item: item, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+	if err != nil {
+		return wrapErr("insert", key, err)
+	}
+	s.capacity.write(out.ConsumedCapacity)
+	return nil
 }
 
 func (s *Store) item(table, key string, values *db.Record) (map[string]types.AttributeValue, error) {
@@ -339,9 +350,12 @@ func (s *Store) BatchInsert(ctx context.Context, table string, keys []string, va
 		}
 		pending := map[string][]types.WriteRequest{table: reqs}
 		for attempt := 0; ; attempt++ {
-			out, err := s.c.BatchWriteItem(ctx, &ddb.BatchWriteItemInput{RequestItems: pending})
+			out, err := s.c.BatchWriteItem(ctx, &ddb.BatchWriteItemInput{RequestItems: pending, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 			if err != nil {
 				return wrapErr("batch insert", keys[start], err)
+			}
+			for i := range out.ConsumedCapacity {
+				s.capacity.write(&out.ConsumedCapacity[i])
 			}
 			left := len(out.UnprocessedItems[table])
 			if left == 0 {
@@ -362,10 +376,11 @@ func (s *Store) BatchInsert(ctx context.Context, table string, keys []string, va
 }
 
 func (s *Store) Delete(ctx context.Context, table, key string) error {
-	out, err := s.c.DeleteItem(ctx, &ddb.DeleteItemInput{TableName: aws.String(table), Key: s.key(key), ReturnValues: types.ReturnValueAllOld})
+	out, err := s.c.DeleteItem(ctx, &ddb.DeleteItemInput{TableName: aws.String(table), Key: s.key(key), ReturnValues: types.ReturnValueAllOld, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 	if err != nil {
 		return wrapErr("delete", key, err)
 	}
+	s.capacity.write(out.ConsumedCapacity)
 	if len(out.Attributes) == 0 {
 		return fmt.Errorf("dynamodb: delete %s: %w", key, db.ErrNotFound)
 	}

@@ -117,6 +117,7 @@ func (s *Store) Query(ctx context.Context, table string, q *db.Query, dst *db.Re
 		KeyConditionExpression:    aws.String("#a = :v"),
 		ExpressionAttributeNames:  map[string]string{"#a": s.qix.attr},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberS{Value: q.Value}},
+		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
 	}
 	seen := 0
 	for seen < want {
@@ -125,6 +126,7 @@ func (s *Store) Query(ctx context.Context, table string, q *db.Query, dst *db.Re
 		if err != nil {
 			return wrapErr("query", q.Value, err)
 		}
+		s.capacity.read(out.ConsumedCapacity)
 		for _, item := range out.Items {
 			seen++
 			if seen <= q.Offset {
@@ -160,9 +162,12 @@ func (s *Store) fetch(ctx context.Context, table, what string, dst *db.RecordSet
 		req := map[string]types.KeysAndAttributes{table: {Keys: keys[:n], ConsistentRead: aws.Bool(s.consistent)}}
 		keys = keys[n:]
 		for len(req) > 0 {
-			out, err := s.c.BatchGetItem(ctx, &ddb.BatchGetItemInput{RequestItems: req})
+			out, err := s.c.BatchGetItem(ctx, &ddb.BatchGetItemInput{RequestItems: req, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 			if err != nil {
 				return wrapErr("query", what, err)
+			}
+			for i := range out.ConsumedCapacity {
+				s.capacity.read(&out.ConsumedCapacity[i])
 			}
 			for _, item := range out.Responses[table] {
 				k, ok := item[s.pk].(*types.AttributeValueMemberS)

@@ -76,7 +76,7 @@ func (binding) Open(_ context.Context, p *props.Props, o db.Options) (db.DB, err
 	s.dir = dir
 	cache := pebble.NewCache(cacheSize)
 	defer cache.Unref()
-	s.db, err = pebble.Open(dir, &pebble.Options{Cache: cache, Logger: quiet{}, FS: testFS})
+	s.db, err = pebble.Open(dir, &pebble.Options{Cache: cache, Logger: quiet{}, FS: testFS, EventListener: s.stallListener()})
 	if err != nil {
 		if s.temp {
 			os.RemoveAll(dir)
@@ -93,6 +93,8 @@ type Store struct {
 	temp bool
 	keep bool
 	wo   *pebble.WriteOptions
+	// stalls counts write stalls and their time (see Sample).
+	stalls stallCount
 
 	// Update is read-merge-write; a striped lock keeps two concurrent
 	// updates of one key from losing each other's fields. The stripes

@@ -24,8 +24,8 @@ var layers = [][]string{
 	{"internal/format"},
 	{"internal/inputfile"},
 	{"result", "props", "generator", "report/chart", "internal/atomicfile", "internal/peers", "spread"}, // depend on nothing of ours
-	{"db", "workloads", "plan"}, // plan reads plans and results, never runs them
-	{"measure", "workload/customer"},
+	{"db", "workloads", "plan"},               // plan reads plans and results, never runs them
+	{"measure", "workload/customer", "probe"}, // probe samples servers, never operations
 	{"db/*", "workload"},
 	{"runner"},
 	{"internal/output"},

@@ -1,0 +1,52 @@
+package redis_test
+
+import (
+	"testing"
+
+	"github.com/servbench/servbench/db/dbtest"
+)
+
+// The server's own count of commands grows by at least the operations the
+// run sent (each a command; the INFO of the sampling adds a few), its
+// keyspace hits by the reads that found their key, and its main thread's
+// CPU is read.
+func TestServerSide(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
+	flush(t, url, false)
+	doc, src := dbtest.ServerSide(t, "redis", "a", 2000, 3000, "redis.url", url)
+	if got := dbtest.Total(t, src, "commands"); got < float64(doc.Operations) || got > float64(doc.Operations)+100 {
+		t.Errorf("commands processed grew by %v over a run of %d operations", got, doc.Operations)
+	}
+	reads := int64(0)
+	for _, op := range doc.Ops {
+		if op.Name == "READ" {
+			reads = op.Outcomes["OK"]
+		}
+	}
+	if hits := dbtest.Total(t, src, "keyspace_hits"); hits < float64(reads) {
+		t.Errorf("keyspace hits grew by %v, fewer than the %d reads", hits, reads)
+	}
+	if x := src.Get("cpu_busy_pct", ""); x == nil || x.Max <= 0 || x.Unit != "%" {
+		t.Errorf("cpu_busy_pct %+v: want a busy share", x)
+	}
+}
+
+// A cluster is sampled on every node: each shard's commands, adding up to
+// at least the operations.
+func TestServerSideCluster(t *testing.T) {
+	addrs := dbtest.ServerURL(t, "SERVBENCH_REDIS_CLUSTER_URL")
+	flush(t, "redis://"+addrs, true)
+	doc, src := dbtest.ServerSide(t, "redis", "a", 2000, 3000, "redis.url", "redis://"+addrs, "redis.cluster", "true")
+	nodes := map[string]bool{}
+	for _, x := range src.Series {
+		if x.Name == "commands" {
+			nodes[x.Node] = x.Total > 0
+		}
+	}
+	if len(nodes) != 3 || nodes[""] {
+		t.Errorf("commands of nodes %v: want the 3 shards, each named", nodes)
+	}
+	if got := dbtest.Total(t, src, "commands"); got < float64(doc.Operations) {
+		t.Errorf("commands over the shards grew by %v over %d operations", got, doc.Operations)
+	}
+}

@@ -1,0 +1,172 @@
+// Package probe samples the system under test while a run measures it: the
+// binding's own reading of its server's counters (db.Sampler) and
+// Prometheus endpoints (node_exporter on the database hosts, a database's
+// exporter), every interval, into a result's server_side section.
+//
+// Invariants:
+//   - Sampling never runs on an operation's path: each source has a
+//     goroutine of its own, and a slow or dead source delays only itself
+//     (each sample is bounded by Timeout).
+//   - A source that fails is recorded with its first error, in one line
+//     with credentials redacted, and the count of failed samples; the run
+//     goes on and its client-side results stay whole.
+//   - Memory grows by one point per series per interval (16 bytes), not
+//     with the operations.
+package probe
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/result"
+)
+
+// Source is one thing a Recorder samples.
+type Source interface {
+	// Name is the binding's name or the endpoint's URL, credentials
+	// redacted; Kind is result.SourceBinding or result.SourcePrometheus.
+	Name() string
+	Kind() string
+	Sample(ctx context.Context) (db.Sample, error)
+}
+
+// Binding adapts a binding's Sampler to a Source named name.
+func Binding(name string, s db.Sampler) Source { return bindingSource{name, s} }
+
+type bindingSource struct {
+	name string
+	s    db.Sampler
+}
+
+func (b bindingSource) Name() string { return b.name }
+func (b bindingSource) Kind() string { return result.SourceBinding }
+func (b bindingSource) Sample(ctx context.Context) (db.Sample, error) {
+	return b.s.Sample(ctx)
+}
+
+// Recorder samples its sources every Interval between Start and Stop.
+type Recorder struct {
+	// Interval between samples; Timeout bounds each (default: the
+	// interval, at least 1 s and at most 10 s).
+	Interval, Timeout time.Duration
+	// Now is the clock samples are timed by (time.Now by default).
+	Now func() time.Time
+
+	tracks []*track
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// New returns a recorder of sources every interval.
+func New(interval time.Duration, sources ...Source) *Recorder {
+	r := &Recorder{Interval: interval}
+	for _, s := range sources {
+		r.tracks = append(r.tracks, &track{src: s, index: map[seriesKey]int{}, interval: interval.Seconds()})
+	}
+	return r
+}
+
+// Len is the number of sources.
+func (r *Recorder) Len() int { return len(r.tracks) }
+
+func (r *Recorder) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Recorder) timeout() time.Duration {
+	if r.Timeout > 0 {
+		return r.Timeout
+	}
+	return min(max(r.Interval, time.Second), 10*time.Second)
+}
+
+// Start takes a first sample of every source (a baseline for counters),
+// then samples each every interval in a goroutine of its own until Stop.
+func (r *Recorder) Start(ctx context.Context) {
+	ctx, r.cancel = context.WithCancel(ctx)
+	for _, t := range r.tracks {
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			r.sample(ctx, t)
+			if r.Interval <= 0 {
+				return
+			}
+			tick := time.NewTicker(r.Interval)
+			defer tick.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+					r.sample(ctx, t)
+				}
+			}
+		}()
+	}
+}
+
+// Stop ends the interval sampling and takes a last sample of every source
+// (bounded by ctx and the timeout), so that counters cover the whole run.
+func (r *Recorder) Stop(ctx context.Context) {
+	if r.cancel != nil {
+		r.cancel()
+	}
+	r.wg.Wait()
+	var wg sync.WaitGroup
+	for _, t := range r.tracks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.sample(ctx, t)
+		}()
+	}
+	wg.Wait()
+}
+
+// Sample takes one sample of every source now, in turn (for tests and
+// callers that drive the sampling themselves).
+func (r *Recorder) Sample(ctx context.Context) {
+	for _, t := range r.tracks {
+		r.sample(ctx, t)
+	}
+}
+
+func (r *Recorder) sample(ctx context.Context, t *track) {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout())
+	defer cancel()
+	s, err := t.src.Sample(ctx)
+	t.add(r.now(), s, err)
+}
+
+// Result is what was sampled, timed from start (the measured run's start)
+// and summarised over the measured run with its operations.
+func (r *Recorder) Result(start time.Time, operations int64) *result.ServerSide {
+	ss := &result.ServerSide{IntervalS: r.Interval.Seconds(), Sources: []result.Source{}}
+	for _, t := range r.tracks {
+		ss.Sources = append(ss.Sources, t.result(start, operations))
+	}
+	return ss
+}
+
+// Failures says, a line each, which sources failed (how many samples, the
+// first error) or do not serve part of what was asked.
+func (r *Recorder) Failures() []string {
+	var out []string
+	for _, t := range r.tracks {
+		if t.err != "" {
+			out = append(out, fmt.Sprintf("%s %s: %d of %d samples failed: %s", t.src.Kind(), t.src.Name(), t.failed, t.samples, t.err))
+		}
+		if len(t.missing) > 0 {
+			out = append(out, fmt.Sprintf("%s %s does not serve %s", t.src.Kind(), t.src.Name(), strings.Join(t.missing, ", ")))
+		}
+	}
+	return out
+}
