@@ -63,6 +63,9 @@ func TestCheckBadInput(t *testing.T) {
 		{specOf(t, "basicdb.anything", "5"), "property basicdb.anything: unknown property"},
 		{specOf(t, "status.intervl", "5"), "did you mean status.interval?"},
 		{specOf(t, "target", "NaN"), `property target: "NaN" is not a finite number`},
+		{specOf(t, "server.metrics", "ftp://bob:s3cret@db1/metrics"), "property server.metrics: ftp://bob:xxxxx@db1/metrics: want http://HOST:PORT/PATH"},
+		{specOf(t, "server.metrics.series", "ok_total,1bad"), `property server.metrics.series: "1bad" is not a Prometheus metric name`},
+		{specOf(t, "server.sample", "maybe"), "server.sample"},
 		{specOf(t, strings.Repeat("x", 10<<20), "1"), "… (10485760 bytes): unknown property"},
 	} {
 		_, err := Check(c.spec)
