@@ -139,10 +139,15 @@ func (r *Recorder) Sample(ctx context.Context) {
 	}
 }
 
-func (r *Recorder) sample(ctx context.Context, t *track) {
-	ctx, cancel := context.WithTimeout(ctx, r.timeout())
+// sample takes one sample of t's source; one cut short by the recorder's
+// stopping (or the run's end) is dropped, not counted as failed.
+func (r *Recorder) sample(parent context.Context, t *track) {
+	ctx, cancel := context.WithTimeout(parent, r.timeout())
 	defer cancel()
 	s, err := t.src.Sample(ctx)
+	if err != nil && parent.Err() != nil {
+		return
+	}
 	t.add(r.now(), s, err)
 }
 

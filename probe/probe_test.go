@@ -52,7 +52,7 @@ func stat(t *testing.T, stats []db.Stat, name, node string) db.Stat {
 // over their label sets (a brace and quotes inside a label value).
 func TestPrometheusStats(t *testing.T) {
 	for _, loopback := range []bool{false, true} {
-		m, err := parseText(strings.NewReader(nodeText), (&Prometheus{Extra: []string{"my_requests"}}).wanted)
+		m, err := parseText(strings.NewReader(nodeText), (&Prometheus{Extra: []string{"my_requests"}}).wanted())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +86,7 @@ func TestPrometheusStats(t *testing.T) {
 // A scrape that is not Prometheus' text fails in one line naming the line;
 // bodies and lines past their bounds are refused, not read whole.
 func TestParseTextRefuses(t *testing.T) {
-	want := func(string) bool { return true }
+	want := map[string]bool{"a": true, "b": true}
 	for _, c := range []struct{ in, err string }{
 		{"a{x=\"1\" 2\n", "line 1: a: labels not closed"},
 		{"a 1\nb\n", "line 2: b: no value"},
@@ -222,5 +222,27 @@ func TestPrometheusFailures(t *testing.T) {
 	}
 	if n := len(r.Failures()); n != 2 {
 		t.Errorf("%d failure lines, want 2", n)
+	}
+}
+
+type blocking struct{}
+
+func (blocking) Name() string { return "blocking" }
+func (blocking) Kind() string { return result.SourceBinding }
+func (blocking) Sample(ctx context.Context) (db.Sample, error) {
+	<-ctx.Done()
+	return db.Sample{}, ctx.Err()
+}
+
+// A sample that the recorder's stopping cuts short (Ctrl-C, the run's end)
+// is dropped, not counted as a failure of its source.
+func TestStopDropsCutSamples(t *testing.T) {
+	r := New(time.Hour, blocking{})
+	r.Start(context.Background())
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	r.Stop(stopped)
+	if s := r.Result(time.Now(), 1).Sources[0]; s.Failed != 0 || s.Error != "" || len(r.Failures()) != 0 {
+		t.Errorf("%+v: a cut sample counted as failed", s)
 	}
 }

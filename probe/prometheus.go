@@ -2,6 +2,7 @@ package probe
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -34,6 +35,8 @@ type Prometheus struct {
 	// endpoint is on this host's loopback, so the database and its clients
 	// talk over it.
 	Loopback bool
+
+	want map[string]bool // the names read (wanted)
 }
 
 // ParseEndpoint checks an endpoint given by a user: an http or https URL
@@ -97,7 +100,7 @@ func (p *Prometheus) Sample(ctx context.Context) (db.Sample, error) {
 	if resp.StatusCode != http.StatusOK {
 		return db.Sample{}, fmt.Errorf("scrape %s: %s", p.Name(), resp.Status)
 	}
-	m, err := parseText(io.LimitReader(resp.Body, MaxScrapeBytes+1), p.wanted)
+	m, err := parseText(io.LimitReader(resp.Body, MaxScrapeBytes+1), p.wanted())
 	if err != nil {
 		return db.Sample{}, fmt.Errorf("scrape %s: %v", p.Name(), err)
 	}
@@ -112,8 +115,15 @@ var nodeSeries = []string{
 	"node_network_receive_bytes_total", "node_network_transmit_bytes_total",
 }
 
-func (p *Prometheus) wanted(name string) bool {
-	return slices.Contains(nodeSeries, name) || slices.Contains(p.Extra, name)
+// wanted is the set of metric names read: node_exporter's and the extras.
+func (p *Prometheus) wanted() map[string]bool {
+	if p.want == nil {
+		p.want = map[string]bool{}
+		for _, n := range append(slices.Clone(nodeSeries), p.Extra...) {
+			p.want[n] = true
+		}
+	}
+	return p.want
 }
 
 // stats turns a scrape into servbench's quantities.
@@ -238,35 +248,41 @@ func unquote(s string) (string, int) {
 const maxLine = 1 << 20
 
 // parseText reads Prometheus' text exposition format, keeping the samples
-// of the metrics want names. It fails on a body over MaxScrapeBytes, a
-// line over a MiB, or a sample line it cannot read.
-func parseText(r io.Reader, want func(string) bool) (*scrape, error) {
+// of the metrics in want. It fails on a body over MaxScrapeBytes, a line
+// over a MiB, or a sample line of a wanted metric it cannot read; lines of
+// other metrics are skipped without being copied.
+func parseText(r io.Reader, want map[string]bool) (*scrape, error) {
 	m := &scrape{samples: map[string][]sample{}, types: map[string]string{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	read, line := 0, 0
+	typePrefix := []byte("# TYPE ")
 	for sc.Scan() {
 		line++
-		l := sc.Text()
+		l := sc.Bytes()
 		if read += len(l) + 1; read > MaxScrapeBytes {
 			return nil, fmt.Errorf("more than %d MiB", MaxScrapeBytes>>20)
 		}
-		if l = strings.TrimSpace(l); l == "" {
+		l = bytes.TrimSpace(l)
+		if len(l) == 0 {
 			continue
 		}
 		if l[0] == '#' {
-			if f := strings.Fields(l); len(f) >= 4 && f[1] == "TYPE" && want(f[2]) {
-				m.types[f[2]] = f[3]
+			if bytes.HasPrefix(l, typePrefix) {
+				if f := strings.Fields(string(l[len(typePrefix):])); len(f) >= 2 && want[f[0]] {
+					m.types[f[0]] = f[1]
+				}
 			}
 			continue
 		}
-		name, labels, rest := l, "", ""
-		if i := strings.IndexAny(l, "{ \t"); i >= 0 {
-			name, rest = l[:i], l[i:]
+		end := bytes.IndexAny(l, "{ \t")
+		if end < 0 {
+			end = len(l)
 		}
-		if !want(name) {
+		if !want[string(l[:end])] {
 			continue
 		}
+		name, labels, rest := string(l[:end]), "", string(l[end:])
 		if strings.HasPrefix(rest, "{") {
 			end := closingBrace(rest)
 			if end < 0 {
