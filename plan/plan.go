@@ -337,6 +337,13 @@ func (p *Plan) parseDeployments(v *yaml.Node, errf errFunc) error {
 		if t.Binding == "" {
 			return errf(n.Line, "deployment without a binding")
 		}
+		seen := map[string]int{}
+		for _, pr := range t.Properties { // metrics: is server.metrics
+			if line, ok := seen[pr.Key]; ok {
+				return errf(pr.Line, "property %s is given twice (line %d too): give metrics or properties' server.metrics", pr.Key, line)
+			}
+			seen[pr.Key] = pr.Line
+		}
 		if t.Label == "" {
 			t.Label = t.Binding
 		}

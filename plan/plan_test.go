@@ -210,3 +210,40 @@ func TestWorkloadsOfOneName(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A deployment's metrics are the Prometheus endpoints its runs scrape: the
+// property server.metrics. Anything but a list of http(s) URLs is refused
+// on its line, without the password it carries.
+func TestDeploymentMetrics(t *testing.T) {
+	with := func(m string) string {
+		return strings.Replace(good, "    binding: mongodb\n", "    binding: mongodb\n    metrics: "+m+"\n", 1)
+	}
+	p, err := Parse([]byte(with("[http://db1:9100/metrics, https://db2/m]")), "s3.yaml", builtin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	for _, pr := range p.Deployments[0].Properties {
+		if pr.Key == "server.metrics" {
+			got = pr.Value
+		}
+	}
+	if got != "http://db1:9100/metrics,https://db2/m" {
+		t.Errorf("server.metrics %q", got)
+	}
+	for _, c := range []struct{ m, want string }{
+		{"[ftp://bob:s3cret@db1/metrics]", `s3.yaml:6: metrics: "ftp://bob:REDACTED@db1/metrics": want http://HOST:PORT/PATH`},
+		{"http://db1:9100/metrics", "s3.yaml:6: metrics: want a list of endpoint URLs"},
+		{"[]", "want a list of endpoint URLs"},
+		{`["http://a/m,http://b/m"]`, `metrics: "http://a/m,http://b/m": want`},
+	} {
+		_, err := Parse([]byte(with(c.m)), "s3.yaml", builtin)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("metrics %s: %v, want %q", c.m, err, c.want)
+		}
+	}
+	twice := strings.Replace(with("[http://db1:9100/metrics]"), "      mongodb.url:", "      server.metrics: http://x/m\n      mongodb.url:", 1)
+	if _, err := Parse([]byte(twice), "s3.yaml", builtin); err == nil || !strings.Contains(err.Error(), "server.metrics is given twice") {
+		t.Errorf("metrics and server.metrics both: %v", err)
+	}
+}
