@@ -133,6 +133,9 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 	for _, c := range m.BusyClients() {
 		fmt.Fprintf(stderr, "servbench: client %d used %.0f%% of its %d cores: it may be the limit, not the database; add clients\n", c.Index, c.CPUPct, c.Cores)
 	}
+	for _, l := range engine.ServerLines(m.ServerSide) { // the servers' whole, and every client's units
+		fmt.Fprintf(stderr, "servbench: %s\n", l)
+	}
 	return m, nil
 }
 

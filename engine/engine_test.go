@@ -66,6 +66,7 @@ func TestCheckBadInput(t *testing.T) {
 		{specOf(t, "server.metrics", "ftp://bob:s3cret@db1/metrics"), "property server.metrics: ftp://bob:xxxxx@db1/metrics: want http://HOST:PORT/PATH"},
 		{specOf(t, "server.metrics.series", "ok_total,1bad"), `property server.metrics.series: "1bad" is not a Prometheus metric name`},
 		{specOf(t, "server.sample", "maybe"), "server.sample"},
+		{specOf(t, "server.interval", "0.01"), "property server.interval: 0.01 is outside 0.1..3600"},
 		{specOf(t, strings.Repeat("x", 10<<20), "1"), "… (10485760 bytes): unknown property"},
 	} {
 		_, err := Check(c.spec)

@@ -2,11 +2,13 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/probe"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
@@ -23,6 +25,10 @@ type ServerSide struct {
 	// names kept from them (server.metrics.series).
 	Endpoints []*url.URL
 	Series    []string
+	// Interval between samples (server.interval, seconds): by default the
+	// time series' interval, but at least a second, so that a fine time
+	// series does not load the servers with requests for their counters.
+	Interval time.Duration
 }
 
 // maxEndpoints bounds server.metrics.
@@ -34,6 +40,11 @@ func readServerSide(p *props.Props) (ServerSide, error) {
 	if s.Binding, err = p.Bool("server.sample", true); err != nil {
 		return s, err
 	}
+	every, err := p.FloatRange("server.interval", 0, 0.1, 3600)
+	if _, set := p.Get("server.interval"); err != nil && set {
+		return s, err
+	}
+	s.Interval = time.Duration(every * float64(time.Second))
 	for _, e := range splitList(p.String("server.metrics", "")) {
 		u, err := probe.ParseEndpoint(e)
 		if err != nil {
@@ -92,7 +103,11 @@ func (s *Setup) recorder(d db.DB) *probe.Recorder {
 	if len(sources) == 0 {
 		return nil
 	}
-	return probe.New(s.Runner.Interval, sources...)
+	every := s.ServerSide.Interval
+	if every == 0 {
+		every = max(s.Runner.Interval, time.Second)
+	}
+	return probe.New(every, sources...)
 }
 
 // stopGraceSample bounds the last sample after the run.
@@ -133,4 +148,52 @@ func (s *Setup) sayServerSide(r *probe.Recorder) {
 	for _, l := range r.Failures() {
 		s.logf("server side: %s", l)
 	}
+}
+
+// ServerLines says what the servers did in a line, and warns of a server
+// near its limit (as of a busy client).
+func ServerLines(ss *result.ServerSide) []string {
+	if ss == nil {
+		return nil
+	}
+	var parts, warnings []string
+	for _, src := range ss.Sources {
+		name := src.Name
+		if src.Kind == result.SourcePrometheus {
+			if u, err := url.Parse(src.Name); err == nil {
+				name = u.Host
+			}
+		}
+		var say []string
+		for _, x := range src.Series {
+			node := ""
+			if x.Node != "" {
+				node = " " + x.Node
+			}
+			switch {
+			case x.Name == "cpu_busy_pct" && src.Kind == result.SourceBinding:
+				say = append(say, fmt.Sprintf("main thread%s %.0f%% of a core", node, x.Mean))
+			case x.Name == "cpu_busy_pct":
+				say = append(say, fmt.Sprintf("CPU %.0f%%", x.Mean))
+			case x.Name == "disk_busy_pct" && x.Mean >= 1:
+				say = append(say, fmt.Sprintf("disk%s %.0f%% busy", node, x.Mean))
+			case x.Name == "read_units" || x.Name == "write_units":
+				say = append(say, fmt.Sprintf("%s %s/s", format.Thousands(int64(x.Mean+0.5)), strings.TrimSuffix(x.Unit, "/s")))
+			case x.Name == "network_receive_bytes" || x.Name == "network_transmit_bytes":
+				if src.Kind == result.SourcePrometheus {
+					say = append(say, fmt.Sprintf("network %s %.1f MB/s", strings.TrimSuffix(strings.TrimPrefix(x.Name, "network_"), "_bytes"), x.Mean/1e6))
+				}
+			}
+			if strings.HasSuffix(x.Name, "busy_pct") && x.Unit == "%" && x.Mean > result.BusyClientPct {
+				warnings = append(warnings, fmt.Sprintf("warning: %s%s %s was %.0f%% busy: the server side may be the limit", name, node, strings.TrimSuffix(x.Name, "_busy_pct"), x.Mean))
+			}
+		}
+		if len(say) > 0 {
+			parts = append(parts, name+": "+strings.Join(say, ", "))
+		}
+	}
+	if len(parts) == 0 {
+		return warnings
+	}
+	return append([]string{"server side: " + strings.Join(parts, "; ")}, warnings...)
 }

@@ -46,7 +46,12 @@ func (r *Result) Summary() []string {
 	if f.load {
 		f.records = s.Workload.InsertCount
 	}
-	return summarize(f, r.Result)
+	lines := summarize(f, r.Result)
+	if r.recorder != nil {
+		all, _ := r.Total.ClientOps()
+		lines = append(lines, ServerLines(r.serverSide(r.Start, all))...)
+	}
+	return lines
 }
 
 // summarize says in one line what ran, then one line per warning a careful
