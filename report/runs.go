@@ -29,6 +29,7 @@ func (s *Set) perRun() Section {
 			det.Figures = append(det.Figures, f)
 		}
 		det.Figures = append(det.Figures, series(r, stem)...)
+		det.Figures = append(det.Figures, serverCharts(r, stem)...)
 		sec.Runs = append(sec.Runs, det)
 	}
 	return sec

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/servbench/servbench/report/chart"
 	"github.com/servbench/servbench/result"
 )
 
@@ -219,4 +220,48 @@ func (s *Set) serverSide() (Section, bool) {
 		}
 	}
 	return sec, true
+}
+
+// serverCharts draws a run's server side over time, beside its
+// throughput chart: every busy share (CPU, disks, Redis' main thread) in
+// one chart, the hosts' disk and network bytes in another.
+func serverCharts(r *Run, stem string) []*Figure {
+	ss := r.Doc.ServerSide
+	if ss == nil {
+		return nil
+	}
+	busy := &chart.Lines{Title: r.ID + ": servers busy over time", XLabel: "seconds", YLabel: "% busy"}
+	bytes := &chart.Lines{Title: r.ID + ": hosts' disk and network over time", XLabel: "seconds", YLabel: "MB/s"}
+	for _, src := range ss.Sources {
+		for _, x := range src.Series {
+			f := ServerFigure{Source: src.Name, Kind: src.Kind, Node: x.Node}
+			var to *chart.Lines
+			scale := 1.0
+			switch {
+			case x.Unit == "%" && strings.HasSuffix(x.Name, "busy_pct"):
+				to = busy
+			case src.Kind == result.SourcePrometheus && x.Unit == "B/s" && (strings.HasPrefix(x.Name, "disk_") || strings.HasPrefix(x.Name, "network_")):
+				to, scale = bytes, 1e-6
+			default:
+				continue
+			}
+			ln := chart.Line{Name: f.label() + " " + strings.TrimSuffix(strings.TrimSuffix(x.Name, "_pct"), "_bytes")}
+			for _, p := range x.Points {
+				if p[0] > 0 {
+					ln.Points = append(ln.Points, chart.Point{X: p[0], Y: p[1] * scale})
+				}
+			}
+			if len(ln.Points) > 0 {
+				to.Lines = append(to.Lines, ln)
+			}
+		}
+	}
+	var figs []*Figure
+	if len(busy.Lines) > 0 {
+		figs = append(figs, &Figure{Name: stem + "-server-busy", SVG: busy.SVG()})
+	}
+	if len(bytes.Lines) > 0 {
+		figs = append(figs, &Figure{Name: stem + "-server-bytes", SVG: bytes.SVG()})
+	}
+	return figs
 }
