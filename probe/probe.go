@@ -16,6 +16,7 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -139,16 +140,43 @@ func (r *Recorder) Sample(ctx context.Context) {
 	}
 }
 
-// sample takes one sample of t's source; one cut short by the recorder's
-// stopping (or the run's end) is dropped, not counted as failed.
+// sample takes one sample of t's source, waiting for it no longer than
+// the timeout: a source that does not heed its context (an embedded store
+// wedged by a failure, a driver's call that cannot be cut) is left
+// behind, the sample counted as failed, and not asked again while its
+// last sample is still out. A sample cut short by the recorder's stopping
+// (or the run's end) is dropped, not counted as failed.
 func (r *Recorder) sample(parent context.Context, t *track) {
-	ctx, cancel := context.WithTimeout(parent, r.timeout())
-	defer cancel()
-	s, err := t.src.Sample(ctx)
-	if err != nil && parent.Err() != nil {
+	if !t.out.CompareAndSwap(false, true) {
+		if parent.Err() == nil {
+			t.add(r.now(), db.Sample{}, errors.New("its last sample has not answered yet"))
+		}
 		return
 	}
-	t.add(r.now(), s, err)
+	ctx, cancel := context.WithTimeout(parent, r.timeout())
+	type answer struct {
+		s   db.Sample
+		err error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		defer cancel()
+		s, err := t.src.Sample(ctx)
+		t.out.Store(false)
+		ch <- answer{s, err}
+	}()
+	select {
+	case a := <-ch:
+		if a.err != nil && parent.Err() != nil {
+			return
+		}
+		t.add(r.now(), a.s, a.err)
+	case <-ctx.Done():
+		if parent.Err() != nil {
+			return
+		}
+		t.add(r.now(), db.Sample{}, fmt.Errorf("no answer within %s", r.timeout()))
+	}
 }
 
 // Result is what was sampled, timed from start (the measured run's start)

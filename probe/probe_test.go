@@ -92,7 +92,7 @@ func TestParseTextRefuses(t *testing.T) {
 		{"a 1\nb\n", "line 2: b: no value"},
 		{"a{} x1\n", `line 1: a: value "x1" is not a number`},
 		{"a " + strings.Repeat("1", maxLine+1) + "\n", "line 1: longer than"},
-		{strings.Repeat("a 1\n", MaxScrapeBytes/4+1), "more than 16 MiB"},
+		{strings.Repeat("z 1\n", MaxScrapeBytes/4+1), "more than 16 MiB"}, // lines of a metric not read
 	} {
 		_, err := parseText(strings.NewReader(c.in), want)
 		if err == nil || !strings.Contains(err.Error(), c.err) || strings.Contains(err.Error(), "\n") {
@@ -137,7 +137,7 @@ func TestRecorderRates(t *testing.T) {
 		errs:    []error{nil, nil, errors.New("INFO: connection\nreset"), nil, nil, nil, nil},
 	}
 	r := New(time.Second, src)
-	r.Now = c.now
+	r.Now, r.Timeout = c.now, time.Hour // only the made clock tells time here
 	at := []time.Duration{0, time.Second, 2 * time.Second, 3 * time.Second, 4 * time.Second, 5 * time.Second, 5*time.Second + 100*time.Millisecond}
 	for _, d := range at {
 		c.t = start.Add(d)
@@ -173,7 +173,7 @@ func TestRecorderWarmup(t *testing.T) {
 	c := &clock{start}
 	src := &script{samples: []db.Sample{counter(0), counter(100), counter(200), counter(300)}, errs: make([]error, 4)}
 	r := New(time.Second, src)
-	r.Now = c.now
+	r.Now, r.Timeout = c.now, time.Hour
 	for i := range 4 {
 		c.t = start.Add(time.Duration(i) * time.Second)
 		r.Sample(context.Background())
@@ -244,5 +244,34 @@ func TestStopDropsCutSamples(t *testing.T) {
 	r.Stop(stopped)
 	if s := r.Result(time.Now(), 1).Sources[0]; s.Failed != 0 || s.Error != "" || len(r.Failures()) != 0 {
 		t.Errorf("%+v: a cut sample counted as failed", s)
+	}
+}
+
+type deaf struct{ release chan struct{} }
+
+func (deaf) Name() string { return "deaf" }
+func (deaf) Kind() string { return result.SourceBinding }
+func (d deaf) Sample(context.Context) (db.Sample, error) {
+	<-d.release
+	return db.Sample{}, nil
+}
+
+// A source that does not heed its context (an embedded store wedged by a
+// failure) is waited for no longer than the timeout, counted as failed,
+// and not asked again while its sample is out: the run's end is never held
+// by it.
+func TestDeafSourceIsLeftBehind(t *testing.T) {
+	d := deaf{make(chan struct{})}
+	defer close(d.release)
+	r := New(time.Hour, d)
+	r.Timeout = 20 * time.Millisecond
+	r.Sample(context.Background())
+	r.Sample(context.Background())
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	r.Stop(stopped)
+	s := r.Result(time.Now(), 1).Sources[0]
+	if s.Failed != 2 || !strings.HasPrefix(s.Error, "no answer within 20ms") {
+		t.Errorf("failed %d, error %q: want 2 failures (the stop's sample is dropped), the first without an answer", s.Failed, s.Error)
 	}
 }

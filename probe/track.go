@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/servbench/servbench/db"
@@ -25,6 +26,8 @@ type track struct {
 	samples   int
 	missing   []string
 	perClient bool
+	// out is true while a sample is being taken (see Recorder.sample).
+	out atomic.Bool
 }
 
 type seriesKey struct{ name, node string }
