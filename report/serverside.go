@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"net"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -37,6 +39,21 @@ func (f ServerFigure) label() string {
 		s += " " + f.Node
 	}
 	return s
+}
+
+// shared reports whether the figure is of the client's own host: an
+// endpoint on the loopback, whose CPU the client and the server share, so
+// that it tells neither side's limit.
+func (f ServerFigure) shared() bool {
+	if f.Kind != result.SourcePrometheus {
+		return false
+	}
+	u, err := url.Parse(f.Source)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(u.Hostname())
+	return u.Hostname() == "localhost" || (ip != nil && ip.IsLoopback())
 }
 
 // summarizeServer gathers the cell's server-side series over its runs.
@@ -101,9 +118,13 @@ func (g *Group) sum(name, kind string) (float64, bool) {
 // cell: the client's CPU, a server's CPU, a disk, DynamoDB's provisioned
 // units; "" where the data says nothing either way.
 func (g *Group) limit() string {
-	var server []string
+	var server, shared []string
 	for _, f := range g.Server {
 		if f.Unit != "%" || f.Mean <= serverBusyPct || !strings.HasSuffix(f.Name, "busy_pct") {
+			continue
+		}
+		if f.shared() && f.Name == "cpu_busy_pct" {
+			shared = append(shared, fmt.Sprintf("%s CPU %.0f%% busy", f.label(), f.Mean))
 			continue
 		}
 		what := "CPU"
@@ -124,6 +145,23 @@ func (g *Group) limit() string {
 	}
 	client := g.BusyClient()
 	where := fmt.Sprintf("%s %s %s", g.Deployment, wlName(g.Workload), load{g.Threads, g.Rate}.short())
+	note := ""
+	if len(shared) > 0 {
+		note = fmt.Sprintf(" The client's own host was busy too (%s: shared by client and server, it tells neither side).", strings.Join(shared, ", "))
+	}
+	v := g.verdict(where, server, client)
+	if v == "" && note != "" {
+		return where + ":" + note
+	}
+	if v == "" {
+		return ""
+	}
+	return v + note
+}
+
+// verdict names the side nearer its limit from the server's busy parts
+// and whether the client was busy.
+func (g *Group) verdict(where string, server []string, client bool) string {
 	switch {
 	case len(server) > 0 && client:
 		return fmt.Sprintf("%s: both sides were near their limits: the client's CPU %.0f%% busy, and %s.", where, g.ClientCPUPct, strings.Join(server, ", "))
@@ -144,12 +182,19 @@ func clientWords(g *Group) string {
 	return fmt.Sprintf("%.0f%% busy", g.ClientCPUPct)
 }
 
-// serverWords is the busiest server CPU the cell sampled, in words.
+// serverWords is the busiest server CPU the cell sampled (not the
+// client's own host's), in words.
 func (g *Group) serverWords() string {
-	if f := g.busiest("cpu_busy_pct", ""); f != nil {
-		return fmt.Sprintf("the busiest server CPU sampled (%s) was %.0f%% busy", f.label(), f.Mean)
+	var b *ServerFigure
+	for i := range g.Server {
+		if f := &g.Server[i]; f.Name == "cpu_busy_pct" && !f.shared() && (b == nil || f.Mean > b.Mean) {
+			b = f
+		}
 	}
-	return "no server CPU was sampled"
+	if b != nil {
+		return fmt.Sprintf("the busiest server CPU sampled (%s) was %.0f%% busy", b.label(), b.Mean)
+	}
+	return "no server CPU but the client's own host's was sampled"
 }
 
 // serverSide is the report's section on what the servers and their hosts
