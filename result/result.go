@@ -106,6 +106,9 @@ type Doc struct {
 	// Histogram geometry of every encoded histogram: nanoseconds.
 	HistogramUnit string  `json:"histogram_unit"`
 	Series        []Point `json:"timeseries"`
+	// Imported names where a result not measured by servbench came from
+	// ("YCSB text output run1.txt": servbench import ycsb).
+	Imported string `json:"imported,omitempty"`
 	// ServerSide is what the servers and their hosts did during the run,
 	// when sampled.
 	ServerSide *ServerSide `json:"server_side,omitempty"`

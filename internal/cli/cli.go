@@ -80,6 +80,8 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		code, err = benchCmd(ctx, args[1:], stdout, stderr)
 	case "merge":
 		code, err = merge(args[1:], stdout)
+	case "import":
+		code, err = importCmd(ctx, args[1:], stdout)
 	case "report":
 		code, err = reportCmd(args[1:], stdout, stderr)
 	case "compare":
@@ -102,6 +104,8 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			fmt.Fprint(stdout, clientUsage)
 		} else if len(args) > 1 && args[1] == "merge" {
 			fmt.Fprint(stdout, mergeUsage)
+		} else if len(args) > 1 && args[1] == "import" {
+			fmt.Fprint(stdout, importUsage)
 		} else if len(args) > 1 && args[1] == "report" {
 			fmt.Fprint(stdout, reportUsage)
 		} else if len(args) > 1 && args[1] == "compare" {
@@ -110,7 +114,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			fmt.Fprint(stdout, usage)
 		}
 	default:
-		err = badf("unknown command %q (commands: load, run, bench, report, compare, merge, client, workloads, bindings, version, help)", args[0])
+		err = badf("unknown command %q (commands: load, run, bench, report, compare, merge, import, client, workloads, bindings, version, help)", args[0])
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "servbench: %s\n", oneLine(err))
@@ -147,6 +151,7 @@ Usage:
   servbench report DIR -o R.html     the plan's tables and charts in one page
   servbench compare A B              differences with confidence intervals
   servbench merge R1.json R2.json... -o M.json   combine clients that ran together
+  servbench import ycsb OUT.txt -o R.json        a YCSB run's printed results as a result
   servbench client                   one client of a spread run (orchestrators start it)
   servbench workloads                list the built-in workloads
   servbench bindings                 list the database bindings

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/servbench/servbench/db/basic"
+	"github.com/servbench/servbench/result"
 )
 
 // These tests run YCSB's own client (site.ycsb:core from Maven Central,
@@ -285,5 +286,65 @@ func TestYCSBWorkloadFiles(t *testing.T) {
 	code, _, errOut = servbench(t, "run", "basic", "-P", filepath.Join("testdata", "ycsb", "tsworkloada"))
 	if code != ExitUsage || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "TimeSeriesWorkload is not implemented") {
 		t.Errorf("tsworkloada: exit %d, stderr %q; want one line refusing TimeSeriesWorkload", code, errOut)
+	}
+}
+
+// servbench import ycsb reads what YCSB 0.17.0 itself printed (standard
+// output and error together, as 2>&1 keeps them), in every measurement
+// type: the run's time and throughput, each operation's count and mean as
+// YCSB printed them, its percentiles, the command line's binding, workload
+// and threads; raw lines become exact histograms.
+func TestImportYCSB(t *testing.T) {
+	cp := ycsbClasspath(t)
+	dir := t.TempDir()
+	line := regexp.MustCompile(`(?m)^\[(\w+)\], (Operations|Total Operations|AverageLatency\(us\)|Average), ([0-9.E-]+)$`)
+	for _, mt := range []string{"hdrhistogram", "histogram", "timeseries", "raw", "hdrhistogram+histogram", "hdrhistogram+raw"} {
+		cmd := exec.Command("java", "-cp", cp, "site.ycsb.Client", "-t", "-db", "site.ycsb.BasicDB", "-P", filepath.Join("..", "..", "workloads", "workloada"),
+			"-p", "recordcount=100", "-p", "operationcount=3000", "-p", "measurementtype="+mt, "-p", "basicdb.verbose=false", "-threads", "3")
+		text, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("YCSB %s: %v\n%s", mt, err, text)
+		}
+		in := filepath.Join(dir, mt+".txt")
+		os.WriteFile(in, text, 0o644)
+		out := filepath.Join(dir, mt+".json")
+		if code, _, e := servbench(t, "import", "ycsb", in, "-o", out); code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", mt, code, e)
+		}
+		d, err := result.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Operations != 3000 || d.Binding != "basic" || d.Workload != "workload a" || d.Threads != 3 || d.Command != "run" || !strings.HasPrefix(d.Driver, "YCSB 0.17.0") {
+			t.Errorf("%s: %d operations, binding %s, %q, %d threads, %s, %q", mt, d.Operations, d.Binding, d.Workload, d.Threads, d.Command, d.Driver)
+		}
+		// Each operation as YCSB printed it (a combined type's
+		// HdrHistogram section first).
+		printed := map[string]map[string]float64{}
+		for _, m := range line.FindAllStringSubmatch(string(text), -1) {
+			name := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(m[1], "Hdr"), "Bucket"), "Raw")
+			metric := map[string]string{"Operations": "count", "Total Operations": "count", "AverageLatency(us)": "mean", "Average": "mean"}[m[2]]
+			if printed[name] == nil {
+				printed[name] = map[string]float64{}
+			}
+			if _, have := printed[name][metric]; !have {
+				printed[name][metric], _ = strconv.ParseFloat(m[3], 64)
+			}
+		}
+		for _, op := range d.Ops {
+			p := printed[op.Name]
+			if p == nil || float64(op.Latency.Count) != p["count"] || op.Latency.MeanUs != p["mean"] || op.Count != op.Outcomes["OK"] {
+				t.Errorf("%s %s: imported count %d mean %v, YCSB printed %v", mt, op.Name, op.Latency.Count, op.Latency.MeanUs, p)
+			}
+			if mt != "timeseries" && len(op.Latency.Percentiles) == 0 {
+				t.Errorf("%s %s: no percentiles", mt, op.Name)
+			}
+			if strings.HasSuffix(mt, "raw") {
+				h, err := result.DecodeHistogram(op.Histograms["OK"])
+				if err != nil || h.TotalCount() != op.Count {
+					t.Errorf("%s %s: histogram of the raw lines: %v, %v", mt, op.Name, h, err)
+				}
+			}
+		}
 	}
 }

@@ -24,6 +24,7 @@ var layers = [][]string{
 	{"internal/format"},
 	{"internal/inputfile"},
 	{"result", "props", "generator", "report/chart", "internal/atomicfile", "internal/peers", "spread"}, // depend on nothing of ours
+	{"internal/ycsbtext"},                     // reads YCSB's text into a result
 	{"db", "workloads", "plan"},               // plan reads plans and results, never runs them
 	{"measure", "workload/customer", "probe"}, // probe samples servers, never operations
 	{"db/*", "workload"},
