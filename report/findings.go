@@ -74,6 +74,12 @@ func (s *Set) findings() Section {
 		}
 	}
 	sec.Points = append(sec.Points, s.noise()...)
+	for _, l := range s.Loads { // a data set short of its records fails its cells
+		if l.Short() {
+			sec.Points = append(sec.Points, fmt.Sprintf("The load of %s (%s) inserted %s of the %s records asked: the cells on it measured a smaller data set than the plan says.",
+				l.Deployment, l.Name, thousands(float64(l.Doc.OKOperations)), thousands(float64(l.Asked))))
+		}
+	}
 	for _, g := range s.Groups { // which side of the wire was the limit, where the data says
 		if l := g.limit(); l != "" {
 			sec.Points = append(sec.Points, l)

@@ -25,6 +25,8 @@ type Set struct {
 	Index    *plan.Index // nil for loose result files
 	Runs     []*Run
 	Groups   []*Group
+	// Loads are the plan's load phases, one per data set.
+	Loads []*LoadRun
 }
 
 // Run is one finished run.
@@ -78,6 +80,9 @@ func Load(dir string) (*Set, error) {
 	}
 	if s.Name == "" {
 		s.Name = filepath.Base(dir)
+	}
+	if err := s.readLoads(dir); err != nil {
+		return nil, err
 	}
 	s.group()
 	return s, nil
@@ -244,6 +249,11 @@ func (s *Set) Only(deployment string) *Set {
 	for _, r := range s.Runs {
 		if r.Deployment == deployment {
 			out.Runs = append(out.Runs, r)
+		}
+	}
+	for _, l := range s.Loads {
+		if l.Deployment == deployment {
+			out.Loads = append(out.Loads, l)
 		}
 	}
 	if len(out.Runs) == 0 {

@@ -19,6 +19,9 @@ import (
 func (s *Set) Sections() []Section {
 	var out []Section
 	out = append(out, s.findings(), s.summary(), s.quality())
+	if sec, ok := s.loadSection(); ok {
+		out = append(out, sec)
+	}
 	if sec, ok := s.byCluster(); ok {
 		out = append(out, sec)
 	}
