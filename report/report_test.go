@@ -7,13 +7,16 @@ import (
 	"encoding/xml"
 	"fmt"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/servbench/servbench/internal/cli"
 	"github.com/servbench/servbench/report"
+	"github.com/servbench/servbench/result"
 )
 
 // A plan with every dimension the report draws: two systems at cluster
@@ -68,7 +71,7 @@ func TestReportViewsAndExports(t *testing.T) {
 	for _, s := range secs {
 		ids = append(ids, s.ID)
 	}
-	if got := strings.Join(ids, " "); got != "findings summary quality clusters server cost threads runtime runs environment" {
+	if got := strings.Join(ids, " "); got != "findings summary quality load clusters server cost threads runtime runs environment" {
 		t.Fatalf("sections %s", got)
 	}
 	// The server side: the embedded store's own metrics, per cell.
@@ -78,7 +81,7 @@ func TestReportViewsAndExports(t *testing.T) {
 			sampled++
 		}
 	}
-	if sv := secs[4]; sampled == 0 || len(sv.Tables) != 2 || len(sv.Tables[0].Rows) != sampled || !strings.Contains(sv.Tables[1].CSV(), ",pebble,wal_bytes,,B/s,") {
+	if sv := secs[5]; sampled == 0 || len(sv.Tables) != 2 || len(sv.Tables[0].Rows) != sampled || !strings.Contains(sv.Tables[1].CSV(), ",pebble,wal_bytes,,B/s,") {
 		t.Errorf("server section: %d tables, %d rows for %d cells", len(sv.Tables), len(sv.Tables[0].Rows), sampled)
 	}
 	// The findings lead: per workload and record count, the deployments
@@ -267,3 +270,92 @@ func TestReportInBrowser(t *testing.T) {
 		}
 	}
 }
+
+// The load phase: one row per data set, each complete; a load that
+// inserted fewer records than asked is said to have failed its cells, in
+// the load section and in the findings.
+func TestLoadPhase(t *testing.T) {
+	out := runPlan(t)
+	set, err := report.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Loads) != 4 {
+		t.Fatalf("%d loads, want 4 (2 deployments × 2 record counts)", len(set.Loads))
+	}
+	for _, l := range set.Loads {
+		if l.Short() || l.Doc.OKOperations != l.Asked || l.Doc.Throughput <= 0 {
+			t.Errorf("load %s: %d of %d inserted, %v inserts/s", l.Name, l.Doc.OKOperations, l.Asked, l.Doc.Throughput)
+		}
+	}
+	// Ask one of them for more records than it inserted.
+	f := filepath.Join(out, "loads", set.Loads[0].Name+".json")
+	d, err := result.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Properties["recordcount"] = "5000"
+	var buf bytes.Buffer
+	result.WriteJSON(&buf, d)
+	os.WriteFile(f, buf.Bytes(), 0o644)
+	if set, err = report.Load(out); err != nil {
+		t.Fatal(err)
+	}
+	var load, findings string
+	for _, sec := range set.Sections() {
+		switch sec.ID {
+		case "load":
+			load = sec.Tables[0].CSV() + strings.Join(sec.Points, "\n")
+		case "findings":
+			findings = strings.Join(sec.Points, "\n")
+		}
+	}
+	want := fmt.Sprintf("(%s) inserted 1,000 of the 5,000 records asked", set.Loads[0].Name)
+	if d.OKOperations != 1000 || !strings.Contains(load, want) || !strings.Contains(load, "short: ") || !strings.Contains(findings, "of the 5,000 records asked: the cells on it measured a smaller data set") {
+		t.Errorf("a short load: load section\n%s\nfindings\n%s", load, findings)
+	}
+}
+
+// With workload E among others run to a fixed operation count, the runtime
+// view adds Carvalho et al.'s totals: E alone and every workload but E,
+// which add up to the total.
+func TestRuntimeTotalsWithoutE(t *testing.T) {
+	dir := t.TempDir()
+	pf := filepath.Join(dir, "plan.yaml")
+	os.WriteFile(pf, []byte("deployments: [{binding: basic}]\nworkloads: [a, c, e]\nrecords: [100]\nthreads: [1]\noperations: records\nproperties: {basicdb.simulatedelay: 1}\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	var errb bytes.Buffer
+	if code := cli.MainContext(context.Background(), []string{"bench", pf, "-o", out}, &bytes.Buffer{}, &errb); code != 0 {
+		t.Fatalf("bench: exit %d: %s", code, errb.String())
+	}
+	set, err := report.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := map[string]*report.Table{}
+	for _, sec := range set.Sections() {
+		for _, tb := range sec.Tables {
+			tables[tb.Name] = tb
+		}
+	}
+	value := func(name string) float64 {
+		tb := tables[name]
+		if tb == nil || len(tb.Rows) != 1 {
+			t.Fatalf("table %s: %+v", name, tb)
+		}
+		v, _ := strconv.ParseFloat(tb.Rows[0][2], 64)
+		return v
+	}
+	all, e, notE := value("runtime-totals"), value("runtime-totals-e"), value("runtime-totals-not-e")
+	var wantE float64
+	for _, g := range set.Groups {
+		if g.Workload == "e" {
+			wantE = g.Runtime.Mean
+		}
+	}
+	if e != round2(wantE) || math.Abs(e+notE-all) > 0.011 || notE <= 0 || e <= 0 { // each shown to 0.01 s
+		t.Errorf("totals: all %v, E %v (its cell %v), not E %v", all, e, wantE, notE)
+	}
+}
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }

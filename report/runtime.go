@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/servbench/servbench/report/chart"
 	"github.com/servbench/servbench/result"
@@ -25,7 +26,7 @@ func (s *Set) runtime() (Section, bool) {
 	}
 	m := newRuntimeMatrix(gs)
 	sec := Section{ID: "runtime", Title: "Runtime by workload, record count and threads",
-		Intro: "Seconds to execute each run's operations (mean over repetitions), for runs that completed their operation count."}
+		Intro: "Seconds to execute each run's operations (mean over repetitions), for runs that completed their operation count; with workload E among others, its total apart from theirs (as Carvalho et al. 2023, Tables 9 and 10)."}
 	for _, d := range m.deployments {
 		for _, th := range m.threads {
 			if t := m.table(d, th); t != nil {
@@ -33,7 +34,14 @@ func (s *Set) runtime() (Section, bool) {
 			}
 		}
 	}
-	sec.Tables = append(sec.Tables, m.totals())
+	sec.Tables = append(sec.Tables, m.totals("runtime-totals", "Total runtime in seconds (every workload) per thread count", nil))
+	if e := filter(gs, func(g *Group) bool { return scanWorkload(g.Workload) }); len(e) > 0 && len(e) < len(gs) {
+		// As Carvalho et al. 2023 give them (Tables 9 and 10): workload E,
+		// whose scans dominate, apart from the others.
+		sec.Tables = append(sec.Tables,
+			m.totals("runtime-totals-e", "Total runtime in seconds of workload E alone per thread count", scanWorkload),
+			m.totals("runtime-totals-not-e", "Total runtime in seconds of every workload but E per thread count", func(w string) bool { return !scanWorkload(w) }))
+	}
 	if len(m.records) > 1 || len(m.threads) > 1 {
 		sec.Tables = append(sec.Tables, m.scaleUp())
 	}
@@ -105,10 +113,15 @@ func (m *runtimeMatrix) table(d string, th int) *Table {
 	return t
 }
 
-// totals is every workload's runtime summed, per deployment and record
-// count, a column per thread count.
-func (m *runtimeMatrix) totals() *Table {
-	tot := &Table{Name: "runtime-totals", Title: "Total runtime in seconds (every workload) per thread count", Header: []string{"deployment", "records"}}
+// scanWorkload reports whether w is YCSB's workload E (short ranges).
+func scanWorkload(w string) bool {
+	return strings.TrimPrefix(strings.ToLower(wlName(w)), "workload") == "e"
+}
+
+// totals is the runtimes of the workloads keep accepts (nil: all) summed,
+// per deployment and record count, a column per thread count.
+func (m *runtimeMatrix) totals(name, title string, keep func(string) bool) *Table {
+	tot := &Table{Name: name, Title: title, Header: []string{"deployment", "records"}}
 	for _, th := range m.threads {
 		tot.Header = append(tot.Header, fmt.Sprintf("%d threads", th))
 	}
@@ -118,7 +131,7 @@ func (m *runtimeMatrix) totals() *Table {
 			for _, th := range m.threads {
 				var sum float64
 				for _, w := range m.workloads {
-					if g := m.at(d, w, r, th); g != nil {
+					if g := m.at(d, w, r, th); g != nil && (keep == nil || keep(w)) {
 						sum += g.Runtime.Mean
 					}
 				}
