@@ -19,6 +19,10 @@ type Config struct {
 	Load    bool    // load phase (inserts) instead of transactions
 	Threads int     // client threads (threadcount)
 	Rate    float64 // total operations per second; 0 = as fast as possible
+	// Poisson spaces each thread's intended starts by exponential gaps of
+	// the same mean instead of evenly (arrivals=poisson): arrivals as from
+	// many independent users, still each measured from its intended start.
+	Poisson bool
 	// OpCount is the number of measured operations over all threads
 	// (0 = until stopped or MaxExecution).
 	OpCount      int64
@@ -55,6 +59,13 @@ func ParseConfig(p *props.Props, load bool) (Config, error) {
 	}
 	if c.Rate < 0 {
 		return c, p.Errorf("target", "must not be negative")
+	}
+	arrivals, err := p.OneOf("arrivals", "constant", "constant", "poisson")
+	if err != nil {
+		return c, err
+	}
+	if c.Poisson = arrivals == "poisson"; c.Poisson && c.Rate == 0 {
+		return c, p.Errorf("arrivals", "poisson arrivals need a target rate (target, --target)")
 	}
 	if c.OpCount, err = p.Int64Min("operationcount", 0, 0); err != nil {
 		return c, err

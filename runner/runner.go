@@ -416,7 +416,8 @@ func (r *run) loop(stop, ctx context.Context, t *workload.Thread, id int, ops, s
 	r.inFlight.Add(1)
 	defer r.inFlight.Add(-1)
 	var timer *time.Timer
-	next := slot(start, r.tick, r.threads, id, 0)
+	sched := newSchedule(r.cfg, r.tick, r.threads, id)
+	next := sched.first(start)
 	rec := t.Recorder()
 	if !r.sleepUntil(stop, &timer, start) {
 		return nil
@@ -486,9 +487,54 @@ func (r *run) loop(stop, ctx context.Context, t *workload.Thread, id int, ops, s
 		if t.Measuring {
 			done += n
 		}
-		next += r.tick * slots
+		next = sched.after(next, slots)
 	}
 	return nil
+}
+
+// schedule is one thread's intended starts: evenly spaced, one every
+// tick, the threads staggered over one tick (see slot); or with Poisson
+// arrivals (arrivals=poisson), spaced by exponential gaps of mean tick
+// drawn from the thread's own generator, seeded from the run's seed.
+type schedule struct {
+	tick     int64
+	threads  int
+	id       int
+	arrivals *rand.Rand // nil: evenly spaced
+}
+
+func newSchedule(cfg Config, tick int64, threads, id int) schedule {
+	s := schedule{tick: tick, threads: threads, id: id}
+	if cfg.Poisson && tick > 0 {
+		s.arrivals = rand.New(rand.NewPCG(cfg.Seed, uint64(id)+1))
+	}
+	return s
+}
+
+// first is the intended start of the thread's first operation.
+func (s schedule) first(start int64) int64 {
+	if s.arrivals != nil {
+		return start + s.gap(1)
+	}
+	return slot(start, s.tick, s.threads, s.id, 0)
+}
+
+// after is the intended start of the operation slots after the one
+// intended at prev.
+func (s schedule) after(prev, slots int64) int64 {
+	if s.arrivals != nil {
+		return prev + s.gap(slots)
+	}
+	return prev + s.tick*slots
+}
+
+// gap is the sum of n exponential gaps of mean tick.
+func (s schedule) gap(n int64) int64 {
+	var g float64
+	for range n {
+		g += s.arrivals.ExpFloat64()
+	}
+	return int64(g * float64(s.tick))
 }
 
 // slot is the intended start of operation k of thread id of threads when

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -562,5 +564,86 @@ func TestAbandonEndsTheGrace(t *testing.T) {
 	}
 	if res.Reason != result.Interrupted || res.StuckThreads != 1 || ops(res) != 49 || res.Runtime != 49*500*time.Microsecond {
 		t.Errorf("%s, %d stuck, %d operations in %v; want interrupted, 1, 49 in 24.5ms", res.Reason, res.StuckThreads, ops(res), res.Runtime)
+	}
+}
+
+// ksExponential is the Kolmogorov–Smirnov distance between the gaps and
+// the exponential distribution of the given mean.
+func ksExponential(gaps []float64, mean float64) float64 {
+	slices.Sort(gaps)
+	d, n := 0.0, float64(len(gaps))
+	for i, g := range gaps {
+		f := 1 - math.Exp(-g/mean)
+		d = max(d, math.Abs(f-float64(i)/n), math.Abs(f-float64(i+1)/n))
+	}
+	return d
+}
+
+// arrivals=poisson: the intended starts are spaced by exponential gaps of
+// the rate's mean, by the Kolmogorov–Smirnov distance (below its critical
+// value at α = 0.001, where evenly spaced starts are far above it): one
+// thread's, read on a made clock through the runner, and four threads'
+// schedules merged (a superposition of Poisson streams is one).
+func TestPoissonArrivals(t *testing.T) {
+	const n = 20000
+	mean := float64(time.Millisecond) // 1000 ops/s over all threads
+	check := func(what string, starts []int64) {
+		t.Helper()
+		slices.Sort(starts)
+		gaps := make([]float64, 0, len(starts)-1)
+		var sum float64
+		for i := 1; i < len(starts); i++ {
+			gaps = append(gaps, float64(starts[i]-starts[i-1]))
+			sum += gaps[i-1]
+		}
+		if critical, d := 1.95/math.Sqrt(float64(len(gaps))), ksExponential(gaps, mean); d > critical {
+			t.Errorf("%s: KS distance %.4f from exponential gaps, above %.4f", what, d, critical)
+		}
+		if got := sum / float64(len(gaps)); math.Abs(got-mean)/mean > 0.03 {
+			t.Errorf("%s: mean gap %v, want %v within 3%%", what, time.Duration(got), time.Duration(mean))
+		}
+	}
+	clock := &fakeClock{}
+	s := &store{clock: clock}
+	cfg, w := setup(t, false, "threadcount", "1", "target", "1000", "operationcount", strconv.Itoa(n), "arrivals", "poisson", "randomseed", "7")
+	cfg.Clock = clock
+	if _, err := Run(context.Background(), cfg, w, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	check("one thread through the runner", slices.Clone(s.starts))
+
+	cfg.Threads = 4
+	tick := int64(4 * time.Millisecond)
+	var merged []int64
+	for id := range 4 {
+		sc := newSchedule(cfg, tick, 4, id)
+		at := sc.first(0)
+		for range n / 4 {
+			merged = append(merged, at)
+			at = sc.after(at, 1)
+		}
+	}
+	check("four threads' schedules merged", merged)
+
+	even := make([]float64, n)
+	for i := range even {
+		even[i] = mean
+	}
+	if d := ksExponential(even, mean); d < 0.5 {
+		t.Errorf("constant gaps pass as exponential (KS %.3f)", d)
+	}
+}
+
+// arrivals=poisson without a target rate is refused, naming the property.
+func TestPoissonNeedsARate(t *testing.T) {
+	p := props.New()
+	p.Set("arrivals", "poisson", "test")
+	if _, err := ParseConfig(p, false); err == nil || !strings.Contains(err.Error(), "arrivals") {
+		t.Errorf("arrivals=poisson without target: %v", err)
+	}
+	p.Set("arrivals", "bursty", "test")
+	p.Set("target", "10", "test")
+	if _, err := ParseConfig(p, false); err == nil || !strings.Contains(err.Error(), "arrivals") {
+		t.Errorf("arrivals=bursty: %v", err)
 	}
 }
