@@ -579,6 +579,9 @@ func (r *Result) Doc() *result.Doc {
 		CPU: r.CPU, ID: r.ID,
 	}, r.measurements)
 	d.ServerSide = r.serverSide(d.Start, d.Operations)
+	if st := s.Runner.Stages; len(st) > 0 {
+		d.Stages = stageResults(st, time.Duration(d.WarmupMs*float64(time.Millisecond)), d.Series)
+	}
 	if r.Clock != nil { // on the coordinator's clock, as the other clients' (see measureClock)
 		off := time.Duration(r.Clock.OffsetMs * 1e6)
 		d.Start, d.End, d.Clock = d.Start.Add(off), d.End.Add(off), r.Clock

@@ -42,6 +42,7 @@ type Plan struct {
 	Rates      []float64 // total operations per second; 0 = as fast as possible
 	Warmup     float64   // seconds, excluded from the results
 	Duration   float64   // seconds per run (maxexecutiontime); 0 = operations decides
+	stagesSpan float64   // the stages' seconds, when given (they are the property stages)
 	Operations int64     // operations per run; 0 = duration decides
 	// OpsPerRecord, when set, makes each run's operation count its record
 	// count (operations: records), as studies that scale both do.
@@ -220,13 +221,15 @@ func (p *Plan) parseKey(k, v *yaml.Node, seen map[string]bool, errf errFunc, bui
 	case "load_threads":
 		return decodeNumber(v, &p.LoadThreads, errf, "load threads ≥ 1")
 	case "properties":
-		var err error
-		p.Properties, err = decodeProperties(v, errf)
+		ps, err := decodeProperties(v, errf)
+		p.Properties = append(p.Properties, ps...)
 		return err
+	case "stages":
+		return p.parseStages(v, errf)
 	case "slo":
 		return p.parseSLO(v, errf)
 	}
-	return errf(k.Line, "unknown key %q (known: name, currency, deployments, workloads, records, threads, clients, rates, warmup, duration, operations, repetitions, load_threads, properties, slo)", short(k.Value))
+	return errf(k.Line, "unknown key %q (known: name, currency, deployments, workloads, records, threads, clients, rates, stages, warmup, duration, operations, repetitions, load_threads, properties, slo)", short(k.Value))
 }
 
 // complete checks what the keys say together once all are read (what is
@@ -241,6 +244,23 @@ func (p *Plan) complete(seen map[string]bool, errf errFunc) error {
 		}
 		if !seen[need] {
 			return errf(0, "no %s given", need)
+		}
+	}
+	if p.stagesSpan > 0 {
+		n := 0
+		for _, x := range p.Properties {
+			if x.Key == "stages" {
+				n++
+			}
+		}
+		if n > 1 {
+			return errf(0, "give stages or properties' stages, not both")
+		}
+		if len(p.Rates) > 0 {
+			return errf(0, "give rates or stages, not both: stages shape each run's rate")
+		}
+		if p.Duration == 0 && p.Operations == 0 && !p.OpsPerRecord {
+			p.Duration = p.stagesSpan - p.Warmup // the stages are the run, warmup included
 		}
 	}
 	if len(p.Rates) == 0 {
@@ -365,6 +385,34 @@ func (p *Plan) parseDeployments(v *yaml.Node, errf errFunc) error {
 		}
 		p.Deployments = append(p.Deployments, t)
 	}
+	return nil
+}
+
+// parseStages reads stages: a list of {duration: SECONDS, rate: OPS/S,
+// step: true|false}, the runner's property stages.
+func (p *Plan) parseStages(v *yaml.Node, errf errFunc) error {
+	if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+		return errf(v.Line, "stages: want a list of {duration: SECONDS, rate: OPS/S}, a step where asked ({..., step: true})")
+	}
+	var parts []string
+	for _, n := range v.Content {
+		var st struct {
+			Duration *float64 `yaml:"duration"`
+			Rate     *float64 `yaml:"rate"`
+			Step     bool     `yaml:"step"`
+		}
+		if n.Kind != yaml.MappingNode || n.Decode(&st) != nil || st.Duration == nil || st.Rate == nil ||
+			!(*st.Duration > 0) || *st.Duration > 365*86400 || !(*st.Rate >= 0) || *st.Rate > 1e12 {
+			return errf(n.Line, "stages: want {duration: SECONDS, rate: OPS/S} with a duration above 0 and a rate of 0 or more")
+		}
+		part := strconv.FormatFloat(*st.Duration, 'g', -1, 64) + ":" + strconv.FormatFloat(*st.Rate, 'g', -1, 64)
+		if st.Step {
+			part += ":step"
+		}
+		parts = append(parts, part)
+		p.stagesSpan += *st.Duration
+	}
+	p.Properties = append(p.Properties, Property{Key: "stages", Value: strings.Join(parts, ","), Line: v.Line})
 	return nil
 }
 

@@ -247,3 +247,34 @@ func TestDeploymentMetrics(t *testing.T) {
 		t.Errorf("metrics and server.metrics both: %v", err)
 	}
 }
+
+// stages: shape each run's rate (the runner's property stages); without
+// a duration the runs last the stages less the warmup. Rates beside them,
+// or a stage that cannot be run, are refused on their line.
+func TestStages(t *testing.T) {
+	base := "deployments: [{binding: basic}]\nworkloads: [a]\nrecords: [100]\nthreads: [4]\nwarmup: 10\n"
+	p, err := Parse([]byte(base+"stages:\n  - {duration: 60, rate: 1000}\n  - {duration: 30, rate: 5000}\n  - {duration: 30, rate: 5000, step: true}\n"), "s.yaml", builtin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	for _, x := range p.Properties {
+		if x.Key == "stages" {
+			got = x.Value
+		}
+	}
+	if got != "60:1000,30:5000,30:5000:step" || p.Duration != 110 {
+		t.Errorf("stages %q, duration %v: want the property and 120 s less the 10 s warmup", got, p.Duration)
+	}
+	for _, c := range []struct{ add, want string }{
+		{"stages: [{duration: 60}]\n", "s.yaml:6: stages: want {duration: SECONDS, rate: OPS/S}"},
+		{"stages: [{duration: -1, rate: 5}]\n", "s.yaml:6: stages: want"},
+		{"stages: 60:1000\n", "s.yaml:6: stages: want a list"},
+		{"stages: [{duration: 60, rate: 5}]\nrates: [100]\n", "give rates or stages, not both"},
+		{"stages: [{duration: 60, rate: 5}]\nproperties: {stages: \"10:5\"}\n", "give stages or properties' stages, not both"},
+	} {
+		if _, err := Parse([]byte(base+c.add), "s.yaml", builtin); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.add, err, c.want)
+		}
+	}
+}

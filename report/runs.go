@@ -123,6 +123,13 @@ func series(r *Run, stem string) []*Figure {
 		anyFailed = anyFailed || failed > 0
 		fail.Lines[0].Points = append(fail.Lines[0].Points, chart.Point{X: p.EndS, Y: float64(failed)})
 	}
+	if st := r.Doc.Stages; len(st) > 0 { // a shaped load: the rate its stages asked, beside what was done
+		asked := chart.Line{Name: "rate asked (stages)"}
+		for _, s := range st {
+			asked.Points = append(asked.Points, chart.Point{X: s.StartS, Y: s.FromRate}, chart.Point{X: s.EndS, Y: s.ToRate})
+		}
+		thr.Lines = append(thr.Lines, asked)
+	}
 	figs := []*Figure{{Name: stem + "-throughput", SVG: thr.SVG()}, {Name: stem + "-p99", SVG: p99.SVG()}}
 	if anyFailed {
 		figs = append(figs, &Figure{Name: stem + "-failed", SVG: fail.SVG()})

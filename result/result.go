@@ -106,6 +106,8 @@ type Doc struct {
 	// Histogram geometry of every encoded histogram: nanoseconds.
 	HistogramUnit string  `json:"histogram_unit"`
 	Series        []Point `json:"timeseries"`
+	// Stages are a shaped load's stages (stages), each measured apart.
+	Stages []StageResult `json:"stages,omitempty"`
 	// Imported names where a result not measured by servbench came from
 	// ("YCSB text output run1.txt": servbench import ycsb).
 	Imported string `json:"imported,omitempty"`
@@ -312,4 +314,25 @@ func mergedID(ids []string) string {
 	slices.Sort(sorted)
 	h := sha256.Sum256([]byte(strings.Join(sorted, ",")))
 	return hex.EncodeToString(h[:16])
+}
+
+// StageResult is one stage of a shaped load as measured: its time within
+// the measured run (seconds), the rate it asked (from and to: a ramp, or
+// equal: a step), and what the intervals whose middle fell in it did.
+type StageResult struct {
+	StartS     float64            `json:"start_s"`
+	EndS       float64            `json:"end_s"`
+	FromRate   float64            `json:"from_ops_per_sec"`
+	ToRate     float64            `json:"to_ops_per_sec"`
+	Operations int64              `json:"operations"`
+	Throughput float64            `json:"throughput"`
+	Ops        map[string]StageOp `json:"ops,omitempty"`
+}
+
+// StageOp is one operation within a stage: its count, and its service
+// time's mean and p99 from the intervals' histograms merged.
+type StageOp struct {
+	Count  int64   `json:"count"`
+	MeanUs float64 `json:"mean_us"`
+	P99Us  float64 `json:"p99_us"`
 }

@@ -5,6 +5,8 @@
 package runner
 
 import (
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/servbench/servbench/props"
@@ -23,6 +25,11 @@ type Config struct {
 	// the same mean instead of evenly (arrivals=poisson): arrivals as from
 	// many independent users, still each measured from its intended start.
 	Poisson bool
+	// Stages shape the rate over the run (stages): each moves it linearly
+	// from the stage before's rate to its own over its duration, or holds
+	// its own (a step); times count from the schedule's start, warmup
+	// included. Rate is then their mean, for the record.
+	Stages []Stage
 	// OpCount is the number of measured operations over all threads
 	// (0 = until stopped or MaxExecution).
 	OpCount      int64
@@ -39,6 +46,78 @@ type Config struct {
 	// KeepRaw keeps every measured operation as a sample in the result's
 	// Total (measurementtype=raw).
 	KeepRaw bool
+}
+
+// Stage is one part of a shaped load.
+type Stage struct {
+	Duration time.Duration
+	Rate     float64 // operations per second at its end (all threads)
+	Step     bool    // the rate is Rate throughout, not a ramp to it
+}
+
+// maxStages bounds the stages property.
+const maxStages = 10_000
+
+// parseStages reads stages: SECONDS:RATE[:step],... .
+func parseStages(p *props.Props) ([]Stage, error) {
+	v := p.String("stages", "")
+	if strings.TrimSpace(v) == "" {
+		return nil, nil
+	}
+	parts := strings.Split(v, ",")
+	if len(parts) > maxStages {
+		return nil, p.Errorf("stages", "%d stages: at most %d", len(parts), maxStages)
+	}
+	var out []Stage
+	for i, part := range parts {
+		f := strings.Split(strings.TrimSpace(part), ":")
+		bad := func() error {
+			return p.Errorf("stages", "stage %d %q: want SECONDS:RATE or SECONDS:RATE:step (60:1000,60:5000:step)", i+1, cut(part))
+		}
+		if len(f) < 2 || len(f) > 3 || (len(f) == 3 && f[2] != "step") {
+			return nil, bad()
+		}
+		d, err1 := strconv.ParseFloat(f[0], 64)
+		r, err2 := strconv.ParseFloat(f[1], 64)
+		if err1 != nil || err2 != nil || !(d > 0) || d > 365*86400 || !(r >= 0) || r > 1e12 {
+			return nil, bad()
+		}
+		out = append(out, Stage{Duration: time.Duration(d * float64(time.Second)), Rate: r, Step: len(f) == 3})
+	}
+	if total(out) == 0 {
+		return nil, p.Errorf("stages", "every stage's rate is 0: nothing would run")
+	}
+	return out, nil
+}
+
+func cut(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// total is the operations the stages ask for over all threads.
+func total(st []Stage) float64 {
+	var ops, prev float64
+	for i, s := range st {
+		from := prev
+		if s.Step || i == 0 {
+			from = s.Rate
+		}
+		ops += (from + s.Rate) / 2 * s.Duration.Seconds()
+		prev = s.Rate
+	}
+	return ops
+}
+
+// span is the stages' whole duration.
+func span(st []Stage) time.Duration {
+	var d time.Duration
+	for _, s := range st {
+		d += s.Duration
+	}
+	return d
 }
 
 // ParseConfig reads the runner's properties. load selects the phase; the
@@ -64,6 +143,15 @@ func ParseConfig(p *props.Props, load bool) (Config, error) {
 	if err != nil {
 		return c, err
 	}
+	if c.Stages, err = parseStages(p); err != nil {
+		return c, err
+	}
+	if len(c.Stages) > 0 {
+		if c.Rate > 0 {
+			return c, p.Errorf("stages", "give target or stages, not both")
+		}
+		c.Rate = total(c.Stages) / span(c.Stages).Seconds()
+	}
 	if c.Poisson = arrivals == "poisson"; c.Poisson && c.Rate == 0 {
 		return c, p.Errorf("arrivals", "poisson arrivals need a target rate (target, --target)")
 	}
@@ -82,6 +170,11 @@ func ParseConfig(p *props.Props, load bool) (Config, error) {
 	}
 	if c.WarmupOps, err = p.Int64Min("warmupoperationcount", 0, 0); err != nil {
 		return c, err
+	}
+	if len(c.Stages) > 0 && c.MaxExecution == 0 { // the stages are the run
+		if c.MaxExecution = span(c.Stages) - c.WarmupTime; c.MaxExecution <= 0 {
+			return c, p.Errorf("warmuptime", "the warmup is as long as the stages or longer: nothing would be measured")
+		}
 	}
 	if c.WarmupTime > 0 && c.WarmupOps > 0 {
 		return c, p.Errorf("warmupoperationcount", "give warmuptime or warmupoperationcount, not both")

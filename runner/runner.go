@@ -495,16 +495,19 @@ func (r *run) loop(stop, ctx context.Context, t *workload.Thread, id int, ops, s
 // schedule is one thread's intended starts: evenly spaced, one every
 // tick, the threads staggered over one tick (see slot); or with Poisson
 // arrivals (arrivals=poisson), spaced by exponential gaps of mean tick
-// drawn from the thread's own generator, seeded from the run's seed.
+// drawn from the thread's own generator, seeded from the run's seed. With
+// stages, the tick follows the rate they ask at each start.
 type schedule struct {
 	tick     int64
 	threads  int
 	id       int
 	arrivals *rand.Rand // nil: evenly spaced
+	stages   []Stage
+	start    int64
 }
 
 func newSchedule(cfg Config, tick int64, threads, id int) schedule {
-	s := schedule{tick: tick, threads: threads, id: id}
+	s := schedule{tick: tick, threads: threads, id: id, stages: cfg.Stages}
 	if cfg.Poisson && tick > 0 {
 		s.arrivals = rand.New(rand.NewPCG(cfg.Seed, uint64(id)+1))
 	}
@@ -512,29 +515,93 @@ func newSchedule(cfg Config, tick int64, threads, id int) schedule {
 }
 
 // first is the intended start of the thread's first operation.
-func (s schedule) first(start int64) int64 {
-	if s.arrivals != nil {
-		return start + s.gap(1)
+func (s *schedule) first(start int64) int64 {
+	s.start = start
+	switch {
+	case s.arrivals != nil:
+		return start + s.gap(start, 1)
+	case s.stages != nil:
+		return start + int64(s.id)*s.tickAt(start)/int64(s.threads)
 	}
 	return slot(start, s.tick, s.threads, s.id, 0)
 }
 
 // after is the intended start of the operation slots after the one
 // intended at prev.
-func (s schedule) after(prev, slots int64) int64 {
-	if s.arrivals != nil {
-		return prev + s.gap(slots)
+func (s *schedule) after(prev, slots int64) int64 {
+	switch {
+	case s.arrivals != nil:
+		return prev + s.gap(prev, slots)
+	case s.stages != nil:
+		for range slots {
+			prev += s.tickAt(prev)
+		}
+		return prev
 	}
 	return prev + s.tick*slots
 }
 
-// gap is the sum of n exponential gaps of mean tick.
-func (s schedule) gap(n int64) int64 {
+// gap is the sum of n exponential gaps of mean tick; with stages, of n
+// exponential amounts of the work one tick holds, in the stages' time.
+func (s *schedule) gap(at, n int64) int64 {
 	var g float64
 	for range n {
 		g += s.arrivals.ExpFloat64()
 	}
+	if s.stages != nil {
+		return advance(s.stages, time.Duration(at-s.start), g*float64(s.threads)) - (at - s.start)
+	}
 	return int64(g * float64(s.tick))
+}
+
+// tickAt is one thread's time from a start at time at to its next: the
+// tick, or with stages the time in which they ask one operation of each
+// thread.
+func (s *schedule) tickAt(at int64) int64 {
+	if s.stages == nil {
+		return s.tick
+	}
+	t := time.Duration(at - s.start)
+	return max(advance(s.stages, t, float64(s.threads))-int64(t), 1)
+}
+
+// advance is the time (ns from the schedule's start) by which the stages,
+// from t on, have asked for ops more operations: the rate is linear within
+// each stage, so each stage's part is a quadratic solved exactly. Past the
+// last stage its rate goes on; if that is 0, never (the run's end comes
+// first).
+func advance(st []Stage, t time.Duration, ops float64) int64 {
+	var begin time.Duration
+	prev := 0.0
+	for i, s := range st {
+		end := begin + s.Duration
+		if t < end {
+			from := prev
+			if s.Step || i == 0 {
+				from = s.Rate
+			}
+			slope := (s.Rate - from) / s.Duration.Seconds() // per second, per second
+			x := max(t, begin)
+			r := from + slope*(x-begin).Seconds()
+			left := (end - x).Seconds()
+			if here := r*left + slope/2*left*left; here < ops {
+				ops -= here
+			} else {
+				var d float64
+				if math.Abs(slope) < 1e-12 {
+					d = ops / r
+				} else {
+					d = (-r + math.Sqrt(max(r*r+2*slope*ops, 0))) / slope
+				}
+				return int64(x) + int64(d*float64(time.Second))
+			}
+		}
+		begin, prev = end, s.Rate
+	}
+	if prev <= 0 {
+		return math.MaxInt64 / 2
+	}
+	return int64(max(t, begin)) + int64(ops/prev*float64(time.Second))
 }
 
 // slot is the intended start of operation k of thread id of threads when

@@ -647,3 +647,106 @@ func TestPoissonNeedsARate(t *testing.T) {
 		t.Errorf("arrivals=bursty: %v", err)
 	}
 }
+
+// countIn is how many of starts (ns from the schedule's start) fall in
+// [from, to) seconds.
+func countIn(starts []int64, from, to float64) int {
+	n := 0
+	for _, s := range starts {
+		if x := float64(s) / 1e9; x >= from && x < to {
+			n++
+		}
+	}
+	return n
+}
+
+// stages=2:1000,2:3000,1:0:step,1:500:step asks 2,000 operations in its
+// first two seconds, a ramp from 1,000 to 3,000 ops/s (1,500 and 2,500 in
+// its halves), nothing for a second, then 500: one thread through the
+// runner on a made clock, and four threads' schedules merged, start each
+// operation so; the run lasts the stages' six seconds.
+func TestStages(t *testing.T) {
+	const stages = "2:1000,2:3000,1:0:step,1:500:step"
+	want := []struct {
+		from, to float64
+		n        int
+	}{{0, 2, 2000}, {2, 3, 1500}, {3, 4, 2500}, {4, 5, 0}, {5, 6, 500}}
+	check := func(what string, starts []int64, slack int) {
+		t.Helper()
+		for _, w := range want {
+			if got := countIn(starts, w.from, w.to); got < w.n-slack || got > w.n+slack {
+				t.Errorf("%s: %d starts in [%v s, %v s), want %d ± %d", what, got, w.from, w.to, w.n, slack)
+			}
+		}
+	}
+	clock := &fakeClock{}
+	s := &store{clock: clock}
+	cfg, w := setup(t, false, "threadcount", "1", "stages", stages, "operationcount", "0")
+	cfg.Clock = clock
+	res, err := Run(context.Background(), cfg, w, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := make([]int64, len(s.starts))
+	for i, st := range s.starts {
+		rel[i] = st - s.starts[0]
+	}
+	check("one thread through the runner", rel, 1)
+	if res.Runtime != 6*time.Second || cfg.Rate != 6500.0/6 {
+		t.Errorf("runtime %v, mean rate %v: want the stages' 6 s and their mean, 6,500 operations over 6 s", res.Runtime, cfg.Rate)
+	}
+	cfg.Threads = 4
+	var merged []int64
+	for id := range 4 {
+		sc := newSchedule(cfg, 0, 4, id)
+		for at := sc.first(0); at < 6e9; at = sc.after(at, 1) {
+			merged = append(merged, at)
+		}
+	}
+	check("four threads' schedules", merged, 4)
+	// Poisson arrivals follow the stages too, within four standard
+	// deviations of each count.
+	cfg.Poisson = true
+	merged = merged[:0]
+	for id := range 4 {
+		sc := newSchedule(cfg, 1, 4, id)
+		for at := sc.first(0); at < 6e9; at = sc.after(at, 1) {
+			merged = append(merged, at)
+		}
+	}
+	for _, w := range want {
+		if got, sd := countIn(merged, w.from, w.to), math.Sqrt(float64(w.n)); math.Abs(float64(got-w.n)) > 4*sd+1 {
+			t.Errorf("poisson: %d starts in [%v s, %v s), want %d ± %.0f", got, w.from, w.to, w.n, 4*sd)
+		}
+	}
+}
+
+// Stages that cannot be run are refused, naming the stage.
+func TestStagesRefused(t *testing.T) {
+	for _, c := range []struct{ v, want string }{
+		{"60", `stage 1 "60": want SECONDS:RATE`},
+		{"60:100,x:5", `stage 2 "x:5"`},
+		{"60:100:ramp", `stage 1 "60:100:ramp"`},
+		{"0:100", `stage 1 "0:100"`},
+		{"10:-5", `stage 1 "10:-5"`},
+		{"10:0,5:0:step", "every stage's rate is 0"},
+	} {
+		p := props.New()
+		p.Set("stages", c.v, "test")
+		if _, err := ParseConfig(p, false); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("stages=%s: %v, want %q", c.v, err, c.want)
+		}
+	}
+	p := props.New()
+	p.Set("stages", "10:100", "test")
+	p.Set("target", "100", "test")
+	if _, err := ParseConfig(p, false); err == nil || !strings.Contains(err.Error(), "give target or stages") {
+		t.Errorf("stages and target: %v", err)
+	}
+	p = props.New()
+	p.Set("stages", "10:100", "test")
+	p.Set("warmuptime", "10", "test")
+	if _, err := ParseConfig(p, false); err == nil || !strings.Contains(err.Error(), "nothing would be measured") {
+		t.Errorf("a warmup as long as the stages: %v", err)
+	}
+}
