@@ -20,8 +20,8 @@ func (nop) Scan(context.Context, string, string, int, []string, *db.RecordSet) e
 }
 func (nop) Update(context.Context, string, string, *db.Record) error { return nil }
 func (nop) Insert(context.Context, string, string, *db.Record) error { return nil }
-func (nop) Delete(context.Context, string, string) error            { return nil }
-func (nop) Close() error                                            { return nil }
+func (nop) Delete(context.Context, string, string) error             { return nil }
+func (nop) Close() error                                             { return nil }
 
 // BenchmarkLoopUnpaced is one thread's operations of workload C against a
 // binding that does nothing, unpaced: the runner's and workload's cost per
