@@ -404,7 +404,7 @@ func newIndexRun(c *plan.Run) plan.IndexRun {
 		clients = 0
 	}
 	return plan.IndexRun{
-		ID: c.ID(), Deployment: c.Deployment.Label, Binding: c.Deployment.Binding, System: c.Deployment.System, Nodes: c.Deployment.Nodes, PricePerHour: c.Deployment.PriceHour,
+		ID: c.ID(), Deployment: c.Deployment.Label, Binding: c.Deployment.Binding, System: c.Deployment.System, Nodes: c.Deployment.Nodes, PricePerHour: c.Deployment.PriceHour, UsagePrices: c.Deployment.Usage,
 		Workload: c.Workload.Name, Records: c.Records, Threads: c.Threads, Clients: clients, Rate: c.Rate, Repetition: c.Repetition,
 		Result: filepath.Join("runs", c.ID()+".json"), Status: "pending",
 	}

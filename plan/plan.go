@@ -63,10 +63,13 @@ type Deployment struct {
 	Binding string
 	// System names the product the report compares across cluster sizes
 	// (default: the binding); deployments of one system differ in nodes.
-	System     string
-	Records    []int64 // record counts for this deployment only (default: the plan's)
-	Nodes      int     // cluster size, for the report (0: not given)
-	PriceHour  float64 // price per hour of the configuration (0: not given)
+	System    string
+	Records   []int64 // record counts for this deployment only (default: the plan's)
+	Nodes     int     // cluster size, for the report (0: not given)
+	PriceHour float64 // price per hour of the configuration (0: not given)
+	// Usage are the prices of what a run uses, as providers bill it
+	// (usage_prices:; UsageTerms names them), in the plan's currency.
+	Usage      map[string]float64
 	Properties []Property
 	Line       int
 }
@@ -340,12 +343,14 @@ func (p *Plan) parseDeployments(v *yaml.Node, errf errFunc) error {
 				var ps []Property
 				ps, err = decodeProperties(val, errf)
 				t.Properties = append(t.Properties, ps...)
+			case "usage_prices":
+				t.Usage, err = decodeUsage(val, errf)
 			case "metrics":
 				var m Property
 				m, err = decodeMetrics(val, errf)
 				t.Properties = append(t.Properties, m)
 			default:
-				err = errf(k.Line, "deployment: unknown key %q (known: label, binding, system, nodes, records, price_per_hour, price_per_month, properties, metrics)", short(k.Value))
+				err = errf(k.Line, "deployment: unknown key %q (known: label, binding, system, nodes, records, price_per_hour, price_per_month, usage_prices, properties, metrics)", short(k.Value))
 			}
 			if err != nil {
 				if _, ok := err.(*Error); ok {
@@ -414,6 +419,32 @@ func (p *Plan) parseStages(v *yaml.Node, errf errFunc) error {
 	}
 	p.Properties = append(p.Properties, Property{Key: "stages", Value: strings.Join(parts, ","), Line: v.Line})
 	return nil
+}
+
+// UsageTerms are the usage prices a deployment may give: storage per
+// GB-hour of the data loaded, transfer per GB the client sent and
+// received, and DynamoDB's on-demand prices per million read and write
+// request units consumed.
+var UsageTerms = []string{"storage_gb_hour", "transfer_gb", "read_request_units_million", "write_request_units_million"}
+
+// decodeUsage reads usage_prices: {storage_gb_hour: 0.000182, ...}.
+func decodeUsage(v *yaml.Node, errf errFunc) (map[string]float64, error) {
+	if v.Kind != yaml.MappingNode {
+		return nil, errf(v.Line, "usage_prices: want a mapping of %s to prices", strings.Join(UsageTerms, ", "))
+	}
+	out := map[string]float64{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		if !slices.Contains(UsageTerms, k.Value) {
+			return nil, errf(k.Line, "usage_prices: unknown price %q (known: %s)", short(k.Value), strings.Join(UsageTerms, ", "))
+		}
+		var x float64
+		if err := decodeNumber(val, &x, errf, "a price ≥ 0"); err != nil {
+			return nil, err
+		}
+		out[k.Value] = x
+	}
+	return out, nil
 }
 
 // decodeMetrics reads a deployment's metrics: the Prometheus endpoints

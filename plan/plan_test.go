@@ -278,3 +278,24 @@ func TestStages(t *testing.T) {
 		}
 	}
 }
+
+// usage_prices: the known terms, prices ≥ 0; anything else on its line.
+func TestUsagePrices(t *testing.T) {
+	base := "workloads: [a]\nrecords: [100]\nthreads: [4]\nduration: 10\ndeployments:\n  - binding: mongodb\n"
+	p, err := Parse([]byte(base+"    usage_prices: {storage_gb_hour: 0.000182, transfer_gb: 0.01}\n"), "s.yaml", builtin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := p.Deployments[0].Usage; u["storage_gb_hour"] != 0.000182 || u["transfer_gb"] != 0.01 || len(u) != 2 {
+		t.Errorf("usage %v", u)
+	}
+	for _, c := range []struct{ add, want string }{
+		{"    usage_prices: {storage_gb_month: 1}\n", `s.yaml:7: usage_prices: unknown price "storage_gb_month" (known: storage_gb_hour`},
+		{"    usage_prices: {transfer_gb: -1}\n", `"-1" is not a price ≥ 0`},
+		{"    usage_prices: 5\n", "usage_prices: want a mapping"},
+	} {
+		if _, err := Parse([]byte(base+c.add), "s.yaml", builtin); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.add, err, c.want)
+		}
+	}
+}

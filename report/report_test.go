@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/servbench/servbench/db/dbtest"
 	"github.com/servbench/servbench/internal/cli"
 	"github.com/servbench/servbench/report"
 	"github.com/servbench/servbench/result"
@@ -320,18 +321,7 @@ func TestLoadPhase(t *testing.T) {
 // view adds Carvalho et al.'s totals: E alone and every workload but E,
 // which add up to the total.
 func TestRuntimeTotalsWithoutE(t *testing.T) {
-	dir := t.TempDir()
-	pf := filepath.Join(dir, "plan.yaml")
-	os.WriteFile(pf, []byte("deployments: [{binding: basic}]\nworkloads: [a, c, e]\nrecords: [100]\nthreads: [1]\noperations: records\nproperties: {basicdb.simulatedelay: 1}\n"), 0o644)
-	out := filepath.Join(dir, "out")
-	var errb bytes.Buffer
-	if code := cli.MainContext(context.Background(), []string{"bench", pf, "-o", out}, &bytes.Buffer{}, &errb); code != 0 {
-		t.Fatalf("bench: exit %d: %s", code, errb.String())
-	}
-	set, err := report.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := benchPlan(t, "deployments: [{binding: basic}]\nworkloads: [a, c, e]\nrecords: [100]\nthreads: [1]\noperations: records\nproperties: {basicdb.simulatedelay: 1}\n")
 	tables := map[string]*report.Table{}
 	for _, sec := range set.Sections() {
 		for _, tb := range sec.Tables {
@@ -359,3 +349,83 @@ func TestRuntimeTotalsWithoutE(t *testing.T) {
 }
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }
+
+// benchPlan runs a plan's text in a directory of its own and loads it.
+func benchPlan(t *testing.T, text string) *report.Set {
+	t.Helper()
+	dir := t.TempDir()
+	pf := filepath.Join(dir, "plan.yaml")
+	os.WriteFile(pf, []byte(text), 0o644)
+	out := filepath.Join(dir, "out")
+	var errb bytes.Buffer
+	if code := cli.MainContext(context.Background(), []string{"bench", pf, "-o", out}, &bytes.Buffer{}, &errb); code != 0 {
+		t.Fatalf("bench: exit %d: %s", code, errb.String())
+	}
+	set, err := report.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// Usage prices add their terms to the cost per billion operations:
+// storage by the GB-hour of the data loaded (1,000 records of 10 fields of
+// 100 bytes: about 1.1 MB), over the hours a billion operations take;
+// terms whose quantity was not measured (transfer and request units of an
+// embedded store) are said and left at 0.
+func TestCostTerms(t *testing.T) {
+	set := benchPlan(t, `deployments:
+  - {binding: pebble, price_per_hour: 1, usage_prices: {storage_gb_hour: 100, transfer_gb: 0.01, read_request_units_million: 0.25}}
+workloads: [c]
+records: [1000]
+threads: [1]
+operations: 20000
+`)
+	g := set.Groups[0]
+	c := g.Terms
+	hours := 1e9 / g.Throughput.Mean / 3600
+	if c == nil || math.Abs(c.StorageGB-1000*(10*100+10*6+23)/1e9) > 1e-9 || math.Abs(c.Storage-100*c.StorageGB*hours) > 1e-9*c.Storage ||
+		math.Abs(c.Compute-hours) > 1e-9*hours || c.Transfer != 0 || c.Requests != 0 || len(c.Unmeasured) != 2 || g.Cost != c.Compute+c.Storage {
+		t.Fatalf("terms %+v, cost %v", c, g.Cost)
+	}
+	var tables, points string
+	for _, sec := range set.Sections() {
+		if sec.ID == "cost" {
+			for _, tb := range sec.Tables {
+				tables += tb.Name + " "
+			}
+			points = strings.Join(sec.Points, "\n")
+		}
+	}
+	if !strings.Contains(tables, "cost-terms") || !strings.Contains(points, "transfer (the binding reads no network bytes of its server) not measured") {
+		t.Errorf("cost section: tables %s, points %q", tables, points)
+	}
+}
+
+// DynamoDB's request units: the units DynamoDB Local reported consumed,
+// per operation, by the million at the plan's prices.
+func TestCostTermsDynamoDB(t *testing.T) {
+	endpoint := dbtest.ServerURL(t, "SERVBENCH_DYNAMODB_URL")
+	set := benchPlan(t, `deployments:
+  - binding: dynamodb
+    price_per_hour: 0
+    usage_prices: {read_request_units_million: 0.25, write_request_units_million: 1.25}
+    properties: {dynamodb.endpoint: "`+endpoint+`", table: sbcostterms}
+workloads: [a]
+records: [200]
+threads: [2]
+operations: 1000
+`)
+	g := set.Groups[0]
+	c := g.Terms
+	var ru, wu float64
+	for _, r := range g.Runs {
+		src := r.Doc.ServerSide.Find(result.SourceBinding, "dynamodb")
+		ru += src.Get("read_units", "").Total / float64(r.Doc.Operations)
+		wu += src.Get("write_units", "").Total / float64(r.Doc.Operations)
+	}
+	want := (0.25*ru + 1.25*wu) * 1e3
+	if c == nil || ru <= 0 || wu <= 0 || math.Abs(c.Requests-want) > 1e-9*want || g.Cost != c.Requests || len(c.Unmeasured) != 0 {
+		t.Errorf("terms %+v; want requests %v from %v read and %v write units per operation", c, want, ru, wu)
+	}
+}

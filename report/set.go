@@ -37,6 +37,7 @@ type Run struct {
 	Binding    string
 	Nodes      int
 	Price      float64 // per hour
+	Usage      map[string]float64
 	Workload   string
 	Records    int64
 	Threads    int
@@ -76,7 +77,7 @@ func Load(dir string) (*Set, error) {
 			return nil, err
 		}
 		s.Runs = append(s.Runs, &Run{ID: c.ID, Deployment: withClients(c.Deployment, c.Clients), System: c.System, Binding: c.Binding, Nodes: c.Nodes,
-			Price: c.PricePerHour, Workload: c.Workload, Records: c.Records, Threads: c.Threads, Rate: c.Rate, Doc: d})
+			Price: c.PricePerHour, Usage: c.UsagePrices, Workload: c.Workload, Records: c.Records, Threads: c.Threads, Rate: c.Rate, Doc: d})
 	}
 	if s.Name == "" {
 		s.Name = filepath.Base(dir)
@@ -137,7 +138,11 @@ type Group struct {
 	Operations int64   // over all repetitions
 	Failed     []Cause // failed operations by cause, over all repetitions
 	Ops        []OpStat
-	Cost       float64 // per billion operations at the mean throughput
+	Cost       float64 // per billion operations at the mean throughput, every term
+	// Usage are the deployment's usage prices, Terms the cost per billion
+	// operations by term when it has them.
+	Usage map[string]float64
+	Terms *CostTerms
 	// Clients is the most clients a run of the cell was spread over (1:
 	// not spread), ClientCPUPct the busiest client's share of its cores
 	// in any run, in %: above result.BusyClientPct the client may have
@@ -174,7 +179,7 @@ func (s *Set) group() {
 	for _, r := range s.Runs {
 		g := byKey[r.key()]
 		if g == nil {
-			g = &Group{Key: r.key(), System: r.System, Binding: r.Binding, Nodes: r.Nodes, Price: r.Price}
+			g = &Group{Key: r.key(), System: r.System, Binding: r.Binding, Nodes: r.Nodes, Price: r.Price, Usage: r.Usage}
 			byKey[r.key()] = g
 			s.Groups = append(s.Groups, g)
 		}
@@ -182,6 +187,10 @@ func (s *Set) group() {
 	}
 	for _, g := range s.Groups {
 		g.summarize()
+		if len(g.Usage) > 0 {
+			g.Terms = s.costTerms(g)
+			g.Cost = g.Terms.Total
+		}
 	}
 }
 

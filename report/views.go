@@ -366,7 +366,7 @@ func pct(n, of int64) string {
 
 // cost is S1's appendix: cost per billion operations per workload.
 func (s *Set) cost() (Section, bool) {
-	gs := filter(s.Groups, func(g *Group) bool { return g.Price > 0 })
+	gs := filter(s.Groups, func(g *Group) bool { return g.Price > 0 || g.Terms != nil })
 	if len(gs) == 0 {
 		return Section{}, false
 	}
@@ -386,6 +386,11 @@ func (s *Set) cost() (Section, bool) {
 			strconv.FormatInt(g.Records, 10), strconv.Itoa(g.Threads), f0(g.Throughput.Mean), f2(g.Cost)})
 	}
 	sec.Tables = append(sec.Tables, t)
+	if tt, notes := s.costTermsTable(gs); tt != nil {
+		sec.Tables = append(sec.Tables, tt)
+		sec.Points = append(sec.Points, notes...)
+		sec.Intro += " With usage prices, the cost per billion operations adds each term the deployment is billed for (next table)."
+	}
 	workloads := uniq(gs, func(g *Group) string { return g.Workload })
 	cats := make([]string, len(workloads))
 	for i, w := range workloads {
