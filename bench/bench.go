@@ -246,6 +246,18 @@ func (r *Runner) openDir() error {
 		return fmt.Errorf("bench: %w", err)
 	}
 	r.index = plan.Index{Format: plan.IndexFormat, Version: 1, Plan: r.pl.Name, File: r.pl.File, Currency: r.pl.Currency}
+	if r.pl.Reference != "" { // published figures, kept beside the results for the report
+		ref, err := inputfile.Read(context.Background(), r.pl.Reference, plan.MaxFileBytes)
+		if err != nil {
+			return fmt.Errorf("bench: reference %s: %w", r.pl.Reference, err)
+		}
+		if _, err := plan.ParseReference(ref, r.pl.Reference); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		if err := atomicfile.WriteFile(filepath.Join(r.dir, plan.ReferenceFile), func(w io.Writer) error { _, err := w.Write(ref); return err }); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+	}
 	return nil
 }
 

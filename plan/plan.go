@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/servbench/servbench/internal/inputfile"
 	"github.com/servbench/servbench/props"
@@ -28,8 +29,11 @@ import (
 
 // Plan is a parsed plan file.
 type Plan struct {
-	File        string // the path it was read from
-	Dir         string // its directory: relative workload files are found from here
+	File string // the path it was read from
+	Dir  string // its directory: relative workload files are found from here
+	// Reference is a CSV file of published figures the report draws
+	// beside the measured ones (reference:, relative to the plan).
+	Reference   string
 	Name        string
 	Deployments []Deployment
 	Workloads   []Workload
@@ -180,6 +184,14 @@ func (p *Plan) parseKey(k, v *yaml.Node, seen map[string]bool, errf errFunc, bui
 			return errf(v.Line, "name: want at most 100 characters and no control characters, not %q", short(p.Name))
 		}
 		return nil
+	case "reference":
+		if err := v.Decode(&p.Reference); err != nil || p.Reference == "" || strings.ContainsFunc(p.Reference, unicode.IsControl) {
+			return errf(v.Line, "reference: want the path of a CSV file of published figures (system, workload, threads, throughput, latency_ms, latency, source)")
+		}
+		if !filepath.IsAbs(p.Reference) {
+			p.Reference = filepath.Join(p.Dir, p.Reference)
+		}
+		return nil
 	case "currency":
 		if err := v.Decode(&p.Currency); err != nil {
 			return err
@@ -232,7 +244,7 @@ func (p *Plan) parseKey(k, v *yaml.Node, seen map[string]bool, errf errFunc, bui
 	case "slo":
 		return p.parseSLO(v, errf)
 	}
-	return errf(k.Line, "unknown key %q (known: name, currency, deployments, workloads, records, threads, clients, rates, stages, warmup, duration, operations, repetitions, load_threads, properties, slo)", short(k.Value))
+	return errf(k.Line, "unknown key %q (known: name, currency, reference, deployments, workloads, records, threads, clients, rates, stages, warmup, duration, operations, repetitions, load_threads, properties, slo)", short(k.Value))
 }
 
 // complete checks what the keys say together once all are read (what is

@@ -429,3 +429,38 @@ operations: 1000
 		t.Errorf("terms %+v; want requests %v from %v read and %v write units per operation", c, want, ru, wu)
 	}
 }
+
+// A plan's reference figures are set beside the measured cells of their
+// system, workload and threads (a range: the best within it), labelled as
+// published with their source; one with no cell is said.
+func TestReferenceFigures(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "pub.csv"), []byte(`system,workload,threads,throughput,latency_ms,latency,source
+basic,c,1,1000,0.5,below,a study p. 1
+basic,c,2-4,2000,,,a study p. 2
+basic,c,99,5,,,a study p. 3
+`), 0o644)
+	set := benchPlan(t, "reference: "+filepath.Join(dir, "pub.csv")+"\ndeployments: [{binding: basic}]\nworkloads: [c]\nrecords: [100]\nthreads: [1, 2, 4]\noperations: 2000\n")
+	var sec *report.Section
+	for _, s := range set.Sections() {
+		if s.ID == "reference" {
+			sec = &s
+		}
+	}
+	if sec == nil || len(sec.Tables[0].Rows) != 3 {
+		t.Fatalf("reference section %+v", sec)
+	}
+	rows := sec.Tables[0].Rows
+	best := 0.0
+	var at int
+	for _, g := range set.Groups {
+		if g.Threads >= 2 && g.Throughput.Mean > best {
+			best, at = g.Throughput.Mean, g.Threads
+		}
+	}
+	if rows[0][4] != "< 0.5" || rows[0][5] != "basic, 1" || rows[0][9] != "a study p. 1" ||
+		rows[1][5] != fmt.Sprintf("basic, %d", at) || rows[1][8] != fmt.Sprintf("%.3g", best/2000) ||
+		rows[2][5] != "not measured" || len(sec.Points) != 1 || !strings.HasPrefix(sec.Points[0], "1 of 3 published figures") {
+		t.Errorf("rows %q, points %q", rows, sec.Points)
+	}
+}

@@ -27,6 +27,8 @@ type Set struct {
 	Groups   []*Group
 	// Loads are the plan's load phases, one per data set.
 	Loads []*LoadRun
+	// Reference are the published figures the plan names (reference:).
+	Reference []plan.Reference
 }
 
 // Run is one finished run.
@@ -83,6 +85,9 @@ func Load(dir string) (*Set, error) {
 		s.Name = filepath.Base(dir)
 	}
 	if err := s.readLoads(dir); err != nil {
+		return nil, err
+	}
+	if err := s.readReference(dir); err != nil {
 		return nil, err
 	}
 	s.group()

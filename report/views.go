@@ -28,6 +28,9 @@ func (s *Set) Sections() []Section {
 	if sec, ok := s.serverSide(); ok {
 		out = append(out, sec)
 	}
+	if sec, ok := s.referenceSection(); ok {
+		out = append(out, sec)
+	}
 	if sec, ok := s.cost(); ok {
 		out = append(out, sec)
 	}
