@@ -267,16 +267,19 @@ func (s *scheduleMerge) result() *Schedule {
 // is no merged series. (The clients of a spread phase start together and
 // share their interval, so theirs line up within the clocks' offsets.)
 func mergeSeries(docs []*Doc, from time.Time) ([]Point, error) {
+	// The clients' interval: each one's median interval (the measured
+	// boundaries jitter by the drains' timing, by milliseconds on a busy
+	// machine), the same within 10% for all.
 	width := 0.0
 	for _, d := range docs {
 		if len(d.Series) == 0 {
 			return nil, nil
 		}
-		w := d.Series[0].EndS - d.Series[0].StartS
+		w := medianWidth(d.Series)
 		if width == 0 {
 			width = w
 		}
-		if w <= 0 || math.Abs(w-width) > width/100 {
+		if w <= 0 || math.Abs(w-width) > width/10 {
 			return nil, nil
 		}
 	}
@@ -475,4 +478,18 @@ func sharedRun(a, b *Doc) string {
 		}
 	}
 	return ""
+}
+
+// medianWidth is the median width of a time series' intervals, the last
+// (which may be shorter) left out when there are others.
+func medianWidth(pts []Point) float64 {
+	if len(pts) > 1 {
+		pts = pts[:len(pts)-1]
+	}
+	ws := make([]float64, len(pts))
+	for i, p := range pts {
+		ws[i] = p.EndS - p.StartS
+	}
+	slices.Sort(ws)
+	return ws[len(ws)/2]
 }

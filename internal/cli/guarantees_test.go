@@ -384,10 +384,8 @@ func TestOutputsTheSameEveryWay(t *testing.T) {
 	const ops = 2000
 	outputs := func(dir string, hdr bool) []string {
 		os.MkdirAll(dir, 0o755)
-		// Intervals of 0.1 s: the half-second runs have full intervals in
-		// common however their clients' starts fall (one interval longer
-		// than the run would be one sliver each, whose widths a busy
-		// machine makes differ, and a merge keeps none of them).
+		// Intervals of 0.1 s: the half-second runs' spread clients have
+		// several intervals to line up in the merged time series.
 		kv := []string{"exportfile=" + filepath.Join(dir, "text.txt"), "timeseries.file=" + filepath.Join(dir, "series.csv"), "timeseries.interval=0.1"}
 		if hdr {
 			kv = append(kv, "hdrhistogram.fileoutput=true", "hdrhistogram.output.path="+filepath.Join(dir, "h-"))
