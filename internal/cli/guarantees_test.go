@@ -454,7 +454,7 @@ func TestOutputsTheSameEveryWay(t *testing.T) {
 		csv, err := os.ReadFile(filepath.Join(dir, "series.csv"))
 		first, _, _ := strings.Cut(string(csv), "\n")
 		if err != nil || !strings.Contains(string(csv), ",READ,") {
-			t.Errorf("%s: timeseries.file %v: %q", way, err, first)
+			t.Errorf("%s: timeseries.file %v: %q%s", way, err, first, clientSeries(dir))
 		}
 		if header == "" {
 			header = first
@@ -469,4 +469,23 @@ func TestOutputsTheSameEveryWay(t *testing.T) {
 			t.Errorf("%s: result %v, %d operations", way, err, d.Operations)
 		}
 	}
+}
+
+// clientSeries tells, for a failure's message, each client result's start
+// and interval boundaries in dir.
+func clientSeries(dir string) string {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.client-*.json"))
+	var b strings.Builder
+	for _, f := range files {
+		d, err := result.ReadFile(f)
+		if err != nil {
+			fmt.Fprintf(&b, "\n%s: %v", filepath.Base(f), err)
+			continue
+		}
+		fmt.Fprintf(&b, "\n%s: start %s, runtime %.1f ms, intervals", filepath.Base(f), d.Start.Format("15:04:05.000000"), d.RuntimeMs)
+		for _, p := range d.Series {
+			fmt.Fprintf(&b, " [%.4f %.4f%s]", p.StartS, p.EndS, map[bool]string{true: " partial"}[p.Partial])
+		}
+	}
+	return b.String()
 }
