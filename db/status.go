@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"strings"
 	"syscall"
 )
@@ -157,4 +158,15 @@ func IsStandIn(server string) bool {
 		}
 	}
 	return false
+}
+
+// WithoutURL is err without the request URL net/http wraps it in (a
+// *url.Error): that text can carry a password or a token in a query,
+// and the caller names the server its own way.
+func WithoutURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }

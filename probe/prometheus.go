@@ -90,11 +90,7 @@ func (p *Prometheus) Sample(ctx context.Context) (db.Sample, error) {
 	req.Header.Set("Accept", "text/plain;version=0.0.4")
 	resp, err := p.Client.Do(req)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) { // its text carries the URL with any query token
-			err = ue.Err
-		}
-		return db.Sample{}, fmt.Errorf("scrape %s: %v", p.Name(), err)
+		return db.Sample{}, fmt.Errorf("scrape %s: %v", p.Name(), db.WithoutURL(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

@@ -75,19 +75,12 @@ func TestServerSideValidate(t *testing.T) {
 // merged series in a spread run of half a second.
 func TestMergeSeriesJitter(t *testing.T) {
 	t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	series := func(bounds ...float64) []Point {
-		var pts []Point
-		for i := 1; i < len(bounds); i++ {
-			pts = append(pts, Point{StartS: bounds[i-1], EndS: bounds[i], Operations: 100, Throughput: 1000, Ops: map[string]PointOp{"READ": {Count: 100}}})
-		}
-		return pts
-	}
 	d0, d1 := serverDoc(0, t0, 500), serverDoc(1, t0, 500)
 	d0.ServerSide, d1.ServerSide = nil, nil
 	d1.Properties["clientindex"] = "1"
 	// Their medians differ by a fifth.
-	d0.Series = series(0, 0.1018, 0.2020, 0.3561, 0.4384, 0.5360)
-	d1.Series = series(0, 0.0992, 0.2146, 0.3355, 0.4607, 0.5812)
+	d0.Series = intervals(0, 0.1018, 0.2020, 0.3561, 0.4384, 0.5360)
+	d1.Series = intervals(0, 0.0992, 0.2146, 0.3355, 0.4607, 0.5812)
 	m, err := Merge([]*Doc{d0, d1})
 	if err != nil {
 		t.Fatal(err)
@@ -106,18 +99,11 @@ func TestMergeSeriesJitter(t *testing.T) {
 // client once: a slot the other client has no interval in is not merged.
 func TestMergeSeriesSlotOnce(t *testing.T) {
 	t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	series := func(bounds ...float64) []Point {
-		var pts []Point
-		for i := 1; i < len(bounds); i++ {
-			pts = append(pts, Point{StartS: bounds[i-1], EndS: bounds[i], Operations: 100, Throughput: 1000, Ops: map[string]PointOp{"READ": {Count: 100}}})
-		}
-		return pts
-	}
 	d0, d1 := serverDoc(0, t0, 500), serverDoc(1, t0, 300)
 	d0.ServerSide, d1.ServerSide = nil, nil
 	d1.Properties["clientindex"] = "1"
-	d0.Series = series(0, 0.1, 0.26, 0.34, 0.5) // slots 0, 1, 3, 3
-	d1.Series = series(0, 0.1, 0.2, 0.3)        // slots 0, 1, 2
+	d0.Series = intervals(0, 0.1, 0.26, 0.34, 0.5) // slots 0, 1, 3, 3
+	d1.Series = intervals(0, 0.1, 0.2, 0.3)        // slots 0, 1, 2
 	m, err := Merge([]*Doc{d0, d1})
 	if err != nil {
 		t.Fatal(err)
@@ -125,4 +111,14 @@ func TestMergeSeriesSlotOnce(t *testing.T) {
 	if len(m.Series) != 2 || m.Series[1].StartS != 0.1 {
 		t.Errorf("merged %+v: want the slots both clients have, 0 and 0.1 s", m.Series)
 	}
+}
+
+// intervals is a client's time series with these boundaries, 100 reads in
+// each interval.
+func intervals(bounds ...float64) []Point {
+	var pts []Point
+	for i := 1; i < len(bounds); i++ {
+		pts = append(pts, Point{StartS: bounds[i-1], EndS: bounds[i], Operations: 100, Throughput: 1000, Ops: map[string]PointOp{"READ": {Count: 100}}})
+	}
+	return pts
 }

@@ -3,7 +3,6 @@ package couchbase
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -46,10 +45,7 @@ func (s *Store) Sample(ctx context.Context) (db.Sample, error) {
 	req.SetBasicAuth(s.user, s.password)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
+		err = db.WithoutURL(err)
 		return db.Sample{}, fmt.Errorf("couchbase: bucket statistics at %s: %v", u.Host, err)
 	}
 	defer resp.Body.Close()

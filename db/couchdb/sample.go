@@ -3,11 +3,9 @@ package couchdb
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 
 	"github.com/servbench/servbench/db"
 )
@@ -38,10 +36,7 @@ func (s *Store) Sample(ctx context.Context) (db.Sample, error) {
 	}
 	resp, err := s.hc.Do(req)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) { // its text carries the URL
-			err = ue.Err
-		}
+		err = db.WithoutURL(err)
 		return db.Sample{}, fmt.Errorf("couchdb: statistics at %s: %v", s.where, err)
 	}
 	defer resp.Body.Close()
