@@ -80,7 +80,8 @@ type Runner struct {
 	pl     *plan.Plan
 	dir    string
 	stderr io.Writer
-	search *plan.Search             // the SLO search, when the plan has one
+	search *plan.Search             // the SLO's walk over listed steps, when the plan has one
+	caps   []*capSeries             // the SLO's capacity search, one per series, when the plan has one
 	docs   map[string]string        // deployment label + workload → document model (fields, customer)
 	tables map[string]string        // deployment label + workload → table, when it gets a per-data-set suffix
 	loads  map[string]*engine.Setup // load key → the checked load phase
@@ -170,6 +171,12 @@ func (r *Runner) dataDir(p *props.Props, t *plan.Deployment, w *plan.Workload, r
 func (r *Runner) check() error {
 	r.docs, r.loads, r.tables = map[string]string{}, map[string]*engine.Setup{}, map[string]string{}
 	runs := r.pl.Runs()
+	if s := r.pl.SLO; s != nil && s.Search == "threads" { // the most threads the search may try
+		for _, c := range r.pl.Runs() {
+			c.Threads = int(s.Max)
+			runs = append(runs, c)
+		}
+	}
 	type checked struct {
 		s   *engine.Setup
 		err error
@@ -270,21 +277,29 @@ func done(path string) (*result.Doc, bool) {
 	return d, d.Stop.Finished()
 }
 
+// tally counts a plan's runs as they go.
+type tally struct {
+	start                         time.Time
+	failed, ran, doneNow, skipped int
+	runTime                       time.Duration
+	loaded                        map[string]error // load key → its load's outcome
+}
+
 // run executes the runs not finished yet, loading each data set before
-// its first run.
+// its first run; a capacity search chooses its runs as it goes.
 func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
-	start := time.Now()
-	failed, ran, doneNow, skipped := 0, 0, 0, 0
-	var runTime time.Duration
-	loaded := map[string]error{}
+	t := &tally{start: time.Now(), loaded: map[string]error{}}
+	if r.pl.SLO != nil && r.pl.SLO.Search != "" {
+		return r.runCapacity(ctx, runs, t)
+	}
 	if r.pl.SLO != nil {
 		r.search = r.pl.SLO.NewSearch()
 	}
 	for i := range runs {
 		c := &runs[i]
-		ic := newIndexRun(c)
 		if r.search != nil {
 			if why, skip := r.search.Skip(c); skip {
+				ic := newIndexRun(c)
 				ic.Status, ic.Error, ic.Result = "skipped", why, ""
 				r.index.Runs = append(r.index.Runs, ic)
 				r.writeIndex()
@@ -293,80 +308,154 @@ func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
 				continue
 			}
 		}
-		path := filepath.Join(r.dir, ic.Result)
-		if d, ok := done(path); ok {
-			r.finish(c, &ic, d)
-			r.index.Runs = append(r.index.Runs, ic)
-			skipped++
-			continue
-		}
-		key := r.loadKey(c.Deployment, c.Workload, c.Records)
-		lerr, tried := loaded[key]
-		if !tried {
-			lerr = r.load(ctx, key)
-			loaded[key] = lerr
-		}
-		if ctx.Err() != nil {
-			return r.stop(runs[i:], 0)
-		}
-		if lerr != nil {
-			ic.Status, ic.Error = "failed", "load: "+oneLine(lerr)
-			r.index.Runs = append(r.index.Runs, ic)
-			failed++
-			r.writeIndex()
-			r.ran(ic)
-			continue
-		}
-		if c.Spread() < c.Clients {
-			fmt.Fprintf(r.stderr, "servbench: [%d/%d] %s: %d %s on %d %s, not %d: each client needs a thread\n", i+1, len(runs), ic.ID,
-				c.Threads, plural(c.Threads, "thread"), c.Spread(), plural(c.Spread(), "client"), c.Clients)
-		}
-		t0 := time.Now()
-		spec, err := r.runSpec(c)
-		if err == nil {
-			err = r.phaseTo(ctx, spec, path, filepath.Join(r.dir, "runs", c.ID()))
-		}
-		runTime += time.Since(t0)
-		ran++
-		d, ok := done(path)
-		switch {
-		case ctx.Err() != nil:
-			ic.Status = "interrupted"
-			r.index.Runs = append(r.index.Runs, ic)
-			return r.stop(runs[i+1:], 1)
-		case ok:
-			r.finish(c, &ic, d)
-			doneNow++
-		default:
-			ic.Status = "failed"
-			if err != nil {
-				ic.Error = oneLine(err)
-			} else if d != nil && d.Error != "" {
-				ic.Error = d.Error
-			}
-			failed++
-		}
-		r.index.Runs = append(r.index.Runs, ic)
-		r.writeIndex()
-		r.ran(ic)
 		left := len(runs) - i - 1
-		eta := time.Duration(0)
-		if ran > 0 {
-			eta = runTime / time.Duration(ran) * time.Duration(left)
+		_, cut := r.one(ctx, c, fmt.Sprintf("%d/%d", i+1, len(runs)), left, t)
+		if cut >= 0 {
+			return r.stop(runs[i+cut:], cut)
 		}
-		fmt.Fprintf(r.stderr, "servbench: [%d/%d] %s: %s (elapsed %s, about %s left)\n", i+1, len(runs), ic.ID,
-			outcome(&ic), time.Since(start).Round(time.Second), eta.Round(time.Second))
 	}
+	return r.end(t, len(runs))
+}
+
+// end closes a plan: the index, the closing lines, and an error when
+// runs failed.
+func (r *Runner) end(t *tally, total int) error {
 	r.writeIndex()
 	fmt.Fprintf(r.stderr, "servbench: plan %s: %s done now, %d found done, %d failed; index %s\n",
-		r.pl.Name, runsWord(doneNow), skipped, failed, filepath.Join(r.dir, "index.json"))
+		r.pl.Name, runsWord(t.doneNow), t.skipped, t.failed, filepath.Join(r.dir, "index.json"))
 	if r.index.SLO != nil {
 		r.printSLO()
 	}
-	if failed > 0 {
-		return fmt.Errorf("bench: %d of %d runs failed (see %s)", failed, len(runs), filepath.Join(r.dir, "index.json"))
+	if t.failed > 0 {
+		return fmt.Errorf("bench: %d of %d runs failed (see %s)", t.failed, total, filepath.Join(r.dir, "index.json"))
 	}
 	return nil
+}
+
+// one runs c unless its result is there already, loading its data set
+// first; pos names it in progress lines ("3/40") and left is how many
+// runs follow it (-1: not known). It returns c's index entry, and cut
+// ≥ 0 when the context ended: 0 before c ran, 1 when c was cut short.
+func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *tally) (ic plan.IndexRun, cut int) {
+	ic = newIndexRun(c)
+	path := filepath.Join(r.dir, ic.Result)
+	if d, ok := done(path); ok {
+		r.finish(c, &ic, d)
+		r.index.Runs = append(r.index.Runs, ic)
+		t.skipped++
+		return ic, -1
+	}
+	key := r.loadKey(c.Deployment, c.Workload, c.Records)
+	lerr, tried := t.loaded[key]
+	if !tried {
+		lerr = r.load(ctx, key)
+		t.loaded[key] = lerr
+	}
+	if ctx.Err() != nil {
+		return ic, 0
+	}
+	if lerr != nil {
+		ic.Status, ic.Error = "failed", "load: "+oneLine(lerr)
+		r.index.Runs = append(r.index.Runs, ic)
+		t.failed++
+		r.writeIndex()
+		r.ran(ic)
+		return ic, -1
+	}
+	if c.Spread() < c.Clients {
+		fmt.Fprintf(r.stderr, "servbench: [%s] %s: %d %s on %d %s, not %d: each client needs a thread\n", pos, ic.ID,
+			c.Threads, plural(c.Threads, "thread"), c.Spread(), plural(c.Spread(), "client"), c.Clients)
+	}
+	t0 := time.Now()
+	spec, err := r.runSpec(c)
+	if err == nil {
+		err = r.phaseTo(ctx, spec, path, filepath.Join(r.dir, "runs", c.ID()))
+	}
+	t.runTime += time.Since(t0)
+	t.ran++
+	d, ok := done(path)
+	switch {
+	case ctx.Err() != nil:
+		ic.Status = "interrupted"
+		r.index.Runs = append(r.index.Runs, ic)
+		return ic, 1
+	case ok:
+		r.finish(c, &ic, d)
+		t.doneNow++
+	default:
+		ic.Status = "failed"
+		if err != nil {
+			ic.Error = oneLine(err)
+		} else if d != nil && d.Error != "" {
+			ic.Error = d.Error
+		}
+		t.failed++
+	}
+	r.index.Runs = append(r.index.Runs, ic)
+	r.writeIndex()
+	r.ran(ic)
+	eta := ""
+	if left >= 0 {
+		e := t.runTime / time.Duration(t.ran) * time.Duration(left)
+		eta = fmt.Sprintf(", about %s left", e.Round(time.Second))
+	}
+	fmt.Fprintf(r.stderr, "servbench: [%s] %s: %s (elapsed %s%s)\n", pos, ic.ID, outcome(&ic), time.Since(t.start).Round(time.Second), eta)
+	return ic, -1
+}
+
+// capSeries is one series' capacity search.
+type capSeries struct {
+	*plan.Capacity
+	base plan.SLOCurve
+}
+
+// runCapacity searches each series of the plan for its capacity (see
+// plan.Capacity): runs are chosen from the ones before, repetitions
+// given to the answer. A failed run breaks every bound: the search goes
+// on below it, and the plan ends failed.
+func (r *Runner) runCapacity(ctx context.Context, seeds []plan.Run, t *tally) error {
+	slo := r.pl.SLO
+	var series []*plan.Run
+	for i := range seeds {
+		if seeds[i].Repetition == 1 {
+			series = append(series, &seeds[i])
+			c := &seeds[i]
+			base := plan.SLOCurve{Series: slo.Series(c), Deployment: c.Deployment.Label, Workload: c.Workload.Name, Records: c.Records, Fixed: c.Rate}
+			if slo.Search == "rate" {
+				base.Fixed = float64(c.Threads)
+			}
+			if c.Clients > 1 {
+				base.Clients = c.Clients
+			}
+			r.caps = append(r.caps, &capSeries{slo.NewCapacity(r.pl.Repetitions), base})
+		}
+	}
+	for si, seed := range series {
+		cs := r.caps[si]
+		for n := 1; ; n++ {
+			step, rep, ok := cs.Next()
+			if !ok {
+				break
+			}
+			c := *seed
+			c.Repetition = rep
+			if slo.Search == "rate" {
+				c.Rate = step
+			} else {
+				c.Threads = int(step)
+			}
+			ic, cut := r.one(ctx, &c, fmt.Sprintf("series %d/%d, run %d", si+1, len(series), n), -1, t)
+			if cut >= 0 {
+				return r.stop(nil, cut)
+			}
+			if ic.Status == "done" {
+				cs.Add(step, ic.Throughput, ic.SLOLatencyUs, ic.FailedPct)
+			} else {
+				cs.Fail(step)
+			}
+		}
+	}
+	return r.end(t, len(r.index.Runs))
 }
 
 // ran tells OnRun of a run's entry.
@@ -381,14 +470,16 @@ func (r *Runner) ran(ic plan.IndexRun) {
 func (r *Runner) printSLO() {
 	x := r.index.SLO
 	fmt.Fprintf(r.stderr, "servbench: SLO %s\n", r.pl.SLO)
-	step := func(v float64) string { // "16 threads", "rate 2,000"
-		switch {
-		case x.Step == "rate":
-			return "rate " + format.Thousands(int64(v))
-		case v == 1:
-			return "1 thread"
+	step := func(v float64) string { return plan.StepText(x.Step, v) }
+	if x.Search != "" {
+		for _, c := range x.Curves {
+			var parts []string
+			for _, a := range c.Answers {
+				parts = append(parts, plan.AnswerText(x, &a))
+			}
+			fmt.Fprintf(r.stderr, "servbench:   %s: %s (%s)\n", c.Series, strings.Join(parts, "; "), runsWord(c.Tried))
 		}
-		return fmt.Sprintf("%g threads", v)
+		return
 	}
 	for _, c := range x.Curves {
 		best := "no step within the bound"
@@ -436,8 +527,10 @@ func outcome(ic *plan.IndexRun) string {
 func (r *Runner) finish(c *plan.Run, ic *plan.IndexRun, d *result.Doc) {
 	ic.Status, ic.Throughput, ic.FailedPct = "done", d.Throughput, plan.FailedPct(d)
 	ic.CostPerBillion = plan.CostPerBillion(ic.PricePerHour, d.Throughput)
-	if r.search != nil {
+	if r.pl.SLO != nil {
 		ic.SLOLatencyUs, _ = r.pl.SLO.Value(d)
+	}
+	if r.search != nil {
 		r.search.Add(c, d.Throughput, ic.SLOLatencyUs, ic.FailedPct)
 	}
 }
@@ -449,6 +542,10 @@ func (r *Runner) stop(rest []plan.Run, cut int) error {
 		r.index.Runs = append(r.index.Runs, newIndexRun(&rest[i]))
 	}
 	r.writeIndex()
+	if r.caps != nil {
+		fmt.Fprintf(r.stderr, "servbench: plan interrupted during its capacity search; run the same command again to go on from its last finished run\n")
+		return ErrInterrupted
+	}
 	fmt.Fprintf(r.stderr, "servbench: plan interrupted; %s left; run the same command again to finish them\n", runsWord(len(rest)+cut))
 	return ErrInterrupted
 }
@@ -565,6 +662,15 @@ func oneLine(err error) string {
 func (r *Runner) writeIndex() {
 	if r.search != nil {
 		r.index.SLO = r.search.Result()
+	}
+	if r.caps != nil {
+		s := r.pl.SLO
+		x := &plan.IndexSLO{Latency: s.Latency, BoundUs: s.BoundUs, Operation: s.Operation, Step: s.Step,
+			Search: s.Search, BoundsUs: s.Bounds, From: s.From, Max: s.Max, PrecisionPct: s.PrecisionPct}
+		for _, cs := range r.caps {
+			x.Curves = append(x.Curves, cs.Curve(cs.base))
+		}
+		r.index.SLO = x
 	}
 	if err := plan.WriteIndex(r.dir, &r.index); err != nil {
 		fmt.Fprintf(r.stderr, "servbench: index: %v\n", err)

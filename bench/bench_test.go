@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	_ "github.com/servbench/servbench/db/basic"
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/workloads"
 )
@@ -164,3 +165,80 @@ func TestPlanResumesFromIndex(t *testing.T) {
 		t.Errorf("finished plan run again: %v", err)
 	}
 }
+
+// capacityPlan: the basic binding waits 2 ms per operation on each of 2
+// threads, a capacity of 1,000 ops/s. Above it, response times from the
+// intended starts grow with the backlog: at 1,100 ops/s for a second the
+// last operations wait about 100 ms, over the 20 ms bound. Sleeps only
+// ever take longer than asked, so a busy machine can lower the capacity
+// the search finds, never raise it.
+const capacityPlan = `name: capacity
+deployments:
+  - label: basic
+    binding: basic
+    properties: {basicdb.simulatedelay: 2, basicdb.randomizedelay: false}
+workloads: [c]
+records: [100]
+threads: [2]
+rates: [250, 4000]
+duration: 1
+repetitions: 2
+slo: {search: rate, latency: p99, bound_ms: 20, precision_percent: 10}
+`
+
+// The capacity search finds a known capacity within its precision in
+// fewer runs than a list of steps of that precision, repeats its answer,
+// writes every point it tried into the index, and a plan run again runs
+// nothing more.
+func TestCapacitySearchRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about ten one-second runs")
+	}
+	pl := loadPlan(t, capacityPlan)
+	dir := filepath.Join(t.TempDir(), "out")
+	var log bytes.Buffer
+	r := New(pl, dir, &log)
+	var ran []string
+	r.OnRun = func(ic plan.IndexRun) { ran = append(ran, ic.ID) }
+	if err := r.Run(context.Background()); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	ix, n := statuses(t, dir)
+	if ix.SLO == nil || ix.SLO.Search != "rate" || len(ix.SLO.Curves) != 1 || len(ix.SLO.Curves[0].Answers) != 1 {
+		t.Fatalf("index SLO %+v\n%s", ix.SLO, log.String())
+	}
+	cv := ix.SLO.Curves[0]
+	a := cv.Answers[0]
+	const capacity, precision = 1000.0, 0.10
+	if a.Step == 0 || a.Step > capacity*(1+precision) || a.Below == 0 || a.Below-a.Step > max(1, precision*a.Step) || a.Runs != 2 || a.LatencyUs > 20000 {
+		t.Fatalf("answer %+v for a capacity of %g ops/s\n%s", a, capacity, log.String())
+	}
+	// A list of 10% steps from 250 runs every step up to the answer and
+	// one beyond it.
+	list := 0
+	for x := 250.0; x <= a.Step; x *= 1 + precision {
+		list++
+	}
+	if cv.Tried >= list+1 || n["done"] != cv.Tried || len(ran) != cv.Tried {
+		t.Errorf("the search made %d runs (index: %v, OnRun: %d); a list of steps of 10%% makes %d", cv.Tried, n, len(ran), list+1)
+	}
+	for _, p := range cv.Steps {
+		if p.Met != (p.LatencyUs <= 20000) || (p.Step > a.Step && p.Step < a.Below) {
+			t.Errorf("step %+v inside the answer's interval or judged wrongly", p)
+		}
+	}
+	if !strings.Contains(log.String(), "p99 ≤ 20 ms: ") || !strings.Contains(log.String(), fmt.Sprintf("the capacity between rate %s and rate", thousands(a.Step))) {
+		t.Errorf("closing lines:\n%s", log.String())
+	}
+	t.Logf("%d runs; answer %+v", cv.Tried, a)
+	r = New(pl, dir, io.Discard)
+	r.OnRun = func(ic plan.IndexRun) { t.Errorf("a finished search ran %s again", ic.ID) }
+	if err := r.Run(context.Background()); err != nil {
+		t.Errorf("finished search run again: %v", err)
+	}
+	if again, _ := statuses(t, dir); len(again.SLO.Curves[0].Answers) != 1 || again.SLO.Curves[0].Answers[0] != a {
+		t.Errorf("run again, the answer is %+v, was %+v", again.SLO.Curves[0].Answers, a)
+	}
+}
+
+func thousands(v float64) string { return format.Thousands(int64(v)) }

@@ -62,6 +62,14 @@ type IndexSLO struct {
 	Operation string     `json:"operation,omitempty"`
 	Step      string     `json:"step"`
 	Curves    []SLOCurve `json:"curves"`
+	// A capacity search's terms (Search "threads" or "rate"; "" for a
+	// walk over listed steps): every bound, where it started, the most it
+	// tried and its precision.
+	Search       string    `json:"search,omitempty"`
+	BoundsUs     []float64 `json:"bounds_us,omitempty"`
+	From         float64   `json:"from,omitempty"`
+	Max          float64   `json:"max,omitempty"`
+	PrecisionPct float64   `json:"precision_percent,omitempty"`
 }
 
 // SLOCurve is one stepped series: every step measured, the last step
@@ -79,6 +87,29 @@ type SLOCurve struct {
 	// Peak is the highest-throughput step of all.
 	Peak    *SLOPoint `json:"peak,omitempty"`
 	BrokeAt float64   `json:"broke_at,omitempty"` // first step over the bound (0: never)
+	// A capacity search's answer for each bound, and how many runs it
+	// made.
+	Answers []SLOAnswer `json:"answers,omitempty"`
+	Tried   int         `json:"tried,omitempty"`
+}
+
+// SLOAnswer is a capacity search's answer for one bound: the highest step
+// whose runs met it on average (Step 0: none did, or the search goes on),
+// and the lowest step above it that broke it (Below 0: none, the search
+// reached its max). The capacity lies between Step and Below.
+type SLOAnswer struct {
+	BoundUs    float64 `json:"bound_us"`
+	Step       float64 `json:"step,omitempty"`
+	Below      float64 `json:"below,omitempty"`
+	Throughput float64 `json:"throughput,omitempty"` // the mean of its runs
+	// The lowest and highest throughput of its runs.
+	ThroughputMin float64 `json:"throughput_min,omitempty"`
+	ThroughputMax float64 `json:"throughput_max,omitempty"`
+	LatencyUs     float64 `json:"latency_us,omitempty"`
+	FailedPct     float64 `json:"failed_percent,omitempty"`
+	Runs          int     `json:"runs,omitempty"`
+	AtMax         bool    `json:"at_max,omitempty"`
+	Searching     bool    `json:"searching,omitempty"` // the search was cut short before this answer
 }
 
 // SLOPoint is one step, its values the mean over its repetitions.
@@ -88,6 +119,7 @@ type SLOPoint struct {
 	LatencyUs  float64 `json:"latency_us"`
 	FailedPct  float64 `json:"failed_percent"`
 	Met        bool    `json:"met"`
+	Runs       int     `json:"runs,omitempty"` // a capacity search's runs of the step
 }
 
 // MaxIndexBytes is the largest index read: a million runs fit.

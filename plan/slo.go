@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,16 +32,27 @@ type SLO struct {
 	// all): a step that answers fast by failing does not meet the SLO.
 	MaxFailedPct float64
 	Line         int
+
+	// Search, when set ("threads" or "rate"), replaces the walk over
+	// listed steps by a capacity search (see Capacity): the highest step
+	// meeting each of Bounds, bracketed by doubling from From up to Max
+	// (or halving down to 1) and bisected until the interval is at most
+	// PrecisionPct of its lower end (at least one thread or one op/s).
+	Search       string
+	Bounds       []float64 // µs, ascending; BoundUs is the first
+	From, Max    float64
+	PrecisionPct float64
 }
 
 var sloPercentiles = map[string]float64{"p50": 50, "p90": 90, "p95": 95, "p99": 99, "p99.9": 99.9, "p99.99": 99.99}
 
 func (p *Plan) parseSLO(v *yaml.Node, errf errFunc) error {
 	if v.Kind != yaml.MappingNode {
-		return errf(v.Line, "slo: want a mapping (latency, bound_ms, operation, step, after, max_failed_percent)")
+		return errf(v.Line, "slo: want a mapping (latency, bound_ms, operation, step, after, max_failed_percent, search, from, max, precision_percent)")
 	}
-	s := &SLO{Latency: "p99", MaxFailedPct: -1, Line: v.Line}
-	var bound float64 = -1
+	s := &SLO{Latency: "p99", MaxFailedPct: -1, Line: v.Line, PrecisionPct: 5}
+	var bounds []float64
+	after := false
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]
 		var err error
@@ -50,10 +62,38 @@ func (p *Plan) parseSLO(v *yaml.Node, errf errFunc) error {
 			if _, ok := sloPercentiles[s.Latency]; err == nil && !ok && s.Latency != "mean" {
 				err = errf(val.Line, "slo latency %q: use mean, p50, p90, p95, p99, p99.9 or p99.99", s.Latency)
 			}
-		case "bound_ms":
+		case "bound_ms": // one bound, or a list of them
+			if val.Kind == yaml.SequenceNode {
+				err = decodeList(val, &bounds, errf, func(x float64) bool { return x > 0 && !math.IsInf(x, 0) }, "a bound in milliseconds > 0")
+				if err == nil && len(bounds) == 0 {
+					err = errf(val.Line, "slo bound_ms: an empty list")
+				}
+				break
+			}
+			var bound float64
 			err = decodeNumber(val, &bound, errf, "a bound in milliseconds > 0")
-			if err == nil && bound == 0 {
+			if err == nil && (bound == 0 || math.IsInf(bound, 0)) {
 				err = errf(val.Line, "slo bound_ms must be above 0")
+			}
+			bounds = []float64{bound}
+		case "search":
+			err = val.Decode(&s.Search)
+			if err == nil && s.Search != "threads" && s.Search != "rate" {
+				err = errf(val.Line, "slo search %q: use threads or rate", short(s.Search))
+			}
+		case "from", "max":
+			dst := &s.From
+			if k.Value == "max" {
+				dst = &s.Max
+			}
+			err = decodeNumber(val, dst, errf, "a number of threads or a rate ≥ 1")
+			if err == nil && (*dst < 1 || math.IsInf(*dst, 0) || *dst > 1e12) {
+				err = errf(val.Line, "slo %s %s: want a number of threads or a rate from 1 to 10^12", k.Value, short(val.Value))
+			}
+		case "precision_percent":
+			err = decodeNumber(val, &s.PrecisionPct, errf, "a percentage above 0 and at most 100")
+			if err == nil && (s.PrecisionPct == 0 || s.PrecisionPct > 100) {
+				err = errf(val.Line, "slo precision_percent %s: want a percentage above 0 and at most 100", short(val.Value))
 			}
 		case "operation":
 			err = val.Decode(&s.Operation)
@@ -68,13 +108,14 @@ func (p *Plan) parseSLO(v *yaml.Node, errf errFunc) error {
 			}
 		case "after":
 			err = decodeNumber(val, &s.After, errf, "a number of steps ≥ 0")
+			after = true
 		case "max_failed_percent":
 			err = decodeNumber(val, &s.MaxFailedPct, errf, "a percentage from 0 to 100")
 			if err == nil && s.MaxFailedPct > 100 {
 				err = errf(val.Line, "%q is not a percentage from 0 to 100", short(val.Value))
 			}
 		default:
-			err = errf(k.Line, "slo: unknown key %q (known: latency, bound_ms, operation, step, after, max_failed_percent)", short(k.Value))
+			err = errf(k.Line, "slo: unknown key %q (known: latency, bound_ms, operation, step, after, max_failed_percent, search, from, max, precision_percent)", short(k.Value))
 		}
 		if err != nil {
 			if _, ok := err.(*Error); ok {
@@ -83,10 +124,25 @@ func (p *Plan) parseSLO(v *yaml.Node, errf errFunc) error {
 			return errf(val.Line, "slo %s: %s", k.Value, oneLine(err.Error()))
 		}
 	}
-	if bound < 0 {
+	if len(bounds) == 0 {
 		return errf(v.Line, "slo: no bound_ms given")
 	}
-	s.BoundUs = bound * 1000
+	slices.Sort(bounds)
+	bounds = slices.Compact(bounds)
+	for _, b := range bounds {
+		s.Bounds = append(s.Bounds, b*1000)
+	}
+	s.BoundUs = s.Bounds[0]
+	switch {
+	case s.Search == "" && len(s.Bounds) > 1:
+		return errf(v.Line, "slo: several bounds (bound_ms: %v) need a search (search: threads or rate); a walk over listed steps has one bound", bounds)
+	case s.Search == "" && (s.From > 0 || s.Max > 0):
+		return errf(v.Line, "slo: from and max belong to a search (search: threads or rate)")
+	case s.Search != "" && s.Step != "":
+		return errf(v.Line, "slo: give step (walk the listed steps) or search (find the capacity), not both")
+	case s.Search != "" && after:
+		return errf(v.Line, "slo: after belongs to a walk over listed steps (step:); a search ends by itself")
+	}
 	s.Percentile = sloPercentiles[s.Latency]
 	p.SLO = s
 	return nil
@@ -95,6 +151,9 @@ func (p *Plan) parseSLO(v *yaml.Node, errf errFunc) error {
 // checkSLO fixes the stepped dimension and requires its values ascending.
 func (p *Plan) checkSLO(errf errFunc) error {
 	s := p.SLO
+	if s.Search != "" {
+		return p.checkSearch(errf)
+	}
 	if s.Step == "" {
 		s.Step = "threads"
 		if len(p.Threads) == 1 && len(p.Rates) > 1 {
@@ -163,7 +222,12 @@ func (s *SLO) String() string {
 	if s.Operation != "" {
 		op = s.Operation
 	}
-	out := fmt.Sprintf("%s ≤ %s ms (%s, stepping %s)", s.Latency, strconv.FormatFloat(s.BoundUs/1000, 'f', -1, 64), op, s.Step)
+	var out string
+	if s.Search != "" {
+		out = fmt.Sprintf("%s ≤ %s ms (%s, searching %s from %g to %g, to %g%%)", s.Latency, msList(s.Bounds), op, s.Search, s.From, s.Max, s.PrecisionPct)
+	} else {
+		out = fmt.Sprintf("%s ≤ %s ms (%s, stepping %s)", s.Latency, strconv.FormatFloat(s.BoundUs/1000, 'f', -1, 64), op, s.Step)
+	}
 	if s.MaxFailedPct >= 0 {
 		out += fmt.Sprintf(", failed ≤ %s%%", strconv.FormatFloat(s.MaxFailedPct, 'f', -1, 64))
 	}
@@ -193,3 +257,68 @@ func (s *SLO) StepValue(c *Run) float64 {
 	}
 	return float64(c.Threads)
 }
+
+// msList is bounds in µs as milliseconds: "0.6, 1".
+func msList(us []float64) string {
+	out := make([]string, len(us))
+	for i, b := range us {
+		out[i] = strconv.FormatFloat(b/1000, 'f', -1, 64)
+	}
+	return strings.Join(out, ", ")
+}
+
+// checkSearch takes the searched dimension's limits from the plan's list
+// when the SLO does not give them: its first value is where the search
+// starts, its last the most it tries.
+func (p *Plan) checkSearch(errf errFunc) error {
+	s := p.SLO
+	s.Step = s.Search
+	var list []float64
+	if s.Search == "rate" {
+		list = p.Rates
+	} else {
+		for _, t := range p.Threads {
+			list = append(list, float64(t))
+		}
+	}
+	if len(list) > 2 {
+		return errf(s.Line, "slo search %s: list at most two %s (where the search starts and the most it tries), not %d", s.Search, dimWord(s.Search), len(list))
+	}
+	if s.From == 0 && list[0] > 0 {
+		s.From = list[0]
+	}
+	if s.Max == 0 && len(list) == 2 {
+		s.Max = list[1]
+	}
+	switch {
+	case s.From == 0:
+		return errf(s.Line, "slo search rate: give from (the rate to start at) or rates: [FROM, MAX]")
+	case s.Max == 0:
+		return errf(s.Line, "slo search %s: give max (the most %s to try) or %s: [FROM, MAX]", s.Search, dimWord(s.Search), dimWord(s.Search))
+	case s.Max < s.From:
+		return errf(s.Line, "slo search %s: max %g is below from %g", s.Search, s.Max, s.From)
+	case s.Search == "threads" && (s.From != math.Trunc(s.From) || s.Max != math.Trunc(s.Max) || s.Max > maxThreads):
+		return errf(s.Line, "slo search threads: from and max are whole numbers of threads up to %d", maxThreads)
+	}
+	// Every run the search makes is a run of the plan: its IDs name the
+	// searched value, and the load uses the most threads it may try.
+	if s.Search == "threads" {
+		p.Threads = []int{int(s.From)}
+		if p.LoadThreads == 0 {
+			p.LoadThreads = int(s.Max)
+		}
+	} else {
+		p.Rates = []float64{s.From}
+	}
+	return nil
+}
+
+func dimWord(search string) string {
+	if search == "rate" {
+		return "rates"
+	}
+	return "threads"
+}
+
+// maxThreads is the most threads a run may have (threadcount's limit).
+const maxThreads = 1_000_000

@@ -464,3 +464,63 @@ basic,c,99,5,,,a study p. 3
 		t.Errorf("rows %q, points %q", rows, sec.Points)
 	}
 }
+
+// A capacity search's report: every step it tried, in order, each bound
+// drawn and answered. The basic binding meets a bound of 50 ms at every
+// thread count and none meets 1 ns: one answer at the search's max, one
+// with no step down to 1 thread.
+func TestReportCapacitySearch(t *testing.T) {
+	dir := t.TempDir()
+	pf := filepath.Join(dir, "plan.yaml")
+	text := `name: capacity
+deployments: [{label: basic, binding: basic}]
+workloads: [c]
+records: [100]
+threads: [1, 4]
+operations: 200
+repetitions: 2
+slo: {search: threads, bound_ms: [50, 0.000001]}
+`
+	if err := os.WriteFile(pf, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	var errb bytes.Buffer
+	if code := cli.MainContext(context.Background(), []string{"bench", pf, "-o", out}, &bytes.Buffer{}, &errb); code != 0 {
+		t.Fatalf("bench: exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"p99 ≤ 0.000001 ms: no step met it, down to 1 thread", "p99 ≤ 50 ms: ", "at 4 threads", "the most the search tries: the capacity is at least this (4 runs)"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("closing lines lack %q:\n%s", want, errb.String())
+		}
+	}
+	set, err := report.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sec *report.Section
+	for _, s := range set.Sections() {
+		if s.ID == "threads" {
+			sec = &s
+		}
+	}
+	if sec == nil || !strings.Contains(sec.Intro, "A capacity search") || len(sec.Tables) != 2 || len(sec.Figures) != 2 {
+		t.Fatalf("threads section %+v", sec)
+	}
+	slo, curves := sec.Tables[0], sec.Tables[1]
+	if len(slo.Rows) != 2 || slo.Rows[0][4] != "0.000001" || slo.Rows[0][5] != "none, down to 1" ||
+		slo.Rows[1][5] != "4" || slo.Rows[1][7] == "" || !strings.HasPrefix(slo.Rows[1][7], "2: ") || slo.Rows[1][9] != "at least 4 (the most tried)" || slo.Rows[1][10] != "4" {
+		t.Errorf("capacity table %v", slo.Rows)
+	}
+	var steps []string
+	for _, r := range curves.Rows {
+		steps = append(steps, r[4])
+	}
+	if strings.Join(steps, " ") != "1 2 4" {
+		t.Errorf("steps %v, want 1 2 4 in order", steps)
+	}
+	lat := sec.Figures[1].SVG
+	if strings.Count(lat, `class="bound"`) != 2 || !strings.Contains(lat, "SLO p99 ≤ 50 ms") {
+		t.Errorf("the latency chart draws %d bounds", strings.Count(lat, `class="bound"`))
+	}
+}

@@ -1,8 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/report/chart"
@@ -67,7 +70,12 @@ func (s *Set) byThreads() (Section, bool) {
 	}
 	sec := Section{ID: "threads", Title: "Throughput and latency by " + xlabel,
 		Intro: "Each curve steps " + xlabel + " for one deployment, workload and record count (points: mean over repetitions)."}
-	if slo != nil {
+	switch {
+	case slo != nil && slo.Search != "":
+		sec.Intro = fmt.Sprintf("A capacity search per deployment, workload and record count: %s from %s, doubled until a step broke the bound (or halved when the first did), then bisected to %g%%; "+
+			"the answer, the highest step within the bound, was run %s. Every step it tried is drawn (points: mean over a step's runs); each bound's answer is ringed. The SLO is %s ≤ %s ms (%s).",
+			xlabel, strconv.FormatFloat(slo.From, 'f', -1, 64), slo.PrecisionPct, repsWord(s), slo.Latency, msList(slo), sloOp(slo))
+	case slo != nil:
 		sec.Intro += fmt.Sprintf(" The SLO is %s ≤ %s ms (%s); the ringed point is the highest throughput of a step within it.",
 			slo.Latency, strconv.FormatFloat(slo.BoundUs/1000, 'f', -1, 64), sloOp(slo))
 	}
@@ -85,14 +93,25 @@ func (s *Set) byThreads() (Section, bool) {
 		}
 		curves[k] = append(curves[k], g)
 	}
+	if slo != nil && slo.Search != "" { // a search tries steps out of order: draw them in order
+		for _, gs := range curves {
+			slices.SortStableFunc(gs, func(a, b *Group) int {
+				_, x := curveOf(a, dim)
+				_, y := curveOf(b, dim)
+				return cmp.Compare(x, y)
+			})
+		}
+	}
 	table := &Table{Name: "curves", Title: "Every step", Header: []string{"deployment", "workload", "records", "fixed", xlabel, "throughput ops/s", "avg latency ms", "worst p99 ms", "failed %"}}
 	for _, pair := range uniq(s.Groups, func(g *Group) wr { return wr{g.Workload, g.Records} }) {
 		thr := &chart.Lines{Title: fmt.Sprintf("Workload %s, %s records: throughput by %s", wlTitle(pair.workload), thousands(float64(pair.records)), xlabel), XLabel: xlabel, YLabel: "ops/s",
-			Ordinal: dim == "threads"} // thread counts double: evenly spaced, as the studies draw them
+			Ordinal: dim == "threads" && (slo == nil || slo.Search == "")} // thread counts double: evenly spaced, as the studies draw them
 		lat := &chart.Lines{Title: fmt.Sprintf("Workload %s, %s records: latency by throughput", wlTitle(pair.workload), thousands(float64(pair.records))), XLabel: "ops/s", YLabel: "ms", LogY: true}
 		if slo != nil {
 			lat.YLabel = slo.Latency + " ms"
-			lat.Bound, lat.BoundLabel = slo.BoundUs/1000, "SLO "+slo.Latency+" ≤ "+strconv.FormatFloat(slo.BoundUs/1000, 'f', -1, 64)+" ms"
+			for _, b := range bounds(slo) {
+				lat.Bounds = append(lat.Bounds, chart.Bound{Y: b / 1000, Label: "SLO " + slo.Latency + " ≤ " + strconv.FormatFloat(b/1000, 'f', -1, 64) + " ms"})
+			}
 		} else {
 			lat.YLabel = "worst operation's p99 ms"
 		}
@@ -105,17 +124,24 @@ func (s *Set) byThreads() (Section, bool) {
 				name += " " + fixedName(dim, k.fixed)
 			}
 			tl, ll := chart.Line{Name: name}, chart.Line{Name: name}
-			var best *plan.SLOPoint
+			ringed := map[float64]bool{} // the steps ringed: the best, or each bound's answer
 			if c := sloCurve(slo, k); c != nil {
-				best = c.Best
+				if c.Best != nil {
+					ringed[c.Best.Step] = true
+				}
+				for _, a := range c.Answers {
+					if a.Step > 0 && !a.Searching {
+						ringed[a.Step] = true
+					}
+				}
 				for _, p := range c.Steps {
-					ll.Points = append(ll.Points, chart.Point{X: p.Throughput, Y: p.LatencyUs / 1000, Mark: best != nil && p.Step == best.Step,
+					ll.Points = append(ll.Points, chart.Point{X: p.Throughput, Y: p.LatencyUs / 1000, Mark: ringed[p.Step],
 						Label: fmt.Sprintf("%s %g", dim, p.Step)})
 				}
 			}
 			for _, g := range curves[k] {
 				_, x := curveOf(g, dim)
-				tl.Points = append(tl.Points, chart.Point{X: x, Y: g.Throughput.Mean, Mark: best != nil && x == best.Step})
+				tl.Points = append(tl.Points, chart.Point{X: x, Y: g.Throughput.Mean, Mark: ringed[x]})
 				if slo == nil {
 					ll.Points = append(ll.Points, chart.Point{X: g.Throughput.Mean, Y: g.worstP99() / 1000, Label: fmt.Sprintf("%s %g", dim, x)})
 				}
@@ -134,7 +160,9 @@ func (s *Set) byThreads() (Section, bool) {
 		stem := safe(fmt.Sprintf("%s-%s-r%d", dim, wlName(pair.workload), pair.records))
 		sec.Figures = append(sec.Figures, &Figure{Name: stem + "-throughput", SVG: thr.SVG()}, &Figure{Name: stem + "-latency", SVG: lat.SVG()})
 	}
-	if slo != nil {
+	if slo != nil && slo.Search != "" {
+		sec.Tables = append(sec.Tables, capacityTable(slo, dim, xlabel))
+	} else if slo != nil {
 		st := &Table{Name: "slo", Title: "SLO search: the highest throughput within the bound, and the peak",
 			Header: []string{"deployment", "workload", "records", "fixed", "best " + xlabel, "best ops/s", slo.Latency + " ms at best", "broken at", "peak ops/s", "peak at"}}
 		for _, c := range slo.Curves {
@@ -160,6 +188,74 @@ func (s *Set) byThreads() (Section, bool) {
 	}
 	sec.Tables = append(sec.Tables, table)
 	return sec, true
+}
+
+// capacityTable names each curve's answer for each bound, with the runs
+// of the answer and the interval the capacity lies in.
+func capacityTable(slo *plan.IndexSLO, dim, xlabel string) *Table {
+	t := &Table{Name: "slo", Title: "Capacity search: the highest " + xlabel + " within each bound",
+		Header: []string{"deployment", "workload", "records", "fixed", "bound ms", "answer " + xlabel, "ops/s", "ops/s of its runs", slo.Latency + " ms", "capacity between", "runs tried"}}
+	for _, c := range slo.Curves {
+		for _, a := range c.Answers {
+			row := []string{withClients(c.Deployment, c.Clients), wlName(c.Workload), strconv.FormatInt(c.Records, 10), fixedName(dim, c.Fixed),
+				strconv.FormatFloat(a.BoundUs/1000, 'f', -1, 64), "—", "—", "", "", "", strconv.Itoa(c.Tried)}
+			switch {
+			case a.Searching:
+				row[5] = "not searched to the end"
+			case a.Step == 0:
+				row[5] = "none, down to 1"
+			default:
+				row[5], row[6], row[8] = strconv.FormatFloat(a.Step, 'f', -1, 64), f0(a.Throughput), ms(a.LatencyUs)
+				row[7] = fmt.Sprintf("%d: %s–%s", a.Runs, f0(a.ThroughputMin), f0(a.ThroughputMax))
+				row[9] = strconv.FormatFloat(a.Step, 'f', -1, 64) + " and " + strconv.FormatFloat(a.Below, 'f', -1, 64)
+				if a.AtMax {
+					row[9] = "at least " + strconv.FormatFloat(a.Step, 'f', -1, 64) + " (the most tried)"
+				}
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	op := slo.Operation
+	if op == "" {
+		op = "the worst operation"
+	}
+	t.Note = fmt.Sprintf("The SLO's latency is %s's %s (mean over a step's runs). The capacity lies between the answer, which met the bound, and the lowest step above it that broke it, "+
+		"at most %g%% apart. A failed run breaks every bound.", op, slo.Latency, slo.PrecisionPct)
+	return t
+}
+
+// bounds is the SLO's bounds in µs: every one a capacity search had, or
+// the one a walk had.
+func bounds(slo *plan.IndexSLO) []float64 {
+	if len(slo.BoundsUs) > 0 {
+		return slo.BoundsUs
+	}
+	return []float64{slo.BoundUs}
+}
+
+// msList is the SLO's bounds in ms: "0.6, 1".
+func msList(slo *plan.IndexSLO) string {
+	var out []string
+	for _, b := range bounds(slo) {
+		out = append(out, strconv.FormatFloat(b/1000, 'f', -1, 64))
+	}
+	return strings.Join(out, ", ")
+}
+
+// repsWord is how many times a capacity search ran its answer.
+func repsWord(s *Set) string {
+	n := 0
+	if s.Index != nil && s.Index.SLO != nil {
+		for _, c := range s.Index.SLO.Curves {
+			for _, a := range c.Answers {
+				n = max(n, a.Runs)
+			}
+		}
+	}
+	if n <= 1 {
+		return "once"
+	}
+	return strconv.Itoa(n) + " times"
 }
 
 func sloOp(slo *plan.IndexSLO) string {

@@ -23,7 +23,9 @@ Rerunning the same plan into the same DIR skips the finished runs.
 A plan with an slo: key steps threads (or the rate) upwards per deployment,
 workload and record count, skips the steps past the first one over the
 latency bound (and its after: steps), and reports the highest throughput
-within the bound and the peak.
+within the bound and the peak. With slo: {search: threads|rate, ...} it
+searches each series' capacity under each bound instead (doubling, then
+bisection to precision_percent, the answer run repetitions times).
 
   -o DIR       where results go (required)
   --dry-run    check the plan and list the runs, run nothing
@@ -77,6 +79,17 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	}
 	if *dry {
 		runs := pl.Runs()
+		if s := pl.SLO; s != nil && s.Search != "" {
+			n := 0
+			for i := range runs {
+				if runs[i].Repetition == 1 {
+					fmt.Fprintf(stdout, "%s\n", runs[i].ID())
+					n++
+				}
+			}
+			fmt.Fprintf(stdout, "%d series searched (each from its first run above; the search chooses the rest: %s), %d loads\n", n, s, r.Loads())
+			return ExitOK, nil
+		}
 		for i := range runs {
 			fmt.Fprintf(stdout, "%s\n", runs[i].ID())
 		}

@@ -95,7 +95,7 @@ func TestStackedBars(t *testing.T) {
 }
 
 func TestLines(t *testing.T) {
-	l := &Lines{Title: "t", XLabel: "threads", YLabel: "µs", Bound: 1000, BoundLabel: "p99 ≤ 1 ms",
+	l := &Lines{Title: "t", XLabel: "threads", YLabel: "µs", Bounds: []Bound{{1000, "p99 ≤ 1 ms"}},
 		Lines: []Line{{Name: "a", Points: []Point{{X: 1, Y: 100}, {X: 2, Y: 400, Mark: true}, {X: 4, Y: 2000}}}, {Name: "b", Points: []Point{{X: 1, Y: 50}}}}}
 	svg := l.SVG()
 	ms := marks(t, svg)
@@ -151,7 +151,7 @@ func TestReadableCharts(t *testing.T) {
 	if strings.Count(long, `class="xlabel"`) != 8 || !strings.Contains(long, "rotate(-30)") {
 		t.Error("crowded category labels are not turned")
 	}
-	l := &Lines{Title: "t", XLabel: "threads", YLabel: "ops/s", Ordinal: true, Bound: 5, BoundLabel: "SLO",
+	l := &Lines{Title: "t", XLabel: "threads", YLabel: "ops/s", Ordinal: true, Bounds: []Bound{{5, "SLO"}},
 		Lines: []Line{{Name: "a", Points: []Point{{X: 1, Y: 1}, {X: 2, Y: 2}, {X: 4, Y: 3}, {X: 64, Y: 4}}}}}
 	ms := marks(t, l.SVG())
 	var xs []float64

@@ -21,14 +21,19 @@ type Line struct {
 	Points []Point
 }
 
+// Bound is a horizontal line at Y (above 0), labelled.
+type Bound struct {
+	Y     float64
+	Label string
+}
+
 // Lines is a line chart with numeric axes.
 type Lines struct {
 	Title, XLabel, YLabel string
 	Lines                 []Line
 	LogX, LogY            bool
-	// Bound, when above 0, is drawn as a dashed horizontal line (an SLO).
-	Bound      float64
-	BoundLabel string
+	// Bounds are drawn as dashed horizontal lines (an SLO's bounds).
+	Bounds []Bound
 	// XTicks, when given, replace the x axis's ticks (value → label).
 	XTicks      []float64
 	XTickLabels []string
@@ -51,9 +56,9 @@ func (l *Lines) SVG() string {
 			ylo, yhi = math.Min(ylo, p.Y), math.Max(yhi, p.Y)
 		}
 	}
-	if l.Bound > 0 {
-		yhi = math.Max(yhi, l.Bound)
-		ylo = math.Min(ylo, l.Bound)
+	for _, b := range l.Bounds {
+		yhi = math.Max(yhi, b.Y)
+		ylo = math.Min(ylo, b.Y)
 	}
 	if math.IsInf(xlo, 1) {
 		xlo, xhi = 0, 1
@@ -132,10 +137,13 @@ func (l *Lines) ordinal(ys scale) string {
 func (l *Lines) draw(c *canvas, x func(float64) float64, ys scale, xLabel string) string {
 	c.f(`<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#444"/>`, left, left+plotW, top+plotH, top+plotH)
 	c.f(`<text x="%d" y="%d" text-anchor="middle">%s</text>`, left+plotW/2, top+plotH+32, esc(xLabel))
-	if l.Bound > 0 {
-		y := top + plotH - ys.at(l.Bound)
+	for _, b := range l.Bounds {
+		if b.Y <= 0 {
+			continue
+		}
+		y := top + plotH - ys.at(b.Y)
 		c.f(`<line class="bound" x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="1.5" stroke-dasharray="2 3"/>`, left, left+plotW, y, y, BoundColour)
-		c.f(`<text x="%d" y="%.1f" text-anchor="end" fill="%s">%s</text>`, left+plotW-4, y-4, BoundColour, esc(l.BoundLabel))
+		c.f(`<text x="%d" y="%.1f" text-anchor="end" fill="%s">%s</text>`, left+plotW-4, y-4, BoundColour, esc(b.Label))
 	}
 	names := make([]string, len(l.Lines))
 	for i, ln := range l.Lines {
