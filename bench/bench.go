@@ -170,6 +170,9 @@ func (r *Runner) dataDir(p *props.Props, t *plan.Deployment, w *plan.Workload, r
 // properties and workloads, as the engine itself would.
 func (r *Runner) check() error {
 	r.docs, r.loads, r.tables = map[string]string{}, map[string]*engine.Setup{}, map[string]string{}
+	if err := r.checkSteps(); err != nil {
+		return err
+	}
 	runs := r.pl.Runs()
 	if s := r.pl.SLO; s != nil && s.Search == "threads" { // the most threads the search may try
 		for _, c := range r.pl.Runs() {
@@ -282,13 +285,15 @@ type tally struct {
 	start                         time.Time
 	failed, ran, doneNow, skipped int
 	runTime                       time.Duration
-	loaded                        map[string]error // load key → its load's outcome
+	loaded                        map[string]error // load key → its load's outcome, its setup steps' first
+	setUp                         map[string]bool  // a workload's setup steps on a deployment's data set, done
+	stopped                       map[string]error // deployment label → the setup step that stopped it
 }
 
 // run executes the runs not finished yet, loading each data set before
 // its first run; a capacity search chooses its runs as it goes.
 func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
-	t := &tally{start: time.Now(), loaded: map[string]error{}}
+	t := &tally{start: time.Now(), loaded: map[string]error{}, setUp: map[string]bool{}, stopped: map[string]error{}}
 	if r.pl.SLO != nil && r.pl.SLO.Search != "" {
 		return r.runCapacity(ctx, runs, t)
 	}
@@ -347,15 +352,36 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 	}
 	key := r.loadKey(c.Deployment, c.Workload, c.Records)
 	lerr, tried := t.loaded[key]
+	if serr := t.stopped[c.Deployment.Label]; serr != nil && !tried {
+		lerr, tried = serr, true
+	}
 	if !tried {
-		lerr = r.load(ctx, key)
+		lerr = r.steps(ctx, "load/"+key, c.Deployment, c.Workload, c.Records, c.Deployment.StepsBeforeLoad(), false)
+		if lerr != nil && ctx.Err() == nil {
+			t.stopped[c.Deployment.Label] = lerr
+		} else {
+			lerr = r.load(ctx, key)
+			if lerr != nil {
+				lerr = errors.New("load: " + oneLine(lerr))
+			}
+		}
 		t.loaded[key] = lerr
+	}
+	wkey := fmt.Sprintf("workload/%s/r%d/%s", c.Deployment.Label, c.Records, filepath.Base(c.Workload.Name))
+	if lerr == nil && !t.setUp[wkey] {
+		if lerr = t.stopped[c.Deployment.Label]; lerr == nil {
+			lerr = r.steps(ctx, wkey, c.Deployment, c.Workload, c.Records, r.pl.StepsBefore(c.Deployment, c.Workload), true)
+			if lerr != nil && ctx.Err() == nil {
+				t.stopped[c.Deployment.Label] = lerr
+			}
+		}
+		t.setUp[wkey] = lerr == nil
 	}
 	if ctx.Err() != nil {
 		return ic, 0
 	}
 	if lerr != nil {
-		ic.Status, ic.Error = "failed", "load: "+oneLine(lerr)
+		ic.Status, ic.Error = "failed", oneLine(lerr)
 		r.index.Runs = append(r.index.Runs, ic)
 		t.failed++
 		r.writeIndex()

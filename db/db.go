@@ -10,6 +10,7 @@ import (
 	"context"
 	"runtime/debug"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/servbench/servbench/props"
 )
@@ -89,6 +90,50 @@ type Describer interface {
 // server's version.
 type DriverNamer interface {
 	Driver() string
+}
+
+// Administrator is implemented by bindings that run the server's own
+// administrative statements, as a plan's setup steps give them: SQL,
+// CQL, SQL++, a MongoDB command as JSON, a Redis command, DynamoDB's
+// UpdateTable as JSON. table is the data set's table (a statement
+// names it as {table}, replaced before Admin sees it). Admin returns the
+// server's answer in one short line (a command tag, a row, a reply).
+type Administrator interface {
+	Admin(ctx context.Context, table, statement string) (answer string, err error)
+}
+
+// AdminLanguager is implemented by the Binding of a DB that is an
+// Administrator: the language of its statements, named in errors and
+// logs ("SQL (PostgreSQL)").
+type AdminLanguager interface {
+	AdminLanguage() string
+}
+
+// AdminLanguage is the language of the statements the binding named name
+// runs in setup steps, "" when it runs none.
+func AdminLanguage(name string) string {
+	b, _ := Lookup(name)
+	if a, ok := b.(AdminLanguager); ok {
+		return a.AdminLanguage()
+	}
+	return ""
+}
+
+// MaxAnswer bounds an Administrator's answer: longer ones are cut.
+const MaxAnswer = 500
+
+// Answer folds a server's answer onto one line of at most MaxAnswer
+// bytes.
+func Answer(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > MaxAnswer {
+		cut := MaxAnswer
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + " …"
+	}
+	return s
 }
 
 // Binding creates DB instances from properties.

@@ -3,8 +3,10 @@ package plan
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"time"
 
@@ -198,6 +200,66 @@ func WriteIndex(dir string, ix *Index) error {
 		return err
 	}
 	return atomicfile.WriteFile(filepath.Join(dir, "index.json"), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
+}
+
+// SetupFile is where a plan's directory keeps its setup steps' log.
+const SetupFile = "setup.json"
+
+// SetupLog is DIR/setup.json: every setup step run, in order, with its
+// outcome. A step logged done is not run again when the plan is resumed.
+type SetupLog struct {
+	Format string      `json:"format"` // "servbench-setup"
+	Steps  []SetupStep `json:"steps"`
+}
+
+// SetupStep is one setup step's run.
+type SetupStep struct {
+	// ID names the step's place: "load/<load key>/<n>" before a data
+	// set's load, "workload/<deployment>/r<records>/<workload>/<n>"
+	// before a workload's runs (n counts from 1).
+	ID         string    `json:"id"`
+	Deployment string    `json:"deployment"`
+	Workload   string    `json:"workload,omitempty"` // before a workload's runs
+	Records    int64     `json:"records"`
+	Line       int       `json:"line"`               // in the plan
+	Kind       string    `json:"kind"`               // statement or shell
+	Text       string    `json:"text"`               // credentials hidden
+	Language   string    `json:"language,omitempty"` // a statement's
+	Started    time.Time `json:"started"`
+	Seconds    float64   `json:"seconds"`
+	Answer     string    `json:"answer,omitempty"` // the server's answer, or the command's last line of output
+	Error      string    `json:"error,omitempty"`
+}
+
+// ReadSetup reads DIR/setup.json; a directory without one has an empty
+// log.
+func ReadSetup(dir string) (*SetupLog, error) {
+	path := filepath.Join(dir, SetupFile)
+	raw, err := inputfile.Read(context.Background(), path, MaxIndexBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &SetupLog{Format: "servbench-setup"}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var l SetupLog
+	if err := json.Unmarshal(raw, &l); err != nil || l.Format != "servbench-setup" {
+		return nil, fmt.Errorf("%s: not a setup log of servbench's (%v)", path, err)
+	}
+	return &l, nil
+}
+
+// WriteSetup replaces DIR/setup.json.
+func WriteSetup(dir string, l *SetupLog) error {
+	l.Format = "servbench-setup"
+	b, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, SetupFile), func(w io.Writer) error {
 		_, err := w.Write(append(b, '\n'))
 		return err
 	})

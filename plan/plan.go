@@ -75,14 +75,19 @@ type Deployment struct {
 	// (usage_prices:; UsageTerms names them), in the plan's currency.
 	Usage      map[string]float64
 	Properties []Property
-	Line       int
+	// Setup are the steps run before its loads and workloads.
+	Setup []Step
+	Line  int
 }
 
 // Workload is a built-in workload name or a property file.
 type Workload struct {
 	Name string // as written
 	File string // the property file, resolved against the plan's directory; "" for a built-in
-	Line int
+	// Setup are the steps each deployment runs before this workload's
+	// runs (a statement only on deployments of its binding).
+	Setup []Step
+	Line  int
 }
 
 // Property is one key=value, in the order written.
@@ -305,6 +310,9 @@ func (p *Plan) complete(seen map[string]bool, errf errFunc) error {
 			return err
 		}
 	}
+	if err := p.checkSteps(errf); err != nil {
+		return err
+	}
 	if p.LoadThreads == 0 {
 		for _, t := range p.Threads {
 			p.LoadThreads = max(p.LoadThreads, t)
@@ -361,8 +369,10 @@ func (p *Plan) parseDeployments(v *yaml.Node, errf errFunc) error {
 				var m Property
 				m, err = decodeMetrics(val, errf)
 				t.Properties = append(t.Properties, m)
+			case "setup":
+				t.Setup, err = parseSteps(val, errf, false)
 			default:
-				err = errf(k.Line, "deployment: unknown key %q (known: label, binding, system, nodes, records, price_per_hour, price_per_month, usage_prices, properties, metrics)", short(k.Value))
+				err = errf(k.Line, "deployment: unknown key %q (known: label, binding, system, nodes, records, price_per_hour, price_per_month, usage_prices, properties, metrics, setup)", short(k.Value))
 			}
 			if err != nil {
 				if _, ok := err.(*Error); ok {
@@ -481,17 +491,39 @@ func (p *Plan) parseWorkloads(v *yaml.Node, errf errFunc, builtin func(string) b
 		return errf(v.Line, "workloads: want a list of built-in names or property files")
 	}
 	for _, n := range v.Content {
-		if n.Kind != yaml.ScalarNode || n.Value == "" {
-			return errf(n.Line, "a workload is a built-in name or a property file")
+		w := Workload{Line: n.Line}
+		if n.Kind == yaml.MappingNode { // {name: a, setup: [...]}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, val := n.Content[i], n.Content[i+1]
+				var err error
+				switch k.Value {
+				case "name":
+					if val.Kind != yaml.ScalarNode {
+						return errf(val.Line, "a workload's name is a built-in name or a property file")
+					}
+					w.Name = val.Value
+				case "setup":
+					w.Setup, err = parseSteps(val, errf, true)
+				default:
+					err = errf(k.Line, "workload: unknown key %q (known: name, setup)", short(k.Value))
+				}
+				if err != nil {
+					return err
+				}
+			}
+		} else if n.Kind == yaml.ScalarNode {
+			w.Name = n.Value
 		}
-		w := Workload{Name: n.Value, Line: n.Line}
-		if !builtin(n.Value) {
-			w.File = n.Value
+		if w.Name == "" {
+			return errf(n.Line, "a workload is a built-in name or a property file (or {name: ..., setup: [...]})")
+		}
+		if !builtin(w.Name) {
+			w.File = w.Name
 			if !filepath.IsAbs(w.File) {
 				w.File = filepath.Join(p.Dir, w.File)
 			}
 			if _, err := os.Stat(w.File); err != nil {
-				return errf(n.Line, "workload %q is neither built in nor a readable file", n.Value)
+				return errf(n.Line, "workload %q is neither built in nor a readable file", w.Name)
 			}
 		}
 		// A run's ID names its workload by the file's base name: two

@@ -23,3 +23,15 @@ func Redact(text string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// secretWord matches a credential given after a keyword in a statement
+// or command: PASSWORD 'x' (SQL, CQL), AUTH x and CONFIG SET requirepass
+// x (Redis), IDENTIFIED BY 'x'.
+var secretWord = regexp.MustCompile(`(?i)\b(password|passwd|requirepass|masterauth|auth|identified\s+by)(\s+)('(?:[^']|'')*'|"(?:[^"\\]|\\.)*"|[^\s;,)]+)`)
+
+// RedactStep hides credentials in a setup step's text or answer: those
+// RedactText finds, and any word after PASSWORD, AUTH, requirepass,
+// masterauth or IDENTIFIED BY.
+func RedactStep(text string) string {
+	return secretWord.ReplaceAllString(props.RedactText(text), "${1}${2}"+props.Redacted)
+}

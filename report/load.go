@@ -54,7 +54,7 @@ func (s *Set) readLoads(dir string) error {
 // time it took, inserts per second, insert latency, and whether every
 // record asked was inserted (a short load fails its cells in words).
 func (s *Set) loadSection() (Section, bool) {
-	if len(s.Loads) == 0 {
+	if len(s.Loads) == 0 && len(s.Setup) == 0 {
 		return Section{}, false
 	}
 	sec := Section{ID: "load", Title: "Load phase",
@@ -79,5 +79,31 @@ func (s *Set) loadSection() (Section, bool) {
 			f2(d.RuntimeMs / 1000), f0(d.Throughput), avg, p99, thousands(float64(d.Operations - d.OKOperations)), status})
 	}
 	sec.Tables = []*Table{t}
+	if len(s.Setup) > 0 {
+		sec.Tables = append(sec.Tables, s.setupTable())
+	}
 	return sec, true
+}
+
+// setupTable lists the plan's setup steps as they ran: what, where, how
+// long, and the server's answer or the error.
+func (s *Set) setupTable() *Table {
+	t := &Table{Name: "setup", Title: "Setup steps (DIR/setup.json)",
+		Header: []string{"deployment", "before", "records", "step", "line", "seconds", "outcome"}}
+	for _, e := range s.Setup {
+		before := "load"
+		if e.Workload != "" {
+			before = "workload " + wlName(e.Workload)
+		}
+		outcome := "done"
+		switch {
+		case e.Error != "":
+			outcome = "failed: " + e.Error
+		case e.Answer != "":
+			outcome = "done: " + e.Answer
+		}
+		t.Rows = append(t.Rows, []string{e.Deployment, before, strconv.FormatInt(e.Records, 10), e.Kind + ": " + e.Text, strconv.Itoa(e.Line), f2(e.Seconds), outcome})
+	}
+	t.Note = "Each step ran once before its data set's load or its workload's runs; a plan run again skips the steps done, and runs a failed one again."
+	return t
 }

@@ -466,14 +466,14 @@ basic,c,99,5,,,a study p. 3
 }
 
 // A capacity search's report: every step it tried, in order, each bound
-// drawn and answered. The basic binding meets a bound of 50 ms at every
+// drawn and answered; and the plan's setup step. The basic binding meets a bound of 50 ms at every
 // thread count and none meets 1 ns: one answer at the search's max, one
 // with no step down to 1 thread.
 func TestReportCapacitySearch(t *testing.T) {
 	dir := t.TempDir()
 	pf := filepath.Join(dir, "plan.yaml")
 	text := `name: capacity
-deployments: [{label: basic, binding: basic}]
+deployments: [{label: basic, binding: basic, setup: [{shell: 'echo "ready, password=x"'}]}]
 workloads: [c]
 records: [100]
 threads: [1, 4]
@@ -502,6 +502,11 @@ slo: {search: threads, bound_ms: [50, 0.000001]}
 	for _, s := range set.Sections() {
 		if s.ID == "threads" {
 			sec = &s
+		}
+		// The setup step, in the load section, its password hidden.
+		if s.ID == "load" && (len(s.Tables) != 2 || s.Tables[1].Name != "setup" || len(s.Tables[1].Rows) != 1 ||
+			s.Tables[1].Rows[0][6] != "done: ready, password=REDACTED") {
+			t.Errorf("load section's tables: %+v", s.Tables)
 		}
 	}
 	if sec == nil || !strings.Contains(sec.Intro, "A capacity search") || len(sec.Tables) != 2 || len(sec.Figures) != 2 {

@@ -29,6 +29,8 @@ type Set struct {
 	Loads []*LoadRun
 	// Reference are the published figures the plan names (reference:).
 	Reference []plan.Reference
+	// Setup are the plan's setup steps as they ran (DIR/setup.json).
+	Setup []plan.SetupStep
 }
 
 // Run is one finished run.
@@ -89,6 +91,13 @@ func Load(dir string) (*Set, error) {
 	}
 	if err := s.readReference(dir); err != nil {
 		return nil, err
+	}
+	if s.Index != nil {
+		l, err := plan.ReadSetup(dir)
+		if err != nil {
+			return nil, err
+		}
+		s.Setup = l.Steps
 	}
 	s.group()
 	return s, nil

@@ -10,6 +10,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -355,4 +356,27 @@ func (st *Store) Close() error { st.s.Close(); return nil }
 // Driver names the client library.
 func (st *Store) Driver() string {
 	return db.DriverName("gocql", "github.com/apache/cassandra-gocql-driver/v2")
+}
+
+// AdminLanguage: a setup statement is CQL.
+func (binding) AdminLanguage() string { return "CQL" }
+
+// Admin runs one CQL statement and returns the first row it answers
+// ("[4]"), or "done". The session has no keyspace of its own: name a
+// table with its keyspace (ycsb.{table}).
+func (st *Store) Admin(ctx context.Context, _, statement string) (string, error) {
+	it := st.s.Query(statement).IterContext(ctx)
+	row, err := it.RowData()
+	answer := "done"
+	if err == nil && len(row.Values) > 0 && it.Scan(row.Values...) {
+		vals := make([]any, len(row.Values))
+		for i, v := range row.Values {
+			vals[i] = reflect.ValueOf(v).Elem().Interface()
+		}
+		answer = fmt.Sprint(vals)
+	}
+	if err := it.Close(); err != nil {
+		return "", fmt.Errorf("cassandra: %w", err)
+	}
+	return answer, nil
 }

@@ -91,3 +91,18 @@ func TestPagination(t *testing.T) {
 		t.Errorf("query model %q does not say the data model changed", r.QueryModel)
 	}
 }
+
+// A setup statement is CQL; a query answers its first row.
+func TestAdmin(t *testing.T) {
+	addr := dbtest.ServerURL(t, "SERVBENCH_CASSANDRA_URL")
+	host, port, _ := strings.Cut(addr, ":")
+	dropKeyspace(t, host, port, "sbadmin")
+	got := dbtest.Admin(t, "cassandra", []string{
+		"ALTER TABLE sbadmin.{table} WITH comment = 'set up by servbench'",
+		"SELECT comment FROM system_schema.tables WHERE keyspace_name = 'sbadmin' AND table_name = '{table}'",
+		"ALTER TABLE nonsense",
+	}, "cassandra.url", "cassandra://"+addr+"/sbadmin")
+	if len(got) != 3 || got[0] != "done" || got[1] != "[set up by servbench]" || !strings.HasPrefix(got[2], "error: cassandra: ") {
+		t.Errorf("answers %q", got)
+	}
+}

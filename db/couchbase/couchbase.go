@@ -332,3 +332,34 @@ func (s *Store) Close() error { return s.cluster.Close(nil) }
 
 // Driver names the client library.
 func (s *Store) Driver() string { return db.DriverName("gocb", "github.com/couchbase/gocb/v2") }
+
+// AdminLanguage: a setup statement is SQL++.
+func (binding) AdminLanguage() string {
+	return "SQL++ ({keyspace}: the binding's `bucket`.`scope`.`collection`)"
+}
+
+// Admin runs one SQL++ statement ({keyspace} replaced by the binding's
+// keyspace: CREATE PRIMARY INDEX ON {keyspace} WITH {"num_replica": 1})
+// and returns its first row, or its status.
+func (s *Store) Admin(ctx context.Context, _, statement string) (string, error) {
+	res, err := s.cluster.Query(strings.ReplaceAll(statement, "{keyspace}", s.keyspace), &gocb.QueryOptions{Context: ctx})
+	if err != nil {
+		return "", fmt.Errorf("couchbase: %w", err)
+	}
+	answer := ""
+	if res.Next() {
+		var row any
+		if err := res.Row(&row); err == nil {
+			answer = fmt.Sprint(row)
+		}
+	}
+	if err := res.Close(); err != nil {
+		return "", fmt.Errorf("couchbase: %w", err)
+	}
+	if answer == "" {
+		if md, err := res.MetaData(); err == nil {
+			answer = string(md.Status)
+		}
+	}
+	return answer, nil
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/engine"
@@ -437,4 +438,27 @@ func Total(t *testing.T, src *result.Source, name string) float64 {
 		t.Fatalf("%s: no series %s", src.Name, name)
 	}
 	return v
+}
+
+// Admin runs setup statements through the engine as a plan's setup steps
+// do (the binding opened for a load, its table prepared, {table}
+// replaced) and returns each statement's answer, or its error as text
+// ("error: ..."); the statements after a failed one are not run.
+func Admin(t *testing.T, binding string, statements []string, kv ...string) []string {
+	t.Helper()
+	s, err := engine.Check(engine.Spec{Binding: binding, Properties: workloadProps(t, "a", kv...), Phase: engine.LoadPhase, Threads: 1})
+	if err != nil {
+		t.Fatalf("%s: %v", binding, err)
+	}
+	out := make([]string, 0, len(statements))
+	err = s.Admin(context.Background(), statements, func(i int, answer string, _ time.Duration, err error) {
+		if err != nil {
+			answer = "error: " + err.Error()
+		}
+		out = append(out, answer)
+	})
+	if err != nil && len(out) == 0 {
+		t.Fatalf("%s: %v", binding, err)
+	}
+	return out
 }

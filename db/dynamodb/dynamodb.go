@@ -8,11 +8,13 @@ package dynamodb
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -402,4 +404,76 @@ func (s *Store) Close() error { return nil }
 // Driver names the client library.
 func (s *Store) Driver() string {
 	return db.DriverName("AWS SDK for Go v2, dynamodb", "github.com/aws/aws-sdk-go-v2/service/dynamodb")
+}
+
+// AdminLanguage: a setup statement is UpdateTable's capacity as JSON.
+func (binding) AdminLanguage() string {
+	return `UpdateTable as JSON ({"read_capacity_units": R, "write_capacity_units": W} or {"billing_mode": "PAY_PER_REQUEST"}, "table" optional)`
+}
+
+// tableUpdate is a setup statement: the capacity to provision, or the
+// billing mode.
+type tableUpdate struct {
+	Table       string `json:"table"`
+	Read        int64  `json:"read_capacity_units"`
+	Write       int64  `json:"write_capacity_units"`
+	BillingMode string `json:"billing_mode"`
+}
+
+// Admin changes the table's provisioned capacity or billing mode
+// (UpdateTable), as the 2023 reports did per workload, and waits until
+// the table is active again. The table is the data set's unless the
+// statement names one. A capacity the table has already is no change.
+func (s *Store) Admin(ctx context.Context, table, statement string) (string, error) {
+	var u tableUpdate
+	dec := json.NewDecoder(strings.NewReader(statement))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&u); err != nil {
+		return "", fmt.Errorf("dynamodb: a setup statement is %s: %w", binding{}.AdminLanguage(), err)
+	}
+	if u.Table != "" {
+		table = u.Table
+	}
+	in := &ddb.UpdateTableInput{TableName: aws.String(table)}
+	switch {
+	case u.BillingMode == string(types.BillingModePayPerRequest) && u.Read == 0 && u.Write == 0:
+		in.BillingMode = types.BillingModePayPerRequest
+	case u.BillingMode != "" && u.BillingMode != string(types.BillingModeProvisioned):
+		return "", fmt.Errorf("dynamodb: billing_mode %q: use PROVISIONED (with capacity units) or PAY_PER_REQUEST (without)", props.Cut(u.BillingMode, 40))
+	case u.Read <= 0 || u.Write <= 0:
+		return "", errors.New("dynamodb: give read_capacity_units and write_capacity_units, both above 0")
+	default:
+		if u.BillingMode != "" {
+			in.BillingMode = types.BillingModeProvisioned
+		}
+		in.ProvisionedThroughput = &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(u.Read), WriteCapacityUnits: aws.Int64(u.Write)}
+	}
+	answer := "updated"
+	if _, err := s.c.UpdateTable(ctx, in); err != nil {
+		var ae smithy.APIError
+		if !errors.As(err, &ae) || ae.ErrorCode() != "ValidationException" || !unchanged(ae.ErrorMessage()) {
+			return "", wrapErr("update table", table, err)
+		}
+		answer = "unchanged"
+	}
+	w := ddb.NewTableExistsWaiter(s.c)
+	out, err := w.WaitForOutput(ctx, &ddb.DescribeTableInput{TableName: aws.String(table)}, 5*time.Minute)
+	if err != nil {
+		return "", wrapErr("update table", table, err)
+	}
+	t := out.Table
+	if t.BillingModeSummary != nil && t.BillingModeSummary.BillingMode == types.BillingModePayPerRequest {
+		return fmt.Sprintf("%s: %s on demand, %s", answer, table, t.TableStatus), nil
+	}
+	if pt := t.ProvisionedThroughput; pt != nil {
+		return fmt.Sprintf("%s: %s read %d, write %d capacity units, %s", answer, table, aws.ToInt64(pt.ReadCapacityUnits), aws.ToInt64(pt.WriteCapacityUnits), t.TableStatus), nil
+	}
+	return fmt.Sprintf("%s: %s %s", answer, table, t.TableStatus), nil
+}
+
+// unchanged reports whether UpdateTable refused a capacity the table has
+// already: DynamoDB says it "will not change", DynamoDB Local that it
+// "equals the current value".
+func unchanged(msg string) bool {
+	return strings.Contains(msg, "will not change") || strings.Contains(msg, "equals the current value")
 }

@@ -417,3 +417,42 @@ func (s *Store) Close() error { return s.client.Disconnect(context.Background())
 func (s *Store) Driver() string {
 	return db.DriverName("MongoDB Go driver", "go.mongodb.org/mongo-driver/v2")
 }
+
+// AdminLanguage: a setup statement is a MongoDB command as JSON.
+func (binding) AdminLanguage() string { return "a MongoDB command as JSON" }
+
+// Admin runs one database command written as MongoDB extended JSON,
+// its first key the command ({"shardCollection": "ycsb.usertable", "key":
+// {"_id": "hashed"}}), on the binding's database, or on the one its "$db"
+// names ("$db": "admin" for sharding), and returns the answer as JSON.
+func (s *Store) Admin(ctx context.Context, _, statement string) (string, error) {
+	var cmd bson.D
+	if err := bson.UnmarshalExtJSON([]byte(statement), false, &cmd); err != nil {
+		return "", fmt.Errorf("mongodb: a command is a JSON document: %w", err)
+	}
+	target := s.db
+	for i := 0; i < len(cmd); i++ {
+		if cmd[i].Key != "$db" {
+			continue
+		}
+		name, ok := cmd[i].Value.(string)
+		if !ok || name == "" {
+			return "", errors.New(`mongodb: "$db" names a database`)
+		}
+		target = s.client.Database(name)
+		cmd = append(cmd[:i], cmd[i+1:]...)
+		i--
+	}
+	if len(cmd) == 0 {
+		return "", errors.New("mongodb: an empty command")
+	}
+	raw, err := target.RunCommand(ctx, cmd).Raw()
+	if err != nil {
+		return "", fmt.Errorf("mongodb: %s: %w", cmd[0].Key, err)
+	}
+	out, err := bson.MarshalExtJSON(raw, false, false)
+	if err != nil {
+		return raw.String(), nil
+	}
+	return string(out), nil
+}

@@ -100,3 +100,22 @@ func TestConnectTimeout(t *testing.T) {
 		t.Errorf("err = %v, want a timeout naming mongodb.connecttimeout", err)
 	}
 }
+
+// A setup statement is a command as JSON, on the binding's database or
+// the one "$db" names.
+func TestAdmin(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_MONGODB_URL")
+	got := dbtest.Admin(t, "mongodb", []string{
+		`{"createIndexes": "{table}", "indexes": [{"key": {"field1": 1}, "name": "sb_admin_f1"}]}`,
+		`{"listIndexes": "{table}"}`,
+		`{"ping": 1, "$db": "admin"}`,
+		`{"ping": 1, "$db": 3}`,
+	}, "mongodb.url", url, "table", "sbadmin")
+	if len(got) != 4 || !strings.Contains(got[0], `"ok":`) || !strings.Contains(got[1], "sb_admin_f1") || !strings.Contains(got[2], `"ok":`) || got[3] != `error: mongodb: "$db" names a database` {
+		t.Errorf("answers %q", got)
+	}
+	got = dbtest.Admin(t, "mongodb", []string{`{"ping": `}, "mongodb.url", url, "table", "sbadmin")
+	if len(got) != 1 || !strings.HasPrefix(got[0], "error: mongodb: a command is a JSON document") {
+		t.Errorf("bad JSON: %q", got)
+	}
+}

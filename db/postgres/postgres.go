@@ -437,3 +437,54 @@ func (s *Store) Close() error { s.pool.Close(); return nil }
 
 // Driver names the client library.
 func (s *Store) Driver() string { return db.DriverName("pgx", "github.com/jackc/pgx/v5") }
+
+// AdminLanguage: a setup statement is SQL.
+func (binding) AdminLanguage() string { return "SQL (PostgreSQL)" }
+
+// Admin runs one SQL statement (or several separated by semicolons,
+// without parameters) and returns its command tag, with the first row a
+// query returns: "SELECT 1: [t]".
+func (s *Store) Admin(ctx context.Context, _, statement string) (string, error) {
+	if !returnsRows(statement) {
+		tag, err := s.pool.Exec(ctx, statement)
+		if err != nil {
+			return "", fmt.Errorf("postgres: %w", err)
+		}
+		return tag.String(), nil
+	}
+	rows, err := s.pool.Query(ctx, statement)
+	if err != nil {
+		return "", fmt.Errorf("postgres: %w", err)
+	}
+	defer rows.Close()
+	var first []any
+	if rows.Next() {
+		first, err = rows.Values()
+	}
+	rows.Close() // reads the rest: the command tag counts every row
+	if err == nil {
+		err = rows.Err()
+	}
+	if err != nil {
+		return "", fmt.Errorf("postgres: %w", err)
+	}
+	answer := rows.CommandTag().String()
+	if first != nil {
+		answer += fmt.Sprintf(": %v", first)
+	}
+	return answer, nil
+}
+
+// returnsRows reports whether a statement is a query (SELECT, SHOW,
+// WITH, VALUES, TABLE, EXPLAIN), whose first row Admin returns.
+func returnsRows(statement string) bool {
+	w := strings.Fields(strings.ToLower(statement))
+	if len(w) == 0 {
+		return false
+	}
+	switch w[0] {
+	case "select", "show", "with", "values", "table", "explain":
+		return true
+	}
+	return false
+}

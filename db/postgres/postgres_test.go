@@ -127,3 +127,19 @@ func TestConnectTimeout(t *testing.T) {
 		t.Errorf("err = %v, want a timeout naming postgres.connecttimeout", err)
 	}
 }
+
+// Setup statements run as a plan's setup steps run them: DDL answers its
+// command tag, a query its first row, a bad statement the server's error.
+func TestAdmin(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_POSTGRES_URL")
+	drop(t, url, "sbadmin")
+	got := dbtest.Admin(t, "postgres", []string{
+		"CREATE INDEX IF NOT EXISTS {table}_desc ON {table} (ycsb_key DESC)",
+		"SELECT count(*) FROM pg_indexes WHERE tablename = '{table}' AND indexname = '{table}_desc'",
+		"CREATE INDEX nonsense",
+		"SELECT 1",
+	}, "postgres.url", url, "table", "sbadmin")
+	if len(got) != 3 || got[0] != "CREATE INDEX" || got[1] != "SELECT 1: [1]" || !strings.HasPrefix(got[2], "error: postgres: ERROR: syntax error") {
+		t.Errorf("answers %q", got)
+	}
+}

@@ -581,3 +581,64 @@ func (s *Store) Pipeline(ctx context.Context, _ string, ops []db.PipelineOp) {
 		j++
 	}
 }
+
+// AdminLanguage: a setup statement is a Redis command.
+func (binding) AdminLanguage() string { return "a Redis command" }
+
+// Admin sends one Redis command, written as redis-cli takes it (words,
+// "quoted" or 'quoted' where they hold spaces), and returns its reply.
+// Keyless commands go to one node of a cluster.
+func (s *Store) Admin(ctx context.Context, _, statement string) (string, error) {
+	args, err := splitCommand(statement)
+	if err != nil {
+		return "", fmt.Errorf("redis: %w", err)
+	}
+	reply, err := s.c.Do(ctx, s.c.B().Arbitrary(args[0]).Args(args[1:]...).Build()).ToAny()
+	if err != nil {
+		return "", fmt.Errorf("redis: %s: %w", args[0], err)
+	}
+	return fmt.Sprint(reply), nil
+}
+
+// splitCommand splits a command line into words: blanks separate them,
+// quotes hold them together ("a b", 'a b'; \" inside double quotes).
+func splitCommand(s string) ([]string, error) {
+	var args []string
+	var cur strings.Builder
+	in, quote, escaped := false, byte(0), false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case escaped:
+			cur.WriteByte(c)
+			escaped = false
+		case quote == '"' && c == '\\':
+			escaped = true
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteByte(c)
+		case c == '"' || c == '\'':
+			quote, in = c, true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			if in {
+				args = append(args, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("command %q: a quote is not closed", props.Cut(s, 60))
+	}
+	if in {
+		args = append(args, cur.String())
+	}
+	if len(args) == 0 {
+		return nil, errors.New("an empty command")
+	}
+	return args, nil
+}

@@ -218,3 +218,22 @@ func TestPaginationCluster(t *testing.T) {
 	d := dbtest.Open(t, "redis", "redis.url", url, "redis.cluster", "true")
 	dbtest.Pagination(t, d, "redis", 1500, 500, "redis.url", url, "redis.cluster", "true")
 }
+
+// Setup statements are Redis commands, quoted words held together.
+func TestAdmin(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
+	got := dbtest.Admin(t, "redis", []string{
+		"CONFIG SET slowlog-max-len 777",
+		"CONFIG GET slowlog-max-len",
+		`SET "sb admin key" 'a "b" c'`,
+		`GET "sb admin key"`,
+		"DEL 'sb admin key'",
+		"CONFIG SET slowlog-max-len 128",
+		"NOSUCHCOMMAND",
+		"PING",
+	}, "redis.url", url)
+	want := []string{"OK", "[slowlog-max-len 777]", "OK", `a "b" c`, "1", "OK"}
+	if len(got) != 7 || strings.Join(got[:6], "|") != strings.Join(want, "|") || !strings.Contains(got[6], "error: redis: NOSUCHCOMMAND: ") || !strings.Contains(got[6], "unknown command") {
+		t.Errorf("answers %q", got)
+	}
+}

@@ -1,0 +1,229 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/plan"
+)
+
+// checkSteps refuses, before anything runs, a statement for a binding that
+// runs none and a workload's statement for a binding nobody has.
+func (r *Runner) checkSteps() error {
+	bad := func(st plan.Step, format string, args ...any) error {
+		return &plan.Error{File: r.pl.File, Line: st.Line, Msg: fmt.Sprintf(format, args...)}
+	}
+	for _, t := range r.pl.Deployments {
+		for _, st := range t.Setup {
+			if st.Statement != "" && db.AdminLanguage(t.Binding) == "" {
+				return bad(st, "setup statement of deployment %s: binding %s runs no statements; give a shell step", t.Label, t.Binding)
+			}
+		}
+	}
+	for _, w := range r.pl.Workloads {
+		for _, st := range w.Setup {
+			if st.Binding == "" {
+				continue
+			}
+			if _, err := db.Lookup(st.Binding); err != nil {
+				return bad(st, "setup step of workload %s: %v", w.Name, err)
+			}
+			if st.Statement != "" && db.AdminLanguage(st.Binding) == "" {
+				return bad(st, "setup statement of workload %s: binding %s runs no statements; give a shell step", w.Name, st.Binding)
+			}
+		}
+	}
+	return nil
+}
+
+// steps runs setup steps of deployment t for workload w's data set of
+// records, those of scope ("load/<key>" or "workload/..."), in order,
+// skipping the ones DIR/setup.json logs done. Consecutive statements
+// share one connection. The first failure ends it: its error names the
+// step and its line.
+func (r *Runner) steps(ctx context.Context, scope string, t *plan.Deployment, w *plan.Workload, records int64, steps []plan.Step, forWorkload bool) error {
+	if len(steps) == 0 {
+		return nil
+	}
+	log, err := plan.ReadSetup(r.dir)
+	if err != nil {
+		return err
+	}
+	done := map[string]bool{}
+	for _, e := range log.Steps {
+		if e.Error == "" {
+			done[e.ID+"\x00"+e.Text] = true
+		}
+	}
+	key := r.loadKey(t, w, records)
+	load := r.loads[key]
+	text, err := os.OpenFile(filepath.Join(r.dir, "setup.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer text.Close()
+	entry := func(i int, st plan.Step) plan.SetupStep {
+		e := plan.SetupStep{ID: scope + "/" + strconv.Itoa(i+1), Deployment: t.Label, Records: records, Line: st.Line, Kind: "statement", Text: plan.RedactStep(st.Statement)}
+		if st.Shell != "" {
+			e.Kind, e.Text = "shell", plan.RedactStep(st.Shell)
+		} else {
+			e.Language = db.AdminLanguage(t.Binding)
+		}
+		if forWorkload {
+			e.Workload = w.Name
+		}
+		return e
+	}
+	record := func(e plan.SetupStep, output string) error {
+		log.Steps = append(log.Steps, e)
+		outcome := "done"
+		if e.Error != "" {
+			outcome = "failed: " + e.Error
+		} else if e.Answer != "" {
+			outcome = "done: " + e.Answer
+		}
+		fmt.Fprintf(text, "%s %s (line %d) %s: %s (%.3f s)\n%s", e.Started.Format(time.RFC3339), e.ID, e.Line, e.Text, outcome, e.Seconds, output)
+		fmt.Fprintf(r.stderr, "servbench: setup %s %s: %s %s (%.1f s)\n", e.ID, e.Kind, short(e.Text), short(outcome), e.Seconds)
+		return plan.WriteSetup(r.dir, log)
+	}
+	fail := func(e plan.SetupStep) error {
+		return fmt.Errorf("setup step of line %d (%s %s) failed: %s", e.Line, e.Kind, short(e.Text), e.Error)
+	}
+	for i := 0; i < len(steps); {
+		if err := ctx.Err(); err != nil { // stopped: nothing more runs, nothing is logged
+			return err
+		}
+		st := steps[i]
+		if done[entry(i, st).ID+"\x00"+entry(i, st).Text] {
+			i++
+			continue
+		}
+		if st.Shell != "" {
+			e := entry(i, st)
+			e.Started = time.Now().UTC()
+			var output strings.Builder
+			answer, err := r.shell(ctx, st.Shell, t, w, records, load, &output)
+			e.Seconds, e.Answer = time.Since(e.Started).Seconds(), answer
+			if err != nil {
+				e.Error = plan.RedactStep(oneLine(err))
+			}
+			if werr := record(e, output.String()); werr != nil {
+				return werr
+			}
+			if err != nil {
+				return fail(e)
+			}
+			i++
+			continue
+		}
+		// The statements from here to the next shell step or done step.
+		var batch []string
+		first := i
+		for ; i < len(steps) && steps[i].Shell == "" && !done[entry(i, steps[i]).ID+"\x00"+entry(i, steps[i]).Text]; i++ {
+			batch = append(batch, steps[i].Statement)
+		}
+		setup, err := engine.Check(load.Spec)
+		if err != nil {
+			return err
+		}
+		started := time.Now().UTC()
+		var failed *plan.SetupStep
+		ran := 0
+		err = setup.Admin(ctx, batch, func(j int, answer string, took time.Duration, serr error) {
+			e := entry(first+j, steps[first+j])
+			e.Started, e.Seconds, e.Answer = started, took.Seconds(), plan.RedactStep(answer)
+			started = started.Add(took)
+			if serr != nil {
+				e.Error = plan.RedactStep(oneLine(serr))
+				failed = &e
+			}
+			ran++
+			record(e, "")
+		})
+		switch {
+		case failed != nil:
+			return fail(*failed)
+		case err != nil: // before the first statement: opening the binding
+			e := entry(first+ran, steps[first+ran])
+			e.Started, e.Error = started, plan.RedactStep(oneLine(err))
+			record(e, "")
+			return fail(e)
+		}
+	}
+	return nil
+}
+
+// shell runs a shell step in the plan's directory, its output (the last
+// 64 KB, credentials hidden) appended to w, and returns its last line of
+// output. The step's environment
+// names the deployment, binding, workload, records and table; Ctrl-C
+// stops its whole process group.
+func (r *Runner) shell(ctx context.Context, command string, t *plan.Deployment, wl *plan.Workload, records int64, load *engine.Setup, w io.Writer) (string, error) {
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
+	cmd.Dir = r.pl.Dir
+	cmd.Env = append(os.Environ(),
+		"SERVBENCH_DEPLOYMENT="+t.Label, "SERVBENCH_BINDING="+t.Binding, "SERVBENCH_WORKLOAD="+filepath.Base(wl.Name),
+		"SERVBENCH_RECORDS="+strconv.FormatInt(records, 10), "SERVBENCH_TABLE="+load.Workload.Table)
+	out := &tail{}
+	cmd.Stdout = out
+	cmd.Stderr = out
+	ownGroup(cmd)
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ctx.Err() == nil {
+		err = fmt.Errorf("exit status %d", ee.ExitCode())
+	}
+	text := strings.TrimRight(plan.RedactStep(string(out.b)), "\n")
+	if out.cut > 0 {
+		fmt.Fprintf(w, "  (%d bytes of output before these left out)\n", out.cut)
+	}
+	for _, ln := range strings.Split(text, "\n") {
+		if ln != "" {
+			fmt.Fprintf(w, "  | %s\n", ln)
+		}
+	}
+	lines := strings.Split(text, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.TrimSpace(lines[i]) != "" {
+			return db.Answer(lines[i]), err
+		}
+	}
+	return "", err
+}
+
+// tail keeps the last tailMax bytes written to it and counts the rest.
+type tail struct {
+	b   []byte
+	cut int64
+}
+
+const tailMax = 64 << 10
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if over := len(t.b) - tailMax; over > 0 {
+		t.cut += int64(over)
+		t.b = append(t.b[:0], t.b[over:]...)
+	}
+	return len(p), nil
+}
+
+// short cuts a text for a progress line.
+func short(s string) string {
+	r := []rune(strings.Join(strings.Fields(s), " "))
+	if len(r) > 120 {
+		return string(r[:117]) + "..."
+	}
+	return string(r)
+}

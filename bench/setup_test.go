@@ -1,0 +1,167 @@
+package bench
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/servbench/servbench/plan"
+)
+
+// stepsPlan: shell steps before each load, before each workload, before
+// workload c only, and a workload's own; each writes what it saw to
+// steps.txt in the plan's directory.
+const stepsPlan = `name: steps
+deployments:
+  - label: one
+    binding: basic
+    setup:
+      - {shell: 'echo "load $SERVBENCH_DEPLOYMENT $SERVBENCH_RECORDS $SERVBENCH_TABLE" >> steps.txt'}
+      - {shell: 'echo "each $SERVBENCH_WORKLOAD" >> steps.txt; echo "password=hunter2 done"', before: each workload}
+      - {shell: 'echo "only-c $SERVBENCH_WORKLOAD" >> steps.txt', before: c}
+  - label: two
+    binding: basic
+workloads:
+  - a
+  - name: c
+    setup:
+      - {shell: 'echo "c-entry $SERVBENCH_DEPLOYMENT $SERVBENCH_BINDING" >> steps.txt'}
+records: [100, 200]
+threads: [1]
+operations: 100
+`
+
+func TestSetupSteps(t *testing.T) {
+	pl := loadPlan(t, stepsPlan)
+	dir := filepath.Join(t.TempDir(), "out")
+	ctx, cancel := context.WithCancel(context.Background())
+	r := New(pl, dir, io.Discard)
+	n := 0
+	r.OnRun = func(plan.IndexRun) {
+		if n++; n == 3 {
+			cancel()
+		}
+	}
+	if err := r.Run(ctx); err != ErrInterrupted {
+		t.Fatalf("interrupted plan: %v", err)
+	}
+	cancel()
+	if err := New(pl, dir, io.Discard).Run(context.Background()); err != nil {
+		t.Fatalf("resumed: %v", err)
+	}
+	got, err := os.ReadFile(filepath.Join(pl.Dir, "steps.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each step once, in plan order, though the plan was stopped and
+	// resumed in the middle.
+	want := `load one 100 usertable_r100
+each a
+each c
+only-c c
+c-entry one basic
+load one 200 usertable_r200
+each a
+each c
+only-c c
+c-entry one basic
+c-entry two basic
+c-entry two basic
+`
+	if string(got) != want {
+		t.Errorf("steps ran:\n%s\nwant:\n%s", got, want)
+	}
+	log, err := plan.ReadSetup(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(log.Steps) != 12 {
+		t.Fatalf("%d steps logged, want 12", len(log.Steps))
+	}
+	e := log.Steps[1]
+	if e.ID != "workload/one/r100/a/1" || e.Kind != "shell" || e.Line != 7 || e.Answer != "password=REDACTED done" || e.Error != "" || e.Workload != "a" {
+		t.Errorf("logged %+v", e)
+	}
+	text, _ := os.ReadFile(filepath.Join(dir, "setup.log"))
+	if strings.Contains(string(text), "hunter2") || strings.Count(string(text), "\n") < 12 {
+		t.Errorf("setup.log:\n%s", text)
+	}
+}
+
+// A failing step stops its deployment, named with its line; the other
+// deployment runs; the failed step is run again when the plan is.
+func TestSetupStepFails(t *testing.T) {
+	text := strings.Replace(stepsPlan, `'echo "only-c $SERVBENCH_WORKLOAD" >> steps.txt'`, `'echo nope >&2; exit 3'`, 1)
+	pl := loadPlan(t, text)
+	dir := filepath.Join(t.TempDir(), "out")
+	err := New(pl, dir, io.Discard).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "runs failed") {
+		t.Fatalf("plan with a failing step: %v", err)
+	}
+	ix, n := statuses(t, dir)
+	// one: a at 100 records ran before c's step failed; the rest of one
+	// failed; two ran all four.
+	if n["done"] != 5 || n["failed"] != 3 {
+		t.Fatalf("by status %v", n)
+	}
+	for _, c := range ix.Runs {
+		if c.Status == "failed" && !strings.Contains(c.Error, "setup step of line 8 (shell echo nope >&2; exit 3) failed: exit status 3") {
+			t.Errorf("%s: %s", c.ID, c.Error)
+		}
+	}
+	log, _ := plan.ReadSetup(dir)
+	failed := 0
+	for _, e := range log.Steps {
+		if e.Error != "" {
+			failed++
+			if e.Error != "exit status 3" || e.Answer != "nope" || e.ID != "workload/one/r100/c/2" {
+				t.Errorf("failed step logged %+v", e)
+			}
+		}
+	}
+	if failed != 1 {
+		t.Errorf("%d failed steps logged, want 1", failed)
+	}
+	// Run again, the failed step is tried again (and fails again).
+	if err := New(pl, dir, io.Discard).Run(context.Background()); err == nil {
+		t.Error("the failing step passed the second time")
+	}
+	if again, _ := plan.ReadSetup(dir); len(again.Steps) != len(log.Steps)+1 || again.Steps[len(log.Steps)].ID != "workload/one/r100/c/2" {
+		t.Errorf("run again: %d steps logged after %d", len(again.Steps), len(log.Steps))
+	}
+}
+
+// A step's output is kept to its last 64 KB in setup.log, however much
+// it writes.
+func TestSetupStepOutputBounded(t *testing.T) {
+	text := strings.Replace(stepsPlan, `'echo "only-c $SERVBENCH_WORKLOAD" >> steps.txt'`, `'yes 0123456789 | head -c 5000000; echo; echo last'`, 1)
+	pl := loadPlan(t, text)
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := New(pl, dir, io.Discard).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(dir, "setup.log"))
+	if err != nil || st.Size() > 3*tailMax {
+		t.Fatalf("setup.log: %v, %d bytes", err, st.Size())
+	}
+	log, _ := plan.ReadSetup(dir)
+	for _, e := range log.Steps {
+		if e.ID == "workload/one/r100/c/2" && e.Answer != "last" {
+			t.Errorf("answer %q", e.Answer)
+		}
+	}
+}
+
+// Statements need a binding that runs them: refused before anything
+// runs, on the step's line.
+func TestSetupStatementRefused(t *testing.T) {
+	text := strings.Replace(stepsPlan, `{shell: 'echo "only-c $SERVBENCH_WORKLOAD" >> steps.txt', before: c}`, `{statement: "CREATE INDEX", before: c}`, 1)
+	pl := loadPlan(t, text)
+	err := New(pl, t.TempDir(), io.Discard).Check()
+	if err == nil || !strings.Contains(err.Error(), "plan.yaml:8: setup statement of deployment one: binding basic runs no statements; give a shell step") {
+		t.Errorf("statement for basic: %v", err)
+	}
+}
