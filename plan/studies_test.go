@@ -1,8 +1,10 @@
 package plan
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,6 +29,10 @@ type study struct {
 	Workloads     map[string]map[string]string       `yaml:"workloads"`
 	Properties    map[string]string                  `yaml:"properties"`
 	Departures    []struct{ What, Mark, Why string } `yaml:"departures"`
+	Setup         []struct {
+		System, Before, Statement string
+		Capacity                  map[int][2]int
+	} `yaml:"setup"`
 }
 
 // Each shipped study plan matches its study's parameters (plans/studies/parameters.yaml,
@@ -135,6 +141,33 @@ func TestShippedPlansMatchTheirStudies(t *testing.T) {
 			}
 			if st.FieldLength > 0 && eff.String("fieldlength", "100") != strconv.Itoa(st.FieldLength) {
 				t.Errorf("%s: workload %s: fieldlength %s, the study %d", where, w.Name, eff.String("fieldlength", "100"), st.FieldLength)
+			}
+		}
+		// The setup steps: each system's deployments have exactly the
+		// study's, each where the study has it.
+		want := map[string]int{}
+		for _, x := range st.Setup {
+			for _, d := range p.Deployments {
+				if d.System != x.System {
+					continue
+				}
+				stmt := strings.ReplaceAll(x.Statement, "NODES-1", strconv.Itoa(d.Nodes-1))
+				if x.Capacity != nil {
+					c, ok := x.Capacity[d.Nodes]
+					if !ok {
+						t.Errorf("%s: %s: the study gives no capacity for %d nodes", where, d.Label, d.Nodes)
+					}
+					stmt = fmt.Sprintf(`{"read_capacity_units": %d, "write_capacity_units": %d}`, c[0], c[1])
+				}
+				want[d.Label]++
+				if !slices.ContainsFunc(d.Setup, func(s Step) bool { return s.Before == x.Before && s.Statement == stmt }) {
+					t.Errorf("%s: %s has no setup step before %s: %s", where, d.Label, x.Before, stmt)
+				}
+			}
+		}
+		for _, d := range p.Deployments {
+			if len(d.Setup) != want[d.Label] {
+				t.Errorf("%s: %s has %d setup steps, the study %d", where, d.Label, len(d.Setup), want[d.Label])
 			}
 		}
 		for _, d := range st.Departures {
