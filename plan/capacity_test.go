@@ -205,8 +205,13 @@ func TestCapacityParse(t *testing.T) {
 			t.Errorf("%q: err = %v, want %q", tc.yaml, err, tc.want)
 		}
 	}
+	text := strings.Replace(sloPlan, "  after: 1\n", "  search: rate\n  from: 10\n  max: 100\n", 1)
+	text = strings.Replace(text, "duration: 5\n", "stages: [{duration: 5, rate: 100}]\n", 1)
+	if _, err := Parse([]byte(text), "s.yaml", builtin); err == nil || !strings.Contains(err.Error(), "stages shape each run's rate") {
+		t.Errorf("a rate search with stages: %v", err)
+	}
 	// threads: [1, 2, 4, 8, 16] has five values: a search takes two.
-	text := strings.Replace(sloPlan, "  after: 1\n", "  search: threads\n", 1)
+	text = strings.Replace(sloPlan, "  after: 1\n", "  search: threads\n", 1)
 	if _, err := Parse([]byte(text), "s.yaml", builtin); err == nil || !strings.Contains(err.Error(), "list at most two threads") {
 		t.Errorf("five thread counts: %v", err)
 	}

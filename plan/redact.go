@@ -13,13 +13,14 @@ var secretEntry = regexp.MustCompile(`(?i)((?:^|[\s{,])[A-Za-z0-9_.-]*(?:passwor
 
 // Redact hides credentials in a plan's text: the value of every key that
 // names one, the password of every URL (the user name may hold '#'), and
-// every keyword=value credential (a PostgreSQL connection string). The
-// rest of the text is kept as written.
+// every keyword=value credential (a PostgreSQL connection string), and a
+// setup statement's or command's credential (RedactStep). The rest of the
+// text is kept as written.
 func Redact(text string) string {
 	lines := strings.Split(text, "\n")
 	for i, ln := range lines {
 		ln = secretEntry.ReplaceAllString(ln, "${1}"+props.Redacted)
-		lines[i] = props.RedactText(ln)
+		lines[i] = RedactStep(ln) // a setup step's PASSWORD 'x', AUTH x too
 	}
 	return strings.Join(lines, "\n")
 }

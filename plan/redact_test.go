@@ -22,14 +22,18 @@ func TestRedact(t *testing.T) {
       postgres.url: "host=127.0.0.1 user=postgres password=hunter4 dbname=ycsb"
       redis.url: redis://bo#b:hunter5@127.0.0.1:6379
       couchbase.password: 'it''s hunter6'
+    setup:
+      - {statement: "CREATE USER bench WITH PASSWORD 'hunter7'"}
+      - {statement: 'CONFIG SET requirepass hunter8'}
+      - {shell: 'redis-cli -a hunter9 AUTH hunter10 PING'}
 `
 	out := Redact(in)
-	for _, secret := range []string{"s3cret", "hunter2", "abc", ":pw@", "hunter3", "hunter4", "hunter5", "hunter6"} {
+	for _, secret := range []string{"s3cret", "hunter2", "abc", ":pw@", "hunter3", "hunter4", "hunter5", "hunter6", "hunter7", "hunter8", "hunter10"} {
 		if strings.Contains(out, secret) {
 			t.Errorf("%q left in:\n%s", secret, out)
 		}
 	}
-	for _, kept := range []string{"mongodb://bench:REDACTED@127.0.0.1:27017", "couchbase.password: REDACTED", "redis://127.0.0.1:6379", "label: atlas", "postgres.user: bob}}", "user=postgres password=REDACTED dbname=ycsb", "redis://bo#b:REDACTED@127.0.0.1:6379"} {
+	for _, kept := range []string{"mongodb://bench:REDACTED@127.0.0.1:27017", "couchbase.password: REDACTED", "redis://127.0.0.1:6379", "label: atlas", "postgres.user: bob}}", "user=postgres password=REDACTED dbname=ycsb", "redis://bo#b:REDACTED@127.0.0.1:6379", "WITH PASSWORD REDACTED", "requirepass REDACTED"} {
 		if !strings.Contains(out, kept) {
 			t.Errorf("%q missing:\n%s", kept, out)
 		}

@@ -273,6 +273,9 @@ func msList(us []float64) string {
 func (p *Plan) checkSearch(errf errFunc) error {
 	s := p.SLO
 	s.Step = s.Search
+	if s.Search == "rate" && p.stagesSpan > 0 {
+		return errf(s.Line, "slo search rate: stages shape each run's rate; search threads, or give no stages")
+	}
 	var list []float64
 	if s.Search == "rate" {
 		list = p.Rates
