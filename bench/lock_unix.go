@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // lockDir takes DIR/.lock for this process, without waiting: a second
@@ -21,7 +22,16 @@ func lockDir(dir string) (release func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	// A lock this process released can stay held for a moment by a child
+	// forked meanwhile (another goroutine starting a command): the child
+	// shares the lock until it execs. The holder named in the file being
+	// this process, try again for a little while.
+	for i := 0; errors.Is(err, syscall.EWOULDBLOCK) && i < 200 && holder(path) == os.Getpid(); i++ {
+		time.Sleep(5 * time.Millisecond)
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	}
+	if err != nil {
 		b, _ := os.ReadFile(path)
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
@@ -36,4 +46,11 @@ func lockDir(dir string) (release func(), err error) {
 	f.Truncate(0)
 	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	return func() { f.Close() }, nil
+}
+
+// holder is the pid the lock file names, 0 when none.
+func holder(path string) int {
+	b, _ := os.ReadFile(path)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid
 }
