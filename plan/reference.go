@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -16,26 +17,45 @@ const ReferenceFile = "reference.csv"
 
 // Reference is one published figure: a system's throughput on a workload
 // at a number of client threads (or over a range of them), with its
-// latency where given (a mean, or a bound: "below"), and where it was
-// published.
+// latency where given (a mean, or a bound: "below"), or a runtime in
+// seconds, and where it was published. Nodes and Records, when given,
+// narrow the measured cells it is set beside.
 type Reference struct {
 	System, Workload     string
 	ThreadsLo, ThreadsHi int // equal unless the text gives a range ("248-496")
 	Throughput           float64
 	LatencyMs            float64 // 0: not given
 	Latency              string  // "mean", "below" (a bound the latency stayed under), or ""
-	Source               string
-	Line                 int
+	// RuntimeS, when above 0, makes the figure a runtime: the seconds the
+	// workload's runs took, summed over the thread counts of the range and
+	// over the record counts (all of them unless Records is given); the
+	// workload may be "all" or "all-but-e" (Carvalho et al.'s totals).
+	RuntimeS float64
+	Nodes    int   // 0: the system's largest deployment
+	Records  int64 // 0: any
+	Source   string
+	Line     int
 }
 
-var referenceHeader = []string{"system", "workload", "threads", "throughput", "latency_ms", "latency", "source"}
+// Runtime workloads: every workload, or every one but E.
+const (
+	AllWorkloads = "all"
+	AllButE      = "all-but-e"
+)
+
+// referenceColumns are a reference file's columns: the first seven
+// required (throughput or runtime_s given per row), the rest optional.
+var referenceColumns = []string{"system", "workload", "threads", "throughput", "latency_ms", "latency", "source", "nodes", "records", "runtime_s"}
+
+const requiredColumns = 7
 
 // maxReferences bounds a reference file.
 const maxReferences = 10_000
 
-// ParseReference reads a CSV of published figures: a header line
-// system,workload,threads,throughput,latency_ms,latency,source and a row
-// per figure; lines starting with # are comments. An error names the file
+// ParseReference reads a CSV of published figures: a header line naming
+// the columns (system,workload,threads,throughput,latency_ms,latency,source
+// and, where used, nodes, records, runtime_s, in any order) and a row per
+// figure; lines starting with # are comments. An error names the file
 // and line.
 func ParseReference(raw []byte, file string) ([]Reference, error) {
 	var lines [][]byte
@@ -48,7 +68,7 @@ func ParseReference(raw []byte, file string) ([]Reference, error) {
 	r := csv.NewReader(bytes.NewReader(bytes.Join(lines, []byte("\n"))))
 	r.FieldsPerRecord = -1
 	var out []Reference
-	header := false
+	var col map[string]int // column name → index in the file
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
@@ -58,24 +78,29 @@ func ParseReference(raw []byte, file string) ([]Reference, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s", file, oneLine(err.Error()))
 		}
-		if !header {
-			if strings.Join(rec, ",") != strings.Join(referenceHeader, ",") {
-				return nil, fmt.Errorf("%s:%d: want the header %s", file, line, strings.Join(referenceHeader, ","))
+		if col == nil {
+			if col, err = referenceHeader(rec); err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", file, line, err)
 			}
-			header = true
 			continue
 		}
-		if len(rec) != len(referenceHeader) {
-			return nil, fmt.Errorf("%s:%d: %d fields, want %d (%s)", file, line, len(rec), len(referenceHeader), strings.Join(referenceHeader, ","))
+		if len(rec) != len(col) {
+			return nil, fmt.Errorf("%s:%d: %d fields, want %d as the header", file, line, len(rec), len(col))
 		}
 		if len(out) >= maxReferences {
 			return nil, fmt.Errorf("%s: more than %d figures", file, maxReferences)
 		}
-		f := Reference{System: rec[0], Workload: rec[1], Latency: rec[5], Source: rec[6], Line: line}
-		bad := func(col int, want string) error {
-			return fmt.Errorf("%s:%d: %s %q: want %s", file, line, referenceHeader[col], short(rec[col]), want)
+		get := func(name string) string {
+			if i, ok := col[name]; ok {
+				return strings.TrimSpace(rec[i])
+			}
+			return ""
 		}
-		lo, hi, _ := strings.Cut(rec[2], "-")
+		f := Reference{System: get("system"), Workload: get("workload"), Latency: get("latency"), Source: get("source"), Line: line}
+		bad := func(name, want string) error {
+			return fmt.Errorf("%s:%d: %s %q: want %s", file, line, name, short(get(name)), want)
+		}
+		lo, hi, _ := strings.Cut(get("threads"), "-")
 		if hi == "" {
 			hi = lo
 		}
@@ -83,26 +108,73 @@ func ParseReference(raw []byte, file string) ([]Reference, error) {
 		f.ThreadsLo, e1 = strconv.Atoi(strings.TrimSpace(lo))
 		f.ThreadsHi, e2 = strconv.Atoi(strings.TrimSpace(hi))
 		if e1 != nil || e2 != nil || f.ThreadsLo < 1 || f.ThreadsHi < f.ThreadsLo {
-			return nil, bad(2, "a thread count or a range of them (248-496)")
+			return nil, bad("threads", "a thread count or a range of them (248-496)")
 		}
-		if f.Throughput, e1 = strconv.ParseFloat(rec[3], 64); e1 != nil || !(f.Throughput >= 0) || math.IsInf(f.Throughput, 0) {
-			return nil, bad(3, "operations per second, 0 or more")
+		number := func(name string, dst *float64, want string, ok func(float64) bool) error {
+			v := get(name)
+			if v == "" {
+				return nil
+			}
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil || math.IsInf(x, 0) || math.IsNaN(x) || !ok(x) {
+				return bad(name, want)
+			}
+			*dst = x
+			return nil
 		}
-		if rec[4] != "" {
-			if f.LatencyMs, e1 = strconv.ParseFloat(rec[4], 64); e1 != nil || !(f.LatencyMs > 0) || math.IsInf(f.LatencyMs, 0) {
-				return nil, bad(4, "milliseconds above 0, or nothing")
+		var nodes, records float64
+		for _, e := range []error{
+			number("throughput", &f.Throughput, "operations per second, 0 or more", func(x float64) bool { return x >= 0 }),
+			number("latency_ms", &f.LatencyMs, "milliseconds above 0, or nothing", func(x float64) bool { return x > 0 }),
+			number("runtime_s", &f.RuntimeS, "seconds above 0, or nothing", func(x float64) bool { return x > 0 }),
+			number("nodes", &nodes, "a cluster size from 1, or nothing", func(x float64) bool { return x >= 1 && x <= 1e6 && x == math.Trunc(x) }),
+			number("records", &records, "a record count from 1, or nothing", func(x float64) bool { return x >= 1 && x <= 1e15 && x == math.Trunc(x) }),
+		} {
+			if e != nil {
+				return nil, e
 			}
 		}
+		f.Nodes, f.Records = int(nodes), int64(records)
+		if get("throughput") == "" && f.RuntimeS == 0 {
+			return nil, fmt.Errorf("%s:%d: give a throughput or a runtime_s", file, line)
+		}
+		if get("throughput") != "" && f.RuntimeS > 0 {
+			return nil, fmt.Errorf("%s:%d: a figure is a throughput or a runtime, not both", file, line)
+		}
 		if f.Latency != "" && f.Latency != "mean" && f.Latency != "below" {
-			return nil, bad(5, "mean, below (a bound it stayed under) or nothing")
+			return nil, bad("latency", "mean, below (a bound it stayed under) or nothing")
 		}
 		if f.System == "" || f.Workload == "" || f.Source == "" {
 			return nil, fmt.Errorf("%s:%d: give system, workload and source", file, line)
 		}
+		if f.RuntimeS == 0 && (f.Workload == AllWorkloads || f.Workload == AllButE) {
+			return nil, fmt.Errorf("%s:%d: workload %s is for runtimes (runtime_s)", file, line, f.Workload)
+		}
 		out = append(out, f)
 	}
-	if !header {
-		return nil, fmt.Errorf("%s: no header line (%s)", file, strings.Join(referenceHeader, ","))
+	if col == nil {
+		return nil, fmt.Errorf("%s: no header line (%s, and where used %s)", file, strings.Join(referenceColumns[:requiredColumns], ","), strings.Join(referenceColumns[requiredColumns:], ", "))
 	}
 	return out, nil
+}
+
+// referenceHeader maps each column of a header line to its index.
+func referenceHeader(rec []string) (map[string]int, error) {
+	col := map[string]int{}
+	for i, name := range rec {
+		name = strings.TrimSpace(name)
+		if !slices.Contains(referenceColumns, name) {
+			return nil, fmt.Errorf("column %q: want the header %s (and where used %s)", short(name), strings.Join(referenceColumns[:requiredColumns], ","), strings.Join(referenceColumns[requiredColumns:], ", "))
+		}
+		if _, dup := col[name]; dup {
+			return nil, fmt.Errorf("column %s twice", name)
+		}
+		col[name] = i
+	}
+	for _, name := range referenceColumns[:requiredColumns] {
+		if _, ok := col[name]; !ok {
+			return nil, fmt.Errorf("no column %s: want the header %s (and where used %s)", name, strings.Join(referenceColumns[:requiredColumns], ","), strings.Join(referenceColumns[requiredColumns:], ", "))
+		}
+	}
+	return col, nil
 }

@@ -1,25 +1,29 @@
 package plan
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 )
 
 // The shipped reference files read, and each figure is in its source: the
-// seed line it names holds its thread count and its throughput as the text
-// writes them (checked where the studies' text is at hand, beside the
-// repository).
+// seed lines it names hold its numbers as the text writes them (its
+// throughput, latency, runtime, cluster size, and its thread count where
+// the lines speak of threads), checked where the studies' text is at
+// hand, beside the repository.
 func TestShippedReferences(t *testing.T) {
 	files, _ := filepath.Glob("../plans/*-reference.csv")
-	if len(files) == 0 {
-		t.Fatal("no reference files in plans/")
+	if len(files) < 4 {
+		t.Fatalf("%d reference files in plans/, want S1's two, S2's and S3's", len(files))
 	}
 	seeds := filepath.Join("..", "..", "shared", "spec", "seeds")
 	_, err := os.Stat(seeds)
 	haveSeeds := err == nil
+	sourceRE := regexp.MustCompile(`^([^:\s]+):(\d+)(?:-(\d+))?\b`)
 	for _, f := range files {
 		raw, err := os.ReadFile(f)
 		if err != nil {
@@ -29,33 +33,60 @@ func TestShippedReferences(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if len(refs) == 0 {
+			t.Errorf("%s: no figures", f)
+		}
 		for _, r := range refs {
-			file, rest, _ := strings.Cut(r.Source, ":")
-			n, err := strconv.Atoi(strings.SplitN(rest, ",", 2)[0])
-			if err != nil {
-				t.Errorf("%s:%d: source %q does not name a line", f, r.Line, r.Source)
+			m := sourceRE.FindStringSubmatch(r.Source)
+			if m == nil {
+				t.Errorf("%s:%d: source %q does not name a file and line", f, r.Line, r.Source)
 				continue
 			}
 			if !haveSeeds {
 				continue
 			}
-			text, err := os.ReadFile(filepath.Join(seeds, file))
+			text, err := os.ReadFile(filepath.Join(seeds, m[1]))
 			if err != nil {
 				t.Errorf("%s:%d: %v", f, r.Line, err)
 				continue
 			}
 			lines := strings.Split(string(text), "\n")
-			if n < 1 || n > len(lines) {
-				t.Errorf("%s:%d: %s has no line %d", f, r.Line, file, n)
+			from, _ := strconv.Atoi(m[2])
+			to := from
+			if m[3] != "" {
+				to, _ = strconv.Atoi(m[3])
+			}
+			if from < 1 || to < from || to > len(lines) || to-from > 5 {
+				t.Errorf("%s:%d: %s has no lines %d-%d", f, r.Line, m[1], from, to)
 				continue
 			}
-			l := strings.ReplaceAll(lines[n-1], ",", "")
-			thr := strconv.FormatFloat(r.Throughput/1000, 'f', -1, 64) + "K"
-			if r.Throughput >= 1e6 {
-				thr = strconv.FormatFloat(r.Throughput/1e6, 'f', -1, 64) + "M"
+			l := strings.ReplaceAll(strings.Join(lines[from-1:to], " "), ",", "")
+			says := func(what string, forms ...string) {
+				for _, x := range forms {
+					if strings.Contains(l, x) {
+						return
+					}
+				}
+				t.Errorf("%s:%d: %s lines %d-%d do not say its %s (%q)", f, r.Line, m[1], from, to, what, forms)
 			}
-			if !strings.Contains(l, strconv.Itoa(r.ThreadsHi)) || !strings.Contains(l, thr+" ops/s") {
-				t.Errorf("%s:%d: %s line %d %q does not say %d threads and %s ops/s", f, r.Line, file, n, lines[n-1], r.ThreadsHi, thr)
+			if r.RuntimeS > 0 {
+				says("runtime", fmt.Sprintf("%.2f", r.RuntimeS), fmt.Sprintf("%.2f min", r.RuntimeS/60))
+			} else {
+				k := strconv.FormatFloat(r.Throughput/1000, 'f', -1, 64) + "K ops/s"
+				if r.Throughput >= 1e6 {
+					k = strconv.FormatFloat(r.Throughput/1e6, 'f', -1, 64) + "M ops/s"
+				}
+				n := strconv.FormatFloat(r.Throughput, 'f', -1, 64)
+				says("throughput", n+" ops/s", n+" to ", k) // "from 13,550 to 71,170 ops/sec"
+			}
+			if r.LatencyMs > 0 {
+				says("latency", strconv.FormatFloat(r.LatencyMs, 'f', -1, 64)+" ms", strconv.FormatFloat(r.LatencyMs, 'f', -1, 64)+"ms")
+			}
+			if r.Nodes > 0 {
+				says("cluster size", fmt.Sprintf("%d-node", r.Nodes), fmt.Sprintf("%d node", r.Nodes))
+			}
+			if strings.Contains(strings.ToLower(l), "thread") {
+				says("threads", strconv.Itoa(r.ThreadsHi)+" ", strconv.Itoa(r.ThreadsLo)+" ")
 			}
 		}
 	}
@@ -68,13 +99,20 @@ func TestShippedReferences(t *testing.T) {
 func TestParseReferenceRefuses(t *testing.T) {
 	head := "system,workload,threads,throughput,latency_ms,latency,source\n"
 	for _, c := range []struct{ in, want string }{
-		{"system,threads\n", "r.csv:1: want the header system,workload,threads"},
+		{"system,threads\n", "r.csv:1: no column workload: want the header system,workload,threads"},
+		{"system,workload,threads,throughput,latency_ms,latency,source,colour\n", `r.csv:1: column "colour"`},
+		{head + "X,a,3,,,,s\n", "r.csv:2: give a throughput or a runtime_s"},
+		{"system,workload,threads,throughput,latency_ms,latency,source,runtime_s\nX,a,3,5,,,s,7\n", "r.csv:2: a figure is a throughput or a runtime, not both"},
+		{head + "X,all,3,5,,,s\n", "r.csv:2: workload all is for runtimes"},
+		{"system,workload,threads,throughput,latency_ms,latency,source,nodes\nX,a,3,5,,,s,1.5\n", `r.csv:2: nodes "1.5"`},
+		{"system,workload,threads,throughput,latency_ms,latency,source,records\nX,a,3,5,,,s,-1\n", `r.csv:2: records "-1"`},
 		{"", "r.csv: no header line"},
 		{head + "X,a,many,5,,,s\n", `r.csv:2: threads "many": want a thread count or a range`},
 		{head + "X,a,9-3,5,,,s\n", `r.csv:2: threads "9-3"`},
 		{head + "# a comment\nX,a,3,-5,,,s\n", `r.csv:3: throughput "-5"`},
 		{head + "X,a,3,5,0,,s\n", `r.csv:2: latency_ms "0"`},
 		{head + "X,a,3,5,1,about,s\n", `r.csv:2: latency "about": want mean, below`},
+		{head + "X,a,3,NaN,1,,s\n", `r.csv:2: throughput "NaN"`},
 		{head + "X,a,3,5,1,below,\n", "r.csv:2: give system, workload and source"},
 		{head + "X,a,3\n", "r.csv"},
 	} {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/servbench/servbench/plan"
+	"github.com/servbench/servbench/result"
 )
 
 // readReference reads the plan's published figures, kept in DIR (none:
@@ -24,13 +25,14 @@ func (s *Set) readReference(dir string) error {
 	return err
 }
 
-// match is the measured cell a published figure is set beside: the
-// system's deployment with the most nodes, on the workload, at the thread
-// count given (or, for a range, the best throughput within it).
+// match is the measured cell a published throughput is set beside: the
+// system's deployment of the figure's nodes (or with the most nodes), on
+// the workload and record count (any when not given), at the thread count
+// given (or, for a range, the best throughput within it).
 func (s *Set) match(f plan.Reference) *Group {
 	var best *Group
 	for _, g := range s.Groups {
-		if !strings.EqualFold(g.System, f.System) || wlName(g.Workload) != f.Workload || g.Threads < f.ThreadsLo || g.Threads > f.ThreadsHi || g.Rate != 0 {
+		if !s.matches(g, f) || wlName(g.Workload) != f.Workload {
 			continue
 		}
 		if best == nil || g.Nodes > best.Nodes || g.Nodes == best.Nodes && g.Throughput.Mean > best.Throughput.Mean {
@@ -40,6 +42,58 @@ func (s *Set) match(f plan.Reference) *Group {
 	return best
 }
 
+// matches reports whether cell g is of figure f's system, nodes (when
+// given), record count (when given) and threads, unpaced.
+func (s *Set) matches(g *Group, f plan.Reference) bool {
+	return strings.EqualFold(g.System, f.System) && (f.Nodes == 0 || g.Nodes == f.Nodes) && (f.Records == 0 || g.Records == f.Records) &&
+		g.Threads >= f.ThreadsLo && g.Threads <= f.ThreadsHi && g.Rate == 0
+}
+
+// runtimeOf is the measured runtime a published one is set beside: the
+// mean runtimes of the cells of its system (the deployment of its nodes,
+// or with the most nodes), threads, records and workloads (all, all but E,
+// or one) summed, over cells that completed their operations; and how
+// many cells that is.
+func (s *Set) runtimeOf(f plan.Reference) (sum float64, cells int) {
+	nodes := f.Nodes
+	if nodes == 0 {
+		for _, g := range s.Groups {
+			if strings.EqualFold(g.System, f.System) {
+				nodes = max(nodes, g.Nodes)
+			}
+		}
+	}
+	for _, g := range s.Groups {
+		if !s.matches(g, f) || g.Nodes != nodes || !completed(g) {
+			continue
+		}
+		switch f.Workload {
+		case plan.AllWorkloads:
+		case plan.AllButE:
+			if scanWorkload(g.Workload) {
+				continue
+			}
+		default:
+			if wlName(g.Workload) != f.Workload {
+				continue
+			}
+		}
+		sum += g.Runtime.Mean
+		cells++
+	}
+	return sum, cells
+}
+
+// completed reports whether every run of g completed its operations.
+func completed(g *Group) bool {
+	for _, r := range g.Runs {
+		if r.Doc.Stop != result.Completed {
+			return false
+		}
+	}
+	return true
+}
+
 // referenceSection sets each published figure beside the measured cell it
 // matches, labelled as published, with the ratio of ours to theirs.
 func (s *Set) referenceSection() (Section, bool) {
@@ -47,13 +101,36 @@ func (s *Set) referenceSection() (Section, bool) {
 		return Section{}, false
 	}
 	sec := Section{ID: "reference", Title: "Published figures beside ours",
-		Intro: "Each figure the plan's reference file gives, as published (its source beside it), with the measured cell of the same system and workload at those client threads (for a range, the best within it; of the system's deployments, the one with the most nodes). A published latency marked below is a bound the study says its latency stayed under."}
-	t := &Table{Name: "reference", Title: "Published and measured", Header: []string{"system", "workload", "threads", "published ops/s", "published latency ms", "measured (deployment, threads)", "measured ops/s", "measured mean latency ms", "measured / published", "source"}}
+		Intro: "Each figure the plan's reference file gives, as published (its source beside it), with the measured cell of the same system and workload at those client threads (for a range, the best within it; of the system's deployments, the one of the figure's cluster size, or the one with the most nodes when it gives none; of the figure's record count when it gives one). A published latency marked below is a bound the study says its latency stayed under. A published runtime is set beside the sum of the measured runtimes it covers: its thread counts, record counts and workloads (all, or all but E, as Carvalho et al. total them)."}
+	t := &Table{Name: "reference", Title: "Published and measured throughput", Header: []string{"system", "workload", "threads", "nodes", "records", "published ops/s", "published latency ms", "measured (deployment, threads)", "measured ops/s", "measured mean latency ms", "measured / published", "source"}}
+	rt := &Table{Name: "reference-runtime", Title: "Published and measured runtime", Header: []string{"system", "workload", "threads", "nodes", "records", "published s", "measured s", "cells", "measured / published", "source"}}
 	unmatched := 0
 	for _, f := range s.Reference {
 		threads := strconv.Itoa(f.ThreadsLo)
 		if f.ThreadsHi != f.ThreadsLo {
 			threads += "–" + strconv.Itoa(f.ThreadsHi)
+		}
+		nodes, records := "", "all"
+		if f.Nodes > 0 {
+			nodes = strconv.Itoa(f.Nodes)
+		}
+		if f.Records > 0 {
+			records = thousands(float64(f.Records))
+		}
+		workload := f.Workload
+		if workload == plan.AllButE {
+			workload = "all but E"
+		}
+		if f.RuntimeS > 0 {
+			row := []string{f.System, workload, threads, nodes, records, f2(f.RuntimeS)}
+			if sum, cells := s.runtimeOf(f); cells > 0 {
+				row = append(row, f2(sum), strconv.Itoa(cells), fmt.Sprintf("%.3g", sum/f.RuntimeS))
+			} else {
+				unmatched++
+				row = append(row, "not measured", "", "")
+			}
+			rt.Rows = append(rt.Rows, append(row, f.Source))
+			continue
 		}
 		lat := ""
 		if f.LatencyMs > 0 {
@@ -62,7 +139,7 @@ func (s *Set) referenceSection() (Section, bool) {
 				lat = "< " + lat
 			}
 		}
-		row := []string{f.System, f.Workload, threads, f0(f.Throughput), lat}
+		row := []string{f.System, f.Workload, threads, nodes, records, f0(f.Throughput), lat}
 		if g := s.match(f); g != nil {
 			ratio := ""
 			if f.Throughput > 0 {
@@ -75,7 +152,11 @@ func (s *Set) referenceSection() (Section, bool) {
 		}
 		t.Rows = append(t.Rows, append(row, f.Source))
 	}
-	sec.Tables = []*Table{t}
+	for _, tb := range []*Table{t, rt} {
+		if len(tb.Rows) > 0 {
+			sec.Tables = append(sec.Tables, tb)
+		}
+	}
 	if unmatched > 0 {
 		sec.Points = append(sec.Points, fmt.Sprintf("%d of %d published figures have no measured cell of their system, workload and threads in this plan's results.", unmatched, len(s.Reference)))
 	}

@@ -435,10 +435,14 @@ operations: 1000
 // published with their source; one with no cell is said.
 func TestReferenceFigures(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "pub.csv"), []byte(`system,workload,threads,throughput,latency_ms,latency,source
-basic,c,1,1000,0.5,below,a study p. 1
-basic,c,2-4,2000,,,a study p. 2
-basic,c,99,5,,,a study p. 3
+	os.WriteFile(filepath.Join(dir, "pub.csv"), []byte(`system,workload,threads,throughput,latency_ms,latency,source,nodes,records,runtime_s
+basic,c,1,1000,0.5,below,a study p. 1,,,
+basic,c,2-4,2000,,,a study p. 2,,,
+basic,c,99,5,,,a study p. 3,,,
+basic,all,1-4,,,,a study p. 4,,,10
+basic,c,2,,,,a study p. 5,,100,0.5
+basic,all-but-e,1-4,,,,a study p. 6,,999,3
+basic,c,1,7,,,a study p. 7,3,,
 `), 0o644)
 	set := benchPlan(t, "reference: "+filepath.Join(dir, "pub.csv")+"\ndeployments: [{binding: basic}]\nworkloads: [c]\nrecords: [100]\nthreads: [1, 2, 4]\noperations: 2000\n")
 	var sec *report.Section
@@ -447,7 +451,7 @@ basic,c,99,5,,,a study p. 3
 			sec = &s
 		}
 	}
-	if sec == nil || len(sec.Tables[0].Rows) != 3 {
+	if sec == nil || len(sec.Tables) != 2 || len(sec.Tables[0].Rows) != 4 || len(sec.Tables[1].Rows) != 3 {
 		t.Fatalf("reference section %+v", sec)
 	}
 	rows := sec.Tables[0].Rows
@@ -458,10 +462,24 @@ basic,c,99,5,,,a study p. 3
 			best, at = g.Throughput.Mean, g.Threads
 		}
 	}
-	if rows[0][4] != "< 0.5" || rows[0][5] != "basic, 1" || rows[0][9] != "a study p. 1" ||
-		rows[1][5] != fmt.Sprintf("basic, %d", at) || rows[1][8] != fmt.Sprintf("%.3g", best/2000) ||
-		rows[2][5] != "not measured" || len(sec.Points) != 1 || !strings.HasPrefix(sec.Points[0], "1 of 3 published figures") {
+	if rows[0][6] != "< 0.5" || rows[0][7] != "basic, 1" || rows[0][11] != "a study p. 1" ||
+		rows[1][7] != fmt.Sprintf("basic, %d", at) || rows[1][10] != fmt.Sprintf("%.3g", best/2000) ||
+		rows[2][7] != "not measured" || rows[3][3] != "3" || rows[3][7] != "not measured" || len(sec.Points) != 1 || !strings.HasPrefix(sec.Points[0], "3 of 7 published figures") {
 		t.Errorf("rows %q, points %q", rows, sec.Points)
+	}
+	// Runtimes: the sum of the cells a figure covers.
+	var all, two float64
+	for _, g := range set.Groups {
+		all += g.Runtime.Mean
+		if g.Threads == 2 {
+			two = g.Runtime.Mean
+		}
+	}
+	rt := sec.Tables[1].Rows
+	if rt[0][1] != "all" || rt[0][6] != fmt.Sprintf("%.2f", all) || rt[0][7] != "3" || rt[0][8] != fmt.Sprintf("%.3g", all/10) ||
+		rt[1][4] != "100" || rt[1][6] != fmt.Sprintf("%.2f", two) || rt[1][7] != "1" ||
+		rt[2][1] != "all but E" || rt[2][6] != "not measured" {
+		t.Errorf("runtime rows %q (all %v, at 2 threads %v)", rt, all, two)
 	}
 }
 
