@@ -95,6 +95,9 @@ func (s *Setup) recorder(d db.DB) *probe.Recorder {
 	if sm, ok := d.(db.Sampler); ok && s.ServerSide.Binding {
 		sources = append(sources, probe.Binding(s.Spec.Binding, sm))
 	}
+	if tc, ok := d.(db.TrafficCounter); ok && s.ServerSide.Binding {
+		sources = append(sources, probe.Client(s.Spec.Binding, tc))
+	}
 	if s.Client.Index == 0 {
 		for _, u := range s.ServerSide.Endpoints {
 			sources = append(sources, probe.NewPrometheus(u, s.ServerSide.Series))
@@ -159,6 +162,9 @@ func ServerLines(ss *result.ServerSide) []string {
 	var parts, warnings []string
 	for _, src := range ss.Sources {
 		name := src.Name
+		if src.Kind == result.SourceClient {
+			name = "client's connections"
+		}
 		if src.Kind == result.SourcePrometheus {
 			if u, err := url.Parse(src.Name); err == nil {
 				name = u.Host
@@ -179,6 +185,8 @@ func ServerLines(ss *result.ServerSide) []string {
 				say = append(say, fmt.Sprintf("disk%s %.0f%% busy", node, x.Mean))
 			case x.Name == "read_units" || x.Name == "write_units":
 				say = append(say, fmt.Sprintf("%s %s/s", format.Thousands(int64(x.Mean+0.5)), strings.TrimSuffix(x.Unit, "/s")))
+			case src.Kind == result.SourceClient && (x.Name == "sent_bytes" || x.Name == "received_bytes"):
+				say = append(say, fmt.Sprintf("%s %.2f MB/s", strings.TrimSuffix(x.Name, "_bytes"), x.Mean/1e6))
 			case x.Name == "network_receive_bytes" || x.Name == "network_transmit_bytes":
 				if src.Kind == result.SourcePrometheus {
 					say = append(say, fmt.Sprintf("network %s %.1f MB/s", strings.TrimSuffix(strings.TrimPrefix(x.Name, "network_"), "_bytes"), x.Mean/1e6))

@@ -29,7 +29,8 @@ import (
 // Source is one thing a Recorder samples.
 type Source interface {
 	// Name is the binding's name or the endpoint's URL, credentials
-	// redacted; Kind is result.SourceBinding or result.SourcePrometheus.
+	// redacted; Kind is result.SourceBinding, result.SourcePrometheus or
+	// result.SourceClient.
 	Name() string
 	Kind() string
 	Sample(ctx context.Context) (db.Sample, error)
@@ -37,6 +38,21 @@ type Source interface {
 
 // Binding adapts a binding's Sampler to a Source named name.
 func Binding(name string, s db.Sampler) Source { return bindingSource{name, s} }
+
+// Client is the bytes binding name's connections sent and received, as
+// the client counted them.
+func Client(name string, tc db.TrafficCounter) Source { return clientSource{name, tc} }
+
+type clientSource struct {
+	name string
+	tc   db.TrafficCounter
+}
+
+func (c clientSource) Name() string { return c.name }
+func (c clientSource) Kind() string { return result.SourceClient }
+func (c clientSource) Sample(context.Context) (db.Sample, error) {
+	return db.TrafficSample(c.tc), nil
+}
 
 type bindingSource struct {
 	name string

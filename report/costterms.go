@@ -16,6 +16,7 @@ type CostTerms struct {
 	Compute, Storage, Transfer, Requests, Total float64
 	StorageGB                                   float64 // the data loaded, estimated from its records
 	TransferBytesPerOp                          float64
+	TransferFrom                                string // "" for the client's own count of its connections' bytes
 	ReadUnitsPerOp, WriteUnitsPerOp             float64
 	Unmeasured                                  []string
 }
@@ -65,11 +66,11 @@ func (s *Set) costTerms(g *Group) *CostTerms {
 		t.StorageGB = records * recordBytes(props) / 1e9
 		t.Storage = price * t.StorageGB * hoursPerBillion
 	}
-	perOp := func(names ...string) (float64, bool) {
+	perOp := func(kind string, names ...string) (float64, bool) {
 		v, found := 0.0, false
 		for _, f := range g.Server {
 			for _, n := range names {
-				if f.Kind == result.SourceBinding && f.Name == n {
+				if f.Kind == kind && f.Name == n {
 					v, found = v+f.PerOperation, true
 				}
 			}
@@ -77,11 +78,19 @@ func (s *Set) costTerms(g *Group) *CostTerms {
 		return v, found
 	}
 	if price, ok := g.Usage["transfer_gb"]; ok {
-		if b, found := perOp("network_receive_bytes", "network_transmit_bytes"); found {
+		// The bytes the client's connections sent and received, as the
+		// provider bills its transfer; else the server's count of them.
+		b, found := perOp(result.SourceClient, "sent_bytes", "received_bytes")
+		if !found {
+			if b, found = perOp(result.SourceBinding, "network_receive_bytes", "network_transmit_bytes"); found {
+				t.TransferFrom = "the server's count"
+			}
+		}
+		if found {
 			t.TransferBytesPerOp = b
 			t.Transfer = price * b // per 10⁹ operations: bytes per op × 10⁹ / 10⁹ B per GB
 		} else {
-			t.Unmeasured = append(t.Unmeasured, "transfer (the binding reads no network bytes of its server)")
+			t.Unmeasured = append(t.Unmeasured, "transfer (the binding counts no bytes of its connections, nor reads its server's)")
 		}
 	}
 	for _, u := range []struct {
@@ -92,7 +101,7 @@ func (s *Set) costTerms(g *Group) *CostTerms {
 		if !ok {
 			continue
 		}
-		if units, found := perOp(u.series); found {
+		if units, found := perOp(result.SourceBinding, u.series); found {
 			*u.dst = units
 			t.Requests += price * units * 1e9 / 1e6
 		} else {
@@ -117,6 +126,9 @@ func (s *Set) costTermsTable(gs []*Group) (*Table, []string) {
 		t.Rows = append(t.Rows, []string{g.Deployment, wlName(g.Workload), strconv.FormatInt(g.Records, 10), strconv.Itoa(g.Threads), f0(g.Throughput.Mean),
 			f2(c.Compute), f2(c.Storage), fmt.Sprintf("%.3g", c.StorageGB), f2(c.Transfer), f0(c.TransferBytesPerOp), f2(c.Requests),
 			fmt.Sprintf("%.3g", c.ReadUnitsPerOp), fmt.Sprintf("%.3g", c.WriteUnitsPerOp), f2(c.Total)})
+		if c.TransferFrom != "" {
+			notes = append(notes, fmt.Sprintf("%s %s: transfer from %s of its network bytes (the binding counts none of its own).", g.Deployment, wlName(g.Workload), c.TransferFrom))
+		}
 		for _, u := range c.Unmeasured {
 			notes = append(notes, fmt.Sprintf("%s %s: %s not measured, its term left at 0.", g.Deployment, wlName(g.Workload), u))
 		}
@@ -124,6 +136,6 @@ func (s *Set) costTermsTable(gs []*Group) (*Table, []string) {
 	if len(t.Rows) == 0 {
 		return nil, nil
 	}
-	t.Note = "Compute is the price per hour over the hours a billion operations take at the measured throughput; storage the data loaded (its records' size, estimated from fieldcount and fieldlength) by the GB-hour over those hours; transfer the bytes the server counted in and out per operation by the GB; requests the capacity units DynamoDB reported consumed per operation by the million."
+	t.Note = "Compute is the price per hour over the hours a billion operations take at the measured throughput; storage the data loaded (its records' size, estimated from fieldcount and fieldlength) by the GB-hour over those hours; transfer the bytes the client's connections sent and received per operation (TLS included) by the GB, or the server's count of its network bytes where the binding counts none; requests the capacity units DynamoDB reported consumed per operation by the million."
 	return t, notes
 }

@@ -397,19 +397,21 @@ operations: 20000
 			points = strings.Join(sec.Points, "\n")
 		}
 	}
-	if !strings.Contains(tables, "cost-terms") || !strings.Contains(points, "transfer (the binding reads no network bytes of its server) not measured") {
+	if !strings.Contains(tables, "cost-terms") || !strings.Contains(points, "transfer (the binding counts no bytes of its connections, nor reads its server's) not measured") {
 		t.Errorf("cost section: tables %s, points %q", tables, points)
 	}
 }
 
 // DynamoDB's request units: the units DynamoDB Local reported consumed,
-// per operation, by the million at the plan's prices.
+// per operation, by the million at the plan's prices; its transfer: the
+// bytes the client's connections sent and received per operation, by the
+// GB.
 func TestCostTermsDynamoDB(t *testing.T) {
 	endpoint := dbtest.ServerURL(t, "SERVBENCH_DYNAMODB_URL")
 	set := benchPlan(t, `deployments:
   - binding: dynamodb
     price_per_hour: 0
-    usage_prices: {read_request_units_million: 0.25, write_request_units_million: 1.25}
+    usage_prices: {read_request_units_million: 0.25, write_request_units_million: 1.25, transfer_gb: 0.09}
     properties: {dynamodb.endpoint: "`+endpoint+`", table: sbcostterms}
 workloads: [a]
 records: [200]
@@ -418,15 +420,19 @@ operations: 1000
 `)
 	g := set.Groups[0]
 	c := g.Terms
-	var ru, wu float64
+	var ru, wu, bytes float64
 	for _, r := range g.Runs {
 		src := r.Doc.ServerSide.Find(result.SourceBinding, "dynamodb")
 		ru += src.Get("read_units", "").Total / float64(r.Doc.Operations)
 		wu += src.Get("write_units", "").Total / float64(r.Doc.Operations)
+		cl := r.Doc.ServerSide.Find(result.SourceClient, "dynamodb")
+		bytes += (cl.Get("sent_bytes", "").Total + cl.Get("received_bytes", "").Total) / float64(r.Doc.Operations)
 	}
 	want := (0.25*ru + 1.25*wu) * 1e3
-	if c == nil || ru <= 0 || wu <= 0 || math.Abs(c.Requests-want) > 1e-9*want || g.Cost != c.Requests || len(c.Unmeasured) != 0 {
-		t.Errorf("terms %+v; want requests %v from %v read and %v write units per operation", c, want, ru, wu)
+	// An HTTP request and its answer: some hundreds of bytes each way.
+	if c == nil || ru <= 0 || wu <= 0 || math.Abs(c.Requests-want) > 1e-9*want || bytes < 400 || math.Abs(c.Transfer-0.09*bytes) > 1e-9*c.Transfer ||
+		c.TransferFrom != "" || math.Abs(g.Cost-c.Requests-c.Transfer) > 1e-9*g.Cost || len(c.Unmeasured) != 0 {
+		t.Errorf("terms %+v; want requests %v from %v read and %v write units per operation, transfer of %v bytes per operation", c, want, ru, wu, bytes)
 	}
 }
 

@@ -29,6 +29,9 @@ type ServerFigure struct {
 // "db1:9100 vda".
 func (f ServerFigure) label() string {
 	s := f.Source
+	if f.Kind == result.SourceClient {
+		s = "client's connections (" + s + ")"
+	}
 	if f.Kind == result.SourcePrometheus {
 		s = strings.TrimPrefix(strings.TrimPrefix(s, "http://"), "https://")
 		if i := strings.IndexByte(s, '/'); i > 0 {

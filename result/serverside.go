@@ -22,6 +22,7 @@ type ServerSide struct {
 const (
 	SourceBinding    = "binding"    // the binding's own reading of its server
 	SourcePrometheus = "prometheus" // a Prometheus endpoint, scraped
+	SourceClient     = "client"     // the bytes the client's own connections sent and received
 )
 
 // Source is one thing sampled: a binding's server, or one endpoint.
@@ -125,8 +126,8 @@ func (s *ServerSide) validate() error {
 		return errors.New("server_side: interval_s is negative")
 	}
 	for i, src := range s.Sources {
-		if src.Name == "" || (src.Kind != SourceBinding && src.Kind != SourcePrometheus) {
-			return fmt.Errorf("server_side: source %d: want a name and kind %s or %s", i+1, SourceBinding, SourcePrometheus)
+		if src.Name == "" || (src.Kind != SourceBinding && src.Kind != SourcePrometheus && src.Kind != SourceClient) {
+			return fmt.Errorf("server_side: source %d: want a name and kind %s, %s or %s", i+1, SourceBinding, SourcePrometheus, SourceClient)
 		}
 		for _, x := range src.Series {
 			if x.Name == "" {

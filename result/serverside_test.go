@@ -27,15 +27,24 @@ func TestMergeServerSide(t *testing.T) {
 	}
 	host := Source{Name: "http://db1:9100/metrics", Kind: SourcePrometheus,
 		Series: []Series{{Name: "cpu_busy_pct", Unit: "%", Counter: true, Points: [][2]float64{{1, 40}, {2, 60}}}}}
-	d0 := serverDoc(0, t0, 100, units(10, 20, 30), host)
-	d1 := serverDoc(1, t0, 300, units(5, 5, 10))
+	bytes := func(n float64) Source {
+		return Source{Name: "dynamodb", Kind: SourceClient, PerClient: true,
+			Series: []Series{{Name: "sent_bytes", Unit: "B/s", Counter: true, Points: [][2]float64{{1, n}}, Total: n}}}
+	}
+	d0 := serverDoc(0, t0, 100, units(10, 20, 30), host, bytes(1000))
+	d1 := serverDoc(1, t0, 300, units(5, 5, 10), bytes(3000))
 	d1.Properties["clientindex"] = "1"
 	m, err := Merge([]*Doc{d0, d1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.ServerSide.Sources) != 2 {
+	if len(m.ServerSide.Sources) != 3 {
 		t.Fatalf("sources %+v", m.ServerSide.Sources)
+	}
+	// Each client's connections' bytes add up, apart from the binding's
+	// source of the same name.
+	if sent := m.ServerSide.Find(SourceClient, "dynamodb").Get("sent_bytes", ""); sent.Total != 4000 || sent.PerOperation != 10 {
+		t.Errorf("bytes sent merged %+v: want 4,000, 10 per operation", sent)
 	}
 	ru := m.ServerSide.Find(SourceBinding, "dynamodb").Get("read_units", "")
 	if ru.Points[0][1] != 15 || ru.Points[1][1] != 25 || ru.Total != 40 || ru.PerOperation != 0.1 || ru.Max != 25 {

@@ -10,6 +10,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"reflect"
 	"strconv"
 	"strings"
@@ -35,6 +36,7 @@ func (binding) Summary() string {
 
 // Store is a session on one keyspace.
 type Store struct {
+	traffic     db.Traffic // the bytes its connections sent and received
 	s           *gocql.Session
 	keyspace    string
 	read, write gocql.Consistency
@@ -131,6 +133,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	cc.NumConns = int(conns)
 	cc.Timeout = time.Duration(ms) * time.Millisecond
 	cc.ConnectTimeout = 10 * time.Second
+	cc.Dialer = st.traffic.ContextDialer(&net.Dialer{Timeout: cc.ConnectTimeout, KeepAlive: cc.SocketKeepalive}) // TLS runs over it
 	if user != "" {
 		cc.Authenticator = gocql.PasswordAuthenticator{Username: user, Password: password}
 	}
@@ -380,3 +383,6 @@ func (st *Store) Admin(ctx context.Context, _, statement string) (string, error)
 	}
 	return answer, nil
 }
+
+// Traffic is the bytes this client's connections sent and received.
+func (st *Store) Traffic() (sent, received int64) { return st.traffic.Bytes() }

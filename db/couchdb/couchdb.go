@@ -36,6 +36,7 @@ func (binding) Summary() string {
 
 // Store is a client of one server.
 type Store struct {
+	traffic db.Traffic // the bytes its connections sent and received
 	c       *kivik.Client
 	retries int
 	create  bool
@@ -76,6 +77,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	// One kept-alive connection per client thread (Go's default keeps 2).
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = max(o.Threads, 1) + 2
+	tr.DialContext = s.traffic.Dialer(tr.DialContext) // TLS runs over it: the bytes on the wire
 	hc := &http.Client{Transport: tr, Timeout: time.Duration(ms) * time.Millisecond}
 	s.base, s.hc = u, hc
 	if s.slow, err = kivik.New("couch", u.String(), couchdb.OptionHTTPClient(&http.Client{Transport: tr})); err != nil {
@@ -288,3 +290,6 @@ func (s *Store) Close() error {
 
 // Driver names the client library.
 func (s *Store) Driver() string { return db.DriverName("kivik", "github.com/go-kivik/kivik/v4") }
+
+// Traffic is the bytes this client's connections sent and received.
+func (s *Store) Traffic() (sent, received int64) { return s.traffic.Bytes() }

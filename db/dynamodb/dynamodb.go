@@ -43,6 +43,7 @@ func (binding) Summary() string {
 
 // Store is a DynamoDB client.
 type Store struct {
+	traffic    db.Traffic // the bytes its connections sent and received
 	c          *ddb.Client
 	pk         string
 	consistent bool
@@ -104,7 +105,12 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	}
 	// One kept-alive connection per client thread.
 	hc := awshttp.NewBuildableClient().WithTimeout(time.Duration(ms) * time.Millisecond).
-		WithTransportOptions(func(tr *http.Transport) { tr.MaxIdleConnsPerHost = max(o.Threads, 1) + 2 })
+		WithTransportOptions(func(tr *http.Transport) {
+			tr.MaxIdleConnsPerHost = max(o.Threads, 1) + 2
+			if tr.DialContext != nil { // TLS runs over it: the bytes on the wire
+				tr.DialContext = s.traffic.Dialer(tr.DialContext)
+			}
+		})
 	opts := []func(*config.LoadOptions) error{
 		config.WithRegion(s.region),
 		config.WithRetryMaxAttempts(int(retries) + 1),
@@ -477,3 +483,6 @@ func (s *Store) Admin(ctx context.Context, table, statement string) (string, err
 func unchanged(msg string) bool {
 	return strings.Contains(msg, "will not change") || strings.Contains(msg, "equals the current value")
 }
+
+// Traffic is the bytes this client's connections sent and received.
+func (s *Store) Traffic() (sent, received int64) { return s.traffic.Bytes() }

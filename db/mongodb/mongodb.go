@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"sync"
@@ -38,10 +39,11 @@ func (binding) Summary() string {
 
 // Store is a connected client and its database.
 type Store struct {
-	client *mongo.Client
-	db     *mongo.Database
-	copts  *options.CollectionOptionsBuilder
-	create bool
+	traffic db.Traffic // the bytes its connections sent and received
+	client  *mongo.Client
+	db      *mongo.Database
+	copts   *options.CollectionOptionsBuilder
+	create  bool
 	// wrapArrays stores an array nested in an array as {"items": [...]}
 	// (mongodb.nestedarrays=object), for servers that reject nested arrays
 	// (FerretDB 1.x); MongoDB stores them as they are.
@@ -121,7 +123,8 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	}
 	connect := time.Duration(ms) * time.Millisecond
 	s.client, err = mongo.Connect(options.Client().ApplyURI(uri).SetMaxPoolSize(uint64(pool)).SetRetryWrites(false).SetRetryReads(false).
-		SetConnectTimeout(connect).SetServerSelectionTimeout(connect))
+		SetConnectTimeout(connect).SetServerSelectionTimeout(connect).
+		SetDialer(s.traffic.ContextDialer(&net.Dialer{Timeout: connect, KeepAlive: 5 * time.Minute})))
 	if err != nil {
 		return nil, fmt.Errorf("mongodb: connect %s: %s", strings.Join(cs.Hosts, ","), props.RedactURL(err.Error()))
 	}
@@ -456,3 +459,6 @@ func (s *Store) Admin(ctx context.Context, _, statement string) (string, error) 
 	}
 	return string(out), nil
 }
+
+// Traffic is the bytes this client's connections sent and received.
+func (s *Store) Traffic() (sent, received int64) { return s.traffic.Bytes() }

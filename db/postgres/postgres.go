@@ -36,6 +36,7 @@ func (binding) Summary() string {
 
 // Store is an open connection pool.
 type Store struct {
+	traffic db.Traffic // the bytes its connections sent and received
 	pool    *pgxpool.Pool
 	columns bool // YCSB's column layout instead of JSONB
 	create  bool
@@ -93,6 +94,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	}
 	connect := time.Duration(ms) * time.Millisecond
 	cfg.ConnConfig.ConnectTimeout = connect
+	cfg.ConnConfig.DialFunc = s.traffic.Dialer(cfg.ConnConfig.DialFunc) // TLS, when asked, runs over it: the bytes on the wire
 	cfg.MaxConns = int32(conns)
 	where := cfg.ConnConfig.Host + ":" + fmt.Sprint(cfg.ConnConfig.Port)
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
@@ -488,3 +490,6 @@ func returnsRows(statement string) bool {
 	}
 	return false
 }
+
+// Traffic is the bytes this client's connections sent and received.
+func (s *Store) Traffic() (sent, received int64) { return s.traffic.Bytes() }

@@ -46,6 +46,7 @@ func (binding) Summary() string {
 
 // Store is an open Redis client.
 type Store struct {
+	traffic   db.Traffic // the bytes its connections sent and received
 	c         rueidis.Client
 	index     string // the sorted set of all keys
 	lex       bool   // scan order: key order (ZRANGE BYLEX) or YCSB's hash scores
@@ -65,6 +66,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	}
 	s := &Store{index: cfg.index, lex: cfg.scanMode == "lex", hostDesc: strings.Join(cfg.addrs, ","),
 		json: cfg.model == "json", search: cfg.search, pipelined: cfg.pipelined, window: cfg.window, delay: cfg.flushDelay}
+	cfg.traffic = &s.traffic
 	c, err := rueidis.NewClient(clientOptions(cfg))
 	if err != nil {
 		return nil, fmt.Errorf("redis: connect %s: %w", s.hostDesc, err)
@@ -100,6 +102,15 @@ func clientOptions(cfg *config) rueidis.ClientOption {
 		DisableRetry:  cfg.retries == 0,
 		ClusterOption: rueidis.ClusterOption{MaxMovedRedirections: 8},
 	}
+	if t := cfg.traffic; t != nil { // rueidis' own dial, the bytes on the wire counted (TLS included)
+		o.DialCtxFn = func(ctx context.Context, dst string, d *net.Dialer, tc *tls.Config) (net.Conn, error) {
+			c, err := d.DialContext(ctx, "tcp", dst)
+			if err != nil {
+				return nil, err
+			}
+			return db.TLSClient(ctx, t.Conn(c), dst, tc)
+		}
+	}
 	if cfg.retries > 0 {
 		n := cfg.retries
 		o.RetryDelay = func(attempts int, _ rueidis.Completed, _ error) time.Duration {
@@ -113,6 +124,7 @@ func clientOptions(cfg *config) rueidis.ClientOption {
 }
 
 type config struct {
+	traffic            *db.Traffic // counts the connections' bytes, when set
 	addrs              []string
 	cluster, pipelined bool
 	window             int           // redis.pipelining=N
@@ -642,3 +654,6 @@ func splitCommand(s string) ([]string, error) {
 	}
 	return args, nil
 }
+
+// Traffic is the bytes this client's connections sent and received.
+func (s *Store) Traffic() (sent, received int64) { return s.traffic.Bytes() }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/servbench/servbench/db/dbtest"
+	"github.com/servbench/servbench/result"
 )
 
 // The server's own count of commands grows by at least the operations the
@@ -29,6 +30,20 @@ func TestServerSide(t *testing.T) {
 	if x := src.Get("cpu_busy_pct", ""); x == nil || x.Max <= 0 || x.Unit != "%" {
 		t.Errorf("cpu_busy_pct %+v: want a busy share", x)
 	}
+	// The client's own count of its connections' bytes: at least a
+	// command's worth per operation and a record's per read, and no more
+	// than Redis received and sent (other clients add to Redis' counts;
+	// the slack is an INFO answer, sampled a moment apart on both sides).
+	client := doc.ServerSide.Find(result.SourceClient, "redis")
+	if client == nil || !client.PerClient {
+		t.Fatalf("no client source: %+v", doc.ServerSide)
+	}
+	sent, recv := dbtest.Total(t, client, "sent_bytes"), dbtest.Total(t, client, "received_bytes")
+	in, out := dbtest.Total(t, src, "network_receive_bytes"), dbtest.Total(t, src, "network_transmit_bytes")
+	if sent < 30*float64(doc.Operations) || recv < 500*float64(reads) || sent > in+200 || recv > out+20000 {
+		t.Errorf("the client sent %v and received %v bytes for %d operations (%d reads); Redis received %v and sent %v", sent, recv, doc.Operations, reads, in, out)
+	}
+	t.Logf("client sent %v, received %v; Redis received %v, sent %v", sent, recv, in, out)
 }
 
 // A cluster is sampled on every node: each shard's commands, adding up to
