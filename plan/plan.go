@@ -445,9 +445,11 @@ func (p *Plan) parseStages(v *yaml.Node, errf errFunc) error {
 
 // UsageTerms are the usage prices a deployment may give: storage per
 // GB-hour of the data loaded, transfer per GB the client sent and
-// received, and DynamoDB's on-demand prices per million read and write
-// request units consumed.
-var UsageTerms = []string{"storage_gb_hour", "transfer_gb", "read_request_units_million", "write_request_units_million"}
+// received, DynamoDB's on-demand prices per million read and write
+// request units consumed, and its provisioned prices per read and write
+// capacity unit-hour (for the capacity the consumed units need: their
+// rate, per second, held for the hours the operations take).
+var UsageTerms = []string{"storage_gb_hour", "transfer_gb", "read_request_units_million", "write_request_units_million", "read_capacity_unit_hour", "write_capacity_unit_hour"}
 
 // decodeUsage reads usage_prices: {storage_gb_hour: 0.000182, ...}.
 func decodeUsage(v *yaml.Node, errf errFunc) (map[string]float64, error) {

@@ -13,7 +13,7 @@ import (
 // request units consumed. A term whose quantity was not measured is 0
 // with Unmeasured naming it.
 type CostTerms struct {
-	Compute, Storage, Transfer, Requests, Total float64
+	Compute, Storage, Transfer, Requests, Capacity, Total float64
 	StorageGB                                   float64 // the data loaded, estimated from its records
 	TransferBytesPerOp                          float64
 	TransferFrom                                string // "" for the client's own count of its connections' bytes
@@ -96,19 +96,28 @@ func (s *Set) costTerms(g *Group) *CostTerms {
 	for _, u := range []struct {
 		price, series string
 		dst           *float64
-	}{{"read_request_units_million", "read_units", &t.ReadUnitsPerOp}, {"write_request_units_million", "write_units", &t.WriteUnitsPerOp}} {
+		term          *float64
+		perUnit       float64 // what a unit per operation costs a billion operations at price 1
+	}{
+		{"read_request_units_million", "read_units", &t.ReadUnitsPerOp, &t.Requests, 1e9 / 1e6},
+		{"write_request_units_million", "write_units", &t.WriteUnitsPerOp, &t.Requests, 1e9 / 1e6},
+		// Provisioned: units/op × throughput units per second, held for
+		// 10⁹ / throughput / 3600 hours: units/op × 10⁹ / 3600 unit-hours.
+		{"read_capacity_unit_hour", "read_units", &t.ReadUnitsPerOp, &t.Capacity, 1e9 / 3600},
+		{"write_capacity_unit_hour", "write_units", &t.WriteUnitsPerOp, &t.Capacity, 1e9 / 3600},
+	} {
 		price, ok := g.Usage[u.price]
 		if !ok {
 			continue
 		}
 		if units, found := perOp(result.SourceBinding, u.series); found {
 			*u.dst = units
-			t.Requests += price * units * 1e9 / 1e6
+			*u.term += price * units * u.perUnit
 		} else {
 			t.Unmeasured = append(t.Unmeasured, fmt.Sprintf("%s (no consumed %s: a DynamoDB binding measures them)", u.price, u.series))
 		}
 	}
-	t.Total = t.Compute + t.Storage + t.Transfer + t.Requests
+	t.Total = t.Compute + t.Storage + t.Transfer + t.Requests + t.Capacity
 	return t
 }
 
@@ -116,7 +125,7 @@ func (s *Set) costTerms(g *Group) *CostTerms {
 // whose deployments give usage prices.
 func (s *Set) costTermsTable(gs []*Group) (*Table, []string) {
 	t := &Table{Name: "cost-terms", Title: "Cost per billion operations by term (" + s.currency() + ")",
-		Header: []string{"deployment", "workload", "records", "threads", "throughput ops/s", "compute (per hour)", "storage (GB-hours)", "data GB", "transfer (per GB)", "bytes per op", "requests (units)", "read units per op", "write units per op", "total per 10⁹ ops"}}
+		Header: []string{"deployment", "workload", "records", "threads", "throughput ops/s", "compute (per hour)", "storage (GB-hours)", "data GB", "transfer (per GB)", "bytes per op", "requests (units)", "capacity (unit-hours)", "read units per op", "write units per op", "total per 10⁹ ops"}}
 	var notes []string
 	for _, g := range gs {
 		c := g.Terms
@@ -124,7 +133,7 @@ func (s *Set) costTermsTable(gs []*Group) (*Table, []string) {
 			continue
 		}
 		t.Rows = append(t.Rows, []string{g.Deployment, wlName(g.Workload), strconv.FormatInt(g.Records, 10), strconv.Itoa(g.Threads), f0(g.Throughput.Mean),
-			f2(c.Compute), f2(c.Storage), fmt.Sprintf("%.3g", c.StorageGB), f2(c.Transfer), f0(c.TransferBytesPerOp), f2(c.Requests),
+			f2(c.Compute), f2(c.Storage), fmt.Sprintf("%.3g", c.StorageGB), f2(c.Transfer), f0(c.TransferBytesPerOp), f2(c.Requests), f2(c.Capacity),
 			fmt.Sprintf("%.3g", c.ReadUnitsPerOp), fmt.Sprintf("%.3g", c.WriteUnitsPerOp), f2(c.Total)})
 		if c.TransferFrom != "" {
 			notes = append(notes, fmt.Sprintf("%s %s: transfer from %s of its network bytes (the binding counts none of its own).", g.Deployment, wlName(g.Workload), c.TransferFrom))
@@ -136,6 +145,6 @@ func (s *Set) costTermsTable(gs []*Group) (*Table, []string) {
 	if len(t.Rows) == 0 {
 		return nil, nil
 	}
-	t.Note = "Compute is the price per hour over the hours a billion operations take at the measured throughput; storage the data loaded (its records' size, estimated from fieldcount and fieldlength) by the GB-hour over those hours; transfer the bytes the client's connections sent and received per operation (TLS included) by the GB, or the server's count of its network bytes where the binding counts none; requests the capacity units DynamoDB reported consumed per operation by the million."
+	t.Note = "Compute is the price per hour over the hours a billion operations take at the measured throughput; storage the data loaded (its records' size, estimated from fieldcount and fieldlength) by the GB-hour over those hours; transfer the bytes the client's connections sent and received per operation (TLS included) by the GB, or the server's count of its network bytes where the binding counts none; requests the capacity units DynamoDB reported consumed per operation by the million (on demand); capacity the provisioned capacity those units need at the measured rate, by the unit-hour."
 	return t, notes
 }

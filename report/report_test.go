@@ -411,7 +411,7 @@ func TestCostTermsDynamoDB(t *testing.T) {
 	set := benchPlan(t, `deployments:
   - binding: dynamodb
     price_per_hour: 0
-    usage_prices: {read_request_units_million: 0.25, write_request_units_million: 1.25, transfer_gb: 0.09}
+    usage_prices: {read_request_units_million: 0.25, write_request_units_million: 1.25, transfer_gb: 0.09, read_capacity_unit_hour: 0.00013, write_capacity_unit_hour: 0.00065}
     properties: {dynamodb.endpoint: "`+endpoint+`", table: sbcostterms}
 workloads: [a]
 records: [200]
@@ -429,9 +429,12 @@ operations: 1000
 		bytes += (cl.Get("sent_bytes", "").Total + cl.Get("received_bytes", "").Total) / float64(r.Doc.Operations)
 	}
 	want := (0.25*ru + 1.25*wu) * 1e3
+	// Provisioned: the units per second a billion operations need, held
+	// for the hours they take: units per operation × 10⁹ / 3600 unit-hours.
+	capacity := (0.00013*ru + 0.00065*wu) * 1e9 / 3600
 	// An HTTP request and its answer: some hundreds of bytes each way.
 	if c == nil || ru <= 0 || wu <= 0 || math.Abs(c.Requests-want) > 1e-9*want || bytes < 400 || math.Abs(c.Transfer-0.09*bytes) > 1e-9*c.Transfer ||
-		c.TransferFrom != "" || math.Abs(g.Cost-c.Requests-c.Transfer) > 1e-9*g.Cost || len(c.Unmeasured) != 0 {
+		math.Abs(c.Capacity-capacity) > 1e-9*capacity || c.TransferFrom != "" || math.Abs(g.Cost-c.Requests-c.Transfer-c.Capacity) > 1e-9*g.Cost || len(c.Unmeasured) != 0 {
 		t.Errorf("terms %+v; want requests %v from %v read and %v write units per operation, transfer of %v bytes per operation", c, want, ru, wu, bytes)
 	}
 }
