@@ -14,11 +14,11 @@ import (
 // with Unmeasured naming it.
 type CostTerms struct {
 	Compute, Storage, Transfer, Requests, Capacity, Total float64
-	StorageGB                                   float64 // the data loaded, estimated from its records
-	TransferBytesPerOp                          float64
-	TransferFrom                                string // "" for the client's own count of its connections' bytes
-	ReadUnitsPerOp, WriteUnitsPerOp             float64
-	Unmeasured                                  []string
+	StorageGB                                             float64 // the data loaded, estimated from its records
+	TransferBytesPerOp                                    float64
+	TransferFrom                                          string // "" for the client's own count of its connections' bytes
+	ReadUnitsPerOp, WriteUnitsPerOp                       float64
+	Unmeasured                                            []string
 }
 
 // recordBytes estimates one record's size from a result's properties:
