@@ -26,9 +26,10 @@ func Redact(text string) string {
 }
 
 // secretWord matches a credential given after a keyword in a statement
-// or command: PASSWORD 'x' (SQL, CQL), AUTH x and CONFIG SET requirepass
-// x (Redis), IDENTIFIED BY 'x'.
-var secretWord = regexp.MustCompile(`(?i)\b(password|passwd|requirepass|masterauth|auth|identified\s+by)(\s+)('(?:[^']|'')*'|"(?:[^"\\]|\\.)*"|[^\s;,)]+)`)
+// or command: PASSWORD 'x' (SQL, CQL), AUTH x (Redis' command, in capitals:
+// "auth" in prose is left alone) and CONFIG SET requirepass x, IDENTIFIED
+// BY 'x'.
+var secretWord = regexp.MustCompile(`\b((?i:password|passwd|requirepass|masterauth|identified\s+by)|AUTH)(\s+)('(?:[^']|'')*'|"(?:[^"\\]|\\.)*"|[^\s;,)]+)`)
 
 // RedactStep hides credentials in a setup step's text or answer: those
 // RedactText finds, and any word after PASSWORD, AUTH, requirepass,
