@@ -357,11 +357,11 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 	}
 	if !tried {
 		lerr = r.steps(ctx, "load/"+key, c.Deployment, c.Workload, c.Records, c.Deployment.StepsBeforeLoad(), false)
-		if lerr != nil && ctx.Err() == nil {
+		switch {
+		case lerr != nil && ctx.Err() == nil:
 			t.stopped[c.Deployment.Label] = lerr
-		} else {
-			lerr = r.load(ctx, key)
-			if lerr != nil {
+		case lerr == nil:
+			if lerr = r.load(ctx, key); lerr != nil {
 				lerr = errors.New("load: " + oneLine(lerr))
 			}
 		}
