@@ -108,14 +108,26 @@ func (r *Recorder) timeout() time.Duration {
 // then samples each every interval in a goroutine of its own until Stop.
 func (r *Recorder) Start(ctx context.Context) {
 	ctx, r.cancel = context.WithCancel(ctx)
+	// The baseline of every source, before Start returns and the run
+	// begins: a counter's growth then holds every operation (a baseline
+	// taken while the run went on missed the first ones). Each is bounded
+	// by the timeout, as every sample.
+	var base sync.WaitGroup
+	for _, t := range r.tracks {
+		base.Add(1)
+		go func() {
+			defer base.Done()
+			r.sample(ctx, t)
+		}()
+	}
+	base.Wait()
+	if r.Interval <= 0 {
+		return
+	}
 	for _, t := range r.tracks {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			r.sample(ctx, t)
-			if r.Interval <= 0 {
-				return
-			}
 			tick := time.NewTicker(r.Interval)
 			defer tick.Stop()
 			for {

@@ -235,10 +235,13 @@ func (blocking) Sample(ctx context.Context) (db.Sample, error) {
 }
 
 // A sample that the recorder's stopping cuts short (Ctrl-C, the run's end)
-// is dropped, not counted as a failure of its source.
+// is dropped, not counted as a failure of its source: the baseline of a
+// run stopped as it starts, and the last sample.
 func TestStopDropsCutSamples(t *testing.T) {
 	r := New(time.Hour, blocking{})
-	r.Start(context.Background())
+	run, ctrlC := context.WithCancel(context.Background())
+	ctrlC()
+	r.Start(run)
 	stopped, cancel := context.WithCancel(context.Background())
 	cancel()
 	r.Stop(stopped)
@@ -274,4 +277,42 @@ func TestDeafSourceIsLeftBehind(t *testing.T) {
 	if s.Failed != 2 || !strings.HasPrefix(s.Error, "no answer within 20ms") {
 		t.Errorf("failed %d, error %q: want 2 failures (the stop's sample is dropped), the first without an answer", s.Failed, s.Error)
 	}
+}
+
+// gated answers its first sample when release is closed, saying when it
+// was asked.
+type gated struct{ entered, release chan struct{} }
+
+func (gated) Name() string { return "gated" }
+func (gated) Kind() string { return result.SourceBinding }
+func (g gated) Sample(ctx context.Context) (db.Sample, error) {
+	select {
+	case g.entered <- struct{}{}:
+		<-g.release
+	default:
+	}
+	return db.Sample{Stats: []db.Stat{{Name: "ops", Counter: true, Value: 1}}}, nil
+}
+
+// Start returns after every source's baseline answered, so that the run it
+// precedes is counted whole (a baseline taken while the run went on missed
+// its first operations: a Redis cluster's commands came out one short of
+// the operations).
+func TestStartTakesTheBaselineFirst(t *testing.T) {
+	g := gated{entered: make(chan struct{}), release: make(chan struct{})}
+	r := New(time.Hour, g)
+	started := make(chan struct{})
+	go func() {
+		r.Start(context.Background())
+		close(started)
+	}()
+	<-g.entered
+	select {
+	case <-started:
+		t.Fatal("Start returned before its baseline answered")
+	default:
+	}
+	close(g.release)
+	<-started
+	r.Stop(context.Background())
 }
