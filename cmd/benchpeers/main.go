@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/servbench/servbench/internal/peers"
 )
@@ -28,13 +29,19 @@ func main() {
 		ycsb      = flag.String("ycsb", "../shared/tools/ycsb", "YCSB's folder: lib/ (its classpath) and workloads/")
 		java      = flag.String("java", "java", "the java binary")
 		passes    = flag.Int("passes", 3, "runs of each tool per case (medians are reported)")
-		cases     = flag.String("cases", "no-op,redis,bound,pipelined", "which cases: no-op (workloads A and C on 1 and 4 threads), redis (16 and 64 threads), bound (C against redis-benchmark's HGETALL, one request at a time, 16 and 64 connections), pipelined (C, 1 field of 3 bytes, against redis-benchmark -P 16 GET)")
+		cases     = flag.String("cases", "no-op,redis,bound,pipelined", "which cases: no-op (workloads A and C on 1 and 4 threads), redis (16 and 64 threads), bound (C against redis-benchmark's HGETALL, one request at a time, 16 and 64 connections), pipelined (C, 1 field of 3 bytes, against redis-benchmark -P 16 GET), and postgres, mongodb, cassandra, dynamodb (A and C on 1, 16 and 64 threads against YCSB's JDBC, MongoDB, Cassandra and DynamoDB bindings)")
 		records   = flag.Int("records", 100000, "recordcount")
 		noopOps   = flag.Int("noop-ops", 10000000, "operationcount of a no-op run")
 		duration  = flag.Int("duration", 20, "maxexecutiontime of a Redis run, seconds")
 		redis     = flag.String("redis", "127.0.0.1:6379", "the Redis server, host:port")
+		cpus      = flag.String("client-cpus", "", "CPUs every client runs on (taskset -c LIST; the servers pinned elsewhere by the script); empty: unpinned")
 	)
+	flag.StringVar(&servers.postgres, "postgres", "postgres://postgres@127.0.0.1:5432/postgres", "the PostgreSQL server's URL")
+	flag.StringVar(&servers.mongodb, "mongodb", "mongodb://127.0.0.1:27017/", "the MongoDB (or FerretDB) server's URL")
+	flag.StringVar(&servers.cassandra, "cassandra", "127.0.0.1:9042", "the Cassandra server, host:port")
+	flag.StringVar(&servers.dynamodb, "dynamodb", "http://127.0.0.1:8000", "the DynamoDB (Local) endpoint")
 	flag.Parse()
+	clientCPUs = *cpus
 	if err := run(*servbench, *ycsb, *java, *passes, *cases, *records, *noopOps, *duration, *redis); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-peers:", err)
 		os.Exit(1)
@@ -62,7 +69,27 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 	if !ok {
 		return fmt.Errorf("-redis %q: want host:port", redis)
 	}
+	tmp, err := os.MkdirTemp("", "benchpeers")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	cred, err := credentials(tmp)
+	if err != nil {
+		return err
+	}
+	dbs, err := serverDBs(cred)
+	if err != nil {
+		return err
+	}
+	table := fmt.Sprintf("peers%d", time.Now().Unix())
 	dbArgs := func(db string, sb bool) []string {
+		if d, ok := dbs[db]; ok {
+			if sb {
+				return d.sb
+			}
+			return d.ycsb
+		}
 		switch {
 		case db == "redis" && sb:
 			return []string{"redis", "-p", "redis.host=" + host, "-p", "redis.port=" + port}
@@ -78,6 +105,9 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 			"-p", "recordcount=" + strconv.Itoa(records)}
 		for _, kv := range c.Properties {
 			out = append(out, "-p", kv)
+		}
+		if _, ok := dbs[c.DB]; ok { // a table of this comparison's own: no earlier rows in the way of the load
+			out = append(out, "-p", "table="+table)
 		}
 		return out
 	}
@@ -113,7 +143,11 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 		{Name: "servbench redis.flushdelay=200", Command: servbenchRun("redis.flushdelay=200"),
 			For: func(c peers.Case) bool { return vsBench(c) && c.Note == autoNote }},
 		{Name: "YCSB", For: vsYCSB, Command: func(c peers.Case) []string {
-			return append(append([]string{java, "-cp", filepath.Join(ycsb, "lib") + "/*", "site.ycsb.Client", "-t"}, dbArgs(c.DB, false)...), common(c)...)
+			cp := filepath.Join(ycsb, "lib") + "/*"
+			if d, ok := dbs[c.DB]; ok {
+				cp += ":" + filepath.Join(ycsb, "bindings", d.cp) + "/*"
+			}
+			return append(append([]string{java, "-cp", cp, "site.ycsb.Client", "-t"}, dbArgs(c.DB, false)...), common(c)...)
 		}},
 		{Name: redisBenchmark, Native: true, For: vsBench,
 			Parse: func(c peers.Case, r io.Reader) (peers.Report, error) { return peers.ParseRedisBenchmark(r, benchN(c)) },
@@ -165,14 +199,22 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 				list = append(list, peers.Case{Workload: "workloadc", DB: "redis", Threads: c.threads, Ref: redisBenchmark, Note: c.note,
 					Properties: []string{"operationcount=1000000000", "maxexecutiontime=" + strconv.Itoa(duration), "redis.pipelining=" + c.pipelining}})
 			}
+		case "postgres", "mongodb", "cassandra", "dynamodb":
+			for _, wl := range []string{"workloada", "workloadc"} {
+				for _, th := range []int{1, 16, 64} {
+					list = append(list, peers.Case{Workload: wl, DB: w, Threads: th,
+						Properties: []string{"operationcount=1000000000", "maxexecutiontime=" + strconv.Itoa(duration)}})
+				}
+			}
 		default:
-			return fmt.Errorf("-cases: unknown case %q (no-op, redis, bound, pipelined)", w)
+			return fmt.Errorf("-cases: unknown case %q (no-op, redis, bound, pipelined, %s)", w, strings.Join(serverDBNames, ", "))
 		}
 	}
+	pin(tools)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	load := func(what string, args ...string) error {
-		fmt.Fprintf(os.Stderr, "loading %s into Redis at %s\n", what, redis)
+		fmt.Fprintf(os.Stderr, "loading %s\n", what)
 		if out, err := exec.CommandContext(ctx, args[0], args[1:]...).CombinedOutput(); err != nil {
 			return fmt.Errorf("load %s: %v: %s", what, err, out)
 		}
@@ -181,7 +223,7 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 	servbenchLoad := append(append([]string{servbench, "load"}, dbArgs("redis", true)...),
 		common(peers.Case{Workload: "workloada", Threads: 16})...)
 	if strings.Contains(which, "redis") || strings.Contains(which, "bound") {
-		if err := load(fmt.Sprintf("%d records", records), append(slices.Clone(servbenchLoad), "-p", "batchsize=100")...); err != nil {
+		if err := load(fmt.Sprintf("%d records into Redis", records), append(slices.Clone(servbenchLoad), "-p", "batchsize=100")...); err != nil {
 			return err
 		}
 	}
@@ -206,6 +248,22 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 			"-P", "16", "-t", "set", "-r", strconv.Itoa(records), "-d", "3", "-n", strconv.Itoa(10*records), "-q"); err != nil {
 			return err
 		}
+	}
+	var compared []string
+	for _, name := range serverDBNames {
+		if !slices.Contains(strings.Split(which, ","), name) {
+			continue
+		}
+		compared = append(compared, name)
+		// servbench loads the data set both read: its tables are YCSB's
+		// (usertable, y_id or ycsb_key and a column per field).
+		args := append(append([]string{servbench, "load"}, dbArgs(name, true)...), common(peers.Case{Workload: "workloada", DB: name, Threads: 16})...)
+		if err := load(fmt.Sprintf("%d records into %s", records, name), append(args, "-p", "batchsize=100")...); err != nil {
+			return err
+		}
+	}
+	if len(compared) > 0 {
+		fmt.Println(configTable(dbs, compared))
 	}
 	rows, err := peers.Compare(ctx, tools, list, []string{"operationcount=1", "maxexecutiontime=0"}, passes,
 		func(s string) { fmt.Fprintln(os.Stderr, s) })
