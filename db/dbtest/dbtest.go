@@ -25,7 +25,7 @@ import (
 // (set by scripts/test from scripts/servers). Without it the test is
 // skipped, or fails when SERVBENCH_REQUIRE_SERVERS=1 (the test command sets
 // it, so CI never passes with untested bindings).
-func ServerURL(t *testing.T, name string) string {
+func ServerURL(t testing.TB, name string) string {
 	t.Helper()
 	u := os.Getenv(name)
 	if u == "" {
@@ -38,7 +38,7 @@ func ServerURL(t *testing.T, name string) string {
 }
 
 // Open opens binding with the properties given as key, value pairs.
-func Open(t *testing.T, binding string, kv ...string) db.DB {
+func Open(t testing.TB, binding string, kv ...string) db.DB {
 	t.Helper()
 	b, err := db.Lookup(binding)
 	if err != nil {

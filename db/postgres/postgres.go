@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -41,6 +42,74 @@ type Store struct {
 	columns bool // YCSB's column layout instead of JSONB
 	create  bool
 	fields  []string // the columns of the column layout (db.Options.Schema)
+	// sql holds the statements of the last table used, built once: an
+	// operation looks them up with one atomic load and a comparison, not
+	// by formatting its statement again.
+	sql atomic.Pointer[statements]
+}
+
+// statements are one table's statements, in the store's layout. updateOne
+// and readOne are per column of the column layout (fields' order).
+type statements struct {
+	table                           string
+	readAll, update, insert, delete string
+	readOne, updateOne              []string
+}
+
+func (s *Store) statements(table string) *statements {
+	if st := s.sql.Load(); st != nil && st.table == table {
+		return st
+	}
+	t := ident(table)
+	st := &statements{table: table, delete: "DELETE FROM " + t + " WHERE ycsb_key = $1"}
+	if !s.columns {
+		st.readAll = "SELECT doc FROM " + t + " WHERE ycsb_key = $1"
+		st.update = "UPDATE " + t + " SET doc = doc || $2 WHERE ycsb_key = $1"
+		st.insert = "INSERT INTO " + t + " (ycsb_key, doc) VALUES ($1, $2)"
+		s.sql.Store(st)
+		return st
+	}
+	st.readAll = "SELECT * FROM " + t + " WHERE ycsb_key = $1"
+	var set, cols, params strings.Builder
+	for i, f := range s.fields {
+		if i > 0 {
+			set.WriteString(", ")
+		}
+		fmt.Fprintf(&set, "%s = $%d", ident(f), i+2)
+		fmt.Fprintf(&cols, ", %s", ident(f))
+		fmt.Fprintf(&params, ", $%d", i+2)
+		st.readOne = append(st.readOne, "SELECT "+ident(f)+" FROM "+t+" WHERE ycsb_key = $1")
+		st.updateOne = append(st.updateOne, "UPDATE "+t+" SET "+ident(f)+" = $2 WHERE ycsb_key = $1")
+	}
+	st.update = "UPDATE " + t + " SET " + set.String() + " WHERE ycsb_key = $1"
+	st.insert = "INSERT INTO " + t + " (ycsb_key" + cols.String() + ") VALUES ($1" + params.String() + ")"
+	s.sql.Store(st)
+	return st
+}
+
+// column is the position of name among the column layout's fields, or -1.
+func (s *Store) column(name string) int {
+	for i, f := range s.fields {
+		if f == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// inOrder tells whether values has every field of the column layout, in
+// its order (an insert's or an update of all fields).
+func (s *Store) inOrder(values *db.Record) bool {
+	fs := values.Fields()
+	if len(fs) != len(s.fields) {
+		return false
+	}
+	for i, f := range fs {
+		if f.Name != s.fields[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
@@ -224,6 +293,16 @@ func (s *Store) selectList(fields []string) string {
 	return strings.Join(names, ", ")
 }
 
+// addRaw adds the non-null columns of a row as the server sent them (text
+// columns: their bytes), ycsb_key excluded.
+func addRaw(dst *db.Record, fds []pgconn.FieldDescription, vals [][]byte) {
+	for i, fd := range fds {
+		if fd.Name != "ycsb_key" && vals[i] != nil {
+			dst.Add(fd.Name, vals[i])
+		}
+	}
+}
+
 // addRow adds the non-null text columns of a row (ycsb_key excluded).
 func addRow(dst *db.Record, fds []pgconn.FieldDescription, vals []any) {
 	for i, fd := range fds {
@@ -237,8 +316,17 @@ func addRow(dst *db.Record, fds []pgconn.FieldDescription, vals []any) {
 }
 
 func (s *Store) Read(ctx context.Context, table, key string, fields []string, dst *db.Record) error {
+	st := s.statements(table)
 	if s.columns {
-		rows, _ := s.pool.Query(ctx, fmt.Sprintf("SELECT %s FROM %s WHERE ycsb_key = $1", s.selectList(fields), ident(table)), key)
+		q := st.readAll
+		if fields != nil {
+			if i := s.column(fields[0]); len(fields) == 1 && i >= 0 {
+				q = st.readOne[i]
+			} else {
+				q = fmt.Sprintf("SELECT %s FROM %s WHERE ycsb_key = $1", s.selectList(fields), ident(table))
+			}
+		}
+		rows, _ := s.pool.Query(ctx, q, key)
 		defer rows.Close()
 		if !rows.Next() {
 			if err := rows.Err(); err != nil {
@@ -246,20 +334,16 @@ func (s *Store) Read(ctx context.Context, table, key string, fields []string, ds
 			}
 			return notFound("read", key)
 		}
-		vals, err := rows.Values()
-		if err != nil {
-			return wrap("read", key, err)
-		}
-		addRow(dst, rows.FieldDescriptions(), vals)
+		addRaw(dst, rows.FieldDescriptions(), rows.RawValues())
 		return nil
 	}
 	var doc []byte
-	q := fmt.Sprintf("SELECT %s FROM %s WHERE ycsb_key = $1", projection(fields), ident(table))
-	args := []any{key}
-	if fields != nil {
-		args = append(args, fields)
+	var err error
+	if fields == nil {
+		err = s.pool.QueryRow(ctx, st.readAll, key).Scan(&doc)
+	} else {
+		err = s.pool.QueryRow(ctx, fmt.Sprintf("SELECT %s FROM %s WHERE ycsb_key = $1", projection(fields), ident(table)), key, fields).Scan(&doc)
 	}
-	err := s.pool.QueryRow(ctx, q, args...).Scan(&doc)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return notFound("read", key)
 	}
@@ -293,16 +377,13 @@ func (s *Store) Scan(ctx context.Context, table, start string, count int, fields
 	for rows.Next() {
 		r := dst.Next()
 		if s.columns {
-			vals, err := rows.Values()
-			if err != nil {
-				return wrap("scan", start, err)
-			}
+			vals := rows.RawValues()
 			for i, fd := range rows.FieldDescriptions() {
 				if fd.Name == "ycsb_key" {
-					r.SetKey([]byte(vals[i].(string)))
+					r.SetKey(vals[i])
 				}
 			}
-			addRow(r, rows.FieldDescriptions(), vals)
+			addRaw(r, rows.FieldDescriptions(), vals)
 			continue
 		}
 		var key string
@@ -322,21 +403,25 @@ func (s *Store) Scan(ctx context.Context, table, start string, count int, fields
 }
 
 func (s *Store) Update(ctx context.Context, table, key string, values *db.Record) error {
+	st := s.statements(table)
 	var tag pgconn.CommandTag
 	var err error
-	if s.columns {
+	switch fs := values.Fields(); {
+	case !s.columns:
+		tag, err = s.pool.Exec(ctx, st.update, key, appendDoc(nil, values))
+	case len(fs) == 1 && s.column(fs[0].Name) >= 0:
+		tag, err = s.pool.Exec(ctx, st.updateOne[s.column(fs[0].Name)], key, value(fs[0].Value))
+	case s.inOrder(values):
+		tag, err = s.pool.Exec(ctx, st.update, columnArgs(key, fs)...)
+	default:
 		var set strings.Builder
-		args := []any{key}
-		for i, f := range values.Fields() {
+		for i, f := range fs {
 			if i > 0 {
 				set.WriteString(", ")
 			}
 			fmt.Fprintf(&set, "%s = $%d", ident(f.Name), i+2)
-			args = append(args, string(f.Value))
 		}
-		tag, err = s.pool.Exec(ctx, fmt.Sprintf("UPDATE %s SET %s WHERE ycsb_key = $1", ident(table), set.String()), args...)
-	} else {
-		tag, err = s.pool.Exec(ctx, fmt.Sprintf("UPDATE %s SET doc = doc || $2 WHERE ycsb_key = $1", ident(table)), key, appendDoc(nil, values))
+		tag, err = s.pool.Exec(ctx, fmt.Sprintf("UPDATE %s SET %s WHERE ycsb_key = $1", ident(table), set.String()), columnArgs(key, fs)...)
 	}
 	if err != nil {
 		return wrap("update", key, err)
@@ -347,19 +432,41 @@ func (s *Store) Update(ctx context.Context, table, key string, values *db.Record
 	return nil
 }
 
+// columnArgs are a statement's arguments: the key, then each field's value
+// (text columns take the bytes as they are).
+func columnArgs(key string, fs []db.Field) []any {
+	args := make([]any, 1, len(fs)+1)
+	args[0] = key
+	for _, f := range fs {
+		args = append(args, value(f.Value))
+	}
+	return args
+}
+
+// value is a field's value as a statement's argument: its bytes, or an
+// empty text for an empty value (a nil []byte is SQL's NULL to pgx).
+func value(v []byte) any {
+	if v == nil {
+		return ""
+	}
+	return v
+}
+
 func (s *Store) Insert(ctx context.Context, table, key string, values *db.Record) error {
+	st := s.statements(table)
 	var err error
-	if s.columns {
+	switch {
+	case !s.columns:
+		_, err = s.pool.Exec(ctx, st.insert, key, appendDoc(nil, values))
+	case s.inOrder(values):
+		_, err = s.pool.Exec(ctx, st.insert, columnArgs(key, values.Fields())...)
+	default:
 		cols, params := []string{"ycsb_key"}, []string{"$1"}
-		args := []any{key}
 		for i, f := range values.Fields() {
 			cols = append(cols, ident(f.Name))
 			params = append(params, fmt.Sprintf("$%d", i+2))
-			args = append(args, string(f.Value))
 		}
-		_, err = s.pool.Exec(ctx, fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", ident(table), strings.Join(cols, ", "), strings.Join(params, ", ")), args...)
-	} else {
-		_, err = s.pool.Exec(ctx, fmt.Sprintf("INSERT INTO %s (ycsb_key, doc) VALUES ($1, $2)", ident(table)), key, appendDoc(nil, values))
+		_, err = s.pool.Exec(ctx, fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", ident(table), strings.Join(cols, ", "), strings.Join(params, ", ")), columnArgs(key, values.Fields())...)
 	}
 	if err != nil {
 		return wrap("insert", key, err)
@@ -415,7 +522,7 @@ func (s *Store) insertEach(ctx context.Context, table string, keys []string, val
 }
 
 func (s *Store) Delete(ctx context.Context, table, key string) error {
-	tag, err := s.pool.Exec(ctx, fmt.Sprintf("DELETE FROM %s WHERE ycsb_key = $1", ident(table)), key)
+	tag, err := s.pool.Exec(ctx, s.statements(table).delete, key)
 	if err != nil {
 		return wrap("delete", key, err)
 	}

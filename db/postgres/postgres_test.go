@@ -10,7 +10,7 @@ import (
 	"github.com/servbench/servbench/db/dbtest"
 )
 
-func drop(t *testing.T, url string, tables ...string) {
+func drop(t testing.TB, url string, tables ...string) {
 	t.Helper()
 	c, err := pgx.Connect(context.Background(), url)
 	if err != nil {
@@ -141,5 +141,83 @@ func TestAdmin(t *testing.T) {
 	}, "postgres.url", url, "table", "sbadmin")
 	if len(got) != 3 || got[0] != "CREATE INDEX" || got[1] != "SELECT 1: [1]" || !strings.HasPrefix(got[2], "error: postgres: ERROR: syntax error") {
 		t.Errorf("answers %q", got)
+	}
+}
+
+// The column layout's statements are built once per table: one field, all
+// fields in order, others in any order, and two tables used by turns each
+// get their own (the cache holds one table at a time). An empty value
+// reads back as an empty field, not as a missing one.
+func TestColumnStatements(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_POSTGRES_URL")
+	drop(t, url, "sbstmta", "sbstmtb")
+	d := dbtest.Open(t, "postgres", "postgres.url", url, "postgres.layout", "columns", "fieldcount", "3")
+	ctx := context.Background()
+	get := func(table, key string, fields ...string) string {
+		t.Helper()
+		var r db.Record
+		if err := d.Read(ctx, table, key, fields, &r); err != nil {
+			t.Fatalf("read %s %s: %v", table, key, err)
+		}
+		var out []string
+		for _, f := range r.Fields() {
+			out = append(out, f.Name+"="+string(f.Value))
+		}
+		return strings.Join(out, " ")
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, table := range []string{"sbstmta", "sbstmtb"} {
+		must(d.(db.Preparer).Prepare(ctx, table, true))
+	}
+	rec := func(kv ...string) *db.Record {
+		var r db.Record
+		for i := 0; i < len(kv); i += 2 {
+			r.Add(kv[i], []byte(kv[i+1]))
+		}
+		return &r
+	}
+	must(d.Insert(ctx, "sbstmta", "k", rec("field0", "a0", "field1", "a1", "field2", "a2")))
+	must(d.Insert(ctx, "sbstmtb", "k", rec("field2", "b2", "field0", "b0"))) // not in order, one missing
+	must(d.Insert(ctx, "sbstmta", "e", rec("field0", "", "field1", "x", "field2", "y")))
+	for _, c := range []struct{ table, key, want string }{
+		{"sbstmta", "k", "field0=a0 field1=a1 field2=a2"},
+		{"sbstmtb", "k", "field0=b0 field2=b2"},
+		{"sbstmta", "e", "field0= field1=x field2=y"},
+	} {
+		if got := get(c.table, c.key); got != c.want {
+			t.Errorf("%s %s: %q, want %q", c.table, c.key, got, c.want)
+		}
+	}
+	must(d.Update(ctx, "sbstmtb", "k", rec("field1", "u1")))
+	must(d.Update(ctx, "sbstmta", "e", rec("field1", "")))
+	if got := get("sbstmta", "e"); got != "field0= field1= field2=y" {
+		t.Errorf("after an update to an empty value: %q", got)
+	}
+	must(d.Update(ctx, "sbstmta", "k", rec("field2", "u2", "field0", "u0")))
+	must(d.Update(ctx, "sbstmta", "e", rec("field0", "w0", "field1", "w1", "field2", "w2")))
+	for _, c := range []struct {
+		table, key string
+		fields     []string
+		want       string
+	}{
+		{"sbstmtb", "k", nil, "field0=b0 field1=u1 field2=b2"},
+		{"sbstmta", "k", nil, "field0=u0 field1=a1 field2=u2"},
+		{"sbstmta", "e", nil, "field0=w0 field1=w1 field2=w2"},
+		{"sbstmta", "k", []string{"field1"}, "field1=a1"},
+		{"sbstmtb", "k", []string{"field2", "field0"}, "field2=b2 field0=b0"},
+	} {
+		if got := get(c.table, c.key, c.fields...); got != c.want {
+			t.Errorf("%s %s %v: %q, want %q", c.table, c.key, c.fields, got, c.want)
+		}
+	}
+	must(d.Delete(ctx, "sbstmtb", "k"))
+	var r db.Record
+	if err := d.Read(ctx, "sbstmtb", "k", nil, &r); db.Classify(err, false) != db.NotFound {
+		t.Errorf("read after delete: %v", err)
 	}
 }
