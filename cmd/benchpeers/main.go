@@ -29,7 +29,7 @@ func main() {
 		ycsb      = flag.String("ycsb", "../shared/tools/ycsb", "YCSB's folder: lib/ (its classpath) and workloads/")
 		java      = flag.String("java", "java", "the java binary")
 		passes    = flag.Int("passes", 3, "runs of each tool per case (medians are reported)")
-		cases     = flag.String("cases", "no-op,redis,bound,pipelined", "which cases: no-op (workloads A and C on 1 and 4 threads), redis (16 and 64 threads), bound (C against redis-benchmark's HGETALL, one request at a time, 16 and 64 connections), pipelined (C, 1 field of 3 bytes, against redis-benchmark -P 16 GET), and postgres, mongodb, cassandra, dynamodb (A and C on 1, 16 and 64 threads against YCSB's JDBC, MongoDB, Cassandra and DynamoDB bindings)")
+		cases     = flag.String("cases", "no-op,redis,bound,pipelined", "which cases: no-op (workloads A and C on 1 and 4 threads), redis (16 and 64 threads), bound (C against redis-benchmark's HGETALL, one request at a time, 16 and 64 connections), pipelined (C, 1 field of 3 bytes, against redis-benchmark -P 16 GET), postgres, mongodb, cassandra, dynamodb (A and C on 1, 16 and 64 threads against YCSB's JDBC, MongoDB, Cassandra and DynamoDB bindings), and pgbench (C's point reads, uniform, against pgbench with prepared statements on as many connections)")
 		records   = flag.Int("records", 100000, "recordcount")
 		noopOps   = flag.Int("noop-ops", 10000000, "operationcount of a no-op run")
 		duration  = flag.Int("duration", 20, "maxexecutiontime of a Redis run, seconds")
@@ -134,6 +134,10 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 		}
 		return int64(duration) * 1_000_000
 	}
+	pgbench, pgbenchCheck, err := pgbenchTool(tmp, table, records, duration)
+	if err != nil {
+		return err
+	}
 	tools := []peers.Tool{
 		{Name: "servbench", Command: servbenchRun()},
 		{Name: "servbench GOMAXPROCS=1", Command: servbenchRun(), Env: []string{"GOMAXPROCS=1"},
@@ -162,6 +166,7 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 				return []string{"redis-benchmark", "-h", host, "-p", port, "--dbnum", pipelinedDB, "-P", "16", "-c", "50",
 					"-t", "get", "-r", strconv.Itoa(records), "-d", "3", "-n", n, "--csv"}
 			}},
+		pgbench,
 	}
 	var list []peers.Case
 	for _, w := range strings.Split(which, ",") {
@@ -206,8 +211,16 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 						Properties: []string{"operationcount=1000000000", "maxexecutiontime=" + strconv.Itoa(duration)}})
 				}
 			}
+		case pgbenchName:
+			// The same point reads as pgbench's script: workload C's
+			// reads of all fields, keys drawn uniformly (pgbench has no
+			// scrambled Zipfian).
+			for _, th := range []int{1, 16, 64} {
+				list = append(list, peers.Case{Workload: "workloadc", DB: "postgres", Threads: th, Ref: pgbenchName, Note: "uniform point reads",
+					Properties: []string{"operationcount=1000000000", "maxexecutiontime=" + strconv.Itoa(duration), "requestdistribution=uniform"}})
+			}
 		default:
-			return fmt.Errorf("-cases: unknown case %q (no-op, redis, bound, pipelined, %s)", w, strings.Join(serverDBNames, ", "))
+			return fmt.Errorf("-cases: unknown case %q (no-op, redis, bound, pipelined, pgbench, %s)", w, strings.Join(serverDBNames, ", "))
 		}
 	}
 	pin(tools)
@@ -251,7 +264,7 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 	}
 	var compared []string
 	for _, name := range serverDBNames {
-		if !slices.Contains(strings.Split(which, ","), name) {
+		if !slices.Contains(strings.Split(which, ","), name) && (name != "postgres" || !slices.Contains(strings.Split(which, ","), pgbenchName)) {
 			continue
 		}
 		compared = append(compared, name)
@@ -259,6 +272,13 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 		// (usertable, y_id or ycsb_key and a column per field).
 		args := append(append([]string{servbench, "load"}, dbArgs(name, true)...), common(peers.Case{Workload: "workloada", DB: name, Threads: 16})...)
 		if err := load(fmt.Sprintf("%d records into %s", records, name), append(args, "-p", "batchsize=100")...); err != nil {
+			return err
+		}
+	}
+	if slices.Contains(strings.Split(which, ","), pgbenchName) {
+		// pgbench's keys are the loaded ones: its check script stops at
+		// the first it does not find.
+		if err := load("nothing: pgbench's keys are checked", pinned(pgbenchCheck)...); err != nil {
 			return err
 		}
 	}

@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/servbench/servbench/internal/peers"
@@ -115,3 +118,97 @@ func configTable(dbs map[string]serverDB, names []string) string {
 	}
 	return b.String()
 }
+
+const pgbenchName = "pgbench"
+
+// pgbenchTool is pgbench (PostgreSQL's own client, in C) doing the point
+// reads servbench's postgres binding does on workload C with a uniform
+// request distribution: YCSB's keys ("user" and the FNV-1a hash of a record
+// number, which pgbench's hash_fnv1a computes the same way), SELECT * by
+// primary key, prepared, one connection per thread, as many worker threads
+// as the clients have CPUs. Its per-transaction log (a tenth, sampled)
+// gives its p99. check, run once before the runs, fails when a key the
+// script reads is not in the table.
+func pgbenchTool(dir, table string, records, duration int) (tool peers.Tool, check []string, err error) {
+	pg, err := url.Parse(servers.postgres)
+	if err != nil {
+		return tool, nil, err
+	}
+	host, port := pg.Hostname(), pg.Port()
+	if port == "" {
+		port = "5432"
+	}
+	user := "postgres"
+	var env []string
+	if pg.User != nil {
+		if pg.User.Username() != "" {
+			user = pg.User.Username()
+		}
+		if pw, ok := pg.User.Password(); ok {
+			env = append(env, "PGPASSWORD="+pw)
+		}
+	}
+	key := "\\set n random(0, :records - 1)\n\\set h abs(hash_fnv1a(:n, 0))\n"
+	from := " FROM " + ident(table) + " WHERE ycsb_key = 'user' || :h"
+	script, checkScript := filepath.Join(dir, "read.sql"), filepath.Join(dir, "check.sql")
+	if err := os.WriteFile(script, []byte(key+"SELECT *"+from+";\n"), 0o644); err != nil {
+		return tool, nil, err
+	}
+	if err := os.WriteFile(checkScript, []byte(key+"SELECT ycsb_key"+from+" \\gset\n"), 0o644); err != nil {
+		return tool, nil, err
+	}
+	jobs := cpuCount(clientCPUs)
+	base := func(threads int) []string {
+		return []string{"pgbench", "-n", "-M", "prepared", "-h", host, "-p", port, "-U", user,
+			"-c", strconv.Itoa(threads), "-j", strconv.Itoa(min(threads, jobs)), "-D", "records=" + strconv.Itoa(records)}
+	}
+	logs := filepath.Join(dir, "logs")
+	db := strings.TrimPrefix(pg.Path, "/")
+	tool = peers.Tool{Name: pgbenchName, Native: true, Env: env,
+		For: func(c peers.Case) bool { return c.Ref == pgbenchName },
+		Command: func(c peers.Case) []string {
+			os.RemoveAll(logs)
+			os.MkdirAll(logs, 0o755)
+			return append(base(c.Threads), "-T", strconv.Itoa(duration), "-f", script,
+				"-l", "--sampling-rate=0.1", "--log-prefix="+filepath.Join(logs, "log"), db)
+		},
+		Parse: func(_ peers.Case, r io.Reader) (peers.Report, error) {
+			files, _ := filepath.Glob(filepath.Join(logs, "log.*"))
+			var readers []io.Reader
+			for _, f := range files {
+				fh, err := os.Open(f)
+				if err != nil {
+					return peers.Report{}, err
+				}
+				defer fh.Close()
+				readers = append(readers, fh)
+			}
+			return peers.ParsePgbench(r, readers...)
+		}}
+	check = append(base(1), "-t", "1000", "-f", checkScript, db)
+	return tool, check, nil
+}
+
+// cpuCount is the number of CPUs in a taskset list ("0", "0-2,5"); the
+// machine's when the list is empty.
+func cpuCount(list string) int {
+	if list == "" {
+		return runtime.NumCPU()
+	}
+	n := 0
+	for _, r := range strings.Split(list, ",") {
+		a, b, ok := strings.Cut(r, "-")
+		lo, err1 := strconv.Atoi(a)
+		hi, err2 := lo, error(nil)
+		if ok {
+			hi, err2 = strconv.Atoi(b)
+		}
+		if err1 != nil || err2 != nil || hi < lo {
+			return 1
+		}
+		n += hi - lo + 1
+	}
+	return max(n, 1)
+}
+
+func ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

@@ -316,6 +316,56 @@ func ParseRedisBenchmark(r io.Reader, n int64) (Report, error) {
 	return rep, nil
 }
 
+// ParsePgbench reads pgbench's report (its tps and the transactions it
+// processed) and its per-transaction logs (-l, possibly sampled): their
+// latencies' p99, under READ (the script is one point read).
+func ParsePgbench(r io.Reader, logs ...io.Reader) (Report, error) {
+	rep := Report{P99: map[string]float64{}}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		line := sc.Text()
+		if v, ok := strings.CutPrefix(line, "number of transactions actually processed: "); ok {
+			n, _, _ := strings.Cut(v, "/")
+			if rep.Operations, _ = strconv.ParseInt(n, 10, 64); rep.Operations == 0 {
+				return rep, fmt.Errorf("pgbench: %q", line)
+			}
+		}
+		if v, ok := strings.CutPrefix(line, "tps = "); ok {
+			n, _, _ := strings.Cut(v, " ")
+			var err error
+			if rep.Throughput, err = strconv.ParseFloat(n, 64); err != nil {
+				return rep, fmt.Errorf("pgbench: %q", line)
+			}
+		}
+	}
+	if rep.Throughput == 0 || rep.Operations == 0 {
+		return rep, fmt.Errorf("pgbench: no tps or transactions processed in its report")
+	}
+	var lat []float64
+	for _, l := range logs {
+		sc := bufio.NewScanner(l)
+		for sc.Scan() {
+			f := strings.Fields(sc.Text())
+			if len(f) < 6 {
+				return rep, fmt.Errorf("pgbench: log line %q: want client, transaction, latency, script, epoch, µs", sc.Text())
+			}
+			v, err := strconv.ParseFloat(f[2], 64)
+			if err != nil {
+				return rep, fmt.Errorf("pgbench: log line %q: latency %q", sc.Text(), f[2])
+			}
+			lat = append(lat, v)
+		}
+		if err := sc.Err(); err != nil {
+			return rep, fmt.Errorf("pgbench: log: %v", err)
+		}
+	}
+	if len(lat) > 0 {
+		slices.Sort(lat)
+		rep.P99["READ"] = lat[(len(lat)*99+99)/100-1]
+	}
+	return rep, nil
+}
+
 func ratio(a, b float64) float64 {
 	if b == 0 {
 		return 0

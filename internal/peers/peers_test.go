@@ -1,6 +1,7 @@
 package peers
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -113,5 +114,49 @@ func TestParseRedisBenchmark(t *testing.T) {
 		if _, err := ParseRedisBenchmark(strings.NewReader(bad), 1); err == nil {
 			t.Errorf("report %q accepted", bad)
 		}
+	}
+}
+
+// pgbench 15's report of a run, and two threads' sampled logs: throughput
+// from tps, operations from the transactions processed, p99 of the logged
+// latencies (the 99th of 100 values is 99, not 100).
+func TestParsePgbench(t *testing.T) {
+	const out = `pgbench (15.18 (Debian 15.18-0+deb12u1))
+transaction type: /tmp/read.sql
+query mode: prepared
+number of clients: 2
+number of threads: 1
+number of transactions actually processed: 38691
+number of failed transactions: 0 (0.000%)
+latency average = 0.051 ms
+initial connection time = 4.227 ms
+tps = 38847.984706 (without initial connection time)
+`
+	var a, b strings.Builder
+	for i := 1; i <= 100; i++ {
+		w := &a
+		if i%2 == 0 {
+			w = &b
+		}
+		fmt.Fprintf(w, "0 %d %d 0 1795522913 3069\n", i, 101-i)
+	}
+	r, err := ParsePgbench(strings.NewReader(out), strings.NewReader(a.String()), strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Throughput != 38847.984706 || r.Operations != 38691 || r.P99["READ"] != 99 {
+		t.Errorf("%+v: want 38847.984706 tps, 38691 operations, READ p99 99", r)
+	}
+	for _, bad := range []string{
+		"number of transactions actually processed: 0/1\ntps = 0.0\n",
+		"pgbench: error: connection to server failed\n",
+		"tps = fast (without initial connection time)\nnumber of transactions actually processed: 5\n",
+	} {
+		if _, err := ParsePgbench(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if _, err := ParsePgbench(strings.NewReader(out), strings.NewReader("0 1 x 0 1 2\n")); err == nil {
+		t.Error("a log line without a latency accepted")
 	}
 }
