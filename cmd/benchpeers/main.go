@@ -29,11 +29,13 @@ func main() {
 		ycsb      = flag.String("ycsb", "../shared/tools/ycsb", "YCSB's folder: lib/ (its classpath) and workloads/")
 		java      = flag.String("java", "java", "the java binary")
 		passes    = flag.Int("passes", 3, "runs of each tool per case (medians are reported)")
-		cases     = flag.String("cases", "no-op,redis,bound,pipelined", "which cases: no-op (workloads A and C on 1 and 4 threads), redis (16 and 64 threads), bound (C against redis-benchmark's HGETALL, one request at a time, 16 and 64 connections), pipelined (C, 1 field of 3 bytes, against redis-benchmark -P 16 GET), postgres, mongodb, cassandra, dynamodb (A and C on 1, 16 and 64 threads against YCSB's JDBC, MongoDB, Cassandra and DynamoDB bindings), and pgbench (C's point reads, uniform, against pgbench with prepared statements on as many connections)")
+		cases     = flag.String("cases", "no-op,redis,bound,pipelined", "which cases: no-op (workloads A and C on 1 and 4 threads), redis (16 and 64 threads), bound (C against redis-benchmark's HGETALL, one request at a time, 16 and 64 connections), pipelined (C, 1 field of 3 bytes, against redis-benchmark -P 16 GET), postgres, mongodb, cassandra, dynamodb (A and C on 1, 16 and 64 threads against YCSB's JDBC, MongoDB, Cassandra and DynamoDB bindings), postgres-load, redis-load, cassandra-load, mongodb-load, dynamodb-load (a load of -load-records into a new table, each binding batching where it can: run after the others, they empty Redis' database 0), and pgbench (C's point reads, uniform, against pgbench with prepared statements on as many connections)")
 		records   = flag.Int("records", 100000, "recordcount")
 		noopOps   = flag.Int("noop-ops", 10000000, "operationcount of a no-op run")
 		duration  = flag.Int("duration", 20, "maxexecutiontime of a Redis run, seconds")
 		redis     = flag.String("redis", "127.0.0.1:6379", "the Redis server, host:port")
+		loadRecs  = flag.Int("load-records", 1000000, "recordcount of a load case")
+		loadThr   = flag.Int("load-threads", 16, "threads of a load case")
 		cpus      = flag.String("client-cpus", "", "CPUs every client runs on (taskset -c LIST; the servers pinned elsewhere by the script); empty: unpinned")
 	)
 	flag.StringVar(&servers.postgres, "postgres", "postgres://postgres@127.0.0.1:5432/postgres", "the PostgreSQL server's URL")
@@ -42,7 +44,7 @@ func main() {
 	flag.StringVar(&servers.dynamodb, "dynamodb", "http://127.0.0.1:8000", "the DynamoDB (Local) endpoint")
 	flag.Parse()
 	clientCPUs = *cpus
-	if err := run(*servbench, *ycsb, *java, *passes, *cases, *records, *noopOps, *duration, *redis); err != nil {
+	if err := run(*servbench, *ycsb, *java, *passes, *cases, *records, *noopOps, *duration, *redis, *loadRecs, *loadThr); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-peers:", err)
 		os.Exit(1)
 	}
@@ -61,7 +63,7 @@ const pipelinedDB = "1"
 
 var pipelinedProps = []string{"-p", "fieldcount=1", "-p", "fieldlength=3", "-p", "redis.db=" + pipelinedDB}
 
-func run(servbench, ycsb, java string, passes int, which string, records, noopOps, duration int, redis string) error {
+func run(servbench, ycsb, java string, passes int, which string, records, noopOps, duration int, redis string, loadRecords, loadThreads int) error {
 	if _, err := os.Stat(filepath.Join(ycsb, "lib")); err != nil {
 		return fmt.Errorf("no YCSB at %s (-ycsb): %v", ycsb, err)
 	}
@@ -100,30 +102,49 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 		}
 		return []string{"-db", "site.ycsb.BasicDB", "-p", "basicdb.verbose=false"}
 	}
+	ld := &loads{args: map[string][]string{}, file: filepath.Join(ycsb, "workloads", "workloada"), prefix: table, last: map[string]string{}}
+	for _, name := range loadDBs {
+		ld.args[name] = dbArgs(name, true)
+	}
 	common := func(c peers.Case) []string {
-		out := []string{"-P", filepath.Join(ycsb, "workloads", c.Workload), "-threads", strconv.Itoa(c.Threads),
-			"-p", "recordcount=" + strconv.Itoa(records)}
+		out := []string{"-P", filepath.Join(ycsb, "workloads", c.Workload), "-threads", strconv.Itoa(c.Threads)}
+		if !c.Load {
+			out = append(out, "-p", "recordcount="+strconv.Itoa(records))
+		}
 		for _, kv := range c.Properties {
 			out = append(out, "-p", kv)
 		}
-		if _, ok := dbs[c.DB]; ok { // a table of this comparison's own: no earlier rows in the way of the load
+		switch _, ok := dbs[c.DB]; {
+		case ok && c.Load:
+			out = append(out, "-p", "table="+ld.table())
+		case ok: // a table of this comparison's own: no earlier rows in the way of the load
 			out = append(out, "-p", "table="+table)
 		}
 		return out
 	}
 	servbenchRun := func(extra ...string) func(c peers.Case) []string {
 		return func(c peers.Case) []string {
-			args := append(append([]string{servbench, "run"}, dbArgs(c.DB, true)...), common(c)...)
+			phase, props := "run", extra
+			if c.Load {
+				phase, props = "load", append(slices.Clone(extra), "batchsize=100")
+			}
+			args := append(append([]string{servbench, phase}, dbArgs(c.DB, true)...), common(c)...)
 			if c.Ref == redisBenchmark && c.Note != boundNote {
 				args = append(args, pipelinedProps...)
 			}
-			for _, kv := range extra {
+			for _, kv := range props {
 				args = append(args, "-p", kv)
 			}
 			return args
 		}
 	}
-	isRedis := func(c peers.Case) bool { return c.DB == "redis" }
+	isRedis := func(c peers.Case) bool { return c.DB == "redis" && !c.Load }
+	before := func(ctx context.Context, c peers.Case) error {
+		if !c.Load {
+			return nil
+		}
+		return ld.before(ctx, c)
+	}
 	vsYCSB := func(c peers.Case) bool { return c.Ref == "" }
 	vsBench := func(c peers.Case) bool { return c.Ref == redisBenchmark }
 	// redis-benchmark runs a number of requests: about duration seconds'
@@ -139,19 +160,28 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 		return err
 	}
 	tools := []peers.Tool{
-		{Name: "servbench", Command: servbenchRun()},
+		{Name: "servbench", Command: servbenchRun(), Before: before},
 		{Name: "servbench GOMAXPROCS=1", Command: servbenchRun(), Env: []string{"GOMAXPROCS=1"},
 			For: func(c peers.Case) bool { return isRedis(c) && (vsYCSB(c) || c.Note == boundNote) }},
 		{Name: "servbench auto-pipelining", Command: servbenchRun("redis.pipelining=auto"),
 			For: func(c peers.Case) bool { return isRedis(c) && vsYCSB(c) }},
 		{Name: "servbench redis.flushdelay=200", Command: servbenchRun("redis.flushdelay=200"),
 			For: func(c peers.Case) bool { return vsBench(c) && c.Note == autoNote }},
-		{Name: "YCSB", For: vsYCSB, Command: func(c peers.Case) []string {
+		{Name: "YCSB", For: vsYCSB, Before: before, Command: func(c peers.Case) []string {
 			cp := filepath.Join(ycsb, "lib") + "/*"
-			if d, ok := dbs[c.DB]; ok {
+			d, ok := dbs[c.DB]
+			if ok {
 				cp += ":" + filepath.Join(ycsb, "bindings", d.cp) + "/*"
 			}
-			return append(append([]string{java, "-cp", cp, "site.ycsb.Client", "-t"}, dbArgs(c.DB, false)...), common(c)...)
+			phase := "-t"
+			if c.Load {
+				phase = "-load"
+			}
+			args := append(append([]string{java, "-cp", cp, "site.ycsb.Client", phase}, dbArgs(c.DB, false)...), common(c)...)
+			if c.Load {
+				args = append(args, d.ycsbLoad...)
+			}
+			return args
 		}},
 		{Name: redisBenchmark, Native: true, For: vsBench,
 			Parse: func(c peers.Case, r io.Reader) (peers.Report, error) { return peers.ParseRedisBenchmark(r, benchN(c)) },
@@ -168,7 +198,7 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 			}},
 		pgbench,
 	}
-	var list []peers.Case
+	var list, loadList []peers.Case
 	for _, w := range strings.Split(which, ",") {
 		switch w {
 		case "no-op":
@@ -220,9 +250,14 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 					Properties: []string{"operationcount=1000000000", "maxexecutiontime=" + strconv.Itoa(duration), "requestdistribution=uniform"}})
 			}
 		default:
-			return fmt.Errorf("-cases: unknown case %q (no-op, redis, bound, pipelined, pgbench, %s)", w, strings.Join(serverDBNames, ", "))
+			c, ok := loadCase(w, loadThreads, loadRecords)
+			if !ok {
+				return fmt.Errorf("-cases: unknown case %q (no-op, redis, bound, pipelined, pgbench, %s, or one of them with -load)", w, strings.Join(serverDBNames, ", "))
+			}
+			loadList = append(loadList, c)
 		}
 	}
+	list = append(list, loadList...) // last: a Redis load empties the database the others read
 	pin(tools)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -235,12 +270,13 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 	}
 	servbenchLoad := append(append([]string{servbench, "load"}, dbArgs("redis", true)...),
 		common(peers.Case{Workload: "workloada", Threads: 16})...)
-	if strings.Contains(which, "redis") || strings.Contains(which, "bound") {
+	named := strings.Split(which, ",")
+	if slices.Contains(named, "redis") || slices.Contains(named, "bound") {
 		if err := load(fmt.Sprintf("%d records into Redis", records), append(slices.Clone(servbenchLoad), "-p", "batchsize=100")...); err != nil {
 			return err
 		}
 	}
-	if strings.Contains(which, "bound") {
+	if slices.Contains(named, "bound") {
 		hset := []string{"redis-benchmark", "-h", host, "-p", port, "--dbnum", boundDB, "-P", "16", "-r", strconv.Itoa(records),
 			"-n", strconv.Itoa(10 * records), "-q", "HSET", "key:__rand_int__"}
 		value := strings.Repeat("x", 100)
@@ -251,7 +287,7 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 			return err
 		}
 	}
-	if strings.Contains(which, "pipelined") {
+	if slices.Contains(named, "pipelined") {
 		// Database 1: records of one 3-byte field for servbench, and
 		// redis-benchmark's keys with 3-byte values.
 		if err := load(fmt.Sprintf("%d small records", records), append(append(slices.Clone(servbenchLoad), "-p", "batchsize=100"), pipelinedProps...)...); err != nil {
@@ -288,5 +324,10 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 	rows, err := peers.Compare(ctx, tools, list, []string{"operationcount=1", "maxexecutiontime=0"}, passes,
 		func(s string) { fmt.Fprintln(os.Stderr, s) })
 	peers.Markdown(os.Stdout, tools, rows)
+	if len(loadList) > 0 {
+		if cerr := ld.cleanup(context.WithoutCancel(ctx)); err == nil {
+			err = cerr
+		}
+	}
 	return err
 }

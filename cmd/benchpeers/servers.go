@@ -28,6 +28,8 @@ type serverDB struct {
 	sb   []string // servbench's binding and its properties
 	ycsb []string // YCSB's -db class and its properties
 	cp   string   // YCSB's binding folder under bindings/
+	// ycsbLoad are YCSB's properties for a load: its binding's batching.
+	ycsbLoad []string
 	// What each does, side by side: driver, connections, consistency or
 	// write concern, statements.
 	sbConfig, ycsbConfig string
@@ -56,6 +58,8 @@ func serverDBs(credFile string) (map[string]serverDB, error) {
 			sb:   []string{"postgres", "-p", "postgres.url=" + servers.postgres, "-p", "postgres.layout=columns"},
 			ycsb: []string{"-db", "site.ycsb.db.JdbcDBClient", "-p", "db.driver=org.postgresql.Driver", "-p", "db.url=jdbc:postgresql://" + pg.Host + pg.Path, "-p", "db.user=" + user},
 			cp:   "jdbc",
+			ycsbLoad: []string{"-p", "db.batchsize=100", "-p", "jdbc.batchupdateapi=true",
+				"-p", "db.url=jdbc:postgresql://" + pg.Host + pg.Path + "?reWriteBatchedInserts=true"},
 			sbConfig: "pgx v5 pool of threads + 2 connections, statements prepared and cached per connection, " +
 				"a column per field (postgres.layout=columns), autocommit",
 			ycsbConfig: "PostgreSQL JDBC 42.7.4, a connection per thread, a PreparedStatement per statement shape, a column per field, autocommit",
@@ -64,6 +68,7 @@ func serverDBs(credFile string) (map[string]serverDB, error) {
 			sb:         []string{"mongodb", "-p", "mongodb.url=" + mongo},
 			ycsb:       []string{"-db", "site.ycsb.db.MongoDbClient", "-p", "mongodb.url=" + mongo},
 			cp:         "mongodb",
+			ycsbLoad:   []string{"-p", "batchsize=100"},
 			sbConfig:   "mongo-driver v2, one client, a pool of threads + 2, write concern acknowledged (w: 1), primary reads",
 			ycsbConfig: "MongoDB Java driver (sync), one client shared by the threads, write concern acknowledged, primary reads",
 		},

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -28,6 +29,7 @@ type Report struct {
 	Operations int64              // the sum of the operations' counts
 	P99        map[string]float64 // operation -> 99thPercentileLatency(us)
 	CPU        time.Duration      // the client process's user and system time
+	MaxRSS     int64              // the client process's peak resident memory, bytes
 }
 
 // CPUPerOp is the client's CPU time per operation in microseconds, less
@@ -100,6 +102,9 @@ type Tool struct {
 	// Native tools start in no measurable time: no one-operation run is
 	// made to measure their start-up.
 	Native bool
+	// Before, when set, runs before each of the tool's runs (a fresh
+	// table for a load); its time and CPU are not the run's.
+	Before func(ctx context.Context, c Case) error
 }
 
 func (t Tool) runs(c Case) bool { return t.For == nil || t.For(c) }
@@ -115,6 +120,11 @@ type Case struct {
 	Ref string
 	// Note tells cases of one workload, database and threads apart.
 	Note string
+	// Load: the case is the load phase (records per second).
+	Load bool
+	// One, when set, are the properties of the one-operation run that
+	// measures start-up, instead of Compare's.
+	One []string
 }
 
 func (c Case) ref() string {
@@ -124,8 +134,22 @@ func (c Case) ref() string {
 	return c.Ref
 }
 
+// records is the recordcount the case's properties give, 0 if none.
+func (c Case) records() int64 {
+	var n int64
+	for _, kv := range c.Properties {
+		if v, ok := strings.CutPrefix(kv, "recordcount="); ok {
+			n, _ = strconv.ParseInt(v, 10, 64)
+		}
+	}
+	return n
+}
+
 func (c Case) String() string {
 	s := fmt.Sprintf("%s, %s, %d", strings.TrimPrefix(c.Workload, "workload"), c.DB, c.Threads)
+	if c.Load {
+		s = fmt.Sprintf("load, %s, %d", c.DB, c.Threads)
+	}
 	if c.Note != "" {
 		s += ", " + c.Note
 	}
@@ -134,6 +158,11 @@ func (c Case) String() string {
 
 // Run runs tool on c and reads its report.
 func Run(ctx context.Context, tool Tool, c Case) (Report, error) {
+	if tool.Before != nil {
+		if err := tool.Before(ctx, c); err != nil {
+			return Report{}, fmt.Errorf("%s %s: before the run: %v", tool.Name, c, err)
+		}
+	}
 	args := tool.Command(c)
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	if len(tool.Env) > 0 {
@@ -154,7 +183,13 @@ func Run(ctx context.Context, tool Tool, c Case) (Report, error) {
 	if err != nil {
 		return rep, fmt.Errorf("%s %s: %v", tool.Name, c, err)
 	}
+	if n := c.records(); c.Load && n > 0 {
+		rep.Operations = n // a record is a load's operation, whatever the batches
+	}
 	rep.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rep.MaxRSS = ru.Maxrss * 1024 // kilobytes on Linux
+	}
 	return rep, nil
 }
 
@@ -193,6 +228,15 @@ func (r Row) Median(i int) (tput, cpu float64, p99 map[string]float64) {
 	return median(ts), median(cs), p99
 }
 
+// MedianRSS is tool i's median peak resident memory, in bytes.
+func (r Row) MedianRSS(i int) float64 {
+	var v []float64
+	for _, rep := range r.Reports[i] {
+		v = append(v, float64(rep.MaxRSS))
+	}
+	return median(v)
+}
+
 func median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
@@ -215,7 +259,11 @@ func Compare(ctx context.Context, tools []Tool, cases []Case, one []string, pass
 	for ci, c := range cases {
 		rows[ci] = Row{Case: c, Reports: make([][]Report, len(tools)), Base: make([]time.Duration, len(tools))}
 		base := c
-		base.Properties = append(slices.Clone(c.Properties), one...)
+		if c.One != nil {
+			base.Properties = append(slices.Clone(c.Properties), c.One...)
+		} else {
+			base.Properties = append(slices.Clone(c.Properties), one...)
+		}
 		for ti, tool := range tools {
 			if tool.Native || !tool.runs(c) {
 				continue
@@ -250,8 +298,8 @@ func Compare(ctx context.Context, tools []Tool, cases []Case, one []string, pass
 // throughput, client CPU per operation and p99 of each operation beside the
 // case's reference tool's, with ratios.
 func Markdown(w io.Writer, tools []Tool, rows []Row) {
-	fmt.Fprintln(w, "| workload, database, threads | client | ops/s | reference | ops/s | ratio | CPU-µs/op | reference CPU-µs/op | ratio | p99 µs (client / reference) |")
-	fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---:|---:|---:|---|")
+	fmt.Fprintln(w, "| workload, database, threads | client | ops/s | reference | ops/s | ratio | CPU-µs/op | reference CPU-µs/op | ratio | p99 µs (client / reference) | peak RSS MB (client / reference) |")
+	fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---:|---:|---:|---|---|")
 	for _, r := range rows {
 		ref := slices.IndexFunc(tools, func(t Tool) bool { return t.Name == r.Case.ref() })
 		if ref < 0 || len(r.Reports[ref]) == 0 {
@@ -269,8 +317,8 @@ func Markdown(w io.Writer, tools []Tool, rows []Row) {
 					p99 = append(p99, fmt.Sprintf("%s %s / %s", op, group(pa[op]), group(v)))
 				}
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %.2f | %.3f | %.3f | %.2f | %s |\n", r.Case, t.Name, group(ta),
-				tools[ref].Name, group(tb), ratio(ta, tb), ca, cb, ratio(ca, cb), strings.Join(p99, ", "))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %.2f | %.3f | %.3f | %.2f | %s | %.0f / %.0f |\n", r.Case, t.Name, group(ta),
+				tools[ref].Name, group(tb), ratio(ta, tb), ca, cb, ratio(ca, cb), strings.Join(p99, ", "), r.MedianRSS(i)/1e6, r.MedianRSS(ref)/1e6)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package peers
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -158,5 +160,38 @@ tps = 38847.984706 (without initial connection time)
 	}
 	if _, err := ParsePgbench(strings.NewReader(out), strings.NewReader("0 1 x 0 1 2\n")); err == nil {
 		t.Error("a log line without a latency accepted")
+	}
+}
+
+// A load's operations are its records, however its client batched them
+// (servbench reports batches); Before runs first, and a failing Before
+// stops the run.
+func TestRunLoad(t *testing.T) {
+	var before []string
+	tool := Tool{Name: "sh",
+		Before: func(_ context.Context, c Case) error {
+			before = append(before, c.String())
+			if c.Threads == 0 {
+				return errors.New("no table")
+			}
+			return nil
+		},
+		Command: func(Case) []string {
+			return []string{"sh", "-c", "printf '[OVERALL], Throughput(ops/sec), 90000\\n[BATCH-INSERT], Operations, 50\\n'"}
+		}}
+	c := Case{DB: "postgres", Threads: 16, Load: true, Properties: []string{"recordcount=10", "recordcount=5000"}}
+	rep, err := Run(context.Background(), tool, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Operations != 5000 || rep.Throughput != 90000 || rep.MaxRSS <= 0 {
+		t.Errorf("%+v: want 5000 operations (the last recordcount), 90000/s, a peak RSS", rep)
+	}
+	if len(before) != 1 || before[0] != "load, postgres, 16" {
+		t.Errorf("before: %q", before)
+	}
+	c.Threads = 0
+	if _, err := Run(context.Background(), tool, c); err == nil || !strings.Contains(err.Error(), "no table") {
+		t.Errorf("a failed Before: %v", err)
 	}
 }
