@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
+	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/props"
 )
 
 // A node killed while operations wait for its answers: the fault tests
@@ -27,5 +30,27 @@ func TestDeadServerErrors(t *testing.T) {
 		if got := db.Classify(wrap("read", "k", c.err), false); got != c.want {
 			t.Errorf("%v: %s, want %s", c.err, got, c.want)
 		}
+	}
+}
+
+// Writes leave at once unless cassandra.writecoalescewait asks gocql to
+// hold them (its own default, 200 µs, cost one thread a millisecond per
+// operation); a negative wait is refused, naming the property.
+func TestWriteCoalesceWait(t *testing.T) {
+	for _, c := range []struct {
+		value string
+		want  time.Duration
+	}{{"", 0}, {"0", 0}, {"300", 300 * time.Microsecond}} {
+		p := props.New()
+		if c.value != "" {
+			p.Set("cassandra.writecoalescewait", c.value, "test")
+		}
+		if got, err := writeCoalesceWait(p); err != nil || got != c.want {
+			t.Errorf("%q: %v, %v; want %v", c.value, got, err, c.want)
+		}
+	}
+	p := props.Of("cassandra.writecoalescewait", "-1")
+	if _, err := writeCoalesceWait(p); err == nil || !strings.Contains(err.Error(), "cassandra.writecoalescewait") {
+		t.Errorf("-1: %v", err)
 	}
 }
