@@ -76,8 +76,8 @@ func serverDBs(credFile string) (map[string]serverDB, error) {
 			sb:         []string{"cassandra", "-p", "hosts=" + host, "-p", "port=" + port, "-p", "cassandra.keyspace=ycsb"},
 			ycsb:       []string{"-db", "site.ycsb.db.CassandraCQLClient", "-p", "hosts=" + host, "-p", "port=" + port, "-p", "cassandra.keyspace=ycsb"},
 			cp:         "cassandra",
-			sbConfig:   "gocql v2, prepared statements, consistency ONE for reads and writes",
-			ycsbConfig: "DataStax Java driver 3.0.0, prepared statements, consistency ONE for reads and writes",
+			sbConfig:   "gocql v2, 2 connections, prepared statements, consistency ONE for reads and writes, each request written at once",
+			ycsbConfig: "DataStax Java driver 3.0.0, its default pool (one connection per host with protocol v3 and later), prepared statements, consistency ONE for reads and writes",
 		},
 		"dynamodb": {
 			sb: []string{"dynamodb", "-p", "dynamodb.endpoint=" + servers.dynamodb, "-p", "dynamodb.accesskey=local", "-p", "dynamodb.secretkey=local"},
