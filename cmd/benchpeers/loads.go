@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -146,4 +148,44 @@ func (l *loads) open(ctx context.Context, name string) (db.DB, error) {
 		return nil, err
 	}
 	return b.Open(ctx, p, db.Options{Threads: 1, Schema: cfg.Schema()})
+}
+
+// inserts undoes workload E's inserts between runs. Every run of E inserts
+// YCSB's keys from recordcount on, in the same order: a run after another
+// would find the first one's keys there (a PostgreSQL or MongoDB insert
+// then fails as a duplicate; Cassandra's overwrites). The most inserts any
+// run reported are removed before the next run.
+type inserts struct {
+	records int
+	most    map[string]int64 // per database
+}
+
+// track reads a run's report and notes its inserts.
+func (in *inserts) track(c peers.Case, r io.Reader) (peers.Report, error) {
+	rep, err := peers.Parse(r)
+	if c.Workload == "workloade" {
+		in.most[c.DB] = max(in.most[c.DB], rep.Counts["INSERT"])
+	}
+	return rep, err
+}
+
+// undo deletes the keys the runs of E on c's database inserted.
+func (in *inserts) undo(ctx context.Context, l *loads, c peers.Case, table string) error {
+	n := in.most[c.DB]
+	if c.Workload != "workloade" || n == 0 {
+		return nil
+	}
+	d, err := l.open(ctx, c.DB)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	for i := range n {
+		key := workload.KeyName(int64(in.records)+i, 1, false)
+		if err := d.Delete(ctx, table, key); err != nil && !errors.Is(err, db.ErrNotFound) {
+			return fmt.Errorf("%s: remove E's insert %s: %w", c.DB, key, err)
+		}
+	}
+	in.most[c.DB] = 0
+	return nil
 }

@@ -140,9 +140,10 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 		}
 	}
 	isRedis := func(c peers.Case) bool { return c.DB == "redis" && !c.Load }
+	ins := &inserts{records: records, most: map[string]int64{}}
 	before := func(ctx context.Context, c peers.Case) error {
 		if !c.Load {
-			return nil
+			return ins.undo(ctx, ld, c, table)
 		}
 		return ld.before(ctx, c)
 	}
@@ -161,14 +162,14 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 		return err
 	}
 	tools := []peers.Tool{
-		{Name: "servbench", Command: servbenchRun(), Before: before},
+		{Name: "servbench", Command: servbenchRun(), Before: before, Parse: ins.track},
 		{Name: "servbench GOMAXPROCS=1", Command: servbenchRun(), Env: []string{"GOMAXPROCS=1"},
 			For: func(c peers.Case) bool { return isRedis(c) && (vsYCSB(c) || c.Note == boundNote) }},
 		{Name: "servbench auto-pipelining", Command: servbenchRun("redis.pipelining=auto"),
 			For: func(c peers.Case) bool { return isRedis(c) && vsYCSB(c) }},
 		{Name: "servbench redis.flushdelay=200", Command: servbenchRun("redis.flushdelay=200"),
 			For: func(c peers.Case) bool { return vsBench(c) && c.Note == autoNote }},
-		{Name: "YCSB", For: vsYCSB, Before: before, Command: func(c peers.Case) []string {
+		{Name: "YCSB", For: vsYCSB, Before: before, Parse: ins.track, Command: func(c peers.Case) []string {
 			cp := filepath.Join(ycsb, "lib") + "/*"
 			d, ok := dbs[c.DB]
 			if ok {

@@ -27,6 +27,7 @@ import (
 type Report struct {
 	Throughput float64            // [OVERALL], Throughput(ops/sec)
 	Operations int64              // the sum of the operations' counts
+	Counts     map[string]int64   // operation -> its count (successful ones: INSERT-FAILED is apart)
 	P99        map[string]float64 // operation -> 99thPercentileLatency(us)
 	CPU        time.Duration      // the client process's user and system time
 	MaxRSS     int64              // the client process's peak resident memory, bytes
@@ -46,7 +47,7 @@ func (r Report) CPUPerOp(base time.Duration) float64 {
 // (OVERALL, CLEANUP, SCHEDULE, Intended-*, *-FAILED) do not count as
 // operations.
 func Parse(r io.Reader) (Report, error) {
-	rep := Report{P99: map[string]float64{}}
+	rep := Report{P99: map[string]float64{}, Counts: map[string]int64{}}
 	seen := false
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -66,6 +67,7 @@ func Parse(r io.Reader) (Report, error) {
 		case !isOperation(section):
 		case metric == "Operations":
 			rep.Operations += int64(v)
+			rep.Counts[section] += int64(v)
 		case metric == "99thPercentileLatency(us)":
 			rep.P99[section] = v
 		}

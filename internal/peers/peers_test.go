@@ -36,6 +36,9 @@ func TestParse(t *testing.T) {
 	if r.Throughput != 5000.5 || r.Operations != 10001 {
 		t.Errorf("throughput %v, operations %d; want 5000.5, 10001", r.Throughput, r.Operations)
 	}
+	if r.Counts["READ"] != 5000 || r.Counts["UPDATE"] != 5001 || len(r.Counts) != 2 {
+		t.Errorf("counts %v: want READ 5000 and UPDATE 5001 only", r.Counts)
+	}
 	if len(r.P99) != 2 || r.P99["READ"] != 40 || r.P99["UPDATE"] != 55 {
 		t.Errorf("p99 %v: want READ 40 and UPDATE 55 only", r.P99)
 	}
