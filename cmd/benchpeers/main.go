@@ -29,7 +29,7 @@ func main() {
 		ycsb      = flag.String("ycsb", "../shared/tools/ycsb", "YCSB's folder: lib/ (its classpath) and workloads/")
 		java      = flag.String("java", "java", "the java binary")
 		passes    = flag.Int("passes", 3, "runs of each tool per case (medians are reported)")
-		cases     = flag.String("cases", "no-op,redis,bound,pipelined", "which cases: no-op (workloads A and C on 1 and 4 threads), redis (16 and 64 threads), bound (C against redis-benchmark's HGETALL, one request at a time, 16 and 64 connections), pipelined (C, 1 field of 3 bytes, against redis-benchmark -P 16 GET), postgres, mongodb, cassandra, dynamodb (A, C and E (not DynamoDB's) on 1, 16 and 64 threads against YCSB's JDBC, MongoDB, Cassandra and DynamoDB bindings), postgres-load, redis-load, cassandra-load, mongodb-load, dynamodb-load (a load of -load-records into a new table, each binding batching where it can: run after the others, they empty Redis' database 0), and pgbench (C's point reads, uniform, against pgbench with prepared statements on as many connections)")
+		cases     = flag.String("cases", "no-op,redis,bound,pipelined", "which cases: no-op (workloads A and C on 1 and 4 threads), redis (16 and 64 threads), bound (C against redis-benchmark's HGETALL, one request at a time, 16 and 64 connections), pipelined (C, 1 field of 3 bytes, against redis-benchmark -P 16 GET), postgres, mongodb, cassandra, dynamodb, couchbase (A, C and E (not DynamoDB's or Couchbase's) on 1, 16 and 64 threads against YCSB's JDBC, MongoDB, Cassandra, DynamoDB and couchbase2 bindings), postgres-load, redis-load, cassandra-load, mongodb-load, dynamodb-load (a load of -load-records into a new table, each binding batching where it can: run after the others, they empty Redis' database 0), and pgbench (C's point reads, uniform, against pgbench with prepared statements on as many connections)")
 		records   = flag.Int("records", 100000, "recordcount")
 		noopOps   = flag.Int("noop-ops", 10000000, "operationcount of a no-op run")
 		duration  = flag.Int("duration", 20, "maxexecutiontime of a Redis run, seconds")
@@ -43,6 +43,7 @@ func main() {
 	flag.StringVar(&servers.mongodb, "mongodb", "mongodb://127.0.0.1:27017/", "the MongoDB (or FerretDB) server's URL")
 	flag.StringVar(&servers.cassandra, "cassandra", "127.0.0.1:9042", "the Cassandra server, host:port")
 	flag.StringVar(&servers.dynamodb, "dynamodb", "http://127.0.0.1:8000", "the DynamoDB (Local) endpoint")
+	flag.StringVar(&servers.couchbase, "couchbase", "couchbase://127.0.0.1?bootstrap_on=http", "the Couchbase server (or CouchbaseMock), as servbench's couchbase.url")
 	flag.Parse()
 	clientCPUs = *cpus
 	if err := run(*servbench, *ycsb, *java, *passes, *cases, *records, *noopOps, *duration, *redis, *loadRecs, *loadThr, *wls); err != nil {
@@ -179,7 +180,7 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 			if c.Load {
 				phase = "-load"
 			}
-			args := append(append([]string{java, "-cp", cp, "site.ycsb.Client", phase}, dbArgs(c.DB, false)...), common(c)...)
+			args := append(append(append(append([]string{java}, d.jvm...), "-cp", cp, "site.ycsb.Client", phase), dbArgs(c.DB, false)...), common(c)...)
 			if c.Load {
 				args = append(args, d.ycsbLoad...)
 			}
@@ -236,7 +237,7 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 				list = append(list, peers.Case{Workload: "workloadc", DB: "redis", Threads: c.threads, Ref: redisBenchmark, Note: c.note,
 					Properties: []string{"operationcount=1000000000", "maxexecutiontime=" + strconv.Itoa(duration), "redis.pipelining=" + c.pipelining}})
 			}
-		case "postgres", "mongodb", "cassandra", "dynamodb":
+		case "postgres", "mongodb", "cassandra", "dynamodb", "couchbase":
 			for _, wl := range strings.Split(workloads, ",") {
 				var props []string
 				switch wl {
@@ -245,7 +246,7 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 					// E where both scan alike: key order (PostgreSQL,
 					// MongoDB) or token order (Cassandra); both DynamoDB
 					// bindings scan the table unordered, and differently.
-					if w == "dynamodb" {
+					if w == "dynamodb" || w == "couchbase" { // Couchbase's scans are SQL++: CouchbaseMock has no query service
 						continue
 					}
 					if w == "postgres" {
@@ -334,6 +335,23 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 		args := append(append([]string{servbench, "load"}, dbArgs(name, true)...), common(peers.Case{Workload: "workloada", DB: name, Threads: 16})...)
 		if err := load(fmt.Sprintf("%d records into %s", records, name), append(args, "-p", "batchsize=100")...); err != nil {
 			return err
+		}
+		d := dbs[name]
+		if name == "couchbase" {
+			port, err := couchbaseCarrierPort(ctx)
+			if err != nil {
+				return err
+			}
+			d.jvm = []string{"-Dcom.couchbase.bootstrapCarrierDirectPort=" + strconv.Itoa(port)}
+			dbs[name] = d
+		}
+		if d.ownData {
+			c := peers.Case{Workload: "workloada", DB: name, Threads: 16}
+			cp := filepath.Join(ycsb, "lib") + "/*:" + filepath.Join(ycsb, "bindings", d.cp) + "/*"
+			args := append(append(append(append([]string{java}, d.jvm...), "-cp", cp, "site.ycsb.Client", "-load"), d.ycsb...), common(c)...)
+			if err := load(fmt.Sprintf("YCSB's own %d records into %s", records, name), args...); err != nil {
+				return err
+			}
 		}
 	}
 	if slices.Contains(strings.Split(which, ","), pgbenchName) {

@@ -1,14 +1,19 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/servbench/servbench/internal/peers"
 )
@@ -17,7 +22,7 @@ import (
 // client is pinned to (-client-cpus; "" unpinned).
 var (
 	servers struct {
-		postgres, mongodb, cassandra, dynamodb string
+		postgres, mongodb, cassandra, dynamodb, couchbase string
 	}
 	clientCPUs string
 )
@@ -30,12 +35,17 @@ type serverDB struct {
 	cp   string   // YCSB's binding folder under bindings/
 	// ycsbLoad are YCSB's properties for a load: its binding's batching.
 	ycsbLoad []string
+	// jvm are YCSB's Java system properties (before -cp).
+	jvm []string
+	// ownData: YCSB's binding names its records differently (Couchbase's
+	// "table:key"): YCSB loads a copy of its own.
+	ownData bool
 	// What each does, side by side: driver, connections, consistency or
 	// write concern, statements.
 	sbConfig, ycsbConfig string
 }
 
-var serverDBNames = []string{"postgres", "mongodb", "cassandra", "dynamodb"}
+var serverDBNames = []string{"postgres", "mongodb", "cassandra", "dynamodb", "couchbase"}
 
 // serverDBs describes the databases, with YCSB's DynamoDB credentials in
 // credFile.
@@ -53,6 +63,11 @@ func serverDBs(credFile string) (map[string]serverDB, error) {
 		return nil, fmt.Errorf("-cassandra %q: want host:port", servers.cassandra)
 	}
 	mongo := strings.TrimSuffix(servers.mongodb, "/") + "/ycsb"
+	cb, err := url.Parse(servers.couchbase)
+	if err != nil || cb.Hostname() == "" {
+		return nil, fmt.Errorf("-couchbase %q: want couchbase://HOST[?options]", servers.couchbase)
+	}
+	cbHost := cb.Hostname()
 	return map[string]serverDB{
 		"postgres": {
 			sb:   []string{"postgres", "-p", "postgres.url=" + servers.postgres, "-p", "postgres.layout=columns"},
@@ -78,6 +93,18 @@ func serverDBs(credFile string) (map[string]serverDB, error) {
 			cp:         "cassandra",
 			sbConfig:   "gocql v2, 2 connections, prepared statements, consistency ONE for reads and writes, each request written at once",
 			ycsbConfig: "DataStax Java driver 3.0.0, its default pool (one connection per host with protocol v3 and later), prepared statements, consistency ONE for reads and writes",
+		},
+		"couchbase": {
+			sb: []string{"couchbase", "-p", "couchbase.url=" + servers.couchbase, "-p", "couchbase.update=replace"},
+			ycsb: []string{"-db", "site.ycsb.db.couchbase2.Couchbase2Client", "-p", "couchbase.host=" + cbHost,
+				"-p", "couchbase.bucket=default", "-p", "couchbase.boost=0"},
+			cp:      "couchbase2",
+			ownData: true,
+			sbConfig: "gocb v2.11, one key-value connection, get of the whole document, an update replaces the document " +
+				"with the updated fields (couchbase.update=replace, as YCSB's binding does), no durability, keys as they are",
+			ycsbConfig: "Couchbase Java SDK 2.3.1, one key-value endpoint, Netty's plain event loop (couchbase.boost=0: the default, " +
+				"3 busy-polling loops, starves the binding's own threads on a client of one core), get of the whole document, an update replaces the document " +
+				"with the updated fields (its other fields are lost), no persistTo/replicateTo, keys \"table:key\" (its own copy of the records)",
 		},
 		"dynamodb": {
 			sb: []string{"dynamodb", "-p", "dynamodb.endpoint=" + servers.dynamodb, "-p", "dynamodb.accesskey=local", "-p", "dynamodb.secretkey=local"},
@@ -217,3 +244,41 @@ func cpuCount(list string) int {
 }
 
 func ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// couchbaseCarrierPort asks a Couchbase server's REST API (port 8091 of
+// the -couchbase host) for its first node's key-value port. YCSB's
+// couchbase2 binding (Java SDK 2.3) first asks the key-value port for the
+// cluster's configuration, at 11210 unless told: CouchbaseMock's is
+// another, and without it the binding's bootstrap times out (its HTTP
+// fallback does too, against the mock).
+func couchbaseCarrierPort(ctx context.Context) (int, error) {
+	u, err := url.Parse(servers.couchbase)
+	if err != nil {
+		return 0, err
+	}
+	rest := "http://" + net.JoinHostPort(u.Hostname(), "8091") + "/pools/default/buckets/default"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rest, nil)
+	if err != nil {
+		return 0, err
+	}
+	c := &http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("couchbase: %v", err)
+	}
+	defer resp.Body.Close()
+	var bucket struct {
+		Nodes []struct {
+			Ports struct {
+				Direct int `json:"direct"`
+			} `json:"ports"`
+		} `json:"nodes"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&bucket); err != nil || resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("couchbase: %s: %s, %v", rest, resp.Status, err)
+	}
+	if len(bucket.Nodes) == 0 || bucket.Nodes[0].Ports.Direct == 0 {
+		return 0, fmt.Errorf("couchbase: %s names no node's key-value port", rest)
+	}
+	return bucket.Nodes[0].Ports.Direct, nil
+}
