@@ -252,11 +252,18 @@ func ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"
 // another, and without it the binding's bootstrap times out (its HTTP
 // fallback does too, against the mock).
 func couchbaseCarrierPort(ctx context.Context) (int, error) {
+	return carrierPort(ctx, couchbaseREST)
+}
+
+// couchbaseREST is the port of Couchbase's REST API.
+const couchbaseREST = "8091"
+
+func carrierPort(ctx context.Context, port string) (int, error) {
 	u, err := url.Parse(servers.couchbase)
 	if err != nil {
 		return 0, err
 	}
-	rest := "http://" + net.JoinHostPort(u.Hostname(), "8091") + "/pools/default/buckets/default"
+	rest := "http://" + net.JoinHostPort(u.Hostname(), port) + "/pools/default/buckets/default"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rest, nil)
 	if err != nil {
 		return 0, err
