@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -49,6 +50,41 @@ type Store struct {
 	fields    []string
 	documents bool
 	qix       *queryIndex
+	rows      sync.Pool // *row of every field (allRow)
+	// cql holds the statements of the last table used, built once: an
+	// operation finds them with one atomic load and a comparison.
+	cql atomic.Pointer[statements]
+}
+
+// statements are one table's most used statements: the read of every
+// field, and the update of one field per column (fields' order).
+type statements struct {
+	table     string
+	readAll   string
+	updateOne []string
+}
+
+func (st *Store) statements(table string) *statements {
+	if c := st.cql.Load(); c != nil && c.table == table {
+		return c
+	}
+	t := st.table(table)
+	c := &statements{table: table, readAll: "SELECT " + st.newRow(nil).selectList() + " FROM " + t + " WHERE y_id = ?"}
+	for _, f := range st.fields {
+		c.updateOne = append(c.updateOne, "UPDATE "+t+" SET "+f+" = ? WHERE y_id = ?")
+	}
+	st.cql.Store(c)
+	return c
+}
+
+// column is the position of name among the fields, or -1.
+func (st *Store) column(name string) int {
+	for i, f := range st.fields {
+		if f == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // Open reads YCSB's cassandra-cql properties "hosts" and "port" as well as
@@ -217,23 +253,52 @@ func wrap(op, key string, err error) error {
 	return fmt.Errorf("cassandra: %s %s: %w", op, key, err)
 }
 
-// row scans y_id and the named columns into *string, so a null column
-// (a field never written) stays distinguishable from an empty value.
+// row scans y_id and the named columns into buffers it keeps from scan to
+// scan (gocql appends a text column's bytes to the []byte it is given). A
+// null column comes back nil and an empty value as an empty, non-nil slice,
+// so a field never written stays distinguishable from an empty one.
 type row struct {
 	cols []string
-	vals []*string
-	dest []any
+	vals [][]byte // the columns of the last scan: nil for null
+	bufs [][]byte // their buffers, never nil
+	dest []any    // &vals[i]
 }
 
 func (st *Store) newRow(fields []string) *row {
 	if fields == nil {
 		fields = st.allFields()
 	}
-	r := &row{cols: fields, vals: make([]*string, len(fields)+1), dest: make([]any, len(fields)+1)}
+	return newRow(fields, len(fields)+1)
+}
+
+// newRow makes a row of y_id and cols (n columns in all: 1 for y_id
+// alone).
+func newRow(cols []string, n int) *row {
+	r := &row{cols: cols, vals: make([][]byte, n), bufs: make([][]byte, n), dest: make([]any, n)}
 	for i := range r.vals {
+		r.bufs[i] = make([]byte, 0, 16)
 		r.dest[i] = &r.vals[i]
 	}
 	return r
+}
+
+// ready points each column at its buffer before a scan.
+func (r *row) ready() {
+	for i, v := range r.vals {
+		if cap(v) > cap(r.bufs[i]) {
+			r.bufs[i] = v // grown by the last scan
+		}
+		r.vals[i] = r.bufs[i][:0]
+	}
+}
+
+// allRow is a row of every field, from the store's pool: a read's rows
+// are used again by the next read instead of allocated.
+func (st *Store) allRow() *row {
+	if r, ok := st.rows.Get().(*row); ok {
+		return r
+	}
+	return st.newRow(nil)
 }
 
 func (st *Store) allFields() []string { return st.fields }
@@ -243,18 +308,27 @@ func (r *row) selectList() string { return "y_id, " + strings.Join(r.cols, ", ")
 // addTo adds the row's non-null columns to dst and sets its key.
 func (r *row) addTo(dst *db.Record) {
 	if r.vals[0] != nil {
-		dst.SetKey([]byte(*r.vals[0]))
+		dst.SetKey(r.vals[0])
 	}
 	for i, c := range r.cols {
 		if v := r.vals[i+1]; v != nil {
-			dst.Add(c, []byte(*v))
+			dst.Add(c, v)
 		}
 	}
 }
 
 func (st *Store) Read(ctx context.Context, table, key string, fields []string, dst *db.Record) error {
-	r := st.newRow(fields)
-	q := st.s.Query(fmt.Sprintf("SELECT %s FROM %s WHERE y_id = ?", r.selectList(), st.table(table)), key)
+	var r *row
+	cql := st.statements(table).readAll
+	if fields == nil {
+		r = st.allRow()
+		defer st.rows.Put(r)
+	} else {
+		r = st.newRow(fields)
+		cql = fmt.Sprintf("SELECT %s FROM %s WHERE y_id = ?", r.selectList(), st.table(table))
+	}
+	r.ready()
+	q := st.s.Query(cql, key)
 	if err := q.Consistency(st.read).ScanContext(ctx, r.dest...); err != nil {
 		return wrap("read", key, err)
 	}
@@ -270,7 +344,7 @@ func (st *Store) Scan(ctx context.Context, table, start string, count int, field
 	r := st.newRow(fields)
 	q := st.s.Query(fmt.Sprintf("SELECT %s FROM %s WHERE token(y_id) >= token(?) LIMIT ?", r.selectList(), st.table(table)), start, count)
 	it := q.Consistency(st.read).IterContext(ctx)
-	for it.Scan(r.dest...) {
+	for r.ready(); it.Scan(r.dest...); r.ready() {
 		row := dst.Next()
 		r.addTo(row)
 		row.JSON = st.documents
@@ -290,6 +364,13 @@ func (st *Store) exec(ctx context.Context, op, key, cql string, args []any) erro
 
 // Update sets the given columns (an upsert, as every Cassandra write).
 func (st *Store) Update(ctx context.Context, table, key string, values *db.Record) error {
+	if fs := values.Fields(); len(fs) == 1 {
+		if i := st.column(fs[0].Name); i >= 0 {
+			if _, _, flat := st.flattened(table, values); !flat {
+				return st.exec(ctx, "update", key, st.statements(table).updateOne[i], []any{string(fs[0].Value), key})
+			}
+		}
+	}
 	sets := make([]string, 0, values.Len())
 	args := make([]any, 0, values.Len()+1)
 	for _, f := range values.Fields() {

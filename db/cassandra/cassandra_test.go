@@ -106,3 +106,62 @@ func TestAdmin(t *testing.T) {
 		t.Errorf("answers %q", got)
 	}
 }
+
+// A read's row is used again by the next read: an empty value stays an
+// empty field and a column never written stays absent, whatever the row
+// held before (an empty value after a null in the same column), in reads
+// and in scans.
+func TestNullAndEmptyAcrossReads(t *testing.T) {
+	addr := dbtest.ServerURL(t, "SERVBENCH_CASSANDRA_URL")
+	host, port, _ := strings.Cut(addr, ":")
+	dropKeyspace(t, host, port, "sbnull")
+	d := dbtest.Open(t, "cassandra", "cassandra.url", "cassandra://"+addr+"/sbnull", "fieldcount", "3")
+	ctx := context.Background()
+	if err := d.(db.Preparer).Prepare(ctx, "t", true); err != nil {
+		t.Fatal(err)
+	}
+	put := func(key string, kv ...string) {
+		var r db.Record
+		for i := 0; i < len(kv); i += 2 {
+			r.Add(kv[i], []byte(kv[i+1]))
+		}
+		if err := d.Insert(ctx, "t", key, &r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("full", "field0", strings.Repeat("a", 300), "field1", "b", "field2", "c")
+	put("sparse", "field0", "", "field1", "x") // field2 never written
+	put("emptylast", "field0", "z", "field1", "y", "field2", "")
+	show := func(r *db.Record) string {
+		var out []string
+		for _, f := range r.Fields() {
+			out = append(out, f.Name+"="+string(f.Value))
+		}
+		return strings.Join(out, " ")
+	}
+	want := map[string]string{"full": "field0=" + strings.Repeat("a", 300) + " field1=b field2=c", "sparse": "field0= field1=x",
+		"emptylast": "field0=z field1=y field2="}
+	for _, key := range []string{"full", "sparse", "emptylast", "sparse", "full", "sparse", "emptylast"} {
+		var r db.Record
+		if err := d.Read(ctx, "t", key, nil, &r); err != nil {
+			t.Fatal(err)
+		}
+		if got := show(&r); got != want[key] {
+			t.Errorf("read %s: %q, want %q", key, got, want[key])
+		}
+	}
+	var rs db.RecordSet
+	if err := d.Scan(ctx, "t", "", 10, nil, &rs); err == nil {
+		for i := 0; i < rs.Len(); i++ {
+			r := rs.Row(i)
+			if got := show(r); got != want[string(r.Key)] {
+				t.Errorf("scan row %s: %q, want %q", r.Key, got, want[string(r.Key)])
+			}
+		}
+		if rs.Len() != 3 {
+			t.Errorf("scan: %d rows, want 3", rs.Len())
+		}
+	} else {
+		t.Fatal(err)
+	}
+}

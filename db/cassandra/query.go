@@ -78,8 +78,7 @@ func (st *Store) Query(ctx context.Context, table string, q *db.Query, dst *db.R
 	if q.Documents {
 		r = st.newRow(nil)
 	} else {
-		r = &row{vals: make([]*string, 1), dest: make([]any, 1)}
-		r.dest[0] = &r.vals[0]
+		r = newRow(nil, 1)
 	}
 	sel := "y_id"
 	if q.Documents {
@@ -87,7 +86,10 @@ func (st *Store) Query(ctx context.Context, table string, q *db.Query, dst *db.R
 	}
 	it := st.s.Query(fmt.Sprintf("SELECT %s FROM %s WHERE %s = ? LIMIT ?", sel, st.table(table), st.qix.column), q.Value, q.Offset+q.Limit).
 		Consistency(st.read).IterContext(ctx)
-	for n := 0; it.Scan(r.dest...); n++ {
+	for n := 0; ; n++ {
+		if r.ready(); !it.Scan(r.dest...) {
+			break
+		}
 		if n < q.Offset {
 			continue
 		}
