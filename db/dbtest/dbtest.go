@@ -4,6 +4,7 @@
 package dbtest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -461,4 +462,50 @@ func Admin(t *testing.T, binding string, statements []string, kv ...string) []st
 		t.Fatalf("%s: %v", binding, err)
 	}
 	return out
+}
+
+// BenchmarkReadUpdate measures a binding's own cost per operation on one
+// thread against a real server: it inserts 1,000 records of ten 100-byte
+// fields into table (prepared), then reads all fields (workload C) and
+// updates one (A) as sub-benchmarks.
+func BenchmarkReadUpdate(b *testing.B, d db.DB, table string) {
+	ctx := context.Background()
+	if p, ok := d.(db.Preparer); ok {
+		if err := p.Prepare(ctx, table, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var rec db.Record
+	value := bytes.Repeat([]byte("v"), 100)
+	const records = 1000
+	keys := make([]string, records)
+	for i := range keys {
+		keys[i] = "user" + strconv.Itoa(i)
+		rec.Reset()
+		for f := range 10 {
+			rec.Add("field"+strconv.Itoa(f), value)
+		}
+		if err := d.Insert(ctx, table, keys[i], &rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("read", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			rec.Reset()
+			if err := d.Read(ctx, table, keys[i%records], nil, &rec); err != nil || rec.Len() != 10 {
+				b.Fatal(rec.Len(), err)
+			}
+		}
+	})
+	b.Run("update", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			rec.Reset()
+			rec.Add("field3", value)
+			if err := d.Update(ctx, table, keys[i%records], &rec); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
