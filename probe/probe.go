@@ -181,30 +181,40 @@ func (r *Recorder) sample(parent context.Context, t *track) {
 		}
 		return
 	}
+	// The context is cancelled here, once an answer came or the time is
+	// up, never by the sampling goroutine: that made an answer and its
+	// cancellation ready together, and select, choosing at random, then
+	// counted an answered sample as failed.
 	ctx, cancel := context.WithTimeout(parent, r.timeout())
+	defer cancel()
 	type answer struct {
 		s   db.Sample
 		err error
 	}
 	ch := make(chan answer, 1)
 	go func() {
-		defer cancel()
 		s, err := t.src.Sample(ctx)
 		t.out.Store(false)
 		ch <- answer{s, err}
 	}()
+	var a answer
 	select {
-	case a := <-ch:
-		if a.err != nil && parent.Err() != nil {
-			return
-		}
-		t.add(r.now(), a.s, a.err)
+	case a = <-ch:
 	case <-ctx.Done():
-		if parent.Err() != nil {
+		select {
+		case a = <-ch: // answered as the time ran out: it counts
+		default:
+			if parent.Err() != nil {
+				return
+			}
+			t.add(r.now(), db.Sample{}, fmt.Errorf("no answer within %s", r.timeout()))
 			return
 		}
-		t.add(r.now(), db.Sample{}, fmt.Errorf("no answer within %s", r.timeout()))
 	}
+	if a.err != nil && parent.Err() != nil {
+		return
+	}
+	t.add(r.now(), a.s, a.err)
 }
 
 // Result is what was sampled, timed from start (the measured run's start)

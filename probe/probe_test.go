@@ -316,3 +316,45 @@ func TestStartTakesTheBaselineFirst(t *testing.T) {
 	<-started
 	r.Stop(context.Background())
 }
+
+// instant answers every sample at once.
+type instant struct{}
+
+func (instant) Name() string { return "instant" }
+func (instant) Kind() string { return result.SourceBinding }
+func (instant) Sample(context.Context) (db.Sample, error) {
+	return counter(1), nil
+}
+
+// A sample that answered is never counted as failed, however the sampling
+// goroutine and the recorder are scheduled. The recorder's own goroutine
+// is kept from its select by goroutines that keep the cores busy; when the
+// sampler cancelled the timeout itself, an answer and the cancellation
+// were then ready together and a few in 200,000 samples failed ("no
+// answer within 1h0m0s").
+func TestAnsweredSampleNeverFailed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("200,000 samples beside busy goroutines")
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	for range 4 {
+		go func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+			}
+		}()
+	}
+	r := New(time.Second, instant{})
+	r.Timeout = time.Hour
+	for range 200000 {
+		r.Sample(context.Background())
+	}
+	if tr := r.tracks[0]; tr.failed != 0 || tr.samples != 200000 {
+		t.Fatalf("%d of %d samples failed: %s", tr.failed, tr.samples, tr.err)
+	}
+}
