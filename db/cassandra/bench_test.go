@@ -7,11 +7,11 @@ import (
 )
 
 // The binding's own cost per operation against a real server (see
-// dbtest.BenchmarkReadUpdate). With SERVBENCH_CASSANDRA_URL set
+// dbtest.BenchmarkOperations). With SERVBENCH_CASSANDRA_URL set
 // (scripts/servers env cassandra):
 //
 //	go test -run - -bench . -benchmem ./db/cassandra
 func BenchmarkOperations(b *testing.B) {
 	addr := dbtest.ServerURL(b, "SERVBENCH_CASSANDRA_URL")
-	dbtest.BenchmarkReadUpdate(b, dbtest.Open(b, "cassandra", "cassandra.url", "cassandra://"+addr+"/sbbench"), "sbbench")
+	dbtest.BenchmarkOperations(b, dbtest.Open(b, "cassandra", "cassandra.url", "cassandra://"+addr+"/sbbench"), "sbbench")
 }

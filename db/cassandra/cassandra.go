@@ -56,12 +56,13 @@ type Store struct {
 	cql atomic.Pointer[statements]
 }
 
-// statements are one table's most used statements: the read of every
-// field, and the update of one field per column (fields' order).
+// statements are one table's most used statements: the read, scan and
+// insert of every field (fields' order), the update of one field per
+// column, the delete.
 type statements struct {
-	table     string
-	readAll   string
-	updateOne []string
+	table                               string
+	readAll, scanAll, insertAll, delete string
+	updateOne                           []string
 }
 
 func (st *Store) statements(table string) *statements {
@@ -69,7 +70,12 @@ func (st *Store) statements(table string) *statements {
 		return c
 	}
 	t := st.table(table)
-	c := &statements{table: table, readAll: "SELECT " + st.newRow(nil).selectList() + " FROM " + t + " WHERE y_id = ?"}
+	all := st.newRow(nil).selectList()
+	marks := strings.Repeat(", ?", len(st.fields))
+	c := &statements{table: table, readAll: "SELECT " + all + " FROM " + t + " WHERE y_id = ?",
+		scanAll:   "SELECT " + all + " FROM " + t + " WHERE token(y_id) >= token(?) LIMIT ?",
+		insertAll: "INSERT INTO " + t + " (" + all + ") VALUES (?" + marks + ")",
+		delete:    "DELETE FROM " + t + " WHERE y_id = ?"}
 	for _, f := range st.fields {
 		c.updateOne = append(c.updateOne, "UPDATE "+t+" SET "+f+" = ? WHERE y_id = ?")
 	}
@@ -341,8 +347,16 @@ func (st *Store) Read(ctx context.Context, table, key string, fields []string, d
 // Scan reads rows in token order from the start key's token, as YCSB's
 // binding does (Cassandra has no key order across partitions).
 func (st *Store) Scan(ctx context.Context, table, start string, count int, fields []string, dst *db.RecordSet) error {
-	r := st.newRow(fields)
-	q := st.s.Query(fmt.Sprintf("SELECT %s FROM %s WHERE token(y_id) >= token(?) LIMIT ?", r.selectList(), st.table(table)), start, count)
+	var r *row
+	cql := st.statements(table).scanAll
+	if fields == nil {
+		r = st.allRow()
+		defer st.rows.Put(r)
+	} else {
+		r = st.newRow(fields)
+		cql = fmt.Sprintf("SELECT %s FROM %s WHERE token(y_id) >= token(?) LIMIT ?", r.selectList(), st.table(table))
+	}
+	q := st.s.Query(cql, start, count)
 	it := q.Consistency(st.read).IterContext(ctx)
 	for r.ready(); it.Scan(r.dest...); r.ready() {
 		row := dst.Next()
@@ -367,7 +381,7 @@ func (st *Store) Update(ctx context.Context, table, key string, values *db.Recor
 	if fs := values.Fields(); len(fs) == 1 {
 		if i := st.column(fs[0].Name); i >= 0 {
 			if _, _, flat := st.flattened(table, values); !flat {
-				return st.exec(ctx, "update", key, st.statements(table).updateOne[i], []any{string(fs[0].Value), key})
+				return st.exec(ctx, "update", key, st.statements(table).updateOne[i], []any{value(fs[0].Value), key})
 			}
 		}
 	}
@@ -375,7 +389,7 @@ func (st *Store) Update(ctx context.Context, table, key string, values *db.Recor
 	args := make([]any, 0, values.Len()+1)
 	for _, f := range values.Fields() {
 		sets = append(sets, f.Name+" = ?")
-		args = append(args, string(f.Value))
+		args = append(args, value(f.Value))
 	}
 	if name, v, ok := st.flattened(table, values); ok {
 		sets = append(sets, name+" = ?")
@@ -385,16 +399,49 @@ func (st *Store) Update(ctx context.Context, table, key string, values *db.Recor
 	return st.exec(ctx, "update", key, fmt.Sprintf("UPDATE %s SET %s WHERE y_id = ?", st.table(table), strings.Join(sets, ", ")), args)
 }
 
+// value is a field's value as gocql sends it: its bytes, which gocql
+// writes as they are (a string it would copy), and never nil (which it
+// sends as null): an empty value stays empty.
+func value(v []byte) any {
+	if v == nil {
+		return empty
+	}
+	return v
+}
+
+var empty = []byte{}
+
+// everyField reports whether fs are every field in the fields' order.
+func (st *Store) everyField(fs []db.Field) bool {
+	if len(fs) != len(st.fields) {
+		return false
+	}
+	for i := range fs {
+		if fs[i].Name != st.fields[i] {
+			return false
+		}
+	}
+	return true
+}
+
 func (st *Store) Insert(ctx context.Context, table, key string, values *db.Record) error {
+	fs := values.Fields()
+	args := make([]any, 1, len(fs)+2)
+	args[0] = key
+	for _, f := range fs {
+		args = append(args, value(f.Value))
+	}
+	name, v, flat := st.flattened(table, values)
+	if !flat && st.everyField(fs) {
+		return st.exec(ctx, "insert", key, st.statements(table).insertAll, args)
+	}
 	cols := []string{"y_id"}
 	marks := []string{"?"}
-	args := []any{key}
-	for _, f := range values.Fields() {
+	for _, f := range fs {
 		cols = append(cols, f.Name)
 		marks = append(marks, "?")
-		args = append(args, string(f.Value))
 	}
-	if name, v, ok := st.flattened(table, values); ok {
+	if flat {
 		cols = append(cols, name)
 		marks = append(marks, "?")
 		args = append(args, v)
@@ -439,7 +486,7 @@ func (st *Store) BatchInsert(ctx context.Context, table string, keys []string, v
 
 // Delete removes the row; Cassandra does not say whether it existed.
 func (st *Store) Delete(ctx context.Context, table, key string) error {
-	return st.exec(ctx, "delete", key, fmt.Sprintf("DELETE FROM %s WHERE y_id = ?", st.table(table)), []any{key})
+	return st.exec(ctx, "delete", key, st.statements(table).delete, []any{key})
 }
 
 // ServerVersion reports "Apache Cassandra <release_version>".

@@ -107,10 +107,12 @@ func TestAdmin(t *testing.T) {
 	}
 }
 
-// A read's row is used again by the next read: an empty value stays an
-// empty field and a column never written stays absent, whatever the row
-// held before (an empty value after a null in the same column), in reads
-// and in scans.
+// An empty value is written as an empty column, never a null (gocql sends
+// a nil []byte as null, and an empty field's value may be nil), by the
+// insert of every field and of some. A read's row is used again by the
+// next read: an empty value stays an empty field and a column never
+// written stays absent, whatever the row held before (an empty value after
+// a null in the same column), in reads and in scans.
 func TestNullAndEmptyAcrossReads(t *testing.T) {
 	addr := dbtest.ServerURL(t, "SERVBENCH_CASSANDRA_URL")
 	host, port, _ := strings.Cut(addr, ":")

@@ -464,11 +464,12 @@ func Admin(t *testing.T, binding string, statements []string, kv ...string) []st
 	return out
 }
 
-// BenchmarkReadUpdate measures a binding's own cost per operation on one
+// BenchmarkOperations measures a binding's own cost per operation on one
 // thread against a real server: it inserts 1,000 records of ten 100-byte
-// fields into table (prepared), then reads all fields (workload C) and
-// updates one (A) as sub-benchmarks.
-func BenchmarkReadUpdate(b *testing.B, d db.DB, table string) {
+// fields into table (prepared), then reads all fields (workload C),
+// updates one (A), scans ten records of all fields (E) and inserts new
+// records of ten fields (a load) as sub-benchmarks.
+func BenchmarkOperations(b *testing.B, d db.DB, table string) {
 	ctx := context.Background()
 	if p, ok := d.(db.Preparer); ok {
 		if err := p.Prepare(ctx, table, true); err != nil {
@@ -479,6 +480,10 @@ func BenchmarkReadUpdate(b *testing.B, d db.DB, table string) {
 	value := bytes.Repeat([]byte("v"), 100)
 	const records = 1000
 	keys := make([]string, records)
+	fields := make([]string, 10)
+	for f := range fields {
+		fields[f] = "field" + strconv.Itoa(f)
+	}
 	for i := range keys {
 		keys[i] = "user" + strconv.Itoa(i)
 		rec.Reset()
@@ -504,6 +509,29 @@ func BenchmarkReadUpdate(b *testing.B, d db.DB, table string) {
 			rec.Reset()
 			rec.Add("field3", value)
 			if err := d.Update(ctx, table, keys[i%records], &rec); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("scan", func(b *testing.B) {
+		b.ReportAllocs()
+		var rs db.RecordSet
+		for i := 0; b.Loop(); i++ {
+			rs.Reset()
+			if err := d.Scan(ctx, table, keys[i%records], 10, nil, &rs); err != nil || rs.Len() == 0 {
+				b.Fatal(rs.Len(), err)
+			}
+		}
+	})
+	b.Run("insert", func(b *testing.B) {
+		b.ReportAllocs()
+		key := []byte("new")
+		for i := 0; b.Loop(); i++ {
+			rec.Reset()
+			for f := range 10 {
+				rec.Add(fields[f], value)
+			}
+			if err := d.Insert(ctx, table, string(strconv.AppendInt(key[:3], int64(i), 10)), &rec); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -7,7 +7,7 @@ import (
 )
 
 // The binding's own cost per operation against a real server, in either
-// layout (see dbtest.BenchmarkReadUpdate). With SERVBENCH_POSTGRES_URL set
+// layout (see dbtest.BenchmarkOperations). With SERVBENCH_POSTGRES_URL set
 // (scripts/servers env postgres):
 //
 //	go test -run - -bench . -benchmem ./db/postgres
@@ -17,6 +17,6 @@ func BenchmarkColumns(b *testing.B) {
 		table := "sbbench" + layout
 		drop(b, url, table)
 		d := dbtest.Open(b, "postgres", "postgres.url", url, "postgres.layout", layout)
-		b.Run(layout, func(b *testing.B) { dbtest.BenchmarkReadUpdate(b, d, table) })
+		b.Run(layout, func(b *testing.B) { dbtest.BenchmarkOperations(b, d, table) })
 	}
 }
