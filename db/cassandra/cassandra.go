@@ -57,13 +57,20 @@ type Store struct {
 }
 
 // statements are one table's most used statements: the read, scan and
-// insert of every field (fields' order), the update of one field per
-// column, the delete.
+// insert of every field (fields' order); the read, scan and update of one
+// field per column (readallfields=false, writeallfields=false); the delete.
 type statements struct {
 	table                               string
 	readAll, scanAll, insertAll, delete string
-	updateOne                           []string
+	readOne, scanOne, updateOne         []string
+	oneRows                             []sync.Pool // *row of one field per column
 }
+
+// A read's and a scan's CQL after the column list.
+const (
+	whereKey   = " WHERE y_id = ?"
+	whereToken = " WHERE token(y_id) >= token(?) LIMIT ?"
+)
 
 func (st *Store) statements(table string) *statements {
 	if c := st.cql.Load(); c != nil && c.table == table {
@@ -72,13 +79,17 @@ func (st *Store) statements(table string) *statements {
 	t := st.table(table)
 	all := st.newRow(nil).selectList()
 	marks := strings.Repeat(", ?", len(st.fields))
-	c := &statements{table: table, readAll: "SELECT " + all + " FROM " + t + " WHERE y_id = ?",
-		scanAll:   "SELECT " + all + " FROM " + t + " WHERE token(y_id) >= token(?) LIMIT ?",
+	c := &statements{table: table, readAll: "SELECT " + all + " FROM " + t + whereKey,
+		scanAll:   "SELECT " + all + " FROM " + t + whereToken,
 		insertAll: "INSERT INTO " + t + " (" + all + ") VALUES (?" + marks + ")",
-		delete:    "DELETE FROM " + t + " WHERE y_id = ?"}
+		delete:    "DELETE FROM " + t + whereKey}
 	for _, f := range st.fields {
-		c.updateOne = append(c.updateOne, "UPDATE "+t+" SET "+f+" = ? WHERE y_id = ?")
+		one := newRow([]string{f}, 2).selectList()
+		c.readOne = append(c.readOne, "SELECT "+one+" FROM "+t+whereKey)
+		c.scanOne = append(c.scanOne, "SELECT "+one+" FROM "+t+whereToken)
+		c.updateOne = append(c.updateOne, "UPDATE "+t+" SET "+f+" = ?"+whereKey)
 	}
+	c.oneRows = make([]sync.Pool, len(st.fields))
 	st.cql.Store(c)
 	return c
 }
@@ -323,15 +334,36 @@ func (r *row) addTo(dst *db.Record) {
 	}
 }
 
-func (st *Store) Read(ctx context.Context, table, key string, fields []string, dst *db.Record) error {
-	var r *row
-	cql := st.statements(table).readAll
+// selection is the row a read (scan false) or a scan of fields scans into,
+// its CQL and the pool the row goes back to (nil: none): every field's row
+// and statement, or one field's, or a row and a statement made for these
+// fields.
+func (st *Store) selection(table string, fields []string, scan bool) (r *row, cql string, pool *sync.Pool) {
+	c := st.statements(table)
+	all, one, where := c.readAll, c.readOne, whereKey
+	if scan {
+		all, one, where = c.scanAll, c.scanOne, whereToken
+	}
 	if fields == nil {
-		r = st.allRow()
-		defer st.rows.Put(r)
-	} else {
-		r = st.newRow(fields)
-		cql = fmt.Sprintf("SELECT %s FROM %s WHERE y_id = ?", r.selectList(), st.table(table))
+		return st.allRow(), all, &st.rows
+	}
+	if len(fields) == 1 {
+		if i := st.column(fields[0]); i >= 0 {
+			pool = &c.oneRows[i]
+			if r, _ = pool.Get().(*row); r == nil {
+				r = newRow(st.fields[i:i+1], 2)
+			}
+			return r, one[i], pool
+		}
+	}
+	r = st.newRow(fields)
+	return r, "SELECT " + r.selectList() + " FROM " + st.table(table) + where, nil
+}
+
+func (st *Store) Read(ctx context.Context, table, key string, fields []string, dst *db.Record) error {
+	r, cql, pool := st.selection(table, fields, false)
+	if pool != nil {
+		defer pool.Put(r)
 	}
 	r.ready()
 	q := st.s.Query(cql, key)
@@ -347,14 +379,9 @@ func (st *Store) Read(ctx context.Context, table, key string, fields []string, d
 // Scan reads rows in token order from the start key's token, as YCSB's
 // binding does (Cassandra has no key order across partitions).
 func (st *Store) Scan(ctx context.Context, table, start string, count int, fields []string, dst *db.RecordSet) error {
-	var r *row
-	cql := st.statements(table).scanAll
-	if fields == nil {
-		r = st.allRow()
-		defer st.rows.Put(r)
-	} else {
-		r = st.newRow(fields)
-		cql = fmt.Sprintf("SELECT %s FROM %s WHERE token(y_id) >= token(?) LIMIT ?", r.selectList(), st.table(table))
+	r, cql, pool := st.selection(table, fields, true)
+	if pool != nil {
+		defer pool.Put(r)
 	}
 	q := st.s.Query(cql, start, count)
 	it := q.Consistency(st.read).IterContext(ctx)

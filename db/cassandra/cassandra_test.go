@@ -112,7 +112,8 @@ func TestAdmin(t *testing.T) {
 // insert of every field and of some. A read's row is used again by the
 // next read: an empty value stays an empty field and a column never
 // written stays absent, whatever the row held before (an empty value after
-// a null in the same column), in reads and in scans.
+// a null in the same column), in reads of every field and of one, and in
+// scans.
 func TestNullAndEmptyAcrossReads(t *testing.T) {
 	addr := dbtest.ServerURL(t, "SERVBENCH_CASSANDRA_URL")
 	host, port, _ := strings.Cut(addr, ":")
@@ -150,6 +151,17 @@ func TestNullAndEmptyAcrossReads(t *testing.T) {
 		}
 		if got := show(&r); got != want[key] {
 			t.Errorf("read %s: %q, want %q", key, got, want[key])
+		}
+	}
+	// One field's rows are pooled too (readallfields=false).
+	wantOne := map[string]string{"full": "field2=c", "sparse": "", "emptylast": "field2="}
+	for _, key := range []string{"emptylast", "sparse", "emptylast", "full", "sparse", "emptylast"} {
+		var r db.Record
+		if err := d.Read(ctx, "t", key, []string{"field2"}, &r); err != nil {
+			t.Fatal(err)
+		}
+		if got := show(&r); got != wantOne[key] {
+			t.Errorf("read field2 of %s: %q, want %q", key, got, wantOne[key])
 		}
 	}
 	var rs db.RecordSet

@@ -124,9 +124,21 @@ func operations(t *testing.T, d db.DB, table string, ordered, scan bool) {
 	if v, _ := r.Get("field1"); string(v) != "v1-sbkey007" || r.Len() != 3 {
 		t.Errorf("read all fields: field1=%q, %d fields", v, r.Len())
 	}
-	r.Reset()
-	if err := d.Read(ctx, table, "sbkey007", []string{"field0"}, &r); err != nil || r.Len() != 1 {
-		t.Errorf("read one field: %v, %d fields", err, r.Len())
+	// Named fields (readallfields=false): one, as YCSB's workloads read,
+	// then two in an order of their own.
+	for _, names := range [][]string{{"field0"}, {"field2"}, {"field2", "field1"}} {
+		r.Reset()
+		err := d.Read(ctx, table, "sbkey007", names, &r)
+		want := map[string]string{"field0": "v0-sbkey007", "field1": "v1-sbkey007", "field2": "x"}
+		if err != nil || r.Len() != len(names) {
+			t.Errorf("read %v: %v, %d fields", names, err, r.Len())
+			continue
+		}
+		for _, n := range names {
+			if v, ok := r.Get(n); !ok || string(v) != want[n] {
+				t.Errorf("read %v: %s=%q, want %q", names, n, v, want[n])
+			}
+		}
 	}
 	if err := d.Update(ctx, table, "sbkey007", rec("field1", "updated")); err != nil {
 		t.Fatalf("update: %v", err)
@@ -160,6 +172,16 @@ func operations(t *testing.T, d db.DB, table string, ordered, scan bool) {
 			// Hash order: the scan may end before 5 rows, but not return none
 			// or more than asked.
 			t.Errorf("scan returned %d rows, want 1 to 5", len(keys))
+		}
+		rs.Reset()
+		if err := d.Scan(ctx, table, "sbkey010", 5, []string{"field1"}, &rs); err != nil || rs.Len() == 0 {
+			t.Fatalf("scan of field1: %v, %d rows", err, rs.Len())
+		}
+		for i := 0; i < rs.Len(); i++ {
+			row := rs.Row(i)
+			if v, _ := row.Get("field1"); row.Len() != 1 || string(v) != "v1-"+string(row.Key) {
+				t.Errorf("scan of field1, row %s: %d fields, field1=%q", row.Key, row.Len(), v)
+			}
 		}
 	}
 
@@ -466,8 +488,8 @@ func Admin(t *testing.T, binding string, statements []string, kv ...string) []st
 
 // BenchmarkOperations measures a binding's own cost per operation on one
 // thread against a real server: it inserts 1,000 records of ten 100-byte
-// fields into table (prepared), then reads all fields (workload C),
-// updates one (A), scans ten records of all fields (E) and inserts new
+// fields into table (prepared), then reads all fields (workload C) and
+// one (readallfields=false), updates one (A), scans ten records of all fields (E) and inserts new
 // records of ten fields (a load) as sub-benchmarks.
 func BenchmarkOperations(b *testing.B, d db.DB, table string) {
 	ctx := context.Background()
@@ -499,6 +521,15 @@ func BenchmarkOperations(b *testing.B, d db.DB, table string) {
 		for i := 0; b.Loop(); i++ {
 			rec.Reset()
 			if err := d.Read(ctx, table, keys[i%records], nil, &rec); err != nil || rec.Len() != 10 {
+				b.Fatal(rec.Len(), err)
+			}
+		}
+	})
+	b.Run("read-field", func(b *testing.B) { // readallfields=false
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			rec.Reset()
+			if err := d.Read(ctx, table, keys[i%records], fields[i%10:i%10+1], &rec); err != nil || rec.Len() != 1 {
 				b.Fatal(rec.Len(), err)
 			}
 		}
