@@ -245,11 +245,11 @@ func (r *Runner) openDir() error {
 	if err != nil {
 		return fmt.Errorf("bench: %s: %w", r.pl.File, err)
 	}
-	// The copy has its credentials hidden; a copy kept whole by an earlier
-	// version still counts as the same plan.
+	// The copy has its credentials hidden; a copy kept whole, or hidden
+	// less, by an earlier version still counts as the same plan.
 	text := []byte(plan.Redact(string(raw)))
 	kept := filepath.Join(r.dir, "plan.yaml")
-	if old, err := inputfile.Read(context.Background(), kept, plan.MaxFileBytes); err == nil && !bytes.Equal(old, text) && !bytes.Equal(old, raw) {
+	if old, err := inputfile.Read(context.Background(), kept, plan.MaxFileBytes); err == nil && !bytes.Equal(old, text) && !bytes.Equal(old, raw) && plan.Redact(string(old)) != string(text) {
 		return fmt.Errorf("bench: %s holds the results of another plan (%s differs from %s); give another -o", r.dir, kept, r.pl.File)
 	}
 	if err := atomicfile.WriteFile(kept, func(w io.Writer) error { _, err := w.Write(text); return err }); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/plan"
+	"github.com/servbench/servbench/props"
 )
 
 // checkSteps refuses, before anything runs, a statement for a binding that
@@ -73,9 +74,9 @@ func (r *Runner) steps(ctx context.Context, scope string, t *plan.Deployment, w 
 	}
 	defer text.Close()
 	entry := func(i int, st plan.Step) plan.SetupStep {
-		e := plan.SetupStep{ID: scope + "/" + strconv.Itoa(i+1), Deployment: t.Label, Records: records, Line: st.Line, Kind: "statement", Text: plan.RedactStep(st.Statement)}
+		e := plan.SetupStep{ID: scope + "/" + strconv.Itoa(i+1), Deployment: t.Label, Records: records, Line: st.Line, Kind: "statement", Text: props.RedactText(st.Statement)}
 		if st.Shell != "" {
-			e.Kind, e.Text = "shell", plan.RedactStep(st.Shell)
+			e.Kind, e.Text = "shell", props.RedactText(st.Shell)
 		} else {
 			e.Language = db.AdminLanguage(t.Binding)
 		}
@@ -115,7 +116,7 @@ func (r *Runner) steps(ctx context.Context, scope string, t *plan.Deployment, w 
 			answer, err := r.shell(ctx, st.Shell, t, w, records, load, &output)
 			e.Seconds, e.Answer = time.Since(e.Started).Seconds(), answer
 			if err != nil {
-				e.Error = plan.RedactStep(oneLine(err))
+				e.Error = props.RedactText(oneLine(err))
 			}
 			if werr := record(e, output.String()); werr != nil {
 				return werr
@@ -141,10 +142,10 @@ func (r *Runner) steps(ctx context.Context, scope string, t *plan.Deployment, w 
 		ran := 0
 		err = setup.Admin(ctx, batch, func(j int, answer string, took time.Duration, serr error) {
 			e := entry(first+j, steps[first+j])
-			e.Started, e.Seconds, e.Answer = started, took.Seconds(), plan.RedactStep(answer)
+			e.Started, e.Seconds, e.Answer = started, took.Seconds(), props.RedactText(answer)
 			started = started.Add(took)
 			if serr != nil {
-				e.Error = plan.RedactStep(oneLine(serr))
+				e.Error = props.RedactText(oneLine(serr))
 				failed = &e
 			}
 			ran++
@@ -155,7 +156,7 @@ func (r *Runner) steps(ctx context.Context, scope string, t *plan.Deployment, w 
 			return fail(*failed)
 		case err != nil: // before the first statement: opening the binding
 			e := entry(first+ran, steps[first+ran])
-			e.Started, e.Error = started, plan.RedactStep(oneLine(err))
+			e.Started, e.Error = started, props.RedactText(oneLine(err))
 			record(e, "")
 			return fail(e)
 		}
@@ -184,7 +185,7 @@ func (r *Runner) shell(ctx context.Context, command string, t *plan.Deployment, 
 	if errors.As(err, &ee) && ctx.Err() == nil {
 		err = fmt.Errorf("exit status %d", ee.ExitCode())
 	}
-	text := strings.TrimRight(plan.RedactStep(string(out.b)), "\n")
+	text := strings.TrimRight(props.RedactText(string(out.b)), "\n")
 	if out.cut > 0 {
 		fmt.Fprintf(w, "  (%d bytes of output before these left out)\n", out.cut)
 	}

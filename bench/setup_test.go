@@ -165,3 +165,51 @@ func TestSetupStatementRefused(t *testing.T) {
 		t.Errorf("statement for basic: %v", err)
 	}
 }
+
+// No file a plan's run writes holds a credential a setup step carries or
+// answers: AUTH user password, redis-cli -a, a JSON body, ACL SETUSER,
+// mysql -p, in flow and block style (a property's every form is
+// TestRedactEveryStyle's, on the function that makes plan.yaml). Each
+// secret is "hunter" and a number.
+func TestNoFileHoldsACredential(t *testing.T) {
+	pl := loadPlan(t, `name: secrets
+deployments:
+  - label: one
+    binding: basic
+    setup:
+      - {shell: 'echo "HELLO 3 AUTH default hunter4"; echo "AUTH default hunter5"'}
+      - shell: |
+          echo 'redis-cli -a hunter6 PING' '{"password": "hunter7"}'
+          echo "ACL SETUSER bench on >hunter8" "mysql -phunter9"
+workloads: [c]
+records: [10]
+threads: [1]
+operations: 10
+`)
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := New(pl, dir, io.Discard).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n++
+		if i := strings.Index(string(b), "hunter"); i >= 0 {
+			t.Errorf("%s holds a secret: %q", path, b[max(0, i-40):min(len(b), i+20)])
+		}
+		return nil
+	})
+	if err != nil || n < 4 {
+		t.Errorf("%d files read: %v", n, err)
+	}
+	log, err := plan.ReadSetup(dir)
+	if err != nil || len(log.Steps) != 2 || !strings.Contains(log.Steps[0].Text, `echo "HELLO 3 AUTH REDACTED REDACTED"; echo "AUTH REDACTED REDACTED"`) {
+		t.Errorf("setup log: %+v, %v", log, err)
+	}
+}

@@ -165,11 +165,16 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 // rootMapping decodes the plan's YAML and returns its top-level mapping.
 func rootMapping(raw []byte, errf errFunc) (*yaml.Node, error) {
 	var doc yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader(raw)).Decode(&doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, errf(0, "the plan is empty: want a mapping of plan keys (deployments, workloads, records, threads, ...)")
 		}
 		return nil, errf(0, "%s", oneLine(err.Error()))
+	}
+	var more yaml.Node
+	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
+		return nil, errf(more.Line, "the plan holds more than one YAML document (---): want one")
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, errf(0, "want a mapping of plan keys (deployments, workloads, records, threads, ...)")

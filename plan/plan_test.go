@@ -299,3 +299,12 @@ func TestUsagePrices(t *testing.T) {
 		}
 	}
 }
+
+// A plan is one YAML document: a second one (---) would be ignored by the
+// runs and shown by the report.
+func TestOneDocument(t *testing.T) {
+	_, err := Parse([]byte("name: p\ndeployments: [{label: a, binding: basic}]\nworkloads: [a]\n---\nname: q\n"), "p.yaml", nil)
+	if err == nil || !strings.Contains(err.Error(), "more than one YAML document") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -1,39 +1,306 @@
 package plan
 
 import (
-	"regexp"
+	"bytes"
+	"cmp"
+	"errors"
+	"io"
+	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/servbench/servbench/props"
 )
 
-// secretEntry matches a YAML key that names a credential and its value,
-// in block style (on a line of its own) or flow style ({k: v, ...}).
-var secretEntry = regexp.MustCompile(`(?i)((?:^|[\s{,])[A-Za-z0-9_.-]*(?:password|passwd|secret|token|credential|apikey|api_key|accesskey|access_key)[A-Za-z0-9_.-]*\s*:\s+)("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^,}\s#][^,}#]*)`)
+// unreadable stands for a plan whose text cannot be parsed, so its
+// credentials cannot be found: it is not shown.
+const unreadable = "# (this plan could not be parsed, so it is not shown: its credentials could not be hidden)\n"
 
-// Redact hides credentials in a plan's text: the value of every key that
-// names one, the password of every URL (the user name may hold '#'), and
-// every keyword=value credential (a PostgreSQL connection string), and a
-// setup statement's or command's credential (RedactStep). The rest of the
-// text is kept as written.
+// Redact hides credentials in a plan's text, as props' redaction finds
+// them: the whole value of every key that names a credential, however the
+// key is quoted and whatever the value's style (quoted, block |, folded
+// >-, a list or mapping under it, an alias), and in every other value and
+// comment what props.RedactText finds (a URL's password, a setup step's
+// PASSWORD 'x', AUTH user pw, redis-cli -a pw). The rest of the text is
+// kept as written when the changes can be made in place; otherwise the
+// plan is written out again from its parsed form (comments kept). The
+// result is checked by parsing it again: no credential can survive a
+// style this function does not know. Text that is not YAML is not shown.
 func Redact(text string) string {
-	lines := strings.Split(text, "\n")
-	for i, ln := range lines {
-		ln = secretEntry.ReplaceAllString(ln, "${1}"+props.Redacted)
-		lines[i] = RedactStep(ln) // a setup step's PASSWORD 'x', AUTH x too
+	var doc, more yaml.Node
+	dec := yaml.NewDecoder(strings.NewReader(text))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return props.RedactText(text)
+		}
+		return unreadable
 	}
-	return strings.Join(lines, "\n")
+	if err := dec.Decode(&more); !errors.Is(err, io.EOF) { // a plan is one document
+		return unreadable
+	}
+	var edits []edit
+	redactNode(&doc, false, false, &edits)
+	slices.SortFunc(edits, func(a, b edit) int { return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.col, b.col)) })
+	edits = slices.CompactFunc(edits, func(a, b edit) bool { return a.line == b.line && a.col == b.col })
+	out := applyEdits(text, edits)
+	if verified(&doc, out) {
+		return out
+	}
+	redactTree(&doc, false)
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return unreadable
+	}
+	return b.String()
 }
 
-// secretWord matches a credential given after a keyword in a statement
-// or command: PASSWORD 'x' (SQL, CQL), AUTH x (Redis' command, in capitals:
-// "auth" in prose is left alone) and CONFIG SET requirepass x, IDENTIFIED
-// BY 'x'.
-var secretWord = regexp.MustCompile(`\b((?i:password|passwd|requirepass|masterauth|identified\s+by)|AUTH)(\s+)('(?:[^']|'')*'|"(?:[^"\\]|\\.)*"|[^\s;,)]+)`)
+// An edit replaces the source text from (line, col) to its end with repl.
+type edit struct {
+	line, col int // 1-based, col in characters, as yaml.v3 counts them
+	style     yaml.Style
+	flow      bool
+	repl      string
+	block     bool // a block scalar's content lines, each redacted
+}
 
-// RedactStep hides credentials in a setup step's text or answer: those
-// RedactText finds, and any word after PASSWORD, AUTH, requirepass,
-// masterauth or IDENTIFIED BY.
-func RedactStep(text string) string {
-	return secretWord.ReplaceAllString(props.RedactText(text), "${1}${2}"+props.Redacted)
+// redactNode collects the edits of a node and its children: secret is
+// true under a key that names a credential, flow inside { } or [ ].
+func redactNode(n *yaml.Node, secret, flow bool, edits *[]edit) {
+	switch n.Kind {
+	case yaml.DocumentNode, yaml.SequenceNode:
+		for _, c := range n.Content {
+			redactNode(c, secret, flow || n.Style&yaml.FlowStyle != 0, edits)
+		}
+	case yaml.MappingNode:
+		f := flow || n.Style&yaml.FlowStyle != 0
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			redactNode(v, secret || props.IsSecretKey(k.Value), f, edits)
+		}
+	case yaml.AliasNode:
+		// The anchor's node is redacted where it stands; a secret alias
+		// makes its anchor's value secret there too.
+		if secret && n.Alias != nil {
+			redactNode(n.Alias, true, flow, edits)
+		}
+	case yaml.ScalarNode:
+		e := edit{line: n.Line, col: n.Column, style: n.Style, flow: flow}
+		switch {
+		case secret && n.Value != "" && n.Value != props.Redacted:
+			e.repl = props.Redacted
+		case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+			if props.RedactText(n.Value) == n.Value {
+				return
+			}
+			e.block = true
+		default:
+			r := props.RedactText(n.Value)
+			if r == n.Value {
+				return
+			}
+			e.repl = strconv.Quote(r)
+		}
+		*edits = append(*edits, e)
+	}
+}
+
+// applyEdits makes the edits in the text, the last first; then hides what
+// comments hold.
+func applyEdits(text string, edits []edit) string {
+	starts := []int{0} // each line's offset
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	for i := len(edits) - 1; i >= 0; i-- {
+		e := edits[i]
+		if e.line < 1 || e.line > len(starts) {
+			continue
+		}
+		lineEnd := len(text)
+		if e.line < len(starts) {
+			lineEnd = starts[e.line]
+		}
+		start := starts[e.line-1] + byteCol(text[starts[e.line-1]:lineEnd], e.col)
+		if e.style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+			end := blockEnd(text, starts, e.line)
+			if e.block { // the header kept, each content line redacted
+				text = text[:lineEnd] + redactLines(text[lineEnd:end]) + text[end:]
+			} else {
+				text = text[:start] + e.repl + "\n" + text[end:]
+			}
+			continue
+		}
+		if end := scalarEnd(text, start, lineEnd, e.style, e.flow); end >= 0 {
+			text = text[:start] + e.repl + text[end:]
+		}
+	}
+	return redactLines(text) // comments, and what the edits left
+}
+
+// redactLines applies props.RedactText to each line of text.
+func redactLines(text string) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i, ln := range lines {
+		lines[i] = props.RedactText(ln)
+	}
+	return strings.Join(lines, "")
+}
+
+// byteCol returns the byte offset of 1-based character column col.
+func byteCol(ln string, col int) int {
+	off := 0
+	for c := 1; c < col && off < len(ln); c++ {
+		_, w := utf8.DecodeRuneInString(ln[off:])
+		off += w
+	}
+	return off
+}
+
+// blockEnd returns the offset where the content of a block scalar whose
+// indicator is on line (1-based) ends: its content is the lines that are
+// blank or indented at least as its first content line, and more than
+// nothing.
+func blockEnd(text string, starts []int, line int) int {
+	indent := -1
+	end := len(text)
+	if line < len(starts) {
+		end = starts[line]
+	}
+	for k := line; k < len(starts); k++ {
+		ln := text[starts[k]:]
+		if i := strings.IndexByte(ln, '\n'); i >= 0 {
+			ln = ln[:i+1]
+		}
+		t := strings.TrimRight(ln, "\r\n")
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		ind := len(t) - len(strings.TrimLeft(t, " "))
+		if indent < 0 {
+			indent = ind
+		}
+		if ind < indent || ind == 0 {
+			break
+		}
+		end = starts[k] + len(ln)
+	}
+	return end
+}
+
+// scalarEnd returns the offset where a scalar starting at start ends: a
+// quoted one at its closing quote, on whichever line; a plain one before
+// a comment, a flow collection's punctuation or its line's end (lineEnd);
+// -1 when a quote is never closed.
+func scalarEnd(text string, start, lineEnd int, style yaml.Style, flow bool) int {
+	switch {
+	case style&yaml.DoubleQuotedStyle != 0:
+		for i := start + 1; i < len(text); i++ {
+			switch text[i] {
+			case '\\':
+				i++
+			case '"':
+				return i + 1
+			}
+		}
+		return -1
+	case style&yaml.SingleQuotedStyle != 0:
+		for i := start + 1; i < len(text); i++ {
+			if text[i] == '\'' {
+				if i+1 < len(text) && text[i+1] == '\'' {
+					i++
+					continue
+				}
+				return i + 1
+			}
+		}
+		return -1
+	}
+	ln := strings.TrimRight(text[start:lineEnd], "\r\n")
+	if i := strings.Index(ln, " #"); i >= 0 {
+		ln = ln[:i]
+	}
+	if flow {
+		if i := strings.IndexAny(ln, ",]}"); i >= 0 {
+			ln = ln[:i]
+		}
+	}
+	return start + len(strings.TrimRight(ln, " \t"))
+}
+
+// redactTree hides in the parsed plan what redactNode finds, and what its
+// comments hold.
+func redactTree(n *yaml.Node, secret bool) {
+	n.HeadComment, n.LineComment, n.FootComment = props.RedactText(n.HeadComment), props.RedactText(n.LineComment), props.RedactText(n.FootComment)
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			redactTree(n.Content[i], false)
+			redactTree(n.Content[i+1], secret || props.IsSecretKey(n.Content[i].Value))
+		}
+	case yaml.AliasNode:
+		if secret && n.Alias != nil {
+			redactTree(n.Alias, true)
+		}
+	case yaml.ScalarNode:
+		if secret && n.Value != "" {
+			n.Value, n.Style, n.Tag = props.Redacted, 0, "!!str"
+		} else if r := props.RedactText(n.Value); r != n.Value {
+			n.Value, n.Style = r, yaml.DoubleQuotedStyle
+		}
+	default:
+		for _, c := range n.Content {
+			redactTree(c, secret)
+		}
+	}
+}
+
+// verified reports whether out, the redacted text of the plan parsed as
+// orig, parses into the same shape with every secret value hidden, every
+// other value and comment as props.RedactText leaves it.
+func verified(orig *yaml.Node, out string) bool {
+	var got yaml.Node
+	if err := yaml.Unmarshal([]byte(out), &got); err != nil {
+		return false
+	}
+	return same(orig, &got, false)
+}
+
+func same(a, b *yaml.Node, secret bool) bool {
+	for _, c := range []string{b.HeadComment, b.LineComment, b.FootComment} {
+		if props.RedactText(c) != c {
+			return false
+		}
+	}
+	if a.Kind != b.Kind || len(a.Content) != len(b.Content) {
+		return false
+	}
+	switch a.Kind {
+	case yaml.ScalarNode:
+		if secret && a.Value != "" {
+			return b.Value == props.Redacted
+		}
+		return b.Value == props.RedactText(a.Value) && props.RedactText(b.Value) == b.Value
+	case yaml.AliasNode:
+		return a.Alias != nil && b.Alias != nil && same(a.Alias, b.Alias, secret)
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(a.Content); i += 2 {
+			if !same(a.Content[i], b.Content[i], false) || !same(a.Content[i+1], b.Content[i+1], secret || props.IsSecretKey(a.Content[i].Value)) {
+				return false
+			}
+		}
+		return true
+	}
+	for i := range a.Content {
+		if !same(a.Content[i], b.Content[i], secret) {
+			return false
+		}
+	}
+	return true
 }

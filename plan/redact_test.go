@@ -3,6 +3,8 @@ package plan
 import (
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 func TestRedact(t *testing.T) {
@@ -36,6 +38,71 @@ func TestRedact(t *testing.T) {
 	for _, kept := range []string{"mongodb://bench:REDACTED@127.0.0.1:27017", "couchbase.password: REDACTED", "redis://127.0.0.1:6379", "label: atlas", "postgres.user: bob}}", "user=postgres password=REDACTED dbname=ycsb", "redis://bo#b:REDACTED@127.0.0.1:6379", "WITH PASSWORD REDACTED", "requirepass REDACTED", "# no auth needed here"} {
 		if !strings.Contains(out, kept) {
 			t.Errorf("%q missing:\n%s", kept, out)
+		}
+	}
+}
+
+// Every style YAML has for a value under a key that names a credential is
+// hidden, and every other value's credentials; the rest of the text is
+// kept as written. Each secret is "hunter" and a number.
+func TestRedactEveryStyle(t *testing.T) {
+	in := `name: styles   # a plan
+deployments:
+  - label: a
+    binding: redis
+    properties:
+      "redis.password": hunter1
+      'jdbc.passwd': 'hunter2'
+      jdbc.password: |
+        hunter3
+        hunter4
+      couchbase.password: >-
+        hunter5
+      dynamodb.secretkey: "hunter6 \" still hunter6"
+      x.token:
+        - hunter7
+        - {a: hunter8}
+      redis.url: redis://bob:hunter9@127.0.0.1:6379   # the host is kept
+    setup:
+      - shell: |
+          redis-cli -a hunter11 PING
+          echo ok
+      - {statement: "AUTH default hunter12"}
+      - statement: HELLO 3 AUTH default hunter13
+      - shell: "mysql -phunter14
+          -e 'select 1'"
+  - {label: b, binding: redis, properties: {"redis.password": hunter15, redis.host: 127.0.0.1}}
+# password: hunter16
+`
+	out := Redact(in)
+	if strings.Contains(out, "hunter") {
+		t.Errorf("a secret is left:\n%s", out)
+	}
+	for _, kept := range []string{"name: styles   # a plan\n", "      \"redis.password\": REDACTED\n", "      'jdbc.passwd': REDACTED\n",
+		"redis.host: 127.0.0.1}}", "          echo ok\n", "      - statement: \"HELLO 3 AUTH REDACTED REDACTED\"\n"} {
+		if !strings.Contains(out, kept) {
+			t.Errorf("%q missing:\n%s", kept, out)
+		}
+	}
+	if Redact(out) != out {
+		t.Errorf("redacting twice changes the text:\n%s\n%s", out, Redact(out))
+	}
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(out), &n); err != nil {
+		t.Errorf("the redacted plan is not YAML: %v", err)
+	}
+}
+
+// An alias makes its anchor's value a credential's; a second document and
+// text that is not YAML are not shown.
+func TestRedactAliasesAndUnreadable(t *testing.T) {
+	out := Redact("x: &pw hunter1\nredis.password: *pw\n")
+	if strings.Contains(out, "hunter1") {
+		t.Errorf("an alias's anchor is left:\n%s", out)
+	}
+	for _, in := range []string{"a: 1\n---\npassword: |\n  hunter2\n", "a: [hunter3\n"} {
+		if out := Redact(in); strings.Contains(out, "hunter") {
+			t.Errorf("Redact(%q) = %q", in, out)
 		}
 	}
 }

@@ -219,3 +219,63 @@ func TestOf(t *testing.T) {
 		t.Errorf("a bad value's message names its source: %v", err)
 	}
 }
+
+// A credential is found by what it is: the value of any name that says
+// password, passwd, pwd, pass, secret, token, auth, credential or a key
+// that is one; any argument after an option or command word that takes a
+// password. Every secret below is "hunter" and a number.
+func TestRedactTextFindsCredentials(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"AUTH default hunter1", "AUTH REDACTED REDACTED"},
+		{"AUTH hunter2", "AUTH REDACTED"},
+		{"HELLO 3 AUTH default hunter3 SETNAME bench", "HELLO 3 AUTH REDACTED REDACTED SETNAME bench"},
+		{"redis-cli -h 127.0.0.1 -a hunter4 PING", "redis-cli -h 127.0.0.1 -a REDACTED PING"},
+		{"redis-cli --user bench --pass hunter5 auth bench hunter6", "redis-cli --user bench --pass REDACTED auth REDACTED REDACTED"},
+		{"mysql -u root -phunter7 ycsb", "mysql -u root -pREDACTED ycsb"},
+		{"/usr/bin/mysql -p ycsb", "/usr/bin/mysql -p ycsb"}, // -p alone prompts; ycsb is the database
+		{`curl -s -u admin:hunter8 http://127.0.0.1:8091/pools`, `curl -s -u admin:REDACTED http://127.0.0.1:8091/pools`},
+		{`curl --user=admin:hunter9 http://127.0.0.1:8091/`, `curl --user=admin:REDACTED http://127.0.0.1:8091/`},
+		{`cqlsh 127.0.0.1 -u cassandra -p hunter10 -e 'select 1'`, `cqlsh 127.0.0.1 -u cassandra -p REDACTED -e 'select 1'`},
+		{`sudo env X=1 sshpass -phunter11 ssh 127.0.0.1`, `sudo env X=1 sshpass -pREDACTED ssh 127.0.0.1`},
+		{`{"password": "hunter12", "user": "bob"}`, `{"password": REDACTED, "user": "bob"}`},
+		{`{'pwd': 'hunter13'}`, `{'pwd': REDACTED}`},
+		{`"apiKey":"hunter14"`, `"apiKey":REDACTED`},
+		{"ACL SETUSER bench on >hunter15 ~* +@all", "ACL SETUSER bench on >REDACTED ~* +@all"},
+		{"acl setuser bench on #hunter16 <hunter17", "acl setuser bench on #REDACTED <REDACTED"},
+		{"CONFIG SET requirepass hunter18", "CONFIG SET requirepass REDACTED"},
+		{"ALTER ROLE bench WITH PASSWORD 'hunter19'", "ALTER ROLE bench WITH PASSWORD REDACTED"},
+		{"create user bench identified by 'hunter20'", "create user bench identified by REDACTED"},
+		{"couchbase-cli bucket-create -c 127.0.0.1 -u Administrator -p hunter21; echo done", "couchbase-cli bucket-create -c 127.0.0.1 -u Administrator -p REDACTED; echo done"},
+		{"x --token=hunter22 --api-key hunter23 --port 1", "x --token=REDACTED --api-key REDACTED --port 1"},
+		{"PGPASSWORD=hunter24 psql -h 127.0.0.1 -p 5432", "PGPASSWORD=REDACTED psql -h 127.0.0.1 -p 5432"},
+		{"MIGRATE 127.0.0.1 6380 k 0 1000 AUTH2 bench hunter25", "MIGRATE 127.0.0.1 6380 k 0 1000 AUTH2 REDACTED REDACTED"},
+		// Left alone: prose, a record's key, a database's name, a port.
+		{"FATAL: password authentication failed for user bench", "FATAL: password authentication failed for user bench"},
+		{"DELETE FROM usertable WHERE YCSB_KEY = 'user1'", "DELETE FROM usertable WHERE YCSB_KEY = 'user1'"},
+		{"mongodb://127.0.0.1/?authSource=admin dynamodb.primarykey=k", "mongodb://127.0.0.1/?authSource=admin dynamodb.primarykey=k"},
+		{"redis-cli -p 6379 --no-auth-warning PING", "redis-cli -p 6379 --no-auth-warning PING"},
+	}
+	for _, c := range cases {
+		got := RedactText(c.in)
+		if got != c.want {
+			t.Errorf("RedactText(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+		if strings.Contains(got, "hunter") {
+			t.Errorf("%q keeps a secret: %q", c.in, got)
+		}
+	}
+}
+
+func TestIsSecretKey(t *testing.T) {
+	for name, want := range map[string]bool{
+		"redis.password": true, "jdbc.passwd": true, "x.pwd": true, "redis.pass": true, "couchbase.secret": true,
+		"dynamodb.sessiontoken": true, "mongodb.auth": true, "dynamodb.accesskey": true, "dynamodb.secretkey": true,
+		"redis.tls.key": true, "api_key": true, "x.apiKey": true, "AWS_SECRET_ACCESS_KEY": true, "credentials": true,
+		"recordcount": false, "dynamodb.primarykey": false, "redis.indexkey": false, "cassandra.keyspace": false,
+		"keyprefix": false, "ycsb_key": false, "mongodb.authsource": false, "redis.user": false, "tls.cert": false,
+	} {
+		if got := IsSecretKey(name); got != want {
+			t.Errorf("IsSecretKey(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -1,21 +1,69 @@
 package props
 
 import (
+	"path"
 	"regexp"
 	"strings"
 )
 
-// secretWords mark a property whose value is a credential.
-var secretWords = []string{"password", "passwd", "secret", "token", "credential", "apikey", "api_key", "accesskey", "access_key"}
+// Redaction: the one place that decides what is a credential. Every writer
+// of text (results, reports, plan copies, setup logs, error lines, the
+// Kubernetes Secret's choice) goes through IsSecretKey, RedactValue or
+// RedactText. A credential is found by what it is, not by where it
+// appears:
+//
+//   - the value of any property or key whose name says password, passwd,
+//     pwd, pass, secret, token, auth or credential, or ends in "key"
+//     (accesskey, secretkey, tls.key), except the few names that say a
+//     record's key or a non-secret setting (NotSecret);
+//   - the password of any URL (scheme://user:password@host);
+//   - any argument that follows an option or a command word that takes a
+//     password: AUTH (one or two arguments), PASSWORD, IDENTIFIED BY,
+//     requirepass, masterauth, ACL SETUSER's >pass and #hash, an option
+//     whose name says so (--password, --pass=, --token), and the short
+//     options of the clients whose -a, -p or -u carries one (redis-cli -a,
+//     mysql -pPW, cqlsh -p, curl -u user:pw).
 
 // Redacted is the text that stands in for a secret.
 const Redacted = "REDACTED"
 
-// IsSecretKey reports whether a property named key holds a credential.
-func IsSecretKey(key string) bool {
-	k := strings.ToLower(key)
+// secretWords, anywhere in a name's last part, mark it as a
+// credential's.
+var secretWords = []string{"password", "passwd", "pwd", "pass", "secret", "token", "auth", "credential"}
+
+// keyWords are what a key that is a credential is called: tls.key, an
+// API key, an access key. A record's key (primarykey, ycsb_key) is not.
+var keyWords = []string{"", "api", "access", "private", "master", "account", "sas", "shared", "signing",
+	"encryption", "client", "session", "license", "subscription", "service", "storage"}
+
+// notSecret are names that hold a secret word but no secret: a database's
+// name, a mechanism, a flag without a value.
+var notSecret = map[string]bool{
+	"authsource": true, "authmechanism": true, "authmechanismproperties": true, "authenticationdatabase": true,
+	"authdb": true, "askpass": true, "no-auth-warning": true, "passes": true, "compass": true, "bypass": true,
+}
+
+// IsSecretKey reports whether a property, option or key named name holds
+// a credential.
+func IsSecretKey(name string) bool {
+	last := strings.ToLower(strings.Trim(name, `"' -`))
+	if i := strings.LastIndexByte(last, '.'); i >= 0 {
+		last = last[i+1:]
+	}
+	if notSecret[last] {
+		return false
+	}
 	for _, w := range secretWords {
-		if strings.Contains(k, w) {
+		if strings.Contains(last, w) {
+			return true
+		}
+	}
+	if !strings.HasSuffix(last, "key") {
+		return false
+	}
+	prefix := strings.TrimRight(strings.TrimSuffix(last, "key"), "_-")
+	for _, w := range keyWords {
+		if prefix == w || strings.HasSuffix(prefix, "_"+w) || strings.HasSuffix(prefix, "-"+w) {
 			return true
 		}
 	}
@@ -23,8 +71,7 @@ func IsSecretKey(key string) bool {
 }
 
 // RedactValue hides credentials in a value: the whole value for secret
-// keys; otherwise the password of any URL and every keyword=value
-// credential (a PostgreSQL keyword/value connection string), as RedactText.
+// keys; otherwise what RedactText finds.
 func RedactValue(key, value string) string {
 	if IsSecretKey(key) && value != "" {
 		return Redacted
@@ -46,46 +93,281 @@ func (p *Props) Redacted() map[string]string {
 	return out
 }
 
-// secretPair matches a keyword/value credential in free text, as in a
-// PostgreSQL connection string (password=x, password='x y').
-var secretPair = regexp.MustCompile(`(?i)\b(\w*(?:password|passwd|secret|token|apikey|api_key|accesskey|access_key)\w*)(\s*=\s*)('(?:[^'\\]|\\.)*'|"[^"]*"|[^\s&;,]+)`)
+// A value in free text: quoted (either quote, with escapes) or a word.
+const valueRE = `('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|[^\s&;,)}\]]+)`
 
-// RedactText hides credentials anywhere in a text such as an error
-// message: the password of every URL (scheme://user:password@host, the
-// password running to the last @ of the word, so it may hold / or #; a
-// comma followed by another URL ends the word) and
-// every keyword=value pair whose keyword names a credential.
+// pair matches name=value, and "name": value or name: value where the
+// name is quoted or begins a line, an object or a list item. Which names
+// are secret is IsSecretKey's to say.
+var pair = regexp.MustCompile(`([\w.-]+)(\s*=\s*)` + valueRE +
+	`|(["'])([\w.-]+)(["']\s*:\s*)` + valueRE +
+	`|((?:^|[{,\n#]|^\s*-)\s*)([\w.-]+)(\s*:[ \t]+)` + valueRE)
+
+// word matches a command word that takes a password and what follows:
+// PASSWORD 'x' in any case, PASSWORD x in capitals (prose's "password
+// authentication failed" is left alone), IDENTIFIED BY x, requirepass x,
+// masterauth x.
+var word = regexp.MustCompile(`\b((?i:password)\s+)('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")` +
+	`|\b((?:PASSWORD|(?i:identified\s+by|requirepass|masterauth))\s+)` + valueRE)
+
+// RedactText hides credentials anywhere in a text: a statement, a shell
+// command, a server's answer, an error message. See the package's
+// redaction rules above.
 func RedactText(s string) string {
-	if strings.Contains(s, "://") {
-		var b strings.Builder
-		rest := s
-		for {
-			i := strings.Index(rest, "://")
-			if i < 0 {
-				break
+	if s == "" {
+		return s
+	}
+	s = redactURLs(s)
+	s = pair.ReplaceAllStringFunc(s, redactPair)
+	s = word.ReplaceAllStringFunc(s, func(m string) string {
+		sub := word.FindStringSubmatch(m)
+		if sub[1] != "" {
+			return sub[1] + Redacted
+		}
+		return sub[3] + Redacted
+	})
+	return redactCommands(s)
+}
+
+func redactPair(m string) string {
+	sub := pair.FindStringSubmatch(m)
+	switch {
+	case sub[1] != "":
+		if IsSecretKey(sub[1]) {
+			return sub[1] + sub[2] + Redacted
+		}
+	case sub[5] != "":
+		if IsSecretKey(sub[5]) {
+			return sub[4] + sub[5] + sub[6] + Redacted
+		}
+	case sub[9] != "":
+		if IsSecretKey(sub[9]) {
+			return sub[8] + sub[9] + sub[10] + Redacted
+		}
+	}
+	return m
+}
+
+// redactURLs hides the password of every URL (scheme://user:password@host,
+// the password running to the last @ of the word, so it may hold / or #;
+// a comma followed by another URL ends the word).
+func redactURLs(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	var b strings.Builder
+	rest := s
+	for {
+		i := strings.Index(rest, "://")
+		if i < 0 {
+			break
+		}
+		b.WriteString(rest[:i+3])
+		rest = rest[i+3:]
+		end := strings.IndexAny(rest, " \t\r\n\"'")
+		if end < 0 {
+			end = len(rest)
+		}
+		w := rest[:end]
+		if j := strings.Index(w, "://"); j >= 0 { // a list of URLs: "a://…,b://…"
+			if k := strings.LastIndex(w[:j], ","); k >= 0 {
+				w = w[:k]
 			}
-			b.WriteString(rest[:i+3])
-			rest = rest[i+3:]
-			end := strings.IndexAny(rest, " \t\r\n\"'")
-			if end < 0 {
-				end = len(rest)
+		}
+		if at := strings.LastIndex(w, "@"); at >= 0 {
+			if c := strings.Index(w[:at], ":"); c >= 0 {
+				b.WriteString(w[:c+1] + Redacted + "@")
+				rest = rest[at+1:]
 			}
-			word := rest[:end]
-			if j := strings.Index(word, "://"); j >= 0 { // a list of URLs: "a://…,b://…"
-				if k := strings.LastIndex(word[:j], ","); k >= 0 {
-					word = word[:k]
-				}
+		}
+	}
+	b.WriteString(rest)
+	return b.String()
+}
+
+// shortPassword names, per client program, its short options whose
+// argument is a password ("-p": the next word or attached, "-p=": attached
+// only, as mysql's -p alone prompts) or "user:password" ("-u:").
+var shortPassword = map[string][]string{
+	"redis-cli": {"-a"}, "redis-benchmark": {"-a"}, "valkey-cli": {"-a"}, "keydb-cli": {"-a"},
+	"mysql": {"-p="}, "mariadb": {"-p="}, "mysqldump": {"-p="}, "mysqladmin": {"-p="}, "mysqlslap": {"-p="},
+	"sshpass": {"-p"}, "cqlsh": {"-p"}, "nodetool": {"-pw"}, "couchbase-cli": {"-p"}, "cbc": {"-P"},
+	"cbq": {"-p"}, "cbimport": {"-p"}, "cbexport": {"-p"}, "cbstats": {"-p"}, "mongosh": {"-p"}, "mongo": {"-p"},
+	"mongodump": {"-p"}, "mongorestore": {"-p"}, "mongoimport": {"-p"}, "mongoexport": {"-p"},
+	"curl": {"-u:"},
+}
+
+// commandSep ends a command in a shell line or a Redis pipeline.
+const commandSep = ";|&\n"
+
+// redactCommands hides the arguments that options and command words
+// carrying a password take: AUTH's one or two (HELLO 3 AUTH user pw
+// SETNAME n), ACL SETUSER's >pw, <pw, #hash and !hash, --password x and
+// --password=x (any option whose name IsSecretKey), curl's --user u:pw,
+// and each client's short options (shortPassword). A command ends at ;,
+// |, & or a line's end.
+func redactCommands(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	var program, prev string
+	n, acl, hide := 0, 0, 0 // words of the command so far; ACL SETUSER seen (2); AUTH's words still to hide
+	for i := 0; i < len(s); {
+		c := s[i]
+		if strings.IndexByte(commandSep, c) >= 0 {
+			program, prev, n, acl, hide = "", "", 0, 0, 0
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		if c == ' ' || c == '\t' || c == '\r' {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		j := wordEnd(s, i)
+		w := s[i:j]
+		out := w
+		switch {
+		case hide > 0 && w != "SETNAME":
+			out, hide = Redacted, hide-1
+		case hide > 0:
+			hide = 0
+		case acl == 2 && len(w) > 1 && strings.IndexByte("><#!", w[0]) >= 0:
+			out = w[:1] + Redacted
+		case prev != "" && takesPassword(program, prev) == "-u:":
+			if k := strings.IndexByte(w, ':'); k >= 0 {
+				out = w[:k+1] + Redacted
 			}
-			if at := strings.LastIndex(word, "@"); at >= 0 {
-				if c := strings.Index(word[:at], ":"); c >= 0 {
-					b.WriteString(word[:c+1] + Redacted + "@")
-					rest = rest[at+1:]
-					continue
+		case prev != "" && takesPassword(program, prev) != "":
+			out = Redacted
+		default:
+			out = redactOption(program, w)
+		}
+		if out == w && strings.ContainsAny(w, `"'`) {
+			out = redactQuoted(w)
+		}
+		if w == "AUTH" || w == "AUTH2" || (out == w && strings.EqualFold(w, "auth") && (n == 0 || redisClient[program])) {
+			hide = 2
+		}
+		switch {
+		case acl == 0 && strings.EqualFold(w, "ACL"):
+			acl = 1
+		case acl == 1 && strings.EqualFold(w, "SETUSER"):
+			acl = 2
+		case acl == 1:
+			acl = 0
+		}
+		if base := path.Base(strings.Trim(w, `"'`)); shortPassword[base] != nil || (program == "" && !strings.Contains(w, "=") && !launcher[w]) {
+			program = base // the first word, not VAR=value, sudo or env; or a client named later (ssh h redis-cli -a pw)
+		}
+		b.WriteString(out)
+		prev, n, i = w, n+1, j
+	}
+	return b.String()
+}
+
+// launcher are words that run the program named after them.
+var launcher = map[string]bool{"sudo": true, "env": true, "exec": true, "nohup": true, "time": true, "command": true}
+
+// redisClient are the programs whose words after their options are a
+// Redis command (redis-cli ... auth pw).
+var redisClient = map[string]bool{"redis-cli": true, "valkey-cli": true, "keydb-cli": true}
+
+// redactQuoted hides what the quoted parts of a word hold, each read as a
+// command of its own (sh -c '...', echo "AUTH user pw").
+func redactQuoted(w string) string {
+	var b strings.Builder
+	for i := 0; i < len(w); {
+		c := w[i]
+		if c != '\'' && c != '"' {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		k := strings.IndexByte(w[i+1:], c)
+		if k < 0 {
+			b.WriteString(w[i:])
+			break
+		}
+		b.WriteByte(c)
+		b.WriteString(redactCommands(w[i+1 : i+1+k]))
+		b.WriteByte(c)
+		i += k + 2
+	}
+	return b.String()
+}
+
+// wordEnd returns the end of the word that starts at i: quoted parts
+// belong to it.
+func wordEnd(s string, i int) int {
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == '\'' || c == '"':
+			k := strings.IndexByte(s[i+1:], c)
+			if k < 0 {
+				return len(s)
+			}
+			i += k + 2
+		case c == ' ' || c == '\t' || c == '\r' || strings.IndexByte(commandSep, c) >= 0:
+			return i
+		default:
+			i++
+		}
+	}
+	return i
+}
+
+// takesPassword returns the form in which the option opt of program takes
+// a password as its next word ("-a", "-p", "-u:"), or "".
+func takesPassword(program, opt string) string {
+	if strings.HasPrefix(opt, "--") && !strings.Contains(opt, "=") {
+		if IsSecretKey(opt) {
+			return opt
+		}
+		if program == "curl" && opt == "--user" {
+			return "-u:"
+		}
+		return ""
+	}
+	for _, o := range shortPassword[program] {
+		if o == "-p=" {
+			continue
+		}
+		if opt == strings.TrimSuffix(o, ":") {
+			return o
+		}
+	}
+	return ""
+}
+
+// redactOption hides the password that an option carries in itself:
+// --password=x, --user=u:pw (curl), -pPW (mysql), -aPW (redis-cli).
+func redactOption(program, w string) string {
+	if strings.HasPrefix(w, "--") {
+		if k := strings.IndexByte(w, '='); k >= 0 {
+			if IsSecretKey(w[:k]) {
+				return w[:k+1] + Redacted
+			}
+			if program == "curl" && w[:k] == "--user" {
+				if c := strings.IndexByte(w[k:], ':'); c >= 0 {
+					return w[:k+c+1] + Redacted
 				}
 			}
 		}
-		b.WriteString(rest)
-		s = b.String()
+		return w
 	}
-	return secretPair.ReplaceAllString(s, "${1}${2}"+Redacted)
+	for _, o := range shortPassword[program] {
+		o = strings.TrimSuffix(strings.TrimSuffix(o, "="), ":")
+		if len(w) > len(o) && strings.HasPrefix(w, o) && strings.HasPrefix(o, "-") && !strings.HasPrefix(w, "--") {
+			if program == "curl" {
+				if c := strings.IndexByte(w, ':'); c >= 0 {
+					return w[:c+1] + Redacted
+				}
+				return w
+			}
+			return o + Redacted
+		}
+	}
+	return w
 }
