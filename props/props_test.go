@@ -254,6 +254,8 @@ func TestRedactTextFindsCredentials(t *testing.T) {
 		{"DELETE FROM usertable WHERE YCSB_KEY = 'user1'", "DELETE FROM usertable WHERE YCSB_KEY = 'user1'"},
 		{"mongodb://127.0.0.1/?authSource=admin dynamodb.primarykey=k", "mongodb://127.0.0.1/?authSource=admin dynamodb.primarykey=k"},
 		{"redis-cli -p 6379 --no-auth-warning PING", "redis-cli -p 6379 --no-auth-warning PING"},
+		{`{"shardCollection": "ycsb.t", "key": {"_id": 1}}`, `{"shardCollection": "ycsb.t", "key": {"_id": 1}}`},
+		{`{"credentials": {"user": "a", "password": "hunter26"}}`, `{"credentials": {"user": "a", "password": REDACTED}}`},
 	}
 	for _, c := range cases {
 		got := RedactText(c.in)
@@ -270,7 +272,7 @@ func TestIsSecretKey(t *testing.T) {
 	for name, want := range map[string]bool{
 		"redis.password": true, "jdbc.passwd": true, "x.pwd": true, "redis.pass": true, "couchbase.secret": true,
 		"dynamodb.sessiontoken": true, "mongodb.auth": true, "dynamodb.accesskey": true, "dynamodb.secretkey": true,
-		"redis.tls.key": true, "api_key": true, "x.apiKey": true, "AWS_SECRET_ACCESS_KEY": true, "credentials": true,
+		"redis.tls.key": true, "key": false, "api_key": true, "x.apiKey": true, "AWS_SECRET_ACCESS_KEY": true, "credentials": true,
 		"recordcount": false, "dynamodb.primarykey": false, "redis.indexkey": false, "cassandra.keyspace": false,
 		"keyprefix": false, "ycsb_key": false, "mongodb.authsource": false, "redis.user": false, "tls.cert": false,
 	} {

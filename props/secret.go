@@ -31,9 +31,10 @@ const Redacted = "REDACTED"
 // credential's.
 var secretWords = []string{"password", "passwd", "pwd", "pass", "secret", "token", "auth", "credential"}
 
-// keyWords are what a key that is a credential is called: tls.key, an
-// API key, an access key. A record's key (primarykey, ycsb_key) is not.
-var keyWords = []string{"", "api", "access", "private", "master", "account", "sas", "shared", "signing",
+// keyWords are what a key that is a credential is called: an API key, an
+// access key; and tls.key, a dotted name's last part. A record's key
+// (primarykey, ycsb_key, a shard's "key") is not.
+var keyWords = []string{"api", "access", "private", "master", "account", "sas", "shared", "signing",
 	"encryption", "client", "session", "license", "subscription", "service", "storage"}
 
 // notSecret are names that hold a secret word but no secret: a database's
@@ -48,7 +49,9 @@ var notSecret = map[string]bool{
 func IsSecretKey(name string) bool {
 	last := strings.ToLower(strings.Trim(name, `"' -`))
 	if i := strings.LastIndexByte(last, '.'); i >= 0 {
-		last = last[i+1:]
+		if last = last[i+1:]; last == "key" {
+			return true
+		}
 	}
 	if notSecret[last] {
 		return false
@@ -94,7 +97,7 @@ func (p *Props) Redacted() map[string]string {
 }
 
 // A value in free text: quoted (either quote, with escapes) or a word.
-const valueRE = `('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|[^\s&;,)}\]]+)`
+const valueRE = `('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|[^\s&;,)}\]{\[][^\s&;,)}\]]*)`
 
 // pair matches name=value, and "name": value or name: value where the
 // name is quoted or begins a line, an object or a list item. Which names
