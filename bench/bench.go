@@ -85,6 +85,7 @@ type Runner struct {
 	docs   map[string]string        // deployment label + workload → document model (fields, customer)
 	tables map[string]string        // deployment label + workload → table, when it gets a per-data-set suffix
 	loads  map[string]*engine.Setup // load key → the checked load phase
+	ref    []byte                   // the plan's reference file, read and checked by check
 	index  plan.Index
 	// OnRun, when set, is called with each run's index entry once
 	// index.json holds it: every run this Run finished, failed or skipped,
@@ -173,6 +174,16 @@ func (r *Runner) check() error {
 	if err := r.checkSteps(); err != nil {
 		return err
 	}
+	if r.pl.Reference != "" { // published figures, kept beside the results for the report
+		ref, err := inputfile.Read(context.Background(), r.pl.Reference, plan.MaxFileBytes)
+		if err != nil {
+			return &plan.Error{File: r.pl.File, Msg: fmt.Sprintf("reference %s: %s", r.pl.Reference, oneLine(err))}
+		}
+		if _, err := plan.ParseReference(ref, r.pl.Reference); err != nil {
+			return &plan.Error{File: r.pl.File, Msg: "reference: " + oneLine(err)}
+		}
+		r.ref = ref
+	}
 	runs := r.pl.Runs()
 	if s := r.pl.SLO; s != nil && s.Search == "threads" { // the most threads the search may try
 		for _, c := range r.pl.Runs() {
@@ -256,15 +267,8 @@ func (r *Runner) openDir() error {
 		return fmt.Errorf("bench: %w", err)
 	}
 	r.index = plan.Index{Format: plan.IndexFormat, Version: 1, Plan: r.pl.Name, File: r.pl.File, Currency: r.pl.Currency}
-	if r.pl.Reference != "" { // published figures, kept beside the results for the report
-		ref, err := inputfile.Read(context.Background(), r.pl.Reference, plan.MaxFileBytes)
-		if err != nil {
-			return fmt.Errorf("bench: reference %s: %w", r.pl.Reference, err)
-		}
-		if _, err := plan.ParseReference(ref, r.pl.Reference); err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		if err := atomicfile.WriteFile(filepath.Join(r.dir, plan.ReferenceFile), func(w io.Writer) error { _, err := w.Write(ref); return err }); err != nil {
+	if r.ref != nil { // checked by check
+		if err := atomicfile.WriteFile(filepath.Join(r.dir, plan.ReferenceFile), func(w io.Writer) error { _, err := w.Write(r.ref); return err }); err != nil {
 			return fmt.Errorf("bench: %w", err)
 		}
 	}

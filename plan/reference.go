@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -74,10 +75,14 @@ func ParseReference(raw []byte, file string) ([]Reference, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ := r.FieldPos(0)
-		if err != nil {
+		if err != nil { // before FieldPos, which has no record to place
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return nil, fmt.Errorf("%s:%d: %s", file, pe.Line, oneLine(pe.Err.Error()))
+			}
 			return nil, fmt.Errorf("%s: %s", file, oneLine(err.Error()))
 		}
+		line, _ := r.FieldPos(0)
 		if col == nil {
 			if col, err = referenceHeader(rec); err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", file, line, err)

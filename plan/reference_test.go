@@ -115,6 +115,9 @@ func TestParseReferenceRefuses(t *testing.T) {
 		{head + "X,a,3,NaN,1,,s\n", `r.csv:2: throughput "NaN"`},
 		{head + "X,a,3,5,1,below,\n", "r.csv:2: give system, workload and source"},
 		{head + "X,a,3\n", "r.csv"},
+		{head + "X,\"a,3,5,,,s\n", `r.csv:2: extraneous or missing " in quoted-field`},
+		{"system,\"workload\n", `r.csv:1: extraneous or missing " in quoted-field`},
+		{head + "X,a\"b,3,5,,,s\n", `r.csv:2: bare " in non-quoted-field`},
 	} {
 		if _, err := ParseReference([]byte(c.in), "r.csv"); err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: %v, want one line with %q", c.in, err, c.want)

@@ -1,12 +1,15 @@
 package report
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/servbench/servbench/internal/inputfile"
 	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/result"
 )
@@ -14,8 +17,8 @@ import (
 // readReference reads the plan's published figures, kept in DIR (none:
 // nil).
 func (s *Set) readReference(dir string) error {
-	raw, err := os.ReadFile(filepath.Join(dir, plan.ReferenceFile))
-	if os.IsNotExist(err) {
+	raw, err := inputfile.Read(context.Background(), filepath.Join(dir, plan.ReferenceFile), plan.MaxFileBytes)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {

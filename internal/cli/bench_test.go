@@ -348,3 +348,39 @@ func TestBenchFewerThreadsThanClients(t *testing.T) {
 		}
 	}
 }
+
+// A plan's reference file is checked by --dry-run as by a run, and a
+// malformed one (an unterminated quote) is refused in one line naming the
+// file and line, by bench and by report of a directory holding it; none
+// panics.
+func TestBadReferenceFile(t *testing.T) {
+	planFile := writePlan(t, "name: r\nreference: ref.csv\ndeployments: [{label: basic, binding: basic}]\nworkloads: [c]\nrecords: [10]\nthreads: [1]\noperations: 10\n")
+	bad := "system,workload,threads,throughput,latency_ms,latency,source\nX,\"c,1,5,,,s\n"
+	refFile := filepath.Join(filepath.Dir(planFile), "ref.csv")
+	if err := os.WriteFile(refFile, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	for _, args := range [][]string{{"bench", planFile, "--dry-run"}, {"bench", planFile, "-o", dir}} {
+		code, _, stderr := servbench(t, args...)
+		if code != ExitUsage || !strings.Contains(stderr, "ref.csv:2: extraneous or missing \" in quoted-field") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Errorf("%s made for a plan refused", dir)
+	}
+	if err := os.WriteFile(refFile, []byte(bad[:strings.Index(bad, "\n")+1]+"X,c,1,5,,,s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := servbench(t, "bench", planFile, "-o", dir); code != ExitOK {
+		t.Fatalf("bench: exit %d: %s", code, stderr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, plan.ReferenceFile), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := servbench(t, "report", dir, "-o", filepath.Join(t.TempDir(), "r.html"))
+	if code == ExitOK || !strings.Contains(stderr, "reference.csv:2: extraneous or missing") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Errorf("report: exit %d, %q", code, stderr)
+	}
+}
