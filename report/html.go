@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/servbench/servbench/internal/atomicfile"
 )
 
 // style is the page's whole styling: the page loads nothing else.
@@ -105,7 +107,7 @@ func Export(dir string, secs []Section) (int, error) {
 	n := 0
 	write := func(name, text string) error {
 		n++
-		return os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+		return atomicfile.WriteFile(filepath.Join(dir, name), func(w io.Writer) error { _, err := io.WriteString(w, text); return err })
 	}
 	for _, sec := range secs {
 		figs := sec.Figures

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/csv"
+	"strconv"
 	"strings"
 )
 
@@ -14,13 +15,39 @@ type Table struct {
 	Note   string
 }
 
-// CSV renders the table as comma-separated values.
+// CSV renders the table as comma-separated values. A cell that a
+// spreadsheet would take for a formula (=, +, -, @, a tab or a carriage
+// return first, and not a number) starts with ' instead: names, labels and
+// files come from plans and results, which anybody may write.
 func (t *Table) CSV() string {
 	var b strings.Builder
 	w := csv.NewWriter(&b)
-	w.Write(t.Header)
-	w.WriteAll(t.Rows)
+	w.Write(inert(t.Header))
+	for _, r := range t.Rows {
+		w.Write(inert(r))
+	}
+	w.Flush()
 	return b.String()
+}
+
+// inert returns the cells with every formula made text.
+func inert(cells []string) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = c
+		if len(c) > 1 && strings.IndexByte("=+-@\t\r", c[0]) >= 0 && !number(c) {
+			out[i] = "'" + c
+		}
+	}
+	return out
+}
+
+// number reports whether a cell is a number as the report writes them:
+// -1,234.5, 12%, 1.5×.
+func number(c string) bool {
+	c = strings.TrimSuffix(strings.TrimSuffix(strings.ReplaceAll(c, ",", ""), "%"), "×")
+	_, err := strconv.ParseFloat(c, 64)
+	return err == nil
 }
 
 // Markdown renders the table as a GitHub-flavoured Markdown table.

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"encoding/csv"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -18,5 +20,21 @@ func TestMarkdownIsInert(t *testing.T) {
 	}
 	if !strings.Contains(md, "&lt;script&gt;") || !strings.Contains(md, `1 \| 2 three &amp; four`) {
 		t.Errorf("the Markdown lost the text:\n%s", md)
+	}
+}
+
+// A cell a spreadsheet would run as a formula is exported as text; numbers,
+// negative ones too, stay numbers.
+func TestCSVIsInert(t *testing.T) {
+	tb := &Table{Header: []string{"=HYPERLINK(\"http://127.0.0.1/\")", "ops/s"},
+		Rows: [][]string{{"+cmd|' /C calc'!A0", "-1,234.5"}, {"@SUM(A1)", "-12%"}, {"-2+3", "1.5×"}, {"\tx", "-"}, {"\r=1", "=="}}}
+	r := csv.NewReader(strings.NewReader(tb.CSV()))
+	rows, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"'=HYPERLINK(\"http://127.0.0.1/\")", "ops/s"}, {"'+cmd|' /C calc'!A0", "-1,234.5"}, {"'@SUM(A1)", "-12%"}, {"'-2+3", "1.5×"}, {"'\tx", "-"}, {"'\r=1", "'=="}}
+	if fmt.Sprint(rows) != fmt.Sprint(want) {
+		t.Errorf("exported %q\nwant %q", rows, want)
 	}
 }
