@@ -6,7 +6,10 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"path"
 	"slices"
 	"strings"
@@ -145,5 +148,59 @@ func TestReadersLinkNoRunner(t *testing.T) {
 				t.Errorf("%s links %s", reader, rel)
 			}
 		}
+	}
+}
+
+// binary reports why a tracked file's first bytes make it a program or
+// other binary, or "" for text: an executable's magic number (ELF,
+// Mach-O, PE, a shared object), or a NUL byte, which no text file holds.
+func binary(head []byte) string {
+	for magic, what := range map[string]string{"\x7fELF": "an ELF executable", "\xcf\xfa\xed\xfe": "a Mach-O executable",
+		"\xca\xfe\xba\xbe": "a Mach-O or Java class file"} {
+		if bytes.HasPrefix(head, []byte(magic)) {
+			return what
+		}
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return "binary (a NUL byte)"
+	}
+	return ""
+}
+
+func TestBinary(t *testing.T) {
+	for in, want := range map[string]bool{"\x7fELF\x02\x01": true, "MZ\x90\x00": true, "package x\n": false, "a\x00b": true, "": false, "MZ is a name\n": false} {
+		if got := binary([]byte(in)) != ""; got != want {
+			t.Errorf("binary(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+// No binary is kept in git: programs are built, never committed.
+func TestNoBinaryInGit(t *testing.T) {
+	root, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	dir := strings.TrimSpace(string(root))
+	out, err := exec.Command("git", "-C", dir, "ls-files", "-z").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		fh, err := os.Open(filepath.Join(dir, f))
+		if err != nil {
+			continue // deleted in the work tree
+		}
+		head := make([]byte, 8192)
+		k, _ := io.ReadFull(fh, head)
+		fh.Close()
+		n++
+		if why := binary(head[:k]); why != "" {
+			t.Errorf("%s is %s: build it, do not commit it", f, why)
+		}
+	}
+	if n < 100 {
+		t.Errorf("only %d tracked files read", n)
 	}
 }
