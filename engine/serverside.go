@@ -3,9 +3,14 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/url"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/internal/format"
@@ -153,8 +158,15 @@ func (s *Setup) sayServerSide(r *probe.Recorder) {
 	}
 }
 
+// maxSaid bounds what the closing lines say of one source: its first
+// quantities, and its busiest series among the warnings.
+const maxSaid = 8
+
 // ServerLines says what the servers did in a line, and warns of a server
-// near its limit (as of a busy client).
+// near its limit (as of a busy client). A series with no point within the
+// run (a counter that only fell) is said to have no data, never 0. What a
+// source served is printed with its control characters escaped, and at
+// most maxSaid of its quantities and warnings (then how many more).
 func ServerLines(ss *result.ServerSide) []string {
 	if ss == nil {
 		return nil
@@ -170,21 +182,34 @@ func ServerLines(ss *result.ServerSide) []string {
 				name = u.Host
 			}
 		}
+		name = printable(name)
 		var say []string
+		type busy struct {
+			line string
+			pct  float64
+		}
+		var hot []busy
 		for _, x := range src.Series {
 			node := ""
 			if x.Node != "" {
-				node = " " + x.Node
+				node = " " + printable(x.Node)
+			}
+			sampled := x.Sampled()
+			mean := func(f string) string {
+				if !sampled {
+					return "no data"
+				}
+				return fmt.Sprintf(f, x.Mean)
 			}
 			switch {
 			case x.Name == "cpu_busy_pct" && src.Kind == result.SourceBinding:
-				say = append(say, fmt.Sprintf("main thread%s %.0f%% of a core", node, x.Mean))
+				say = append(say, fmt.Sprintf("main thread%s %s", node, mean("%.0f%% of a core")))
 			case x.Name == "cpu_busy_pct":
-				say = append(say, fmt.Sprintf("CPU %.0f%%", x.Mean))
+				say = append(say, "CPU "+mean("%.0f%%"))
 			case x.Name == "disk_busy_pct" && x.Mean >= 1:
 				say = append(say, fmt.Sprintf("disk%s %.0f%% busy", node, x.Mean))
 			case x.Name == "read_units" || x.Name == "write_units":
-				say = append(say, fmt.Sprintf("%s %s/s", format.Thousands(int64(x.Mean+0.5)), strings.TrimSuffix(x.Unit, "/s")))
+				say = append(say, fmt.Sprintf("%s %s/s", thousands(x.Mean), strings.TrimSuffix(x.Unit, "/s")))
 			case src.Kind == result.SourceClient && (x.Name == "sent_bytes" || x.Name == "received_bytes"):
 				say = append(say, fmt.Sprintf("%s %.2f MB/s", strings.TrimSuffix(x.Name, "_bytes"), x.Mean/1e6))
 			case x.Name == "network_receive_bytes" || x.Name == "network_transmit_bytes":
@@ -192,16 +217,45 @@ func ServerLines(ss *result.ServerSide) []string {
 					say = append(say, fmt.Sprintf("network %s %.1f MB/s", strings.TrimSuffix(strings.TrimPrefix(x.Name, "network_"), "_bytes"), x.Mean/1e6))
 				}
 			}
-			if strings.HasSuffix(x.Name, "busy_pct") && x.Unit == "%" && x.Mean > result.BusyClientPct {
-				warnings = append(warnings, fmt.Sprintf("warning: %s%s %s was %.0f%% busy: the server side may be the limit", name, node, strings.TrimSuffix(x.Name, "_busy_pct"), x.Mean))
+			if sampled && strings.HasSuffix(x.Name, "busy_pct") && x.Unit == "%" && x.Mean > result.BusyClientPct {
+				hot = append(hot, busy{fmt.Sprintf("warning: %s%s %s was %.0f%% busy: the server side may be the limit", name, node, strings.TrimSuffix(printable(x.Name), "_busy_pct"), x.Mean), x.Mean})
 			}
+		}
+		if len(say) > maxSaid {
+			say = append(say[:maxSaid], fmt.Sprintf("%d more", len(say)-maxSaid))
 		}
 		if len(say) > 0 {
 			parts = append(parts, name+": "+strings.Join(say, ", "))
+		}
+		sort.SliceStable(hot, func(i, j int) bool { return hot[i].pct > hot[j].pct })
+		for i, h := range hot {
+			if i == maxSaid {
+				warnings = append(warnings, fmt.Sprintf("warning: %s: %d more series above %d%% busy", name, len(hot)-maxSaid, result.BusyClientPct))
+				break
+			}
+			warnings = append(warnings, h.line)
 		}
 	}
 	if len(parts) == 0 {
 		return warnings
 	}
 	return append([]string{"server side: " + strings.Join(parts, "; ")}, warnings...)
+}
+
+// printable is s with its control characters escaped, for a terminal.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) && utf8.ValidString(s) {
+		return s
+	}
+	q := strconv.QuoteToGraphic(s)
+	return q[1 : len(q)-1]
+}
+
+// thousands is v rounded, its thousands grouped; a value past int64's
+// range in figures.
+func thousands(v float64) string {
+	if !(math.Abs(v) < 1e18) {
+		return fmt.Sprintf("%.3g", v)
+	}
+	return format.Thousands(int64(math.Round(v)))
 }

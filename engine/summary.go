@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -91,7 +92,7 @@ func summarize(f ranFacts, res *runner.Result) []string {
 	if t := res.Config.Rate; t > 0 && res.Runtime > 0 {
 		got := throughput(all, res.Runtime)
 		if miss := 100 * (t - got) / t; miss > targetMissPct {
-			warn("target rate missed: %s ops/s achieved of %s asked (%.0f%% short); response times include the wait", format.Thousands(int64(got)), format.Thousands(int64(t)), miss)
+			warn("target rate missed: %s ops/s achieved of %s asked (%.0f%% short); response times include the wait", rate(got), rate(t), miss)
 		}
 	}
 	if lag := res.Total.Lag; lag != nil && lag.TotalCount() > 0 {
@@ -140,6 +141,15 @@ func summarize(f ranFacts, res *runner.Result) []string {
 		lines = append(lines, l)
 	}
 	return lines
+}
+
+// rate is operations per second in words: thousands grouped, a rate
+// below 100 with its fraction.
+func rate(v float64) string {
+	if v < 100 {
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+	return thousands(v)
 }
 
 func throughput(ops int64, d time.Duration) float64 {

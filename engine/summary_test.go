@@ -9,6 +9,7 @@ import (
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/measure"
+	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
 )
 
@@ -49,6 +50,7 @@ func TestSummaryWarnings(t *testing.T) {
 		{"target missed, most late", nil, res(20000, 10*time.Second, 20000, 5*time.Millisecond),
 			[]string{"target rate missed: 2,000 ops/s achieved of 20,000 asked (90% short)", "20,000 of 20,000 operations started more than 1ms behind"}},
 		{"target met, on time", nil, res(20000, 10*time.Second, 2000, 10*time.Microsecond), nil},
+		{"a slow target missed", nil, res(2, 10*time.Second, 0.5, 10*time.Microsecond), []string{"a short run", "target rate missed: 0.2 ops/s achieved of 0.5 asked (60% short)"}},
 		{"saturated client", func(f *ranFacts) { f.cpu = 19 * time.Second }, res(20000, 10*time.Second, 0, -1), []string{"the client used 95% of 2 cores"}},
 		{"saturated embedded store", func(f *ranFacts) { f.cpu, f.embedded = 19*time.Second, true }, res(20000, 10*time.Second, 0, -1), []string{"runs the embedded store too"}},
 		{"stand-in", func(f *ranFacts) { f.server = "FerretDB v1.24.0" }, res(20000, 10*time.Second, 0, -1), []string{"FerretDB v1.24.0 is a stand-in"}},
@@ -96,5 +98,32 @@ func TestSummaryFirstError(t *testing.T) {
 	want := "SCAN ERROR: 3 operations, the first: scan user0: dial redis://bob:REDACTED@127.0.0.1:1: refused"
 	if !slices.Contains(lines, want) {
 		t.Errorf("summary %q lacks %q", lines, want)
+	}
+}
+
+// The closing lines' server side: a counter that only fell (no point in
+// the run) says no data, not 0%; a source of thousands of busy disks gets
+// a bounded line and at most maxSaid warnings and one more, its peer's
+// control characters escaped.
+func TestServerLinesBounded(t *testing.T) {
+	ss := &result.ServerSide{Sources: []result.Source{
+		{Name: "http://127.0.0.1:9100/metrics", Kind: result.SourcePrometheus, Series: []result.Series{{Name: "cpu_busy_pct", Unit: "%", Counter: true, Points: [][2]float64{}}}},
+		{Name: "http://127.0.0.1:9101/metrics", Kind: result.SourcePrometheus},
+	}}
+	disks := &ss.Sources[1]
+	for i := range 3000 {
+		disks.Series = append(disks.Series, result.Series{Name: "disk_busy_pct", Node: fmt.Sprintf("sd%d\x1b[2J", i), Unit: "%", Counter: true, Points: [][2]float64{{1, 93}}, Mean: 93})
+	}
+	lines := ServerLines(ss)
+	if len(lines) != 2+maxSaid || !strings.Contains(lines[0], "127.0.0.1:9100: CPU no data;") || strings.Contains(lines[0], "CPU 0%") {
+		t.Errorf("%d lines, the first %.200q: want %d, CPU no data", len(lines), lines[0], 2+maxSaid)
+	}
+	if !strings.Contains(lines[len(lines)-1], fmt.Sprintf("%d more series above 80%% busy", 3000-maxSaid)) || len(lines[0]) > 1000 {
+		t.Errorf("last line %q, the first %d bytes", lines[len(lines)-1], len(lines[0]))
+	}
+	for _, l := range lines {
+		if strings.ContainsRune(l, 0x1b) {
+			t.Errorf("a control character printed: %q", l)
+		}
 	}
 }

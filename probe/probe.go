@@ -11,7 +11,11 @@
 //     with credentials redacted, and the count of failed samples; the run
 //     goes on and its client-side results stay whole.
 //   - Memory grows by one point per series per interval (16 bytes), not
-//     with the operations.
+//     with the operations, and is bounded whatever a source serves: at
+//     most MaxSeries series a source and 20,000 over all (the rest
+//     dropped and said in one line a source), and at most PointBudget
+//     points over all of a recorder's series (a long run's points merged
+//     in pairs, see series.halve).
 package probe
 
 import (
@@ -20,6 +24,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/servbench/servbench/db"
@@ -76,13 +81,17 @@ type Recorder struct {
 	tracks []*track
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// series counts the series of every track: each keeps at most
+	// PointBudget/series points (see track.pointCap).
+	series atomic.Int64
 }
 
 // New returns a recorder of sources every interval.
 func New(interval time.Duration, sources ...Source) *Recorder {
 	r := &Recorder{Interval: interval}
+	limit := min(MaxSeries, maxAllSeries/max(len(sources), 1))
 	for _, s := range sources {
-		r.tracks = append(r.tracks, &track{src: s, index: map[seriesKey]int{}, interval: interval.Seconds()})
+		r.tracks = append(r.tracks, &track{src: s, index: map[seriesKey]int{}, interval: interval.Seconds(), busy: make(chan struct{}, 1), all: &r.series, maxSeries: limit})
 	}
 	return r
 }
@@ -117,7 +126,7 @@ func (r *Recorder) Start(ctx context.Context) {
 		base.Add(1)
 		go func() {
 			defer base.Done()
-			r.sample(ctx, t)
+			r.sample(ctx, t, false)
 		}()
 	}
 	base.Wait()
@@ -135,7 +144,7 @@ func (r *Recorder) Start(ctx context.Context) {
 				case <-ctx.Done():
 					return
 				case <-tick.C:
-					r.sample(ctx, t)
+					r.sample(ctx, t, false)
 				}
 			}
 		}()
@@ -144,6 +153,8 @@ func (r *Recorder) Start(ctx context.Context) {
 
 // Stop ends the interval sampling and takes a last sample of every source
 // (bounded by ctx and the timeout), so that counters cover the whole run.
+// A sample that the stopping cut short is waited for (bounded by ctx)
+// before the last is asked: it is not a sample that did not answer.
 func (r *Recorder) Stop(ctx context.Context) {
 	if r.cancel != nil {
 		r.cancel()
@@ -154,7 +165,7 @@ func (r *Recorder) Stop(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r.sample(ctx, t)
+			r.sample(ctx, t, true)
 		}()
 	}
 	wg.Wait()
@@ -164,7 +175,7 @@ func (r *Recorder) Stop(ctx context.Context) {
 // callers that drive the sampling themselves).
 func (r *Recorder) Sample(ctx context.Context) {
 	for _, t := range r.tracks {
-		r.sample(ctx, t)
+		r.sample(ctx, t, false)
 	}
 }
 
@@ -173,9 +184,10 @@ func (r *Recorder) Sample(ctx context.Context) {
 // wedged by a failure, a driver's call that cannot be cut) is left
 // behind, the sample counted as failed, and not asked again while its
 // last sample is still out. A sample cut short by the recorder's stopping
-// (or the run's end) is dropped, not counted as failed.
-func (r *Recorder) sample(parent context.Context, t *track) {
-	if !t.out.CompareAndSwap(false, true) {
+// (or the run's end) is dropped, not counted as failed; the last one
+// (last: Stop's) waits for such a sample to end, until parent does.
+func (r *Recorder) sample(parent context.Context, t *track, last bool) {
+	if !t.acquire(parent, last) {
 		if parent.Err() == nil {
 			t.add(r.now(), db.Sample{}, errors.New("its last sample has not answered yet"))
 		}
@@ -194,7 +206,7 @@ func (r *Recorder) sample(parent context.Context, t *track) {
 	ch := make(chan answer, 1)
 	go func() {
 		s, err := t.src.Sample(ctx)
-		t.out.Store(false)
+		<-t.busy
 		ch <- answer{s, err}
 	}()
 	var a answer
@@ -234,6 +246,9 @@ func (r *Recorder) Failures() []string {
 	for _, t := range r.tracks {
 		if t.err != "" {
 			out = append(out, fmt.Sprintf("%s %s: %d of %d samples failed: %s", t.src.Kind(), t.src.Name(), t.failed, t.samples, t.err))
+		}
+		if l := t.droppedLine(); l != "" {
+			out = append(out, fmt.Sprintf("%s %s %s", t.src.Kind(), t.src.Name(), l))
 		}
 		if len(t.missing) > 0 {
 			out = append(out, fmt.Sprintf("%s %s does not serve %s", t.src.Kind(), t.src.Name(), strings.Join(t.missing, ", ")))

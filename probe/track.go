@@ -3,11 +3,15 @@ package probe
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/result"
@@ -26,8 +30,16 @@ type track struct {
 	samples   int
 	missing   []string
 	perClient bool
-	// out is true while a sample is being taken (see Recorder.sample).
-	out atomic.Bool
+	// busy holds a token while a sample is being taken (see
+	// Recorder.sample).
+	busy chan struct{}
+	// all counts the series of the recorder's every track; maxSeries
+	// bounds t's own.
+	all       *atomic.Int64
+	maxSeries int
+	// The most series one sample served that were not kept: over
+	// maxSeries, or named unreadably (see keep).
+	overCap, badName int
 }
 
 type seriesKey struct{ name, node string }
@@ -41,8 +53,86 @@ type series struct {
 	lastAt       float64 // the last point's time
 }
 
+// Bounds on what a source may make the recorder keep.
+const (
+	// MaxSeries bounds the series kept of one source: node_exporter's
+	// quantities are about a dozen, a Redis cluster's a dozen a shard.
+	// A recorder keeps at most maxAllSeries over its sources: with more
+	// than ten, each keeps its share.
+	MaxSeries    = 2000
+	maxAllSeries = 20_000
+	// PointBudget bounds the points kept over all of a recorder's series
+	// (16 bytes each, about 90 in an indented result): a series keeps at
+	// most PointBudget divided by the series there are, and never fewer
+	// than minPoints, merging its points in pairs when it has that many.
+	PointBudget = 1 << 17
+	minPoints   = 8
+	// maxLabel bounds a series' name and node (a disk's device, a
+	// shard's address).
+	maxLabel = 256
+	// maxValue bounds a reading: what a counter or a gauge of a server
+	// reaches is far below, and sums and rates of readings within it stay
+	// finite.
+	maxValue = 1e250
+)
+
 // maxError bounds a recorded error's length.
 const maxError = 300
+
+// acquire marks a sample of t out, at once; with wait (the last sample,
+// the recorder stopping), also once the sample still out answers, until
+// ctx ends. False: one is still out.
+func (t *track) acquire(ctx context.Context, wait bool) bool {
+	select {
+	case t.busy <- struct{}{}:
+		return true
+	default:
+	}
+	if !wait {
+		return false
+	}
+	select {
+	case t.busy <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// keep reports whether a series named name of node may be added: a name,
+// both short and without control characters (they are printed), and
+// fewer than t.maxSeries series so far.
+func (t *track) keep(name, node string) (ok, bad bool) {
+	if name == "" || len(name) > maxLabel || len(node) > maxLabel || !printable(name) || !printable(node) {
+		return false, true
+	}
+	return len(t.series) < t.maxSeries, false
+}
+
+func printable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl)
+}
+
+// pointCap is the points a series of t keeps before merging them.
+func (t *track) pointCap() int {
+	return max(minPoints, int(PointBudget/max(t.all.Load(), 1)))
+}
+
+// droppedLine says, for the failures' lines, the series a source served
+// that were not kept ("" when none).
+func (t *track) droppedLine() string {
+	var why []string
+	if t.overCap > 0 {
+		why = append(why, fmt.Sprintf("%d over the %d this source may have", t.overCap, t.maxSeries))
+	}
+	if t.badName > 0 {
+		why = append(why, fmt.Sprintf("%d named with control characters or more than %d bytes", t.badName, maxLabel))
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("served series that were not kept: %s (kept %d)", strings.Join(why, ", "), len(t.series))
+}
 
 func (t *track) add(at time.Time, s db.Sample, err error) {
 	if t.base.IsZero() {
@@ -62,13 +152,24 @@ func (t *track) add(at time.Time, s db.Sample, err error) {
 			t.missing = append(t.missing, m)
 		}
 	}
+	overCap, badName := 0, 0
+	defer func() { t.overCap, t.badName = max(t.overCap, overCap), max(t.badName, badName) }()
 	for _, st := range s.Stats {
-		if math.IsNaN(st.Value) || math.IsInf(st.Value, 0) {
+		if !(math.Abs(st.Value) <= maxValue) { // NaN and infinities too
 			continue
 		}
 		k := seriesKey{st.Name, st.Node}
 		i, ok := t.index[k]
 		if !ok {
+			if keep, bad := t.keep(st.Name, st.Node); !keep {
+				if bad {
+					badName++
+				} else {
+					overCap++
+				}
+				continue
+			}
+			t.all.Add(1)
 			i = len(t.series)
 			t.index[k] = i
 			unit := st.Unit
@@ -86,6 +187,7 @@ func (t *track) add(at time.Time, s db.Sample, err error) {
 			if sliver {
 				x.Points = x.Points[:len(x.Points)-1]
 			}
+			x.bound(t.pointCap())
 			x.Points = append(x.Points, [2]float64{now, st.Value})
 			x.lastAt = now
 			continue
@@ -95,10 +197,14 @@ func (t *track) add(at time.Time, s db.Sample, err error) {
 			x.first, x.FromS = st.Value, now
 		case st.Value < x.prev: // the counter went back: the server restarted
 			x.first += st.Value - x.prev
+			// Its last point's rate ended before the restart: the next
+			// reading starts a point of its own.
+			x.lastAt = math.Inf(-1)
 		case sliver && now > x.fromAt:
 			x.Points[len(x.Points)-1] = [2]float64{now, (st.Value - x.from) / (now - x.fromAt)}
 			x.lastAt = now
 		case now > x.prevAt:
+			x.bound(t.pointCap())
 			x.Points = append(x.Points, [2]float64{now, (st.Value - x.prev) / (now - x.prevAt)})
 			x.from, x.fromAt, x.lastAt = x.prev, x.prevAt, now
 		}
@@ -107,7 +213,8 @@ func (t *track) add(at time.Time, s db.Sample, err error) {
 }
 
 func (t *track) result(start time.Time, operations int64) result.Source {
-	src := result.Source{Name: t.src.Name(), Kind: t.src.Kind(), PerClient: t.perClient, Error: t.err, Failed: t.failed, Missing: t.missing, Series: []result.Series{}}
+	src := result.Source{Name: t.src.Name(), Kind: t.src.Kind(), PerClient: t.perClient, Error: t.err, Failed: t.failed, Missing: t.missing,
+		Dropped: t.overCap + t.badName, Series: []result.Series{}}
 	shift := t.base.Sub(start).Seconds()
 	for _, x := range t.series {
 		out := x.Series
@@ -125,16 +232,51 @@ func (t *track) result(start time.Time, operations int64) result.Source {
 	return src
 }
 
-// oneLine is err's message on one line, at most maxError bytes; a context
-// deadline says so in words.
+// bound merges x's points in pairs when it has n or more, before a point
+// is added: the point added next is the last, which a sliver may extend.
+func (x *series) bound(n int) {
+	if len(x.Points) >= n {
+		x.halve()
+	}
+}
+
+// halve merges x's points in pairs, the first with the second and so on
+// (an odd last one stays), each pair timed at its later point: a
+// counter's rate over the two intervals (its growth is kept), a gauge's
+// mean of the two readings.
+func (x *series) halve() {
+	pts, n, prev := x.Points, 0, x.FromS
+	for i := 0; i+1 < len(pts); i += 2 {
+		a, b := pts[i], pts[i+1]
+		v := (a[1] + b[1]) / 2
+		if da, db := a[0]-prev, b[0]-a[0]; x.Counter && da > 0 && db > 0 {
+			v = (a[1]*da + b[1]*db) / (da + db)
+		}
+		pts[n], prev = [2]float64{b[0], v}, b[0]
+		n++
+	}
+	if len(pts)%2 == 1 {
+		pts[n] = pts[len(pts)-1]
+		n++
+	}
+	x.Points = pts[:n]
+}
+
+// oneLine is err's message on one line, at most maxError bytes, its
+// control characters escaped (an endpoint's status line is the peer's
+// text); a context deadline says so in words.
 func oneLine(err error) string {
 	s := err.Error()
 	if errors.Is(err, context.DeadlineExceeded) && !strings.Contains(s, "deadline") {
 		s += " (no answer within the sample's time)"
 	}
 	s = strings.Join(strings.Fields(s), " ")
+	if strings.ContainsFunc(s, unicode.IsControl) || !utf8.ValidString(s) {
+		q := strconv.QuoteToGraphic(s)
+		s = q[1 : len(q)-1]
+	}
 	if len(s) > maxError {
-		s = s[:maxError] + "…"
+		s = strings.ToValidUTF8(s[:maxError], "") + "…"
 	}
 	return s
 }

@@ -70,7 +70,7 @@ func (s *Set) costTerms(g *Group) *CostTerms {
 		v, found := 0.0, false
 		for _, f := range g.Server {
 			for _, n := range names {
-				if f.Kind == kind && f.Name == n {
+				if f.Runs > 0 && f.Kind == kind && f.Name == n {
 					v, found = v+f.PerOperation, true
 				}
 			}

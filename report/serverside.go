@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -80,17 +81,24 @@ func (g *Group) summarizeServer() {
 					g.Server = append(g.Server, ServerFigure{Source: src.Name, Kind: src.Kind, Name: x.Name, Node: x.Node, Unit: x.Unit, Counter: x.Counter})
 				}
 				f := &g.Server[i]
+				if !x.Sampled() { // no data (a counter that only fell): not a 0 to average
+					continue
+				}
 				f.Mean += x.Mean
 				f.PerOperation += x.PerOperation
 				f.Max = max(f.Max, x.Max)
 				f.Runs++
 			}
+			if l := fmt.Sprintf("%s %s: %d series it served were not kept (too many, or named unreadably)", src.Kind, src.Name, src.Dropped); src.Dropped > 0 && !slices.Contains(g.ServerErrors, l) {
+				g.ServerErrors = append(g.ServerErrors, l)
+			}
 		}
 	}
 	for i := range g.Server {
-		f := &g.Server[i]
-		f.Mean /= float64(f.Runs)
-		f.PerOperation /= float64(f.Runs)
+		if f := &g.Server[i]; f.Runs > 0 {
+			f.Mean /= float64(f.Runs)
+			f.PerOperation /= float64(f.Runs)
+		}
 	}
 }
 
@@ -99,7 +107,7 @@ func (g *Group) busiest(name string, kind string) *ServerFigure {
 	var b *ServerFigure
 	for i := range g.Server {
 		f := &g.Server[i]
-		if f.Name == name && (kind == "" || f.Kind == kind) && (b == nil || f.Mean > b.Mean) {
+		if f.Runs > 0 && f.Name == name && (kind == "" || f.Kind == kind) && (b == nil || f.Mean > b.Mean) {
 			b = f
 		}
 	}
@@ -110,7 +118,7 @@ func (g *Group) busiest(name string, kind string) *ServerFigure {
 func (g *Group) sum(name, kind string) (float64, bool) {
 	v, ok := 0.0, false
 	for _, f := range g.Server {
-		if f.Name == name && f.Kind == kind {
+		if f.Runs > 0 && f.Name == name && f.Kind == kind {
 			v, ok = v+f.Mean, true
 		}
 	}
@@ -123,7 +131,7 @@ func (g *Group) sum(name, kind string) (float64, bool) {
 func (g *Group) limit() string {
 	var server, shared []string
 	for _, f := range g.Server {
-		if f.Unit != "%" || f.Mean <= serverBusyPct || !strings.HasSuffix(f.Name, "busy_pct") {
+		if f.Runs == 0 || f.Unit != "%" || f.Mean <= serverBusyPct || !strings.HasSuffix(f.Name, "busy_pct") {
 			continue
 		}
 		if f.shared() && f.Name == "cpu_busy_pct" {
@@ -190,7 +198,7 @@ func clientWords(g *Group) string {
 func (g *Group) serverWords() string {
 	var b *ServerFigure
 	for i := range g.Server {
-		if f := &g.Server[i]; f.Name == "cpu_busy_pct" && !f.shared() && (b == nil || f.Mean > b.Mean) {
+		if f := &g.Server[i]; f.Runs > 0 && f.Name == "cpu_busy_pct" && !f.shared() && (b == nil || f.Mean > b.Mean) {
 			b = f
 		}
 	}
@@ -256,8 +264,12 @@ func (s *Set) serverSide() (Section, bool) {
 			if f.Counter && f.PerOperation != 0 {
 				per = fmt.Sprintf("%.4g", f.PerOperation)
 			}
+			mean, most := fmt.Sprintf("%.4g", f.Mean), fmt.Sprintf("%.4g", f.Max)
+			if f.Runs == 0 {
+				mean, most = "no data", "no data"
+			}
 			all.Rows = append(all.Rows, []string{g.Deployment, wlName(g.Workload), fmt.Sprint(g.Threads), rateName(g.Rate), f.Source, f.Name, f.Node, f.Unit,
-				fmt.Sprintf("%.4g", f.Mean), fmt.Sprintf("%.4g", f.Max), per})
+				mean, most, per})
 		}
 	}
 	all.Note = "A counter's mean and max are rates per second over each interval; per operation is its growth over the run divided by the run's operations (disk reads per read, read units per operation)."

@@ -42,6 +42,10 @@ type Source struct {
 	// Missing names what the server does not answer (a stand-in that
 	// serves part of serverStatus).
 	Missing []string `json:"missing,omitempty"`
+	// Dropped is how many series the source served, in its largest
+	// sample, beyond those kept: past the bound on series a source may
+	// have, or named with control characters or at length.
+	Dropped int      `json:"dropped_series,omitempty"`
 	Series  []Series `json:"series"`
 }
 
@@ -119,6 +123,18 @@ func (x *Series) Summarise(operations int64) {
 	}
 }
 
+// Sampled reports whether x has a point within the measured run (a time
+// after 0). A counter that only fell (a restart at every sample, or no
+// counter at all) has none: its mean is unknown, not 0.
+func (x *Series) Sampled() bool {
+	for _, p := range x.Points {
+		if p[0] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // validate checks what a reader relies on: named sources and series,
 // finite values, points in time order.
 func (s *ServerSide) validate() error {
@@ -128,6 +144,9 @@ func (s *ServerSide) validate() error {
 	for i, src := range s.Sources {
 		if src.Name == "" || (src.Kind != SourceBinding && src.Kind != SourcePrometheus && src.Kind != SourceClient) {
 			return fmt.Errorf("server_side: source %d: want a name and kind %s, %s or %s", i+1, SourceBinding, SourcePrometheus, SourceClient)
+		}
+		if src.Failed < 0 || src.Dropped < 0 {
+			return fmt.Errorf("server_side: source %s: a negative count of failed samples or dropped series", cut(src.Name))
 		}
 		for _, x := range src.Series {
 			if x.Name == "" {
@@ -191,6 +210,7 @@ func cloneSource(s Source) Source {
 // where both have a point, appended where only the client has.
 func addSource(have *Source, src Source) {
 	have.Failed += src.Failed
+	have.Dropped = max(have.Dropped, src.Dropped)
 	if have.Error == "" {
 		have.Error = src.Error
 	}

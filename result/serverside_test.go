@@ -70,6 +70,8 @@ func TestServerSideValidate(t *testing.T) {
 		{Source{Name: "x", Kind: "telepathy"}, "source 1: want a name and kind"},
 		{Source{Name: "x", Kind: SourceBinding, Series: []Series{{Name: ""}}}, "a series has no name"},
 		{Source{Name: "x", Kind: SourceBinding, Series: []Series{{Name: "c", Points: [][2]float64{{2, 1}, {1, 1}}}}}, "points out of time order"},
+		{Source{Name: "x", Kind: SourceBinding, Dropped: -1}, "a negative count"},
+		{Source{Name: "x", Kind: SourceBinding, Failed: -5}, "a negative count"},
 	} {
 		err := serverDoc(0, t0, 1, c.src).Validate()
 		if err == nil || !strings.Contains(err.Error(), c.want) {
