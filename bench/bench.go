@@ -195,14 +195,14 @@ func (r *Runner) check() error {
 		s   *engine.Setup
 		err error
 	}
-	seen := map[string]checked{} // repetitions and rates share their check
+	seen := map[string]checked{} // repetitions share their check
 	for i := range runs {
 		c := &runs[i]
-		key := fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%d", c.Deployment.Label, c.Workload.Name, c.Records, c.Threads, c.Clients)
+		key := fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%d\x00%g", c.Deployment.Label, c.Workload.Name, c.Records, c.Threads, c.Clients, c.Rate)
 		ch, ok := seen[key]
 		if !ok {
 			spec, err := r.baseSpec(engine.RunPhase, c.Deployment, c.Workload, c.Records)
-			spec.Threads = c.Threads
+			spec.Threads, spec.Rate = c.Threads, c.Rate // the rate's bounds, a paced thread's memory
 			if err == nil {
 				setClients(spec.Properties, c.Spread())
 				ch.s, ch.err = engine.Check(spec)

@@ -230,12 +230,16 @@ func Check(spec Spec) (*Setup, error) {
 		return nil, bad(err)
 	}
 	if s.Client.Orchestrator == "local" || !s.Client.Spread() { // every thread on this machine
-		w, err := checkMemory(p, s.Runner.Threads, s.Runner.Rate > 0, availableMemory())
+		batch := 0
+		if load && s.Runner.BatchSize > 1 {
+			batch = s.Runner.BatchSize
+		}
+		say, err := checkMemory(p, s.Runner.Threads, s.Runner.Rate > 0, w.ThreadBytes(batch, !load), availableMemory())
 		if err != nil {
 			return nil, bad(err)
 		}
-		if w != "" {
-			s.Warnings = append(s.Warnings, w)
+		if say != "" {
+			s.Warnings = append(s.Warnings, say)
 		}
 	}
 	return s, nil
@@ -250,21 +254,31 @@ const (
 	memoryWarnPercent = 50
 )
 
-// checkMemory refuses a thread count whose histograms alone would not fit
-// in the available memory (avail, 0: unknown), and warns past half of it.
-func checkMemory(p *props.Props, threads int, paced bool, avail int64) (warning string, err error) {
+// checkMemory refuses a thread count whose histograms and records (each
+// thread's records bytes, see workload.ThreadBytes) would not fit in the
+// available memory (avail, 0: unknown), and warns past half of it.
+func checkMemory(p *props.Props, threads int, paced bool, records, avail int64) (warning string, err error) {
 	per := int64(threadBytes)
 	if paced {
 		per = threadBytesPaced
 	}
+	per += records
 	need := int64(threads) * per
 	if avail <= 0 || need <= avail*memoryWarnPercent/100 {
 		return "", nil
 	}
-	say := fmt.Sprintf("%d threads need about %s of memory (about %s a thread%s); this machine has %s available",
-		threads, format.Bytes(need), format.Bytes(per), map[bool]string{true: " with a target rate", false: ""}[paced], format.Bytes(avail))
+	who := fmt.Sprintf("%d threads need", threads)
+	if threads == 1 {
+		who = "1 thread needs"
+	}
+	say := fmt.Sprintf("%s about %s of memory (about %s a thread%s, %s of it records); this machine has %s available",
+		who, format.Bytes(need), format.Bytes(per), map[bool]string{true: " with a target rate", false: ""}[paced], format.Bytes(records), format.Bytes(avail))
 	if need > avail {
-		return "", p.Errorf("threadcount", "%s: give fewer threads, or spread them over clients", say)
+		fix := "give fewer threads"
+		if 2*records > per {
+			fix += ", smaller records (fieldcount × fieldlength), batches (batchsize) or scans (maxscanlength, maxquerylength)"
+		}
+		return "", p.Errorf("threadcount", "%s: %s, or spread them over clients", say, fix)
 	}
 	return say + ": the client may run short of memory", nil
 }

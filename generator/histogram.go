@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -63,6 +64,9 @@ func ParseHistogram(r io.Reader, name string) (*Histogram, error) {
 		for int64(len(h.buckets)) <= b {
 			h.buckets = append(h.buckets, 0)
 		}
+		if c > math.MaxInt64-h.area {
+			return nil, fmt.Errorf("%s:%d: the counts add up to more than %d", name, line, int64(math.MaxInt64))
+		}
 		h.buckets[b] = c
 		h.area += c
 	}
@@ -73,6 +77,15 @@ func ParseHistogram(r io.Reader, name string) (*Histogram, error) {
 		return nil, fmt.Errorf("%s: histogram has no block size or no counts", name)
 	}
 	return h, nil
+}
+
+// Max is the longest length Next returns, at most math.MaxInt64.
+func (h *Histogram) Max() int64 {
+	n := int64(len(h.buckets))
+	if n > 0 && h.blockSize > math.MaxInt64/n {
+		return math.MaxInt64
+	}
+	return n * h.blockSize
 }
 
 // Next returns (i+1)·blockSize for a bucket i drawn with its count's weight

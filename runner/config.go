@@ -58,6 +58,15 @@ type Stage struct {
 // maxStages bounds the stages property.
 const maxStages = 10_000
 
+// A target rate (target, a stage's) is 0 or within these, in operations
+// per second over all threads: past them a thread's time between
+// operations does not fit in nanoseconds (a rate of 1e19 was printed
+// negative, one of 1e-300 ran as fast as it could).
+const (
+	maxRate = 1e12
+	minRate = 0.001
+)
+
 // parseStages reads stages: SECONDS:RATE[:step],... .
 func parseStages(p *props.Props) ([]Stage, error) {
 	v := p.String("stages", "")
@@ -79,7 +88,7 @@ func parseStages(p *props.Props) ([]Stage, error) {
 		}
 		d, err1 := strconv.ParseFloat(f[0], 64)
 		r, err2 := strconv.ParseFloat(f[1], 64)
-		if err1 != nil || err2 != nil || !(d > 0) || d > 365*86400 || !(r >= 0) || r > 1e12 {
+		if err1 != nil || err2 != nil || !(d > 0) || d > 365*86400 || !(r >= 0) || r > maxRate || (r > 0 && r < minRate) {
 			return nil, bad()
 		}
 		out = append(out, Stage{Duration: time.Duration(d * float64(time.Second)), Rate: r, Step: len(f) == 3})
@@ -138,6 +147,9 @@ func ParseConfig(p *props.Props, load bool) (Config, error) {
 	}
 	if c.Rate < 0 {
 		return c, p.Errorf("target", "must not be negative")
+	}
+	if c.Rate > maxRate || (c.Rate > 0 && c.Rate < minRate) {
+		return c, p.Errorf("target", "%g operations per second: want 0 (none) or %g to %g", c.Rate, minRate, maxRate)
 	}
 	arrivals, err := p.OneOf("arrivals", "constant", "constant", "poisson")
 	if err != nil {

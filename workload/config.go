@@ -9,6 +9,7 @@ import (
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/generator"
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/workload/customer"
 )
@@ -67,6 +68,18 @@ type Config struct {
 	KeepGoing       bool
 }
 
+// Bounds on the sizes a workload's properties give, checked before any
+// memory is given to them: no real benchmark comes near them (YCSB's
+// record is 10 fields of 100 bytes; studies use records of up to about a
+// KB), and what a client thread holds stays bounded (see ThreadBytes).
+const (
+	MaxFieldCount  = 10_000
+	MaxRecordBytes = 16 << 20 // a record's values: fieldcount × fieldlength
+	// MaxScanLength bounds maxscanlength and maxquerylength: the records
+	// one scan or query returns.
+	MaxScanLength = 1_000_000
+)
+
 // workloadClasses are the values of "workload" that mean CoreWorkload.
 var workloadClasses = []string{
 	"site.ycsb.workloads.CoreWorkload", "com.yahoo.ycsb.workloads.CoreWorkload", "core",
@@ -124,16 +137,19 @@ func ParseConfig(p *props.Props) (*Config, error) {
 		}
 		return nil, p.Errorf(key, "insertstart (%d) + insertcount (%d) exceeds recordcount (%d)", c.InsertStart, c.InsertCount, c.RecordCount)
 	}
-	fc, err := p.Int64Min("fieldcount", 10, 1)
+	fc, err := intRange(p, "fieldcount", 10, 1, MaxFieldCount, "fields")
 	if err != nil {
 		return nil, err
 	}
 	c.FieldCount = int(fc)
 	c.FieldNamePrefix = p.String("fieldnameprefix", "field")
-	if c.FieldLength, err = p.Int64Min("fieldlength", 100, 1); err != nil {
+	if len(c.FieldNamePrefix) > 1024 {
+		return nil, p.Errorf("fieldnameprefix", "%d bytes: at most 1024", len(c.FieldNamePrefix))
+	}
+	if c.FieldLength, err = intRange(p, "fieldlength", 100, 1, MaxRecordBytes, "bytes"); err != nil {
 		return nil, err
 	}
-	if c.MinFieldLength, err = p.Int64Min("minfieldlength", 1, 1); err != nil {
+	if c.MinFieldLength, err = intRange(p, "minfieldlength", 1, 1, MaxRecordBytes, "bytes"); err != nil {
 		return nil, err
 	}
 	if c.FieldLengthDist, err = p.OneOf("fieldlengthdistribution", "constant", "constant", "uniform", "zipfian", "histogram"); err != nil {
@@ -141,6 +157,13 @@ func ParseConfig(p *props.Props) (*Config, error) {
 	}
 	if c.FieldLengthDist != "constant" && c.FieldLengthDist != "histogram" && c.MinFieldLength > c.FieldLength {
 		return nil, p.Errorf("minfieldlength", "%d exceeds fieldlength %d", c.MinFieldLength, c.FieldLength)
+	}
+	if c.FieldLengthDist != "histogram" && c.FieldLength*fc > MaxRecordBytes {
+		key := "fieldlength"
+		if _, set := p.Get(key); !set {
+			key = "fieldcount"
+		}
+		return nil, p.Errorf(key, "a record of %d fields of %d bytes is %s: at most %s", fc, c.FieldLength, format.Bytes(c.FieldLength*fc), format.Bytes(MaxRecordBytes))
 	}
 	c.FieldLengthHistFile = p.String("fieldlengthhistogram", "hist.txt")
 	for _, b := range []struct {
@@ -180,10 +203,10 @@ func ParseConfig(p *props.Props) (*Config, error) {
 	c.ZeroPadding = int(zp)
 	// YCSB: only the exact string "hashed" means hashed.
 	c.OrderedInserts = p.String("insertorder", "hashed") != "hashed"
-	if c.MinScanLength, err = p.Int64Min("minscanlength", 1, 1); err != nil {
+	if c.MinScanLength, err = intRange(p, "minscanlength", 1, 1, MaxScanLength, "records"); err != nil {
 		return nil, err
 	}
-	if c.MaxScanLength, err = p.Int64Min("maxscanlength", 1000, c.MinScanLength); err != nil {
+	if c.MaxScanLength, err = intRange(p, "maxscanlength", 1000, c.MinScanLength, MaxScanLength, "records"); err != nil {
 		return nil, err
 	}
 	if c.ScanLengthDist, err = p.OneOf("scanlengthdistribution", "uniform", "uniform", "zipfian"); err != nil {
@@ -204,8 +227,10 @@ func ParseConfig(p *props.Props) (*Config, error) {
 	if c.ExpFrac, err = p.Float("exponential.frac", 0.8571428571); err != nil {
 		return nil, err
 	}
-	if c.ExpFrac <= 0 {
-		return nil, p.Errorf("exponential.frac", "must be positive")
+	if c.ExpFrac <= 0 || c.ExpFrac > 1 {
+		// Past 1, most draws fall beyond the records and are drawn
+		// again: 1e300 never drew one.
+		return nil, p.Errorf("exponential.frac", "%g: want a fraction of the records, above 0 and at most 1", c.ExpFrac)
 	}
 	if c.InsertRetries, err = p.Int64Min("core_workload_insertion_retry_limit", 0, 0); err != nil {
 		return nil, err
@@ -214,6 +239,15 @@ func ParseConfig(p *props.Props) (*Config, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// intRange is p.Int64Min with an upper bound too, in unit.
+func intRange(p *props.Props, key string, def, lo, hi int64, unit string) (int64, error) {
+	v, err := p.Int64Min(key, def, lo)
+	if err == nil && v > hi {
+		err = p.Errorf(key, "%d is more than %d %s", v, hi, unit)
+	}
+	return v, err
 }
 
 func (c *Config) parseProportions(p *props.Props) error {
@@ -311,7 +345,7 @@ func (c *Config) parseQuery(p *props.Props) error {
 	} else if c.Query > 0 {
 		return p.Errorf("query1proportion", "is %g but query1filtervalues is not set", c.Query)
 	}
-	if c.MaxQueryLength, err = p.Int64Min("maxquerylength", 1000, 1); err != nil {
+	if c.MaxQueryLength, err = intRange(p, "maxquerylength", 1000, 1, MaxScanLength, "records"); err != nil {
 		return err
 	}
 	if c.MaxQueryOffset, err = p.Int64Min("maxqueryoffset", 20, 1); err != nil {

@@ -6,11 +6,13 @@ package workload
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/generator"
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/workload/customer"
@@ -85,6 +87,9 @@ func NewContext(ctx context.Context, p *props.Props, run bool) (*Workload, error
 	if w.fieldLenProto, err = cfg.FieldLengthGenerator(); err != nil {
 		return nil, err
 	}
+	if h, ok := w.fieldLenProto.(*generator.Histogram); ok && h.Max() > MaxRecordBytes/int64(cfg.FieldCount) {
+		return nil, p.Errorf("fieldlengthhistogram", "%s: its longest field (%d bytes) makes a record of %d fields more than %s", cfg.FieldLengthHistFile, h.Max(), cfg.FieldCount, format.Bytes(MaxRecordBytes))
+	}
 	w.keySeq = generator.NewCounter(cfg.InsertStart)
 	ops, weights := []int64{}, []float64{}
 	for _, o := range []struct {
@@ -126,8 +131,9 @@ func NewContext(ctx context.Context, p *props.Props, run bool) (*Workload, error
 		// YCSB sizes the zipfian for the keys expected to be inserted
 		// during the run, with a fudge factor of 2; the upper bound is
 		// inclusive.
-		expectedNew := int64(float64(cfg.OperationCount) * cfg.Insert * 2.0)
-		w.keyChooser = generator.NewScrambledZipfian(0, n+expectedNew)
+		// In float: an operation count near int64's end would overflow.
+		expectedNew := float64(cfg.OperationCount) * cfg.Insert * 2.0
+		w.keyChooser = generator.NewScrambledZipfian(0, n+int64(min(expectedNew, max(0, float64(math.MaxInt64/2-n)))))
 	}
 	if cfg.Query > 0 {
 		w.qLenProto = queryGenerator(cfg.QueryLengthDist, cfg.MaxQueryLength)
@@ -173,6 +179,35 @@ func (w *Workload) countValues(ctx context.Context) ([]int64, error) {
 		}
 	}
 	return counts, nil
+}
+
+// RecordBytes is the most a record's values hold: every field at its
+// longest, or a customer document with its longest notes.
+func (w *Workload) RecordBytes() int64 {
+	c := w.Cfg
+	if c.Document == "customer" {
+		return int64(c.NoteLength)*3/2 + 2<<10 // notes up to 3/2 of their mean, the rest about 1.5 KB
+	}
+	most := c.FieldLength
+	if h, ok := w.fieldLenProto.(*generator.Histogram); ok {
+		most = h.Max()
+	}
+	return most * int64(c.FieldCount)
+}
+
+// ThreadBytes is the memory a client thread's records may take: the one
+// it writes and the one it reads, a batch of batch records, and in a run
+// phase (run) the rows of its longest scan or query when the mix has them.
+func (w *Workload) ThreadBytes(batch int, run bool) int64 {
+	c := w.Cfg
+	rows := int64(2 + batch)
+	if run && c.Scan > 0 {
+		rows += c.MaxScanLength
+	}
+	if run && c.Query > 0 {
+		rows += c.MaxQueryLength
+	}
+	return rows * w.RecordBytes()
 }
 
 // FieldNames returns the field names (field0..fieldN-1).
