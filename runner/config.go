@@ -81,7 +81,7 @@ func parseStages(p *props.Props) ([]Stage, error) {
 	for i, part := range parts {
 		f := strings.Split(strings.TrimSpace(part), ":")
 		bad := func() error {
-			return p.Errorf("stages", "stage %d %q: want SECONDS:RATE or SECONDS:RATE:step (60:1000,60:5000:step)", i+1, cut(part))
+			return p.Errorf("stages", "stage %d %q: want SECONDS:RATE or SECONDS:RATE:step (60:1000,60:5000:step), RATE 0 or %g to %g", i+1, cut(part), minRate, maxRate)
 		}
 		if len(f) < 2 || len(f) > 3 || (len(f) == 3 && f[2] != "step") {
 			return nil, bad()

@@ -18,7 +18,7 @@ func TestTargetBounds(t *testing.T) {
 		{"target", "NaN", "is not a finite number"},
 		{"target", "0x1p70", "operations per second: want 0 (none)"},
 		{"target", "-1", "must not be negative"},
-		{"stages", "10:1e-300", `stage 1 "10:1e-300"`},
+		{"stages", "10:1e-300", `stage 1 "10:1e-300": want SECONDS:RATE or SECONDS:RATE:step (60:1000,60:5000:step), RATE 0 or 0.001 to 1e+12`},
 		{"stages", "10:1e13", `stage 1 "10:1e13"`},
 	} {
 		p := props.New()
