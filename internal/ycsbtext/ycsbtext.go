@@ -12,6 +12,13 @@
 // never made up: histogram buckets and time series of mean latency (YCSB
 // prints no counts beside them), the client's environment, and its wall
 // clock unless raw lines give it.
+//
+// A text that cannot be one run's whole output is refused, naming its
+// file and line: [OVERALL] twice (runs or a load and a run concatenated),
+// a figure given twice, a section cut short (no count, mean, minimum,
+// maximum, a percentile the other sections have, or Return= lines that do
+// not add up to its operations), or operations that do not add up to the
+// throughput over the run time (an operation's sections cut off).
 package ycsbtext
 
 import (
@@ -28,14 +35,26 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 )
 
-// maxLine bounds one line of the text.
-const maxLine = 1 << 20
+// Bounds on what one text may make the reader hold, past which it is
+// refused: a line; distinct operation names (YCSB measures about ten,
+// each with a raw histogram of about 230 KB when raw lines name it);
+// percentiles and Return= outcomes in one section; properties.
+const (
+	maxLine        = 1 << 20
+	MaxOps         = 32
+	MaxPercentiles = 64
+	MaxOutcomes    = 32
+	MaxProps       = 1024
+	maxPropBytes   = 1 << 20
+)
 
 // bindings maps YCSB's binding classes to servbench's binding names.
 var bindings = map[string]string{
@@ -67,29 +86,72 @@ func Binding(class string) string {
 const Source = "YCSB text output"
 
 var (
-	percentileRE = regexp.MustCompile(`^(\d+(?:\.\d+)?)(?:st|nd|rd|th)PercentileLatency\((us|ms)\)$`)
+	// Java prints an integer percentile with its ordinal (99th), any
+	// other as a double (99.9PercentileLatency(us)).
+	percentileRE = regexp.MustCompile(`^(\d+(?:\.\d+)?)(?:st|nd|rd|th)?PercentileLatency\((us|ms)\)$`)
 	rawPRE       = regexp.MustCompile(`^p(\d+(?:\.\d+)?)$`)
 	propertyRE   = regexp.MustCompile(`^"([^"]*)"="(.*)"$`)
 	versionRE    = regexp.MustCompile(`^YCSB Client (\S+)`)
-	rawLineRE    = regexp.MustCompile(`^(?:Raw)?([A-Z][A-Z-]*),(\d+),(\d+)$`) // RawREAD in hdrhistogram+raw
 )
 
-// op is one operation's figures as read, by the section they came from:
-// "" (a single type), or Hdr, Bucket and Raw of a combined type.
-type op struct {
-	name   string
-	kinds  map[string]*figures
-	failed *result.Latency // the NAME-FAILED section's
-	raw    *hdr.Histogram  // from raw lines
+// rawPercentiles are the percentiles of a raw summary, all printed when
+// one is.
+var rawPercentiles = []string{"1", "5", "50", "90", "95", "99", "99.9", "99.99"}
+
+// dbOps are the operations YCSB's DBWrapper (and servbench) count by
+// outcome: their sections always carry Return= lines.
+var dbOps = map[string]bool{"READ": true, "UPDATE": true, "INSERT": true, "SCAN": true, "DELETE": true, "QUERY": true, "BATCH-INSERT": true}
+
+// notOps are YCSB's (and servbench's) sections that measure something
+// other than an operation: the status thread's JVM figures (-s with
+// measurement.trackjvm), a scan's latency per record, the schedule's lag.
+var notOps = map[string]bool{
+	"THREAD_COUNT": true, "SYS_LOAD_AVG": true, "GCS": true, "GCS_TIME": true, "USED_MEM_MB": true,
+	"MAX_MEM_USED": true, "MIN_MEM_USED": true, "MAX_THREADS": true, "MIN_THREADS": true,
+	"MAX_SYS_LOAD_AVG": true, "MIN_SYS_LOAD_AVG": true, "SCAN-LATENCY-PER-RECORD": true, "SCHEDULE": true,
 }
 
+// key is one section of an operation: its kind in a combined measurement
+// type ("", or Hdr, Bucket, Raw), whether it is the latency from the
+// intended start (Intended-READ), and the failures it measures apart
+// ("" for the successful ones, FAILED, or a status: READ-NOT_FOUND).
+type key struct {
+	kind     string
+	intended bool
+	status   string
+}
+
+// op is one operation's sections as read, in the order they came.
+type op struct {
+	name  string
+	line  int // where it first appeared
+	sects map[key]*figures
+	keys  []key
+	raw   *hdr.Histogram // from raw lines
+}
+
+// Flags of the figures a section gave.
+const (
+	haveMean = 1 << iota
+	haveMin
+	haveMax
+	haveVar
+	haveSummary // a raw summary's "Below is a summary" line
+)
+
 type figures struct {
-	count    int64 // Operations: the successful ones (YCSB measures failures apart)
-	haveCnt  bool
-	outcomes map[string]int64
-	lat      result.Latency
-	haveLat  bool
-	variance float64
+	name       string // the section as printed
+	line       int    // its first line
+	countBy    string // Operations, or Total Operations (raw); "" none yet
+	count      int64  // the successful ones (YCSB measures failures apart)
+	outcomes   map[string]int64
+	returnLine int
+	have       int
+	mean       float64
+	min, max   float64
+	variance   float64
+	pcts       map[string]float64 // NaN kept here, left out of the result
+	pctMS      bool               // the histogram type's percentiles in ms (YCSB before 0.2)
 }
 
 // kindOrder is which section's figures come first: HdrHistogram's, a
@@ -97,43 +159,57 @@ type figures struct {
 var kindOrder = []string{"Hdr", "", "Bucket", "Raw"}
 
 type reader struct {
-	name       string
-	ops        map[string]*op
-	order      []string
-	runtimeMs  float64
-	throughput float64
-	haveRun    bool
-	props      map[string]string
-	cmdline    string
-	version    string
-	first, end int64 // raw lines' timestamps, ms
-	hash       []byte
+	name        string
+	n           int // the line being read
+	ops         map[string]*op
+	order       []string
+	runtimeMs   float64
+	runLine     int
+	throughput  float64
+	thrLine     int
+	overall     map[string]int // [OVERALL] metrics read -> line
+	props       map[string]string
+	nprops      int // properties read, the command line's -p included
+	propBytes   int
+	cmdline     string
+	cmdLine     int
+	version     string
+	versionLine int
+	first, end  int64 // raw lines' timestamps, ms
+	hash        []byte
 }
 
 // Read reads YCSB's output from r; name is the file's name, for errors and
 // the result's label. Lines that are not YCSB's (a binding's own output,
 // its properties' block) are skipped; a line of a measurement that cannot
-// be read fails with its number.
+// be read, and a text that cannot be one run's whole output, fail with a
+// line's number.
 func Read(r io.Reader, name string) (*result.Doc, error) {
-	rd := &reader{name: name, ops: map[string]*op{}, props: map[string]string{}}
+	rd := &reader{name: name, ops: map[string]*op{}, props: map[string]string{}, overall: map[string]int{}}
 	h := sha256.New()
 	sc := bufio.NewScanner(io.TeeReader(r, h))
 	sc.Buffer(make([]byte, 64<<10), maxLine)
-	n := 0
 	for sc.Scan() {
-		n++
-		if err := rd.line(strings.TrimSpace(sc.Text())); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", name, n, err)
+		rd.n++
+		l := sc.Text()
+		if rd.n == 1 {
+			l = strings.TrimPrefix(l, "\uFEFF") // a byte order mark an editor added
+		}
+		if err := rd.line(strings.TrimSpace(l)); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", name, rd.n, err)
 		}
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("%s:%d: a line longer than %d KiB: not YCSB's output", name, n+1, maxLine>>10)
+			return nil, fmt.Errorf("%s:%d: a line longer than %d KiB: not YCSB's output", name, rd.n+1, maxLine>>10)
 		}
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
-	if !rd.haveRun {
+	if rd.runLine == 0 {
 		return nil, fmt.Errorf("%s: no [OVERALL], RunTime(ms) line: not the output of YCSB's client", name)
+	}
+	if rd.thrLine == 0 {
+		return nil, fmt.Errorf("%s:%d: no [OVERALL], Throughput(ops/sec) after the run time: a cut output", name, rd.runLine)
 	}
 	rd.hash = h.Sum(nil)
 	return rd.doc()
@@ -144,18 +220,33 @@ func (rd *reader) line(l string) error {
 	case l == "":
 		return nil
 	case strings.HasPrefix(l, "Command line:"):
-		rd.cmdline = strings.TrimSpace(strings.TrimPrefix(l, "Command line:"))
+		if rd.cmdLine != 0 {
+			return fmt.Errorf("a second command line (the first at line %d): several runs in one file; import each run's output apart", rd.cmdLine)
+		}
+		rd.cmdline, rd.cmdLine = strings.TrimSpace(strings.TrimPrefix(l, "Command line:")), rd.n
+		return rd.countProps(strings.Count(rd.cmdline, "="), len(rd.cmdline))
+	case strings.HasPrefix(l, "YCSB Client "):
+		if m := versionRE.FindStringSubmatch(l); m != nil {
+			if rd.versionLine != 0 {
+				return fmt.Errorf("a second version line (the first at line %d): several runs in one file; import each run's output apart", rd.versionLine)
+			}
+			rd.version, rd.versionLine = m[1], rd.n
+		}
 		return nil
-	case versionRE.MatchString(l):
-		rd.version = versionRE.FindStringSubmatch(l)[1]
+	case strings.HasPrefix(l, `"`):
+		if m := propertyRE.FindStringSubmatch(l); m != nil {
+			if _, have := rd.props[m[1]]; !have {
+				if err := rd.countProps(1, len(m[1])+len(m[2])); err != nil {
+					return err
+				}
+			}
+			rd.props[m[1]] = m[2] // BasicDB prints them once per thread
+		}
 		return nil
-	case propertyRE.MatchString(l):
-		m := propertyRE.FindStringSubmatch(l)
-		rd.props[m[1]] = m[2]
-		return nil
-	case rawLineRE.MatchString(l):
-		return rd.rawLine(rawLineRE.FindStringSubmatch(l))
 	case !strings.HasPrefix(l, "["):
+		if name, ts, us, ok := rawLine(l); ok {
+			return rd.rawLine(name, ts, us)
+		}
 		return nil
 	}
 	end := strings.Index(l, "], ")
@@ -168,130 +259,290 @@ func (rd *reader) line(l string) error {
 		return fmt.Errorf("[%s]: want \"[SECTION], METRIC, VALUE\"", cutText(section))
 	}
 	metric, value = strings.TrimSpace(metric), strings.TrimSpace(value)
+	if strings.HasPrefix(section, "TOTAL_GC") {
+		return nil
+	}
 	v, err := strconv.ParseFloat(value, 64)
 	if err != nil || math.IsInf(v, 0) {
-		if value == "NaN" || strings.HasPrefix(section, "TOTAL_GC") {
-			return nil
-		}
 		return fmt.Errorf("[%s], %s: %q is not a number", cutText(section), cutText(metric), cutText(value))
 	}
-	switch {
-	case section == "OVERALL":
-		switch metric {
-		case "RunTime(ms)":
-			rd.runtimeMs, rd.haveRun = v, true
-		case "Throughput(ops/sec)":
-			rd.throughput = v
-		}
-		return nil
-	case strings.HasPrefix(section, "TOTAL_GC"):
+	if section == "OVERALL" {
+		return rd.overallLine(metric, v)
+	}
+	if !printable(section) {
+		return fmt.Errorf("[%s]: an empty name or control characters: not YCSB's output", cutText(section))
+	}
+	if notOps[section] {
 		return nil
 	}
 	return rd.measure(section, metric, v)
 }
 
-// measure records one metric of an operation's section: READ, HdrREAD,
-// BucketREAD, RawREAD, READ-FAILED.
-func (rd *reader) measure(section, metric string, v float64) error {
-	kind := ""
-	for _, k := range []string{"Hdr", "Bucket", "Raw"} {
-		if rest, ok := strings.CutPrefix(section, k); ok && rest != "" && rest == strings.ToUpper(rest) {
-			kind, section = k, rest
-		}
+// maxRunMs is the longest run time read, in ms: what a time.Duration
+// holds (292 years).
+const maxRunMs = float64(math.MaxInt64 / int64(time.Millisecond))
+
+// maxRawMs is the latest raw line's timestamp read, in ms since 1970: the
+// end of year 9999, the last a result's JSON time can hold.
+const maxRawMs = 253402300799999
+
+// printable tells whether a name from the text is one: not empty, no
+// control characters (which would reach a terminal through report).
+func printable(s string) bool {
+	return s != "" && !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0) })
+}
+
+// countProps adds n properties of size bytes to those read.
+func (rd *reader) countProps(n, size int) error {
+	rd.nprops += n
+	rd.propBytes += size
+	if rd.nprops > MaxProps || rd.propBytes > maxPropBytes {
+		return fmt.Errorf("more than %d properties or %d KiB of them: not YCSB's output", MaxProps, maxPropBytes>>10)
 	}
-	o := rd.op(strings.TrimSuffix(section, "-FAILED"))
-	if strings.HasSuffix(section, "-FAILED") {
-		if o.failed == nil {
-			o.failed = &result.Latency{Percentiles: map[string]float64{}}
-		}
-		setLatency(o.failed, metric, v)
+	return nil
+}
+
+// overallLine reads an [OVERALL] figure: the run time and throughput once
+// each (a second one is a second run's).
+func (rd *reader) overallLine(metric string, v float64) error {
+	switch metric {
+	case "RunTime(ms)", "Throughput(ops/sec)", "Warmup(ms)", "Abandoned":
+	default:
 		return nil
 	}
-	f := o.kinds[kind]
+	if first, dup := rd.overall[metric]; dup {
+		return fmt.Errorf("a second [OVERALL], %s (the first at line %d): several runs in one file; import each run's output apart", metric, first)
+	}
+	rd.overall[metric] = rd.n
+	switch metric {
+	case "RunTime(ms)":
+		if v < 0 || math.IsNaN(v) || v > maxRunMs {
+			return fmt.Errorf("[OVERALL], RunTime(ms): %v is not a run time", v)
+		}
+		rd.runtimeMs, rd.runLine = v, rd.n
+	case "Throughput(ops/sec)":
+		if v < 0 {
+			return fmt.Errorf("[OVERALL], Throughput(ops/sec): %v is negative", v)
+		}
+		if math.IsNaN(v) { // YCSB's 0 operations in 0 ms
+			v = 0
+		}
+		rd.throughput, rd.thrLine = v, rd.n
+	}
+	return nil
+}
+
+// splitSection parses a section's name: HdrIntended-READ-FAILED is the
+// operation READ, kind Hdr, intended, FAILED.
+func splitSection(s string) (string, key) {
+	var k key
+	for _, p := range []string{"Hdr", "Bucket", "Raw"} {
+		if rest, ok := strings.CutPrefix(s, p); ok && rest != "" && (rest[0] >= 'A' && rest[0] <= 'Z') {
+			k.kind, s = p, rest
+			break
+		}
+	}
+	if rest, ok := strings.CutPrefix(s, "Intended-"); ok && rest != "" {
+		k.intended, s = true, rest
+	}
+	if i := strings.LastIndexByte(s, '-'); i > 0 {
+		if st := s[i+1:]; st == "FAILED" || isFailure(st) {
+			k.status, s = st, s[:i]
+		}
+	}
+	return s, k
+}
+
+// isFailure tells whether s names a failure outcome YCSB or servbench has
+// (a section of its own with reportlatencyforeacherror).
+func isFailure(s string) bool {
+	st, ok := db.ParseStatus(s)
+	return ok && !st.IsOK()
+}
+
+// measure records one metric of an operation's section: READ, HdrREAD,
+// BucketREAD, RawREAD, READ-FAILED, Intended-READ.
+func (rd *reader) measure(section, metric string, v float64) error {
+	if _, err := strconv.ParseFloat(metric, 64); err == nil || strings.HasPrefix(metric, ">") {
+		return nil // a histogram bucket or a time series point: no counts to go with it
+	}
+	name, k := splitSection(section)
+	o, err := rd.op(name)
+	if err != nil {
+		return err
+	}
+	f := o.sects[k]
 	if f == nil {
-		f = &figures{lat: result.Latency{Percentiles: map[string]float64{}}}
-		o.kinds[kind] = f
+		f = &figures{name: section, line: rd.n, pcts: map[string]float64{}}
+		o.sects[k] = f
+		o.keys = append(o.keys, k)
+	}
+	twice := func() error {
+		return fmt.Errorf("[%s], %s a second time in the section begun at line %d: several runs in one file; import each run's output apart", cutText(section), cutText(metric), f.line)
 	}
 	count := func() (int64, error) {
 		if v < 0 || v != math.Trunc(v) || v > math.MaxInt64/2 {
-			return 0, fmt.Errorf("[%s], %s: %v is not a count", section, metric, v)
+			return 0, fmt.Errorf("[%s], %s: %v is not a count", cutText(section), cutText(metric), v)
 		}
 		return int64(v), nil
 	}
 	switch {
 	case strings.HasPrefix(metric, "Return="):
+		s := strings.TrimPrefix(metric, "Return=")
+		if !printable(s) {
+			return fmt.Errorf("[%s], %s: an empty outcome or control characters: not YCSB's output", cutText(section), cutText(metric))
+		}
+		if _, have := f.outcomes[s]; have {
+			return twice()
+		}
+		if len(f.outcomes) >= MaxOutcomes {
+			return fmt.Errorf("[%s]: more than %d Return= outcomes: not YCSB's output", cutText(section), MaxOutcomes)
+		}
 		n, err := count()
+		if err != nil {
+			return err
+		}
 		if f.outcomes == nil {
 			f.outcomes = map[string]int64{}
+			f.returnLine = rd.n
 		}
-		f.outcomes[strings.TrimPrefix(metric, "Return=")] = n
-		return err
+		f.outcomes[s] = n
+		return nil
 	case metric == "Operations" || metric == "Total Operations":
+		if f.countBy != "" {
+			return twice()
+		}
 		n, err := count()
-		f.count, f.haveCnt = n, true
-		return err
-	case metric == "LatencyVariance(us)":
-		f.variance = v
+		if err != nil {
+			return err
+		}
+		f.count, f.countBy = n, metric
+		return nil
+	case metric == "Below is a summary of latency in microseconds:":
+		if f.have&haveSummary != 0 {
+			return twice()
+		}
+		f.have |= haveSummary
 		return nil
 	}
-	if _, err := strconv.ParseFloat(metric, 64); err == nil || strings.HasPrefix(metric, ">") {
-		return nil // a histogram bucket or a time series point: no counts to go with it
+	flag, pct := 0, ""
+	switch metric {
+	case "AverageLatency(us)", "Average":
+		flag = haveMean
+	case "MinLatency(us)", "Min":
+		flag = haveMin
+	case "MaxLatency(us)", "Max":
+		flag = haveMax
+	case "LatencyVariance(us)":
+		flag = haveVar
+	default:
+		if m := percentileRE.FindStringSubmatch(metric); m != nil {
+			pct = m[1]
+			if m[2] == "ms" {
+				f.pctMS = true
+				v *= 1000
+			}
+		} else if m := rawPRE.FindStringSubmatch(metric); m != nil {
+			pct = m[1]
+		} else {
+			return nil // a figure servbench does not read
+		}
 	}
-	if setLatency(&f.lat, metric, v) {
-		f.haveLat = true
+	if flag&f.have != 0 {
+		return twice()
 	}
+	if _, have := f.pcts[pct]; pct != "" && have {
+		return twice()
+	}
+	// YCSB prints -1 as the minimum and maximum of a histogram without
+	// values; they are left out with the section's other latencies.
+	if v < 0 && (f.countBy == "" || f.count > 0) {
+		return fmt.Errorf("[%s], %s: %v is negative: a latency cannot be", cutText(section), cutText(metric), v)
+	}
+	if pct == "" {
+		f.have |= flag
+		switch flag {
+		case haveMean:
+			f.mean = v
+		case haveMin:
+			f.min = v
+		case haveMax:
+			f.max = v
+		case haveVar:
+			f.variance = v
+		}
+		return nil
+	}
+	if len(f.pcts) >= MaxPercentiles {
+		return fmt.Errorf("[%s]: more than %d percentiles: not YCSB's output", cutText(section), MaxPercentiles)
+	}
+	f.pcts[pct] = v
 	return nil
 }
 
-// setLatency sets the figure metric names in l: mean, min, max (µs), a
-// percentile (µs, or ms as YCSB's histogram type prints them); false for
-// any other metric.
-func setLatency(l *result.Latency, metric string, v float64) bool {
-	switch metric {
-	case "AverageLatency(us)", "Average":
-		l.MeanUs = v
-	case "MinLatency(us)", "Min":
-		l.MinUs = v
-	case "MaxLatency(us)", "Max":
-		l.MaxUs = v
-	default:
-		if m := percentileRE.FindStringSubmatch(metric); m != nil {
-			if m[2] == "ms" {
-				v *= 1000
-			}
-			l.Percentiles[m[1]] = v
-		} else if m := rawPRE.FindStringSubmatch(metric); m != nil {
-			l.Percentiles[m[1]] = v
-		} else {
-			return false
-		}
-	}
-	return true
-}
-
-func (rd *reader) op(name string) *op {
+// op returns the operation of that name, refusing one past MaxOps.
+func (rd *reader) op(name string) (*op, error) {
 	o := rd.ops[name]
 	if o == nil {
-		o = &op{name: name, kinds: map[string]*figures{}}
+		if len(rd.ops) >= MaxOps {
+			return nil, fmt.Errorf("more than %d operation names (the next: %s): YCSB measures about ten (READ, UPDATE, INSERT, SCAN, ...); not one run's output", MaxOps, cutText(name))
+		}
+		o = &op{name: name, line: rd.n, sects: map[key]*figures{}}
 		rd.ops[name] = o
 		rd.order = append(rd.order, name)
 	}
-	return o
+	return o, nil
 }
 
-// rawLine records one operation of a raw measurement: OP,epoch ms,µs.
-func (rd *reader) rawLine(m []string) error {
-	ts, err1 := strconv.ParseInt(m[2], 10, 64)
-	us, err2 := strconv.ParseInt(m[3], 10, 64)
-	if err1 != nil || err2 != nil || us > math.MaxInt64/1000 {
-		return fmt.Errorf("raw line %s: want OP,TIMESTAMP(ms),LATENCY(us)", cutText(strings.Join(m[1:], ",")))
+// rawLine splits a raw measurement's line, OP,epoch ms,µs (RawOP in
+// hdrhistogram+raw), without a regular expression: a raw output has a line
+// per operation.
+func rawLine(l string) (name, ts, us string, ok bool) {
+	name, rest, ok1 := strings.Cut(l, ",")
+	ts, us, ok2 := strings.Cut(rest, ",")
+	if !ok1 || !ok2 || name == "" || name[0] < 'A' || name[0] > 'Z' || !number(ts) || !number(us) {
+		return "", "", "", false
 	}
-	o := rd.op(m[1])
+	for _, c := range strings.TrimPrefix(name, "Raw") {
+		if (c < 'A' || c > 'Z') && c != '-' && c != '_' {
+			return "", "", "", false
+		}
+	}
+	return name, ts, us, true
+}
+
+// number tells whether s is an optionally negative run of digits.
+func number(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// rawLine records one operation of a raw measurement. Only the successful
+// ones become a histogram (a failure's raw line names its section,
+// READ-FAILED).
+func (rd *reader) rawLine(name, tsText, usText string) error {
+	line := cutText(name + "," + tsText + "," + usText)
+	ts, err1 := strconv.ParseInt(tsText, 10, 64)
+	us, err2 := strconv.ParseInt(usText, 10, 64)
+	if err1 != nil || err2 != nil || us > math.MaxInt64/1000 || ts < 0 || ts > maxRawMs {
+		return fmt.Errorf("raw line %s: want OP,TIMESTAMP(ms),LATENCY(us)", line)
+	}
+	if us < 0 {
+		return fmt.Errorf("raw line %s: a negative latency", line)
+	}
+	opName, k := splitSection(name)
+	o, err := rd.op(opName)
+	if err != nil {
+		return err
+	}
+	if k.status != "" || k.intended {
+		return nil
+	}
 	if o.raw == nil {
 		o.raw = hdr.New(1, 3_600_000_000_000, 3)
 	}
 	if err := o.raw.RecordValue(max(us*1000, 1)); err != nil {
-		return fmt.Errorf("raw line %s: latency out of range", cutText(strings.Join(m[1:], ",")))
+		return fmt.Errorf("raw line %s: latency out of range", line)
 	}
 	if rd.first == 0 || ts < rd.first {
 		rd.first = ts
@@ -300,7 +551,231 @@ func (rd *reader) rawLine(m []string) error {
 	return nil
 }
 
+// errAt is an error at a line of the file.
+func (rd *reader) errAt(line int, format string, a ...any) error {
+	return fmt.Errorf("%s:%d: %s", rd.name, line, fmt.Sprintf(format, a...))
+}
+
+// adopt moves the sections of an operation named OP-STATUS, where STATUS
+// is an outcome OP counts (a binding's own status, measured apart with
+// reportlatencyforeacherror), to OP.
+func (rd *reader) adopt() {
+	for _, name := range rd.order {
+		o := rd.ops[name]
+		i := strings.LastIndexByte(name, '-')
+		if i <= 0 {
+			continue
+		}
+		parent := rd.ops[name[:i]]
+		if parent == nil || parent == o || !parent.counts(name[i+1:]) {
+			continue
+		}
+		for _, k := range o.keys {
+			nk := key{kind: k.kind, intended: k.intended, status: name[i+1:]}
+			if k.status != "" || parent.sects[nk] != nil {
+				continue
+			}
+			parent.sects[nk] = o.sects[k]
+			parent.keys = append(parent.keys, nk)
+		}
+		delete(rd.ops, name)
+	}
+	kept := rd.order[:0]
+	for _, name := range rd.order {
+		if rd.ops[name] != nil {
+			kept = append(kept, name)
+		}
+	}
+	rd.order = kept
+}
+
+// counts tells whether one of o's sections counts the outcome s.
+func (o *op) counts(s string) bool {
+	for _, f := range o.sects {
+		if _, ok := f.outcomes[s]; ok && !result.Succeeded(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// check refuses what cannot be one run's whole output; every error names a
+// line.
+func (rd *reader) check() error {
+	for _, name := range rd.order {
+		if err := rd.checkOp(name, rd.ops[name]); err != nil {
+			return err
+		}
+	}
+	if err := rd.checkSections(); err != nil {
+		return err
+	}
+	return rd.checkPercentiles()
+}
+
+// checkOp refuses an operation's section without its count, mean,
+// minimum or maximum; Return= lines that do not add up to the operations
+// its sections measured; a DB operation without Return= lines; raw lines
+// or intended latencies that do not count as many operations as their
+// summary.
+func (rd *reader) checkOp(name string, o *op) error {
+	returns := false
+	for _, k := range o.keys {
+		f := o.sects[k]
+		if m := f.missing(); m != "" {
+			return rd.errAt(f.line, "[%s]: no %s line: a cut output", cutText(f.name), m)
+		}
+		if k.intended {
+			if plain := o.sects[key{kind: k.kind, status: k.status}]; plain != nil && plain.count != f.count {
+				return rd.errAt(f.line, "[%s]: %d operations, [%s] %d: a cut or mixed output", cutText(f.name), f.count, cutText(plain.name), plain.count)
+			}
+			continue
+		}
+		if o.raw != nil && f.countBy == "Total Operations" && k.status == "" && f.count != o.raw.TotalCount() {
+			return rd.errAt(f.line, "[%s]: %d operations, but %d raw lines of %s: a cut or mixed output", cutText(f.name), f.count, o.raw.TotalCount(), cutText(name))
+		}
+		if f.outcomes == nil || k.status != "" {
+			continue
+		}
+		returns = true
+		var sum, want int64 = 0, f.count // failures are measured apart
+		ok1, ok2 := true, true
+		for _, n := range f.outcomes {
+			if sum, ok1 = result.Add(sum, n); !ok1 {
+				break
+			}
+		}
+		for _, fk := range o.keys {
+			if fk.kind == k.kind && !fk.intended && fk.status != "" && ok2 {
+				want, ok2 = result.Add(want, o.sects[fk].count)
+			}
+		}
+		if !ok1 || !ok2 {
+			return rd.errAt(f.returnLine, "[%s]: its counts add up to more than a count can hold", cutText(f.name))
+		}
+		if sum != want {
+			return rd.errAt(f.returnLine, "[%s]: its Return= lines count %d operations, its sections %d: a cut or mixed output", cutText(f.name), sum, want)
+		}
+	}
+	if dbOps[name] && !returns {
+		return rd.errAt(o.line, "[%s]: no Return= lines: a cut output", cutText(name))
+	}
+	return nil
+}
+
+// checkSections refuses a text without the sections YCSB prints for every
+// run: each thread's CLEANUP (since its outcomes have had names, not
+// numbers), and with intended latencies (-target, measurement.interval)
+// every operation's.
+func (rd *reader) checkSections() error {
+	named, intended := false, false
+	for _, o := range rd.ops {
+		for _, k := range o.keys {
+			intended = intended || k.intended
+			for s := range o.sects[k].outcomes {
+				named = named || strings.Trim(s, "-0123456789") != ""
+			}
+		}
+	}
+	if named && rd.ops["CLEANUP"] == nil {
+		return rd.errAt(rd.n, "no [CLEANUP] section, which YCSB prints after every run: a cut output")
+	}
+	for _, name := range rd.order {
+		o := rd.ops[name]
+		if !intended || name == "CLEANUP" || name == "VERIFY" {
+			continue
+		}
+		plain, resp := 0, false
+		for _, k := range o.keys {
+			resp = resp || k.intended
+			if !k.intended && k.status == "" && plain == 0 {
+				plain = o.sects[k].line
+			}
+		}
+		if plain != 0 && !resp {
+			return rd.errAt(plain, "[%s]: no Intended-%s section, which the other operations have: a cut output", cutText(name), cutText(name))
+		}
+	}
+	return nil
+}
+
+// checkPercentiles refuses an hdrhistogram section without a percentile
+// the others have: YCSB prints hdrhistogram.percentiles in each.
+func (rd *reader) checkPercentiles() error {
+	pcts := map[string]int{} // percentile -> a line of a section that has it
+	for _, name := range rd.order {
+		for _, f := range rd.ops[name].sects {
+			if f.hdrLike() {
+				for p := range f.pcts {
+					if line, ok := pcts[p]; !ok || f.line < line {
+						pcts[p] = f.line
+					}
+				}
+			}
+		}
+	}
+	names := make([]string, 0, len(pcts))
+	for p := range pcts {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, name := range rd.order {
+		o := rd.ops[name]
+		for _, k := range o.keys {
+			f := o.sects[k]
+			if !f.hdrLike() {
+				continue
+			}
+			for _, p := range names {
+				if _, ok := f.pcts[p]; !ok {
+					return rd.errAt(f.line, "[%s]: no percentile %s, which the section at line %d has: a cut output", cutText(f.name), p, pcts[p])
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// hdrLike tells whether f is an hdrhistogram section (or a timeseries
+// one): those of a text all print the same percentiles.
+func (f *figures) hdrLike() bool {
+	return f.countBy == "Operations" && f.have&haveVar == 0 && !f.pctMS
+}
+
+// missing names a line YCSB prints in every section of f's type that f
+// lacks: its count; the mean, minimum and maximum; a raw summary's
+// percentiles.
+func (f *figures) missing() string {
+	if f.countBy == "" {
+		return "Operations"
+	}
+	names := [3]string{"AverageLatency(us)", "MinLatency(us)", "MaxLatency(us)"}
+	if f.countBy != "Operations" { // raw
+		if f.have&haveSummary == 0 {
+			return "" // measurement.raw.no_summary
+		}
+		names = [3]string{"Average", "Min", "Max"}
+	}
+	for i, flag := range []int{haveMean, haveMin, haveMax} {
+		if f.have&flag == 0 {
+			return names[i]
+		}
+	}
+	if f.countBy != "Operations" {
+		for _, p := range rawPercentiles {
+			if _, ok := f.pcts[p]; !ok {
+				return "p" + p
+			}
+		}
+	}
+	return ""
+}
+
 func (rd *reader) doc() (*result.Doc, error) {
+	rd.adopt()
+	if err := rd.check(); err != nil {
+		return nil, err
+	}
 	d := &result.Doc{Format: result.Format, Version: result.FormatVersion, HistogramUnit: "ns", Stop: result.Completed,
 		Command: "run", Properties: map[string]string{}, Ops: []result.OpResult{}, Series: []result.Point{}}
 	d.ID = hex.EncodeToString(rd.hash[:16]) // the same text, the same identity: never merged twice
@@ -351,26 +826,46 @@ func (rd *reader) doc() (*result.Doc, error) {
 	}
 	d.Imported = Source + " " + filepath.Base(rd.name)
 	d.Label = "YCSB " + d.Binding // runs of one configuration are one cell's repetitions
+	// The run's operations are YCSB's transactions: those of the DB
+	// operations (any with Return= lines), less the READ-MODIFY-WRITEs
+	// their READs and UPDATEs count a second time.
+	var txns, failed, rmw, batches int64
 	for _, name := range rd.order {
 		o := rd.ops[name]
-		if name == "CLEANUP" {
-			if r, err := o.result(); err == nil && r.Latency != nil {
-				d.Cleanup = r.Latency
-			}
-			continue
-		}
 		r, err := o.result()
 		if err != nil {
-			return nil, fmt.Errorf("%s: [%s]: %v", rd.name, name, err)
+			return nil, rd.errAt(o.line, "[%s]: %v", cutText(name), err)
 		}
-		d.Ops = append(d.Ops, r)
-		d.Operations += r.Count
-		for s, n := range r.Outcomes {
-			if result.Succeeded(s) {
-				d.OKOperations += n
+		switch {
+		case name == "CLEANUP":
+			d.Cleanup = r.Latency
+			continue
+		case name == "READ-MODIFY-WRITE":
+			rmw = r.Count
+		case name == "BATCH-INSERT": // servbench's: one call, batchsize transactions
+			batches = r.Count
+		case name != "VERIFY" && o.returns():
+			var ok bool
+			if txns, ok = result.Add(txns, r.Count); !ok {
+				return nil, rd.errAt(o.line, "[%s]: the operations add up to more than a count can hold", cutText(name))
+			}
+			for s, n := range r.Outcomes {
+				if !result.Succeeded(s) {
+					failed, _ = result.Add(failed, n)
+				}
 			}
 		}
+		d.Ops = append(d.Ops, r)
 	}
+	txns = max(txns-rmw, 0)
+	all, ok := result.Add(txns, batches)
+	if !ok {
+		return nil, rd.errAt(rd.thrLine, "the operations add up to more than a count can hold")
+	}
+	if err := rd.consistent(all, failed, batches > 0); err != nil {
+		return nil, err
+	}
+	d.Operations, d.OKOperations = all, max(txns-failed, 0)+batches
 	sort.SliceStable(d.Ops, func(i, j int) bool { return d.Ops[i].Name < d.Ops[j].Name })
 	if d.Operations > 0 {
 		d.Goodput = d.Throughput * float64(d.OKOperations) / float64(d.Operations)
@@ -381,6 +876,34 @@ func (rd *reader) doc() (*result.Doc, error) {
 	return d, nil
 }
 
+// consistent checks the operations counted against [OVERALL]: YCSB's
+// throughput is its transactions over the run time in whole ms (servbench's
+// over the exact run time, which the whole ms truncate), so they are
+// throughput × RunTime to throughput × (RunTime+1 ms). Failed operations
+// may count more (a load's retried inserts: each is measured, the record
+// counted once). With batches (servbench's BATCH-INSERT, a call of many
+// records) only an upper bound holds.
+func (rd *reader) consistent(ops, failed int64, batches bool) error {
+	lo := rd.throughput * rd.runtimeMs / 1000
+	hi := rd.throughput * (rd.runtimeMs + 1) / 1000
+	n := float64(ops)
+	slack := 0.5 + 1e-9*max(n, hi)
+	if n > hi+float64(failed)+slack || (!batches && n < lo-slack) || (rd.throughput > 0 && ops == 0) {
+		return rd.errAt(rd.thrLine, "the operations add up to %d, but [OVERALL] says %.6g ops/s over %v ms, %.0f operations: sections cut off or mixed from several runs", ops, rd.throughput, rd.runtimeMs, lo)
+	}
+	return nil
+}
+
+// returns tells whether o's sections count its outcomes.
+func (o *op) returns() bool {
+	for _, f := range o.sects {
+		if f.outcomes != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // result is the operation as servbench's result has it: its count is
 // every outcome's (YCSB's Operations count the successful ones only); its
 // figures the first section's of kindOrder, with the percentiles and
@@ -388,34 +911,20 @@ func (rd *reader) doc() (*result.Doc, error) {
 func (o *op) result() (result.OpResult, error) {
 	r := result.OpResult{Name: o.name, Histograms: map[string]string{}}
 	var first *figures
-	var lat result.Latency
-	variance := 0.0
 	for _, k := range kindOrder {
-		f := o.kinds[k]
-		if f == nil {
-			continue
-		}
-		if first == nil {
-			first = f
-			lat = f.lat
-			lat.Percentiles = map[string]float64{}
-		}
-		for p, v := range f.lat.Percentiles {
-			if _, have := lat.Percentiles[p]; !have {
-				lat.Percentiles[p] = v
+		if f := o.sects[key{kind: k}]; f != nil {
+			if first == nil {
+				first = f
 			}
-		}
-		if variance == 0 {
-			variance = f.variance
-		}
-		if r.Outcomes == nil && f.outcomes != nil {
-			r.Outcomes = f.outcomes
+			if r.Outcomes == nil && f.outcomes != nil {
+				r.Outcomes = maps(f.outcomes)
+			}
 		}
 	}
 	if r.Outcomes == nil { // no Return= lines: the operations counted are all there is
 		r.Outcomes = map[string]int64{}
 		switch {
-		case first != nil && first.haveCnt:
+		case first != nil:
 			r.Outcomes["OK"] = first.count
 		case o.raw != nil:
 			r.Outcomes["OK"] = o.raw.TotalCount()
@@ -427,23 +936,72 @@ func (o *op) result() (result.OpResult, error) {
 			return r, errors.New("its outcomes add up to more than a count can hold")
 		}
 	}
-	if first != nil && first.haveLat {
-		lat.Count = first.count
-		if variance > 0 {
-			lat.StdDevUs = math.Sqrt(variance)
-		}
-		r.Latency = &lat
-	}
-	r.LatencyFailed = o.failed
+	r.Latency = o.latency(key{})
+	r.LatencyFailed = o.latency(key{status: "FAILED"})
+	r.Response = o.latency(key{intended: true})
+	r.ResponseFailed = o.latency(key{intended: true, status: "FAILED"})
 	if o.raw != nil && o.raw.TotalCount() == r.Count && r.Count == r.Outcomes["OK"] {
 		r.Histograms["OK"] = result.Encode(o.raw)
 	}
 	return r, nil
 }
 
+func maps(m map[string]int64) map[string]int64 {
+	c := make(map[string]int64, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// latency is the summary of o's sections of one kind (of every measurement
+// type, the first in kindOrder first); nil when they measured nothing.
+// What YCSB prints as NaN (a mean of nothing) is left out: a section
+// whose mean, minimum or maximum is not a number gives only its
+// percentiles.
+func (o *op) latency(k key) *result.Latency {
+	var l *result.Latency
+	for _, kind := range kindOrder {
+		k.kind = kind
+		f := o.sects[k]
+		if f == nil || f.count == 0 {
+			continue
+		}
+		if l == nil && f.have&(haveMean|haveMin|haveMax) == haveMean|haveMin|haveMax &&
+			!math.IsNaN(f.mean) && !math.IsNaN(f.min) && !math.IsNaN(f.max) {
+			l = &result.Latency{Count: f.count, MeanUs: f.mean, MinUs: f.min, MaxUs: f.max, Percentiles: map[string]float64{}}
+		}
+	}
+	if l == nil {
+		return nil
+	}
+	for _, kind := range kindOrder {
+		k.kind = kind
+		f := o.sects[k]
+		if f == nil || f.count == 0 {
+			continue
+		}
+		for p, v := range f.pcts {
+			if _, have := l.Percentiles[p]; !have && !math.IsNaN(v) {
+				l.Percentiles[p] = v
+			}
+		}
+		if l.StdDevUs == 0 && f.variance > 0 {
+			l.StdDevUs = math.Sqrt(f.variance)
+		}
+	}
+	return l
+}
+
+// cutText keeps a name from the text short in a message, its control
+// characters escaped.
 func cutText(s string) string {
 	if len(s) > 40 {
-		return s[:40] + "…"
+		s = s[:40] + "…"
+	}
+	if !printable(s) || !utf8.ValidString(s) {
+		q := strconv.Quote(s)
+		return q[1 : len(q)-1]
 	}
 	return s
 }
