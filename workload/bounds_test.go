@@ -72,12 +72,21 @@ func TestThreadBytes(t *testing.T) {
 	}
 }
 
-// An exponential fraction past the records is refused: at 1e300 every
-// draw fell beyond them and was drawn again, for ever.
-func TestExponentialFraction(t *testing.T) {
+// An exponential distribution whose draws nearly all fall beyond the
+// records is refused: each is drawn again, and with exponential.frac=1e300
+// or exponential.percentile=1e-300 no key was ever drawn.
+func TestExponentialDraws(t *testing.T) {
 	for _, v := range []string{"1e300", "1.5", "0", "-1"} {
 		if _, err := ParseConfig(propsOf(t, "a", "requestdistribution", "exponential", "exponential.frac", v)); err == nil || !strings.Contains(err.Error(), "above 0 and at most 1") {
 			t.Errorf("exponential.frac=%s: %v", v, err)
 		}
+	}
+	for _, v := range []string{"1e-300", "0.5"} {
+		if _, err := ParseConfig(propsOf(t, "a", "requestdistribution", "exponential", "exponential.percentile", v)); err == nil || !strings.Contains(err.Error(), "want at least 1%") {
+			t.Errorf("exponential.percentile=%s: %v", v, err)
+		}
+	}
+	if _, err := ParseConfig(propsOf(t, "a", "requestdistribution", "exponential", "exponential.percentile", "1.2")); err != nil {
+		t.Errorf("exponential.percentile=1.2: %v", err)
 	}
 }

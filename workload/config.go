@@ -227,10 +227,15 @@ func ParseConfig(p *props.Props) (*Config, error) {
 	if c.ExpFrac, err = p.Float("exponential.frac", 0.8571428571); err != nil {
 		return nil, err
 	}
-	if c.ExpFrac <= 0 || c.ExpFrac > 1 {
+	if c.ExpFrac <= 0 || c.ExpFrac > 1 && c.RequestDist == "exponential" {
 		// Past 1, most draws fall beyond the records and are drawn
 		// again: 1e300 never drew one.
 		return nil, p.Errorf("exponential.frac", "%g: want a fraction of the records, above 0 and at most 1", c.ExpFrac)
+	}
+	// A draw beyond the records is drawn again: at least one in a hundred
+	// must fall within them (exponential.percentile=1e-300 never drew one).
+	if within := -math.Expm1(math.Log1p(-c.ExpPercentile/100) / c.ExpFrac); within < 0.01 && c.RequestDist == "exponential" {
+		return nil, p.Errorf("exponential.percentile", "%g with exponential.frac %g draws %.2g%% of keys within the records: want at least 1%% (the others are drawn again)", c.ExpPercentile, c.ExpFrac, 100*within)
 	}
 	if c.InsertRetries, err = p.Int64Min("core_workload_insertion_retry_limit", 0, 0); err != nil {
 		return nil, err
