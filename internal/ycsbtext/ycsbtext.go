@@ -38,7 +38,6 @@ import (
 	"unicode/utf8"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 )
@@ -346,20 +345,21 @@ func splitSection(s string) (string, key) {
 		k.intended, s = true, rest
 	}
 	if i := strings.LastIndexByte(s, '-'); i > 0 {
-		if st := s[i+1:]; st == "FAILED" || isFailure(st) {
+		if st := s[i+1:]; st == "FAILED" || failures[st] {
 			k.status, s = st, s[:i]
 		}
 	}
 	return s, k
 }
 
-// isFailure tells whether s names a failure outcome YCSB or servbench has
-// (a section of its own with reportlatencyforeacherror).
-func isFailure(s string) bool {
-	st, ok := db.ParseStatus(s)
-	return ok && !st.IsOK()
+// failures are the failed outcomes of YCSB's Status and servbench's own,
+// which reportlatencyforeacherror measures in a section of their own
+// (READ-NOT_FOUND). A binding's own status is recognised after the text
+// is read, by its operation's Return= lines (adopt).
+var failures = map[string]bool{
+	"ERROR": true, "NOT_FOUND": true, "NOT_IMPLEMENTED": true, "UNEXPECTED_STATE": true, "BAD_REQUEST": true,
+	"FORBIDDEN": true, "SERVICE_UNAVAILABLE": true, "TIMEOUT": true, "THROTTLED": true, "CANCELED": true,
 }
-
 // measure records one metric of an operation's section: READ, HdrREAD,
 // BucketREAD, RawREAD, READ-FAILED, Intended-READ.
 func (rd *reader) measure(section, metric string, v float64) error {
