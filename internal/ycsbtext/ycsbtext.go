@@ -360,6 +360,7 @@ var failures = map[string]bool{
 	"ERROR": true, "NOT_FOUND": true, "NOT_IMPLEMENTED": true, "UNEXPECTED_STATE": true, "BAD_REQUEST": true,
 	"FORBIDDEN": true, "SERVICE_UNAVAILABLE": true, "TIMEOUT": true, "THROTTLED": true, "CANCELED": true,
 }
+
 // measure records one metric of an operation's section: READ, HdrREAD,
 // BucketREAD, RawREAD, READ-FAILED, Intended-READ.
 func (rd *reader) measure(section, metric string, v float64) error {
