@@ -42,14 +42,14 @@ func Redact(text string) string {
 		return unreadable
 	}
 	var edits []edit
-	redactNode(&doc, false, false, &edits)
+	redactNode(&doc, false, false, &edits, map[*yaml.Node]bool{})
 	slices.SortFunc(edits, func(a, b edit) int { return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.col, b.col)) })
 	edits = slices.CompactFunc(edits, func(a, b edit) bool { return a.line == b.line && a.col == b.col })
 	out := applyEdits(text, edits)
 	if verified(&doc, out) {
 		return out
 	}
-	redactTree(&doc, false)
+	redactTree(&doc, false, map[*yaml.Node]bool{})
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
@@ -70,23 +70,27 @@ type edit struct {
 
 // redactNode collects the edits of a node and its children: secret is
 // true under a key that names a credential, flow inside { } or [ ].
-func redactNode(n *yaml.Node, secret, flow bool, edits *[]edit) {
+// secretAnchors holds the anchors already made secret: each is walked
+// once, however many aliases name it (nested aliases would otherwise
+// walk an exponential tree: a 566-byte plan never ended).
+func redactNode(n *yaml.Node, secret, flow bool, edits *[]edit, secretAnchors map[*yaml.Node]bool) {
 	switch n.Kind {
 	case yaml.DocumentNode, yaml.SequenceNode:
 		for _, c := range n.Content {
-			redactNode(c, secret, flow || n.Style&yaml.FlowStyle != 0, edits)
+			redactNode(c, secret, flow || n.Style&yaml.FlowStyle != 0, edits, secretAnchors)
 		}
 	case yaml.MappingNode:
 		f := flow || n.Style&yaml.FlowStyle != 0
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			redactNode(v, secret || props.IsSecretKey(k.Value), f, edits)
+			redactNode(v, secret || props.IsSecretKey(k.Value), f, edits, secretAnchors)
 		}
 	case yaml.AliasNode:
 		// The anchor's node is redacted where it stands; a secret alias
 		// makes its anchor's value secret there too.
-		if secret && n.Alias != nil {
-			redactNode(n.Alias, true, flow, edits)
+		if secret && n.Alias != nil && !secretAnchors[n.Alias] {
+			secretAnchors[n.Alias] = true
+			redactNode(n.Alias, true, flow, edits, secretAnchors)
 		}
 	case yaml.ScalarNode:
 		e := edit{line: n.Line, col: n.Column, style: n.Style, flow: flow}
@@ -235,18 +239,19 @@ func scalarEnd(text string, start, lineEnd int, style yaml.Style, flow bool) int
 }
 
 // redactTree hides in the parsed plan what redactNode finds, and what its
-// comments hold.
-func redactTree(n *yaml.Node, secret bool) {
+// comments hold; each anchor made secret once (secretAnchors).
+func redactTree(n *yaml.Node, secret bool, secretAnchors map[*yaml.Node]bool) {
 	n.HeadComment, n.LineComment, n.FootComment = props.RedactText(n.HeadComment), props.RedactText(n.LineComment), props.RedactText(n.FootComment)
 	switch n.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			redactTree(n.Content[i], false)
-			redactTree(n.Content[i+1], secret || props.IsSecretKey(n.Content[i].Value))
+			redactTree(n.Content[i], false, secretAnchors)
+			redactTree(n.Content[i+1], secret || props.IsSecretKey(n.Content[i].Value), secretAnchors)
 		}
 	case yaml.AliasNode:
-		if secret && n.Alias != nil {
-			redactTree(n.Alias, true)
+		if secret && n.Alias != nil && !secretAnchors[n.Alias] {
+			secretAnchors[n.Alias] = true
+			redactTree(n.Alias, true, secretAnchors)
 		}
 	case yaml.ScalarNode:
 		if secret && n.Value != "" {
@@ -256,7 +261,7 @@ func redactTree(n *yaml.Node, secret bool) {
 		}
 	default:
 		for _, c := range n.Content {
-			redactTree(c, secret)
+			redactTree(c, secret, secretAnchors)
 		}
 	}
 }
@@ -269,10 +274,19 @@ func verified(orig *yaml.Node, out string) bool {
 	if err := yaml.Unmarshal([]byte(out), &got); err != nil {
 		return false
 	}
-	return same(orig, &got, false)
+	return (&comparison{seen: map[aliasPair]bool{}}).same(orig, &got, false)
 }
 
-func same(a, b *yaml.Node, secret bool) bool {
+// A comparison of two parsed plans compares each pair of anchors once
+// (in one context), however many aliases name them.
+type comparison struct{ seen map[aliasPair]bool }
+
+type aliasPair struct {
+	a, b   *yaml.Node
+	secret bool
+}
+
+func (c *comparison) same(a, b *yaml.Node, secret bool) bool {
 	for _, c := range []string{b.HeadComment, b.LineComment, b.FootComment} {
 		if props.RedactText(c) != c {
 			return false
@@ -288,17 +302,25 @@ func same(a, b *yaml.Node, secret bool) bool {
 		}
 		return b.Value == props.RedactText(a.Value) && props.RedactText(b.Value) == b.Value
 	case yaml.AliasNode:
-		return a.Alias != nil && b.Alias != nil && same(a.Alias, b.Alias, secret)
+		if a.Alias == nil || b.Alias == nil {
+			return false
+		}
+		k := aliasPair{a.Alias, b.Alias, secret}
+		if c.seen[k] { // compared, or being compared: its answer decides
+			return true
+		}
+		c.seen[k] = true
+		return c.same(a.Alias, b.Alias, secret)
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(a.Content); i += 2 {
-			if !same(a.Content[i], b.Content[i], false) || !same(a.Content[i+1], b.Content[i+1], secret || props.IsSecretKey(a.Content[i].Value)) {
+			if !c.same(a.Content[i], b.Content[i], false) || !c.same(a.Content[i+1], b.Content[i+1], secret || props.IsSecretKey(a.Content[i].Value)) {
 				return false
 			}
 		}
 		return true
 	}
 	for i := range a.Content {
-		if !same(a.Content[i], b.Content[i], secret) {
+		if !c.same(a.Content[i], b.Content[i], secret) {
 			return false
 		}
 	}

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -104,5 +105,21 @@ func TestRedactAliasesAndUnreadable(t *testing.T) {
 		if out := Redact(in); strings.Contains(out, "hunter") {
 			t.Errorf("Redact(%q) = %q", in, out)
 		}
+	}
+}
+
+// Aliases of aliases are walked once per anchor: ten of ten of ... nine
+// levels deep (a 600-byte text naming 10⁹ values) is redacted at once,
+// under a credential's key and beside it, the secret anchors hidden.
+func TestRedactNestedAliases(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a0: &a0 [hunter1, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&b, "a%d: &a%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*a%d, ", i-1), 10), ", "))
+	}
+	b.WriteString("redis.password: *a9\nplain: *a9   # redis.password=hunter2\n")
+	out := Redact(b.String())
+	if strings.Contains(out, "hunter") || !strings.Contains(out, "plain: *a9") {
+		t.Errorf("Redact:\n%s", out)
 	}
 }

@@ -556,3 +556,40 @@ slo: {search: threads, bound_ms: [50, 0.000001]}
 		t.Errorf("the latency chart draws %d bounds", strings.Count(lat, `class="bound"`))
 	}
 }
+
+// DIR/plan.yaml is read bounded, as every other input (a larger one, or a
+// link to an endless device, is refused in one line); its text is shown
+// with its credentials hidden, however it nests its aliases.
+func TestPlanCopyBounded(t *testing.T) {
+	set := benchPlan(t, "deployments: [{binding: basic}]\nworkloads: [c]\nrecords: [100]\nthreads: [1]\noperations: 100\n")
+	kept := filepath.Join(set.Dir, "plan.yaml")
+	var b strings.Builder
+	b.WriteString("a0: &a0 [hunter1, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&b, "a%d: &a%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*a%d, ", i-1), 10), ", "))
+	}
+	b.WriteString("redis.password: *a9\n")
+	if err := os.WriteFile(kept, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set, err := report.Load(set.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range set.Sections() {
+		if strings.Contains(s.Pre, "hunter") {
+			t.Errorf("section %s shows a credential:\n%s", s.ID, s.Pre)
+		}
+	}
+	f, err := os.Create(kept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(16<<20 + 1); err != nil { // sparse: no memory, no disk
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := report.Load(set.Dir); err == nil || !strings.Contains(err.Error(), "plan.yaml: too large") {
+		t.Errorf("a plan copy past 16 MiB: %v", err)
+	}
+}

@@ -7,12 +7,15 @@
 package report
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strconv"
 
+	"github.com/servbench/servbench/internal/inputfile"
 	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/result"
 )
@@ -69,8 +72,13 @@ func Load(dir string) (*Set, error) {
 		return nil, err
 	}
 	s := &Set{Name: ix.Plan, Dir: dir, Index: ix}
-	if b, err := os.ReadFile(filepath.Join(dir, "plan.yaml")); err == nil {
+	// The plan as run, bounded as every other input (a link to /dev/zero
+	// held memory until the process died); it may be missing.
+	switch b, err := inputfile.Read(context.Background(), filepath.Join(dir, "plan.yaml"), plan.MaxFileBytes); {
+	case err == nil:
 		s.PlanText = string(b)
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "plan.yaml"), err)
 	}
 	for _, c := range ix.Runs {
 		if c.Status != "done" {
