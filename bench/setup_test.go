@@ -209,7 +209,7 @@ operations: 10
 		t.Errorf("%d files read: %v", n, err)
 	}
 	log, err := plan.ReadSetup(dir)
-	if err != nil || len(log.Steps) != 2 || !strings.Contains(log.Steps[0].Text, `echo "HELLO 3 AUTH REDACTED REDACTED"; echo "AUTH REDACTED REDACTED"`) {
+	if err != nil || len(log.Steps) != 2 || !strings.Contains(log.Steps[0].Text, `echo "HELLO 3 AUTH default REDACTED"; echo "AUTH default REDACTED"`) {
 		t.Errorf("setup log: %+v, %v", log, err)
 	}
 }

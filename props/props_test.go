@@ -226,11 +226,11 @@ func TestOf(t *testing.T) {
 // password. Every secret below is "hunter" and a number.
 func TestRedactTextFindsCredentials(t *testing.T) {
 	cases := []struct{ in, want string }{
-		{"AUTH default hunter1", "AUTH REDACTED REDACTED"},
+		{"AUTH default hunter1", "AUTH default REDACTED"}, // the user name is kept
 		{"AUTH hunter2", "AUTH REDACTED"},
-		{"HELLO 3 AUTH default hunter3 SETNAME bench", "HELLO 3 AUTH REDACTED REDACTED SETNAME bench"},
+		{"HELLO 3 AUTH default hunter3 SETNAME bench", "HELLO 3 AUTH default REDACTED SETNAME bench"},
 		{"redis-cli -h 127.0.0.1 -a hunter4 PING", "redis-cli -h 127.0.0.1 -a REDACTED PING"},
-		{"redis-cli --user bench --pass hunter5 auth bench hunter6", "redis-cli --user bench --pass REDACTED auth REDACTED REDACTED"},
+		{"redis-cli --user bench --pass hunter5 auth bench hunter6", "redis-cli --user bench --pass REDACTED auth bench REDACTED"},
 		{"mysql -u root -phunter7 ycsb", "mysql -u root -pREDACTED ycsb"},
 		{"/usr/bin/mysql -p ycsb", "/usr/bin/mysql -p ycsb"}, // -p alone prompts; ycsb is the database
 		{`curl -s -u admin:hunter8 http://127.0.0.1:8091/pools`, `curl -s -u admin:REDACTED http://127.0.0.1:8091/pools`},
@@ -248,8 +248,25 @@ func TestRedactTextFindsCredentials(t *testing.T) {
 		{"couchbase-cli bucket-create -c 127.0.0.1 -u Administrator -p hunter21; echo done", "couchbase-cli bucket-create -c 127.0.0.1 -u Administrator -p REDACTED; echo done"},
 		{"x --token=hunter22 --api-key hunter23 --port 1", "x --token=REDACTED --api-key REDACTED --port 1"},
 		{"PGPASSWORD=hunter24 psql -h 127.0.0.1 -p 5432", "PGPASSWORD=REDACTED psql -h 127.0.0.1 -p 5432"},
-		{"MIGRATE 127.0.0.1 6380 k 0 1000 AUTH2 bench hunter25", "MIGRATE 127.0.0.1 6380 k 0 1000 AUTH2 REDACTED REDACTED"},
+		{"MIGRATE 127.0.0.1 6380 k 0 1000 AUTH2 bench hunter25", "MIGRATE 127.0.0.1 6380 k 0 1000 AUTH2 bench REDACTED"},
+		{"migrate 127.0.0.1 6380 k 0 1000 auth hunter27 keys a", "migrate 127.0.0.1 6380 k 0 1000 auth REDACTED keys a"},
+		// A quote that ends an argument is not the password's: the commands
+		// after it are still read.
+		{`curl -d "token=hunter28" -u admin:hunter29 http://127.0.0.1/`, `curl -d "token=REDACTED" -u admin:REDACTED http://127.0.0.1/`},
+		{`echo "requirepass hunter30" && redis-cli -a hunter31 PING`, `echo "requirepass REDACTED" && redis-cli -a REDACTED PING`},
+		{`x password=ab"hunter32"cd y`, `x password=REDACTED y`},
+		// Headers, shell calls, escaped quotes.
+		{`curl -H "Authorization: Bearer hunter33" -H 'X-Api-Key: hunter34' http://127.0.0.1/`, `curl -H "Authorization: Bearer REDACTED" -H 'X-Api-Key: REDACTED' http://127.0.0.1/`},
+		{`db.getSiblingDB("admin").auth("bench", "hunter35")`, `db.getSiblingDB("admin").auth("bench", REDACTED)`},
+		{`db.changeUserPassword('bench', 'hunter36')`, `db.changeUserPassword('bench', REDACTED)`},
+		{"ALTER USER bench IDENTIFIED WITH mysql_native_password BY 'hunter37'", "ALTER USER bench IDENTIFIED WITH mysql_native_password BY REDACTED"},
+		{"SET PASSWORD FOR 'bench'@'%' = 'hunter38'", "SET PASSWORD FOR 'bench'@'%' = REDACTED"},
+		{"SET PASSWORD = PASSWORD('hunter39')", "SET PASSWORD = REDACTED)"},
+		{"CREATE ROLE bench WITH PASSWORD = 'hunter40' AND LOGIN = true", "CREATE ROLE bench WITH PASSWORD = REDACTED AND LOGIN = true"},
+		{`bash -c "echo \"AUTH default hunter41\" | redis-cli"`, `bash -c "echo \"AUTH default REDACTED\" | redis-cli"`},
+		{"redis.pw=hunter42", "redis.pw=REDACTED"},
 		// Left alone: prose, a record's key, a database's name, a port.
+		{"num_tokens: 256", "num_tokens: 256"},
 		{"FATAL: password authentication failed for user bench", "FATAL: password authentication failed for user bench"},
 		{"DELETE FROM usertable WHERE YCSB_KEY = 'user1'", "DELETE FROM usertable WHERE YCSB_KEY = 'user1'"},
 		{"mongodb://127.0.0.1/?authSource=admin dynamodb.primarykey=k", "mongodb://127.0.0.1/?authSource=admin dynamodb.primarykey=k"},
@@ -275,6 +292,7 @@ func TestIsSecretKey(t *testing.T) {
 		"redis.tls.key": true, "key": false, "api_key": true, "x.apiKey": true, "AWS_SECRET_ACCESS_KEY": true, "credentials": true,
 		"recordcount": false, "dynamodb.primarykey": false, "redis.indexkey": false, "cassandra.keyspace": false,
 		"keyprefix": false, "ycsb_key": false, "mongodb.authsource": false, "redis.user": false, "tls.cert": false,
+		"redis.pw": true, "nodetool-pw": true, "num_tokens": false, "author": false, "pwrlevel": false,
 	} {
 		if got := IsSecretKey(name); got != want {
 			t.Errorf("IsSecretKey(%q) = %v, want %v", name, got, want)

@@ -13,7 +13,7 @@ import (
 // appears:
 //
 //   - the value of any property or key whose name says password, passwd,
-//     pwd, pass, secret, token, auth or credential, or ends in "key"
+//     pwd, pass, secret, token, auth or credential, or is pw, or ends in "key"
 //     (accesskey, secretkey, tls.key), except the few names that say a
 //     record's key or a non-secret setting (NotSecret);
 //   - the password of any URL (scheme://user:password@host);
@@ -42,6 +42,8 @@ var keyWords = []string{"api", "access", "private", "master", "account", "sas", 
 var notSecret = map[string]bool{
 	"authsource": true, "authmechanism": true, "authmechanismproperties": true, "authenticationdatabase": true,
 	"authdb": true, "askpass": true, "no-auth-warning": true, "passes": true, "compass": true, "bypass": true,
+	"author": true, "authors": true, "passive": true, "passthrough": true,
+	"tokens": true, "num_tokens": true, "initial_token": true, "tokenizer": true, // Cassandra's ring; a search index's
 }
 
 // IsSecretKey reports whether a property, option or key named name holds
@@ -60,6 +62,9 @@ func IsSecretKey(name string) bool {
 		if strings.Contains(last, w) {
 			return true
 		}
+	}
+	if last == "pw" || strings.HasSuffix(last, "_pw") || strings.HasSuffix(last, "-pw") { // redis.pw, nodetool -pw
+		return true
 	}
 	if !strings.HasSuffix(last, "key") {
 		return false
@@ -96,22 +101,34 @@ func (p *Props) Redacted() map[string]string {
 	return out
 }
 
-// A value in free text: quoted (either quote, with escapes) or a word.
-const valueRE = `('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|[^\s&;,)}\]{\[][^\s&;,)}\]]*)`
+// A value in free text: quoted (either quote, with escapes) or a word. A
+// word holds quotes only as quoted parts of its own, without spaces
+// (pw"x"): a quote that ends an argument ("token=x" -u ...) is not taken,
+// so the rest of the line is still read as commands.
+const valueRE = `('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|` +
+	`(?:[^\s&;,)}\]{\['"]|'[^'\s]*'|"[^"\s]*")(?:[^\s&;,)}\]'"]|'[^'\s]*'|"[^"\s]*")*)`
 
 // pair matches name=value, and "name": value or name: value where the
-// name is quoted or begins a line, an object or a list item. Which names
-// are secret is IsSecretKey's to say.
+// name is quoted or begins a line, an object, a list item or a quoted
+// argument (curl -H 'X-Api-Key: x'). Which names are secret is
+// IsSecretKey's to say.
 var pair = regexp.MustCompile(`([\w.-]+)(\s*=\s*)` + valueRE +
 	`|(["'])([\w.-]+)(["']\s*:\s*)` + valueRE +
-	`|((?:^|[{,\n#]|^\s*-)\s*)([\w.-]+)(\s*:[ \t]+)` + valueRE)
+	`|((?:^|[{,\n#"']|^\s*-)\s*)([\w.-]+)(\s*:[ \t]+)` + valueRE)
 
 // word matches a command word that takes a password and what follows:
 // PASSWORD 'x' in any case, PASSWORD x in capitals (prose's "password
-// authentication failed" is left alone), IDENTIFIED BY x, requirepass x,
-// masterauth x.
-var word = regexp.MustCompile(`\b((?i:password)\s+)('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")` +
-	`|\b((?:PASSWORD|(?i:identified\s+by|requirepass|masterauth))\s+)` + valueRE)
+// authentication failed" is left alone), PASSWORD = x, SET PASSWORD FOR
+// user = x, IDENTIFIED BY x, IDENTIFIED WITH plugin BY (or AS) x,
+// requirepass x, masterauth x; an Authorization header's credential
+// (its scheme kept: Bearer, Basic); and the password argument of a call
+// whose name says so: PASSWORD('x'), db.auth("user", "x"),
+// db.changeUserPassword("user", "x").
+var word = regexp.MustCompile(`\b((?i:set\s+password\s+for)\s+(?:'[^']*'@'[^']*'|"[^"]*"@"[^"]*"|\S+)\s*=\s*)` + valueRE +
+	`|\b((?i:password)\s+(?:=\s*)?)('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")` +
+	`|\b((?:PASSWORD(?:\s*=)?|(?i:identified\s+by|identified\s+with\s+\w+\s+(?:by|as)|requirepass|masterauth))\s+)` + valueRE +
+	`|\b((?i:(?:proxy-)?authorization)\s*:\s*(?:[A-Za-z][\w-]*\s+)?)([^\s"'][^"'\r\n]*)` +
+	`|\b((?i:password|auth|changeUserPassword|updateUser)\s*\(\s*(?:(?:'[^']*'|"[^"]*")\s*,\s*)?)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")`)
 
 // RedactText hides credentials anywhere in a text: a statement, a shell
 // command, a server's answer, an error message. See the package's
@@ -124,10 +141,12 @@ func RedactText(s string) string {
 	s = pair.ReplaceAllStringFunc(s, redactPair)
 	s = word.ReplaceAllStringFunc(s, func(m string) string {
 		sub := word.FindStringSubmatch(m)
-		if sub[1] != "" {
-			return sub[1] + Redacted
+		for i := 1; i < len(sub); i += 2 { // the words kept, then the secret
+			if sub[i] != "" {
+				return sub[i] + Redacted
+			}
 		}
-		return sub[3] + Redacted
+		return m
 	})
 	return redactCommands(s)
 }
@@ -144,12 +163,16 @@ func redactPair(m string) string {
 			return sub[4] + sub[5] + sub[6] + Redacted
 		}
 	case sub[9] != "":
-		if IsSecretKey(sub[9]) {
+		if IsSecretKey(sub[9]) && !header[strings.ToLower(sub[9])] {
 			return sub[8] + sub[9] + sub[10] + Redacted
 		}
 	}
 	return m
 }
+
+// header are the names whose value word hides keeping its first word, the
+// scheme (Authorization: Bearer REDACTED).
+var header = map[string]bool{"authorization": true, "proxy-authorization": true}
 
 // redactURLs hides the password of every URL (scheme://user:password@host,
 // the password running to the last @ of the word, so it may hold / or #;
@@ -204,8 +227,8 @@ var shortPassword = map[string][]string{
 const commandSep = ";|&\n"
 
 // redactCommands hides the arguments that options and command words
-// carrying a password take: AUTH's one or two (HELLO 3 AUTH user pw
-// SETNAME n), ACL SETUSER's >pw, <pw, #hash and !hash, --password x and
+// carrying a password take: AUTH's password (its last argument: HELLO 3
+// AUTH user pw SETNAME n keeps the user), ACL SETUSER's >pw, <pw, #hash and !hash, --password x and
 // --password=x (any option whose name IsSecretKey), curl's --user u:pw,
 // and each client's short options (shortPassword). A command ends at ;,
 // |, & or a line's end.
@@ -213,11 +236,11 @@ func redactCommands(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	var program, prev string
-	n, acl, hide := 0, 0, 0 // words of the command so far; ACL SETUSER seen (2); AUTH's words still to hide
+	n, acl, user, hide := 0, 0, 0, 0 // words of the command so far; ACL SETUSER seen (2); AUTH's user name still to keep, its password to hide
 	for i := 0; i < len(s); {
 		c := s[i]
 		if strings.IndexByte(commandSep, c) >= 0 {
-			program, prev, n, acl, hide = "", "", 0, 0, 0
+			program, prev, n, acl, user, hide = "", "", 0, 0, 0, 0
 			b.WriteByte(c)
 			i++
 			continue
@@ -231,10 +254,12 @@ func redactCommands(s string) string {
 		w := s[i:j]
 		out := w
 		switch {
-		case hide > 0 && w != "SETNAME":
+		case user > 0 && !strings.EqualFold(w, "SETNAME"):
+			user--
+		case hide > 0 && !strings.EqualFold(w, "SETNAME"):
 			out, hide = Redacted, hide-1
-		case hide > 0:
-			hide = 0
+		case hide > 0 || user > 0:
+			user, hide = 0, 0
 		case acl == 2 && len(w) > 1 && strings.IndexByte("><#!", w[0]) >= 0:
 			out = w[:1] + Redacted
 		case prev != "" && takesPassword(program, prev) == "-u:":
@@ -249,8 +274,12 @@ func redactCommands(s string) string {
 		if out == w && strings.ContainsAny(w, `"'`) {
 			out = redactQuoted(w)
 		}
-		if w == "AUTH" || w == "AUTH2" || (out == w && strings.EqualFold(w, "auth") && (n == 0 || redisClient[program])) {
-			hide = 2
+		if w == "AUTH" || w == "AUTH2" || (out == w && (strings.EqualFold(w, "auth") || strings.EqualFold(w, "auth2")) &&
+			(n == 0 || redisClient[program] || authCommand[strings.ToLower(program)])) {
+			user, hide = 0, 1 // MIGRATE's AUTH has one argument, AUTH2 two
+			if strings.EqualFold(w, "AUTH2") || (!strings.EqualFold(program, "migrate") && authArgs(s, j) == 2) {
+				user = 1
+			}
 		}
 		switch {
 		case acl == 0 && strings.EqualFold(w, "ACL"):
@@ -267,6 +296,32 @@ func redactCommands(s string) string {
 		prev, n, i = w, n+1, j
 	}
 	return b.String()
+}
+
+// authCommand are the Redis commands that take AUTH among their
+// arguments, in any case.
+var authCommand = map[string]bool{"hello": true, "migrate": true}
+
+// authArgs returns how many arguments (at most 2) AUTH has from i on:
+// the words before the command's end, SETNAME or KEYS.
+func authArgs(s string, i int) int {
+	n := 0
+	for i < len(s) && n < 2 {
+		c := s[i]
+		switch {
+		case strings.IndexByte(commandSep, c) >= 0:
+			return n
+		case c == ' ' || c == '\t' || c == '\r':
+			i++
+		default:
+			j := wordEnd(s, i)
+			if w := s[i:j]; strings.EqualFold(w, "SETNAME") || strings.EqualFold(w, "KEYS") {
+				return n
+			}
+			n, i = n+1, j
+		}
+	}
+	return n
 }
 
 // launcher are words that run the program named after them.
@@ -287,17 +342,46 @@ func redactQuoted(w string) string {
 			i++
 			continue
 		}
-		k := strings.IndexByte(w[i+1:], c)
+		k := closingQuote(w, i)
 		if k < 0 {
 			b.WriteString(w[i:])
 			break
 		}
+		inner := w[i+1 : k]
 		b.WriteByte(c)
-		b.WriteString(redactCommands(w[i+1 : i+1+k]))
+		if c == '"' && strings.IndexByte(inner, '\\') >= 0 { // sh -c "echo \"AUTH u pw\""
+			if t := shUnquote.Replace(inner); redactCommands(t) != t {
+				inner = shQuote.Replace(redactCommands(t))
+			}
+		} else {
+			inner = redactCommands(inner)
+		}
+		b.WriteString(inner)
 		b.WriteByte(c)
-		i += k + 2
+		i = k + 1
 	}
 	return b.String()
+}
+
+// What a backslash escapes within double quotes, as sh reads it.
+var (
+	shUnquote = strings.NewReplacer(`\\`, `\`, `\"`, `"`, `\$`, `$`, "\\`", "`")
+	shQuote   = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+)
+
+// closingQuote returns the index of the quote that closes the one at i
+// (within double quotes a backslash escapes the next byte), or -1.
+func closingQuote(s string, i int) int {
+	q := s[i]
+	for j := i + 1; j < len(s); j++ {
+		switch {
+		case s[j] == '\\' && q == '"':
+			j++
+		case s[j] == q:
+			return j
+		}
+	}
+	return -1
 }
 
 // wordEnd returns the end of the word that starts at i: quoted parts
@@ -307,11 +391,11 @@ func wordEnd(s string, i int) int {
 		c := s[i]
 		switch {
 		case c == '\'' || c == '"':
-			k := strings.IndexByte(s[i+1:], c)
+			k := closingQuote(s, i)
 			if k < 0 {
 				return len(s)
 			}
-			i += k + 2
+			i = k + 1
 		case c == ' ' || c == '\t' || c == '\r' || strings.IndexByte(commandSep, c) >= 0:
 			return i
 		default:
