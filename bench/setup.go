@@ -68,15 +68,25 @@ func (r *Runner) steps(ctx context.Context, scope string, t *plan.Deployment, w 
 	}
 	key := r.loadKey(t, w, records)
 	load := r.loads[key]
+	// What steps print and answer is hidden with the secrets the
+	// deployment's properties and the steps' own text carry: a command's
+	// output may repeat them where no rule can see one (echo $PGPASSWORD).
+	var red props.Redactor
+	if load != nil {
+		red.Known(load.Props)
+	}
+	for _, st := range steps {
+		red.Hidden(st.Shell + "\n" + st.Statement)
+	}
 	text, err := os.OpenFile(filepath.Join(r.dir, "setup.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
 	defer text.Close()
 	entry := func(i int, st plan.Step) plan.SetupStep {
-		e := plan.SetupStep{ID: scope + "/" + strconv.Itoa(i+1), Deployment: t.Label, Records: records, Line: st.Line, Kind: "statement", Text: props.RedactText(st.Statement)}
+		e := plan.SetupStep{ID: scope + "/" + strconv.Itoa(i+1), Deployment: t.Label, Records: records, Line: st.Line, Kind: "statement", Text: red.Redact(st.Statement)}
 		if st.Shell != "" {
-			e.Kind, e.Text = "shell", props.RedactText(st.Shell)
+			e.Kind, e.Text = "shell", red.Redact(st.Shell)
 		} else {
 			e.Language = db.AdminLanguage(t.Binding)
 		}
@@ -113,10 +123,10 @@ func (r *Runner) steps(ctx context.Context, scope string, t *plan.Deployment, w 
 			e := entry(i, st)
 			e.Started = time.Now().UTC()
 			var output strings.Builder
-			answer, err := r.shell(ctx, st.Shell, t, w, records, load, &output)
+			answer, err := r.shell(ctx, st.Shell, t, w, records, load, &red, &output)
 			e.Seconds, e.Answer = time.Since(e.Started).Seconds(), answer
 			if err != nil {
-				e.Error = props.RedactText(oneLine(err))
+				e.Error = red.Redact(oneLine(err))
 			}
 			if werr := record(e, output.String()); werr != nil {
 				return werr
@@ -142,10 +152,10 @@ func (r *Runner) steps(ctx context.Context, scope string, t *plan.Deployment, w 
 		ran := 0
 		err = setup.Admin(ctx, batch, func(j int, answer string, took time.Duration, serr error) {
 			e := entry(first+j, steps[first+j])
-			e.Started, e.Seconds, e.Answer = started, took.Seconds(), props.RedactText(answer)
+			e.Started, e.Seconds, e.Answer = started, took.Seconds(), red.Redact(answer)
 			started = started.Add(took)
 			if serr != nil {
-				e.Error = props.RedactText(oneLine(serr))
+				e.Error = red.Redact(oneLine(serr))
 				failed = &e
 			}
 			ran++
@@ -156,7 +166,7 @@ func (r *Runner) steps(ctx context.Context, scope string, t *plan.Deployment, w 
 			return fail(*failed)
 		case err != nil: // before the first statement: opening the binding
 			e := entry(first+ran, steps[first+ran])
-			e.Started, e.Error = started, props.RedactText(oneLine(err))
+			e.Started, e.Error = started, red.Redact(oneLine(err))
 			record(e, "")
 			return fail(e)
 		}
@@ -165,11 +175,11 @@ func (r *Runner) steps(ctx context.Context, scope string, t *plan.Deployment, w 
 }
 
 // shell runs a shell step in the plan's directory, its output (the last
-// 64 KB, credentials hidden) appended to w, and returns its last line of
+// 64 KB, credentials hidden by red) appended to w, and returns its last line of
 // output. The step's environment
 // names the deployment, binding, workload, records and table; Ctrl-C
 // stops its whole process group.
-func (r *Runner) shell(ctx context.Context, command string, t *plan.Deployment, wl *plan.Workload, records int64, load *engine.Setup, w io.Writer) (string, error) {
+func (r *Runner) shell(ctx context.Context, command string, t *plan.Deployment, wl *plan.Workload, records int64, load *engine.Setup, red *props.Redactor, w io.Writer) (string, error) {
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
 	cmd.Dir = r.pl.Dir
 	cmd.Env = append(os.Environ(),
@@ -185,7 +195,7 @@ func (r *Runner) shell(ctx context.Context, command string, t *plan.Deployment, 
 	if errors.As(err, &ee) && ctx.Err() == nil {
 		err = fmt.Errorf("exit status %d", ee.ExitCode())
 	}
-	text := strings.TrimRight(props.RedactText(string(out.b)), "\n")
+	text := strings.TrimRight(red.Redact(string(out.b)), "\n")
 	if out.cut > 0 {
 		fmt.Fprintf(w, "  (%d bytes of output before these left out)\n", out.cut)
 	}

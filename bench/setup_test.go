@@ -178,6 +178,7 @@ deployments:
     binding: basic
     setup:
       - {shell: 'echo "HELLO 3 AUTH default hunter4"; echo "AUTH default hunter5"'}
+      - {shell: 'PGPASSWORD=hunter10x sh -c "echo \$PGPASSWORD"'}
       - shell: |
           echo 'redis-cli -a hunter6 PING' '{"password": "hunter7"}'
           echo "ACL SETUSER bench on >hunter8" "mysql -phunter9"
@@ -209,7 +210,7 @@ operations: 10
 		t.Errorf("%d files read: %v", n, err)
 	}
 	log, err := plan.ReadSetup(dir)
-	if err != nil || len(log.Steps) != 2 || !strings.Contains(log.Steps[0].Text, `echo "HELLO 3 AUTH default REDACTED"; echo "AUTH default REDACTED"`) {
+	if err != nil || len(log.Steps) != 3 || !strings.Contains(log.Steps[0].Text, `echo "HELLO 3 AUTH default REDACTED"; echo "AUTH default REDACTED"`) {
 		t.Errorf("setup log: %+v, %v", log, err)
 	}
 }

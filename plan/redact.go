@@ -28,7 +28,9 @@ const unreadable = "# (this plan could not be parsed, so it is not shown: its cr
 // kept as written when the changes can be made in place; otherwise the
 // plan is written out again from its parsed form (comments kept). The
 // result is checked by parsing it again: no credential can survive a
-// style this function does not know. Text that is not YAML is not shown.
+// style this function does not know. A secret value repeated elsewhere in
+// the plan (a setup step's command, a comment) is hidden there too. Text
+// that is not YAML is not shown.
 func Redact(text string) string {
 	var doc, more yaml.Node
 	dec := yaml.NewDecoder(strings.NewReader(text))
@@ -42,12 +44,14 @@ func Redact(text string) string {
 		return unreadable
 	}
 	var edits []edit
+	var known props.Redactor
 	redactNode(&doc, false, false, &edits, map[*yaml.Node]bool{})
+	collectSecrets(&doc, false, &known, [2]map[*yaml.Node]bool{{}, {}})
 	slices.SortFunc(edits, func(a, b edit) int { return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.col, b.col)) })
 	edits = slices.CompactFunc(edits, func(a, b edit) bool { return a.line == b.line && a.col == b.col })
 	out := applyEdits(text, edits)
 	if verified(&doc, out) {
-		return out
+		return known.HideKnown(out)
 	}
 	redactTree(&doc, false, map[*yaml.Node]bool{})
 	var b bytes.Buffer
@@ -56,7 +60,39 @@ func Redact(text string) string {
 	if err := enc.Encode(&doc); err != nil {
 		return unreadable
 	}
-	return b.String()
+	return known.HideKnown(b.String())
+}
+
+// collectSecrets adds to known every value under a key that names a
+// credential, each node once as secret and once as not (seen[secret]):
+// nested aliases would otherwise walk an exponential tree.
+func collectSecrets(n *yaml.Node, secret bool, known *props.Redactor, seen [2]map[*yaml.Node]bool) {
+	i := 0
+	if secret {
+		i = 1
+	}
+	if seen[i][n] {
+		return
+	}
+	seen[i][n] = true
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			collectSecrets(n.Content[i+1], secret || props.IsSecretKey(n.Content[i].Value), known, seen)
+		}
+	case yaml.AliasNode:
+		if n.Alias != nil {
+			collectSecrets(n.Alias, secret, known, seen)
+		}
+	case yaml.ScalarNode:
+		if secret {
+			known.Add(n.Value)
+		}
+	default:
+		for _, c := range n.Content {
+			collectSecrets(c, secret, known, seen)
+		}
+	}
 }
 
 // An edit replaces the source text from (line, col) to its end with repl.

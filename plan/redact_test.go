@@ -123,3 +123,16 @@ func TestRedactNestedAliases(t *testing.T) {
 		t.Errorf("Redact:\n%s", out)
 	}
 }
+
+// A secret value repeated where no rule sees it (a step's command, a
+// comment, another key) is hidden there too.
+func TestRedactRepeatedSecret(t *testing.T) {
+	in := "deployments:\n  - label: a\n    properties: {redis.password: hunter1x}\n    setup:\n      - shell: echo hunter1x > pw.txt   # hunter1x\nnote: &n hunter2x\nx.token: *n\n"
+	out := Redact(in)
+	if strings.Contains(out, "hunter") {
+		t.Errorf("a repeated secret is left:\n%s", out)
+	}
+	if !strings.Contains(out, "echo REDACTED > pw.txt") {
+		t.Errorf("the step lost more than its secret:\n%s", out)
+	}
+}

@@ -299,3 +299,29 @@ func TestIsSecretKey(t *testing.T) {
 		}
 	}
 }
+
+// A Redactor hides the secrets it knows wherever they are repeated: a
+// step's output echoing a password its command line set, a property's
+// value in a server's error; short values are left to the rules.
+func TestRedactorKnownValues(t *testing.T) {
+	var r Redactor
+	p := New()
+	p.Set("redis.password", "hunter1x", "-p")
+	p.Set("mongodb.url", "mongodb://u:hunter2x@127.0.0.1/", "-p")
+	p.Set("recordcount", "1000", "-p")
+	p.Set("x.pwd", "pw", "-p")
+	r.Known(p)
+	r.Hidden(`PGPASSWORD=hunter3x sh -c 'echo $PGPASSWORD'; redis-cli -a "hunter4x" PING`)
+	out := r.Redact("hunter3x\nERROR: bad password hunter1x near 'hunter2x' (1000 rows); hunter4x; pw is short")
+	want := "REDACTED\nERROR: bad password REDACTED near 'REDACTED' (1000 rows); REDACTED; pw is short"
+	if out != want {
+		t.Errorf("Redact:\n got %q\nwant %q", out, want)
+	}
+	if len(p.Unread()) != 4 {
+		t.Errorf("knowing the secrets read properties: unread %v", p.Unread())
+	}
+	var zero Redactor
+	if got := zero.Redact("password=hunter5x"); got != "password=REDACTED" {
+		t.Errorf("zero Redactor: %q", got)
+	}
+}

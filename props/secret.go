@@ -3,6 +3,7 @@ package props
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -457,4 +458,87 @@ func redactOption(program, w string) string {
 		}
 	}
 	return w
+}
+
+// minKnown is the shortest known secret a Redactor hides wherever it
+// stands: a shorter one ("pw", "1") would be found inside ordinary words.
+const minKnown = 4
+
+// A Redactor hides what RedactText finds and, in text that may repeat a
+// secret where no rule can see it (a command's output: echo $PGPASSWORD,
+// a server's error quoting a statement), the exact values it was given as
+// secrets. The zero value hides what RedactText hides.
+type Redactor struct{ known []string }
+
+// Known adds the secrets in p: every secret property's value and each
+// password RedactText finds in the others (a URL's).
+func (r *Redactor) Known(p *Props) {
+	for k, e := range p.m { // not Get: knowing them is not reading them
+		if IsSecretKey(k) {
+			r.Add(e.value)
+			continue
+		}
+		r.Hidden(e.value)
+	}
+}
+
+// Hidden adds what RedactText hides in text: the words a statement or a
+// command line carries as credentials.
+func (r *Redactor) Hidden(text string) {
+	red := RedactText(text)
+	if red == text {
+		return
+	}
+	// The redacted text is the original's pieces around each REDACTED:
+	// what stood between two pieces was hidden.
+	parts := strings.Split(red, Redacted)
+	pos := len(parts[0])
+	if !strings.HasPrefix(text, parts[0]) {
+		return
+	}
+	for _, next := range parts[1:] {
+		end := len(text)
+		if next != "" {
+			i := strings.Index(text[pos:], firstPiece(next))
+			if i < 0 {
+				return
+			}
+			end = pos + i
+		}
+		r.Add(strings.Trim(text[pos:end], `"'`))
+		pos = end + len(next)
+		if pos > len(text) {
+			return
+		}
+	}
+}
+
+// firstPiece is what a search for the text after a hidden word starts
+// with: up to its first space, so that a later change in it does not lose
+// the word.
+func firstPiece(s string) string {
+	if i := strings.IndexAny(s, " \t\n"); i > 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// Add makes v a known secret (unless it is shorter than minKnown).
+func (r *Redactor) Add(v string) {
+	v = strings.TrimSpace(v)
+	if len(v) < minKnown || v == Redacted || slices.Contains(r.known, v) {
+		return
+	}
+	r.known = append(r.known, v)
+}
+
+// Redact hides in s what RedactText finds and every known secret.
+func (r *Redactor) Redact(s string) string { return RedactText(r.HideKnown(s)) }
+
+// HideKnown hides every known secret in s, and nothing else.
+func (r *Redactor) HideKnown(s string) string {
+	for _, v := range r.known {
+		s = strings.ReplaceAll(s, v, Redacted)
+	}
+	return s
 }
