@@ -136,6 +136,9 @@ type Setup struct {
 	// ServerSide is what the run samples of the servers beside its
 	// operations.
 	ServerSide ServerSide
+	// redactor hides credentials, the properties' own among them, in
+	// what the run writes of its errors.
+	redactor *props.Redactor
 }
 
 // Check validates a spec and builds its workload and runner configuration.
@@ -174,7 +177,8 @@ func Check(spec Spec) (*Setup, error) {
 	if spec.Warmup > 0 {
 		p.Set("warmuptime", strconv.FormatFloat(spec.Warmup.Seconds(), 'g', -1, 64), "spec")
 	}
-	s := &Setup{Spec: spec, Props: p}
+	s := &Setup{Spec: spec, Props: p, redactor: &props.Redactor{}}
+	s.redactor.Known(p)
 	load := spec.Phase == LoadPhase
 	var err error
 	if s.Binding, err = db.Lookup(spec.Binding); err != nil {
@@ -590,7 +594,7 @@ func (r *Result) Doc() *result.Doc {
 	d := output.NewDoc(r.Result, r.series.Points, output.Meta{
 		Command: s.Spec.Phase.String(), Label: s.Outputs.Label, Workload: WorkloadName(s.Props),
 		Binding: s.Spec.Binding, Server: r.Server, Driver: r.Driver, QueryModel: r.QueryModel, Properties: s.Props.Redacted(),
-		CPU: r.CPU, ID: r.ID,
+		CPU: r.CPU, ID: r.ID, Redactor: s.redactor,
 	}, r.measurements)
 	d.ServerSide = r.serverSide(d.Start, d.Operations)
 	if st := s.Runner.Stages; len(st) > 0 {

@@ -26,6 +26,7 @@ type ranFacts struct {
 	late     time.Duration // schedule.latethreshold
 	cpu      time.Duration // this process's CPU time during the run
 	cores    int
+	redactor *props.Redactor // hides credentials in errors (nil: the rules alone)
 }
 
 // The thresholds of the warnings.
@@ -42,7 +43,7 @@ func (r *Result) Summary() []string {
 	f := ranFacts{
 		load: s.Spec.Phase == LoadPhase, binding: s.Spec.Binding, server: r.Server, embedded: r.Embedded,
 		workload: workloadLabel(s.Props), records: s.Workload.RecordCount, late: s.measurements.LateThreshold,
-		cpu: r.CPU, cores: cores(),
+		cpu: r.CPU, cores: cores(), redactor: s.redactor,
 	}
 	if f.load {
 		f.records = s.Workload.InsertCount
@@ -79,7 +80,7 @@ func summarize(f ranFacts, res *runner.Result) []string {
 	for op := measure.Op(0); op < measure.NumOps; op++ {
 		for st := db.Status(0); st < db.NumStatus; st++ {
 			if e := res.Total.Errors[op][st]; e != "" {
-				lines = append(lines, fmt.Sprintf("%s %s: %s, the first: %s", op, st, plural(res.Total.Count(op, st), "operation"), props.RedactText(e)))
+				lines = append(lines, fmt.Sprintf("%s %s: %s, the first: %s", op, st, plural(res.Total.Count(op, st), "operation"), f.redactor.Redact(e)))
 			}
 		}
 	}

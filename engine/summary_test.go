@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -8,7 +9,9 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/internal/output"
 	"github.com/servbench/servbench/measure"
+	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
 )
@@ -98,6 +101,25 @@ func TestSummaryFirstError(t *testing.T) {
 	want := "SCAN ERROR: 3 operations, the first: scan user0: dial redis://bob:REDACTED@127.0.0.1:1: refused"
 	if !slices.Contains(lines, want) {
 		t.Errorf("summary %q lacks %q", lines, want)
+	}
+	// A binding's error repeating a property's secret where no rule sees
+	// it: the run's redactor knows the value.
+	r.Record(measure.Read, db.Error, 1000, -1)
+	r.RecordError(measure.Read, db.Error, errors.New(`NOAUTH "hunter3x" rejected`))
+	r.RecordTxn(db.Error)
+	s = &measure.Set{}
+	r.DrainInto(s)
+	p := props.New()
+	p.Set("redis.password", "hunter3x", "-p")
+	red := &props.Redactor{}
+	red.Known(p)
+	res := &runner.Result{Total: s, Runtime: 10 * time.Second, Threads: 1}
+	lines = summarize(ranFacts{binding: "redis", workload: "workload E", redactor: red}, res)
+	if !slices.Contains(lines, `READ ERROR: 1 operation, the first: NOAUTH "REDACTED" rejected`) {
+		t.Errorf("summary %q shows the secret", lines)
+	}
+	if d := output.NewDoc(res, nil, output.Meta{Redactor: red}, output.Options{}); d.Ops[0].Errors["ERROR"] != `NOAUTH "REDACTED" rejected` {
+		t.Errorf("result: %+v", d.Ops[0].Errors)
 	}
 }
 

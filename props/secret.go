@@ -535,8 +535,12 @@ func (r *Redactor) Add(v string) {
 // Redact hides in s what RedactText finds and every known secret.
 func (r *Redactor) Redact(s string) string { return RedactText(r.HideKnown(s)) }
 
-// HideKnown hides every known secret in s, and nothing else.
+// HideKnown hides every known secret in s, and nothing else. A nil
+// Redactor knows none.
 func (r *Redactor) HideKnown(s string) string {
+	if r == nil {
+		return s
+	}
 	for _, v := range r.known {
 		s = strings.ReplaceAll(s, v, Redacted)
 	}

@@ -16,6 +16,9 @@ type Meta struct {
 	Properties                                                    map[string]string
 	CPU                                                           time.Duration // the client's CPU time during the phase
 	ID                                                            string        // the run's identity (result.NewID)
+	// Redactor hides credentials in the errors kept, the run's own
+	// secrets too (nil: what props.RedactText finds).
+	Redactor *props.Redactor
 }
 
 var isOK = func(s db.Status) bool { return s.IsOK() }
@@ -62,7 +65,7 @@ func NewDoc(res *runner.Result, series []result.Point, m Meta, o Options) *resul
 					if r.Errors == nil {
 						r.Errors = map[string]string{}
 					}
-					r.Errors[s.String()] = props.RedactText(e)
+					r.Errors[s.String()] = m.Redactor.Redact(e)
 				}
 				if e := result.Encode(t.Response[op][s]); e != "" {
 					if r.ResponseHistograms == nil {
