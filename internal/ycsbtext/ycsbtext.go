@@ -215,6 +215,10 @@ func Read(r io.Reader, name string) (*result.Doc, error) {
 }
 
 func (rd *reader) line(l string) error {
+	kept := strings.HasPrefix(l, "Command line:") || strings.HasPrefix(l, "YCSB Client ") || strings.HasPrefix(l, `"`) || strings.HasPrefix(l, "[")
+	if kept && strings.ContainsFunc(l, control) { // what is kept reaches terminals and results (a BasicDB's -p basicdb.verbose values, ignored, may hold any byte)
+		return fmt.Errorf("a control character (%q): not YCSB's output", props.Cut(l, 60))
+	}
 	switch {
 	case l == "":
 		return nil
@@ -288,8 +292,11 @@ const maxRawMs = 253402300799999
 // printable tells whether a name from the text is one: not empty, no
 // control characters (which would reach a terminal through report).
 func printable(s string) bool {
-	return s != "" && !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0) })
+	return s != "" && !strings.ContainsFunc(s, control)
 }
+
+// control tells a control character other than a tab: C0, DEL, C1.
+func control(r rune) bool { return r != '\t' && (r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0)) }
 
 // countProps adds n properties of size bytes to those read.
 func (rd *reader) countProps(n, size int) error {

@@ -356,10 +356,12 @@ func TestReadRefuses(t *testing.T) {
 		{"[OVERALL], RunTime(ms), 10\n" + strings.Repeat("x", maxLine+1), "f.txt:2: a line longer than 1024 KiB"},
 		{"[OVERALL], RunTime(ms), -5\n", "f.txt:1: [OVERALL], RunTime(ms): -5 is not a run time"},
 		{"[OVERALL], RunTime(ms), 1e300\n", "f.txt:1: [OVERALL], RunTime(ms): 1e+300 is not a run time"},
-		{"[OVERALL], RunTime(ms), 10\n[RE\x1b[31mAD], Operations, x\n", `f.txt:2: [RE\x1b[31mAD], Operations: "x" is not a number`},
-		{"[OVERALL], RunTime(ms), 10\n[RE\x1b[31mAD], Operations, 1\n", `f.txt:2: [RE\x1b[31mAD]: an empty name or control characters`},
+		{"[OVERALL], RunTime(ms), 10\n[RE\x1b[31mAD], Operations, x\n", `f.txt:2: a control character ("[RE\x1b[31mAD], Operations, x")`},
+		{"YCSB Client 0.17.0\x1b]0;pwned\x07\n[OVERALL], RunTime(ms), 10\n", `f.txt:1: a control character ("YCSB Client 0.17.0\x1b]0;pwned\a")`},
+		{"Command line: -db site.ycsb.BasicDB\x1b[2J -t\n[OVERALL], RunTime(ms), 10\n", `f.txt:1: a control character`},
+		{"\"label\"=\"\u009b31m\"\n[OVERALL], RunTime(ms), 10\n", `f.txt:1: a control character`},
 		{"[OVERALL], RunTime(ms), 10\n[], Operations, 1\n", "f.txt:2: []: an empty name"},
-		{"[OVERALL], RunTime(ms), 10\n[READ], Return=\x07, 1\n", `f.txt:2: [READ], Return=\a: an empty outcome or control characters`},
+		{"[OVERALL], RunTime(ms), 10\n[READ], Return=\x07, 1\n", `f.txt:2: a control character`},
 		{"[OVERALL], RunTime(ms), 10\nREAD,300000000000000,5\n", "f.txt:2: raw line READ,300000000000000,5"}, // past year 9999
 		{"[OVERALL], RunTime(ms), 10\n[OVERALL], Throughput(ops/sec), 0\n[READ], Operations, 0\n[READ], AverageLatency(us), 1\n[READ], MinLatency(us), 1\n" +
 			"[READ], MaxLatency(us), 1\n[READ], Return=A, 4611686018427387903\n[READ], Return=B, 4611686018427387903\n" +
