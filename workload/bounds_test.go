@@ -35,6 +35,9 @@ func TestSizeBounds(t *testing.T) {
 		{[]string{"fieldnameprefix", strings.Repeat("f", 2000)}, "property fieldnameprefix: 2000 bytes: at most 1024"},
 		{[]string{"fieldlengthdistribution", "histogram", "fieldlengthhistogram", hist}, "property fieldlengthhistogram: " + hist + ": its longest field (2000000000 bytes) makes a record of 10 fields more than 16 MiB"},
 		{[]string{"fieldlengthdistribution", "histogram", "fieldlengthhistogram", overflow}, "the counts add up to more than"},
+		{[]string{"recordcount", "9223372036854775807"}, "property recordcount: 9223372036854775807 is more than 1000000000000000 records"},
+		{[]string{"operationcount", "9223372036854775807"}, "property operationcount: 9223372036854775807 is more than 1000000000000000 operations"},
+		{[]string{"insertstart", "9223372036854775807"}, "property insertstart: 9223372036854775807 is more than 100 records (recordcount)"},
 	} {
 		p := propsOf(t, "", "recordcount", "100")
 		for i := 0; i+1 < len(c.kv); i += 2 {

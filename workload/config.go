@@ -78,6 +78,10 @@ const (
 	// MaxScanLength bounds maxscanlength and maxquerylength: the records
 	// one scan or query returns.
 	MaxScanLength = 1_000_000
+	// MaxRecords bounds recordcount and operationcount: keys and counts
+	// beyond a thousand million million (the studies load at most 2×10⁸
+	// records) would overflow as inserts add to them.
+	MaxRecords = 1_000_000_000_000_000
 )
 
 // workloadClasses are the values of "workload" that mean CoreWorkload.
@@ -113,7 +117,7 @@ func ParseConfig(p *props.Props) (*Config, error) {
 	if c.Table == "" {
 		return nil, p.Errorf("table", "must not be empty")
 	}
-	if c.RecordCount, err = p.Int64Min("recordcount", 0, 0); err != nil {
+	if c.RecordCount, err = intRange(p, "recordcount", 0, 0, MaxRecords, "records"); err != nil {
 		return nil, err
 	}
 	if c.RecordCount == 0 {
@@ -121,10 +125,10 @@ func ParseConfig(p *props.Props) (*Config, error) {
 		// Integer.MAX_VALUE.
 		c.RecordCount = math.MaxInt32
 	}
-	if c.OperationCount, err = p.Int64Min("operationcount", 0, 0); err != nil {
+	if c.OperationCount, err = intRange(p, "operationcount", 0, 0, MaxRecords, "operations"); err != nil {
 		return nil, err
 	}
-	if c.InsertStart, err = p.Int64Min("insertstart", 0, 0); err != nil {
+	if c.InsertStart, err = intRange(p, "insertstart", 0, 0, c.RecordCount, "records (recordcount)"); err != nil {
 		return nil, err
 	}
 	if c.InsertCount, err = p.Int64Min("insertcount", c.RecordCount-c.InsertStart, 1); err != nil {
