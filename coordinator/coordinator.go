@@ -13,6 +13,7 @@ package coordinator
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -74,6 +75,7 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 	}
 	h := newHub(j.token, j.id, n, Phase{Command: cmd, Binding: setup.Spec.Binding}, time.Now)
 	h.hold = min(h.hold, setup.Client.Timeout/3)
+	h.say = func(line string) { j.sayAs("servbench", line) }
 	cert, pin, err := newIdentity()
 	if err != nil {
 		return nil, fmt.Errorf("coordinator: certificate: %w", err)
@@ -123,7 +125,7 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 	}
 	m, err := result.Merge(docs)
 	if err != nil {
-		return nil, err
+		return nil, errors.New(printable(err.Error())) // it may quote the clients' text
 	}
 	fmt.Fprintf(stderr, "servbench: %d clients: %s ops/s over the %.1f s all were measuring, %s operations (%s ok)\n",
 		m.Clients, format.Thousands(int64(m.Throughput+0.5)), m.RuntimeMs/1000, format.Thousands(m.Operations), format.Thousands(m.OKOperations))
@@ -134,7 +136,7 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 		fmt.Fprintf(stderr, "servbench: client %d used %.0f%% of its %d cores: it may be the limit, not the database; add clients\n", c.Index, c.CPUPct, c.Cores)
 	}
 	for _, l := range engine.ServerLines(m.ServerSide) { // the servers' whole, and every client's units
-		fmt.Fprintf(stderr, "servbench: %s\n", l)
+		fmt.Fprintf(stderr, "servbench: %s\n", printable(l))
 	}
 	return m, nil
 }
@@ -372,18 +374,20 @@ func (j *job) say(i int, line string) { j.sayAs("client "+strconv.Itoa(i), line)
 func (j *job) sayAs(who, line string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	fmt.Fprintf(j.stderr, "%s: %s\n", who, line)
+	fmt.Fprintf(j.stderr, "%s: %s\n", who, printable(line))
 }
 
 // env is a client's environment as the orchestrator gives it: the
-// coordinator's URL (as the client reaches it), the secret, the
-// certificate's fingerprint and, unless i < 0, its index.
+// coordinator's URL (as the client reaches it), the certificate's
+// fingerprint and client i's secret and index; for i < 0 (every client
+// from one template), the run's key instead, from which each derives its
+// secret.
 func (j *job) env(url string, i int) []string {
-	e := []string{URLEnv + "=" + url, TokenEnv + "=" + j.token, CertEnv + "=" + j.pin}
-	if i >= 0 {
-		e = append(e, IndexEnv+"="+strconv.Itoa(i))
+	e := []string{URLEnv + "=" + url, CertEnv + "=" + j.pin}
+	if i < 0 {
+		return append(e, KeyEnv+"="+j.token)
 	}
-	return e
+	return append(e, TokenEnv+"="+j.secret(i), IndexEnv+"="+strconv.Itoa(i))
 }
 
 // An orchestrator starts a job's n clients and returns when they have all

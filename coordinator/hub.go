@@ -1,11 +1,15 @@
 package coordinator
 
 import (
+	"bytes"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -15,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/props"
@@ -22,16 +28,23 @@ import (
 )
 
 // The coordinator's protocol: HTTPS on coordinator.addr with the run's own
-// certificate (see tls.go), every request carrying the run's secret as a
-// bearer token (TokenEnv hands it to a client; it is never in a property,
-// an argument or a file), every client naming itself (?client=I&host=H).
+// certificate (see tls.go), every client naming itself (?client=I&host=H)
+// and every request carrying that client's own secret as a bearer token:
+// the HMAC of its index under the run's key (clientSecret), so that the
+// secret of one index is no other's. The run's key never crosses the
+// wire. A request whose secret is not its index's is refused (401) and
+// its connection closed.
 //
 //	GET  /v1/phase     the phase: command, binding, properties (credentials too)
 //	GET  /v1/clock     the coordinator's time (engine.ClockHandler)
 //	GET  /v1/stop      answers "stop" when the clients are to stop, or "run"
 //	                   after stopPoll: a client always has one open (liveness)
-//	POST /v1/progress  one interval's counts (Progress), JSON
-//	POST /v1/result    the client's result document, JSON
+//	POST /v1/progress  one interval's counts (Progress), JSON, checked against
+//	                   what the client can have done since the run began
+//	POST /v1/result    the client's result document, JSON: taken once per
+//	                   client; the same document again is answered 200 (a
+//	                   retry whose answer was lost), another is refused (409)
+//	                   and fails the client
 //	POST /v1/fail      why the client cannot run, text
 const (
 	pathPhase    = "/v1/phase"
@@ -43,10 +56,15 @@ const (
 )
 
 // The environment a client is started with: the coordinator's URL as the
-// client reaches it, the run's secret and the client's index.
+// client reaches it, the client's own secret and its index. Orchestrators
+// that start every client from one template (a Docker service, a
+// Kubernetes Job) cannot give each its own secret: their clients are given
+// the run's key instead (KeyEnv), and each derives its secret from it and
+// its index (Secret).
 const (
 	URLEnv   = "SERVBENCH_COORDINATOR"
 	TokenEnv = "SERVBENCH_TOKEN"
+	KeyEnv   = "SERVBENCH_KEY"
 	IndexEnv = "SERVBENCH_CLIENT"
 )
 
@@ -56,12 +74,34 @@ const (
 // shows it is alive).
 var stopPoll = 5 * time.Second
 
-// Bounds on what a client may send.
+// Bounds on what a client may send. A progress body holds one interval's
+// histogram (at most about 400 KiB encoded: 33,792 buckets of at most 9
+// bytes each, compressed and base64); the histograms a client's progress
+// holds between two status lines are kept up to maxProgressHeld, past
+// which only the counts are (the result, not the live view, is what
+// counts). A client can do at most maxOpsPerMs operations a millisecond,
+// far more than any does, so that what the coordinator sums cannot
+// overflow.
 const (
 	maxProgressBytes = 1 << 20
+	maxProgressHeld  = 4 << 20
+	maxProgressKept  = 10000
+	maxOpsPerMs      = 1_000_000
 	maxFailBytes     = 4 << 10
 	maxHostBytes     = 255
+	bodyWait         = 30 * time.Second // to send a body other than a result's
 )
+
+// resultBudget bounds the bytes of result documents being received at
+// once, whichever clients send them (each client one at a time, each
+// document at most result.MaxFileBytes): a client over it is told to send
+// again (503). Tests lower it.
+var resultBudget int64 = result.MaxFileBytes
+
+// stallGap: when the coordinator itself did not look at its clients for
+// longer (stopped, its machine suspended), no client is called silent for
+// that time: each has coordinator.timeout again from when it woke.
+var stallGap = 5 * time.Second
 
 // Phase is what a client is given: the command, the binding and the
 // phase's properties as text.
@@ -83,13 +123,37 @@ type Progress struct {
 	Histogram string `json:"histogram,omitempty"`
 }
 
-// NewToken returns a run's secret: 32 random bytes, hex.
+// NewToken returns a run's key: 32 random bytes, hex.
 func NewToken() (string, error) {
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(b[:]), nil
+}
+
+// clientSecret is client i's secret under the run's key: HMAC-SHA256 of
+// its index, hex. Holding one index's secret tells nothing of another's.
+func clientSecret(key string, i int) string {
+	mac := hmac.New(sha256.New, []byte(key))
+	io.WriteString(mac, "servbench client "+strconv.Itoa(i))
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// secret is client i's secret, as its orchestrator hands it over.
+func (j *job) secret(i int) string { return clientSecret(j.token, i) }
+
+// Secret is the secret of client index in the environment getenv: its own
+// (TokenEnv), or derived from the run's key (KeyEnv); "" when neither is
+// set.
+func Secret(getenv func(string) string, index int) string {
+	if t := getenv(TokenEnv); t != "" {
+		return t
+	}
+	if k := getenv(KeyEnv); k != "" {
+		return clientSecret(k, index)
+	}
+	return ""
 }
 
 // member is what the coordinator knows of one client.
@@ -99,30 +163,50 @@ type member struct {
 	lastSeen time.Time
 	progress []Progress // since the last status line
 	result   *result.Doc
+	sum      [sha256.Size]byte // of the result's JSON as sent
+	disputed bool              // two results were sent: neither is kept
 	failed   string
 	exited   bool  // the orchestrator saw it end
 	exitErr  error // how (nil: well)
+
+	receiving bool  // a result is being read
+	posting   bool  // a progress is being read
+	ops       int64 // operations its progress counted so far
+	held      int   // bytes of histograms in progress
+	warned    uint8 // what it was warned of (warn*)
 }
+
+// What a client is warned of on the console, once each.
+const (
+	warnProgress uint8 = 1 << iota
+	warnSecond
+)
 
 // A hub serves one spread phase to its n clients and collects what they
 // send. Its methods are safe for concurrent use.
 type hub struct {
-	token string
+	key   string // the run's key: client i's secret is clientSecret(key, i)
 	id    string // coordinator.id: every result must carry it
 	n     int
 	phase Phase
 	now   func() time.Time
 	hold  time.Duration // how long a stop request is held
+	begun time.Time     // the hub's start: no client has measured for longer
+	// say prints a line about a client on the console (nil: nowhere).
+	say func(string)
 
-	mu      sync.Mutex
-	clients []member
-	stopped bool
-	stop    chan struct{} // closed when the clients are to stop
-	changed chan struct{} // a result or a failure arrived (buffered, 1)
+	mu        sync.Mutex
+	clients   []member
+	receiving int64 // bytes of results being read
+	stopped   bool
+	checked   time.Time     // the last look for silent clients
+	awake     time.Time     // the coordinator's last waking from a stall
+	stop      chan struct{} // closed when the clients are to stop
+	changed   chan struct{} // a result or a failure arrived (buffered, 1)
 }
 
-func newHub(token, id string, n int, ph Phase, now func() time.Time) *hub {
-	return &hub{token: token, id: id, n: n, phase: ph, now: now, hold: stopPoll, clients: make([]member, n),
+func newHub(key, id string, n int, ph Phase, now func() time.Time) *hub {
+	return &hub{key: key, id: id, n: n, phase: ph, now: now, hold: stopPoll, begun: now(), clients: make([]member, n),
 		stop: make(chan struct{}), changed: make(chan struct{}, 1)}
 }
 
@@ -151,18 +235,15 @@ func (h *hub) stopAll() {
 	}
 }
 
-// ServeHTTP checks the secret and the client's index, notes that the
-// client was seen, and answers.
+// ServeHTTP checks that the request carries the secret of the client it
+// names, notes that the client was seen, and answers. A request that
+// does not is refused with its connection closed, whatever it names.
 func (h *hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	auth := r.Header.Get("Authorization")
-	if !strings.HasPrefix(auth, "Bearer ") || subtle.ConstantTimeCompare([]byte(auth[len("Bearer "):]), []byte(h.token)) != 1 {
-		http.Error(w, "not a client of this run", http.StatusUnauthorized)
-		return
-	}
 	q := r.URL.Query()
 	i, err := strconv.Atoi(q.Get("client"))
-	if err != nil || i < 0 || i >= h.n {
-		http.Error(w, fmt.Sprintf("client=%q: want 0 to %d", props.Cut(q.Get("client"), 20), h.n-1), http.StatusBadRequest)
+	if err != nil || i < 0 || i >= h.n || !h.holds(r, i) {
+		w.Header().Set("Connection", "close")
+		http.Error(w, "not a client of this run", http.StatusUnauthorized)
 		return
 	}
 	host := q.Get("host")
@@ -170,6 +251,9 @@ func (h *hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		host = host[:maxHostBytes]
 	}
 	h.seen(i, host)
+	if r.Method == http.MethodPost && r.URL.Path != pathResult { // a result's has its own (serveResult)
+		http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyWait))
+	}
 	switch {
 	case r.URL.Path == pathClock && r.Method == http.MethodGet:
 		engine.ClockHandler(h.now).ServeHTTP(w, r)
@@ -190,6 +274,12 @@ func (h *hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// holds reports whether r carries client i's secret.
+func (h *hub) holds(r *http.Request, i int) bool {
+	auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(auth), []byte(clientSecret(h.key, i))) == 1
+}
+
 // seen notes a request from client i.
 func (h *hub) seen(i int, host string) {
 	h.mu.Lock()
@@ -197,7 +287,19 @@ func (h *hub) seen(i int, host string) {
 	m := &h.clients[i]
 	m.lastSeen = h.now()
 	if host != "" && !m.placed {
-		m.host = host
+		m.host = printable(host)
+	}
+}
+
+// warn says why on the console, about client i, the first time it is
+// warned of what.
+func (h *hub) warn(i int, what uint8, why string) {
+	h.mu.Lock()
+	first := h.clients[i].warned&what == 0
+	h.clients[i].warned |= what
+	h.mu.Unlock()
+	if first && h.say != nil {
+		h.say(h.name(i) + " " + printable(why))
 	}
 }
 
@@ -221,24 +323,113 @@ func (h *hub) serveStop(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// serveProgress takes one interval of client i's, one at a time, if it
+// can be: see checkProgress. A refused one is said on the console once.
 func (h *hub) serveProgress(w http.ResponseWriter, r *http.Request, i int) {
+	h.mu.Lock()
+	m := &h.clients[i]
+	if m.posting {
+		h.mu.Unlock()
+		http.Error(w, "progress: one at a time", http.StatusTooManyRequests)
+		return
+	}
+	m.posting = true
+	h.mu.Unlock()
+	defer func() { h.mu.Lock(); m.posting = false; h.mu.Unlock() }()
 	var p Progress
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxProgressBytes)).Decode(&p); err != nil {
+	err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxProgressBytes)).Decode(&p)
+	if err == nil {
+		err = h.checkProgress(i, &p)
+	}
+	if err != nil {
+		h.warn(i, warnProgress, "sent progress that was refused (and may be again, unsaid): "+oneLine(err.Error()))
 		http.Error(w, "progress: "+err.Error(), http.StatusBadRequest)
 		return
 	}
 	h.mu.Lock()
-	if m := &h.clients[i]; len(m.progress) < 10000 {
+	if len(m.progress) < maxProgressKept {
+		if m.held+len(p.Histogram) > maxProgressHeld {
+			p.Histogram = ""
+		}
+		m.held += len(p.Histogram)
 		m.progress = append(m.progress, p)
 	}
+	m.ops += p.Ops
 	h.mu.Unlock()
 	io.WriteString(w, "ok")
 }
 
-func (h *hub) serveResult(w http.ResponseWriter, r *http.Request, i int) {
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, result.MaxFileBytes))
+// checkProgress checks an interval of client i's against what it can have
+// done since the hub began: its end within that time (and not before the
+// measuring began, unless it is warmup), counts not negative, failures
+// at most its operations, at most maxOpsPerMs operations a millisecond
+// over all its intervals, and a histogram of at most its operations.
+func (h *hub) checkProgress(i int, p *Progress) error {
+	ms := h.now().Sub(h.begun).Milliseconds()
+	ms += ms/100 + 1000 // its clock and the coordinator's need not tick alike
+	h.mu.Lock()
+	ops := h.clients[i].ops
+	h.mu.Unlock()
+	switch {
+	case p.EndMs > ms || p.EndMs < -ms:
+		return fmt.Errorf("end_ms %d: the run began %d ms ago", p.EndMs, ms)
+	case p.EndMs < 0 && !p.Warmup:
+		return fmt.Errorf("end_ms %d: negative after the warmup", p.EndMs)
+	case p.Ops < 0 || p.Failed < 0:
+		return fmt.Errorf("ops %d, failed %d: negative", p.Ops, p.Failed)
+	case p.Failed > p.Ops:
+		return fmt.Errorf("failed %d of ops %d", p.Failed, p.Ops)
+	case p.Ops > maxOpsPerMs*ms-ops:
+		return fmt.Errorf("ops %d: more than %d a millisecond since the run began", p.Ops, maxOpsPerMs)
+	}
+	if p.Histogram == "" {
+		return nil
+	}
+	hist, err := result.DecodeHistogram(p.Histogram)
 	if err != nil {
-		http.Error(w, "result: "+err.Error(), http.StatusRequestEntityTooLarge)
+		return err
+	}
+	if c := hist.TotalCount(); c < 0 || c > p.Ops {
+		return fmt.Errorf("histogram of %d values for %d operations", c, p.Ops)
+	}
+	return nil
+}
+
+// serveResult takes client i's result, once: see the protocol above. Its
+// body is read whole (at most result.MaxFileBytes, and within
+// resultBudget with the others being read), one at a time per client;
+// the same body again is only hashed as it arrives, never held.
+func (h *hub) serveResult(w http.ResponseWriter, r *http.Request, i int) {
+	if r.ContentLength > result.MaxFileBytes {
+		http.Error(w, fmt.Sprintf("result: %d bytes, more than a result's %d MiB", r.ContentLength, result.MaxFileBytes>>20), http.StatusRequestEntityTooLarge)
+		return
+	}
+	size := r.ContentLength
+	if size < 0 {
+		size = result.MaxFileBytes
+	}
+	// A slow sender cannot hold the budget for long: a MiB a second.
+	http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyWait + time.Duration(size>>20)*time.Second))
+	h.mu.Lock()
+	m := &h.clients[i]
+	if m.result != nil || m.disputed {
+		sum := m.sum
+		h.mu.Unlock()
+		h.resultAgain(w, r, i, sum)
+		return
+	}
+	if m.receiving || h.receiving+size > resultBudget {
+		h.mu.Unlock()
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "result: others are being received: send it again", http.StatusServiceUnavailable)
+		return
+	}
+	m.receiving, h.receiving = true, h.receiving+size
+	h.mu.Unlock()
+	defer func() { h.mu.Lock(); m.receiving, h.receiving = false, h.receiving-size; h.mu.Unlock() }()
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, size))
+	if err != nil {
+		bodyError(w, err)
 		return
 	}
 	d, err := result.Decode(raw)
@@ -248,25 +439,64 @@ func (h *hub) serveResult(w http.ResponseWriter, r *http.Request, i int) {
 	if err == nil && d.Properties["clientindex"] != strconv.Itoa(i) {
 		err = fmt.Errorf("client %d sent client %q's result", i, props.Cut(d.Properties["clientindex"], 20))
 	}
+	if err == nil && (d.Command != h.phase.Command || d.Binding != h.phase.Binding) {
+		err = fmt.Errorf("a %s of %q, not this phase's %s of %s", props.Cut(d.Command, 20), props.Cut(d.Binding, 40), h.phase.Command, h.phase.Binding)
+	}
 	if err != nil {
 		h.fail(i, "sent a result that is not its own: "+oneLine(err.Error()))
 		http.Error(w, "result: "+err.Error(), http.StatusBadRequest)
 		return
 	}
 	h.mu.Lock()
-	if h.clients[i].result == nil {
-		h.clients[i].result = d
-	}
+	m.result, m.sum = d, sha256.Sum256(raw)
 	h.mu.Unlock()
 	h.notify()
 	io.WriteString(w, "ok")
 }
 
-// fail records client i's failure (the first one counts).
+// resultAgain answers a result of client i's after its first (whose
+// hash is sum): the same one is a retry (200), another is refused (409),
+// said on the console and fails the client: two results for one index
+// mean one of them is not its client's, and which cannot be told, so the
+// first is dropped too (neither is merged nor written).
+func (h *hub) resultAgain(w http.ResponseWriter, r *http.Request, i int, sum [sha256.Size]byte) {
+	hash := sha256.New()
+	if _, err := io.Copy(hash, http.MaxBytesReader(w, r.Body, result.MaxFileBytes)); err != nil {
+		bodyError(w, err)
+		return
+	}
+	h.mu.Lock()
+	m := &h.clients[i]
+	same := !m.disputed && bytes.Equal(hash.Sum(nil), sum[:])
+	if !same {
+		m.result, m.disputed = nil, true
+	}
+	h.mu.Unlock()
+	if same {
+		io.WriteString(w, "ok")
+		return
+	}
+	const why = "sent two different results: both refused, neither merged nor written (one is not its client's, and which cannot be told)"
+	h.warn(i, warnSecond, why)
+	h.fail(i, why)
+	http.Error(w, "result: client "+strconv.Itoa(i)+"'s result was received already, and it is another", http.StatusConflict)
+}
+
+// bodyError answers a request whose body could not be read.
+func bodyError(w http.ResponseWriter, err error) {
+	var big *http.MaxBytesError
+	if errors.As(err, &big) {
+		http.Error(w, fmt.Sprintf("result: more than %d bytes", big.Limit), http.StatusRequestEntityTooLarge)
+		return
+	}
+	http.Error(w, "result: "+err.Error(), http.StatusBadRequest)
+}
+
+// fail records client i's failure (the first one counts), printable.
 func (h *hub) fail(i int, why string) {
 	h.mu.Lock()
 	if h.clients[i].failed == "" {
-		h.clients[i].failed = why
+		h.clients[i].failed = printable(why)
 	}
 	h.mu.Unlock()
 	h.notify()
@@ -291,7 +521,7 @@ func (h *hub) name(i int) string {
 // on node N").
 func (h *hub) place(i int, host string) {
 	h.mu.Lock()
-	h.clients[i].host, h.clients[i].placed = host, true
+	h.clients[i].host, h.clients[i].placed = printable(host), true
 	h.mu.Unlock()
 }
 
@@ -330,10 +560,16 @@ func (h *hub) members() []member {
 }
 
 // silent returns the first client that has not been heard from since
-// before cutoff, and has neither result nor failure (-1: none).
+// before cutoff, nor since the coordinator last woke from a stall (see
+// stallGap), and has neither result nor failure (-1: none).
 func (h *hub) silent(cutoff time.Time, since time.Time) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	now := h.now()
+	if !h.checked.IsZero() && now.Sub(h.checked) > stallGap {
+		h.awake = now
+	}
+	h.checked = now
 	for i, m := range h.clients {
 		if m.result != nil || m.failed != "" || m.exited {
 			continue
@@ -341,6 +577,9 @@ func (h *hub) silent(cutoff time.Time, since time.Time) int {
 		last := m.lastSeen
 		if last.IsZero() {
 			last = since
+		}
+		if last.Before(h.awake) {
+			last = h.awake
 		}
 		if last.Before(cutoff) {
 			return i
@@ -355,13 +594,14 @@ func (h *hub) progress() [][]Progress {
 	defer h.mu.Unlock()
 	out := make([][]Progress, h.n)
 	for i := range h.clients {
-		out[i], h.clients[i].progress = h.clients[i].progress, nil
+		out[i], h.clients[i].progress, h.clients[i].held = h.clients[i].progress, nil, 0
 	}
 	return out
 }
 
 // serve listens on addr and serves h over TLS with cert; the listener's
-// close ends it.
+// close ends it. A connection's TLS handshake and each request's header
+// have 10 s, an idle connection is closed after a minute.
 func serve(addr string, h http.Handler, cert tls.Certificate) (net.Listener, error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -369,7 +609,7 @@ func serve(addr string, h http.Handler, cert tls.Certificate) (net.Listener, err
 	}
 	// A client killed mid-request is the coordinator's to judge (by its
 	// index), not the HTTP server's to log on the user's terminal.
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute, ErrorLog: log.New(io.Discard, "", 0)}
 	go srv.Serve(tls.NewListener(l, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS13}))
 	return l, nil
 }
@@ -377,4 +617,30 @@ func serve(addr string, h http.Handler, cert tls.Certificate) (net.Listener, err
 // oneLine folds a message onto one line, at most 300 characters.
 func oneLine(s string) string {
 	return props.Cut(strings.Join(strings.Fields(s), " "), 300)
+}
+
+// printable is text from a peer (a client's failure, its host's name, a
+// line it wrote) as it may be printed on a terminal: control characters
+// (C0, DEL, C1: ESC among them) and the Unicode formats that hide or
+// reorder text (U+200B-U+200F, U+202A-U+202E, U+2066-U+2069, ...) are
+// escaped as in Go (\x1b, \u202e), bytes that are not UTF-8 as \xNN.
+func printable(s string) string {
+	var b strings.Builder
+	for k := 0; k < len(s); {
+		r, n := utf8.DecodeRuneInString(s[k:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[k])
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r > 0xffff && unicode.Is(unicode.Cf, r):
+			fmt.Fprintf(&b, `\U%08x`, r)
+		case r >= 0x80 && r <= 0x9f || r == 0x2028 || r == 0x2029 || unicode.Is(unicode.Cf, r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[k : k+n])
+		}
+		k += n
+	}
+	return b.String()
 }

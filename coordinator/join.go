@@ -16,6 +16,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/servbench/servbench/measure"
+	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
 )
@@ -29,23 +30,36 @@ type Session struct {
 	host  string
 	http  *http.Client
 	queue chan Progress
+	// resultWait is how long the result is sent again before the client
+	// gives up: twice the phase's coordinator.timeout, at least a minute.
+	resultWait time.Duration
 }
 
 // joinWait bounds how long a client tries to reach its coordinator before
 // it gives up.
 var joinWait = 15 * time.Second
 
+// A result is sent again after resultRetry, then twice as long each time,
+// up to resultRetryMax; each try has resultTry and a second per MiB.
+var (
+	resultRetry    = 250 * time.Millisecond
+	resultRetryMax = 4 * time.Second
+	resultTry      = 30 * time.Second
+)
+
 // Join asks the coordinator at base for client index's phase, trying
 // again for a while when it cannot be reached (it may still be starting).
-// token is the run's secret and pin the fingerprint of the coordinator's
-// certificate (see HTTPClient); the error names the address tried.
+// token is the client's secret (Secret) and pin the fingerprint of the
+// coordinator's certificate (see HTTPClient); the error names the address
+// tried. The coordinator is reached over https only: the secret never
+// crosses a network in the clear.
 func Join(ctx context.Context, base, token, pin string, index int) (*Session, *Phase, error) {
 	u, err := url.Parse(base)
-	if err != nil || u.Host == "" || u.Scheme != "https" && (u.Scheme != "http" || pin != "") {
-		return nil, nil, fmt.Errorf("coordinator %q: want https://host:port", base)
+	if err != nil || u.Host == "" || u.Scheme != "https" {
+		return nil, nil, fmt.Errorf("coordinator %q: want https://host:port (the secret is never sent in the clear)", props.Cut(base, 80))
 	}
 	if token == "" {
-		return nil, nil, fmt.Errorf("coordinator %s: no secret: the orchestrator sets %s", base, TokenEnv)
+		return nil, nil, fmt.Errorf("coordinator %s: no secret: the orchestrator sets %s or %s", base, TokenEnv, KeyEnv)
 	}
 	host, _ := os.Hostname()
 	s := &Session{base: strings.TrimSuffix(base, "/"), index: index, host: host,
@@ -55,6 +69,7 @@ func Join(ctx context.Context, base, token, pin string, index int) (*Session, *P
 		var ph Phase
 		err := s.call(ctx, http.MethodGet, pathPhase, nil, 1<<30, func(body []byte) error { return json.Unmarshal(body, &ph) })
 		if err == nil {
+			s.resultWait = resultWait(&ph)
 			return s, &ph, nil
 		}
 		var refused *httpError
@@ -77,10 +92,32 @@ func (s *Session) ClockURL() string { return s.base + pathClock }
 // measures the clock with it (engine.Spec.Coordinator).
 func (s *Session) HTTP() *http.Client { return s.http }
 
+// resultWait is how long a client of phase ph sends its result again:
+// twice the coordinator's timeout (its coordinator.timeout), at least a
+// minute.
+func resultWait(ph *Phase) time.Duration {
+	p := props.New()
+	if p.Parse(strings.NewReader(ph.Properties), "the coordinator's phase") != nil {
+		return time.Minute
+	}
+	s, err := p.FloatRange("coordinator.timeout", 30, 1, 86400)
+	if err != nil {
+		return time.Minute
+	}
+	return max(time.Minute, 2*time.Duration(s*float64(time.Second)))
+}
+
 // httpError is the coordinator's answer other than 200.
 type httpError struct {
+	code   int
 	status string
 	msg    string
+}
+
+// final reports whether the coordinator's answer is its last word: not a
+// 5xx (busy, or a proxy's) nor a 429.
+func (e *httpError) final() bool {
+	return e.code < 500 && e.code != http.StatusTooManyRequests
 }
 
 func (e *httpError) Error() string { return fmt.Sprintf("%s: %s", e.status, e.msg) }
@@ -111,7 +148,7 @@ func (s *Session) call(ctx context.Context, method, path string, body []byte, li
 		return err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return &httpError{status: resp.Status, msg: oneLine(string(raw))}
+		return &httpError{code: resp.StatusCode, status: printable(props.Cut(resp.Status, 60)), msg: printable(oneLine(string(raw)))}
 	}
 	if read != nil {
 		return read(raw)
@@ -199,20 +236,52 @@ func clientOpsHistogram(set *measure.Set) *hdr.Histogram {
 	return service
 }
 
-// SendResult sends the client's result document; it tries for a while,
-// whatever ctx says, since a stopped client's result is what it stopped
-// for.
+// SendResult sends the client's result document until the coordinator
+// answers, whatever ctx says, since a stopped client's result is what it
+// stopped for: a try that fails (the coordinator stalled, unreachable, or
+// busy: 5xx) is made again after a bounded backoff, for resultWait at
+// most. The same document is sent each time, so that a coordinator that
+// took it and whose answer was lost answers the retry 200.
 func (s *Session) SendResult(d *result.Doc) error {
 	body, err := json.Marshal(d)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	wait := s.resultWait
+	if wait <= 0 {
+		wait = time.Minute
+	}
+	deadline := time.Now().Add(wait)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	if err := s.call(ctx, http.MethodPost, pathResult, body, 4096, nil); err != nil {
-		return fmt.Errorf("client %d: send the result to the coordinator at %s: %w", s.index, s.base, err)
+	pause, tries := resultRetry, 0
+	for {
+		tries++
+		try, stop := context.WithTimeout(ctx, resultTry+time.Duration(len(body)>>20)*time.Second)
+		err = s.call(try, http.MethodPost, pathResult, body, 4096, nil)
+		stop()
+		var answer *httpError
+		var wrong *certError
+		if err == nil || errors.As(err, &answer) && answer.final() || errors.As(err, &wrong) || time.Now().Add(pause).After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, resultRetryMax)
+	}
+	if err != nil {
+		return fmt.Errorf("client %d: send the result to the coordinator at %s (%s): %w", s.index, s.base, triesWord(tries), err)
 	}
 	return nil
+}
+
+func triesWord(n int) string {
+	if n == 1 {
+		return "1 try"
+	}
+	return strconv.Itoa(n) + " tries"
 }
 
 // Fail tells the coordinator why this client cannot run (best effort).

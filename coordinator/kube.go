@@ -103,7 +103,7 @@ func (k *kube) prepare(ctx context.Context, j *job) error {
 	sec := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: k.name, Labels: map[string]string{kubeLabel: "servbench", "app.kubernetes.io/instance": k.name}},
 		Type:       corev1.SecretTypeOpaque,
-		StringData: map[string]string{"token": j.token, "url": k.podURL(j), "cert": j.pin},
+		StringData: map[string]string{"key": j.token, "url": k.podURL(j), "cert": j.pin},
 	}
 	if _, err := k.client.CoreV1().Secrets(k.namespace).Create(ctx, sec, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("kubernetes: create Secret %s/%s: %v", k.namespace, k.name, oneLine(err.Error()))
@@ -153,7 +153,7 @@ func (k *kube) job(j *job) *batchv1.Job {
 					Containers: []corev1.Container{{
 						Name: "client", Image: k.image, ImagePullPolicy: corev1.PullIfNotPresent,
 						Args: []string{"client", "--client-index-from", "kubernetes"},
-						Env:  []corev1.EnvVar{secretEnv(URLEnv, "url"), secretEnv(TokenEnv, "token"), secretEnv(CertEnv, "cert")},
+						Env:  []corev1.EnvVar{secretEnv(URLEnv, "url"), secretEnv(KeyEnv, "key"), secretEnv(CertEnv, "cert")},
 					}},
 				},
 			},

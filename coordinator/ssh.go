@@ -315,7 +315,7 @@ func (s *sshOrch) run(ctx context.Context, j *job) []error {
 	for i := range j.n {
 		h := s.hosts[i%len(s.hosts)]
 		c := exec.Command("ssh", s.args(h, s.clientScript(j, i))...)
-		c.Stdin = strings.NewReader(j.token + "\n" + j.pin + "\n")
+		c.Stdin = strings.NewReader(j.secret(i) + "\n" + j.pin + "\n")
 		stdout, err := c.StdoutPipe()
 		if err != nil {
 			ends[i] = err

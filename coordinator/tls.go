@@ -51,8 +51,10 @@ func newIdentity() (tls.Certificate, string, error) {
 }
 
 // HTTPClient is a client of the coordinator: every request carries the
-// run's secret, and over TLS only a server whose certificate has the
-// fingerprint pin is trusted ("" : the system's roots, as for any HTTPS).
+// client's secret, over TLS only (a request to another scheme fails
+// before it is sent, and redirects are not followed), and only a server
+// whose certificate has the fingerprint pin is trusted ("" : the system's
+// roots, as for any HTTPS).
 func HTTPClient(token, pin string) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	if pin != "" {
@@ -71,7 +73,8 @@ func HTTPClient(token, pin string) *http.Client {
 			},
 		}
 	}
-	return &http.Client{Transport: bearer{token: token, next: tr}}
+	return &http.Client{Transport: bearer{token: token, next: tr},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
 // certError is a coordinator whose certificate is not the run's: final,
@@ -80,7 +83,7 @@ type certError struct{ msg string }
 
 func (e *certError) Error() string { return e.msg }
 
-// bearer adds the secret to every request.
+// bearer adds the secret to every request, which must be https.
 type bearer struct {
 	token string
 	next  http.RoundTripper
@@ -89,6 +92,12 @@ type bearer struct {
 func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	if b.token == "" {
 		return b.next.RoundTrip(r)
+	}
+	if r.URL.Scheme != "https" {
+		if r.Body != nil {
+			r.Body.Close()
+		}
+		return nil, &certError{fmt.Sprintf("%s://%s: the secret is sent over https only", r.URL.Scheme, r.URL.Host)}
 	}
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)

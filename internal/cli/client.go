@@ -30,10 +30,11 @@ coordinator says so or stops answering. It writes no file.
   --client-index I          this client's index (default: $SERVBENCH_CLIENT)
   --client-index-from NAME  read the index from docker's or kubernetes' environment
 
-The run's secret is read from $SERVBENCH_TOKEN only (an argument would be
-visible to every user of the machine), and the fingerprint of the
-coordinator's certificate from $SERVBENCH_COORDINATOR_CERT: the client
-trusts only that certificate.
+The client's secret is read from $SERVBENCH_TOKEN only, or derived from
+the run's key in $SERVBENCH_KEY (an argument would be visible to every
+user of the machine), and the fingerprint of the coordinator's
+certificate from $SERVBENCH_COORDINATOR_CERT: the client trusts only that
+certificate, over https only.
 `
 
 // client runs "servbench client": one client of a spread phase, given
@@ -66,7 +67,7 @@ func client(ctx context.Context, args []string, getenv func(string) string, stdo
 	if err != nil {
 		return ExitUsage, usageError{err}
 	}
-	s, ph, err := coordinator.Join(ctx, *url, getenv(coordinator.TokenEnv), getenv(coordinator.CertEnv), i)
+	s, ph, err := coordinator.Join(ctx, *url, coordinator.Secret(getenv, i), getenv(coordinator.CertEnv), i)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ExitInterrupted, err
