@@ -23,8 +23,15 @@ import (
 // an edge counts pro rata by its overlap), divided by |W|. A client
 // without a time series contributes its whole-run throughput. The merged
 // result keeps no time series.
+//
+// Results that did not overlap in time are refused, unless they are the
+// clients of one coordinator (each carries its coordinator.id), which
+// started them together: a run shorter than the spread of their starts
+// (a fraction of a millisecond) is still one run. W is then the phase's
+// span, from the first start to the last end, and the throughput every
+// client's operations over it.
 func Merge(docs []*Doc) (*Doc, error) {
-	from, to, err := mergeable(docs)
+	from, to, common, err := mergeable(docs)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +48,7 @@ func Merge(docs []*Doc) (*Doc, error) {
 	var sum counts
 	var labels []string
 	for i, d := range docs {
-		m.addTotals(d, &sum, from, to)
+		m.addTotals(d, &sum, from, to, common)
 		if d.Label != "" && !slices.Contains(labels, d.Label) { // a spread phase's clients share theirs
 			labels = append(labels, d.Label)
 		}
@@ -72,52 +79,92 @@ func Merge(docs []*Doc) (*Doc, error) {
 }
 
 // mergeable checks that docs are the results of one experiment's clients,
-// each once, that ran together, and returns the common window.
-func mergeable(docs []*Doc) (from, to time.Time, err error) {
+// each once, that ran together, and returns the window W: the common
+// window (common true), or the span of one coordinator's clients that
+// did not overlap (see Merge).
+func mergeable(docs []*Doc) (from, to time.Time, common bool, err error) {
 	if len(docs) < 2 {
-		return from, to, errors.New("merge: give two results or more")
+		return from, to, false, errors.New("merge: give two results or more")
 	}
 	if err := complete(docs); err != nil {
-		return from, to, err
+		return from, to, false, err
 	}
 	first := docs[0]
-	from, to = first.Start, first.End
 	for i, d := range docs {
 		if d.Format != Format {
-			return from, to, fmt.Errorf("merge: result %d is not a servbench result", i+1)
+			return from, to, false, fmt.Errorf("merge: result %d is not a servbench result", i+1)
 		}
 		if d.Command != first.Command || d.Binding != first.Binding || d.Workload != first.Workload {
-			return from, to, fmt.Errorf("merge: result %d is %s %s %s, result 1 is %s %s %s: only runs of one experiment merge",
+			return from, to, false, fmt.Errorf("merge: result %d is %s %s %s, result 1 is %s %s %s: only runs of one experiment merge",
 				i+1, d.Command, d.Binding, d.Workload, first.Command, first.Binding, first.Workload)
 		}
 		if d.Driver != first.Driver {
-			return from, to, fmt.Errorf("merge: result %d used driver %q, result 1 %q: only runs of one experiment merge", i+1, d.Driver, first.Driver)
+			return from, to, false, fmt.Errorf("merge: result %d used driver %q, result 1 %q: only runs of one experiment merge", i+1, d.Driver, first.Driver)
 		}
 		for j, e := range docs[:i] {
 			if id := sharedRun(e, d); id != "" {
-				return from, to, fmt.Errorf("merge: results %d and %d both hold run %s: give each client's result once, and a merged result without its clients", j+1, i+1, id)
+				return from, to, false, fmt.Errorf("merge: results %d and %d both hold run %s: give each client's result once, and a merged result without its clients", j+1, i+1, id)
 			}
 			if e.Start.Equal(d.Start) && e.End.Equal(d.End) && e.Seed == d.Seed && e.Operations == d.Operations && e.Label == d.Label {
-				return from, to, fmt.Errorf("merge: results %d and %d are the same run: give each client's result once", j+1, i+1)
+				return from, to, false, fmt.Errorf("merge: results %d and %d are the same run: give each client's result once", j+1, i+1)
 			}
 		}
-		if d.Start.After(from) {
+	}
+	if from, to, common = CommonWindow(docs); common {
+		return from, to, true, nil
+	}
+	if !oneCoordinator(docs) {
+		return from, to, false, errors.New("merge: the runs did not overlap in time; merge only clients that ran together")
+	}
+	from, to = first.Start, first.End
+	for _, d := range docs {
+		if d.Start.Before(from) {
 			from = d.Start
 		}
-		if d.End.Before(to) {
+		if d.End.After(to) {
 			to = d.End
 		}
 	}
 	if !to.After(from) {
-		return from, to, errors.New("merge: the runs did not overlap in time; merge only clients that ran together")
+		return from, to, false, errors.New("merge: the clients measured for no time at all")
 	}
-	return from, to, nil
+	return from, to, false, nil
+}
+
+// CommonWindow is the window in which every one of docs was measuring,
+// from the latest start to the earliest end; ok is false when there is
+// none (a run ended before another started).
+func CommonWindow(docs []*Doc) (from, to time.Time, ok bool) {
+	for i, d := range docs {
+		if i == 0 || d.Start.After(from) {
+			from = d.Start
+		}
+		if i == 0 || d.End.Before(to) {
+			to = d.End
+		}
+	}
+	return from, to, to.After(from)
+}
+
+// oneCoordinator reports whether docs are all clients of one coordinator,
+// which started them together: each carries its coordinator.id, random
+// for every spread phase (a start time alone does not tell: a property
+// file with a startat in the past starts every run at once).
+func oneCoordinator(docs []*Doc) bool {
+	id := docs[0].Properties["coordinator.id"]
+	for _, d := range docs {
+		if id == "" || d.Properties["coordinator.id"] != id {
+			return false
+		}
+	}
+	return true
 }
 
 // addTotals adds client c's totals to the merged d: threads, rates, counts, CPU, its
-// entry in client_runs, its throughput inside the window [from, to], and
+// entry in client_runs, its throughput inside the window [from, to] (all
+// its operations when the window is not common but the span of all), and
 // a stop that was not as planned.
-func (d *Doc) addTotals(c *Doc, sum *counts, from, to time.Time) {
+func (d *Doc) addTotals(c *Doc, sum *counts, from, to time.Time, common bool) {
 	d.Threads += c.Threads
 	d.Rate += c.Rate
 	sum.add(&d.Operations, c.Operations)
@@ -130,7 +177,11 @@ func (d *Doc) addTotals(c *Doc, sum *counts, from, to time.Time) {
 	} else {
 		d.ClientRuns = append(d.ClientRuns, c.clientRun())
 	}
-	d.Throughput += windowThroughput(c, from, to)
+	if common {
+		d.Throughput += windowThroughput(c, from, to)
+	} else {
+		d.Throughput += float64(c.Operations) / to.Sub(from).Seconds()
+	}
 	if !c.Stop.Finished() {
 		d.Stop = c.Stop
 	}
