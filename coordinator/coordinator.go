@@ -20,7 +20,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,13 +42,19 @@ import (
 // coordinator's URL, the secret and i in its environment, prints the
 // clients' merged progress live, and merges their results, which come
 // back over the network, exactly: only those that carry this run's
-// coordinator.id, each client's once. Each client's result is also
-// written beside out (ClientResultPath) when out is given. A client that
-// fails, ends without its result or sends nothing for coordinator.timeout
-// fails the phase, named by index and host, and nothing merged is
-// returned. When ctx ends every client is told to stop and what they
-// measured is merged. The bench command runs a plan's spread cells
-// through it too.
+// coordinator.id, each client's once. A phase of one client (run on a
+// host by ssh, Docker or Kubernetes) returns that client's result.
+//
+// Each client's result is also written beside out (ClientResultPath)
+// when out names a file: every such path is checked before any client
+// starts, and one that cannot be written at the end leaves the others
+// written and the merged result returned, with an *OutputError. A client
+// that fails, ends without its result or sends nothing for
+// coordinator.timeout fails the phase, named by index and host, and
+// nothing merged is returned (the others are told to stop, and what they
+// send is written beside out). When ctx ends every client is told to stop
+// and what they measured is merged. The bench command runs a plan's
+// spread cells through it too.
 func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer) (*result.Doc, error) {
 	n, cmd := setup.Client.Count, setup.Spec.Phase.String()
 	orch, err := newOrchestrator(ctx, setup.Client)
@@ -59,11 +64,24 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 	if err := checkMetricsAddrs(setup.Outputs.MetricsAddr, n); err != nil {
 		return nil, &engine.SpecError{Err: err}
 	}
-	if out != "" { // the clients' results are written beside it: fail now, not after the run
-		if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
-			return nil, specErrorf("%s: result file %s: its directory %s does not exist", cmd, out, filepath.Dir(out))
-		}
+	if o := setup.Outputs; o.HdrFiles || o.HlogPrefix != "" || o.RawFile != "" {
+		return nil, specErrorf("%s: the clients (%d, %s) send their results to the coordinator: --hlog, hdrhistogram.fileoutput and measurement.raw.output_file are files of one process, not merged: leave them out", cmd, n, orch)
 	}
+	// The clients' results are written beside out: every path is checked
+	// now, not after the run.
+	paths := clientResultPaths(out, n)
+	if err := distinct(setup.Outputs, paths); err != nil {
+		return nil, specErrorf("%s: %v", cmd, err)
+	}
+	outs := make([]Output, len(paths))
+	for i, p := range paths {
+		outs[i] = Output{What: fmt.Sprintf("client %d's result (beside -o)", i), Path: p}
+	}
+	release, err := HoldOutputs(outs)
+	if err != nil {
+		return nil, specErrorf("%s: %v", cmd, err)
+	}
+	defer release()
 	j := &job{cmd: cmd, n: n, metricsAddr: setup.Outputs.MetricsAddr, stderr: stderr, mu: &sync.Mutex{}}
 	if j.token, err = NewToken(); err != nil {
 		return nil, err
@@ -110,25 +128,33 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 		fmt.Fprintf(stderr, "servbench: the coordinator used %.2f s of CPU in %.1f s (%.1f%% of a core) and %s resident at most, for %d clients\n",
 			cpu.Seconds(), wall.Seconds(), 100*cpu.Seconds()/wall.Seconds(), format.Bytes(engine.MaxRSS()), n)
 	}
-	if out != "" { // every result received, also of a phase that failed: nothing is lost
+	// Every result received, also of a phase that failed: nothing is
+	// lost; a file that cannot be written leaves the others written.
+	var unwritten *OutputError
+	if len(paths) > 0 {
 		for i, m := range h.members() {
 			if m.result == nil {
 				continue
 			}
-			if werr := writeResult(ClientResultPath(out, i), m.result); werr != nil && err == nil {
-				err = fmt.Errorf("client %d: %w", i, werr)
+			if werr := writeResult(paths[i], m.result); werr != nil {
+				unwritten = unwritten.Add(fmt.Sprintf("client %d's result", i), werr)
 			}
 		}
 	}
 	if err != nil {
+		if unwritten != nil {
+			return nil, fmt.Errorf("%w (and %v)", err, unwritten)
+		}
 		return nil, err
 	}
-	m, err := result.Merge(docs)
-	if err != nil {
-		return nil, errors.New(printable(err.Error())) // it may quote the clients' text
+	m := docs[0] // one client's phase: its result
+	if len(docs) > 1 {
+		if m, err = result.Merge(docs); err != nil {
+			return nil, errors.New(printable(err.Error())) // it may quote the clients' text
+		}
 	}
-	fmt.Fprintf(stderr, "servbench: %d clients: %s ops/s over the %.1f s all were measuring, %s operations (%s ok)\n",
-		m.Clients, format.Thousands(int64(m.Throughput+0.5)), m.RuntimeMs/1000, format.Thousands(m.Operations), format.Thousands(m.OKOperations))
+	fmt.Fprintf(stderr, "servbench: %d client%s: %s ops/s over %s, %s operations (%s ok)\n",
+		n, plural(n), format.Thousands(int64(m.Throughput+0.5)), measuredOver(docs, m), format.Thousands(m.Operations), format.Thousands(m.OKOperations))
 	if off, rtt := maxClockOffset(m); rtt > 0 {
 		fmt.Fprintf(stderr, "servbench: the clients' clocks were within %.2f ms of this one's (measured ± %.2f ms); their intervals are lined up on it\n", off, rtt/2)
 	}
@@ -138,7 +164,115 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 	for _, l := range engine.ServerLines(m.ServerSide) { // the servers' whole, and every client's units
 		fmt.Fprintf(stderr, "servbench: %s\n", printable(l))
 	}
+	if unwritten != nil {
+		return m, unwritten
+	}
 	return m, nil
+}
+
+// measuredOver says what the merged result's throughput is over: the time all
+// clients were measuring, or, for clients that each ran for less than
+// the spread of their starts, the phase's span (see result.Merge).
+func measuredOver(docs []*result.Doc, m *result.Doc) string {
+	d := time.Duration(m.RuntimeMs * float64(time.Millisecond))
+	span := fmt.Sprintf("%.1f s", d.Seconds())
+	if d < time.Second {
+		span = d.Round(time.Microsecond).String()
+	}
+	switch _, _, common := result.CommonWindow(docs); {
+	case len(docs) == 1:
+		return "its " + span
+	case common:
+		return "the " + span + " all were measuring"
+	}
+	return "the " + span + " from the first client's start to the last one's end (their runs were shorter than the spread of their starts)"
+}
+
+// OutputError is the outputs of a phase that could not be written at its
+// end, each named with why; every other output was written.
+type OutputError struct{ Failed []string }
+
+// Add is e with what added, not written for err (a new one when e is
+// nil).
+func (e *OutputError) Add(what string, err error) *OutputError {
+	if e == nil {
+		e = &OutputError{}
+	}
+	e.Failed = append(e.Failed, what+": "+err.Error())
+	return e
+}
+
+func (e *OutputError) Error() string {
+	return "not written: " + strings.Join(e.Failed, "; ")
+}
+
+// An Output is a path a phase writes at its end, and what it is.
+type Output struct{ What, Path string }
+
+// HoldOutputs checks, before a phase runs, that each path (empty ones
+// left out) can be written at its end, as a single run opens its outputs
+// (package atomicfile: a directory, a link to nowhere or a read-only file
+// system is refused, a pipe nobody reads too). A path that is a pipe or a
+// device stays open until release, so that its reader does not see an
+// end before the output is written; any other is let go at once, keeping
+// what it held. The error names the first path that cannot be written.
+func HoldOutputs(outs []Output) (release func(), err error) {
+	var held []*atomicfile.File
+	release = func() {
+		for _, f := range held {
+			f.Abort() // a pipe or device: nothing of it is dropped
+		}
+	}
+	for _, o := range outs {
+		if o.Path == "" {
+			continue
+		}
+		f, err := atomicfile.Create(o.Path)
+		if err != nil {
+			release()
+			return nil, fmt.Errorf("%s %s: %w", o.What, o.Path, err)
+		}
+		if st, err := os.Stat(o.Path); err == nil && !st.Mode().IsRegular() {
+			held = append(held, f)
+		} else {
+			f.Abort()
+		}
+	}
+	return release, nil
+}
+
+// clientResultPaths are where the clients' results are written beside
+// out: none without out, for one client (out is its result) or when out
+// is no file (a device, a pipe: nothing is beside it).
+func clientResultPaths(out string, n int) []string {
+	if out == "" || n < 2 {
+		return nil
+	}
+	if st, err := os.Stat(out); err == nil && !st.Mode().IsRegular() {
+		return nil
+	}
+	paths := make([]string, n)
+	for i := range paths {
+		paths[i] = ClientResultPath(out, i)
+	}
+	return paths
+}
+
+// distinct checks that no client's result is written where another
+// output of the phase is, nor two outputs of the phase in one place.
+func distinct(o engine.Outputs, clients []string) error {
+	all := append([]string{o.ExportFile, o.ResultFile, o.SeriesFile}, clients...)
+	i, j, dup := atomicfile.SamePath(all)
+	if !dup {
+		return nil
+	}
+	name := func(k int) string {
+		if k < 3 {
+			return [...]string{"exportfile", "-o (result.file)", "--csv (timeseries.file)"}[k]
+		}
+		return fmt.Sprintf("client %d's result", k-3)
+	}
+	return fmt.Errorf("output file %s is named by both %s and %s", all[j], name(i), name(j))
 }
 
 // follow runs the clients and waits for their results: it prints their
@@ -147,7 +281,7 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engine.Setup) ([]*result.Doc, error) {
 	n := j.n
 	// The orchestrator's context ends when the clients are to be made
-	// to stop (they were told, and had stopGrace to end), not at Ctrl-C:
+	// to stop (they were told, and had the grace to end), not at Ctrl-C:
 	// then they are told first.
 	octx, kill := context.WithCancel(context.WithoutCancel(ctx))
 	defer kill()
@@ -157,13 +291,14 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 	begun := time.Now()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	live := &liveStatus{every: setup.Outputs.StatusEvery, n: n}
+	live := &liveStatus{every: setup.Outputs.StatusEvery, n: n, measured: make([]time.Duration, n), begun: begun}
 	var failure error
 	var killAt <-chan time.Time
+	grace := killGrace(setup)
 	stop := func() {
 		h.stopAll()
 		if killAt == nil {
-			killAt = time.After(stopGrace)
+			killAt = time.After(grace)
 		}
 	}
 	check := func() {
@@ -200,7 +335,7 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 				// Every result is in: the clients only have to exit. An
 				// orchestrator that cannot tell (its API gone) is not
 				// waited for longer than the grace.
-				killAt = time.After(stopGrace)
+				killAt = time.After(grace)
 			}
 		case ends = <-endsCh:
 		case <-killAt:
@@ -211,9 +346,11 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 				continue
 			}
 			if i := h.silent(now.Add(-setup.Client.Timeout), begun.Add(orch.lead())); i >= 0 {
+				// The others are told to stop and have the grace to send
+				// what they measured (it is written beside -o); the silent
+				// one is killed with whatever still runs when it ends.
 				failure = &clientFailure{h, i, fmt.Sprintf("sent nothing for %s (coordinator.timeout)", setup.Client.Timeout)}
 				stop()
-				kill()
 			}
 		}
 	}
@@ -224,20 +361,48 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 	if failure != nil {
 		return nil, fmt.Errorf("%w: no merged result", failure)
 	}
+	live.take(h.progress()) // what came last
+	return gather(h.members(), live.measured, h.name)
+}
+
+// killGrace is how long clients told to stop may take to end and send
+// their results before whatever still runs is killed: a client's own
+// grace for operations still inside its binding (stopgrace), and
+// stopGrace more for the rest (the last sample of the servers, its
+// result).
+func killGrace(setup *engine.Setup) time.Duration {
+	return setup.Runner.StopGrace + stopGrace
+}
+
+// gather is the clients' results of a phase that did not fail: every
+// client's, or why there is no whole set (interrupted: a client stopped
+// before it measured has none). measured is how long each client said
+// it had been measuring (its progress), so that a client that measured
+// but whose result never came is not said to have measured nothing.
+func gather(ms []member, measured []time.Duration, name func(int) string) ([]*result.Doc, error) {
 	var docs []*result.Doc
-	var none []string
-	for i, m := range h.members() {
-		if m.result == nil {
-			none = append(none, strconv.Itoa(i))
-		} else {
+	var none, lost []string
+	for i, m := range ms {
+		switch {
+		case m.result != nil:
 			docs = append(docs, m.result)
+		case measured[i] > 0:
+			why := ""
+			if m.exitErr != nil {
+				why = fmt.Sprintf(" (%v)", m.exitErr)
+			}
+			lost = append(lost, fmt.Sprintf("%s had measured for at least %.1f s, but ended%s without sending its result", name(i), measured[i].Seconds(), why))
+		default:
+			none = append(none, strconv.Itoa(i))
 		}
 	}
 	switch {
-	case len(none) == n:
+	case len(lost) > 0:
+		return nil, fmt.Errorf("interrupted: %s: nothing merged", strings.Join(lost, "; "))
+	case len(none) == len(ms):
 		return nil, engine.ErrInterruptedBeforeMeasuring
 	case len(none) > 0:
-		return nil, fmt.Errorf("interrupted before client %s of %d measured anything: nothing merged", strings.Join(none, ", "), n)
+		return nil, fmt.Errorf("interrupted before client %s of %d measured anything: nothing merged", strings.Join(none, ", "), len(ms))
 	}
 	return docs, nil
 }
@@ -282,13 +447,26 @@ type liveStatus struct {
 	fromMs, endMs int64 // the window: measuring time at the last line, and the latest an interval ended
 	ops, fail     int64
 	hist          *hdr.Histogram
+	// measured is how long each client has said it was measuring (never
+	// longer than since begun, whatever it says).
+	measured []time.Duration
+	begun    time.Time
 }
 
 func (l *liveStatus) add(ps [][]Progress, j *job) {
-	for _, list := range ps {
+	l.take(ps)
+	l.line(j)
+}
+
+// take adds the clients' intervals since the last call.
+func (l *liveStatus) take(ps [][]Progress) {
+	for i, list := range ps {
 		for _, p := range list {
 			if p.Warmup {
 				continue
+			}
+			if d := time.Duration(p.EndMs) * time.Millisecond; p.EndMs > 0 && i < len(l.measured) {
+				l.measured[i] = max(l.measured[i], min(d, time.Since(l.begun)))
 			}
 			l.endMs = max(l.endMs, p.EndMs)
 			l.ops += p.Ops
@@ -304,6 +482,11 @@ func (l *liveStatus) add(ps [][]Progress, j *job) {
 			}
 		}
 	}
+}
+
+// line prints a status line when a status interval of measuring time has
+// passed since the last.
+func (l *liveStatus) line(j *job) {
 	window := time.Duration(l.endMs-l.fromMs) * time.Millisecond
 	if window <= 0 || window < l.every-l.every/20 {
 		return
@@ -435,8 +618,9 @@ func (*local) listen() string                      { return "127.0.0.1:0" }
 func (*local) prepare(context.Context, *job) error { return nil }
 func (*local) cleanup(*job)                        {}
 
-// stopGrace is how long clients asked to stop (another failed) may take to
-// write their results before they are killed.
+// stopGrace is how long clients asked to stop (Ctrl-C, another failed)
+// may take to send their results, beyond their own grace for operations
+// still in the binding, before they are killed (see killGrace).
 var stopGrace = 5 * time.Second
 
 func (l *local) run(ctx context.Context, j *job) []error {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/props"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -63,7 +64,7 @@ func newKube(c engine.Client) (*kube, error) {
 	cfg := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: c.KubeContext})
 	rest, err := cfg.ClientConfig()
 	if err != nil {
-		return nil, fmt.Errorf("kubernetes: %v", oneLine(err.Error()))
+		return nil, kubeconfigError(rules, c.KubeContext, err)
 	}
 	ns := c.Namespace
 	if ns == "" {
@@ -82,6 +83,45 @@ func newKube(c engine.Client) (*kube, error) {
 		}
 	}
 	return &kube{client: client, namespace: ns, image: c.Image, name: name, url: c.CoordinatorURL, poll: 500 * time.Millisecond}, nil
+}
+
+// kubeconfigError says in one line which kubeconfig and context were
+// looked for, and why they cannot be used (client-go's own words for an
+// empty configuration name an environment variable of its own instead).
+func kubeconfigError(rules *clientcmd.ClientConfigLoadingRules, context string, err error) error {
+	from := "the default"
+	switch {
+	case rules.ExplicitPath != "":
+		from = "kubernetes.kubeconfig"
+	case os.Getenv(clientcmd.RecommendedConfigPathEnvVar) != "":
+		from = "$" + clientcmd.RecommendedConfigPathEnvVar
+	}
+	var files []string
+	missing := 0
+	for _, f := range rules.GetLoadingPrecedence() {
+		if _, serr := os.Stat(f); serr != nil {
+			f += " (no such file)"
+			missing++
+		}
+		files = append(files, f)
+	}
+	list := strings.Join(files, ", ")
+	if len(files) > 1 {
+		list = "[" + list + "]"
+	}
+	ctx := "its current context"
+	if context != "" {
+		ctx = fmt.Sprintf("context %q", props.Cut(context, 60))
+	}
+	why := oneLine(err.Error())
+	if clientcmd.IsEmptyConfig(err) {
+		why = "it names no cluster to use"
+		if missing == len(files) {
+			why = "no kubeconfig found"
+		}
+	}
+	return fmt.Errorf("kubernetes: no usable kubeconfig: %s %s, %s: %s; give -p kubernetes.kubeconfig=FILE and -p kubernetes.context=NAME",
+		from, props.Cut(list, 300), ctx, why)
 }
 
 func (k *kube) String() string {

@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path"
 	"runtime"
 	"strconv"
 	"strings"
@@ -32,14 +33,17 @@ import (
 //
 // Before the common start is set, each host is asked its system and
 // architecture and the SHA-256 of the servbench on its PATH (ssh.binary);
-// a host without this exact build gets a copy in a directory of its own
-// under its home, checked by hash, removed at the end. Each client is a
-// shell on the host that reads the run's secret from its standard input
-// (never an argument: those are visible to every user of the host),
-// starts "servbench client" with the coordinator's address (where the
-// host's SSH connection comes from, unless coordinator.addr names a
-// host) and says its process ID. After success, failure or Ctrl-C,
-// whatever still runs is killed and the copies are removed.
+// a host without this exact build gets a copy in a directory of its own,
+// ~/.servbench/run.XXXXXX, checked by hash, removed at the end. Each
+// client is a shell on the host that reads the run's secret from its
+// standard input (never an argument: those are visible to every user of
+// the host), starts "servbench client" with the coordinator's address
+// (where the host's SSH connection comes from, unless coordinator.addr
+// names a host), notes its process ID beside the copy and says it. After
+// success, failure or Ctrl-C, whatever still runs is killed and the
+// copies are removed. A copy that a coordinator killed outright could
+// not remove is removed by the next run on that host as that user (see
+// sweepScript).
 type sshOrch struct {
 	hosts  []sshHost
 	config string // ssh -F
@@ -181,14 +185,16 @@ func (s *sshOrch) args(h sshHost, script string) []string {
 	return append(a, "--", h.host, script)
 }
 
-// ssh runs script on host h with stdin, and returns its standard output;
-// its error names the host and says ssh's last line of standard error.
+// ssh runs script on host h with stdin, and returns its standard output,
+// also what it wrote before it failed or was stopped (a copy's directory:
+// see prepareHost); its error names the host and says ssh's last line of
+// standard error.
 func (s *sshOrch) ssh(ctx context.Context, h sshHost, script string, stdin io.Reader) (string, error) {
 	var out, errb bytes.Buffer
 	c := exec.CommandContext(ctx, "ssh", s.args(h, script)...)
 	c.Stdin, c.Stdout, c.Stderr = stdin, &out, &errb
 	if err := c.Run(); err != nil {
-		return "", fmt.Errorf("host %s: %s", h, lastLine(errb.String(), err))
+		return out.String(), fmt.Errorf("host %s: %s", h, lastLine(errb.String(), err))
 	}
 	return out.String(), nil
 }
@@ -234,16 +240,32 @@ func (s *sshOrch) prepare(ctx context.Context, j *job) error {
 // prepareHost checks host i and copies this binary there when it lacks it.
 func (s *sshOrch) prepareHost(ctx context.Context, i int, j *job) error {
 	h := s.hosts[i]
-	probe := `uname -s; uname -m; b=$(command -v ` + quote(s.binary) + ` 2>/dev/null) && sha256sum "$b"; true`
+	probe := sweepScript + `; uname -s; uname -m; b=$(command -v ` + quote(s.binary) + ` 2>/dev/null) && sha256sum "$b"; true`
 	out, err := s.ssh(ctx, h, probe, nil)
 	if err != nil {
 		return err
 	}
-	lines := strings.Split(out, "\n")
+	var lines, stale []string
+	for _, l := range strings.Split(out, "\n") {
+		if d, ok := strings.CutPrefix(l, "stale "); ok {
+			stale = append(stale, d)
+		} else {
+			lines = append(lines, l)
+		}
+	}
 	if len(lines) < 2 {
 		return fmt.Errorf("host %s: answered %q, not its system and architecture", h, props.Cut(out, 80))
 	}
 	goos, goarch := strings.ToLower(strings.TrimSpace(lines[0])), archOf(strings.TrimSpace(lines[1]))
+	if len(stale) > 0 { // the host's own text: quoted
+		copies := "a copy"
+		if len(stale) > 1 {
+			copies = strconv.Itoa(len(stale)) + " copies"
+		}
+		j.mu.Lock()
+		fmt.Fprintf(j.stderr, "servbench: host %s: removed %s of servbench left by earlier runs whose coordinator was killed: %s\n", h, copies, props.Cut(fmt.Sprintf("%q", stale), 300))
+		j.mu.Unlock()
+	}
 	if goos != runtime.GOOS || goarch != runtime.GOARCH {
 		return fmt.Errorf("host %s is %s/%s and this servbench is built for %s/%s: put a servbench of this version built for it on its PATH (ssh.binary)", h, goos, goarch, runtime.GOOS, runtime.GOARCH)
 	}
@@ -261,7 +283,7 @@ func (s *sshOrch) prepareHost(ctx context.Context, i int, j *job) error {
 		return err
 	}
 	defer f.Close()
-	copyScript := `d=$(mktemp -d "$HOME/.servbench.XXXXXX") && echo "$d" && cat >"$d/servbench" && chmod 700 "$d/servbench" && sha256sum "$d/servbench"`
+	copyScript := `mkdir -p "$HOME/` + copiesDir + `" && d=$(mktemp -d "$HOME/` + copiesDir + `/run.XXXXXX") && echo "$d" && cat >"$d/servbench" && chmod 700 "$d/servbench" && sha256sum "$d/servbench"`
 	out, err = s.ssh(ctx, h, copyScript, f)
 	dir, rest, _ := strings.Cut(out, "\n")
 	if dir = strings.TrimSpace(dir); strings.HasPrefix(dir, "/") {
@@ -276,6 +298,27 @@ func (s *sshOrch) prepareHost(ctx context.Context, i int, j *job) error {
 	s.bins[i] = s.dirs[i] + "/servbench"
 	return nil
 }
+
+// copiesDir is where, under a host's home, the copies of servbench are:
+// one directory per run, run.XXXXXX, holding the copy and a file
+// pid.I of each client that runs it (its process ID).
+const copiesDir = ".servbench"
+
+// staleAfter is how old a copy's directory must be before another run
+// may remove it (when no client of it runs): a run that is copying, or
+// whose clients are starting, has none running yet.
+const staleAfter = 10 * time.Minute
+
+// sweepScript removes the copies earlier runs left on a host (their
+// coordinator was killed before it could): a directory under copiesDir
+// older than staleAfter none of whose clients runs. It says "stale DIR"
+// for each. Only the user's own copies are seen, and a process ID now
+// another user's counts as gone.
+var sweepScript = `for d in "$HOME/` + copiesDir + `"/run.*; do ` +
+	`[ -d "$d" ] && [ -n "$(find "$d" -prune -mmin +` + strconv.Itoa(int(staleAfter/time.Minute)) + ` 2>/dev/null)" ] || continue; ` +
+	`live=; for f in "$d"/pid.*; do [ -f "$f" ] || continue; p=$(cat "$f"); case $p in ''|*[!0-9]*) continue;; esac; kill -0 "$p" 2>/dev/null && live=1; done; ` +
+	`[ -z "$live" ] && rm -rf "$d" && echo "stale $d"; ` +
+	`done; true`
 
 // archOf maps uname -m to Go's GOARCH.
 func archOf(m string) string {
@@ -302,9 +345,13 @@ func (s *sshOrch) clientScript(j *job, i int) string {
 	} else if host, _, err := net.SplitHostPort(strings.TrimPrefix(j.url, "https://")); err == nil && !net.ParseIP(host).IsUnspecified() && host != "" && !loopback(host) {
 		coord = URLEnv + "=" + quote(j.url)
 	}
+	note := "" // a copy's clients note their process IDs beside it (see sweepScript)
+	if d := s.dirs[i%len(s.dirs)]; d != "" {
+		note = `echo "$p" >` + quote(d+"/pid."+strconv.Itoa(i)) + `; `
+	}
 	return `IFS= read -r t || exit 97; IFS= read -r c || exit 97; ` + TokenEnv + `=$t; ` + CertEnv + `=$c; ` + coord + `; ` +
 		IndexEnv + `=` + strconv.Itoa(i) + `; export ` + TokenEnv + ` ` + CertEnv + ` ` + URLEnv + ` ` + IndexEnv + `; ` +
-		quote(s.bins[i%len(s.bins)]) + ` client </dev/null >/dev/null & p=$!; echo "$p"; ` +
+		quote(s.bins[i%len(s.bins)]) + ` client </dev/null >/dev/null & p=$!; ` + note + `echo "$p"; ` +
 		`trap 'kill -INT $p 2>/dev/null' INT TERM HUP; wait $p`
 }
 
@@ -409,7 +456,8 @@ func (s *sshOrch) cleanup(j *job) {
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			if _, err := s.ssh(ctx, s.hosts[i], "rm -rf "+quote(dir), nil); err != nil {
+			// The copies' directory goes too when no other run has one there.
+			if _, err := s.ssh(ctx, s.hosts[i], "rm -rf "+quote(dir)+" && { rmdir "+quote(path.Dir(dir))+" 2>/dev/null; true; }", nil); err != nil {
 				j.mu.Lock()
 				fmt.Fprintf(j.stderr, "servbench: %v: %s is left there\n", err, dir)
 				j.mu.Unlock()

@@ -111,8 +111,11 @@ func applyClient(p *props.Props, load bool) (Client, error) {
 		}
 		c.CoordinatorURL = strings.TrimSuffix(c.CoordinatorURL, "/")
 	}
-	if c.Orchestrator == "ssh" && c.Hosts == "" && n > 1 {
+	switch {
+	case c.Orchestrator == "ssh" && c.Hosts == "": // also for one client: it runs on a host, never here
 		return Client{}, p.Errorf("ssh.hosts", "orchestrator=ssh needs the hosts: --hosts h1,h2,... or --hosts @FILE")
+	case c.Orchestrator != "ssh" && c.Hosts != "": // the hosts asked for, and every client run elsewhere
+		return Client{}, p.Errorf("ssh.hosts", "the hosts are the ssh orchestrator's: give --orchestrator ssh, or leave the hosts out (orchestrator=%s)", c.Orchestrator)
 	}
 	timeout, err := p.FloatRange("coordinator.timeout", 30, 1, 86400)
 	if err != nil {

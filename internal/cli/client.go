@@ -100,6 +100,7 @@ func runClient(ctx context.Context, s *coordinator.Session, ph *coordinator.Phas
 	if err != nil {
 		return ExitUsage, err
 	}
+	noFiles(setup)
 	run, stop := context.WithCancel(ctx)
 	defer stop()
 	go s.Watch(run, stop)
@@ -121,6 +122,18 @@ func runClient(ctx context.Context, s *coordinator.Session, ph *coordinator.Phas
 		return ExitFailure, res.Err
 	}
 	return ExitOK, nil
+}
+
+// noFiles drops every file output from a client's setup, whatever the
+// phase it was given asks: a client sends its result to its coordinator,
+// which writes the outputs, and writes no file itself (on a host of its
+// own, in a container, nobody would look for one there).
+func noFiles(setup *engine.Setup) {
+	o := &setup.Outputs
+	o.ExportFile, o.ResultFile, o.SeriesFile, o.RawFile, o.HlogPrefix, o.HdrFiles = "", "", "", "", "", false
+	for _, k := range []string{"exportfile", "result.file", "timeseries.file", "measurement.raw.output_file", "hdrhistogram.log", "hdrhistogram.fileoutput"} {
+		setup.Props.Delete(k) // nor does its result say it wrote one
+	}
 }
 
 // stopped is how a client ends that stopped before its end: interrupted

@@ -13,16 +13,24 @@ import (
 	"github.com/servbench/servbench/result"
 )
 
-// runClients runs a phase spread over clients from the command line (see
-// coordinator.Run) and says how it went.
+// runClients runs a phase spread over clients (or one client that an
+// orchestrator runs elsewhere) from the command line (see coordinator.Run)
+// and says how it went. Every output is checked before any client starts;
+// at the end one that cannot be written leaves the others written.
 func runClients(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Setup, stdout, stderr io.Writer) (int, error) {
-	n := setup.Client.Count
 	out := setup.Outputs
-	if out.HlogPrefix != "" || out.HdrFiles || pa.cpuprof != "" || out.RawFile != "" {
-		return ExitUsage, badf("%s: with clients=%d each client writes its own result; --hlog, hdrhistogram.fileoutput, --cpuprofile and measurement.raw.output_file are not merged: leave them out", cmd, n)
+	if pa.cpuprof != "" {
+		return ExitUsage, badf("%s: the clients (%d) are processes of their own: --cpuprofile would profile the coordinator only; leave it out", cmd, setup.Client.Count)
 	}
-	m, err := coordinator.Run(ctx, setup, out.ResultFile, stderr)
+	release, err := coordinator.HoldOutputs([]coordinator.Output{
+		{What: "exportfile", Path: out.ExportFile}, {What: "-o (result.file)", Path: out.ResultFile}, {What: "--csv (timeseries.file)", Path: out.SeriesFile}})
 	if err != nil {
+		return ExitUsage, badf("%s: %v", cmd, err)
+	}
+	defer release()
+	m, err := coordinator.Run(ctx, setup, out.ResultFile, stderr)
+	var unwritten *coordinator.OutputError
+	if err != nil && !errors.As(err, &unwritten) {
 		var se *engine.SpecError
 		switch {
 		case errors.Is(err, engine.ErrInterruptedBeforeMeasuring):
@@ -35,14 +43,42 @@ func runClients(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Se
 		}
 		return ExitFailure, fmt.Errorf("%s: %w", cmd, err)
 	}
-	if err := setup.WriteMerged(m, engine.Writers{Stdout: stdout, Stderr: stderr}); err != nil { // as any run's outputs
-		return ExitFailure, fmt.Errorf("%s: %w", cmd, err)
+	if unwritten = writeMerged(setup, m, stdout, stderr, unwritten); unwritten != nil {
+		return ExitFailure, fmt.Errorf("%s: %v; every other output was written", cmd, unwritten)
 	}
 	if ctx.Err() != nil || m.Stop == result.Interrupted {
 		fmt.Fprintln(stderr, "servbench: interrupted; the clients' results so far were merged")
 		return ExitInterrupted, nil
 	}
 	return ExitOK, nil
+}
+
+// writeMerged writes the merged result's outputs as any run's (YCSB's
+// report to exportfile or standard output, -o, --csv), each on its own:
+// one that cannot be written leaves the others written. It adds those
+// that failed to unwritten.
+func writeMerged(setup *engine.Setup, m *result.Doc, stdout, stderr io.Writer, unwritten *coordinator.OutputError) *coordinator.OutputError {
+	out := setup.Outputs
+	for _, o := range []struct {
+		what   string
+		path   string
+		only   engine.Outputs
+		stdout io.Writer // the report's, when exportfile is not given
+	}{
+		{"the report", out.ExportFile, engine.Outputs{ExportFile: out.ExportFile}, stdout},
+		{"the merged result", out.ResultFile, engine.Outputs{ResultFile: out.ResultFile}, nil},
+		{"the time series", out.SeriesFile, engine.Outputs{SeriesFile: out.SeriesFile}, nil},
+	} {
+		if o.path == "" && o.stdout == nil {
+			continue
+		}
+		one := *setup
+		one.Outputs = o.only
+		if err := one.WriteMerged(m, engine.Writers{Stdout: o.stdout, Stderr: stderr}); err != nil {
+			unwritten = unwritten.Add(o.what, err)
+		}
+	}
+	return unwritten
 }
 
 // indexFromEnv sets the clientindex of a client that an orchestrator

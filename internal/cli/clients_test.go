@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 )
 
@@ -119,8 +122,12 @@ func TestClientsRefused(t *testing.T) {
 	}{
 		{[]string{"run", "basic", "-w", "a", "--clients", "3", "-threads", "2"}, "2 threads for 3 clients"},
 		{[]string{"run", "pebble", "-w", "a", "--clients", "2", "-threads", "2"}, "pebble is embedded"},
-		{[]string{"run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "--hlog", "x-"}, "each client writes its own result"},
+		{[]string{"run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "--hlog", "x-"}, "send their results to the coordinator"},
 		{[]string{"run", "basic", "-w", "a", "--clients", "2", "--client-index", "2", "-threads", "2"}, "want 0 to 1"},
+		// Who asks for ssh hosts gets them, or is told: never a run here.
+		{[]string{"run", "basic", "-w", "a", "--clients", "1", "--orchestrator", "ssh"}, "orchestrator=ssh needs the hosts"},
+		{[]string{"run", "basic", "-w", "a", "--hosts", "127.0.0.1"}, "the hosts are the ssh orchestrator's"},
+		{[]string{"run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "--orchestrator", "docker", "--hosts", "127.0.0.1"}, "the hosts are the ssh orchestrator's"},
 	} {
 		code, _, stderr := servbench(t, c.args...)
 		if code != ExitUsage || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
@@ -269,5 +276,316 @@ func TestKubeconfigAttacks(t *testing.T) {
 		case <-time.After(2 * time.Minute): // a safety net, not a measurement
 			t.Fatalf("kubeconfig %s: the command did not end", c.file)
 		}
+	}
+}
+
+// Every output of a spread phase is checked before any client starts:
+// a client's result beside -o that is a directory, or a link into a
+// directory that does not exist, the time series' path that is a
+// directory, a client's result named as another output. Each is refused
+// in one line naming it (exit 2), and no client starts.
+func TestClientsOutputsCheckedBeforeTheRun(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		make  func(dir string) []string // the extra arguments
+		wants []string
+	}{
+		{"a client's result is a directory", func(dir string) []string {
+			os.Mkdir(filepath.Join(dir, "r.client-1.json"), 0o755)
+			return nil
+		}, []string{"client 1's result", "r.client-1.json", "is a directory"}},
+		{"a client's result links nowhere", func(dir string) []string {
+			os.Symlink(filepath.Join(dir, "none", "x.json"), filepath.Join(dir, "r.client-0.json"))
+			return nil
+		}, []string{"client 0's result", "no such file or directory"}},
+		{"the time series is a directory", func(dir string) []string {
+			os.Mkdir(filepath.Join(dir, "t.csv"), 0o755)
+			return []string{"--csv", filepath.Join(dir, "t.csv")}
+		}, []string{"--csv", "t.csv", "is a directory"}},
+		{"the report is a client's result", func(dir string) []string {
+			return []string{"-p", "exportfile=" + filepath.Join(dir, "r.client-1.json")}
+		}, []string{"named by both exportfile and client 1's result"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "r.json")
+			args := append([]string{"run", "basic", "-w", "c", "--clients", "2", "-threads", "2", "-p", "operationcount=10", "-o", out}, c.make(dir)...)
+			code, _, stderr := servbench(t, args...)
+			if code != ExitUsage || strings.Count(strings.TrimSpace(stderr), "\n") > 0 || strings.Contains(stderr, "starting together") {
+				t.Errorf("exit %d: %s", code, stderr)
+			}
+			for _, w := range c.wants {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("%q not said: %s", w, stderr)
+				}
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("a merged result was written")
+			}
+		})
+	}
+}
+
+// An output that cannot be written at the end of a spread phase (made a
+// directory while the clients ran) leaves every other output written:
+// the merged result, the other clients' results, the time series and the
+// report; the run fails naming the one that was not written.
+func TestClientsOutputFailingAtTheEndLeavesTheOthers(t *testing.T) {
+	for _, broken := range []string{"r.client-1.json", "r.json"} {
+		t.Run(broken, func(t *testing.T) {
+			dir := t.TempDir()
+			path := func(f string) string { return filepath.Join(dir, f) }
+			w := &lines{n: 2, started: make(chan struct{})}
+			started := w.started
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go func() {
+				select {
+				case <-started: // the clients measure: the outputs were checked
+				case <-time.After(3 * time.Minute): // a safety net, not a measurement
+				}
+				if err := os.Mkdir(path(broken), 0o755); err != nil {
+					t.Error(err)
+				}
+				cancel()
+			}()
+			code := MainContext(ctx, []string{"run", "basic", "-w", "c", "--clients", "2", "-threads", "2", "-target", "1000",
+				"-p", "operationcount=0", "-s", "-p", "status.interval=0.2", "-o", path("r.json"), "--csv", path("t.csv"),
+				"-p", "exportfile=" + path("report.txt")}, io.Discard, w)
+			w.mu.Lock()
+			stderr := w.b.String()
+			w.mu.Unlock()
+			if code != ExitFailure || !strings.Contains(stderr, "not written: ") || !strings.Contains(stderr, broken) ||
+				!strings.Contains(stderr, "every other output was written") {
+				t.Errorf("exit %d: %s", code, stderr)
+			}
+			for _, f := range []string{"r.json", "r.client-0.json", "r.client-1.json"} {
+				if f == broken {
+					continue
+				}
+				if d, err := result.ReadFile(path(f)); err != nil || d.Operations == 0 {
+					t.Errorf("%s: %v", f, err)
+				}
+			}
+			for _, f := range []string{"t.csv", "report.txt"} {
+				if st, err := os.Stat(path(f)); err != nil || st.Size() == 0 {
+					t.Errorf("%s: %v", f, err)
+				}
+			}
+		})
+	}
+}
+
+// clientPID is the process ID of client i of the coordinator whose
+// standard error is text ("coordinator at ADDR"), a child of this
+// process: found by its environment.
+func clientPID(t *testing.T, text string, i int) int {
+	t.Helper()
+	_, addr, ok := strings.Cut(text, "coordinator at ")
+	if !ok {
+		t.Fatalf("no coordinator address in %q", text)
+	}
+	addr, _, _ = strings.Cut(addr, "\n")
+	want := []string{"SERVBENCH_CLIENT=" + strconv.Itoa(i), "SERVBENCH_COORDINATOR=https://" + addr}
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		env, err := os.ReadFile(filepath.Join(p, "environ"))
+		if err != nil {
+			continue
+		}
+		vars := strings.Split(string(env), "\x00")
+		if slices.Contains(vars, want[0]) && slices.Contains(vars, want[1]) {
+			pid, _ := strconv.Atoi(filepath.Base(p))
+			return pid
+		}
+	}
+	t.Fatalf("no process of client %d of the coordinator at %s", i, addr)
+	return 0
+}
+
+// A client that goes silent mid-run (stopped with SIGSTOP once the
+// clients measure) fails the phase by name after coordinator.timeout; the
+// healthy client is told to stop and has its grace to send what it
+// measured, which is written beside -o, and nothing merged is written.
+func TestClientsSilentClientLeavesTheOthersResults(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("finds the clients' processes in /proc")
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	w := &lines{n: 2, started: make(chan struct{})}
+	started := w.started
+	go func() {
+		select {
+		case <-started:
+		case <-time.After(3 * time.Minute): // a safety net, not a measurement
+			return
+		}
+		w.mu.Lock()
+		text := w.b.String()
+		w.mu.Unlock()
+		pid := clientPID(t, text, 1)
+		syscall.Kill(pid, syscall.SIGSTOP)
+		t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	}()
+	code := MainContext(context.Background(), []string{"run", "basic", "-w", "c", "--clients", "2", "-threads", "2", "-target", "1000",
+		"-p", "operationcount=0", "-s", "-p", "status.interval=0.2", "-p", "coordinator.timeout=2", "-p", "stopgrace=1", "-o", out}, io.Discard, w)
+	w.mu.Lock()
+	stderr := w.b.String()
+	w.mu.Unlock()
+	if code != ExitFailure || !strings.Contains(stderr, "run: client 1 of 2 ") || !strings.Contains(stderr, " sent nothing for 2s (coordinator.timeout): no merged result") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	if d, err := result.ReadFile(strings.TrimSuffix(out, ".json") + ".client-0.json"); err != nil || d.Operations == 0 || d.Stop != result.Interrupted {
+		t.Errorf("the healthy client's result: %v %+v", err, d)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a merged result was written without client 1")
+	}
+}
+
+// A client writes no file whatever its phase asks (result.file,
+// exportfile, timeseries.file, hdrhistogram.fileoutput,
+// measurement.raw.output_file, hdrhistogram.log): it sends its result to
+// its coordinator, which writes the outputs.
+func TestClientWritesNoFile(t *testing.T) {
+	dir := t.TempDir()
+	in := func(f string) string { return filepath.Join(dir, f) }
+	p := props.New()
+	for k, v := range map[string]string{"operationcount": "10", "recordcount": "10", "result.file": in("r.json"), "exportfile": in("e.txt"),
+		"timeseries.file": in("t.csv"), "hdrhistogram.fileoutput": "true", "hdrhistogram.output.path": in("h-"),
+		"measurement.raw.output_file": in("raw.txt"), "hdrhistogram.log": in("l-"), "measurementtype": "raw"} {
+		p.Set(k, v, "a coordinator")
+	}
+	setup, err := checkPhase("run", engine.Spec{Binding: "basic", Properties: p}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noFiles(setup)
+	res, err := setup.Execute(context.Background(), engine.Writers{})
+	if err != nil || res.Doc().Operations != 10 {
+		t.Fatalf("%v", err)
+	}
+	if files, _ := os.ReadDir(dir); len(files) > 0 {
+		t.Errorf("a client wrote %v", files)
+	}
+	for _, k := range []string{"result.file", "exportfile", "timeseries.file", "measurement.raw.output_file", "hdrhistogram.log"} {
+		if v, ok := res.Doc().Properties[k]; ok {
+			t.Errorf("its result says %s=%s", k, v)
+		}
+	}
+}
+
+// With no usable kubeconfig the kubernetes orchestrator says in one line
+// which kubeconfig and context it looked for, not client-go's advice to
+// set an environment variable of its own.
+func TestKubeconfigNamedWhenUnusable(t *testing.T) {
+	home := t.TempDir()
+	none := filepath.Join(home, "none")
+	t.Setenv("KUBECONFIG", none) // never the user's own: that one would be used
+	code, _, stderr := servbench(t, "run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "--orchestrator", "kubernetes")
+	if code != ExitUsage || !strings.Contains(stderr, "$KUBECONFIG "+none+" (no such file), its current context: no kubeconfig found") ||
+		strings.Contains(stderr, "KUBERNETES_MASTER") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Errorf("no kubeconfig: exit %d: %s", code, stderr)
+	}
+	kc := filepath.Join(home, "kc")
+	os.WriteFile(kc, []byte("apiVersion: v1\nkind: Config\nclusters: []\n"), 0o600)
+	t.Setenv("KUBECONFIG", kc)
+	code, _, stderr = servbench(t, "run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "--orchestrator", "kubernetes", "-p", "kubernetes.context=lab")
+	if code != ExitUsage || !strings.Contains(stderr, "$KUBECONFIG "+kc) || !strings.Contains(stderr, `context "lab"`) {
+		t.Errorf("no such context: exit %d: %s", code, stderr)
+	}
+}
+
+// fakeSSH puts an ssh command first on PATH that runs the script it is
+// given here, with home as the "host's" home and the connection coming
+// from 127.0.0.1, and notes each call in the returned log: an ssh host
+// that is this machine, without an sshd. A script holding hold (when
+// given) runs, then the file log+".held" is made and the ssh waits to be
+// killed.
+func fakeSSH(t *testing.T, home, hold string) (log string) {
+	t.Helper()
+	bin := t.TempDir()
+	log = filepath.Join(bin, "calls")
+	script := "#!/bin/sh\necho \"$@\" >>" + log + "\nfor a; do last=$a; done\nHOME=" + home +
+		"; export HOME\nSSH_CONNECTION='127.0.0.1 50000 127.0.0.1 22'; export SSH_CONNECTION\n"
+	if hold != "" {
+		script += "case \"$last\" in *" + hold + "*) sh -c \"$last\"; touch " + log + ".held; exec sleep 600;; esac\n"
+	}
+	script += "exec sh -c \"$last\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "ssh"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return log
+}
+
+// --clients 1 --orchestrator ssh runs its one client on the host, through
+// ssh, as for more clients (not here without a word). The copy of
+// servbench it puts there is removed at the end, and a copy an earlier
+// run left there (its coordinator killed) is removed too; a young one (a
+// run starting) stays.
+func TestOneClientOverSSHAndStaleCopies(t *testing.T) {
+	if _, err := exec.LookPath("sha256sum"); err != nil {
+		t.Skip("the ssh orchestrator asks the host for sha256sum")
+	}
+	home := t.TempDir()
+	log := fakeSSH(t, home, "")
+	copies := filepath.Join(home, ".servbench")
+	old := time.Now().Add(-time.Hour)
+	for _, d := range []string{"run.left", "run.young"} {
+		os.MkdirAll(filepath.Join(copies, d), 0o700)
+		os.WriteFile(filepath.Join(copies, d, "pid.0"), []byte("99999999\n"), 0o600)
+	}
+	os.Chtimes(filepath.Join(copies, "run.left"), old, old)
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, _, stderr := servbench(t, "run", "basic", "-w", "c", "-p", "operationcount=100", "--clients", "1",
+		"--orchestrator", "ssh", "--hosts", "127.0.0.1", "-o", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if calls, _ := os.ReadFile(log); !strings.Contains(string(calls), "127.0.0.1") {
+		t.Errorf("one client asked for over ssh ran without ssh: %s", stderr)
+	}
+	if d, err := result.ReadFile(out); err != nil || d.Operations != 100 {
+		t.Errorf("its result: %v", err)
+	}
+	if !strings.Contains(stderr, "client 0 (127.0.0.1): servbench: ran workload C") || !strings.Contains(stderr, "removed a copy of servbench") {
+		t.Errorf("stderr: %s", stderr)
+	}
+	left, _ := os.ReadDir(copies)
+	if len(left) != 1 || left[0].Name() != "run.young" {
+		t.Errorf("left on the host: %v", left)
+	}
+}
+
+// Ctrl-C while servbench is being copied to an ssh host (the copy made,
+// its ssh not ended) leaves no copy there: the copy's directory, said
+// before the ssh was stopped, is removed.
+func TestSSHInterruptedWhileCopying(t *testing.T) {
+	if _, err := exec.LookPath("sha256sum"); err != nil {
+		t.Skip("the ssh orchestrator asks the host for sha256sum")
+	}
+	home := t.TempDir()
+	log := fakeSSH(t, home, "mktemp")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for i := 0; i < 6000; i++ { // a safety net of 10 minutes, not a measurement
+			if _, err := os.Stat(log + ".held"); err == nil {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		cancel()
+	}()
+	var stderr bytes.Buffer
+	code := MainContext(ctx, []string{"run", "basic", "-w", "c", "-p", "operationcount=10", "--clients", "2", "-threads", "2",
+		"--orchestrator", "ssh", "--hosts", "127.0.0.1"}, io.Discard, &stderr)
+	if code != ExitInterrupted || !strings.Contains(stderr.String(), "copying servbench") {
+		t.Errorf("exit %d: %s", code, stderr.String())
+	}
+	if left, _ := os.ReadDir(home); len(left) > 0 {
+		t.Errorf("left on the host: %v", left)
 	}
 }

@@ -38,14 +38,16 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return ExitUsage, err
 	}
-	if _, one := pa.props.Get("clientindex"); setup.Client.Spread() && !one {
-		if pa.emit != "" {
-			return emit(cmd, pa, setup, stdout)
-		}
-		return runClients(ctx, cmd, pa, setup, stdout, stderr)
-	}
-	if pa.emit != "" {
+	_, one := pa.props.Get("clientindex") // one client of a phase, started by hand or by an orchestrator
+	switch {
+	case !one && pa.emit != "" && setup.Client.Spread():
+		return emit(cmd, pa, setup, stdout)
+	case pa.emit != "":
 		return ExitUsage, badf("%s: --emit writes the manifests of a phase spread over clients: give --clients N (N > 1)", cmd)
+	case !one && (setup.Client.Spread() || setup.Client.Orchestrator != "local"):
+		// One client that an orchestrator is asked for runs there too
+		// (an ssh host, a container, a pod), never here.
+		return runClients(ctx, cmd, pa, setup, stdout, stderr)
 	}
 	return runHere(ctx, pa, setup, stdout, stderr)
 }
