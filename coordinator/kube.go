@@ -18,7 +18,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	restclient "k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -41,7 +44,7 @@ import (
 // is the way for a user whose machine the cluster cannot reach; it is not
 // built yet.
 type kube struct {
-	client    kubernetes.Interface
+	client    kubeClient
 	namespace string
 	image     string
 	name      string
@@ -72,7 +75,7 @@ func newKube(c engine.Client) (*kube, error) {
 			ns = "default"
 		}
 	}
-	client, err := kubernetes.NewForConfig(rest)
+	client, err := newKubeClient(rest)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes: %v", err)
 	}
@@ -83,6 +86,38 @@ func newKube(c engine.Client) (*kube, error) {
 		}
 	}
 	return &kube{client: client, namespace: ns, image: c.Image, name: name, url: c.CoordinatorURL, poll: 500 * time.Millisecond}, nil
+}
+
+// kubeClient speaks to the two API groups the orchestrator uses (core:
+// a Secret, pods and their logs; batch: a Job) through client-go's REST
+// client, with a scheme of those groups only: client-go's typed clients
+// register every group the API server has, hundreds of packages linked
+// into the command for six requests.
+type kubeClient struct{ core, batch *restclient.RESTClient }
+
+func newKubeClient(cfg *restclient.Config) (kubeClient, error) {
+	scheme := runtime.NewScheme()
+	if err := corev1.AddToScheme(scheme); err != nil {
+		return kubeClient{}, err
+	}
+	if err := batchv1.AddToScheme(scheme); err != nil {
+		return kubeClient{}, err
+	}
+	codecs := serializer.NewCodecFactory(scheme).WithoutConversion()
+	group := func(gv schema.GroupVersion, path string) (*restclient.RESTClient, error) {
+		c := *cfg
+		c.GroupVersion, c.APIPath, c.NegotiatedSerializer = &gv, path, codecs
+		if c.UserAgent == "" {
+			c.UserAgent = "servbench"
+		}
+		return restclient.RESTClientFor(&c)
+	}
+	core, err := group(corev1.SchemeGroupVersion, "/api")
+	if err != nil {
+		return kubeClient{}, err
+	}
+	batch, err := group(batchv1.SchemeGroupVersion, "/apis")
+	return kubeClient{core, batch}, err
 }
 
 // kubeconfigError says in one line which kubeconfig and context were
@@ -145,7 +180,7 @@ func (k *kube) prepare(ctx context.Context, j *job) error {
 		Type:       corev1.SecretTypeOpaque,
 		StringData: map[string]string{"key": j.token, "url": k.podURL(j), "cert": j.pin},
 	}
-	if _, err := k.client.CoreV1().Secrets(k.namespace).Create(ctx, sec, metav1.CreateOptions{}); err != nil {
+	if err := k.client.core.Post().Namespace(k.namespace).Resource("secrets").Body(sec).Do(ctx).Error(); err != nil {
 		return fmt.Errorf("kubernetes: create Secret %s/%s: %v", k.namespace, k.name, oneLine(err.Error()))
 	}
 	return nil
@@ -209,7 +244,7 @@ func (k *kube) run(ctx context.Context, j *job) []error {
 		}
 		return ends
 	}
-	if _, err := k.client.BatchV1().Jobs(k.namespace).Create(context.Background(), k.job(j), metav1.CreateOptions{}); err != nil {
+	if err := k.client.batch.Post().Namespace(k.namespace).Resource("jobs").Body(k.job(j)).Do(context.Background()).Error(); err != nil {
 		return fail(fmt.Errorf("kubernetes: create Job %s/%s: %v", k.namespace, k.name, oneLine(err.Error())))
 	}
 	k.mu.Lock()
@@ -231,7 +266,8 @@ func (k *kube) run(ctx context.Context, j *job) []error {
 			return ends
 		case <-tick.C:
 		}
-		pods, err := k.client.CoreV1().Pods(k.namespace).List(context.Background(), metav1.ListOptions{LabelSelector: "batch.kubernetes.io/job-name=" + k.name})
+		var pods corev1.PodList
+		err := k.client.core.Get().Namespace(k.namespace).Resource("pods").Param("labelSelector", "batch.kubernetes.io/job-name="+k.name).Do(context.Background()).Into(&pods)
 		if err != nil {
 			continue // the API server may be busy; the coordinator's timeout bounds the wait
 		}
@@ -287,8 +323,7 @@ func podWhy(p *corev1.Pod) string {
 func (k *kube) logs(p *corev1.Pod, i int, j *job) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	limit := int64(1 << 20)
-	raw, err := k.client.CoreV1().Pods(k.namespace).GetLogs(p.Name, &corev1.PodLogOptions{LimitBytes: &limit}).DoRaw(ctx)
+	raw, err := k.client.core.Get().Namespace(k.namespace).Resource("pods").Name(p.Name).SubResource("log").Param("limitBytes", strconv.Itoa(1<<20)).DoRaw(ctx)
 	if err != nil {
 		return
 	}
@@ -311,7 +346,7 @@ func (k *kube) deleteJob() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	bg := metav1.DeletePropagationBackground
-	err := k.client.BatchV1().Jobs(k.namespace).Delete(ctx, k.name, metav1.DeleteOptions{PropagationPolicy: &bg})
+	err := k.client.batch.Delete().Namespace(k.namespace).Resource("jobs").Name(k.name).Body(&metav1.DeleteOptions{PropagationPolicy: &bg}).Do(ctx).Error()
 	if err == nil || apierrors.IsNotFound(err) {
 		k.mu.Lock()
 		k.created = false
@@ -324,7 +359,7 @@ func (k *kube) cleanup(j *job) {
 	k.deleteJob()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := k.client.CoreV1().Secrets(k.namespace).Delete(ctx, k.name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	if err := k.client.core.Delete().Namespace(k.namespace).Resource("secrets").Name(k.name).Do(ctx).Error(); err != nil && !apierrors.IsNotFound(err) {
 		j.mu.Lock()
 		fmt.Fprintf(j.stderr, "servbench: kubernetes: delete Secret %s/%s: %v\n", k.namespace, k.name, oneLine(err.Error()))
 		j.mu.Unlock()
