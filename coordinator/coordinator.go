@@ -99,7 +99,7 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 		return nil, fmt.Errorf("coordinator: certificate: %w", err)
 	}
 	j.pin = pin
-	l, err := serve(addr, h, cert)
+	l, err := serve(addr, h, cert, maxConns(n))
 	if err != nil {
 		return nil, specErrorf("%s: coordinator.addr: %v", cmd, err)
 	}
