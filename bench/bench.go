@@ -638,17 +638,31 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 	for _, w := range setup.Warnings {
 		fmt.Fprintf(lg, "servbench: %s\n", w)
 	}
-	if setup.Client.Spread() { // each client writes its text report in its own log
+	// Spread, or one client that an orchestrator runs elsewhere (a host,
+	// a container), as from the command line: each client writes its
+	// text report in its own log. Every output is checked before any
+	// client starts, and one that cannot be written at the end leaves
+	// the others written.
+	if setup.Client.Spread() || setup.Client.Orchestrator != "local" {
+		release, err := coordinator.HoldOutputs(coordinator.PhaseOutputs(setup.Outputs))
+		if err != nil {
+			return err
+		}
+		defer release()
 		d, err := coordinator.Run(ctx, setup, path, lg) // clients of this binary, or an orchestrator's
-		if err == nil {
-			var txt bytes.Buffer
-			if err = setup.WriteMerged(d, engine.Writers{Stdout: &txt, Stderr: lg}); err == nil && txt.Len() > 0 {
-				err = atomicfile.WriteFile(text, func(w io.Writer) error { _, err := w.Write(txt.Bytes()); return err })
+		var unwritten *coordinator.OutputError
+		if err != nil && !errors.As(err, &unwritten) {
+			return err
+		}
+		var txt bytes.Buffer
+		if unwritten = coordinator.WriteMerged(setup, d, &txt, lg, unwritten); txt.Len() > 0 {
+			if err := atomicfile.WriteFile(text, func(w io.Writer) error { _, err := w.Write(txt.Bytes()); return err }); err != nil {
+				unwritten = unwritten.Add("the text report", err)
 			}
 		}
 		switch {
-		case err != nil:
-			return err
+		case unwritten != nil:
+			return unwritten
 		case d.Stop == result.Interrupted || ctx.Err() != nil:
 			return ErrInterrupted
 		case d.Error != "":

@@ -241,6 +241,42 @@ func HoldOutputs(outs []Output) (release func(), err error) {
 	return release, nil
 }
 
+// PhaseOutputs are the outputs written from a spread phase's merged
+// result (the report, the result, the time series), to be held before
+// the phase runs (HoldOutputs) and written after it (WriteMerged).
+func PhaseOutputs(o engine.Outputs) []Output {
+	return []Output{{What: "exportfile", Path: o.ExportFile}, {What: "-o (result.file)", Path: o.ResultFile}, {What: "--csv (timeseries.file)", Path: o.SeriesFile}}
+}
+
+// WriteMerged writes a spread phase's merged result m as any run's
+// outputs (YCSB's report to exportfile, or to stdout when it is not
+// given and stdout is not nil; the result; the time series), each on its
+// own: one that cannot be written leaves the others written. It adds
+// those that failed to unwritten.
+func WriteMerged(setup *engine.Setup, m *result.Doc, stdout, stderr io.Writer, unwritten *OutputError) *OutputError {
+	out := setup.Outputs
+	for _, o := range []struct {
+		what   string
+		path   string
+		only   engine.Outputs
+		stdout io.Writer // the report's, when exportfile is not given
+	}{
+		{"the report", out.ExportFile, engine.Outputs{ExportFile: out.ExportFile}, stdout},
+		{"the merged result", out.ResultFile, engine.Outputs{ResultFile: out.ResultFile}, nil},
+		{"the time series", out.SeriesFile, engine.Outputs{SeriesFile: out.SeriesFile}, nil},
+	} {
+		if o.path == "" && o.stdout == nil {
+			continue
+		}
+		one := *setup
+		one.Outputs = o.only
+		if err := one.WriteMerged(m, engine.Writers{Stdout: o.stdout, Stderr: stderr}); err != nil {
+			unwritten = unwritten.Add(o.what, err)
+		}
+	}
+	return unwritten
+}
+
 // clientResultPaths are where the clients' results are written beside
 // out: none without out, for one client (out is its result) or when out
 // is no file (a device, a pipe: nothing is beside it).

@@ -22,8 +22,7 @@ func runClients(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Se
 	if pa.cpuprof != "" {
 		return ExitUsage, badf("%s: the clients (%d) are processes of their own: --cpuprofile would profile the coordinator only; leave it out", cmd, setup.Client.Count)
 	}
-	release, err := coordinator.HoldOutputs([]coordinator.Output{
-		{What: "exportfile", Path: out.ExportFile}, {What: "-o (result.file)", Path: out.ResultFile}, {What: "--csv (timeseries.file)", Path: out.SeriesFile}})
+	release, err := coordinator.HoldOutputs(coordinator.PhaseOutputs(setup.Outputs))
 	if err != nil {
 		return ExitUsage, badf("%s: %v", cmd, err)
 	}
@@ -43,7 +42,7 @@ func runClients(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Se
 		}
 		return ExitFailure, fmt.Errorf("%s: %w", cmd, err)
 	}
-	if unwritten = writeMerged(setup, m, stdout, stderr, unwritten); unwritten != nil {
+	if unwritten = coordinator.WriteMerged(setup, m, stdout, stderr, unwritten); unwritten != nil {
 		return ExitFailure, fmt.Errorf("%s: %v; every other output was written", cmd, unwritten)
 	}
 	if ctx.Err() != nil || m.Stop == result.Interrupted {
@@ -51,34 +50,6 @@ func runClients(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Se
 		return ExitInterrupted, nil
 	}
 	return ExitOK, nil
-}
-
-// writeMerged writes the merged result's outputs as any run's (YCSB's
-// report to exportfile or standard output, -o, --csv), each on its own:
-// one that cannot be written leaves the others written. It adds those
-// that failed to unwritten.
-func writeMerged(setup *engine.Setup, m *result.Doc, stdout, stderr io.Writer, unwritten *coordinator.OutputError) *coordinator.OutputError {
-	out := setup.Outputs
-	for _, o := range []struct {
-		what   string
-		path   string
-		only   engine.Outputs
-		stdout io.Writer // the report's, when exportfile is not given
-	}{
-		{"the report", out.ExportFile, engine.Outputs{ExportFile: out.ExportFile}, stdout},
-		{"the merged result", out.ResultFile, engine.Outputs{ResultFile: out.ResultFile}, nil},
-		{"the time series", out.SeriesFile, engine.Outputs{SeriesFile: out.SeriesFile}, nil},
-	} {
-		if o.path == "" && o.stdout == nil {
-			continue
-		}
-		one := *setup
-		one.Outputs = o.only
-		if err := one.WriteMerged(m, engine.Writers{Stdout: o.stdout, Stderr: stderr}); err != nil {
-			unwritten = unwritten.Add(o.what, err)
-		}
-	}
-	return unwritten
 }
 
 // indexFromEnv sets the clientindex of a client that an orchestrator

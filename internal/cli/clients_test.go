@@ -592,3 +592,100 @@ func TestSSHInterruptedWhileCopying(t *testing.T) {
 		t.Errorf("left on the host: %v", left)
 	}
 }
+
+// benchLog is the text of a plan's run log in dir, "" while there is none.
+func benchLog(dir, run string) string {
+	b, _ := os.ReadFile(filepath.Join(dir, "runs", run+".log"))
+	return string(b)
+}
+
+// A plan's spread run checks its outputs before any client starts, as the
+// command line does: its result path a directory ran both clients and
+// lost all they measured (their results are not written beside a path
+// that is not a file).
+func TestBenchSpreadOutputsCheckedFirst(t *testing.T) {
+	t.Parallel() // the test binary is the clients' servbench (TestMain)
+	dir := filepath.Join(t.TempDir(), "out")
+	const run = "basic/c/r100-t2-c2-qmax-1"
+	if err := os.MkdirAll(filepath.Join(dir, "runs", run+".json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pf := writePlan(t, "name: p\ndeployments: [{label: basic, binding: basic}]\nworkloads: [c]\nrecords: [100]\nthreads: [2]\nclients: [2]\noperations: 100\n")
+	var errb bytes.Buffer
+	code := MainContext(context.Background(), []string{"bench", "-o", dir, pf}, &bytes.Buffer{}, &errb)
+	if lg := benchLog(dir, run); code != ExitFailure || !strings.Contains(errb.String(), "is a directory") || strings.Contains(lg, "on 2 clients") {
+		t.Errorf("exit %d: %s\nlog: %s", code, errb.String(), lg)
+	}
+}
+
+// A plan's run of one client that an orchestrator is asked for runs
+// there, as from the command line, never here without a word (its load
+// too): here, an unusable kubeconfig fails it.
+func TestBenchOneClientElsewhere(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	kc := filepath.Join(t.TempDir(), "no-kubeconfig")
+	pf := writePlan(t, `name: p
+deployments: [{label: basic, binding: basic, properties: {orchestrator: kubernetes, kubernetes.kubeconfig: "`+kc+`"}}]
+workloads: [c]
+records: [100]
+threads: [2]
+clients: [1]
+operations: 100
+`)
+	var errb bytes.Buffer
+	code := MainContext(context.Background(), []string{"bench", "-o", dir, pf}, &bytes.Buffer{}, &errb)
+	logs, _ := filepath.Glob(filepath.Join(dir, "*", "*.log"))
+	more, _ := filepath.Glob(filepath.Join(dir, "runs", "*", "*", "*.log"))
+	var all strings.Builder
+	for _, f := range append(logs, more...) {
+		b, _ := os.ReadFile(f)
+		all.Write(b)
+	}
+	if code == ExitOK || strings.Contains(all.String(), "ran workload") || strings.Contains(all.String(), "loaded workload") || !strings.Contains(all.String(), kc) {
+		t.Errorf("exit %d: %s\nlogs: %s", code, errb.String(), all.String())
+	}
+}
+
+// A plan's spread run whose client result cannot be written at its end
+// keeps the merged result, as the command line does (it was dropped).
+func TestBenchSpreadClientFileFailingKeepsTheMerged(t *testing.T) {
+	t.Parallel() // the test binary is the clients' servbench (TestMain)
+	dir := filepath.Join(t.TempDir(), "out")
+	const run = "basic/c/r100-t2-c2-q1000-1"
+	pf := writePlan(t, `name: p
+deployments: [{label: basic, binding: basic, properties: {status.interval: 0.2}}]
+workloads: [c]
+records: [100]
+threads: [2]
+clients: [2]
+rates: [1000]
+operations: 0
+duration: 600
+`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		// The clients measure once the merged status is printed: their
+		// outputs were checked. (A safety net, not a measurement.)
+		for end := time.Now().Add(3 * time.Minute); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+			if strings.Contains(benchLog(dir, run), "servbench: 2 clients, ") {
+				break
+			}
+		}
+		if err := os.Mkdir(filepath.Join(dir, "runs", run+".client-1.json"), 0o755); err != nil {
+			t.Error(err)
+		}
+		cancel()
+	}()
+	var errb bytes.Buffer
+	MainContext(ctx, []string{"bench", "-o", dir, pf}, &bytes.Buffer{}, &errb)
+	lg := benchLog(dir, run)
+	if !strings.Contains(lg, "not written: client 1's result") {
+		t.Errorf("the log does not name client 1's result: %s", lg)
+	}
+	for _, f := range []string{run + ".json", run + ".client-0.json"} {
+		if d, err := result.ReadFile(filepath.Join(dir, "runs", f)); err != nil || d.Operations == 0 {
+			t.Errorf("%s: %v (%s)", f, err, errb.String())
+		}
+	}
+}
