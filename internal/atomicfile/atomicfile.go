@@ -92,6 +92,22 @@ func resolve(path string) (target string, magic bool, err error) {
 	return "", false, errors.New("too many levels of symbolic links")
 }
 
+// linkTarget is the absolute path abs names once links are followed: its
+// last element's chain of links (resolve), then the directories' links.
+func linkTarget(abs string) string {
+	t, _, err := resolve(abs)
+	if err != nil {
+		return abs
+	}
+	if !filepath.IsAbs(t) {
+		t = filepath.Join(filepath.Dir(abs), t)
+	}
+	if d, err := filepath.EvalSymlinks(filepath.Dir(t)); err == nil {
+		return filepath.Join(d, filepath.Base(t))
+	}
+	return filepath.Clean(t)
+}
+
 // openDirect opens a device or pipe for writing in place. A pipe is
 // opened without waiting: one nobody reads is refused.
 func openDirect(path, target string, m fs.FileMode) (*File, error) {
@@ -184,8 +200,10 @@ func WriteFileMode(path string, perm os.FileMode, write func(io.Writer) error) e
 }
 
 // SamePath returns the first two of paths (i < j) that name one file:
-// the same absolute path, or (for files that exist) the same file through
-// a link; empty paths are left out.
+// the same absolute path, the same path once links are followed (a link
+// to a file not made yet, or through a linked directory, too), or (for
+// files that exist) the same file through a hard link; empty paths are
+// left out.
 func SamePath(paths []string) (i, j int, found bool) {
 	seen := map[string]int{}
 	stats := make([]os.FileInfo, len(paths))
@@ -197,10 +215,12 @@ func SamePath(paths []string) (i, j int, found bool) {
 		if err != nil {
 			abs = filepath.Clean(p)
 		}
-		if i, dup := seen[abs]; dup {
-			return i, j, true
+		for _, k := range []string{abs, linkTarget(abs)} {
+			if i, dup := seen[k]; dup && i != j {
+				return i, j, true
+			}
+			seen[k] = j
 		}
-		seen[abs] = j
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 			stats[j] = st
 			for i, other := range stats[:j] {

@@ -172,3 +172,38 @@ func TestCreateMode(t *testing.T) {
 		t.Errorf("mode %v", st.Mode().Perm())
 	}
 }
+
+// Two paths name one file: as written, through ./, through a link to a
+// file not made yet (a client's result linked to the merged one), through
+// a linked directory, through a hard link; other files do not.
+func TestSamePath(t *testing.T) {
+	dir := t.TempDir()
+	in := func(f string) string { return filepath.Join(dir, f) }
+	if err := os.WriteFile(in("a"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("r.json", in("client.json")); err != nil { // r.json does not exist yet
+		t.Fatal(err)
+	}
+	if err := os.Symlink(dir, in("linkdir")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(in("a"), in("hard")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		paths []string
+		same  bool
+	}{
+		{[]string{in("r.json"), in("./r.json")}, true},
+		{[]string{in("client.json"), in("r.json")}, true},
+		{[]string{in("r.json"), in("linkdir/r.json")}, true},
+		{[]string{in("a"), in("hard")}, true},
+		{[]string{in("r.json"), "", in("b")}, false},
+		{[]string{in("client.json"), in("b")}, false},
+	} {
+		if _, _, got := SamePath(c.paths); got != c.same {
+			t.Errorf("SamePath(%q) = %v, want %v", c.paths, got, c.same)
+		}
+	}
+}
