@@ -730,17 +730,26 @@ func ClientResultPath(merged string, i int) string {
 	return strings.TrimSuffix(merged, ".json") + fmt.Sprintf(".client-%d.json", i)
 }
 
-// prefixed passes each whole line written to say.
+// prefixed passes each whole line written to say; a line longer than
+// maxRelayLine is passed on in pieces of that size (a client's output is
+// not held without bound).
 type prefixed struct {
 	say func(string)
 	buf []byte
 }
+
+const maxRelayLine = 64 << 10
 
 func (p *prefixed) Write(b []byte) (int, error) {
 	p.buf = append(p.buf, b...)
 	for {
 		i := bytes.IndexAny(p.buf, "\r\n")
 		if i < 0 {
+			if len(p.buf) >= maxRelayLine {
+				p.line(p.buf[:maxRelayLine])
+				p.buf = append(p.buf[:0], p.buf[maxRelayLine:]...)
+				continue
+			}
 			return len(b), nil
 		}
 		p.line(p.buf[:i])

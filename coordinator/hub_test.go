@@ -636,3 +636,22 @@ func TestPeerTextEscaped(t *testing.T) {
 		t.Errorf("a client's line: %q", got)
 	}
 }
+
+// A client's output without a line end is passed on in pieces of
+// maxRelayLine, not held whole.
+func TestRelayLineBounded(t *testing.T) {
+	var got []int
+	p := &prefixed{say: func(s string) { got = append(got, len(s)) }}
+	chunk := bytes.Repeat([]byte("x"), 1000)
+	for range 3 * maxRelayLine / len(chunk) {
+		p.Write(chunk)
+	}
+	if len(p.buf) >= maxRelayLine || len(got) < 2 || got[0] != maxRelayLine {
+		t.Errorf("held %d bytes, said %v", len(p.buf), got)
+	}
+	p.Write([]byte("end\n"))
+	p.flush()
+	if len(p.buf) != 0 {
+		t.Errorf("held %d bytes after a line end", len(p.buf))
+	}
+}

@@ -39,6 +39,10 @@ type Session struct {
 // it gives up.
 var joinWait = 15 * time.Second
 
+// maxPhaseBytes bounds the phase a client reads from its coordinator: its
+// properties (a property file is at most 16 MiB), binding and identity.
+const maxPhaseBytes = 64 << 20
+
 // A result is sent again after resultRetry, then twice as long each time,
 // up to resultRetryMax; each try has resultTry and a second per MiB.
 var (
@@ -67,7 +71,7 @@ func Join(ctx context.Context, base, token, pin string, index int) (*Session, *P
 	deadline := time.Now().Add(joinWait)
 	for {
 		var ph Phase
-		err := s.call(ctx, http.MethodGet, pathPhase, nil, 1<<30, func(body []byte) error { return json.Unmarshal(body, &ph) })
+		err := s.call(ctx, http.MethodGet, pathPhase, nil, maxPhaseBytes, func(body []byte) error { return json.Unmarshal(body, &ph) })
 		if err == nil {
 			s.resultWait = resultWait(&ph)
 			return s, &ph, nil
