@@ -22,11 +22,13 @@ const module = "github.com/servbench/servbench"
 // import only packages of lower layers: dependencies point one way, along
 // the data path workload → runner → binding → measurement → result →
 // report. "db/*" stands for every binding folder (bindings never import
-// each other). A new package must be given a layer here.
+// each other). A new package must be given a layer here. Development
+// tools (tools/: bench-peers, the test kubelet, YCSB report parsers) sit
+// above the product: no product package imports them.
 var layers = [][]string{
 	{"internal/format"},
 	{"internal/inputfile"},
-	{"result", "props", "generator", "report/chart", "internal/atomicfile", "internal/peers", "spread"}, // depend on nothing of ours
+	{"result", "props", "generator", "report/chart", "internal/atomicfile", "spread"}, // depend on nothing of ours
 	{"internal/ycsbtext"},                     // reads YCSB's text into a result
 	{"db", "workloads", "plan"},               // plan reads plans and results, never runs them
 	{"measure", "workload/customer", "probe"}, // probe samples servers, never operations
@@ -37,8 +39,10 @@ var layers = [][]string{
 	{"coordinator"},
 	{"bench", "db/dbtest"},
 	{"internal/cli"},
-	{"cmd/servbench", "cmd/benchpeers", "cmd/testkubelet"},
+	{"cmd/servbench"},
 	{"internal/lint"},
+	{"tools/internal/peers"},
+	{"tools/benchpeers", "tools/testkubelet"},
 }
 
 // layerOf returns the layer of a package path relative to the module, or

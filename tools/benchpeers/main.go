@@ -20,7 +20,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/servbench/servbench/internal/peers"
+	"github.com/servbench/servbench/tools/internal/peers"
 )
 
 func main() {

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/servbench/servbench/internal/peers"
+	"github.com/servbench/servbench/tools/internal/peers"
 )
 
 // servers are the servers' addresses (flags), clientCPUs the CPUs every
