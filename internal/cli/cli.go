@@ -1,4 +1,10 @@
-// Package cli is servbench's command line: load, run, workloads, version.
+// Package cli is servbench's command line: flags to typed specs and plans,
+// and how each ended to an exit status. Its commands: load and run (one
+// phase here or spread over clients), client (one client of a spread
+// phase, started by an orchestrator), bench (an experiment plan), merge,
+// import (YCSB's text), report, compare, workloads, bindings, version and
+// help. What a command does is in the packages below it (engine,
+// coordinator, bench, report); a command's file parses and says.
 package cli
 
 import (
