@@ -1,13 +1,18 @@
 // Package coordinator runs one phase spread over clients: it gives every
-// client the phase's properties and an identity (coordinator.id), serves
-// its clock, has an orchestrator start client i of N (processes of this
-// binary here, a Docker Swarm job; Kubernetes manifests are written for
-// kubectl), and merges exactly the results that carry its identity. The
-// command line and the plan runner both run spread phases through Run.
+// client the phase's properties, an identity (coordinator.id) and a secret
+// of its own, serves its clock over HTTPS (hub.go: the service; join.go:
+// the client's half), has an orchestrator start client i of N (local
+// processes of this binary, ssh hosts, a Docker Swarm job, a Kubernetes
+// Indexed Job through the API server, or manifests written for kubectl),
+// and merges exactly the results that carry its identity. The command
+// line and the plan runner both run spread phases through Run, and write
+// their outputs through PhaseOutputs and WriteMerged.
 //
-// Invariants: no partial set of clients is ever merged; the first client
-// that fails stops the others; Ctrl-C stops every client and what they
-// measured is merged; a second Ctrl-C kills whatever still runs.
+// Invariants: no partial set of clients is ever merged; every output is
+// checked before a client starts; the first client that fails stops the
+// others, which keep their grace to send what they measured; Ctrl-C stops
+// every client and what they measured is merged; a second Ctrl-C kills
+// whatever still runs; a client's result is taken once.
 package coordinator
 
 import (
