@@ -208,32 +208,18 @@ func (k *kube) podURL(j *job) string {
 
 // job is the Indexed Job of n clients.
 func (k *kube) job(j *job) *batchv1.Job {
-	n := int32(j.n)
-	zero := int32(0)
-	mode := batchv1.IndexedCompletion
 	labels := map[string]string{kubeLabel: "servbench", "app.kubernetes.io/instance": k.name}
 	secretEnv := func(name, key string) corev1.EnvVar {
 		return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
 			LocalObjectReference: corev1.LocalObjectReference{Name: k.name}, Key: key}}}
 	}
-	return &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Name: k.name, Labels: labels},
-		Spec: batchv1.JobSpec{
-			CompletionMode: &mode, Completions: &n, Parallelism: &n, BackoffLimit: &zero,
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{
-					RestartPolicy: corev1.RestartPolicyNever,
-					HostNetwork:   loopbackURL(k.podURL(j)),
-					Containers: []corev1.Container{{
-						Name: "client", Image: k.image, ImagePullPolicy: corev1.PullIfNotPresent,
-						Args: []string{"client", "--client-index-from", "kubernetes"},
-						Env:  []corev1.EnvVar{secretEnv(URLEnv, "url"), secretEnv(KeyEnv, "key"), secretEnv(CertEnv, "cert")},
-					}},
-				},
-			},
-		},
-	}
+	job := indexedJob(k.name, j.n, labels, corev1.Container{
+		Image: k.image, ImagePullPolicy: corev1.PullIfNotPresent,
+		Args: []string{"client", "--client-index-from", "kubernetes"},
+		Env:  []corev1.EnvVar{secretEnv(URLEnv, "url"), secretEnv(KeyEnv, "key"), secretEnv(CertEnv, "cert")},
+	}, nil)
+	job.Spec.Template.Spec.HostNetwork = loopbackURL(k.podURL(j))
+	return job
 }
 
 func (k *kube) run(ctx context.Context, j *job) []error {

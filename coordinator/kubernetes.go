@@ -8,7 +8,10 @@ import (
 
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/props"
-	"go.yaml.in/yaml/v2"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 )
 
 // KubernetesIndexEnv is where a pod of an Indexed Job finds its index.
@@ -30,79 +33,29 @@ type Manifest struct {
 	Secret bool // it holds credentials: only its owner may read it
 }
 
-// The manifests' shapes: the fields servbench writes, named as the
-// Kubernetes API names them (the tests decode them with its own types,
-// strictly).
-type (
-	k8sMeta struct {
-		Name        string            `yaml:"name"`
-		Labels      map[string]string `yaml:"labels,omitempty"`
-		Annotations map[string]string `yaml:"annotations,omitempty"`
+// indexedJob is the Indexed Job of n clients, one container each, that
+// both the API server (kube.job) and the manifests (Manifests) get: the
+// one model of a spread phase's clients on Kubernetes.
+func indexedJob(name string, n int, labels map[string]string, c corev1.Container, volumes []corev1.Volume) *batchv1.Job {
+	count, zero := int32(n), int32(0)
+	mode := batchv1.IndexedCompletion
+	c.Name = "client"
+	return &batchv1.Job{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		Spec: batchv1.JobSpec{
+			CompletionMode: &mode, Completions: &count, Parallelism: &count, BackoffLimit: &zero,
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{c}, Volumes: volumes},
+			},
+		},
 	}
-	// k8sObject is what every object starts with.
-	k8sObject struct {
-		APIVersion string  `yaml:"apiVersion"`
-		Kind       string  `yaml:"kind"`
-		Metadata   k8sMeta `yaml:"metadata"`
-	}
-	k8sConfig struct {
-		k8sObject  `yaml:",inline"`
-		Type       string            `yaml:"type,omitempty"`
-		Data       map[string]string `yaml:"data,omitempty"`
-		StringData map[string]string `yaml:"stringData,omitempty"`
-	}
-	k8sJob struct {
-		k8sObject `yaml:",inline"`
-		Spec      struct {
-			CompletionMode string `yaml:"completionMode"`
-			Completions    int    `yaml:"completions"`
-			Parallelism    int    `yaml:"parallelism"`
-			BackoffLimit   int    `yaml:"backoffLimit"`
-			Template       struct {
-				Metadata k8sMeta `yaml:"metadata"`
-				Spec     struct {
-					RestartPolicy string         `yaml:"restartPolicy"`
-					Containers    []k8sContainer `yaml:"containers"`
-					Volumes       []k8sVolume    `yaml:"volumes"`
-				} `yaml:"spec"`
-			} `yaml:"template"`
-		} `yaml:"spec"`
-	}
-	k8sContainer struct {
-		Name         string     `yaml:"name"`
-		Image        string     `yaml:"image"`
-		Args         []string   `yaml:"args"`
-		Ports        []k8sPort  `yaml:"ports,omitempty"`
-		VolumeMounts []k8sMount `yaml:"volumeMounts"`
-	}
-	k8sPort struct {
-		Name          string `yaml:"name"`
-		ContainerPort int    `yaml:"containerPort"`
-	}
-	k8sMount struct {
-		Name      string `yaml:"name"`
-		MountPath string `yaml:"mountPath"`
-		ReadOnly  bool   `yaml:"readOnly,omitempty"`
-	}
-	k8sVolume struct {
-		Name      string        `yaml:"name"`
-		ConfigMap *k8sRef       `yaml:"configMap,omitempty"`
-		Secret    *k8sSecretRef `yaml:"secret,omitempty"`
-		Claim     *k8sClaimRef  `yaml:"persistentVolumeClaim,omitempty"`
-	}
-	k8sRef struct {
-		Name string `yaml:"name"`
-	}
-	k8sSecretRef struct {
-		SecretName string `yaml:"secretName"`
-	}
-	k8sClaimRef struct {
-		ClaimName string `yaml:"claimName"`
-	}
-)
+}
 
 // Manifests are the ConfigMap, Secret (when a property holds a
-// credential) and Job of a phase of n clients.
+// credential) and Job of a phase of n clients, written as the Kubernetes
+// API's own types.
 func Manifests(cmd, binding string, p *props.Props, cl engine.Client) ([]Manifest, error) {
 	name, image, n, claim := cl.Name, cl.Image, cl.Count, cl.Claim
 	public, secret := props.New(), props.New()
@@ -133,50 +86,46 @@ func Manifests(cmd, binding string, p *props.Props, cl engine.Client) ([]Manifes
 	if err != nil {
 		return nil, err
 	}
-	if err := add("configmap.yaml", k8sConfig{k8sObject: k8sObject{"v1", "ConfigMap", k8sMeta{Name: name, Labels: labels}},
+	meta := metav1.ObjectMeta{Name: name, Labels: labels}
+	if err := add("configmap.yaml", &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: meta,
 		Data: map[string]string{filepath.Base(PodProps): pub}}, false); err != nil {
 		return nil, err
 	}
-	var job k8sJob
-	job.k8sObject = k8sObject{"batch/v1", "Job", k8sMeta{Name: name, Labels: labels}}
-	s := &job.Spec
-	s.CompletionMode, s.Completions, s.Parallelism, s.BackoffLimit = "Indexed", n, n, 0
-	s.Template.Metadata = k8sMeta{Labels: labels}
-	ps := &s.Template.Spec
-	ps.RestartPolicy = "Never"
-	c := k8sContainer{Name: "client", Image: image}
-	c.Args = []string{cmd, binding, "-P", PodProps}
-	c.VolumeMounts = []k8sMount{{Name: "properties", MountPath: filepath.Dir(PodProps), ReadOnly: true}}
-	ps.Volumes = []k8sVolume{{Name: "properties", ConfigMap: &k8sRef{Name: name}}}
+	c := corev1.Container{Image: image, Args: []string{cmd, binding, "-P", PodProps},
+		VolumeMounts: []corev1.VolumeMount{{Name: "properties", MountPath: filepath.Dir(PodProps), ReadOnly: true}}}
+	volumes := []corev1.Volume{{Name: "properties", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+		LocalObjectReference: corev1.LocalObjectReference{Name: name}}}}}
 	if len(secret.Keys()) > 0 {
 		sec, err := text(secret)
 		if err != nil {
 			return nil, err
 		}
-		if err := add(SecretFile, k8sConfig{k8sObject: k8sObject{"v1", "Secret", k8sMeta{Name: name, Labels: labels}},
-			Type: "Opaque", StringData: map[string]string{filepath.Base(PodSecrets): sec}}, true); err != nil {
+		if err := add(SecretFile, &corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: meta,
+			Type: corev1.SecretTypeOpaque, StringData: map[string]string{filepath.Base(PodSecrets): sec}}, true); err != nil {
 			return nil, err
 		}
 		c.Args = append(c.Args, "-P", PodSecrets)
-		c.VolumeMounts = append(c.VolumeMounts, k8sMount{Name: "credentials", MountPath: filepath.Dir(PodSecrets), ReadOnly: true})
-		ps.Volumes = append(ps.Volumes, k8sVolume{Name: "credentials", Secret: &k8sSecretRef{SecretName: name}})
+		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "credentials", MountPath: filepath.Dir(PodSecrets), ReadOnly: true})
+		volumes = append(volumes, corev1.Volume{Name: "credentials", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: name}}})
 	}
 	c.Args = append(c.Args, "--client-index-from", "kubernetes", "-o", PodResults+"/result.json")
-	c.VolumeMounts = append(c.VolumeMounts, k8sMount{Name: "results", MountPath: PodResults})
-	ps.Volumes = append(ps.Volumes, k8sVolume{Name: "results", Claim: &k8sClaimRef{ClaimName: claim}})
+	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "results", MountPath: PodResults})
+	volumes = append(volumes, corev1.Volume{Name: "results", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim}}})
+	var annotations map[string]string
 	if addr, ok := p.Get("metrics.addr"); ok {
 		host, port, _ := net.SplitHostPort(addr)
 		pn, err := strconv.Atoi(port)
-		if err != nil {
+		if err != nil || pn < 1 || pn > 65535 {
 			return nil, p.Errorf("metrics.addr", "want a port number, not %q", props.Cut(port, 20))
 		}
 		if host != "" && host != "0.0.0.0" && host != "::" {
 			return nil, p.Errorf("metrics.addr", "a pod serves its metrics to Prometheus on all its addresses: give :%s, not %s", port, addr)
 		}
-		s.Template.Metadata.Annotations = map[string]string{"prometheus.io/scrape": "true", "prometheus.io/port": port, "prometheus.io/path": "/metrics"}
-		c.Ports = []k8sPort{{Name: "metrics", ContainerPort: pn}}
+		annotations = map[string]string{"prometheus.io/scrape": "true", "prometheus.io/port": port, "prometheus.io/path": "/metrics"}
+		c.Ports = []corev1.ContainerPort{{Name: "metrics", ContainerPort: int32(pn)}}
 	}
-	ps.Containers = []k8sContainer{c}
+	job := indexedJob(name, n, labels, c, volumes)
+	job.Spec.Template.Annotations = annotations
 	if err := add("job.yaml", job, false); err != nil {
 		return nil, err
 	}
