@@ -23,7 +23,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 )
@@ -37,7 +36,7 @@ import (
 // its connection closed.
 //
 //	GET  /v1/phase     the phase: command, binding, properties (credentials too)
-//	GET  /v1/clock     the coordinator's time (engine.ClockHandler)
+//	GET  /v1/clock     the coordinator's time (ClockHandler)
 //	GET  /v1/stop      answers "stop" when the clients are to stop, or "run"
 //	                   after stopPoll: a client always has one open (liveness)
 //	POST /v1/progress  one interval's counts (Progress), JSON, checked against
@@ -258,7 +257,7 @@ func (h *hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case r.URL.Path == pathClock && r.Method == http.MethodGet:
-		engine.ClockHandler(h.now).ServeHTTP(w, r)
+		ClockHandler(h.now).ServeHTTP(w, r)
 	case r.URL.Path == pathPhase && r.Method == http.MethodGet:
 		h.servePhase(w, i)
 	case r.URL.Path == pathStop && r.Method == http.MethodGet:

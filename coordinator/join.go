@@ -88,14 +88,6 @@ func Join(ctx context.Context, base, token, pin string, index int) (*Session, *P
 	}
 }
 
-// ClockURL is the coordinator's clock as this client reaches it (the
-// property clock.url).
-func (s *Session) ClockURL() string { return s.base + pathClock }
-
-// HTTP is the client the session asks its coordinator with: the engine
-// measures the clock with it (engine.Spec.Coordinator).
-func (s *Session) HTTP() *http.Client { return s.http }
-
 // resultWait is how long a client of phase ph sends its result again:
 // twice the coordinator's timeout (its coordinator.timeout), at least a
 // minute.

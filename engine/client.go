@@ -22,10 +22,6 @@ type Client struct {
 	// StartAt is the wall-clock time the clients start measuring together
 	// (property startat, RFC 3339); zero: at once.
 	StartAt time.Time
-	// ClockURL is where the coordinator serves its time (clock.url): the
-	// client measures its clock's offset there first and starts at StartAt
-	// on the coordinator's clock (see measureClock).
-	ClockURL string
 
 	// Where the coordinator runs the clients (read here so that a typo is
 	// caught with every other property's; the command line acts on them):
@@ -87,9 +83,6 @@ func applyClient(p *props.Props, load bool) (Client, error) {
 		return Client{}, p.Errorf("startat", "%s is more than a day ahead: a coordinator starts its clients seconds ahead", c.StartAt.UTC().Format(time.RFC3339))
 	}
 	c.CoordinatorID = p.String("coordinator.id", "")
-	if c.ClockURL = p.String("clock.url", ""); c.ClockURL != "" && !strings.HasPrefix(c.ClockURL, "http://") && !strings.HasPrefix(c.ClockURL, "https://") {
-		return Client{}, p.Errorf("clock.url", "want http(s)://host:port/, not %q", props.Cut(c.ClockURL, 40))
-	}
 	if c.Orchestrator, err = p.OneOf("orchestrator", "local", "local", "ssh", "docker", "kubernetes"); err != nil {
 		return Client{}, err
 	}
@@ -209,17 +202,4 @@ func dnsLabel(s string) bool {
 		}
 	}
 	return true
-}
-
-// clockURL is the clock's address with this client's index, so that the
-// coordinator knows who asked.
-func (c Client) clockURL() string {
-	u, err := url.Parse(c.ClockURL)
-	if err != nil {
-		return c.ClockURL
-	}
-	q := u.Query()
-	q.Set("client", strconv.Itoa(c.Index))
-	u.RawQuery = q.Encode()
-	return u.String()
 }

@@ -39,7 +39,6 @@ func TestClientRefused(t *testing.T) {
 		{[]string{"clients", "4", "clientindex", "4", "threadcount", "8"}, "want 0 to 3"},
 		{[]string{"clients", "0"}, "clients"},
 		{[]string{"clients", "2", "orchestrator", "swarm"}, "orchestrator"},
-		{[]string{"clients", "2", "clock.url", "ftp://127.0.0.1/"}, "clock.url"},
 		{[]string{"clients", "4", "clientindex", "0", "threadcount", "2"}, "2 threads for 4 clients"},
 		{[]string{"clients", "4", "clientindex", "-1", "threadcount", "8"}, "clientindex"},
 		{[]string{"clients", "4", "threadcount", "2"}, "2 threads for 4 clients"}, // the whole phase is checked before any client starts
@@ -51,13 +50,5 @@ func TestClientRefused(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.kv, err, c.want)
 		}
-	}
-}
-
-// A client names itself to its coordinator's clock.
-func TestClientClockURL(t *testing.T) {
-	c := Client{Index: 3, ClockURL: "http://127.0.0.1:4000/"}
-	if got := c.clockURL(); got != "http://127.0.0.1:4000/?client=3" {
-		t.Errorf("clock URL %q", got)
 	}
 }

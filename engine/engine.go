@@ -23,7 +23,6 @@ import (
 	"io"
 	"math"
 	"net"
-	"net/http"
 	"os"
 	"slices"
 	"strconv"
@@ -85,11 +84,10 @@ type Spec struct {
 	// Log receives notes a user wants while waiting (an ephemeral store
 	// being filled, how the binding answers queries); nil discards them.
 	Log io.Writer
-	// Coordinator makes the requests to a spread phase's coordinator (its
-	// clock, clock.url): it carries the run's secret and trusts only the
-	// coordinator's certificate (coordinator.HTTPClient). Nil: a plain
-	// client.
-	Coordinator *http.Client
+	// Gate joins a client of a spread phase to its coordinator: the
+	// phase's clock and the watch that stops the run when the
+	// coordinator is gone. Nil: a phase run on its own.
+	Gate Gate
 }
 
 // loadWorkload adds a built-in workload, or a property file, to p.
@@ -372,7 +370,7 @@ type Result struct {
 	// CPU is the CPU time this process used while the runner ran.
 	CPU time.Duration
 	// Clock is this client's clock against its coordinator's, when
-	// measured (clock.url).
+	// measured (Spec.Gate).
 	Clock *result.Clock
 	// CloseErr is the binding's error on closing, after the results were
 	// taken.
@@ -465,15 +463,15 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 	}
 	var clock *result.Clock
 	var offset time.Duration
-	if s.Client.ClockURL != "" {
+	if g := s.Spec.Gate; g != nil {
 		// A client whose coordinator is gone stops as if interrupted.
 		watched, stop := context.WithCancel(ctx)
 		defer stop()
-		go watchCoordinator(watched, s.Client.ClockURL, s.Spec.Coordinator, func() {
-			s.logf("%s: the coordinator at %s stopped answering: stopping", s.Client, s.Client.ClockURL)
+		go g.Watch(watched, func() {
+			s.logf("%s: the coordinator at %s stopped answering: stopping", s.Client, g)
 			cancelRun()
 		})
-		if clock, err = measureClock(ctx, s.Client.clockURL(), s.Spec.Coordinator); err != nil {
+		if clock, err = g.Clock(ctx); err != nil {
 			if ctx.Err() != nil {
 				return nil, ErrInterruptedBeforeMeasuring
 			}

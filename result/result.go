@@ -87,7 +87,7 @@ type Doc struct {
 	// (servbench merge); 0 for a single client\'s.
 	Clients int `json:"clients,omitempty"`
 	// Clock is this client's clock against its coordinator's, measured
-	// before the start when the coordinator serves its time (clock.url):
+	// before the start from its coordinator's time (a spread phase's client):
 	// Start and End are then on the coordinator's clock.
 	Clock *Clock `json:"clock,omitempty"`
 	// ClientRuns are, in a merged result, the merged clients one by one.

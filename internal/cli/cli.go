@@ -225,7 +225,7 @@ dataintegrity, insertstart, insertcount, maxexecutiontime, status.interval,
 hdrhistogram.percentiles, exportfile; servbench's: warmuptime,
 warmupoperationcount, timeseries.interval, randomseed, schedule.latethreshold,
 clients, clientindex, startat, orchestrator, docker.image, kubernetes.claim,
-kubernetes.name, coordinator.addr, coordinator.timeout, coordinator.id, clock.url,
+kubernetes.name, coordinator.addr, coordinator.timeout, coordinator.id,
 coordinator.url, ssh.hosts, ssh.config, ssh.binary, kubernetes.kubeconfig,
 kubernetes.context, kubernetes.namespace, workloadname,
 result.file (-o), timeseries.file (--csv), hdrhistogram.log (--hlog).

@@ -92,11 +92,10 @@ func runClient(ctx context.Context, s *coordinator.Session, ph *coordinator.Phas
 		return ExitFailure, fmt.Errorf("client %d: the coordinator's phase: %w", i, err)
 	}
 	p.Set("clientindex", strconv.Itoa(i), "coordinator")
-	p.Set("clock.url", s.ClockURL(), "coordinator")
 	if addr, ok := p.Get("metrics.addr"); ok {
 		p.Set("metrics.addr", coordinator.ClientMetricsAddr(addr, i), "coordinator")
 	}
-	setup, err := checkPhase(ph.Command, engine.Spec{Binding: ph.Binding, Properties: p, Log: stderr, Coordinator: s.HTTP()}, stderr)
+	setup, err := checkPhase(ph.Command, engine.Spec{Binding: ph.Binding, Properties: p, Log: stderr, Gate: s.Gate(i)}, stderr)
 	if err != nil {
 		return ExitUsage, err
 	}

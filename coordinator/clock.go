@@ -1,4 +1,4 @@
-package engine
+package coordinator
 
 import (
 	"context"
@@ -6,17 +6,19 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 )
 
 // The clients of a spread phase start at a wall-clock time (startat) on
-// their coordinator's clock. A client given clock.url asks the coordinator
-// for its time clockSamples times before it waits, and keeps the answer of
+// their coordinator's clock. A client asks the coordinator (its Gate's
+// Clock) for its time clockSamples times before it waits, and keeps the answer of
 // the shortest round trip (NTP's rule: the least delayed sample bounds the
 // error best): offset = coordinator's time − the middle of the round trip
 // on this client's clock, within ± half the round trip. The client then
@@ -24,9 +26,6 @@ import (
 // end are moved by the offset onto the coordinator's clock, so that the
 // merge lines up the clients' intervals even when their clocks disagree.
 const clockSamples = 8
-
-// clockWarnMs: a client whose clock is further off says so.
-const clockWarnMs = 10
 
 // ClockHandler answers a client's clock request: the coordinator's
 // wall-clock time in Unix nanoseconds, as text.
@@ -63,6 +62,35 @@ func bestOffset(samples []clockSample) *result.Clock {
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
+// gate joins one client to its coordinator's clock (engine.Gate): url is
+// the clock's address with the client's index, so that the coordinator
+// knows who asked; http carries the client's secret and trusts only the
+// coordinator's certificate.
+type gate struct {
+	url  string
+	http *http.Client
+}
+
+// Gate is the engine's way to this session's coordinator for client i:
+// its clock before the common start, and the watch that stops the run
+// when the coordinator is gone.
+func (s *Session) Gate(i int) engine.Gate {
+	u := s.base + pathClock
+	if pu, err := url.Parse(u); err == nil {
+		q := pu.Query()
+		q.Set("client", strconv.Itoa(i))
+		pu.RawQuery = q.Encode()
+		u = pu.String()
+	}
+	return gate{url: u, http: s.http}
+}
+
+func (g gate) String() string { return g.url }
+func (g gate) Clock(ctx context.Context) (*result.Clock, error) {
+	return measureClock(ctx, g.url, g.http)
+}
+func (g gate) Watch(ctx context.Context, gone func()) { watchCoordinator(ctx, g.url, g.http, gone) }
+
 // measureClock asks url clockSamples times; an error names the URL
 // (which a coordinator makes and which holds no credentials).
 func measureClock(ctx context.Context, url string, c *http.Client) (*result.Clock, error) {
@@ -75,7 +103,7 @@ func measureClock(ctx context.Context, url string, c *http.Client) (*result.Cloc
 	for range clockSamples {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
-			return nil, fmt.Errorf("clock.url %q: %w", url, err)
+			return nil, fmt.Errorf("clock %q: %w", url, err)
 		}
 		sent := time.Now()
 		resp, err := c.Do(req)

@@ -1,4 +1,4 @@
-package engine
+package coordinator
 
 import (
 	"context"
@@ -90,5 +90,14 @@ func TestWatchCoordinator(t *testing.T) {
 	case <-gone:
 	case <-time.After(time.Minute): // a safety net, not a timing
 		t.Fatal("the coordinator stopped answering and the watch did not say so")
+	}
+}
+
+// A client names itself to its coordinator's clock: its gate asks the
+// clock with its index.
+func TestGateNamesTheClient(t *testing.T) {
+	s := &Session{base: "https://127.0.0.1:4000"}
+	if got := s.Gate(3).String(); got != "https://127.0.0.1:4000"+pathClock+"?client=3" {
+		t.Errorf("clock URL %q", got)
 	}
 }
