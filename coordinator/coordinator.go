@@ -62,7 +62,8 @@ import (
 // spread cells through it too.
 func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer) (*result.Doc, error) {
 	n, cmd := setup.Client.Count, setup.Spec.Phase.String()
-	orch, err := newOrchestrator(ctx, setup.Client)
+	cfg := ConfigOf(setup)
+	orch, err := newOrchestrator(ctx, cfg)
 	if err != nil {
 		return nil, &engine.SpecError{Err: err}
 	}
@@ -92,12 +93,12 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 		return nil, err
 	}
 	j.id = result.NewID()
-	addr := setup.Client.CoordinatorAddr
+	addr := cfg.Addr
 	if addr == "" {
 		addr = orch.listen()
 	}
 	h := newHub(j.token, j.id, n, Phase{Command: cmd, Binding: setup.Spec.Binding}, time.Now)
-	h.hold = min(h.hold, setup.Client.Timeout/3)
+	h.hold = min(h.hold, cfg.Timeout/3)
 	h.say = func(line string) { j.sayAs("servbench", line) }
 	cert, pin, err := newIdentity()
 	if err != nil {
@@ -320,6 +321,7 @@ func distinct(o engine.Outputs, clients []string) error {
 // merged progress, stops them all at the first failure, silence or ctx's
 // end, and returns every client's result, or why there is no whole set.
 func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engine.Setup) ([]*result.Doc, error) {
+	timeout := ConfigOf(setup).Timeout
 	n := j.n
 	// The orchestrator's context ends when the clients are to be made
 	// to stop (they were told, and had the grace to end), not at Ctrl-C:
@@ -386,11 +388,11 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 			if failure != nil || ctx.Err() != nil {
 				continue
 			}
-			if i := h.silent(now.Add(-setup.Client.Timeout), begun.Add(orch.lead())); i >= 0 {
+			if i := h.silent(now.Add(-timeout), begun.Add(orch.lead())); i >= 0 {
 				// The others are told to stop and have the grace to send
 				// what they measured (it is written beside -o); the silent
 				// one is killed with whatever still runs when it ends.
-				failure = &clientFailure{h, i, fmt.Sprintf("sent nothing for %s (coordinator.timeout)", setup.Client.Timeout)}
+				failure = &clientFailure{h, i, fmt.Sprintf("sent nothing for %s (coordinator.timeout)", timeout)}
 				stop()
 			}
 		}
@@ -632,22 +634,14 @@ type orchestrator interface {
 	String() string
 }
 
-// newOrchestrator is the orchestrator property's; ctx bounds reading what
-// it needs (a hosts file that is a pipe nobody writes).
-func newOrchestrator(ctx context.Context, c engine.Client) (orchestrator, error) {
-	switch c.Orchestrator {
-	case "docker":
-		return newDocker(c.Image), nil
-	case "ssh":
-		return newSSH(ctx, c)
-	case "kubernetes":
-		return newKube(c)
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("clients: %w", err)
-	}
-	return &local{exe: exe}, nil
+func init() {
+	register("local", func(context.Context, Config) (orchestrator, error) {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("clients: %w", err)
+		}
+		return &local{exe: exe}, nil
+	})
 }
 
 // local runs the clients as processes of this binary on this machine.

@@ -37,6 +37,10 @@ type docker struct {
 	grace time.Duration // how long stopped clients have to write their results
 }
 
+func init() {
+	register("docker", func(_ context.Context, c Config) (orchestrator, error) { return newDocker(c.Image), nil })
+}
+
 func newDocker(image string) *docker {
 	return &docker{image: image, bin: "docker", poll: 500 * time.Millisecond, grace: 30 * time.Second}
 }

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/props"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -54,7 +53,11 @@ type kube struct {
 	created   bool // the Job exists
 }
 
-func newKube(c engine.Client) (*kube, error) {
+func init() {
+	register("kubernetes", func(_ context.Context, c Config) (orchestrator, error) { return newKube(c) })
+}
+
+func newKube(c Config) (*kube, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	if c.Kubeconfig != "" {
 		// client-go reads it whole and without a context: a pipe or a
@@ -85,7 +88,7 @@ func newKube(c engine.Client) (*kube, error) {
 			return nil, err
 		}
 	}
-	return &kube{client: client, namespace: ns, image: c.Image, name: name, url: c.CoordinatorURL, poll: 500 * time.Millisecond}, nil
+	return &kube{client: client, namespace: ns, image: c.Image, name: name, url: c.URL, poll: 500 * time.Millisecond}, nil
 }
 
 // kubeClient speaks to the two API groups the orchestrator uses (core:

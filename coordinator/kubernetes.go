@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/props"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -56,8 +55,8 @@ func indexedJob(name string, n int, labels map[string]string, c corev1.Container
 // Manifests are the ConfigMap, Secret (when a property holds a
 // credential) and Job of a phase of n clients, written as the Kubernetes
 // API's own types.
-func Manifests(cmd, binding string, p *props.Props, cl engine.Client) ([]Manifest, error) {
-	name, image, n, claim := cl.Name, cl.Image, cl.Count, cl.Claim
+func Manifests(cmd, binding string, p *props.Props, n int, c Config) ([]Manifest, error) {
+	name, image, claim := c.Name, c.Image, c.Claim
 	public, secret := props.New(), props.New()
 	for _, k := range p.Keys() {
 		v, _ := p.Get(k)
@@ -91,7 +90,7 @@ func Manifests(cmd, binding string, p *props.Props, cl engine.Client) ([]Manifes
 		Data: map[string]string{filepath.Base(PodProps): pub}}, false); err != nil {
 		return nil, err
 	}
-	c := corev1.Container{Image: image, Args: []string{cmd, binding, "-P", PodProps},
+	ct := corev1.Container{Image: image, Args: []string{cmd, binding, "-P", PodProps},
 		VolumeMounts: []corev1.VolumeMount{{Name: "properties", MountPath: filepath.Dir(PodProps), ReadOnly: true}}}
 	volumes := []corev1.Volume{{Name: "properties", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 		LocalObjectReference: corev1.LocalObjectReference{Name: name}}}}}
@@ -104,12 +103,12 @@ func Manifests(cmd, binding string, p *props.Props, cl engine.Client) ([]Manifes
 			Type: corev1.SecretTypeOpaque, StringData: map[string]string{filepath.Base(PodSecrets): sec}}, true); err != nil {
 			return nil, err
 		}
-		c.Args = append(c.Args, "-P", PodSecrets)
-		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "credentials", MountPath: filepath.Dir(PodSecrets), ReadOnly: true})
+		ct.Args = append(ct.Args, "-P", PodSecrets)
+		ct.VolumeMounts = append(ct.VolumeMounts, corev1.VolumeMount{Name: "credentials", MountPath: filepath.Dir(PodSecrets), ReadOnly: true})
 		volumes = append(volumes, corev1.Volume{Name: "credentials", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: name}}})
 	}
-	c.Args = append(c.Args, "--client-index-from", "kubernetes", "-o", PodResults+"/result.json")
-	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "results", MountPath: PodResults})
+	ct.Args = append(ct.Args, "--client-index-from", "kubernetes", "-o", PodResults+"/result.json")
+	ct.VolumeMounts = append(ct.VolumeMounts, corev1.VolumeMount{Name: "results", MountPath: PodResults})
 	volumes = append(volumes, corev1.Volume{Name: "results", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim}}})
 	var annotations map[string]string
 	if addr, ok := p.Get("metrics.addr"); ok {
@@ -122,9 +121,9 @@ func Manifests(cmd, binding string, p *props.Props, cl engine.Client) ([]Manifes
 			return nil, p.Errorf("metrics.addr", "a pod serves its metrics to Prometheus on all its addresses: give :%s, not %s", port, addr)
 		}
 		annotations = map[string]string{"prometheus.io/scrape": "true", "prometheus.io/port": port, "prometheus.io/path": "/metrics"}
-		c.Ports = []corev1.ContainerPort{{Name: "metrics", ContainerPort: int32(pn)}}
+		ct.Ports = []corev1.ContainerPort{{Name: "metrics", ContainerPort: int32(pn)}}
 	}
-	job := indexedJob(name, n, labels, c, volumes)
+	job := indexedJob(name, n, labels, ct, volumes)
 	job.Spec.Template.Annotations = annotations
 	if err := add("job.yaml", job, false); err != nil {
 		return nil, err

@@ -19,7 +19,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/internal/inputfile"
 	"github.com/servbench/servbench/props"
 )
@@ -74,7 +73,11 @@ func (h sshHost) String() string {
 // maxHosts bounds a hosts list.
 const maxHosts = 10000
 
-func newSSH(ctx context.Context, c engine.Client) (*sshOrch, error) {
+func init() {
+	register("ssh", func(ctx context.Context, c Config) (orchestrator, error) { return newSSH(ctx, c) })
+}
+
+func newSSH(ctx context.Context, c Config) (*sshOrch, error) {
 	hosts, err := parseHosts(ctx, c.Hosts)
 	if err != nil {
 		return nil, err
@@ -83,7 +86,7 @@ func newSSH(ctx context.Context, c engine.Client) (*sshOrch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ssh: %w", err)
 	}
-	return &sshOrch{hosts: hosts, config: c.SSHConfig, binary: c.SSHBinary, url: c.CoordinatorURL, exe: exe, pids: map[int]string{}}, nil
+	return &sshOrch{hosts: hosts, config: c.SSHConfig, binary: c.SSHBinary, url: c.URL, exe: exe, pids: map[int]string{}}, nil
 }
 
 // parseHosts reads ssh.hosts: "h1,user@h2:2222" or "@FILE" with a host a

@@ -3,9 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/servbench/servbench/props"
@@ -23,29 +21,10 @@ type Client struct {
 	// (property startat, RFC 3339); zero: at once.
 	StartAt time.Time
 
-	// Where the coordinator runs the clients (read here so that a typo is
-	// caught with every other property's; the command line acts on them):
-	// Orchestrator is local, ssh, docker or kubernetes (property
-	// orchestrator); Image the container image of docker and kubernetes
-	// (docker.image); Claim and Name the Kubernetes volume claim for the
-	// results and the manifests' name (kubernetes.claim, kubernetes.name);
-	// CoordinatorAddr where the coordinator serves the clients
-	// (coordinator.addr); Hosts the ssh orchestrator's hosts (ssh.hosts:
-	// a comma-separated list, or @FILE), SSHConfig an ssh_config file
-	// for its ssh commands (ssh.config), SSHBinary a servbench the hosts
-	// may have already (ssh.binary).
-	Orchestrator, Image, Claim, Name, CoordinatorAddr string
-	Hosts, SSHConfig, SSHBinary                       string
-	// Kubeconfig, KubeContext and Namespace are the kubernetes
-	// orchestrator's (kubernetes.kubeconfig, kubernetes.context,
-	// kubernetes.namespace; the kubeconfig's when not given);
-	// CoordinatorURL is the coordinator's address as the clients reach
-	// it, when not where it listens (coordinator.url).
-	Kubeconfig, KubeContext, Namespace, CoordinatorURL string
-	// Timeout bounds how long a client may send nothing before the
-	// coordinator fails the phase naming it (coordinator.timeout,
-	// seconds; default 30).
-	Timeout time.Duration
+	// Orchestrator names where the clients run (property orchestrator:
+	// "local", this machine, unless another is given); the coordinator
+	// reads and checks the rest of how it starts them (an Extension).
+	Orchestrator string
 	// CoordinatorID is the spread phase's identity, random, which its
 	// coordinator gives every client (coordinator.id) and finds again in
 	// their results: no other run's result is ever merged.
@@ -83,38 +62,7 @@ func applyClient(p *props.Props, load bool) (Client, error) {
 		return Client{}, p.Errorf("startat", "%s is more than a day ahead: a coordinator starts its clients seconds ahead", c.StartAt.UTC().Format(time.RFC3339))
 	}
 	c.CoordinatorID = p.String("coordinator.id", "")
-	if c.Orchestrator, err = p.OneOf("orchestrator", "local", "local", "ssh", "docker", "kubernetes"); err != nil {
-		return Client{}, err
-	}
-	c.Image = p.String("docker.image", "servbench")
-	c.Claim = p.String("kubernetes.claim", "")
-	c.Name = p.String("kubernetes.name", "")
-	if c.Name != "" && !dnsLabel(c.Name) {
-		return Client{}, p.Errorf("kubernetes.name", "%q is not a Kubernetes name: lower-case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters", props.Cut(c.Name, 70))
-	}
-	c.CoordinatorAddr = p.String("coordinator.addr", "")
-	c.Hosts, c.SSHConfig, c.SSHBinary = p.String("ssh.hosts", ""), p.String("ssh.config", ""), p.String("ssh.binary", "servbench")
-	c.Kubeconfig, c.KubeContext, c.Namespace = p.String("kubernetes.kubeconfig", ""), p.String("kubernetes.context", ""), p.String("kubernetes.namespace", "")
-	if c.Namespace != "" && !dnsLabel(c.Namespace) {
-		return Client{}, p.Errorf("kubernetes.namespace", "%q is not a Kubernetes namespace name", props.Cut(c.Namespace, 70))
-	}
-	if c.CoordinatorURL = p.String("coordinator.url", ""); c.CoordinatorURL != "" {
-		if u, err := url.Parse(c.CoordinatorURL); err != nil || u.Scheme != "https" || u.Host == "" || u.Path != "" && u.Path != "/" {
-			return Client{}, p.Errorf("coordinator.url", "want https://host:port, not %q", props.Cut(c.CoordinatorURL, 60))
-		}
-		c.CoordinatorURL = strings.TrimSuffix(c.CoordinatorURL, "/")
-	}
-	switch {
-	case c.Orchestrator == "ssh" && c.Hosts == "": // also for one client: it runs on a host, never here
-		return Client{}, p.Errorf("ssh.hosts", "orchestrator=ssh needs the hosts: --hosts h1,h2,... or --hosts @FILE")
-	case c.Orchestrator != "ssh" && c.Hosts != "": // the hosts asked for, and every client run elsewhere
-		return Client{}, p.Errorf("ssh.hosts", "the hosts are the ssh orchestrator's: give --orchestrator ssh, or leave the hosts out (orchestrator=%s)", c.Orchestrator)
-	}
-	timeout, err := p.FloatRange("coordinator.timeout", 30, 1, 86400)
-	if err != nil {
-		return Client{}, err
-	}
-	c.Timeout = time.Duration(timeout * float64(time.Second))
+	c.Orchestrator = p.String("orchestrator", "local")
 	_, one := p.Get("clientindex")
 	i, err := p.Int64Min("clientindex", 0, 0)
 	if err != nil {
@@ -188,18 +136,4 @@ func (c Client) waitForStart(ctx context.Context, offset time.Duration, logf fun
 	case <-ctx.Done():
 		return false
 	}
-}
-
-// dnsLabel reports whether s is an RFC 1123 label, as Kubernetes wants the
-// names of Jobs (and of the pods and labels made from them).
-func dnsLabel(s string) bool {
-	if len(s) == 0 || len(s) > 63 || s[0] == '-' || s[len(s)-1] == '-' {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
-			return false
-		}
-	}
-	return true
 }

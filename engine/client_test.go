@@ -38,13 +38,11 @@ func TestClientRefused(t *testing.T) {
 	}{
 		{[]string{"clients", "4", "clientindex", "4", "threadcount", "8"}, "want 0 to 3"},
 		{[]string{"clients", "0"}, "clients"},
-		{[]string{"clients", "2", "orchestrator", "swarm"}, "orchestrator"},
 		{[]string{"clients", "4", "clientindex", "0", "threadcount", "2"}, "2 threads for 4 clients"},
 		{[]string{"clients", "4", "clientindex", "-1", "threadcount", "8"}, "clientindex"},
 		{[]string{"clients", "4", "threadcount", "2"}, "2 threads for 4 clients"}, // the whole phase is checked before any client starts
 		{[]string{"clients", "2", "startat", "tomorrow"}, "startat"},
 		{[]string{"clients", "2", "startat", "2099-01-01T00:00:00Z"}, "more than a day ahead"},
-		{[]string{"clients", "2", "kubernetes.name", "Bench_1"}, "kubernetes.name"},
 	} {
 		_, err := Check(specOf(t, c.kv...))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -137,6 +137,8 @@ type Setup struct {
 	// redactor hides credentials, the properties' own among them, in
 	// what the run writes of its errors.
 	redactor *props.Redactor
+	// extensions are what each registered Extension read.
+	extensions map[string]any
 }
 
 // Check validates a spec and builds its workload and runner configuration.
@@ -220,6 +222,9 @@ func Check(spec Spec) (*Setup, error) {
 		return nil, bad(err)
 	}
 	if s.ServerSide, err = readServerSide(p); err != nil {
+		return nil, bad(err)
+	}
+	if err := s.readExtensions(p); err != nil {
 		return nil, bad(err)
 	}
 	p.Get("db") // YCSB's binding class: the command line maps it to the binding

@@ -22,7 +22,7 @@ import (
 // merge. servbench applies nothing: kubectl apply -f DIR does, with the
 // user's own context.
 func emit(cmd string, pa *phaseArgs, setup *engine.Setup, stdout io.Writer) (int, error) {
-	c := setup.Client
+	c := coordinator.ConfigOf(setup)
 	if c.Orchestrator != "kubernetes" {
 		return ExitUsage, badf("%s: --emit writes Kubernetes manifests: give --orchestrator kubernetes (orchestrator is %s)", cmd, c.Orchestrator)
 	}
@@ -32,7 +32,7 @@ func emit(cmd string, pa *phaseArgs, setup *engine.Setup, stdout io.Writer) (int
 	if c.Name == "" {
 		c.Name = "servbench-" + cmd
 	}
-	m, err := coordinator.Manifests(cmd, pa.binding, coordinator.ClientProps(pa.props), c)
+	m, err := coordinator.Manifests(cmd, pa.binding, coordinator.ClientProps(pa.props), setup.Client.Count, c)
 	if err != nil {
 		return ExitUsage, usageError{err}
 	}
