@@ -22,8 +22,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/servbench/servbench/coordinator"
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/drive"
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/internal/format"
@@ -638,63 +638,27 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 	for _, w := range setup.Warnings {
 		fmt.Fprintf(lg, "servbench: %s\n", w)
 	}
-	// Spread, or one client that an orchestrator runs elsewhere (a host,
-	// a container), as from the command line: each client writes its
-	// text report in its own log. Every output is checked before any
-	// client starts, and one that cannot be written at the end leaves
-	// the others written.
-	if setup.Client.Spread() || setup.Client.Orchestrator != "local" {
-		release, err := coordinator.HoldOutputs(coordinator.PhaseOutputs(setup.Outputs))
-		if err != nil {
-			return err
-		}
-		defer release()
-		d, err := coordinator.Run(ctx, setup, path, lg) // clients of this binary, or an orchestrator's
-		var unwritten *coordinator.OutputError
-		if err != nil && !errors.As(err, &unwritten) {
-			return err
-		}
-		var txt bytes.Buffer
-		if unwritten = coordinator.WriteMerged(setup, d, &txt, lg, unwritten); txt.Len() > 0 {
-			if err := atomicfile.WriteFile(text, func(w io.Writer) error { _, err := w.Write(txt.Bytes()); return err }); err != nil {
-				unwritten = unwritten.Add("the text report", err)
-			}
-		}
-		switch {
-		case unwritten != nil:
-			return unwritten
-		case d.Stop == result.Interrupted || ctx.Err() != nil:
-			return ErrInterrupted
-		case d.Error != "":
-			return errors.New(d.Error)
-		}
-		return nil
-	}
-	// The run writes what its properties ask (result.file, the plan's
-	// own exportfile or hdrhistogram.fileoutput ...) as from the command
-	// line; its text report goes to base.txt unless exportfile takes it.
+	// Here or on clients, as from the command line (drive.Phase: the same
+	// guards); the text report goes to base.txt unless exportfile takes
+	// it (a spread phase's clients each write theirs in their own log).
 	var txt bytes.Buffer
-	res, err := setup.Execute(ctx, engine.Writers{Stdout: &txt, Stderr: lg})
-	if res == nil {
+	o, err := drive.Phase(ctx, setup, engine.Writers{Stdout: &txt, Stderr: lg})
+	if o == nil {
 		return err
 	}
+	unwritten := o.Unwritten
 	if txt.Len() > 0 {
-		if werr := atomicfile.WriteFile(text, func(w io.Writer) error { _, err := w.Write(txt.Bytes()); return err }); werr != nil && err == nil {
-			err = werr
+		if err := atomicfile.WriteFile(text, func(w io.Writer) error { _, err := w.Write(txt.Bytes()); return err }); err != nil && unwritten == nil {
+			unwritten = fmt.Errorf("the text report: %w", err)
 		}
-	}
-	if err != nil {
-		return err
 	}
 	switch {
-	case res.Reason == result.Interrupted:
+	case unwritten != nil:
+		return unwritten
+	case o.Interrupted || ctx.Err() != nil:
 		return ErrInterrupted
-	case res.Err != nil:
-		return res.Err
-	case res.CloseErr != nil:
-		return fmt.Errorf("%s: close: %w", spec.Binding, res.CloseErr)
 	}
-	return nil
+	return o.Failed
 }
 
 // oneLine folds an error's message onto one line.

@@ -1,56 +1,12 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
 
 	"github.com/servbench/servbench/coordinator"
-	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/props"
-	"github.com/servbench/servbench/result"
 )
-
-// runClients runs a phase spread over clients (or one client that an
-// orchestrator runs elsewhere) from the command line (see coordinator.Run)
-// and says how it went. Every output is checked before any client starts;
-// at the end one that cannot be written leaves the others written.
-func runClients(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Setup, stdout, stderr io.Writer) (int, error) {
-	out := setup.Outputs
-	if pa.cpuprof != "" {
-		return ExitUsage, badf("%s: the clients (%d) are processes of their own: --cpuprofile would profile the coordinator only; leave it out", cmd, setup.Client.Count)
-	}
-	release, err := coordinator.HoldOutputs(coordinator.PhaseOutputs(setup.Outputs))
-	if err != nil {
-		return ExitUsage, badf("%s: %v", cmd, err)
-	}
-	defer release()
-	m, err := coordinator.Run(ctx, setup, out.ResultFile, stderr)
-	var unwritten *coordinator.OutputError
-	if err != nil && !errors.As(err, &unwritten) {
-		var se *engine.SpecError
-		switch {
-		case errors.Is(err, engine.ErrInterruptedBeforeMeasuring):
-			fmt.Fprintln(stderr, "servbench: interrupted before the clients measured anything; nothing merged")
-			return ExitInterrupted, nil
-		case ctx.Err() != nil: // also while reading what the orchestrator needs
-			return ExitInterrupted, fmt.Errorf("%s: %w", cmd, err)
-		case errors.As(err, &se):
-			return ExitUsage, usageError{err}
-		}
-		return ExitFailure, fmt.Errorf("%s: %w", cmd, err)
-	}
-	if unwritten = coordinator.WriteMerged(setup, m, stdout, stderr, unwritten); unwritten != nil {
-		return ExitFailure, fmt.Errorf("%s: %v; every other output was written", cmd, unwritten)
-	}
-	if ctx.Err() != nil || m.Stop == result.Interrupted {
-		fmt.Fprintln(stderr, "servbench: interrupted; the clients' results so far were merged")
-		return ExitInterrupted, nil
-	}
-	return ExitOK, nil
-}
 
 // indexFromEnv sets the clientindex of a client that an orchestrator
 // started, from the environment it gave the client (getenv), and names

@@ -8,9 +8,9 @@ import (
 	"os"
 	"runtime/pprof"
 
+	"github.com/servbench/servbench/drive"
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/internal/atomicfile"
-	"github.com/servbench/servbench/result"
 	"golang.org/x/term"
 )
 
@@ -44,46 +44,53 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 		return emit(cmd, pa, setup, stdout)
 	case pa.emit != "":
 		return ExitUsage, badf("%s: --emit writes the manifests of a phase spread over clients: give --clients N (N > 1)", cmd)
-	case !one && (setup.Client.Spread() || setup.Client.Orchestrator != "local"):
-		// One client that an orchestrator is asked for runs there too
-		// (an ssh host, a container, a pod), never here.
-		return runClients(ctx, cmd, pa, setup, stdout, stderr)
 	}
-	return runHere(ctx, pa, setup, stdout, stderr)
+	return runPhase(ctx, cmd, pa, setup, stdout, stderr)
 }
 
-// runHere executes a checked phase in this process, with the CPU profile if
-// one was asked for, and turns how it ended into an exit code.
-func runHere(ctx context.Context, pa *phaseArgs, setup *engine.Setup, stdout, stderr io.Writer) (int, error) {
+// runPhase runs a checked phase where it belongs (drive.Phase: here, or on
+// clients), with the CPU profile if one was asked for, and turns how it
+// ended into an exit code.
+func runPhase(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Setup, stdout, stderr io.Writer) (int, error) {
+	elsewhere := drive.Elsewhere(setup)
+	if elsewhere && pa.cpuprof != "" {
+		return ExitUsage, badf("%s: the clients (%d) are processes of their own: --cpuprofile would profile the coordinator only; leave it out", cmd, setup.Client.Count)
+	}
 	stopProfile, err := startProfile(pa.cpuprof)
 	if err != nil {
 		return ExitUsage, usageError{err}
 	}
-	res, err := setup.Execute(ctx, engine.Writers{Stdout: stdout, Stderr: stderr, Bar: isTerminal(stderr)})
-	if perr := stopProfile(res != nil); perr != nil {
+	o, err := drive.Phase(ctx, setup, engine.Writers{Stdout: stdout, Stderr: stderr, Bar: !elsewhere && isTerminal(stderr)})
+	if perr := stopProfile(o != nil); perr != nil {
 		fmt.Fprintf(stderr, "servbench: %v\n", perr)
 	}
-	if res == nil {
+	if o == nil {
 		var se *engine.SpecError
 		switch {
+		case errors.Is(err, engine.ErrInterruptedBeforeMeasuring) && elsewhere:
+			fmt.Fprintln(stderr, "servbench: interrupted before the clients measured anything; nothing merged")
+			return ExitInterrupted, nil
+		case elsewhere && ctx.Err() != nil: // also while reading what the orchestrator needs
+			return ExitInterrupted, fmt.Errorf("%s: %w", cmd, err)
 		case errors.As(err, &se):
 			return ExitUsage, usageError{err}
 		case errors.Is(err, engine.ErrInterruptedBeforeMeasuring):
 			fmt.Fprintf(stderr, "servbench: %v\n", err)
 			return ExitInterrupted, nil
+		case elsewhere:
+			return ExitFailure, fmt.Errorf("%s: %w", cmd, err)
 		}
 		return ExitFailure, err
 	}
-	if err != nil { // a run whose outputs could not all be written
-		return ExitFailure, err
-	}
-	return exitOf(res, pa, stderr)
-}
-
-// exitOf is the exit code of a run that wrote its results: why it ended.
-func exitOf(res *engine.Result, pa *phaseArgs, stderr io.Writer) (int, error) {
-	switch res.Reason {
-	case result.Interrupted:
+	switch {
+	case o.Unwritten != nil && elsewhere:
+		return ExitFailure, fmt.Errorf("%s: %v; every other output was written", cmd, o.Unwritten)
+	case o.Unwritten != nil: // a run whose outputs could not all be written
+		return ExitFailure, o.Unwritten
+	case o.Interrupted && elsewhere:
+		fmt.Fprintln(stderr, "servbench: interrupted; the clients' results so far were merged")
+		return ExitInterrupted, nil
+	case o.Interrupted:
 		fmt.Fprintln(stderr, "servbench: interrupted; the results so far were written")
 		if pa.indexFrom != "" {
 			// A client an orchestrator started ends well when it is
@@ -93,11 +100,8 @@ func exitOf(res *engine.Result, pa *phaseArgs, stderr io.Writer) (int, error) {
 			return ExitOK, nil
 		}
 		return ExitInterrupted, nil
-	case result.Failed, result.LoadFailures:
-		return ExitFailure, res.Err
-	}
-	if res.CloseErr != nil {
-		return ExitFailure, fmt.Errorf("%s: close: %w", pa.binding, res.CloseErr)
+	case o.Failed != nil:
+		return ExitFailure, o.Failed
 	}
 	return ExitOK, nil
 }

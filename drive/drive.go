@@ -1,0 +1,92 @@
+// Package drive runs one phase, load or run, of a checked setup where it
+// belongs, and says how it ended, the same for the command line and the
+// plan runner: here (engine.Setup.Execute), or spread over clients, or on
+// one client an orchestrator runs elsewhere (coordinator.Run). Every guard
+// of a phase is the same from both callers: a spread phase's outputs are
+// checked before any client starts, and one that cannot be written at the
+// end leaves the others written.
+//
+// Invariants: a phase that measured anything returns an Outcome, whatever
+// failed around it (an output, the binding's close, a client); an error
+// alone means nothing was measured: bad input (*engine.SpecError),
+// interrupted first (engine.ErrInterruptedBeforeMeasuring), or a failure
+// before or instead of a result.
+package drive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/servbench/servbench/coordinator"
+	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/result"
+)
+
+// Outcome is how a phase that measured ended.
+type Outcome struct {
+	// Doc is the result of a phase spread over clients: theirs, merged
+	// (nil for a phase run here: Res holds it).
+	Doc *result.Doc
+	// Res is the result of a phase run here.
+	Res *engine.Result
+	// Interrupted is true when the phase was stopped before its end
+	// (Ctrl-C, the caller's context): what it measured was kept.
+	Interrupted bool
+	// Failed is why the run itself failed: a run that could not go on, a
+	// load whose threads stopped on failed inserts, the binding failing to
+	// close, a client's run failing.
+	Failed error
+	// Unwritten names the outputs that could not be written; every other
+	// one was.
+	Unwritten error
+}
+
+// Elsewhere reports whether a setup's phase runs on clients (spread, or
+// one client an orchestrator runs on a host, a container, a pod), not in
+// this process. A process that is itself one client of a phase (given
+// its clientindex) runs here.
+func Elsewhere(setup *engine.Setup) bool {
+	if _, one := setup.Props.Get("clientindex"); one {
+		return false
+	}
+	return setup.Client.Spread() || setup.Client.Orchestrator != "local"
+}
+
+// Phase runs setup's phase where it belongs (Elsewhere) and writes every
+// output its properties ask for: YCSB's text report on w.Stdout (unless
+// exportfile names a file), status lines and closing lines on w.Stderr.
+func Phase(ctx context.Context, setup *engine.Setup, w engine.Writers) (*Outcome, error) {
+	if !Elsewhere(setup) {
+		res, err := setup.Execute(ctx, w)
+		if res == nil {
+			return nil, err
+		}
+		o := &Outcome{Res: res, Interrupted: res.Reason == result.Interrupted, Unwritten: err}
+		switch {
+		case res.Err != nil:
+			o.Failed = res.Err
+		case res.CloseErr != nil:
+			o.Failed = fmt.Errorf("%s: close: %w", setup.Spec.Binding, res.CloseErr)
+		}
+		return o, nil
+	}
+	release, err := coordinator.HoldOutputs(coordinator.PhaseOutputs(setup.Outputs))
+	if err != nil {
+		return nil, &engine.SpecError{Err: fmt.Errorf("%s: %w", setup.Spec.Phase, err)}
+	}
+	defer release()
+	m, err := coordinator.Run(ctx, setup, setup.Outputs.ResultFile, w.Stderr)
+	var unwritten *coordinator.OutputError
+	if err != nil && !errors.As(err, &unwritten) {
+		return nil, err
+	}
+	o := &Outcome{Doc: m, Interrupted: ctx.Err() != nil || m.Stop == result.Interrupted}
+	if unwritten = coordinator.WriteMerged(setup, m, w.Stdout, w.Stderr, unwritten); unwritten != nil {
+		o.Unwritten = unwritten
+	}
+	if m.Error != "" && !o.Interrupted {
+		o.Failed = errors.New(m.Error)
+	}
+	return o, nil
+}
