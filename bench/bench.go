@@ -23,11 +23,11 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/db"
-	"github.com/servbench/servbench/drive"
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/internal/inputfile"
+	"github.com/servbench/servbench/phase"
 	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
@@ -638,11 +638,11 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 	for _, w := range setup.Warnings {
 		fmt.Fprintf(lg, "servbench: %s\n", w)
 	}
-	// Here or on clients, as from the command line (drive.Phase: the same
+	// Here or on clients, as from the command line (phase.Run: the same
 	// guards); the text report goes to base.txt unless exportfile takes
 	// it (a spread phase's clients each write theirs in their own log).
 	var txt bytes.Buffer
-	o, err := drive.Phase(ctx, setup, engine.Writers{Stdout: &txt, Stderr: lg})
+	o, err := phase.Run(ctx, setup, engine.Writers{Stdout: &txt, Stderr: lg})
 	if o == nil {
 		return err
 	}

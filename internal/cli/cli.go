@@ -79,7 +79,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	code := ExitOK
 	switch args[0] {
 	case "load", "run":
-		code, err = phase(ctx, args[0], args[1:], stdout, stderr)
+		code, err = phaseCommand(ctx, args[0], args[1:], stdout, stderr)
 	case "client":
 		code, err = client(ctx, args[1:], osGetenv, stdout, stderr)
 	case "bench":

@@ -8,16 +8,16 @@ import (
 	"os"
 	"runtime/pprof"
 
-	"github.com/servbench/servbench/drive"
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/internal/atomicfile"
+	"github.com/servbench/servbench/phase"
 	"golang.org/x/term"
 )
 
 // phase runs "load" or "run": parse and check everything, run the phase
 // through the engine, and write every requested output, also when the run
 // was interrupted.
-func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) (int, error) {
+func phaseCommand(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) (int, error) {
 	pa, err := parsePhase(ctx, cmd, args, stderr)
 	if err != nil {
 		if ctx.Err() != nil { // stopped while reading a property file
@@ -48,11 +48,11 @@ func phase(ctx context.Context, cmd string, args []string, stdout, stderr io.Wri
 	return runPhase(ctx, cmd, pa, setup, stdout, stderr)
 }
 
-// runPhase runs a checked phase where it belongs (drive.Phase: here, or on
+// runPhase runs a checked phase where it belongs (phase.Run: here, or on
 // clients), with the CPU profile if one was asked for, and turns how it
 // ended into an exit code.
 func runPhase(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Setup, stdout, stderr io.Writer) (int, error) {
-	elsewhere := drive.Elsewhere(setup)
+	elsewhere := phase.Elsewhere(setup)
 	if elsewhere && pa.cpuprof != "" {
 		return ExitUsage, badf("%s: the clients (%d) are processes of their own: --cpuprofile would profile the coordinator only; leave it out", cmd, setup.Client.Count)
 	}
@@ -60,7 +60,7 @@ func runPhase(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Setu
 	if err != nil {
 		return ExitUsage, usageError{err}
 	}
-	o, err := drive.Phase(ctx, setup, engine.Writers{Stdout: stdout, Stderr: stderr, Bar: !elsewhere && isTerminal(stderr)})
+	o, err := phase.Run(ctx, setup, engine.Writers{Stdout: stdout, Stderr: stderr, Bar: !elsewhere && isTerminal(stderr)})
 	if perr := stopProfile(o != nil); perr != nil {
 		fmt.Fprintf(stderr, "servbench: %v\n", perr)
 	}

@@ -37,7 +37,7 @@ var layers = [][]string{
 	{"internal/output"},
 	{"engine", "report"},
 	{"coordinator"},
-	{"drive"}, // one phase, here or on clients: the command line's and the plan runner's
+	{"phase"}, // one phase, here or on clients: the command line's and the plan runner's
 	{"bench", "db/dbtest"},
 	{"internal/cli"},
 	{"cmd/servbench"},

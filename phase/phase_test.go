@@ -1,4 +1,4 @@
-package drive
+package phase
 
 import (
 	"context"
@@ -50,7 +50,7 @@ func TestElsewhere(t *testing.T) {
 func TestPhaseHere(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
-	o, err := Phase(context.Background(), check(t, "recordcount", "100", "operationcount", "200", "result.file", out), engine.Writers{})
+	o, err := Run(context.Background(), check(t, "recordcount", "100", "operationcount", "200", "result.file", out), engine.Writers{})
 	if err != nil || o.Res == nil || o.Doc != nil || o.Interrupted || o.Failed != nil || o.Unwritten != nil {
 		t.Fatalf("here: %+v, %v", o, err)
 	}
@@ -59,7 +59,7 @@ func TestPhaseHere(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	o, err = Phase(ctx, check(t, "recordcount", "100", "operationcount", "200", "result.file", filepath.Join(dir, "i.json")), engine.Writers{})
+	o, err = Run(ctx, check(t, "recordcount", "100", "operationcount", "200", "result.file", filepath.Join(dir, "i.json")), engine.Writers{})
 	if o != nil && !o.Interrupted || o == nil && !errors.Is(err, engine.ErrInterruptedBeforeMeasuring) {
 		t.Errorf("interrupted first: %+v, %v", o, err)
 	}

@@ -1,4 +1,4 @@
-// Package drive runs one phase, load or run, of a checked setup where it
+// Package phase runs one phase, load or run, of a checked setup where it
 // belongs, and says how it ended, the same for the command line and the
 // plan runner: here (engine.Setup.Execute), or spread over clients, or on
 // one client an orchestrator runs elsewhere (coordinator.Run). Every guard
@@ -11,7 +11,7 @@
 // alone means nothing was measured: bad input (*engine.SpecError),
 // interrupted first (engine.ErrInterruptedBeforeMeasuring), or a failure
 // before or instead of a result.
-package drive
+package phase
 
 import (
 	"context"
@@ -53,10 +53,10 @@ func Elsewhere(setup *engine.Setup) bool {
 	return setup.Client.Spread() || setup.Client.Orchestrator != "local"
 }
 
-// Phase runs setup's phase where it belongs (Elsewhere) and writes every
+// Run runs setup's phase where it belongs (Elsewhere) and writes every
 // output its properties ask for: YCSB's text report on w.Stdout (unless
 // exportfile names a file), status lines and closing lines on w.Stderr.
-func Phase(ctx context.Context, setup *engine.Setup, w engine.Writers) (*Outcome, error) {
+func Run(ctx context.Context, setup *engine.Setup, w engine.Writers) (*Outcome, error) {
 	if !Elsewhere(setup) {
 		res, err := setup.Execute(ctx, w)
 		if res == nil {
