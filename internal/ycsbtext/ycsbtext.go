@@ -618,7 +618,10 @@ func (rd *reader) check() error {
 	if err := rd.checkSections(); err != nil {
 		return err
 	}
-	return rd.checkPercentiles()
+	if err := rd.checkPercentiles(); err != nil {
+		return err
+	}
+	return nil
 }
 
 // checkOp refuses an operation's section without its count, mean,
@@ -872,6 +875,9 @@ func (rd *reader) doc() (*result.Doc, error) {
 	}
 	if err := rd.consistent(all, failed, batches > 0); err != nil {
 		return nil, err
+	}
+	if len(d.Ops) == 0 && d.Cleanup == nil { // YCSB prints every thread's [CLEANUP] at least
+		return nil, rd.errAt(rd.thrLine, "no operation's section after [OVERALL]: a cut output")
 	}
 	d.Operations, d.OKOperations = all, max(txns-failed, 0)+batches
 	sort.SliceStable(d.Ops, func(i, j int) bool { return d.Ops[i].Name < d.Ops[j].Name })

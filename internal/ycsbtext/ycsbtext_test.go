@@ -366,7 +366,9 @@ func TestReadRefuses(t *testing.T) {
 		{"[OVERALL], RunTime(ms), 10\n[OVERALL], Throughput(ops/sec), 0\n[READ], Operations, 0\n[READ], AverageLatency(us), 1\n[READ], MinLatency(us), 1\n" +
 			"[READ], MaxLatency(us), 1\n[READ], Return=A, 4611686018427387903\n[READ], Return=B, 4611686018427387903\n" +
 			"[READ], Return=C, 4611686018427387903\n[READ], Return=D, 4611686018427387903\n", "f.txt:7: [READ]: its counts add up to more than a count can hold"},
-		{"\xef\xbb\xbf[OVERALL], RunTime(ms), 10\r\n[OVERALL], Throughput(ops/sec), 0\r\n", ""},
+		{"\xef\xbb\xbf[OVERALL], RunTime(ms), 10\r\n[OVERALL], Throughput(ops/sec), 0\r\n[CLEANUP], Operations, 1\r\n[CLEANUP], AverageLatency(us), 1\r\n" +
+			"[CLEANUP], MinLatency(us), 1\r\n[CLEANUP], MaxLatency(us), 1\r\n", ""},
+		{"[OVERALL], RunTime(ms), 10\n[OVERALL], Throughput(ops/sec), 0\n", "f.txt:2: no operation's section after [OVERALL]: a cut output"},
 	} {
 		_, err := Read(strings.NewReader(c.in), "f.txt")
 		if c.want == "" {
