@@ -15,8 +15,8 @@ import (
 	_ "github.com/servbench/servbench/db/mongodb"
 	_ "github.com/servbench/servbench/db/postgres"
 	_ "github.com/servbench/servbench/db/redis"
-	"github.com/servbench/servbench/tools/internal/peers"
 	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/tools/internal/peers"
 	"github.com/servbench/servbench/workload"
 )
 
