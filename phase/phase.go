@@ -6,7 +6,7 @@
 // checked before any client starts, and one that cannot be written at the
 // end leaves the others written.
 //
-// Invariants: a phase that measured anything returns an Outcome, whatever
+// Invariants: a phase that measured anything returns an Ending, whatever
 // failed around it (an output, the binding's close, a client); an error
 // alone means nothing was measured: bad input (*engine.SpecError),
 // interrupted first (engine.ErrInterruptedBeforeMeasuring), or a failure
@@ -23,8 +23,8 @@ import (
 	"github.com/servbench/servbench/result"
 )
 
-// Outcome is how a phase that measured ended.
-type Outcome struct {
+// Ending is how a phase that measured ended.
+type Ending struct {
 	// Doc is the result of a phase spread over clients: theirs, merged
 	// (nil for a phase run here: Res holds it).
 	Doc *result.Doc
@@ -56,13 +56,13 @@ func Elsewhere(setup *engine.Setup) bool {
 // Run runs setup's phase where it belongs (Elsewhere) and writes every
 // output its properties ask for: YCSB's text report on w.Stdout (unless
 // exportfile names a file), status lines and closing lines on w.Stderr.
-func Run(ctx context.Context, setup *engine.Setup, w engine.Writers) (*Outcome, error) {
+func Run(ctx context.Context, setup *engine.Setup, w engine.Writers) (*Ending, error) {
 	if !Elsewhere(setup) {
 		res, err := setup.Execute(ctx, w)
 		if res == nil {
 			return nil, err
 		}
-		o := &Outcome{Res: res, Interrupted: res.Reason == result.Interrupted, Unwritten: err}
+		o := &Ending{Res: res, Interrupted: res.Reason == result.Interrupted, Unwritten: err}
 		switch {
 		case res.Err != nil:
 			o.Failed = res.Err
@@ -81,7 +81,7 @@ func Run(ctx context.Context, setup *engine.Setup, w engine.Writers) (*Outcome, 
 	if err != nil && !errors.As(err, &unwritten) {
 		return nil, err
 	}
-	o := &Outcome{Doc: m, Interrupted: ctx.Err() != nil || m.Stop == result.Interrupted}
+	o := &Ending{Doc: m, Interrupted: ctx.Err() != nil || m.Stop == result.Interrupted}
 	if unwritten = coordinator.WriteMerged(setup, m, w.Stdout, w.Stderr, unwritten); unwritten != nil {
 		o.Unwritten = unwritten
 	}

@@ -44,7 +44,7 @@ func TestElsewhere(t *testing.T) {
 }
 
 // A phase run here writes its result and says how it ended in one
-// Outcome (spread phases go through the command line's tests: their
+// Ending (spread phases go through the command line's tests: their
 // clients are servbench processes); interrupted first, it measured
 // nothing and says so.
 func TestPhaseHere(t *testing.T) {
