@@ -350,7 +350,7 @@ func TestHubResultBodyBounded(t *testing.T) {
 	}()
 	pw.Write(doc[:10]) // client 0's result is being received
 	for k := 0; !receiving(h, 0); k++ {
-		if k == 10000 { // it takes a few
+		if k == 120000 { // it takes a few; two minutes is a safety net, not a measurement
 			t.Fatal("client 0's result is not being received")
 		}
 		time.Sleep(time.Millisecond)
@@ -406,7 +406,7 @@ func receiving(h *hub, i int) bool {
 // the same result once.
 func TestSendResultUntilAnswered(t *testing.T) {
 	oldRetry, oldTry := resultRetry, resultTry
-	resultRetry, resultTry = time.Millisecond, time.Second
+	resultRetry, resultTry = time.Millisecond, 2*time.Second
 	defer func() { resultRetry, resultTry = oldRetry, oldTry }()
 	h := newHub(testKey, "run-1", 1, Phase{Command: "run", Binding: "basic", Properties: "coordinator.timeout=5\n"}, time.Now)
 	var tries atomic.Int32
@@ -417,13 +417,12 @@ func TestSendResultUntilAnswered(t *testing.T) {
 			return
 		}
 		switch tries.Add(1) {
-		case 1: // stalled: no answer at all
+		case 1: // stalled: no answer at all, and none when it ends (a handler that returns answers 200)
 			io.Copy(io.Discard, r.Body)
 			select {
 			case <-r.Context().Done():
 			case <-release:
 			}
-			return
 		case 2: // gone before it read the result
 		case 3: // took the result, and its answer was lost
 			h.ServeHTTP(httptest.NewRecorder(), r)
@@ -447,8 +446,8 @@ func TestSendResultUntilAnswered(t *testing.T) {
 	if err := s.SendResult(resultDoc("run-1", "0")); err != nil {
 		t.Fatalf("after %d tries: %v", tries.Load(), err)
 	}
-	if n := tries.Load(); n != 4 {
-		t.Errorf("%d tries, want 4", n)
+	if n := tries.Load(); n < 4 { // more when a try of a busy machine's timed out before it arrived
+		t.Errorf("%d tries, want at least 4", n)
 	}
 	if ms := h.members(); ms[0].result == nil || ms[0].failed != "" {
 		t.Errorf("the coordinator has %+v", ms[0])
