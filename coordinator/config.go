@@ -87,11 +87,9 @@ func newOrchestrator(ctx context.Context, c Config) (orchestrator, error) {
 func readConfig(p *props.Props, cl engine.Client) (Config, error) {
 	var c Config
 	var err error
-	if c.Orchestrator, err = p.OneOf("orchestrator", "local", Orchestrators()...); err != nil {
-		return c, err
-	}
-	if c.Orchestrator != cl.Orchestrator { // one reading of one property
-		return c, p.Errorf("orchestrator", "read as %q and %q", cl.Orchestrator, c.Orchestrator)
+	c.Orchestrator = cl.Orchestrator // the engine's reading of the property
+	if orchestrators[c.Orchestrator] == nil {
+		return c, p.Errorf("orchestrator", "%q is not one of %s", props.Cut(c.Orchestrator, 40), strings.Join(Orchestrators(), ", "))
 	}
 	c.Image = p.String("docker.image", "servbench")
 	c.Claim = p.String("kubernetes.claim", "")

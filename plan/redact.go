@@ -43,10 +43,9 @@ func Redact(text string) string {
 	if err := dec.Decode(&more); !errors.Is(err, io.EOF) { // a plan is one document
 		return unreadable
 	}
-	var edits []edit
-	var known props.Redactor
-	redactNode(&doc, false, false, &edits, map[*yaml.Node]bool{})
-	collectSecrets(&doc, false, &known, [2]map[*yaml.Node]bool{{}, {}})
+	w := walk{secretAnchors: map[*yaml.Node]bool{}}
+	w.node(&doc, false, false)
+	edits, known := w.edits, &w.known
 	slices.SortFunc(edits, func(a, b edit) int { return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.col, b.col)) })
 	edits = slices.CompactFunc(edits, func(a, b edit) bool { return a.line == b.line && a.col == b.col })
 	out := applyEdits(text, edits)
@@ -63,38 +62,6 @@ func Redact(text string) string {
 	return known.HideKnown(b.String())
 }
 
-// collectSecrets adds to known every value under a key that names a
-// credential, each node once as secret and once as not (seen[secret]):
-// nested aliases would otherwise walk an exponential tree.
-func collectSecrets(n *yaml.Node, secret bool, known *props.Redactor, seen [2]map[*yaml.Node]bool) {
-	i := 0
-	if secret {
-		i = 1
-	}
-	if seen[i][n] {
-		return
-	}
-	seen[i][n] = true
-	switch n.Kind {
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			collectSecrets(n.Content[i+1], secret || props.IsSecretKey(n.Content[i].Value), known, seen)
-		}
-	case yaml.AliasNode:
-		if n.Alias != nil {
-			collectSecrets(n.Alias, secret, known, seen)
-		}
-	case yaml.ScalarNode:
-		if secret {
-			known.Add(n.Value)
-		}
-	default:
-		for _, c := range n.Content {
-			collectSecrets(c, secret, known, seen)
-		}
-	}
-}
-
 // An edit replaces the source text from (line, col) to its end with repl.
 type edit struct {
 	line, col int // 1-based, col in characters, as yaml.v3 counts them
@@ -104,34 +71,42 @@ type edit struct {
 	block     bool // a block scalar's content lines, each redacted
 }
 
-// redactNode collects the edits of a node and its children: secret is
-// true under a key that names a credential, flow inside { } or [ ].
-// secretAnchors holds the anchors already made secret: each is walked
-// once, however many aliases name it (nested aliases would otherwise
-// walk an exponential tree: a 566-byte plan never ended).
-func redactNode(n *yaml.Node, secret, flow bool, edits *[]edit, secretAnchors map[*yaml.Node]bool) {
+// walk collects the edits of a plan's nodes and the secret values they
+// hold. secretAnchors holds the anchors already made secret: each is
+// walked once, however many aliases name it (nested aliases would
+// otherwise walk an exponential tree: a 566-byte plan never ended).
+type walk struct {
+	edits         []edit
+	known         props.Redactor // the secret values, hidden wherever else the plan repeats them
+	secretAnchors map[*yaml.Node]bool
+}
+
+// node walks n and its children: secret is true under a key that names a
+// credential, flow inside { } or [ ].
+func (w *walk) node(n *yaml.Node, secret, flow bool) {
 	switch n.Kind {
 	case yaml.DocumentNode, yaml.SequenceNode:
 		for _, c := range n.Content {
-			redactNode(c, secret, flow || n.Style&yaml.FlowStyle != 0, edits, secretAnchors)
+			w.node(c, secret, flow || n.Style&yaml.FlowStyle != 0)
 		}
 	case yaml.MappingNode:
 		f := flow || n.Style&yaml.FlowStyle != 0
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			redactNode(v, secret || props.IsSecretKey(k.Value), f, edits, secretAnchors)
+			w.node(v, secret || props.IsSecretKey(k.Value), f)
 		}
 	case yaml.AliasNode:
 		// The anchor's node is redacted where it stands; a secret alias
 		// makes its anchor's value secret there too.
-		if secret && n.Alias != nil && !secretAnchors[n.Alias] {
-			secretAnchors[n.Alias] = true
-			redactNode(n.Alias, true, flow, edits, secretAnchors)
+		if secret && n.Alias != nil && !w.secretAnchors[n.Alias] {
+			w.secretAnchors[n.Alias] = true
+			w.node(n.Alias, true, flow)
 		}
 	case yaml.ScalarNode:
 		e := edit{line: n.Line, col: n.Column, style: n.Style, flow: flow}
 		switch {
 		case secret && n.Value != "" && n.Value != props.Redacted:
+			w.known.Add(n.Value)
 			e.repl = props.Redacted
 		case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
 			if props.RedactText(n.Value) == n.Value {
@@ -145,7 +120,7 @@ func redactNode(n *yaml.Node, secret, flow bool, edits *[]edit, secretAnchors ma
 			}
 			e.repl = strconv.Quote(r)
 		}
-		*edits = append(*edits, e)
+		w.edits = append(w.edits, e)
 	}
 }
 
@@ -274,7 +249,7 @@ func scalarEnd(text string, start, lineEnd int, style yaml.Style, flow bool) int
 	return start + len(strings.TrimRight(ln, " \t"))
 }
 
-// redactTree hides in the parsed plan what redactNode finds, and what its
+// redactTree hides in the parsed plan what walk finds, and what its
 // comments hold; each anchor made secret once (secretAnchors).
 func redactTree(n *yaml.Node, secret bool, secretAnchors map[*yaml.Node]bool) {
 	n.HeadComment, n.LineComment, n.FootComment = props.RedactText(n.HeadComment), props.RedactText(n.LineComment), props.RedactText(n.FootComment)
