@@ -156,7 +156,7 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 	m := docs[0] // one client's phase: its result
 	if len(docs) > 1 {
 		if m, err = result.Merge(docs); err != nil {
-			return nil, errors.New(printable(err.Error())) // it may quote the clients' text
+			return nil, errors.New(format.Printable(err.Error())) // it may quote the clients' text
 		}
 	}
 	fmt.Fprintf(stderr, "servbench: %d client%s: %s ops/s over %s, %s operations (%s ok)\n",
@@ -168,7 +168,7 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 		fmt.Fprintf(stderr, "servbench: client %d used %.0f%% of its %d cores: it may be the limit, not the database; add clients\n", c.Index, c.CPUPct, c.Cores)
 	}
 	for _, l := range engine.ServerLines(m.ServerSide) { // the servers' whole, and every client's units
-		fmt.Fprintf(stderr, "servbench: %s\n", printable(l))
+		fmt.Fprintf(stderr, "servbench: %s\n", format.Printable(l))
 	}
 	if unwritten != nil {
 		return m, unwritten
@@ -600,7 +600,7 @@ func (j *job) say(i int, line string) { j.sayAs("client "+strconv.Itoa(i), line)
 func (j *job) sayAs(who, line string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	fmt.Fprintf(j.stderr, "%s: %s\n", who, printable(line))
+	fmt.Fprintf(j.stderr, "%s: %s\n", who, format.Printable(line))
 }
 
 // env is a client's environment as the orchestrator gives it: the

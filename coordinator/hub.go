@@ -20,9 +20,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 )
@@ -288,7 +287,7 @@ func (h *hub) seen(i int, host string) {
 	m := &h.clients[i]
 	m.lastSeen = h.now()
 	if host != "" && !m.placed {
-		m.host = printable(host)
+		m.host = format.Printable(host)
 	}
 }
 
@@ -300,7 +299,7 @@ func (h *hub) warn(i int, what uint8, why string) {
 	h.clients[i].warned |= what
 	h.mu.Unlock()
 	if first && h.say != nil {
-		h.say(h.name(i) + " " + printable(why))
+		h.say(h.name(i) + " " + format.Printable(why))
 	}
 }
 
@@ -497,7 +496,7 @@ func bodyError(w http.ResponseWriter, err error) {
 func (h *hub) fail(i int, why string) {
 	h.mu.Lock()
 	if h.clients[i].failed == "" {
-		h.clients[i].failed = printable(why)
+		h.clients[i].failed = format.Printable(why)
 	}
 	h.mu.Unlock()
 	h.notify()
@@ -522,7 +521,7 @@ func (h *hub) name(i int) string {
 // on node N").
 func (h *hub) place(i int, host string) {
 	h.mu.Lock()
-	h.clients[i].host, h.clients[i].placed = printable(host), true
+	h.clients[i].host, h.clients[i].placed = format.Printable(host), true
 	h.mu.Unlock()
 }
 
@@ -748,30 +747,4 @@ func trustConn(r *http.Request) {
 // oneLine folds a message onto one line, at most 300 characters.
 func oneLine(s string) string {
 	return props.Cut(strings.Join(strings.Fields(s), " "), 300)
-}
-
-// printable is text from a peer (a client's failure, its host's name, a
-// line it wrote) as it may be printed on a terminal: control characters
-// (C0, DEL, C1: ESC among them) and the Unicode formats that hide or
-// reorder text (U+200B-U+200F, U+202A-U+202E, U+2066-U+2069, ...) are
-// escaped as in Go (\x1b, \u202e), bytes that are not UTF-8 as \xNN.
-func printable(s string) string {
-	var b strings.Builder
-	for k := 0; k < len(s); {
-		r, n := utf8.DecodeRuneInString(s[k:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[k])
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r > 0xffff && unicode.Is(unicode.Cf, r):
-			fmt.Fprintf(&b, `\U%08x`, r)
-		case r >= 0x80 && r <= 0x9f || r == 0x2028 || r == 0x2029 || unicode.Is(unicode.Cf, r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[k : k+n])
-		}
-		k += n
-	}
-	return b.String()
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
@@ -144,7 +145,7 @@ func (s *Session) call(ctx context.Context, method, path string, body []byte, li
 		return err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return &httpError{code: resp.StatusCode, status: printable(props.Cut(resp.Status, 60)), msg: printable(oneLine(string(raw)))}
+		return &httpError{code: resp.StatusCode, status: format.Printable(props.Cut(resp.Status, 60)), msg: format.Printable(oneLine(string(raw)))}
 	}
 	if read != nil {
 		return read(raw)

@@ -6,11 +6,8 @@ import (
 	"math"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/internal/format"
@@ -182,7 +179,7 @@ func ServerLines(ss *result.ServerSide) []string {
 				name = u.Host
 			}
 		}
-		name = printable(name)
+		name = format.Printable(name)
 		var say []string
 		type busy struct {
 			line string
@@ -192,7 +189,7 @@ func ServerLines(ss *result.ServerSide) []string {
 		for _, x := range src.Series {
 			node := ""
 			if x.Node != "" {
-				node = " " + printable(x.Node)
+				node = " " + format.Printable(x.Node)
 			}
 			sampled := x.Sampled()
 			mean := func(f string) string {
@@ -218,7 +215,7 @@ func ServerLines(ss *result.ServerSide) []string {
 				}
 			}
 			if sampled && strings.HasSuffix(x.Name, "busy_pct") && x.Unit == "%" && x.Mean > result.BusyClientPct {
-				hot = append(hot, busy{fmt.Sprintf("warning: %s%s %s was %.0f%% busy: the server side may be the limit", name, node, strings.TrimSuffix(printable(x.Name), "_busy_pct"), x.Mean), x.Mean})
+				hot = append(hot, busy{fmt.Sprintf("warning: %s%s %s was %.0f%% busy: the server side may be the limit", name, node, strings.TrimSuffix(format.Printable(x.Name), "_busy_pct"), x.Mean), x.Mean})
 			}
 		}
 		if len(say) > maxSaid {
@@ -240,15 +237,6 @@ func ServerLines(ss *result.ServerSide) []string {
 		return warnings
 	}
 	return append([]string{"server side: " + strings.Join(parts, "; ")}, warnings...)
-}
-
-// printable is s with its control characters escaped, for a terminal.
-func printable(s string) string {
-	if !strings.ContainsFunc(s, unicode.IsControl) && utf8.ValidString(s) {
-		return s
-	}
-	q := strconv.QuoteToGraphic(s)
-	return q[1 : len(q)-1]
 }
 
 // thousands is v rounded, its thousands grouped; a value past int64's

@@ -1,5 +1,6 @@
 // Package format writes numbers as people read them on consoles and
-// pages: counts with thousands separators, byte sizes in KiB, MiB and GiB.
+// pages: counts with thousands separators, byte sizes in KiB, MiB and GiB;
+// and text from peers as a terminal may show it (Printable).
 // It depends on nothing, so that what only reads results (report, plan)
 // links no runner, workload or driver to print a number.
 package format
@@ -8,6 +9,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Thousands writes n with thousands separators: 1,234,567.
@@ -42,4 +45,30 @@ func Bytes(n int64) string {
 		}
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// Printable is text from a peer (a client's failure, its host's name, a
+// line it wrote) as it may be printed on a terminal: control characters
+// (C0, DEL, C1: ESC among them) and the Unicode formats that hide or
+// reorder text (U+200B-U+200F, U+202A-U+202E, U+2066-U+2069, ...) are
+// escaped as in Go (\x1b, \u202e), bytes that are not UTF-8 as \xNN.
+func Printable(s string) string {
+	var b strings.Builder
+	for k := 0; k < len(s); {
+		r, n := utf8.DecodeRuneInString(s[k:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[k])
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r > 0xffff && unicode.Is(unicode.Cf, r):
+			fmt.Fprintf(&b, `\U%08x`, r)
+		case r >= 0x80 && r <= 0x9f || r == 0x2028 || r == 0x2029 || unicode.Is(unicode.Cf, r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[k : k+n])
+		}
+		k += n
+	}
+	return b.String()
 }

@@ -18,3 +18,20 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+// Text from a peer is printed with its control characters escaped, and
+// the Unicode formats that hide or reorder text, and bytes that are not
+// UTF-8.
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text, ünïcode ✓":    "plain text, ünïcode ✓",
+		"\x1b[2J\x1b]0;t\x07":      `\x1b[2J\x1b]0;t\x07`,
+		"a\x7fb\u009bc\u202ed\xff": `a\x7fb\u009bc\u202ed\xff`,
+		"tab\there\r\n":            `tab\x09here\x0d\x0a`,
+		"tag\U000e0041":            `tag\U000e0041`,
+	} {
+		if got := Printable(in); got != want {
+			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
