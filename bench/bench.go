@@ -205,7 +205,9 @@ func (r *Runner) check() error {
 			spec.Threads, spec.Rate = c.Threads, c.Rate // the rate's bounds, a paced thread's memory
 			if err == nil {
 				setClients(spec.Properties, c.Spread())
-				ch.s, ch.err = engine.Check(spec)
+				if ch.s, ch.err = engine.Check(spec); ch.err == nil {
+					ch.err = phase.Check(ch.s)
+				}
 			} else {
 				ch.err = err
 			}

@@ -38,6 +38,7 @@ import (
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
+	"github.com/servbench/servbench/sink"
 )
 
 // Run runs a phase spread over clients (setup is the whole phase,
@@ -67,28 +68,26 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 	if err != nil {
 		return nil, &engine.SpecError{Err: err}
 	}
-	if err := checkMetricsAddrs(setup.Outputs.MetricsAddr, n); err != nil {
-		return nil, &engine.SpecError{Err: err}
+	if err := CheckOutputs(setup); err != nil {
+		return nil, err
 	}
-	if o := setup.Outputs; o.HdrFiles || o.HlogPrefix != "" || o.RawFile != "" {
-		return nil, specErrorf("%s: the clients (%d, %s) send their results to the coordinator: --hlog, hdrhistogram.fileoutput and measurement.raw.output_file are files of one process, not merged: leave them out", cmd, n, orch)
-	}
+	metricsAddr := metricsAddrOf(setup)
 	// The clients' results are written beside out: every path is checked
 	// now, not after the run.
 	paths := clientResultPaths(out, n)
 	if err := distinct(setup.Outputs, paths); err != nil {
 		return nil, specErrorf("%s: %v", cmd, err)
 	}
-	outs := make([]Output, len(paths))
+	outs := make([]sink.File, len(paths))
 	for i, p := range paths {
-		outs[i] = Output{What: fmt.Sprintf("client %d's result (beside -o)", i), Path: p}
+		outs[i] = sink.File{What: fmt.Sprintf("client %d's result (beside -o)", i), Path: p}
 	}
 	release, err := HoldOutputs(outs)
 	if err != nil {
 		return nil, specErrorf("%s: %v", cmd, err)
 	}
 	defer release()
-	j := &job{cmd: cmd, n: n, metricsAddr: setup.Outputs.MetricsAddr, stderr: stderr, mu: &sync.Mutex{}}
+	j := &job{cmd: cmd, n: n, metricsAddr: metricsAddr, stderr: stderr, mu: &sync.Mutex{}}
 	if j.token, err = NewToken(); err != nil {
 		return nil, err
 	}
@@ -212,9 +211,6 @@ func (e *OutputError) Error() string {
 	return "not written: " + strings.Join(e.Failed, "; ")
 }
 
-// An Output is a path a phase writes at its end, and what it is.
-type Output struct{ What, Path string }
-
 // HoldOutputs checks, before a phase runs, that each path (empty ones
 // left out) can be written at its end, as a single run opens its outputs
 // (package atomicfile: a directory, a link to nowhere or a read-only file
@@ -222,7 +218,7 @@ type Output struct{ What, Path string }
 // device stays open until release, so that its reader does not see an
 // end before the output is written; any other is let go at once, keeping
 // what it held. The error names the first path that cannot be written.
-func HoldOutputs(outs []Output) (release func(), err error) {
+func HoldOutputs(outs []sink.File) (release func(), err error) {
 	var held []*atomicfile.File
 	release = func() {
 		for _, f := range held {
@@ -247,37 +243,31 @@ func HoldOutputs(outs []Output) (release func(), err error) {
 	return release, nil
 }
 
-// PhaseOutputs are the outputs written from a spread phase's merged
-// result (the report, the result, the time series), to be held before
-// the phase runs (HoldOutputs) and written after it (WriteMerged).
-func PhaseOutputs(o engine.Outputs) []Output {
-	return []Output{{What: "exportfile", Path: o.ExportFile}, {What: "-o (result.file)", Path: o.ResultFile}, {What: "--csv (timeseries.file)", Path: o.SeriesFile}}
+// PhaseOutputs are the files written from a spread phase's merged result
+// (the report, the result, the time series: the outputs whose Where is
+// sink.Merged), to be held before the phase runs (HoldOutputs) and
+// written after it (WriteMerged).
+func PhaseOutputs(o sink.Outputs) []sink.File {
+	return o.Only(merged).Files()
 }
 
-// WriteMerged writes a spread phase's merged result m as any run's
-// outputs (YCSB's report to exportfile, or to stdout when it is not
-// given and stdout is not nil; the result; the time series), each on its
-// own: one that cannot be written leaves the others written. It adds
-// those that failed to unwritten.
+func merged(o sink.Output) bool     { return o.Where() == sink.Merged }
+func oneProcess(o sink.Output) bool { return o.Where() == sink.OneProcess }
+
+// WriteMerged writes a spread phase's merged result m to every output
+// written from it (YCSB's report to exportfile, or to stdout when it is
+// not given; the result; the time series), each on its own: one that
+// cannot be written leaves the others written. It adds those that failed
+// to unwritten.
 func WriteMerged(setup *engine.Setup, m *result.Doc, stdout, stderr io.Writer, unwritten *OutputError) *OutputError {
-	out := setup.Outputs
-	for _, o := range []struct {
-		what   string
-		path   string
-		only   engine.Outputs
-		stdout io.Writer // the report's, when exportfile is not given
-	}{
-		{"the report", out.ExportFile, engine.Outputs{ExportFile: out.ExportFile}, stdout},
-		{"the merged result", out.ResultFile, engine.Outputs{ResultFile: out.ResultFile}, nil},
-		{"the time series", out.SeriesFile, engine.Outputs{SeriesFile: out.SeriesFile}, nil},
-	} {
-		if o.path == "" && o.stdout == nil {
-			continue
+	ended := setup.Merged(m)
+	for _, o := range setup.Outputs.Only(merged) {
+		s, err := setup.OpenMerged(o, engine.Writers{Stdout: stdout, Stderr: stderr})
+		if err == nil {
+			err = sink.Opened{s}.End(ended)
 		}
-		one := *setup
-		one.Outputs = o.only
-		if err := one.WriteMerged(m, engine.Writers{Stdout: o.stdout, Stderr: stderr}); err != nil {
-			unwritten = unwritten.Add(o.what, err)
+		if err != nil {
+			unwritten = unwritten.Add(sink.What(o), err)
 		}
 	}
 	return unwritten
@@ -300,21 +290,41 @@ func clientResultPaths(out string, n int) []string {
 	return paths
 }
 
+// CheckOutputs refuses the outputs a phase spread over clients cannot
+// write (files of one process, which merge nothing: HdrHistogram logs,
+// raw samples) and metrics addresses the clients cannot share; its error
+// is a *engine.SpecError. The plan runner calls it for every spread run
+// before anything runs; Run calls it too.
+func CheckOutputs(setup *engine.Setup) error {
+	n, cmd := setup.Client.Count, setup.Spec.Phase.String()
+	if err := checkMetricsAddrs(metricsAddrOf(setup), n); err != nil {
+		return &engine.SpecError{Err: err}
+	}
+	if one := setup.Outputs.Only(oneProcess); len(one) > 0 {
+		var props []string
+		for _, o := range one {
+			props = append(props, sink.Properties(o.Name())...)
+		}
+		return specErrorf("%s: the clients (%d, %s) send their results to the coordinator: %s are files of one process, not merged: leave them out", cmd, n, setup.Client.Orchestrator, strings.Join(props, ", "))
+	}
+	return nil
+}
+
+func metricsAddrOf(setup *engine.Setup) string {
+	if m, ok := sink.Find[*sink.MetricsOutput](setup.Outputs); ok {
+		return m.Addr
+	}
+	return ""
+}
+
 // distinct checks that no client's result is written where another
 // output of the phase is, nor two outputs of the phase in one place.
-func distinct(o engine.Outputs, clients []string) error {
-	all := append([]string{o.ExportFile, o.ResultFile, o.SeriesFile}, clients...)
-	i, j, dup := atomicfile.SamePath(all)
-	if !dup {
-		return nil
+func distinct(o sink.Outputs, clients []string) error {
+	all := PhaseOutputs(o)
+	for i, c := range clients {
+		all = append(all, sink.File{What: fmt.Sprintf("client %d's result", i), Path: c})
 	}
-	name := func(k int) string {
-		if k < 3 {
-			return [...]string{"exportfile", "-o (result.file)", "--csv (timeseries.file)"}[k]
-		}
-		return fmt.Sprintf("client %d's result", k-3)
-	}
-	return fmt.Errorf("output file %s is named by both %s and %s", all[j], name(i), name(j))
+	return sink.CheckFiles(all)
 }
 
 // follow runs the clients and waits for their results: it prints their
@@ -334,7 +344,11 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 	begun := time.Now()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	live := &liveStatus{every: setup.Outputs.StatusEvery, n: n, measured: make([]time.Duration, n), begun: begun}
+	every := 10 * time.Second
+	if st, ok := sink.Find[*sink.StatusOutput](setup.Outputs); ok {
+		every = st.Every
+	}
+	live := &liveStatus{every: every, n: n, measured: make([]time.Duration, n), begun: begun}
 	var failure error
 	var killAt <-chan time.Time
 	grace := killGrace(setup)

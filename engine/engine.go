@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"os"
 	"slices"
 	"strconv"
@@ -32,11 +31,11 @@ import (
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/internal/format"
-	"github.com/servbench/servbench/internal/output"
 	"github.com/servbench/servbench/probe"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
+	"github.com/servbench/servbench/sink"
 	"github.com/servbench/servbench/workload"
 	"github.com/servbench/servbench/workloads"
 )
@@ -123,9 +122,12 @@ type Setup struct {
 	Runner   runner.Config
 	// measurements are YCSB's measurement properties: what is measured
 	// and how the text report shows it.
-	measurements output.Options
-	// Outputs are the properties of the files and lines a run writes.
-	Outputs Outputs
+	measurements sink.Options
+	// Outputs are what the phase writes (package sink), read from its
+	// properties.
+	Outputs sink.Outputs
+	// Label names the run in status lines and results (property label).
+	Label string
 	// Warnings are properties accepted but not used (another binding's,
 	// YCSB's JVM settings).
 	Warnings []string
@@ -206,8 +208,8 @@ func Check(spec Spec) (*Setup, error) {
 	if s.measurements, err = MeasurementOptions(p); err != nil {
 		return nil, bad(err)
 	}
-	s.Runner.KeepRaw = slices.Contains(s.measurements.Kinds, output.KindRaw)
-	if slices.Contains(s.measurements.Kinds, output.KindTimeSeries) {
+	s.Runner.KeepRaw = slices.Contains(s.measurements.Kinds, sink.KindRaw)
+	if slices.Contains(s.measurements.Kinds, sink.KindTimeSeries) {
 		// YCSB's timeseries averages over timeseries.granularity: the
 		// intervals follow it unless timeseries.interval is given, and
 		// then must divide it.
@@ -216,10 +218,14 @@ func Check(spec Spec) (*Setup, error) {
 		} else if s.measurements.Granularity%s.Runner.Interval != 0 {
 			return nil, bad(p.Errorf("timeseries.granularity", "%v is not a multiple of timeseries.interval (%v)", s.measurements.Granularity, s.Runner.Interval))
 		}
-		s.measurements.TimeSeries = &output.Buckets{Enabled: true}
+		s.measurements.TimeSeries = &sink.Buckets{Enabled: true}
 	}
-	if s.Outputs, err = readOutputs(p); err != nil {
+	if s.Outputs, err = sink.Read(p); err != nil {
 		return nil, bad(err)
+	}
+	s.Label = p.String("label", "")
+	if strings.ContainsFunc(s.Label, unicode.IsControl) || len(s.Label) > 200 {
+		return nil, bad(p.Errorf("label", "want at most 200 bytes and no control characters (it is printed on terminals and pages)"))
 	}
 	if s.ServerSide, err = readServerSide(p); err != nil {
 		return nil, bad(err)
@@ -309,54 +315,6 @@ func (s *Setup) bindingOptions(checkOnly bool) db.Options {
 	return db.Options{Threads: s.Runner.Threads, Load: s.Spec.Phase == LoadPhase, CheckOnly: checkOnly, Schema: s.Workload.Schema()}
 }
 
-// Outputs are the properties of a run's outputs, YCSB's names and
-// servbench's, read by Check; Execute writes them.
-type Outputs struct {
-	Label       string        // label: names the run in status lines and results
-	Status      bool          // status: a status line every interval
-	StatusEvery time.Duration // status.interval
-	ExportFile  string        // exportfile: the text report goes there, not to standard output
-	RawFile     string        // measurement.raw.output_file (appended to, as YCSB does)
-	HdrFiles    bool          // hdrhistogram.fileoutput: HdrHistogram interval logs
-	HdrPath     string        // hdrhistogram.output.path: their path prefix
-	MetricsAddr string        // metrics.addr: serve Prometheus metrics there (host:port)
-	ResultFile  string        // result.file (-o): the result document, JSON
-	SeriesFile  string        // timeseries.file (--csv): the time series, CSV
-	HlogPrefix  string        // hdrhistogram.log (--hlog): HdrHistogram interval logs, PREFIX<SECTION>.hlog
-}
-
-func readOutputs(p *props.Props) (Outputs, error) {
-	var out Outputs
-	var err error
-	out.RawFile = p.String("measurement.raw.output_file", "")
-	if out.MetricsAddr = p.String("metrics.addr", ""); out.MetricsAddr != "" {
-		if _, port, err := net.SplitHostPort(out.MetricsAddr); err != nil || port == "" {
-			return out, p.Errorf("metrics.addr", "want host:port, such as 127.0.0.1:9464")
-		}
-	}
-	if out.HdrFiles, err = p.Bool("hdrhistogram.fileoutput", false); err != nil {
-		return out, err
-	}
-	out.HdrPath = p.String("hdrhistogram.output.path", "")
-	if out.Status, err = p.Bool("status", false); err != nil {
-		return out, err
-	}
-	every, err := p.FloatRange("status.interval", 10, 0.001, 365*86400)
-	if err != nil {
-		return out, err
-	}
-	out.StatusEvery = time.Duration(every * float64(time.Second))
-	out.Label = p.String("label", "")
-	if strings.ContainsFunc(out.Label, unicode.IsControl) || len(out.Label) > 200 {
-		return out, p.Errorf("label", "want at most 200 bytes and no control characters (it is printed on terminals and pages)")
-	}
-	out.ExportFile = p.String("exportfile", "")
-	out.ResultFile = p.String("result.file", "")
-	out.SeriesFile = p.String("timeseries.file", "")
-	out.HlogPrefix = p.String("hdrhistogram.log", "")
-	return out, nil
-}
-
 // Result is a finished phase: the runner's measurements and what the
 // engine learnt around them.
 type Result struct {
@@ -384,10 +342,11 @@ type Result struct {
 	// so that no run is ever merged twice.
 	ID string
 
-	measurements output.Options // as the text report and the document show them
+	measurements sink.Options // as the text report and the document show them
 
-	series   *output.Series
+	series   *sink.Series
 	recorder *probe.Recorder
+	doc      *result.Doc // built once, when first asked for
 }
 
 // Run checks spec and runs it: the whole lifecycle of the binding, with
@@ -495,7 +454,7 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 		rec.Start(ctx)
 	}
 	cpu0 := CPUTime()
-	series := &output.Series{}
+	series := &sink.Series{}
 	res, err := runner.Run(ctx, s.Runner, w, d, runner.Observers(append([]runner.Observer{series}, obs...)))
 	cpu := CPUTime() - cpu0
 	if rec != nil {
@@ -591,11 +550,19 @@ func (s *Setup) preload(ctx context.Context, d db.DB) error {
 	return nil
 }
 
-// Doc is the result document of a finished phase, with its time series.
+// Doc is the result document of a finished phase, with its time series,
+// built when first asked for.
 func (r *Result) Doc() *result.Doc {
+	if r.doc == nil {
+		r.doc = r.newDoc()
+	}
+	return r.doc
+}
+
+func (r *Result) newDoc() *result.Doc {
 	s := r.Setup
-	d := output.NewDoc(r.Result, r.series.Points, output.Meta{
-		Command: s.Spec.Phase.String(), Label: s.Outputs.Label, Workload: WorkloadName(s.Props),
+	d := sink.NewDoc(r.Result, r.series.Points, sink.Meta{
+		Command: s.Spec.Phase.String(), Label: s.Label, Workload: WorkloadName(s.Props),
 		Binding: s.Spec.Binding, Server: r.Server, Driver: r.Driver, QueryModel: r.QueryModel, Properties: s.Props.Redacted(),
 		CPU: r.CPU, ID: r.ID, Redactor: s.redactor,
 	}, r.measurements)
@@ -610,8 +577,14 @@ func (r *Result) Doc() *result.Doc {
 	return d
 }
 
-// WriteText writes the phase's measurements in YCSB's text format, as the
-// spec's measurement properties ask.
-func (r *Result) WriteText(w io.Writer) error {
-	return output.WriteText(w, r.Result, r.measurements)
+// Text writes the phase's measurements in YCSB's text format, as the
+// spec's measurement properties ask (sink.WriteText).
+func (r *Result) Text(w io.Writer) error {
+	return sink.WriteText(w, r.Result, r.measurements)
+}
+
+// Raw writes the raw data lines of measurementtype raw alone
+// (sink.WriteRaw).
+func (r *Result) Raw(w io.Writer) error {
+	return sink.WriteRaw(w, r.Result, r.measurements)
 }

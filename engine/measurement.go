@@ -5,18 +5,18 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/db"
-	"github.com/servbench/servbench/internal/output"
 	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/sink"
 )
 
 // MeasurementOptions reads YCSB's measurement properties: what is measured
 // and how the text report shows it.
-func MeasurementOptions(p *props.Props) (output.Options, error) {
-	var o output.Options
+func MeasurementOptions(p *props.Props) (sink.Options, error) {
+	var o sink.Options
 	mt := p.String("measurementtype", "hdrhistogram")
 	var known bool
-	if o.Kinds, known = output.MeasurementTypes(mt); !known {
-		return o, p.Errorf("measurementtype", "%q is not one of %s", mt, strings.Join(output.MeasurementTypeNames(), ", "))
+	if o.Kinds, known = sink.MeasurementTypes(mt); !known {
+		return o, p.Errorf("measurementtype", "%q is not one of %s", mt, strings.Join(sink.MeasurementTypeNames(), ", "))
 	}
 	if v, ok := p.Get("exporter"); ok && !strings.HasSuffix(v, "TextMeasurementsExporter") {
 		return o, p.Errorf("exporter", "%q is not supported: the text report is YCSB's; use -o FILE.json for JSON", v)
@@ -26,7 +26,7 @@ func MeasurementOptions(p *props.Props) (output.Options, error) {
 		if err != nil {
 			return o, err
 		}
-		o.Interval = output.Interval(iv)
+		o.Interval = sink.Interval(iv)
 	}
 	buckets, err := p.Int64Min("histogram.buckets", 1000, 1)
 	if err != nil {
@@ -47,6 +47,7 @@ func MeasurementOptions(p *props.Props) (output.Options, error) {
 	if o.RawNoSummary, err = p.Bool("measurement.raw.no_summary", false); err != nil {
 		return o, err
 	}
+	o.RawApart = p.String("measurement.raw.output_file", "") != "" // the raw output writes them (package sink)
 	if o.Percentiles, err = p.Floats("hdrhistogram.percentiles", "50,95,99"); err != nil {
 		return o, err
 	}

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/db"
-	"github.com/servbench/servbench/internal/output"
 	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
+	"github.com/servbench/servbench/sink"
 )
 
 func TestSummaryWarnings(t *testing.T) {
@@ -118,7 +118,7 @@ func TestSummaryFirstError(t *testing.T) {
 	if !slices.Contains(lines, `READ ERROR: 1 operation, the first: NOAUTH "REDACTED" rejected`) {
 		t.Errorf("summary %q shows the secret", lines)
 	}
-	if d := output.NewDoc(res, nil, output.Meta{Redactor: red}, output.Options{}); d.Ops[0].Errors["ERROR"] != `NOAUTH "REDACTED" rejected` {
+	if d := sink.NewDoc(res, nil, sink.Meta{Redactor: red}, sink.Options{}); d.Ops[0].Errors["ERROR"] != `NOAUTH "REDACTED" rejected` {
 		t.Errorf("result: %+v", d.Ops[0].Errors)
 	}
 }

@@ -53,6 +53,17 @@ func Elsewhere(setup *engine.Setup) bool {
 	return setup.Client.Spread() || setup.Client.Orchestrator != "local"
 }
 
+// Check refuses, before anything runs, what the phase cannot do where it
+// belongs: a phase that runs on clients cannot write files of one process
+// (coordinator.CheckOutputs). Run checks the same; a plan checks each of
+// its runs first.
+func Check(setup *engine.Setup) error {
+	if !Elsewhere(setup) {
+		return nil
+	}
+	return coordinator.CheckOutputs(setup)
+}
+
 // Run runs setup's phase where it belongs (Elsewhere) and writes every
 // output its properties ask for: YCSB's text report on w.Stdout (unless
 // exportfile names a file), status lines and closing lines on w.Stderr.
@@ -76,7 +87,7 @@ func Run(ctx context.Context, setup *engine.Setup, w engine.Writers) (*Ending, e
 		return nil, &engine.SpecError{Err: fmt.Errorf("%s: %w", setup.Spec.Phase, err)}
 	}
 	defer release()
-	m, err := coordinator.Run(ctx, setup, setup.Outputs.ResultFile, w.Stderr)
+	m, err := coordinator.Run(ctx, setup, setup.Outputs.Path("json"), w.Stderr)
 	var unwritten *coordinator.OutputError
 	if err != nil && !errors.As(err, &unwritten) {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/sink"
 )
 
 const clientUsage = `Usage: servbench client [--coordinator URL] [--client-index I | --client-index-from docker|kubernetes]
@@ -128,9 +130,14 @@ func runClient(ctx context.Context, s *coordinator.Session, ph *coordinator.Phas
 // which writes the outputs, and writes no file itself (on a host of its
 // own, in a container, nobody would look for one there).
 func noFiles(setup *engine.Setup) {
-	o := &setup.Outputs
-	o.ExportFile, o.ResultFile, o.SeriesFile, o.RawFile, o.HlogPrefix, o.HdrFiles = "", "", "", "", "", false
-	for _, k := range []string{"exportfile", "result.file", "timeseries.file", "measurement.raw.output_file", "hdrhistogram.log", "hdrhistogram.fileoutput"} {
+	setup.Outputs = setup.Outputs.Only(func(o sink.Output) bool { return o.Where() == sink.EachClient })
+	var gone []string
+	for _, name := range sink.Names() {
+		if !slices.ContainsFunc(setup.Outputs, func(o sink.Output) bool { return o.Name() == name }) {
+			gone = append(gone, name)
+		}
+	}
+	for _, k := range sink.Properties(gone...) {
 		setup.Props.Delete(k) // nor does its result say it wrote one
 	}
 }

@@ -689,3 +689,35 @@ duration: 600
 		}
 	}
 }
+
+// A file of one process (HdrHistogram logs, raw samples) is refused for a
+// spread phase the same way from the command line and from a plan, before
+// any client starts: the clients would each write it and lose one
+// another's (a plan with clients [2] and hdrhistogram.fileoutput said
+// "1 run done" while one client's log was lost).
+func TestSpreadRefusesOneProcessOutputs(t *testing.T) {
+	t.Parallel() // the test binary is the clients' servbench (TestMain)
+	for _, kv := range [][2]string{{"hdrhistogram.fileoutput", "true"}, {"hdrhistogram.log", "h-"}, {"measurement.raw.output_file", "raw.txt"}} {
+		dir := t.TempDir()
+		val := kv[1]
+		if kv[0] != "hdrhistogram.fileoutput" {
+			val = filepath.Join(dir, val)
+		}
+		code, _, e := servbench(t, "run", "basic", "-w", "c", "-p", "recordcount=100", "-p", "operationcount=100", "-p", "measurementtype=raw",
+			"-p", "hdrhistogram.output.path="+filepath.Join(dir, "h-"), "-p", kv[0]+"="+val, "--threads", "2", "--clients", "2")
+		if code != ExitUsage || !strings.Contains(e, kv[0]) || !strings.Contains(e, "files of one process") || strings.Contains(e, "on 2 clients") {
+			t.Errorf("command line, %s: exit %d: %s", kv[0], code, e)
+		}
+		out := filepath.Join(dir, "out")
+		pf := writePlan(t, fmt.Sprintf("name: p\ndeployments: [{label: basic, binding: basic}]\nworkloads: [c]\nrecords: [100]\nthreads: [2]\nclients: [2]\noperations: 100\n"+
+			"properties: {measurementtype: raw, hdrhistogram.output.path: %q, %s: %q}\n", filepath.Join(dir, "h-"), kv[0], val))
+		var errb bytes.Buffer
+		code = MainContext(context.Background(), []string{"bench", "-o", out, pf}, &bytes.Buffer{}, &errb)
+		if lg := benchLog(out, "basic/c/r100-t2-c2-qmax-1"); code == ExitOK || !strings.Contains(errb.String()+lg, "files of one process") || strings.Contains(lg, "on 2 clients") {
+			t.Errorf("plan, %s: exit %d: %s\nlog: %s", kv[0], code, errb.String(), lg)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, "h-*")); len(left) > 0 {
+			t.Errorf("%s: files written: %v", kv[0], left)
+		}
+	}
+}

@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/db"
-	"github.com/servbench/servbench/internal/output"
 	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
+	"github.com/servbench/servbench/sink"
 )
 
 // writeResults writes a plan directory as servbench bench leaves it, with
@@ -38,8 +38,8 @@ func writeResults(t *testing.T, dir string, msPerOp map[string]float64) {
 			set := &measure.Set{}
 			rec.DrainInto(set)
 			res := &runner.Result{Total: set, Runtime: time.Duration(total), Threads: 1, Reason: result.Completed}
-			doc := output.NewDoc(res, nil, output.Meta{Command: "run", Binding: "basic", Workload: "workload c", Label: label},
-				output.Options{Percentiles: []float64{50, 95, 99}})
+			doc := sink.NewDoc(res, nil, sink.Meta{Command: "run", Binding: "basic", Workload: "workload c", Label: label},
+				sink.Options{Percentiles: []float64{50, 95, 99}})
 			id := fmt.Sprintf("%s/c/r100-t1-qmax-%d", label, rep)
 			path := filepath.Join("runs", id+".json")
 			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o755); err != nil {

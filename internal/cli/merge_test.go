@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/db"
-	"github.com/servbench/servbench/internal/output"
 	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
+	"github.com/servbench/servbench/sink"
 )
 
 func readDoc(t *testing.T, path string) *result.Doc {
@@ -30,7 +30,7 @@ func readDoc(t *testing.T, path string) *result.Doc {
 // operations each (2,000 ops/s), half READ and half UPDATE, all OK.
 func madeClient(t *testing.T, path, label, wl string, start time.Time) {
 	t.Helper()
-	total, series := &measure.Set{}, &output.Series{}
+	total, series := &measure.Set{}, &sink.Series{}
 	const every = 500 * time.Millisecond
 	for k := range 6 {
 		rec := measure.NewRecorder()
@@ -51,9 +51,9 @@ func madeClient(t *testing.T, path, label, wl string, start time.Time) {
 	}
 	res := &runner.Result{Total: total, Start: start, End: start.Add(6 * every), Runtime: 6 * every, Threads: 2,
 		Config: runner.Config{Rate: 2000}, Reason: result.TimeLimit}
-	doc := output.NewDoc(res, series.Points, output.Meta{Command: "run", Binding: "basic", Workload: "workload " + wl, Label: label,
+	doc := sink.NewDoc(res, series.Points, sink.Meta{Command: "run", Binding: "basic", Workload: "workload " + wl, Label: label,
 		CPU: 1500 * time.Millisecond, ID: result.NewID()},
-		output.Options{Percentiles: []float64{50, 99}})
+		sink.Options{Percentiles: []float64{50, 99}})
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)

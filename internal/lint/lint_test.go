@@ -34,7 +34,7 @@ var layers = [][]string{
 	{"measure", "workload/customer", "probe"}, // probe samples servers, never operations
 	{"db/*", "workload"},
 	{"runner"},
-	{"internal/output"},
+	{"sink"},
 	{"engine", "report"},
 	{"coordinator"},
 	{"phase"}, // one phase, here or on clients: the command line's and the plan runner's
@@ -149,7 +149,7 @@ func TestReadersLinkNoRunner(t *testing.T) {
 			if !ok {
 				continue
 			}
-			if slices.Contains([]string{"runner", "workload", "measure", "generator", "db", "engine", "internal/output"}, rel) || strings.HasPrefix(rel, "db/") {
+			if slices.Contains([]string{"runner", "workload", "measure", "generator", "db", "engine", "sink"}, rel) || strings.HasPrefix(rel, "db/") {
 				t.Errorf("%s links %s", reader, rel)
 			}
 		}

@@ -1,4 +1,4 @@
-package output
+package sink
 
 import (
 	"bytes"
@@ -202,7 +202,7 @@ func TestHistogramsReadableByHdrHistogram(t *testing.T) {
 		end := time.Duration(i+1) * time.Second
 		lg.Interval(runner.Progress{Start: end - time.Second, End: end, Now: wall.Add(end), Interval: s})
 	}
-	if err := lg.Close(); err != nil {
+	if err := lg.Close(true); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(prefix + "READ.hlog")

@@ -1,10 +1,12 @@
-package output
+package sink
 
 import (
 	"fmt"
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"io"
+	"slices"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/result"
@@ -63,4 +65,28 @@ func FromDoc(d *result.Doc) (*runner.Result, error) {
 		Runtime: time.Duration(d.RuntimeMs * float64(time.Millisecond)), Warmup: time.Duration(d.WarmupMs * float64(time.Millisecond)),
 		Total: t, Reason: d.Stop,
 	}, nil
+}
+
+// FromMerged is a spread phase's merged result d as its outputs see it:
+// the document as it is, and YCSB's text report written from it alone, as
+// the phase's measurement properties o ask (what a document does not keep,
+// raw samples and CLEANUP, is left out).
+func FromMerged(d *result.Doc, o Options) Ended { return merged{d, o} }
+
+type merged struct {
+	d *result.Doc
+	o Options
+}
+
+func (m merged) Doc() *result.Doc    { return m.d }
+func (m merged) Raw(io.Writer) error { return nil }
+func (m merged) Text(w io.Writer) error {
+	res, err := FromDoc(m.d)
+	if err != nil {
+		return err
+	}
+	o := m.o
+	o.Kinds = slices.DeleteFunc(slices.Clone(o.Kinds), func(k Kind) bool { return k == KindRaw })
+	o.TimeSeries = nil
+	return WriteText(w, res, o)
 }

@@ -1,16 +1,31 @@
-package result
+package sink
 
 import (
 	"encoding/csv"
 	"io"
 	"slices"
 	"strconv"
+
+	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/result"
 )
+
+// The time series (--csv, timeseries.file), CSV.
+func init() {
+	Register(Def{Name: "csv", What: "the time series", Properties: []string{"timeseries.file"}, Read: func(p *props.Props) (Output, error) {
+		if path := p.String("timeseries.file", ""); path != "" {
+			return &fileOutput{name: "csv", what: "--csv (timeseries.file)", path: path, write: func(w io.Writer, e Ended) error {
+				return WriteCSV(w, e.Doc())
+			}}, nil
+		}
+		return nil, nil
+	}})
+}
 
 // WriteCSV writes the time series, one row per interval and operation:
 // end_s, operation, count, failed, ops_per_sec, mean_us, p50_us, p99_us,
 // p999_us, max_us, response_p99_us.
-func WriteCSV(w io.Writer, d *Doc) error {
+func WriteCSV(w io.Writer, d *result.Doc) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"start_s", "end_s", "operation", "count", "failed", "ops_per_sec", "mean_us", "p50_us", "p99_us", "p999_us", "max_us", "response_p99_us"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }

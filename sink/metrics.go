@@ -1,8 +1,10 @@
-package output
+package sink
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -13,8 +15,70 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/measure"
+	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/runner"
 )
+
+// Prometheus metrics served while the phase runs (metrics.addr): every
+// client of a spread phase serves its own.
+func init() {
+	Register(Def{Name: "metrics", What: "the metrics", Properties: []string{"metrics.addr"}, Read: func(p *props.Props) (Output, error) {
+		addr := p.String("metrics.addr", "")
+		if addr == "" {
+			return nil, nil
+		}
+		if _, port, err := net.SplitHostPort(addr); err != nil || port == "" {
+			return nil, p.Errorf("metrics.addr", "want host:port, such as 127.0.0.1:9464")
+		}
+		return &MetricsOutput{Addr: addr}, nil
+	}})
+}
+
+// MetricsOutput serves the phase's metrics on Addr (host:port; port 0:
+// any, which it says).
+type MetricsOutput struct{ Addr string }
+
+func (o *MetricsOutput) Name() string  { return "metrics" }
+func (o *MetricsOutput) Where() Where  { return EachClient }
+func (o *MetricsOutput) Files() []File { return nil }
+
+// Open listens on Addr and serves /metrics until the sink is closed.
+func (o *MetricsOutput) Open(env *Env) (Sink, error) {
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics.addr: %w", err)
+	}
+	m := &Metrics{
+		Labels: map[string]string{"run": env.Run, "client": strconv.Itoa(env.Client), "workload": env.Workload, "binding": env.Binding},
+		Target: env.Rate, CPU: env.CPU,
+	}
+	if env.Measurements != nil {
+		m.LateThreshold = env.Measurements.LateThreshold
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", m)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	if _, port, _ := net.SplitHostPort(o.Addr); port == "0" && env.Stderr != nil {
+		fmt.Fprintf(env.Stderr, "servbench: metrics on http://%s/metrics\n", ln.Addr())
+	}
+	return &metricsSink{Metrics: m, srv: srv}, nil
+}
+
+type metricsSink struct {
+	*Metrics // the runner.Observer
+	srv      *http.Server
+}
+
+func (s *metricsSink) End(Ended) error { return nil }
+
+// Close stops serving.
+func (s *metricsSink) Close(bool) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	s.srv.Shutdown(ctx)
+	return nil
+}
 
 // Metrics serves a run's progress in Prometheus' text exposition format
 // (version 0.0.4): operations and transactions by outcome, latency

@@ -1,4 +1,4 @@
-package output
+package sink
 
 import (
 	"bufio"
@@ -13,9 +13,36 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/measure"
+	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
 )
+
+// YCSB's text report: to exportfile, else to standard output.
+func init() {
+	Register(Def{Name: "text", What: "the report", Properties: []string{"exportfile"}, Read: func(p *props.Props) (Output, error) {
+		return &textOutput{path: p.String("exportfile", "")}, nil
+	}})
+}
+
+type textOutput struct{ path string }
+
+func (o *textOutput) Name() string { return "text" }
+func (o *textOutput) Where() Where { return Merged }
+func (o *textOutput) Files() []File {
+	if o.path == "" {
+		return nil
+	}
+	return []File{{What: "exportfile", Path: o.path}}
+}
+func (o *textOutput) Open(env *Env) (Sink, error) {
+	return openWhole(o.path, env.Stdout, func(w io.Writer, e Ended) error {
+		if err := e.Text(w); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		return nil
+	})
+}
 
 // Options are the reporting properties.
 type Options struct {
@@ -43,10 +70,10 @@ type Options struct {
 	// averages it is drawn from.
 	Granularity time.Duration
 	TimeSeries  *Buckets
-	// RawOut receives raw data lines (measurement.raw.output_file; the
-	// report's own writer when nil); RawNoSummary is
-	// measurement.raw.no_summary.
-	RawOut       io.Writer
+	// RawApart is set when raw data lines go to a file of their own
+	// (measurement.raw.output_file, WriteRaw) and not into the report;
+	// RawNoSummary is measurement.raw.no_summary.
+	RawApart     bool
 	RawNoSummary bool
 }
 
@@ -84,18 +111,9 @@ func WriteText(w io.Writer, res *runner.Result, o Options) error {
 	}
 	t := res.Total
 	ms := o.measurements(t)
-	if slices.Contains(kinds, KindRaw) {
-		raw := bw
-		if o.RawOut != nil {
-			raw = bufio.NewWriter(o.RawOut)
-		}
+	if slices.Contains(kinds, KindRaw) && !o.RawApart {
 		for i := range ms {
-			writeRawData(raw, prefix(KindRaw)+ms[i].name, &ms[i], t.Raw)
-		}
-		if raw != bw {
-			if err := raw.Flush(); err != nil {
-				return fmt.Errorf("raw output: %w", err)
-			}
+			writeRawData(bw, prefix(KindRaw)+ms[i].name, &ms[i], t.Raw)
 		}
 	}
 
@@ -154,6 +172,25 @@ func WriteText(w io.Writer, res *runner.Result, o Options) error {
 			line("SCHEDULE", ordinal(p)+"PercentileLag(us)", strconv.FormatInt(usInt(lag.ValueAtPercentile(p)), 10))
 		}
 		line("SCHEDULE", fmt.Sprintf("LateOperations(>%dus)", o.LateThreshold.Microseconds()), strconv.FormatInt(countAbove(lag, int64(o.LateThreshold)), 10))
+	}
+	return bw.Flush()
+}
+
+// WriteRaw writes the raw data lines of measurementtype raw alone, as YCSB
+// writes them to measurement.raw.output_file.
+func WriteRaw(w io.Writer, res *runner.Result, o Options) error {
+	kinds := o.Kinds
+	if !slices.Contains(kinds, KindRaw) {
+		return nil
+	}
+	name := ""
+	if len(kinds) > 1 {
+		name = kindPrefix[KindRaw]
+	}
+	bw := bufio.NewWriter(w)
+	ms := o.measurements(res.Total)
+	for i := range ms {
+		writeRawData(bw, name+ms[i].name, &ms[i], res.Total.Raw)
 	}
 	return bw.Flush()
 }

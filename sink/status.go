@@ -1,4 +1,4 @@
-package output
+package sink
 
 import (
 	"fmt"
@@ -11,8 +11,55 @@ import (
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/measure"
+	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/runner"
 )
+
+// Status lines (status, -s; every status.interval) and the progress line
+// on standard error. Each client of a spread phase has its own (the
+// coordinator turns a client's lines off and prints the merged ones).
+func init() {
+	Register(Def{Name: "status", What: "the status lines", Properties: []string{"status", "status.interval"}, Read: func(p *props.Props) (Output, error) {
+		var o StatusOutput
+		var err error
+		if o.Lines, err = p.Bool("status", false); err != nil {
+			return nil, err
+		}
+		every, err := p.FloatRange("status.interval", 10, 0.001, 365*86400)
+		if err != nil {
+			return nil, err
+		}
+		o.Every = time.Duration(every * float64(time.Second))
+		return &o, nil
+	}})
+}
+
+// StatusOutput prints a status line every Every when Lines is set, and a
+// progress line when standard error is a terminal.
+type StatusOutput struct {
+	Lines bool
+	Every time.Duration
+}
+
+func (o *StatusOutput) Name() string  { return "status" }
+func (o *StatusOutput) Where() Where  { return EachClient }
+func (o *StatusOutput) Files() []File { return nil }
+func (o *StatusOutput) Open(env *Env) (Sink, error) {
+	s := &Status{W: env.Stderr, Every: o.Every, Label: env.Label, Lines: o.Lines, Bar: env.Bar}
+	if s.W == nil {
+		s.W = io.Discard
+	}
+	if env.Measurements != nil && env.Measurements.TimeSeries != nil {
+		s.Also = env.Stdout // YCSB's timeseries type prints status lines on standard output too
+	}
+	return s, nil
+}
+
+// End implements Sink.
+func (s *Status) End(Ended) error { return nil }
+
+// Close implements Sink.
+func (s *Status) Close(bool) error { return nil }
 
 // Status prints the live view of a run to W (standard error): YCSB's
 // status line every Every when Lines is set (-s), and, when Bar is set (W

@@ -1,4 +1,4 @@
-package output
+package sink
 
 import (
 	"bufio"
@@ -8,8 +8,39 @@ import (
 	"syscall"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/runner"
 )
+
+// HdrHistogram interval logs: YCSB's hdrhistogram.fileoutput (files
+// PATH<SECTION>.hdr, PATH from hdrhistogram.output.path) and servbench's
+// hdrhistogram.log (--hlog: PREFIX<SECTION>.hlog). Files of one process:
+// a phase spread over clients refuses them.
+func init() {
+	Register(Def{Name: "hdr", What: "the HdrHistogram logs", Properties: []string{"hdrhistogram.fileoutput", "hdrhistogram.output.path"}, Read: func(p *props.Props) (Output, error) {
+		on, err := p.Bool("hdrhistogram.fileoutput", false)
+		path := p.String("hdrhistogram.output.path", "")
+		if err != nil || !on {
+			return nil, err
+		}
+		return &hlogOutput{name: "hdr", prefix: path, ext: ".hdr"}, nil
+	}})
+	Register(Def{Name: "hlog", What: "the HdrHistogram logs", Properties: []string{"hdrhistogram.log"}, Read: func(p *props.Props) (Output, error) {
+		if prefix := p.String("hdrhistogram.log", ""); prefix != "" {
+			return &hlogOutput{name: "hlog", prefix: prefix, ext: ".hlog"}, nil
+		}
+		return nil, nil
+	}})
+}
+
+type hlogOutput struct{ name, prefix, ext string }
+
+func (o *hlogOutput) Name() string  { return o.name }
+func (o *hlogOutput) Where() Where  { return OneProcess }
+func (o *hlogOutput) Files() []File { return nil } // created as sections appear, named by a prefix
+func (o *hlogOutput) Open(env *Env) (Sink, error) {
+	return &Hlog{Prefix: o.prefix, Ext: o.ext, Options: env.Measurements}, nil
+}
 
 // Hlog writes every interval's histograms in HdrHistogram's interval log
 // format, one file per report section (<Prefix><NAME><Ext>: READ,
@@ -17,7 +48,7 @@ import (
 // (HistogramLogProcessor, HistogramLogAnalyzer, hdrhistogram-go's
 // HistogramLogReader) can read a run. It is YCSB's
 // hdrhistogram.fileoutput, with values in nanoseconds. It is a
-// runner.Observer; Close reports the first write error.
+// runner.Observer and a Sink; Close reports the first write error.
 type Hlog struct {
 	Prefix, Ext string
 	Options     *Options
@@ -91,8 +122,12 @@ func (h *Hlog) file(name string, p runner.Progress) (*hlogFile, error) {
 	return lf, nil
 }
 
-// Close flushes and closes every file, returning the first error met.
-func (h *Hlog) Close() error {
+// End implements Sink: the logs are written as the run goes.
+func (h *Hlog) End(Ended) error { return nil }
+
+// Close implements Sink: it flushes and closes every file (what was
+// written stays, keep or not) and reports the first write error.
+func (h *Hlog) Close(bool) error {
 	for _, lf := range h.files {
 		if err := lf.bw.Flush(); err != nil && h.err == nil {
 			h.err = fmt.Errorf("hdr log %s: %w", lf.f.Name(), err)

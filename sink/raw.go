@@ -1,0 +1,56 @@
+package sink
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+
+	"github.com/servbench/servbench/props"
+)
+
+// Raw data lines of measurementtype raw (measurement.raw.output_file),
+// appended to the file as YCSB does.
+func init() {
+	Register(Def{Name: "raw", What: "the raw samples", Properties: []string{"measurement.raw.output_file"}, Read: func(p *props.Props) (Output, error) {
+		if path := p.String("measurement.raw.output_file", ""); path != "" {
+			return rawOutput(path), nil
+		}
+		return nil, nil
+	}})
+}
+
+type rawOutput string
+
+func (o rawOutput) Name() string { return "raw" }
+func (o rawOutput) Where() Where { return OneProcess }
+func (o rawOutput) Files() []File {
+	return []File{{What: "measurement.raw.output_file", Path: string(o)}}
+}
+func (o rawOutput) Open(*Env) (Sink, error) {
+	f, err := os.OpenFile(string(o), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("output file: %w", err)
+	}
+	return &rawSink{f: f}, nil
+}
+
+type rawSink struct{ f *os.File }
+
+func (s *rawSink) End(e Ended) error {
+	bw := bufio.NewWriter(s.f)
+	if err := e.Raw(bw); err != nil {
+		return fmt.Errorf("raw output: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("raw output: %w", err)
+	}
+	return nil
+}
+
+// Close closes the file: what was appended stays, as YCSB's does.
+func (s *rawSink) Close(bool) error {
+	if err := s.f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", s.f.Name(), err)
+	}
+	return nil
+}

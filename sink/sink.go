@@ -1,0 +1,303 @@
+// Package sink holds what a phase writes: its outputs, each registered by
+// name (as k6's outputs are), and the formats they write: YCSB's text
+// report (every measurementtype and measurement.interval YCSB has), the
+// result document built from the runner's measurements, its time series as
+// CSV, status lines, HdrHistogram interval logs, Prometheus metrics.
+//
+// An output is one file of this package with one Register line: Register
+// names the properties it reads; Read turns them into an Output when the
+// phase asks for it; Open makes a Sink of it before the phase runs (a
+// file that cannot be written fails then, not after an hour of
+// measuring); End writes what it keeps of the ended phase, Close puts its
+// files in place. The engine opens a phase's outputs and ends them
+// (engine.Setup.Execute); a phase spread over clients has its merged
+// result written by the same outputs, those whose Where is Merged.
+//
+// Invariants: observers are fed at interval ends, never per operation;
+// each output ends and closes on its own, so one that cannot be written
+// leaves every other written; a file output is written whole or not at
+// all (package atomicfile) and never destroys what its path held.
+package sink
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/servbench/servbench/internal/atomicfile"
+	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/runner"
+)
+
+// Where says where the output of a phase spread over clients is written.
+type Where uint8
+
+const (
+	// Merged: the coordinator writes it from the clients' merged result.
+	Merged Where = iota
+	// EachClient: every client has its own (its metrics on its own port).
+	EachClient
+	// OneProcess: a file of one process, which merges nothing: a phase
+	// spread over clients refuses it.
+	OneProcess
+)
+
+// A File is a path an output writes whole at the end of a phase, and the
+// property that names it ("-o (result.file)").
+type File struct{ What, Path string }
+
+// An Output is an output a phase's properties ask for, read and checked,
+// not yet opened.
+type Output interface {
+	// Name is the name it is registered by.
+	Name() string
+	// Files are the paths it writes at the end: no two outputs write
+	// one, and a spread phase holds them before its clients start.
+	Files() []File
+	// Where says where a spread phase writes it.
+	Where() Where
+	// Open opens it for a phase about to run: its files are created now,
+	// so that a bad path fails before anything is measured.
+	Open(env *Env) (Sink, error)
+}
+
+// A Sink is an opened Output. A Sink that is also a runner.Observer sees
+// every interval of the run.
+type Sink interface {
+	// End writes what it keeps of the ended phase.
+	End(e Ended) error
+	// Close puts its files in place when keep is true, and otherwise
+	// drops them, leaving what their paths held.
+	Close(keep bool) error
+}
+
+// Ended is a phase that ended, as its outputs see it: one run here, or a
+// spread phase's merged result (FromMerged).
+type Ended interface {
+	// Doc is the result document, built when first asked for.
+	Doc() *result.Doc
+	// Text writes YCSB's text report (WriteText).
+	Text(w io.Writer) error
+	// Raw writes the raw data lines of measurementtype raw alone
+	// (WriteRaw): nothing when they are not kept.
+	Raw(w io.Writer) error
+}
+
+// Env is what an output is opened with: where the lines go and what the
+// phase is.
+type Env struct {
+	// Stdout takes YCSB's text report unless exportfile names a file;
+	// Stderr status lines and the progress line (Bar: a terminal).
+	Stdout, Stderr io.Writer
+	Bar            bool
+	// Measurements are the phase's measurement properties, as its text
+	// report and logs show them.
+	Measurements *Options
+	// Label is the property label; Run names the run in the metrics'
+	// labels; Client is the client's index (0 when not spread).
+	Label, Run        string
+	Client            int
+	Workload, Binding string
+	// Rate is the target rate over the client's threads (0: none).
+	Rate float64
+	// CPU is the process's CPU time so far (nil: not known).
+	CPU func() time.Duration
+}
+
+// A Def registers an output.
+type Def struct {
+	// Name is the output's name ("json", "hlog"); What says what it
+	// writes, in words ("the result").
+	Name, What string
+	// Properties are those it reads: a client of a coordinator, which
+	// writes no file, leaves them out of its result with the output.
+	Properties []string
+	// Read reads the properties: a nil Output when the phase does not ask
+	// for it. Its errors name the property (props.Errorf).
+	Read func(p *props.Props) (Output, error)
+}
+
+var defs []Def
+
+// Register adds an output. It is called from an init function, once a
+// name.
+func Register(d Def) {
+	if d.Name == "" || d.Read == nil || slices.ContainsFunc(defs, func(o Def) bool { return o.Name == d.Name }) {
+		panic(fmt.Sprintf("sink: Register %q: empty, without Read, or twice", d.Name))
+	}
+	defs = append(defs, d)
+}
+
+// Names are the registered outputs' names, in the order they are opened
+// and ended.
+func Names() []string {
+	names := make([]string, len(defs))
+	for i, d := range defs {
+		names[i] = d.Name
+	}
+	return names
+}
+
+// Outputs are the outputs a phase asks for, in the order they were
+// registered.
+type Outputs []Output
+
+// Read reads every registered output's properties from p, and checks that
+// no two of them write one file.
+func Read(p *props.Props) (Outputs, error) {
+	var out Outputs
+	for _, d := range defs {
+		o, err := d.Read(p)
+		if err != nil {
+			return nil, err
+		}
+		if o != nil {
+			out = append(out, o)
+		}
+	}
+	if err := CheckFiles(out.Files()); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CheckFiles fails when two of files are one file (links followed).
+func CheckFiles(files []File) error {
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.Path
+	}
+	if i, j, dup := atomicfile.SamePath(paths); dup {
+		return fmt.Errorf("output file %s is named by both %s and %s", paths[j], files[i].What, files[j].What)
+	}
+	return nil
+}
+
+// Files are the files every output writes.
+func (o Outputs) Files() []File {
+	var all []File
+	for _, x := range o {
+		all = append(all, x.Files()...)
+	}
+	return all
+}
+
+// Only are the outputs that keep returns true for.
+func (o Outputs) Only(keep func(Output) bool) Outputs {
+	return slices.DeleteFunc(slices.Clone(o), func(x Output) bool { return !keep(x) })
+}
+
+// Properties are the properties the named outputs read.
+func Properties(names ...string) []string {
+	var ps []string
+	for _, d := range defs {
+		if slices.Contains(names, d.Name) {
+			ps = append(ps, d.Properties...)
+		}
+	}
+	return ps
+}
+
+// What says what the output writes, in words ("the result"), for
+// messages.
+func What(o Output) string {
+	for _, d := range defs {
+		if d.Name == o.Name() {
+			return d.What
+		}
+	}
+	return o.Name()
+}
+
+// Path is the first file the named output writes ("" when the phase does
+// not ask for it, or it writes none).
+func (o Outputs) Path(name string) string {
+	for _, x := range o {
+		if f := x.Files(); x.Name() == name && len(f) > 0 {
+			return f[0].Path
+		}
+	}
+	return ""
+}
+
+// Find returns the output of type T, if the phase asks for it.
+func Find[T Output](o Outputs) (T, bool) {
+	for _, x := range o {
+		if t, ok := x.(T); ok {
+			return t, true
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+// Open opens every output; when one fails, those opened are dropped.
+func (o Outputs) Open(env *Env) (Opened, error) {
+	var opened Opened
+	for _, x := range o {
+		s, err := x.Open(env)
+		if err != nil {
+			opened.Drop()
+			return nil, err
+		}
+		opened = append(opened, s)
+	}
+	return opened, nil
+}
+
+// Opened are a phase's opened outputs.
+type Opened []Sink
+
+// Observers are the sinks that watch the run's intervals.
+func (s Opened) Observers() []runner.Observer {
+	var obs []runner.Observer
+	for _, x := range s {
+		if o, ok := x.(runner.Observer); ok {
+			obs = append(obs, o)
+		}
+	}
+	return obs
+}
+
+// End ends every sink with e, each on its own: one whose End fails drops
+// its files, and the others are kept. The error names each one not
+// written.
+func (s Opened) End(e Ended) error {
+	var failed []error
+	for _, x := range s {
+		err := x.End(e)
+		if cerr := x.Close(err == nil); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			failed = append(failed, err)
+		}
+	}
+	return joined(failed)
+}
+
+// Drop closes every sink without keeping its files.
+func (s Opened) Drop() {
+	for _, x := range s {
+		x.Close(false)
+	}
+}
+
+// joined is errs as one error of one line (nil when there is none).
+func joined(errs []error) error {
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	msgs := make([]string, len(errs))
+	for i, err := range errs {
+		msgs[i] = err.Error()
+	}
+	return errors.New(strings.Join(msgs, "; "))
+}
