@@ -114,13 +114,12 @@ func (r *Runner) baseSpec(phase engine.Phase, t *plan.Deployment, w *plan.Worklo
 			p.Set(x.Key, x.Value, fmt.Sprintf("%s:%d", r.pl.File, x.Line))
 		}
 	}
-	p.Set("recordcount", strconv.FormatInt(records, 10), "plan records")
 	p.Set("label", t.Label, "plan deployment")
 	if table := r.tables[t.Label+"\x00"+w.Name]; table != "" {
 		// One table per data set, so a server keeps each record count's.
 		p.Set("table", table+"_r"+strconv.FormatInt(records, 10), "plan records")
 	}
-	return engine.Spec{Binding: t.Binding, Properties: p, Phase: phase}, nil
+	return engine.Spec{Binding: t.Binding, Properties: p, Phase: phase, Records: records}, nil
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
@@ -141,7 +140,9 @@ func (r *Runner) runSpec(c *plan.Run) (engine.Spec, error) {
 	spec.Threads, spec.Rate = c.Threads, c.Rate
 	spec.Warmup, spec.Duration = seconds(r.pl.Warmup), seconds(r.pl.Duration)
 	setClients(spec.Properties, c.Spread())
-	spec.Properties.Set("operationcount", strconv.FormatInt(r.pl.OperationsOf(c.Records), 10), "plan operations")
+	if spec.Operations = r.pl.OperationsOf(c.Records); spec.Operations == 0 {
+		spec.Properties.Set("operationcount", "0", "plan operations") // none: the runs end at their duration
+	}
 	r.dataDir(spec.Properties, c.Deployment, c.Workload, c.Records)
 	return spec, nil
 }

@@ -117,7 +117,7 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 	}
 	// Long enough for every client to start and connect first.
 	j.start = time.Now().Add(orch.lead() + time.Duration(n)*100*time.Millisecond).UTC()
-	cp := ClientProps(setup.Props)
+	cp := ClientProps(setup.Properties())
 	cp.Set("coordinator.id", j.id, "coordinator")
 	cp.Set("startat", j.start.Format(time.RFC3339Nano), "coordinator")
 	cp.Set("status", "false", "coordinator") // the coordinator prints the merged status

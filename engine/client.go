@@ -7,9 +7,7 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/props"
-	"github.com/servbench/servbench/runner"
 	"github.com/servbench/servbench/spread"
-	"github.com/servbench/servbench/workload"
 )
 
 // Client says which of a spread phase's clients a setup runs: Index of
@@ -39,12 +37,9 @@ func (c Client) Spread() bool { return c.Count > 1 }
 
 func (c Client) String() string { return fmt.Sprintf("client %d of %d", c.Index, c.Count) }
 
-// applyClient reads clients and clientindex and, for client i of n > 1,
-// replaces the whole phase's threads, target, operation and warmup counts,
-// insert range and seed in p by the client's share (package spread). With
-// clients > 1 and no clientindex, p is the whole phase, left as it is: the
-// caller starts the clients.
-func applyClient(p *props.Props, load bool) (Client, error) {
+// readClient reads clients, clientindex, startat, coordinator.id and
+// orchestrator.
+func readClient(p *props.Props) (Client, error) {
 	n, err := p.Int64Min("clients", 1, 1)
 	if err != nil {
 		return Client{}, err
@@ -63,7 +58,6 @@ func applyClient(p *props.Props, load bool) (Client, error) {
 	}
 	c.CoordinatorID = p.String("coordinator.id", "")
 	c.Orchestrator = p.String("orchestrator", "local")
-	_, one := p.Get("clientindex")
 	i, err := p.Int64Min("clientindex", 0, 0)
 	if err != nil {
 		return Client{}, err
@@ -72,43 +66,58 @@ func applyClient(p *props.Props, load bool) (Client, error) {
 		return Client{}, p.Errorf("clientindex", "%d: want 0 to %d for clients=%d", i, n-1, n)
 	}
 	c.Index = int(i)
-	if n == 1 {
-		return c, nil
-	}
-	w, err := workload.New(p, false)
-	if err != nil {
-		return Client{}, err
-	}
-	rc, err := runner.ParseConfig(p, load)
-	if err != nil {
-		return Client{}, err
+	return c, nil
+}
+
+// takeShare checks that a phase spread over clients divides among them
+// and, for client i of n > 1 (given its clientindex), replaces the whole
+// phase's threads, target (and stages' rates), operation and warmup
+// counts, insert range and seed in the checked configurations by the
+// client's share (package spread), recording them in s.given. With
+// clients > 1 and no clientindex, the setup is the whole phase, left as it
+// is: the caller starts the clients.
+func (s *Setup) takeShare(p *props.Props) error {
+	c, rc, wc := s.Client, &s.Runner, s.Workload
+	if c.Count == 1 {
+		return nil
 	}
 	part, err := spread.Split(spread.Part{Threads: rc.Threads, Rate: rc.Rate, OpCount: rc.OpCount, WarmupOps: rc.WarmupOps,
-		InsertStart: w.Cfg.InsertStart, InsertCount: w.Cfg.InsertCount, Seed: rc.Seed}, c.Index, c.Count)
+		InsertStart: wc.InsertStart, InsertCount: wc.InsertCount, Seed: rc.Seed}, c.Index, c.Count)
 	if err != nil {
-		return Client{}, p.Errorf("clients", "%v", err)
+		return p.Errorf("clients", "%v", err)
 	}
-	if !one {
-		return c, nil // the whole phase, checked: the caller starts the clients
+	if _, one := p.Get("clientindex"); !one {
+		return nil // the whole phase, checked: the caller starts the clients
 	}
 	src := c.String()
-	set := func(key string, v int64) { p.Set(key, strconv.FormatInt(v, 10), src) }
+	set := func(key string, v int64) { s.given.Set(key, strconv.FormatInt(v, 10), src) }
 	set("threadcount", int64(part.Threads))
+	rc.Threads = part.Threads
 	if part.Rate > 0 {
-		p.Set("target", strconv.FormatFloat(part.Rate, 'g', -1, 64), src)
+		if len(rc.Stages) == 0 {
+			s.given.Set("target", strconv.FormatFloat(part.Rate, 'g', -1, 64), src)
+		}
+		for i := range rc.Stages { // a stage's rate is over every thread
+			rc.Stages[i].Rate *= part.Rate / rc.Rate
+		}
+		rc.Rate = part.Rate
 	}
 	if _, ok := p.Get("operationcount"); ok || rc.OpCount > 0 {
 		set("operationcount", part.OpCount)
+		rc.OpCount, wc.OperationCount = part.OpCount, part.OpCount
 	}
 	if rc.WarmupOps > 0 {
 		set("warmupoperationcount", part.WarmupOps)
+		rc.WarmupOps = part.WarmupOps
 	}
 	set("insertstart", part.InsertStart)
 	set("insertcount", part.InsertCount)
+	wc.InsertStart, wc.InsertCount = part.InsertStart, part.InsertCount
 	if part.Seed != 0 {
-		p.Set("randomseed", strconv.FormatInt(int64(part.Seed), 10), src)
+		s.given.Set("randomseed", strconv.FormatInt(int64(part.Seed), 10), src)
+		rc.Seed = part.Seed
 	}
-	return c, nil
+	return nil
 }
 
 // waitForStart sleeps until the common start, if any; false when ctx ended

@@ -21,13 +21,32 @@ func TestClientShare(t *testing.T) {
 	if r.Threads != 3 || r.Rate != 30 || r.OpCount != 250 || w.InsertStart == 0 || w.InsertStart != 250 || w.InsertCount != 250 || r.Seed == 7 || r.Seed == 0 {
 		t.Errorf("threads %d, rate %v, ops %d, inserts %d+%d, seed %d", r.Threads, r.Rate, r.OpCount, w.InsertStart, w.InsertCount, r.Seed)
 	}
-	if src := s.Props.Source("threadcount"); src != "client 1 of 4" {
+	if src := s.Properties().Source("threadcount"); src != "client 1 of 4" {
 		t.Errorf("threadcount set by %q", src)
+	}
+	if v, _ := s.Props.Get("threadcount"); v != "10" {
+		t.Errorf("the properties were changed: threadcount %q", v)
 	}
 	// The whole phase, without an index, is left as it is.
 	s, err = Check(specOf(t, "clients", "4", "threadcount", "10"))
 	if err != nil || s.Runner.Threads != 10 || s.Client.Index != 0 || s.Client.Count != 4 {
 		t.Errorf("whole phase: %+v, %v", s, err)
+	}
+}
+
+// A client's share of stages is its threads' share of each stage's rate
+// (a client was given the whole phase's target beside the stages, which
+// it refused).
+func TestClientShareOfStages(t *testing.T) {
+	s, err := Check(specOf(t, "clients", "2", "clientindex", "1", "threadcount", "4", "stages", "10:100,10:400:step", "operationcount", "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Runner.Stages; len(st) != 2 || st[0].Rate != 50 || st[1].Rate != 200 || !st[1].Step || s.Runner.Rate != 125 || s.Runner.Threads != 2 {
+		t.Errorf("stages %+v, rate %v, threads %d", st, s.Runner.Rate, s.Runner.Threads)
+	}
+	if _, set := s.Properties().Get("target"); set {
+		t.Error("target recorded beside stages")
 	}
 }
 

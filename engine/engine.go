@@ -113,8 +113,11 @@ var ErrInterruptedBeforeMeasuring = errors.New("interrupted while loading; nothi
 // Setup is a checked Spec: everything a phase needs that can be known
 // without a database.
 type Setup struct {
-	Spec    Spec
-	Props   *props.Props // the spec's properties with its typed fields applied
+	Spec Spec
+	// Props are the spec's properties, over its workload's; the typed
+	// fields are not written into them (Workload and Runner hold what
+	// they gave; Properties is the record of both).
+	Props   *props.Props
 	Binding db.Binding
 	// Workload is the workload's configuration; its generators are built
 	// by Run, not by Check.
@@ -141,6 +144,47 @@ type Setup struct {
 	redactor *props.Redactor
 	// extensions are what each registered Extension read.
 	extensions map[string]any
+	// given are the values the spec's typed fields and a spread client's
+	// share gave, as properties, for the record (Properties): none of
+	// them is read back.
+	given *props.Props
+}
+
+// givenProperties are the spec's typed fields as the properties they stand
+// for, for the record.
+func givenProperties(spec Spec) *props.Props {
+	g := props.New()
+	if spec.Records > 0 {
+		g.Set("recordcount", strconv.FormatInt(spec.Records, 10), "spec")
+	}
+	if spec.Operations > 0 {
+		g.Set("operationcount", strconv.FormatInt(spec.Operations, 10), "spec")
+	}
+	if spec.Threads > 0 {
+		g.Set("threadcount", strconv.Itoa(spec.Threads), "spec")
+	}
+	if spec.Rate > 0 {
+		g.Set("target", strconv.FormatFloat(spec.Rate, 'g', -1, 64), "spec")
+	}
+	if spec.Duration > 0 {
+		g.Set("maxexecutiontime", strconv.FormatFloat(spec.Duration.Seconds(), 'g', -1, 64), "spec")
+	}
+	if spec.Warmup > 0 {
+		g.Set("warmuptime", strconv.FormatFloat(spec.Warmup.Seconds(), 'g', -1, 64), "spec")
+	}
+	return g
+}
+
+// Properties are the properties the phase runs with, for the record (its
+// result document, the clients of a spread phase): Props, with the values
+// the spec's typed fields and a spread client's share gave written over
+// them.
+func (s *Setup) Properties() *props.Props {
+	all := s.Props.Clone()
+	if s.given != nil {
+		all.Merge(s.given)
+	}
+	return all
 }
 
 // Check validates a spec and builds its workload and runner configuration.
@@ -161,24 +205,6 @@ func Check(spec Spec) (*Setup, error) {
 		base.Merge(p)
 		p = base
 	}
-	if spec.Records > 0 {
-		p.Set("recordcount", strconv.FormatInt(spec.Records, 10), "spec")
-	}
-	if spec.Operations > 0 {
-		p.Set("operationcount", strconv.FormatInt(spec.Operations, 10), "spec")
-	}
-	if spec.Threads > 0 {
-		p.Set("threadcount", strconv.Itoa(spec.Threads), "spec")
-	}
-	if spec.Rate > 0 {
-		p.Set("target", strconv.FormatFloat(spec.Rate, 'g', -1, 64), "spec")
-	}
-	if spec.Duration > 0 {
-		p.Set("maxexecutiontime", strconv.FormatFloat(spec.Duration.Seconds(), 'g', -1, 64), "spec")
-	}
-	if spec.Warmup > 0 {
-		p.Set("warmuptime", strconv.FormatFloat(spec.Warmup.Seconds(), 'g', -1, 64), "spec")
-	}
 	s := &Setup{Spec: spec, Props: p, redactor: &props.Redactor{}}
 	s.redactor.Known(p)
 	load := spec.Phase == LoadPhase
@@ -189,20 +215,36 @@ func Check(spec Spec) (*Setup, error) {
 	if err := workload.CheckClass(p); err != nil {
 		return nil, bad(err)
 	}
-	if s.Client, err = applyClient(p, load); err != nil {
+	if s.Client, err = readClient(p); err != nil {
 		return nil, bad(err)
 	}
 	if s.Client.Spread() && db.EmbeddedDir(spec.Binding) != "" {
 		return nil, bad(p.Errorf("clients", "%d clients: %s is embedded in each process, so each client would measure a store of its own; spread a phase over clients of a database server", s.Client.Count, spec.Binding))
 	}
-	// Everything but the run's key generators, whose set-up (the latest
-	// distribution's ζ over every record) can take seconds: Run builds them.
-	w, err := workload.New(p, false)
-	if err != nil {
+	// The spec's typed fields stand for their properties: each
+	// configuration is read once, with them, and never from text
+	// written for it.
+	wg, rg := workload.Given{}, runner.Given{Threads: spec.Threads, Rate: spec.Rate, Duration: spec.Duration, Warmup: spec.Warmup}
+	if spec.Records > 0 {
+		wg.Records = &spec.Records
+	}
+	if spec.Operations > 0 {
+		wg.Operations, rg.OpCount = &spec.Operations, &spec.Operations
+	}
+	if s.Workload, err = workload.ParseConfigGiven(p, wg); err != nil {
 		return nil, bad(err)
 	}
-	s.Workload = w.Cfg
-	if s.Runner, err = runner.ParseConfig(p, load); err != nil {
+	if s.Runner, err = runner.ParseConfigGiven(p, load, rg); err != nil {
+		return nil, bad(err)
+	}
+	s.given = givenProperties(spec)
+	if err := s.takeShare(p); err != nil {
+		return nil, bad(err)
+	}
+	// Everything but the run's key generators, whose set-up (the latest
+	// distribution's ζ over every record) can take seconds: Run builds them.
+	w, err := workload.Build(context.Background(), s.Workload, false)
+	if err != nil {
 		return nil, bad(err)
 	}
 	if s.measurements, err = MeasurementOptions(p); err != nil {
@@ -479,7 +521,7 @@ func (s *Setup) buildWorkload(ctx context.Context, run bool) (*workload.Workload
 	slow := time.AfterFunc(slowStart, func() {
 		s.logf("preparing the workload's key choice over %d records (%s distribution); Ctrl-C stops", s.Workload.RecordCount, s.Workload.RequestDist)
 	})
-	w, err := workload.NewContext(ctx, s.Props, run)
+	w, err := workload.Build(ctx, s.Workload, run)
 	slow.Stop()
 	switch {
 	case err == nil:
@@ -523,17 +565,15 @@ func declareIndex(ctx context.Context, cfg *workload.Config, d db.DB, binding st
 // preload fills an empty temporary store with the workload's records
 // before a run phase: load with the same properties, unthrottled.
 func (s *Setup) preload(ctx context.Context, d db.DB) error {
-	lp := s.Props.Clone()
-	lp.Set("target", "0", "preload")
-	lp.Set("maxexecutiontime", "0", "preload")
-	w, err := workload.New(lp, false)
+	w, err := workload.Build(ctx, s.Workload, false)
 	if err != nil {
 		return bad(err)
 	}
-	cfg, err := runner.ParseConfig(lp, true)
-	if err != nil {
-		return bad(err)
-	}
+	// The load of the same records, unthrottled, with nothing of the
+	// run's pacing, time limit or warmup.
+	cfg := s.Runner
+	cfg.Load, cfg.Rate, cfg.Stages, cfg.Poisson, cfg.MaxExecution = true, 0, nil, false, 0
+	cfg.OpCount, cfg.WarmupOps, cfg.WarmupTime, cfg.KeepRaw = 0, 0, 0, false
 	s.logf("no %s.dir given: loading %d records into a temporary store first", s.Spec.Binding, w.Cfg.InsertCount)
 	start := time.Now()
 	res, err := runner.Run(ctx, cfg, w, d, nil)
@@ -563,7 +603,7 @@ func (r *Result) newDoc() *result.Doc {
 	s := r.Setup
 	d := sink.NewDoc(r.Result, r.series.Points, sink.Meta{
 		Command: s.Spec.Phase.String(), Label: s.Label, Workload: WorkloadName(s.Props),
-		Binding: s.Spec.Binding, Server: r.Server, Driver: r.Driver, QueryModel: r.QueryModel, Properties: s.Props.Redacted(),
+		Binding: s.Spec.Binding, Server: r.Server, Driver: r.Driver, QueryModel: r.QueryModel, Properties: s.Properties().Redacted(),
 		CPU: r.CPU, ID: r.ID, Redactor: s.redactor,
 	}, r.measurements)
 	d.ServerSide = r.serverSide(d.Start, d.Operations)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -221,8 +222,11 @@ func TestSpecTypedFields(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%+v: %v", c.spec, err)
 		}
-		if r, _ := s.Props.Get("recordcount"); r != c.records {
-			t.Errorf("%s: recordcount %q, want %s", c.spec.Workload, r, c.records)
+		if r, _ := s.Properties().Get("recordcount"); r != c.records || strconv.FormatInt(s.Workload.RecordCount, 10) != r {
+			t.Errorf("%s: recordcount %q (read %d), want %s", c.spec.Workload, r, s.Workload.RecordCount, c.records)
+		}
+		if c.spec.Records > 0 && s.Props.Source("recordcount") == "spec" {
+			t.Errorf("%s: the spec's records were written into its properties", c.spec.Workload)
 		}
 		if r, _ := s.Props.Get("readproportion"); r != c.read {
 			t.Errorf("%s: readproportion %q, want %s", c.spec.Workload, r, c.read)

@@ -133,17 +133,43 @@ func span(st []Stage) time.Duration {
 // operation count then comes from insertcount/recordcount (see
 // workload.Config.InsertCount), which the caller fills in.
 func ParseConfig(p *props.Props, load bool) (Config, error) {
+	return ParseConfigGiven(p, load, Given{})
+}
+
+// Given are typed values that stand for their properties (an
+// engine.Spec's fields): each one set (not zero, not nil) is used
+// instead of its property, which is then not read.
+type Given struct {
+	Threads          int           // threadcount
+	Rate             float64       // target
+	Duration, Warmup time.Duration // maxexecutiontime, warmuptime
+	OpCount          *int64        // operationcount
+}
+
+// ParseConfigGiven is ParseConfig with typed values given for some
+// properties.
+func ParseConfigGiven(p *props.Props, load bool, g Given) (Config, error) {
 	c := Config{Load: load}
-	th, err := p.Int64Min("threadcount", 1, 1)
-	if err != nil {
-		return c, err
+	for key, given := range map[string]bool{"threadcount": g.Threads != 0, "target": g.Rate != 0, "maxexecutiontime": g.Duration != 0,
+		"warmuptime": g.Warmup != 0, "operationcount": g.OpCount != nil} {
+		if given {
+			p.Get(key) // a property the typed value stands for is known, not read
+		}
+	}
+	th, err := int64(g.Threads), error(nil)
+	if g.Threads == 0 {
+		if th, err = p.Int64Min("threadcount", 1, 1); err != nil {
+			return c, err
+		}
 	}
 	if th > 1_000_000 {
 		return c, p.Errorf("threadcount", "%d threads is more than a million", th)
 	}
 	c.Threads = int(th)
-	if c.Rate, err = p.Float("target", 0); err != nil {
-		return c, err
+	if c.Rate = g.Rate; g.Rate == 0 {
+		if c.Rate, err = p.Float("target", 0); err != nil {
+			return c, err
+		}
 	}
 	if c.Rate < 0 {
 		return c, p.Errorf("target", "must not be negative")
@@ -167,18 +193,24 @@ func ParseConfig(p *props.Props, load bool) (Config, error) {
 	if c.Poisson = arrivals == "poisson"; c.Poisson && c.Rate == 0 {
 		return c, p.Errorf("arrivals", "poisson arrivals need a target rate (target, --target)")
 	}
-	if c.OpCount, err = p.Int64Min("operationcount", 0, 0); err != nil {
+	if g.OpCount != nil {
+		c.OpCount = *g.OpCount
+	} else if c.OpCount, err = p.Int64Min("operationcount", 0, 0); err != nil {
 		return c, err
 	}
 	secs := func(key string, def float64) (time.Duration, error) {
 		v, err := p.FloatRange(key, def, 0, 365*86400)
 		return time.Duration(v * float64(time.Second)), err
 	}
-	if c.MaxExecution, err = secs("maxexecutiontime", 0); err != nil {
-		return c, err
+	if c.MaxExecution = g.Duration; g.Duration == 0 {
+		if c.MaxExecution, err = secs("maxexecutiontime", 0); err != nil {
+			return c, err
+		}
 	}
-	if c.WarmupTime, err = secs("warmuptime", 0); err != nil {
-		return c, err
+	if c.WarmupTime = g.Warmup; g.Warmup == 0 {
+		if c.WarmupTime, err = secs("warmuptime", 0); err != nil {
+			return c, err
+		}
 	}
 	if c.WarmupOps, err = p.Int64Min("warmupoperationcount", 0, 0); err != nil {
 		return c, err

@@ -16,6 +16,8 @@ import (
 
 // Config is CoreWorkload's configuration, read and checked once.
 type Config struct {
+	p *props.Props // what it was read from, for the errors Build finds
+
 	Table          string
 	RecordCount    int64
 	OperationCount int64
@@ -106,9 +108,20 @@ func CheckClass(p *props.Props) error {
 	return p.Errorf("workload", "%q is not a workload servbench has (use %s)", class, workloadClasses[0])
 }
 
+// Given are typed values that stand for their properties (an
+// engine.Spec's fields, a spread client's share): each one set is used
+// instead of its property, which is then not read.
+type Given struct {
+	Records, Operations *int64 // recordcount, operationcount
+}
+
 // ParseConfig reads CoreWorkload's properties with YCSB's defaults.
-func ParseConfig(p *props.Props) (*Config, error) {
-	c := &Config{}
+func ParseConfig(p *props.Props) (*Config, error) { return ParseConfigGiven(p, Given{}) }
+
+// ParseConfigGiven is ParseConfig with typed values given for some
+// properties.
+func ParseConfigGiven(p *props.Props, g Given) (*Config, error) {
+	c := &Config{p: p}
 	var err error
 	if err := CheckClass(p); err != nil {
 		return nil, err
@@ -117,7 +130,7 @@ func ParseConfig(p *props.Props) (*Config, error) {
 	if c.Table == "" {
 		return nil, p.Errorf("table", "must not be empty")
 	}
-	if c.RecordCount, err = intRange(p, "recordcount", 0, 0, MaxRecords, "records"); err != nil {
+	if c.RecordCount, err = givenRange(p, g.Records, "recordcount", 0, 0, MaxRecords, "records"); err != nil {
 		return nil, err
 	}
 	if c.RecordCount == 0 {
@@ -125,7 +138,7 @@ func ParseConfig(p *props.Props) (*Config, error) {
 		// Integer.MAX_VALUE.
 		c.RecordCount = math.MaxInt32
 	}
-	if c.OperationCount, err = intRange(p, "operationcount", 0, 0, MaxRecords, "operations"); err != nil {
+	if c.OperationCount, err = givenRange(p, g.Operations, "operationcount", 0, 0, MaxRecords, "operations"); err != nil {
 		return nil, err
 	}
 	if c.InsertStart, err = intRange(p, "insertstart", 0, 0, c.RecordCount, "records (recordcount)"); err != nil {
@@ -251,6 +264,21 @@ func ParseConfig(p *props.Props) (*Config, error) {
 }
 
 // intRange is p.Int64Min with an upper bound too, in unit.
+// givenRange is intRange for a value that may be given typed (v not nil).
+func givenRange(p *props.Props, v *int64, key string, def, lo, hi int64, unit string) (int64, error) {
+	if v == nil {
+		return intRange(p, key, def, lo, hi, unit)
+	}
+	p.Get(key) // a property the typed value stands for is known, not read
+	switch {
+	case *v < lo:
+		return 0, p.Errorf(key, "%d is less than %d", *v, lo)
+	case *v > hi:
+		return 0, p.Errorf(key, "%d is more than %d %s", *v, hi, unit)
+	}
+	return *v, nil
+}
+
 func intRange(p *props.Props, key string, def, lo, hi int64, unit string) (int64, error) {
 	v, err := p.Int64Min(key, def, lo)
 	if err == nil && v > hi {

@@ -64,6 +64,18 @@ func NewContext(ctx context.Context, p *props.Props, run bool) (*Workload, error
 	if err != nil {
 		return nil, err
 	}
+	return Build(ctx, cfg, run)
+}
+
+// Build builds the workload's generators from a configuration read
+// before (ParseConfig), which it does not change; it stops as NewContext
+// does.
+func Build(ctx context.Context, cfg *Config, run bool) (*Workload, error) {
+	p := cfg.p
+	if p == nil {
+		p = props.New()
+	}
+	var err error
 	w := &Workload{Cfg: cfg}
 	if cfg.Document == "customer" {
 		w.fieldNames = customer.New(cfg.NoteLength).Fields()
