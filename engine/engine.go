@@ -2,7 +2,7 @@
 // Spec: it checks the spec, opens the binding, prepares its table and
 // index, fills an ephemeral store before a run phase, runs the workload
 // through the runner, and closes the binding. It is what the command line,
-// the plan runner (package bench) and the binding conformance kit (package
+// the plan runner (package experiment) and the binding conformance kit (package
 // db/dbtest) call; none of them builds command-line arguments for another.
 //
 // Invariants:

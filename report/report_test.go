@@ -14,8 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/servbench/servbench/cli"
 	"github.com/servbench/servbench/db/dbtest"
-	"github.com/servbench/servbench/internal/cli"
 	"github.com/servbench/servbench/report"
 	"github.com/servbench/servbench/result"
 )

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/jsondoc"
 	"github.com/servbench/servbench/generator"
 	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/workload/customer"
@@ -503,12 +504,12 @@ var countryPath = strings.Split(customer.FilterField, ".")
 func (t *Thread) checkDocument(keynum int64, r *db.Record) db.Status {
 	if v, ok := r.Get("doc_id"); ok {
 		t.verifyBuf = strconv.AppendInt(t.verifyBuf[:0], keynum, 10)
-		if string(db.JSONText(v)) != string(t.verifyBuf) {
+		if string(jsondoc.Text(v)) != string(t.verifyBuf) {
 			return db.UnexpectedState
 		}
 	}
 	if _, ok := r.Get(countryPath[0]); ok {
-		if v, ok := db.FieldValue(r, countryPath); !ok || string(v) != customer.Country(keynum) {
+		if v, ok := jsondoc.FieldValue(r, countryPath); !ok || string(v) != customer.Country(keynum) {
 			return db.UnexpectedState
 		}
 	}
@@ -585,7 +586,7 @@ func (t *Thread) checkQuery(ctx context.Context, vi int) db.Status {
 // checkMatch checks one row of a query result (its Key set).
 func (t *Thread) checkMatch(r *db.Record) db.Status {
 	q := &t.query
-	if v, ok := db.FieldValue(r, q.Path); !ok || string(v) != q.Value {
+	if v, ok := jsondoc.FieldValue(r, q.Path); !ok || string(v) != q.Value {
 		return db.UnexpectedState
 	}
 	if t.cust == nil {
@@ -595,7 +596,7 @@ func (t *Thread) checkMatch(r *db.Record) db.Status {
 	if !ok {
 		return db.UnexpectedState
 	}
-	n, err := strconv.ParseInt(string(db.JSONText(v)), 10, 64)
+	n, err := strconv.ParseInt(string(jsondoc.Text(v)), 10, 64)
 	if err != nil {
 		return db.UnexpectedState
 	}

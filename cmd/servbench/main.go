@@ -4,7 +4,7 @@ package main
 import (
 	"os"
 
-	"github.com/servbench/servbench/internal/cli"
+	"github.com/servbench/servbench/cli"
 )
 
 func main() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) }

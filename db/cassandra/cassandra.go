@@ -20,6 +20,7 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/wire"
 	"github.com/servbench/servbench/props"
 )
 
@@ -37,7 +38,7 @@ func (binding) Summary() string {
 
 // Store is a session on one keyspace.
 type Store struct {
-	traffic     db.Traffic // the bytes its connections sent and received
+	traffic     wire.Traffic // the bytes its connections sent and received
 	s           *gocql.Session
 	keyspace    string
 	read, write gocql.Consistency

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/jsondoc"
 )
 
 // Cassandra's SAI indexes columns, not paths inside a JSON text, so a
@@ -28,7 +29,7 @@ func (st *Store) flattened(table string, values *db.Record) (string, string, boo
 	if st.qix == nil || st.qix.table != table || len(st.qix.path) == 1 {
 		return "", "", false
 	}
-	v, ok := db.FieldValue(values, st.qix.path)
+	v, ok := jsondoc.FieldValue(values, st.qix.path)
 	if !ok {
 		return "", "", false
 	}

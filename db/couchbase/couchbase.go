@@ -23,6 +23,7 @@ import (
 
 	"github.com/couchbase/gocb/v2"
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/jsondoc"
 	"github.com/servbench/servbench/props"
 )
 
@@ -154,14 +155,14 @@ func wrap(op, key string, err error) error {
 	return fmt.Errorf("couchbase: %s %s: %w", op, key, err)
 }
 
-// addDoc adds a document's fields (see db.AddJSONDocument).
-func addDoc(dst *db.Record, doc json.RawMessage) error { return db.AddJSONDocument(dst, doc, nil) }
+// addDoc adds a document's fields (see jsondoc.AddDocument).
+func addDoc(dst *db.Record, doc json.RawMessage) error { return jsondoc.AddDocument(dst, doc, nil) }
 
 // newDoc is the JSON document of a record: YCSB's values as strings, a
 // document's fields with their own JSON (nested objects stay nested).
 func newDoc(values *db.Record) any {
 	if values.JSON {
-		return json.RawMessage(db.AppendJSONObject(nil, values))
+		return json.RawMessage(jsondoc.AppendObject(nil, values))
 	}
 	doc := make(map[string]string, values.Len())
 	for _, f := range values.Fields() {
@@ -295,7 +296,7 @@ func (s *Store) rangeScan(ctx context.Context, start string, count int, fields [
 		if err := item.Content(&doc); err != nil {
 			return fmt.Errorf("couchbase: scan %s: %w", start, err)
 		}
-		err := db.AddJSONDocument(r, doc, db.Only(fields))
+		err := jsondoc.AddDocument(r, doc, jsondoc.Only(fields))
 		if err != nil {
 			return fmt.Errorf("couchbase: scan %s: %w", start, err)
 		}

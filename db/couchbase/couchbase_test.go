@@ -8,6 +8,7 @@ import (
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/db/dbtest"
+	"github.com/servbench/servbench/db/jsondoc"
 )
 
 // Key-value operations against CouchbaseMock (which has no query engine
@@ -69,7 +70,7 @@ func TestCustomerDocumentsKV(t *testing.T) {
 	if err := d.Read(context.Background(), "", "user6284781860667377211", []string{"address", "doc_id"}, &r); err != nil {
 		t.Fatal(err)
 	}
-	if v, ok := db.FieldValue(&r, []string{"address", "country"}); !ok || len(v) == 0 || !r.JSON {
+	if v, ok := jsondoc.FieldValue(&r, []string{"address", "country"}); !ok || len(v) == 0 || !r.JSON {
 		t.Errorf("address.country of customer 0: %q (JSON %v)", v, r.JSON)
 	}
 }

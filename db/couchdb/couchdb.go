@@ -19,6 +19,8 @@ import (
 	kivik "github.com/go-kivik/kivik/v4"
 	"github.com/go-kivik/kivik/v4/couchdb"
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/jsondoc"
+	"github.com/servbench/servbench/db/wire"
 	"github.com/servbench/servbench/props"
 )
 
@@ -36,7 +38,7 @@ func (binding) Summary() string {
 
 // Store is a client of one server.
 type Store struct {
-	traffic db.Traffic // the bytes its connections sent and received
+	traffic wire.Traffic // the bytes its connections sent and received
 	c       *kivik.Client
 	retries int
 	create  bool
@@ -136,12 +138,12 @@ func wrap(op, key string, err error) error {
 }
 
 // addDoc adds the fields of a document (not _id, _rev): see
-// db.AddJSONDocument.
+// jsondoc.AddDocument.
 func addDoc(dst *db.Record, doc json.RawMessage, fields []string) error {
 	if fields == nil {
-		return db.AddJSONDocument(dst, doc, func(name []byte) bool { return len(name) == 0 || name[0] != '_' })
+		return jsondoc.AddDocument(dst, doc, func(name []byte) bool { return len(name) == 0 || name[0] != '_' })
 	}
-	return db.AddJSONDocument(dst, doc, db.Only(fields))
+	return jsondoc.AddDocument(dst, doc, jsondoc.Only(fields))
 }
 
 func (s *Store) Read(ctx context.Context, table, key string, fields []string, dst *db.Record) error {

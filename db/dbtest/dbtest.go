@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/jsondoc"
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
@@ -406,7 +407,7 @@ func Pages(t *testing.T, d db.DB, table string, records int) {
 		if err := d.Read(ctx, table, key, []string{"doc_id", "address"}, &r); err != nil {
 			t.Fatalf("read back %s: %v", key, err)
 		}
-		if v, _ := db.FieldValue(&r, q.Path); string(v) != country {
+		if v, _ := jsondoc.FieldValue(&r, q.Path); string(v) != country {
 			t.Errorf("%s has address.country %q, not %q", key, v, country)
 		}
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/logging"
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/wire"
 	"github.com/servbench/servbench/props"
 )
 
@@ -43,7 +44,7 @@ func (binding) Summary() string {
 
 // Store is a DynamoDB client.
 type Store struct {
-	traffic    db.Traffic // the bytes its connections sent and received
+	traffic    wire.Traffic // the bytes its connections sent and received
 	c          *ddb.Client
 	pk         string
 	consistent bool

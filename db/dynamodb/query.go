@@ -11,6 +11,7 @@ import (
 	ddb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/jsondoc"
 )
 
 // DynamoDB indexes only top-level attributes, so a query on a nested field
@@ -36,7 +37,7 @@ func (s *Store) flattened(table string, values *db.Record) (string, types.Attrib
 	if s.qix == nil || s.qix.table != table {
 		return "", nil, false
 	}
-	v, ok := db.FieldValue(values, s.qix.path)
+	v, ok := jsondoc.FieldValue(values, s.qix.path)
 	if !ok {
 		return "", nil, false
 	}

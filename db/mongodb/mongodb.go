@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/jsondoc"
+	"github.com/servbench/servbench/db/wire"
 	"github.com/servbench/servbench/props"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -39,7 +41,7 @@ func (binding) Summary() string {
 
 // Store is a connected client and its database.
 type Store struct {
-	traffic db.Traffic // the bytes its connections sent and received
+	traffic wire.Traffic // the bytes its connections sent and received
 	client  *mongo.Client
 	db      *mongo.Database
 	copts   *options.CollectionOptionsBuilder
@@ -224,7 +226,7 @@ func projection(fields []string) bson.D {
 
 // addDoc adds every string field of a document except _id. A document
 // with other types (a customer document) is added as JSON texts instead
-// (see db.AddJSONDocument).
+// (see jsondoc.AddDocument).
 func addDoc(dst *db.Record, raw bson.Raw) error {
 	elems, err := raw.Elements()
 	if err != nil {
@@ -236,7 +238,7 @@ func addDoc(dst *db.Record, raw bson.Raw) error {
 			if err != nil {
 				return err
 			}
-			return db.AddJSONDocument(dst, text, notID)
+			return jsondoc.AddDocument(dst, text, notID)
 		}
 	}
 	for _, e := range elems {
@@ -282,7 +284,7 @@ func notID(name []byte) bool { return string(name) != "_id" }
 func (s *Store) doc(values *db.Record, id string) (bson.D, error) {
 	if values.JSON {
 		var d bson.D
-		if err := bson.UnmarshalExtJSON(db.AppendJSONObject(nil, values), false, &d); err != nil {
+		if err := bson.UnmarshalExtJSON(jsondoc.AppendObject(nil, values), false, &d); err != nil {
 			return nil, fmt.Errorf("document: %w", err)
 		}
 		if s.wrapArrays {

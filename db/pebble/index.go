@@ -7,6 +7,7 @@ import (
 
 	"github.com/cockroachdb/pebble"
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/jsondoc"
 )
 
 // Pebble has no secondary indexes, so the binding keeps one: for every
@@ -64,13 +65,13 @@ func storedValue(ix *index, rec []byte) ([]byte, bool) {
 		return nil, false
 	}
 	if len(ix.path) == 1 {
-		return db.JSONText(top), true
+		return jsondoc.Text(top), true
 	}
-	v, ok := db.JSONLookup(top, ix.path[1:])
+	v, ok := jsondoc.Lookup(top, ix.path[1:])
 	if !ok {
 		return nil, false
 	}
-	return db.JSONText(v), true
+	return jsondoc.Text(v), true
 }
 
 // Query pages through the index keys of q.Value.
@@ -142,7 +143,7 @@ func (s *Store) write(ix *index, k, rec []byte, values *db.Record, old []byte, h
 	if err := batch.Set(k, rec, nil); err != nil {
 		return err
 	}
-	nv, hasNew := db.FieldValue(values, ix.path)
+	nv, hasNew := jsondoc.FieldValue(values, ix.path)
 	if hadOld && (!hasNew || string(old) != string(nv)) {
 		b.b = appendIndexPrefix(b.b[:0], ix, old)
 		b.b = append(b.b, key...)

@@ -20,6 +20,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/jsondoc"
+	"github.com/servbench/servbench/db/wire"
 	"github.com/servbench/servbench/props"
 )
 
@@ -37,7 +39,7 @@ func (binding) Summary() string {
 
 // Store is an open connection pool.
 type Store struct {
-	traffic db.Traffic // the bytes its connections sent and received
+	traffic wire.Traffic // the bytes its connections sent and received
 	pool    *pgxpool.Pool
 	columns bool // YCSB's column layout instead of JSONB
 	create  bool
@@ -241,7 +243,7 @@ func notFound(op, key string) error {
 // they are, YCSB's values as strings.
 func appendDoc(dst []byte, values *db.Record) []byte {
 	if values.JSON {
-		return db.AppendJSONObject(dst, values)
+		return jsondoc.AppendObject(dst, values)
 	}
 	dst = append(dst, '{')
 	for i, f := range values.Fields() {
@@ -271,8 +273,8 @@ func appendJSONString(dst, s []byte) []byte {
 	return append(dst, '"')
 }
 
-// addDoc adds the fields of a JSON document (see db.AddJSONDocument).
-func addDoc(dst *db.Record, doc []byte) error { return db.AddJSONDocument(dst, doc, nil) }
+// addDoc adds the fields of a JSON document (see jsondoc.AddDocument).
+func addDoc(dst *db.Record, doc []byte) error { return jsondoc.AddDocument(dst, doc, nil) }
 
 // projection selects the wanted fields of doc on the server.
 func projection(fields []string) string {

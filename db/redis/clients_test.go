@@ -6,8 +6,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/servbench/servbench/cli"
 	"github.com/servbench/servbench/db/dbtest"
-	"github.com/servbench/servbench/internal/cli"
 )
 
 // The test binary doubles as servbench for the clients of a spread phase.

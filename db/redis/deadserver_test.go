@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servbench/servbench/cli"
 	"github.com/servbench/servbench/db/dbtest"
-	"github.com/servbench/servbench/internal/cli"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
 )

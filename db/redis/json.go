@@ -7,6 +7,7 @@ import (
 
 	"github.com/redis/rueidis"
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/jsondoc"
 )
 
 // The JSON model (redis.model=json) keeps each record as one RedisJSON
@@ -15,7 +16,7 @@ import (
 
 // addJSON adds the wanted fields (nil = all) of a JSON document.
 func addJSON(dst *db.Record, doc []byte, fields []string) error {
-	return db.AddJSONDocument(dst, doc, db.Only(fields))
+	return jsondoc.AddDocument(dst, doc, jsondoc.Only(fields))
 }
 
 // updateJSON sets the fields with one JSON.MSET, each at $.name. A missing
@@ -30,7 +31,7 @@ func (s *Store) jsonMset(key string, values *db.Record) rueidis.Completed {
 	var buf []byte
 	for _, f := range values.Fields() {
 		start := len(buf)
-		buf = db.AppendJSONValue(buf, values, f.Value)
+		buf = jsondoc.AppendValue(buf, values, f.Value)
 		c = c.Keys(key).Args("$."+f.Name, rueidis.BinaryString(buf[start:]))
 	}
 	return c.Build()

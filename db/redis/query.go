@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/rueidis"
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/jsondoc"
 )
 
 // Pagination queries. With RedisJSON documents (redis.model=json) the
@@ -54,7 +55,7 @@ func (s *Store) addToValueSet(cmds rueidis.Commands, key string, values *db.Reco
 	if s.qix == nil {
 		return cmds
 	}
-	if v, ok := db.FieldValue(values, s.qix.path); ok {
+	if v, ok := jsondoc.FieldValue(values, s.qix.path); ok {
 		cmds = append(cmds, s.zadd0(s.valueSet(v), key))
 	}
 	return cmds
@@ -90,7 +91,7 @@ func (s *Store) valueSetOf(ctx context.Context, key string) (string, error) {
 	var r db.Record
 	r.JSON = len(s.qix.path) > 1
 	r.Add(s.qix.path[0], []byte(top))
-	v, ok := db.FieldValue(&r, s.qix.path)
+	v, ok := jsondoc.FieldValue(&r, s.qix.path)
 	if !ok {
 		return "", nil
 	}
@@ -105,7 +106,7 @@ func (s *Store) updateIndexed(ctx context.Context, key string, values *db.Record
 		return wrap("update", key, err)
 	}
 	cmds := rueidis.Commands{s.hset(key, values)}
-	if v, ok := db.FieldValue(values, s.qix.path); ok && s.valueSet(v) != old {
+	if v, ok := jsondoc.FieldValue(values, s.qix.path); ok && s.valueSet(v) != old {
 		if old != "" {
 			cmds = append(cmds, s.c.B().Zrem().Key(old).Member(key).Build())
 		}

@@ -29,6 +29,8 @@ import (
 
 	"github.com/redis/rueidis"
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/jsondoc"
+	"github.com/servbench/servbench/db/wire"
 	"github.com/servbench/servbench/props"
 )
 
@@ -46,7 +48,7 @@ func (binding) Summary() string {
 
 // Store is an open Redis client.
 type Store struct {
-	traffic   db.Traffic // the bytes its connections sent and received
+	traffic   wire.Traffic // the bytes its connections sent and received
 	c         rueidis.Client
 	index     string // the sorted set of all keys
 	lex       bool   // scan order: key order (ZRANGE BYLEX) or YCSB's hash scores
@@ -108,7 +110,7 @@ func clientOptions(cfg *config) rueidis.ClientOption {
 			if err != nil {
 				return nil, err
 			}
-			return db.TLSClient(ctx, t.Conn(c), dst, tc)
+			return wire.TLSClient(ctx, t.Conn(c), dst, tc)
 		}
 	}
 	if cfg.retries > 0 {
@@ -124,7 +126,7 @@ func clientOptions(cfg *config) rueidis.ClientOption {
 }
 
 type config struct {
-	traffic            *db.Traffic // counts the connections' bytes, when set
+	traffic            *wire.Traffic // counts the connections' bytes, when set
 	addrs              []string
 	cluster, pipelined bool
 	window             int           // redis.pipelining=N
@@ -424,7 +426,7 @@ func (s *Store) do(op, key string, res []rueidis.RedisResult) error {
 // insertCmds appends an insert's commands: the record, its index entries.
 func (s *Store) insertCmds(cmds rueidis.Commands, key string, values *db.Record) rueidis.Commands {
 	if s.json {
-		doc := rueidis.BinaryString(db.AppendJSONObject(nil, values))
+		doc := rueidis.BinaryString(jsondoc.AppendObject(nil, values))
 		cmds = append(cmds, s.c.B().JsonSet().Key(key).Path("$").Value(doc).Build())
 	} else {
 		cmds = append(cmds, s.hset(key, values))

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/jsondoc"
 )
 
 func document(t *testing.T, g *Generator, n int64) (map[string]any, []byte) {
@@ -18,7 +19,7 @@ func document(t *testing.T, g *Generator, n int64) (map[string]any, []byte) {
 	if !r.JSON {
 		t.Fatal("a document must be marked JSON")
 	}
-	text := db.AppendJSONObject(nil, &r)
+	text := jsondoc.AppendObject(nil, &r)
 	var m map[string]any
 	if err := json.Unmarshal(text, &m); err != nil {
 		t.Fatalf("document %d is not JSON: %v\n%s", n, err, text)
@@ -41,7 +42,7 @@ func TestDeterministic(t *testing.T) {
 		a.Document(&ra, n)
 		b.Document(&rb, 199-n) // b's state differs from a's
 		b.Document(&rb, n)
-		if string(db.AppendJSONObject(nil, &ra)) != string(db.AppendJSONObject(nil, &rb)) {
+		if string(jsondoc.AppendObject(nil, &ra)) != string(jsondoc.AppendObject(nil, &rb)) {
 			t.Fatalf("document %d differs between generators", n)
 		}
 	}

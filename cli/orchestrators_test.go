@@ -38,7 +38,7 @@ func run(t *testing.T, dir string, env []string, name string, args ...string) st
 func dockerImage(t *testing.T) (image, redisURL string) {
 	redisURL = dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
 	t.Setenv("DOCKER_HOST", dbtest.ServerURL(t, "SERVBENCH_DOCKER_URL"))
-	root, err := filepath.Abs("../..")
+	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,10 @@
-package db
+package jsondoc
 
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/servbench/servbench/db"
 )
 
 func TestJSONLookup(t *testing.T) {
@@ -22,21 +24,21 @@ func TestJSONLookup(t *testing.T) {
 		{[]string{"a", "b"}, "", false},
 		{[]string{"missing"}, "", false},
 	} {
-		got, ok := JSONLookup(doc, tc.path)
+		got, ok := Lookup(doc, tc.path)
 		if ok != tc.ok || string(got) != tc.want {
 			t.Errorf("%v: %q %v, want %q %v", tc.path, got, ok, tc.want, tc.ok)
 		}
 	}
-	if _, ok := JSONLookup([]byte(`{"a": `), []string{"a"}); ok {
+	if _, ok := Lookup([]byte(`{"a": `), []string{"a"}); ok {
 		t.Error("malformed text gave a value")
 	}
-	if string(JSONText([]byte(`"a\"b"`))) != `a"b` || string(JSONText([]byte(`12`))) != "12" {
-		t.Error("JSONText")
+	if string(Text([]byte(`"a\"b"`))) != `a"b` || string(Text([]byte(`12`))) != "12" {
+		t.Error("Text")
 	}
 }
 
 func TestFieldValueAndDocuments(t *testing.T) {
-	var r Record
+	var r db.Record
 	r.JSON = true
 	r.Add("address", []byte(`{"country":"United Kingdom"}`))
 	r.Add("name", []byte(`"Ann"`))
@@ -46,29 +48,29 @@ func TestFieldValueAndDocuments(t *testing.T) {
 	if v, _ := FieldValue(&r, []string{"name"}); string(v) != "Ann" {
 		t.Errorf("top-level JSON string: %q", v)
 	}
-	obj := AppendJSONObject(nil, &r)
+	obj := AppendObject(nil, &r)
 	var m map[string]any
 	if err := json.Unmarshal(obj, &m); err != nil || m["name"] != "Ann" {
 		t.Errorf("object %s: %v", obj, err)
 	}
 	// A YCSB record becomes an object of strings, escaped.
-	var y Record
+	var y db.Record
 	y.Add("field0", []byte("a\"b\\c\n"))
-	if err := json.Unmarshal(AppendJSONObject(nil, &y), &m); err != nil || m["field0"] != "a\"b\\c\n" {
+	if err := json.Unmarshal(AppendObject(nil, &y), &m); err != nil || m["field0"] != "a\"b\\c\n" {
 		t.Errorf("YCSB record: %v %v", m, err)
 	}
 
 	// Reading back: an all-string document gives plain values (nulls left
 	// out); any other document gives JSON texts.
-	var back Record
-	if err := AddJSONDocument(&back, []byte(`{"_id":"k","field0":"v\"w","field1":null}`), func(n []byte) bool { return string(n) != "_id" }); err != nil {
+	var back db.Record
+	if err := AddDocument(&back, []byte(`{"_id":"k","field0":"v\"w","field1":null}`), func(n []byte) bool { return string(n) != "_id" }); err != nil {
 		t.Fatal(err)
 	}
 	if back.JSON || back.Len() != 1 || string(back.Fields()[0].Value) != `v"w` {
 		t.Errorf("YCSB document read back as %+v", back.Fields())
 	}
 	back.Reset()
-	if err := AddJSONDocument(&back, []byte(`{"doc_id":7,"middle_name":null,"address":{"country":"Malta"}}`), nil); err != nil {
+	if err := AddDocument(&back, []byte(`{"doc_id":7,"middle_name":null,"address":{"country":"Malta"}}`), nil); err != nil {
 		t.Fatal(err)
 	}
 	if !back.JSON || back.Len() != 3 {
@@ -77,7 +79,7 @@ func TestFieldValueAndDocuments(t *testing.T) {
 	if v, _ := FieldValue(&back, []string{"address", "country"}); string(v) != "Malta" {
 		t.Errorf("country %q", v)
 	}
-	if err := AddJSONDocument(&back, []byte(`[1]`), nil); err == nil {
+	if err := AddDocument(&back, []byte(`[1]`), nil); err == nil {
 		t.Error("an array was taken for a document")
 	}
 }

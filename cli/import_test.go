@@ -48,7 +48,7 @@ func TestImportRefuses(t *testing.T) {
 // input's result would be another input, is refused before anything is
 // written.
 func TestImportRefusesItsInput(t *testing.T) {
-	text, err := os.ReadFile(filepath.Join("..", "ycsbtext", "testdata", "ycsb-run-a.txt"))
+	text, err := os.ReadFile(filepath.Join("..", "internal", "ycsbtext", "testdata", "ycsb-run-a.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestImportRefusesItsInput(t *testing.T) {
 // Several files are all read before any result is written: one bad file
 // (here past the bound on operation names) leaves no result at all.
 func TestImportAllOrNothing(t *testing.T) {
-	text, err := os.ReadFile(filepath.Join("..", "ycsbtext", "testdata", "ycsb-run-a.txt"))
+	text, err := os.ReadFile(filepath.Join("..", "internal", "ycsbtext", "testdata", "ycsb-run-a.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestImportAllOrNothing(t *testing.T) {
 // YCSB's NaN (an operation that measured nothing) is left out of the
 // result, which is written.
 func TestImportNaN(t *testing.T) {
-	text, err := os.ReadFile(filepath.Join("..", "ycsbtext", "testdata", "servbench-read-not-found.txt"))
+	text, err := os.ReadFile(filepath.Join("..", "internal", "ycsbtext", "testdata", "servbench-read-not-found.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,20 +1,22 @@
-package db
+// Package jsondoc is the JSON the document-store bindings share for
+// document records (db.Record's JSON values): assembling a document from
+// its top-level fields, and finding a nested value without decoding the
+// whole text, which keeps index maintenance on the load path
+// allocation-free.
+package jsondoc
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
+
+	"github.com/servbench/servbench/db"
 )
 
-// This file holds the small amount of JSON handling bindings share for
-// document records (Record.JSON): assembling a document from its
-// top-level fields, and finding a nested value without decoding the whole
-// text, which keeps index maintenance on the load path allocation-free.
-
-// AppendJSONObject appends r as one JSON object {"name": value, ...}. JSON
+// AppendObject appends r as one JSON object {"name": value, ...}. JSON
 // values are copied as they are; opaque values become JSON strings.
-func AppendJSONObject(dst []byte, r *Record) []byte {
+func AppendObject(dst []byte, r *db.Record) []byte {
 	dst = append(dst, '{')
 	for i, f := range r.Fields() {
 		if i > 0 {
@@ -22,14 +24,14 @@ func AppendJSONObject(dst []byte, r *Record) []byte {
 		}
 		dst = strconv.AppendQuote(dst, f.Name)
 		dst = append(dst, ':')
-		dst = AppendJSONValue(dst, r, f.Value)
+		dst = AppendValue(dst, r, f.Value)
 	}
 	return append(dst, '}')
 }
 
-// AppendJSONValue appends one field value of r as JSON: as it is when r
+// AppendValue appends one field value of r as JSON: as it is when r
 // holds JSON texts, as a JSON string otherwise.
-func AppendJSONValue(dst []byte, r *Record, v []byte) []byte {
+func AppendValue(dst []byte, r *db.Record, v []byte) []byte {
 	if r.JSON {
 		return append(dst, v...)
 	}
@@ -53,10 +55,10 @@ func appendJSONString(dst, s []byte) []byte {
 	return append(dst, b...)
 }
 
-// JSONLookup returns the raw JSON text of the value at path inside the
+// Lookup returns the raw JSON text of the value at path inside the
 // JSON object doc (path[0] a member of doc, path[1] a member of that, and
 // so on); false when doc is not an object or the path does not exist.
-func JSONLookup(doc []byte, path []string) ([]byte, bool) {
+func Lookup(doc []byte, path []string) ([]byte, bool) {
 	v := bytes.TrimSpace(doc)
 	for _, name := range path {
 		var ok bool
@@ -67,9 +69,9 @@ func JSONLookup(doc []byte, path []string) ([]byte, bool) {
 	return v, true
 }
 
-// JSONText returns the text of a JSON string value, unescaped, or the raw
+// Text returns the text of a JSON string value, unescaped, or the raw
 // text of any other value (a number, true, null).
-func JSONText(v []byte) []byte {
+func Text(v []byte) []byte {
 	if len(v) < 2 || v[0] != '"' {
 		return v
 	}
@@ -86,18 +88,18 @@ func JSONText(v []byte) []byte {
 // FieldValue returns the value of the dotted path in r as text: the field
 // path[0] itself for a one-element path, or the value found inside that
 // field's JSON for a longer one. JSON strings are unquoted.
-func FieldValue(r *Record, path []string) ([]byte, bool) {
+func FieldValue(r *db.Record, path []string) ([]byte, bool) {
 	v, ok := r.Get(path[0])
 	if !ok {
 		return nil, false
 	}
 	if len(path) > 1 {
-		if v, ok = JSONLookup(v, path[1:]); !ok {
+		if v, ok = Lookup(v, path[1:]); !ok {
 			return nil, false
 		}
 	}
 	if r.JSON || len(path) > 1 {
-		return JSONText(v), true
+		return Text(v), true
 	}
 	return v, true
 }
@@ -143,7 +145,7 @@ func keyEquals(quoted []byte, name string) bool {
 	if bytes.IndexByte(quoted, '\\') < 0 {
 		return string(quoted[1:len(quoted)-1]) == name
 	}
-	return string(JSONText(quoted)) == name
+	return string(Text(quoted)) == name
 }
 
 func skipSpace(b []byte, i int) int {
@@ -200,13 +202,13 @@ func skipValue(b []byte, i int) int {
 	return i
 }
 
-// AddJSONDocument adds the members of the JSON object doc to dst (only
+// AddDocument adds the members of the JSON object doc to dst (only
 // those wanted returns true for; wanted nil means all). A YCSB record
 // stored as a document has only string members: they are added as their
 // text, and null members are left out (a field never written). Any other
 // document is added as JSON texts, strings quoted, and dst.JSON is set, so
 // FieldValue reads both kinds alike.
-func AddJSONDocument(dst *Record, doc []byte, wanted func(name []byte) bool) error {
+func AddDocument(dst *db.Record, doc []byte, wanted func(name []byte) bool) error {
 	doc = bytes.TrimSpace(doc)
 	allStrings := true
 	err := eachMember(doc, func(name, v []byte) {
@@ -226,12 +228,12 @@ func AddJSONDocument(dst *Record, doc []byte, wanted func(name []byte) bool) err
 		case !allStrings:
 			dst.AddBytes(name, v)
 		case v[0] == '"':
-			dst.AddBytes(name, JSONText(v))
+			dst.AddBytes(name, Text(v))
 		}
 	})
 }
 
-// Only returns the AddJSONDocument filter that keeps the named fields;
+// Only returns the AddDocument filter that keeps the named fields;
 // nil (keep all) for fields == nil.
 func Only(fields []string) func(name []byte) bool {
 	if fields == nil {
@@ -270,7 +272,7 @@ func eachMember(obj []byte, fn func(name, value []byte)) error {
 		if kEnd < 0 {
 			return errNotObject
 		}
-		name := JSONText(obj[i:kEnd])
+		name := Text(obj[i:kEnd])
 		i = skipSpace(obj, kEnd)
 		if i >= len(obj) || obj[i] != ':' {
 			return errNotObject

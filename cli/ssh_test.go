@@ -43,7 +43,7 @@ func sshSetup(t *testing.T) (config, exe, redisURL string) {
 			return
 		}
 		sshExe = filepath.Join(dir, "servbench")
-		out, err := exec.Command("go", "build", "-o", sshExe, "../../cmd/servbench").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", sshExe, "../cmd/servbench").CombinedOutput()
 		if err != nil {
 			sshExeErr = fmt.Errorf("go build: %v: %s", err, out)
 		}

@@ -69,7 +69,7 @@ func ycsbArgs(args []string) []string {
 			out = append(out, "-t")
 		case "basic":
 		case "-w":
-			out = append(out, "-P", filepath.Join("..", "..", "workloads", "workload"+args[i+1]))
+			out = append(out, "-P", filepath.Join("..", "workloads", "workload"+args[i+1]))
 			i++
 		default:
 			out = append(out, a)
@@ -299,7 +299,7 @@ func TestImportYCSB(t *testing.T) {
 	dir := t.TempDir()
 	line := regexp.MustCompile(`(?m)^\[(\w+)\], (Operations|Total Operations|AverageLatency\(us\)|Average), ([0-9.E-]+)$`)
 	for _, mt := range []string{"hdrhistogram", "histogram", "timeseries", "raw", "hdrhistogram+histogram", "hdrhistogram+raw"} {
-		cmd := exec.Command("java", "-cp", cp, "site.ycsb.Client", "-t", "-db", "site.ycsb.BasicDB", "-P", filepath.Join("..", "..", "workloads", "workloada"),
+		cmd := exec.Command("java", "-cp", cp, "site.ycsb.Client", "-t", "-db", "site.ycsb.BasicDB", "-P", filepath.Join("..", "workloads", "workloada"),
 			"-p", "recordcount=100", "-p", "operationcount=3000", "-p", "measurementtype="+mt, "-p", "basicdb.verbose=false", "-threads", "3")
 		text, err := cmd.CombinedOutput()
 		if err != nil {

@@ -1,14 +1,14 @@
-// Package bench runs an experiment plan (package plan) into a results
-// directory: one load per data set, one run per cell and repetition, each
-// through the engine, one result document per run and an index of them
-// all.
+// Package experiment runs an experiment plan (package plan; the command
+// servbench bench) into a results directory: one load per data set, one
+// run per cell and repetition, each through the phase driver (package
+// phase), one result document per run and an index of them all.
 //
 // Invariants:
 //   - A run whose result file holds a finished run is never run again:
 //     rerunning a plan into its directory finishes what is left.
 //   - DIR/index.json is rewritten after every run, so it always describes
 //     the directory as it is.
-package bench
+package experiment
 
 import (
 	"bytes"

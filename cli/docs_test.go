@@ -70,7 +70,7 @@ func TestDocumentedCommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the documented benchmarks")
 	}
-	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	root, _ := filepath.Abs(filepath.Join(".."))
 	cmds, yamls := documentedCommands(t, root)
 	dir := t.TempDir()
 	for name, y := range yamls {

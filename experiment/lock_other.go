@@ -1,6 +1,6 @@
 //go:build !unix
 
-package bench
+package experiment
 
 // lockDir does not lock where flock is missing.
 func lockDir(dir string) (release func(), err error) { return func() {}, nil }

@@ -9,7 +9,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/servbench/servbench/bench"
+	"github.com/servbench/servbench/experiment"
 	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/workloads"
 )
@@ -73,7 +73,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		}
 		return ExitUsage, usageError{err}
 	}
-	r := bench.New(pl, *dir, stderr)
+	r := experiment.New(pl, *dir, stderr)
 	if err := r.Check(); err != nil {
 		return ExitUsage, usageError{err}
 	}
@@ -101,7 +101,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	switch {
 	case err == nil:
 		return ExitOK, nil
-	case errors.Is(err, bench.ErrInterrupted):
+	case errors.Is(err, experiment.ErrInterrupted):
 		return ExitInterrupted, nil
 	case errors.As(err, &pe):
 		return ExitUsage, usageError{err}
