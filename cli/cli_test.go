@@ -425,7 +425,7 @@ func TestFailedStartLeavesNoFiles(t *testing.T) {
 		t.Errorf("temporary files left: %v", left)
 	}
 	// Two outputs in one file: one would silently replace the other.
-	if code, _, e := servbench(t, "run", "basic", "-w", "a", "-o", keep, "--csv", keep); code != ExitUsage || !strings.Contains(e, "is named by both --csv (timeseries.file) and -o (result.file)") {
+	if code, _, e := servbench(t, "run", "basic", "-w", "a", "-o", keep, "--csv", keep); code != ExitUsage || !strings.Contains(e, "is named by both -o (result.file) and --csv (timeseries.file)") {
 		t.Errorf("-o and --csv one file: exit %d: %s", code, e)
 	}
 }

@@ -11,16 +11,14 @@ import (
 )
 
 // The time series (--csv, timeseries.file), CSV.
-func init() {
-	Register(Def{Name: "csv", What: "the time series", Properties: []string{"timeseries.file"}, Read: func(p *props.Props) (Output, error) {
-		if path := p.String("timeseries.file", ""); path != "" {
-			return &fileOutput{name: "csv", what: "--csv (timeseries.file)", path: path, write: func(w io.Writer, e Ended) error {
-				return WriteCSV(w, e.Doc())
-			}}, nil
-		}
-		return nil, nil
-	}})
-}
+var csvDef = Def{Name: "csv", What: "the time series", Properties: []string{"timeseries.file"}, Read: func(p *props.Props) (Output, error) {
+	if path := p.String("timeseries.file", ""); path != "" {
+		return &fileOutput{name: "csv", what: "--csv (timeseries.file)", path: path, write: func(w io.Writer, e Ended) error {
+			return WriteCSV(w, e.Doc())
+		}}, nil
+	}
+	return nil, nil
+}}
 
 // WriteCSV writes the time series, one row per interval and operation:
 // end_s, operation, count, failed, ops_per_sec, mean_us, p50_us, p99_us,

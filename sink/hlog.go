@@ -16,22 +16,22 @@ import (
 // PATH<SECTION>.hdr, PATH from hdrhistogram.output.path) and servbench's
 // hdrhistogram.log (--hlog: PREFIX<SECTION>.hlog). Files of one process:
 // a phase spread over clients refuses them.
-func init() {
-	Register(Def{Name: "hdr", What: "the HdrHistogram logs", Properties: []string{"hdrhistogram.fileoutput", "hdrhistogram.output.path"}, Read: func(p *props.Props) (Output, error) {
-		on, err := p.Bool("hdrhistogram.fileoutput", false)
-		path := p.String("hdrhistogram.output.path", "")
-		if err != nil || !on {
-			return nil, err
-		}
-		return &hlogOutput{name: "hdr", prefix: path, ext: ".hdr"}, nil
-	}})
-	Register(Def{Name: "hlog", What: "the HdrHistogram logs", Properties: []string{"hdrhistogram.log"}, Read: func(p *props.Props) (Output, error) {
-		if prefix := p.String("hdrhistogram.log", ""); prefix != "" {
-			return &hlogOutput{name: "hlog", prefix: prefix, ext: ".hlog"}, nil
-		}
-		return nil, nil
-	}})
-}
+var hdrDef = Def{Name: "hdr", What: "the HdrHistogram logs", Properties: []string{"hdrhistogram.fileoutput", "hdrhistogram.output.path"}, Read: func(p *props.Props) (Output, error) {
+	on, err := p.Bool("hdrhistogram.fileoutput", false)
+	path := p.String("hdrhistogram.output.path", "")
+	if err != nil || !on {
+		return nil, err
+	}
+	return &hlogOutput{name: "hdr", prefix: path, ext: ".hdr"}, nil
+}}
+
+// servbench's hdrhistogram.log (--hlog: PREFIX<SECTION>.hlog).
+var hlogDef = Def{Name: "hlog", What: "the HdrHistogram logs", Properties: []string{"hdrhistogram.log"}, Read: func(p *props.Props) (Output, error) {
+	if prefix := p.String("hdrhistogram.log", ""); prefix != "" {
+		return &hlogOutput{name: "hlog", prefix: prefix, ext: ".hlog"}, nil
+	}
+	return nil, nil
+}}
 
 type hlogOutput struct{ name, prefix, ext string }
 

@@ -21,18 +21,16 @@ import (
 
 // Prometheus metrics served while the phase runs (metrics.addr): every
 // client of a spread phase serves its own.
-func init() {
-	Register(Def{Name: "metrics", What: "the metrics", Properties: []string{"metrics.addr"}, Read: func(p *props.Props) (Output, error) {
-		addr := p.String("metrics.addr", "")
-		if addr == "" {
-			return nil, nil
-		}
-		if _, port, err := net.SplitHostPort(addr); err != nil || port == "" {
-			return nil, p.Errorf("metrics.addr", "want host:port, such as 127.0.0.1:9464")
-		}
-		return &MetricsOutput{Addr: addr}, nil
-	}})
-}
+var metricsDef = Def{Name: "metrics", What: "the metrics", Properties: []string{"metrics.addr"}, Read: func(p *props.Props) (Output, error) {
+	addr := p.String("metrics.addr", "")
+	if addr == "" {
+		return nil, nil
+	}
+	if _, port, err := net.SplitHostPort(addr); err != nil || port == "" {
+		return nil, p.Errorf("metrics.addr", "want host:port, such as 127.0.0.1:9464")
+	}
+	return &MetricsOutput{Addr: addr}, nil
+}}
 
 // MetricsOutput serves the phase's metrics on Addr (host:port; port 0:
 // any, which it says).

@@ -10,14 +10,12 @@ import (
 
 // Raw data lines of measurementtype raw (measurement.raw.output_file),
 // appended to the file as YCSB does.
-func init() {
-	Register(Def{Name: "raw", What: "the raw samples", Properties: []string{"measurement.raw.output_file"}, Read: func(p *props.Props) (Output, error) {
-		if path := p.String("measurement.raw.output_file", ""); path != "" {
-			return rawOutput(path), nil
-		}
-		return nil, nil
-	}})
-}
+var rawDef = Def{Name: "raw", What: "the raw samples", Properties: []string{"measurement.raw.output_file"}, Read: func(p *props.Props) (Output, error) {
+	if path := p.String("measurement.raw.output_file", ""); path != "" {
+		return rawOutput(path), nil
+	}
+	return nil, nil
+}}
 
 type rawOutput string
 

@@ -4,7 +4,7 @@
 // result document built from the runner's measurements, its time series as
 // CSV, status lines, HdrHistogram interval logs, Prometheus metrics.
 //
-// An output is one file of this package with one Register line: Register
+// An output is one file of this package and its line in defs: its Def
 // names the properties it reads; Read turns them into an Output when the
 // phase asks for it; Open makes a Sink of it before the phase runs (a
 // file that cannot be written fails then, not after an hour of
@@ -121,10 +121,21 @@ type Def struct {
 	Read func(p *props.Props) (Output, error)
 }
 
-var defs []Def
+// defs are the outputs, in the order they are opened and ended: a new
+// one is a file of this package and its line here.
+var defs = []Def{
+	textDef,
+	jsonDef,
+	csvDef,
+	rawDef,
+	hdrDef,
+	hlogDef,
+	metricsDef,
+	statusDef,
+}
 
-// Register adds an output. It is called from an init function, once a
-// name.
+// Register adds an output from outside this package (a program that
+// embeds the engine, a test), once a name, before any phase is checked.
 func Register(d Def) {
 	if d.Name == "" || d.Read == nil || slices.ContainsFunc(defs, func(o Def) bool { return o.Name == d.Name }) {
 		panic(fmt.Sprintf("sink: Register %q: empty, without Read, or twice", d.Name))

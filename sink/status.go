@@ -18,21 +18,19 @@ import (
 // Status lines (status, -s; every status.interval) and the progress line
 // on standard error. Each client of a spread phase has its own (the
 // coordinator turns a client's lines off and prints the merged ones).
-func init() {
-	Register(Def{Name: "status", What: "the status lines", Properties: []string{"status", "status.interval"}, Read: func(p *props.Props) (Output, error) {
-		var o StatusOutput
-		var err error
-		if o.Lines, err = p.Bool("status", false); err != nil {
-			return nil, err
-		}
-		every, err := p.FloatRange("status.interval", 10, 0.001, 365*86400)
-		if err != nil {
-			return nil, err
-		}
-		o.Every = time.Duration(every * float64(time.Second))
-		return &o, nil
-	}})
-}
+var statusDef = Def{Name: "status", What: "the status lines", Properties: []string{"status", "status.interval"}, Read: func(p *props.Props) (Output, error) {
+	var o StatusOutput
+	var err error
+	if o.Lines, err = p.Bool("status", false); err != nil {
+		return nil, err
+	}
+	every, err := p.FloatRange("status.interval", 10, 0.001, 365*86400)
+	if err != nil {
+		return nil, err
+	}
+	o.Every = time.Duration(every * float64(time.Second))
+	return &o, nil
+}}
 
 // StatusOutput prints a status line every Every when Lines is set, and a
 // progress line when standard error is a terminal.

@@ -19,11 +19,9 @@ import (
 )
 
 // YCSB's text report: to exportfile, else to standard output.
-func init() {
-	Register(Def{Name: "text", What: "the report", Properties: []string{"exportfile"}, Read: func(p *props.Props) (Output, error) {
-		return &textOutput{path: p.String("exportfile", "")}, nil
-	}})
-}
+var textDef = Def{Name: "text", What: "the report", Properties: []string{"exportfile"}, Read: func(p *props.Props) (Output, error) {
+	return &textOutput{path: p.String("exportfile", "")}, nil
+}}
 
 type textOutput struct{ path string }
 
