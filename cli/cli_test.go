@@ -46,7 +46,11 @@ func TestMain(m *testing.M) {
 	// Every process the tests start from this binary (a spread phase's
 	// clients) is the command, never another run of the tests.
 	os.Setenv("SERVBENCH_TEST_CLI", "1")
-	os.Exit(m.Run())
+	code := m.Run()
+	if sshExe != "" {
+		os.RemoveAll(filepath.Dir(sshExe)) // the servbench built for the ssh hosts (90 MB a run were left in the temp dir)
+	}
+	os.Exit(code)
 }
 
 func servbench(t *testing.T, args ...string) (code int, stdout, stderr string) {
