@@ -62,7 +62,7 @@ func client(ctx context.Context, args []string, getenv func(string) string, stdo
 	}
 	i, err := strconv.Atoi(*index)
 	if *from != "" {
-		i, err = envIndex(*from, getenv)
+		i, err = coordinator.IndexFromEnv(*from, getenv)
 	} else if err != nil || i < 0 {
 		err = fmt.Errorf("client: index %q: give --client-index I (from 0) or set %s", props.Cut(*index, 20), coordinator.IndexEnv)
 	}

@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/servbench/servbench/coordinator"
-	"github.com/servbench/servbench/props"
 )
 
 // indexFromEnv sets the clientindex of a client that an orchestrator
@@ -15,7 +13,7 @@ import (
 // serves metrics on the port given plus I (on Kubernetes each pod has an
 // address of its own).
 func indexFromEnv(pa *phaseArgs, getenv func(string) string) error {
-	i, err := envIndex(pa.indexFrom, getenv)
+	i, err := coordinator.IndexFromEnv(pa.indexFrom, getenv)
 	if err != nil {
 		return err
 	}
@@ -27,32 +25,4 @@ func indexFromEnv(pa *phaseArgs, getenv func(string) string) error {
 		pa.props.Set("result.file", coordinator.ClientResultPath(out, i), "--client-index-from "+pa.indexFrom)
 	}
 	return nil
-}
-
-// envIndex is a client's index as the orchestrator from gives it in the
-// environment.
-func envIndex(from string, getenv func(string) string) (int, error) {
-	var i int
-	var err error
-	switch from {
-	case "docker":
-		slot, node := getenv(coordinator.DockerSlotEnv), getenv(coordinator.DockerNodeEnv)
-		if slot == "" {
-			return 0, fmt.Errorf("--client-index-from docker: %s is not set (the service sets it to {{.Task.Slot}})", coordinator.DockerSlotEnv)
-		}
-		if slot != node { // slot 0 reads as the node's ID
-			i, err = strconv.Atoi(slot)
-		}
-		if err != nil || i < 0 {
-			return 0, fmt.Errorf("--client-index-from docker: %s=%q is not a task slot", coordinator.DockerSlotEnv, props.Cut(slot, 40))
-		}
-	case "kubernetes":
-		v := getenv(coordinator.KubernetesIndexEnv)
-		if i, err = strconv.Atoi(v); err != nil || i < 0 {
-			return 0, fmt.Errorf("--client-index-from kubernetes: %s=%q is not a completion index (the Indexed Job sets it)", coordinator.KubernetesIndexEnv, props.Cut(v, 40))
-		}
-	default:
-		return 0, fmt.Errorf("--client-index-from %q: want docker or kubernetes", props.Cut(from, 40))
-	}
-	return i, nil
 }

@@ -3,6 +3,7 @@ package coordinator
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -64,6 +65,22 @@ var orchestrators = map[string]newOrch{}
 
 // register adds an orchestrator under name, from its file's init.
 func register(name string, f newOrch) { orchestrators[name] = f }
+
+// indexReaders read, for the orchestrators that start clients from one
+// template (a Swarm service, an Indexed Job, manifests applied by hand),
+// a client's index from the environment it was started with.
+var indexReaders = map[string]func(getenv func(string) string) (int, error){}
+
+// IndexFromEnv is the index of a client the orchestrator from started
+// from one template, read from its environment (getenv).
+func IndexFromEnv(from string, getenv func(string) string) (int, error) {
+	read, ok := indexReaders[from]
+	if !ok {
+		names := slices.Sorted(maps.Keys(indexReaders))
+		return 0, fmt.Errorf("--client-index-from %q: want %s", props.Cut(from, 40), strings.Join(names, " or "))
+	}
+	return read(getenv)
+}
 
 // Orchestrators are the names of the registered orchestrators, sorted.
 func Orchestrators() []string {

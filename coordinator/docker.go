@@ -39,6 +39,20 @@ type docker struct {
 
 func init() {
 	register("docker", func(_ context.Context, c Config) (orchestrator, error) { return newDocker(c.Image), nil })
+	indexReaders["docker"] = func(getenv func(string) string) (int, error) {
+		slot, node := getenv(DockerSlotEnv), getenv(DockerNodeEnv)
+		if slot == "" {
+			return 0, fmt.Errorf("--client-index-from docker: %s is not set (the service sets it to {{.Task.Slot}})", DockerSlotEnv)
+		}
+		i, err := 0, error(nil)
+		if slot != node { // slot 0 reads as the node's ID
+			i, err = strconv.Atoi(slot)
+		}
+		if err != nil || i < 0 {
+			return 0, fmt.Errorf("--client-index-from docker: %s=%q is not a task slot", DockerSlotEnv, props.Cut(slot, 40))
+		}
+		return i, nil
+	}
 }
 
 func newDocker(image string) *docker {

@@ -55,6 +55,14 @@ type kube struct {
 
 func init() {
 	register("kubernetes", func(_ context.Context, c Config) (orchestrator, error) { return newKube(c) })
+	indexReaders["kubernetes"] = func(getenv func(string) string) (int, error) {
+		v := getenv(KubernetesIndexEnv)
+		i, err := strconv.Atoi(v)
+		if err != nil || i < 0 {
+			return 0, fmt.Errorf("--client-index-from kubernetes: %s=%q is not a completion index (the Indexed Job sets it)", KubernetesIndexEnv, props.Cut(v, 40))
+		}
+		return i, nil
+	}
 }
 
 func newKube(c Config) (*kube, error) {
