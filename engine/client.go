@@ -23,6 +23,11 @@ type Client struct {
 	// "local", this machine, unless another is given); the coordinator
 	// reads and checks the rest of how it starts them (an Extension).
 	Orchestrator string
+	// OwnKeys is set when each client of a run phase reads and updates
+	// only the keys it loaded (property clientkeys=own); by default each
+	// draws from the whole key space, as clients given one workload file
+	// do (clientkeys=all).
+	OwnKeys bool
 	// CoordinatorID is the spread phase's identity, random, which its
 	// coordinator gives every client (coordinator.id) and finds again in
 	// their results: no other run's result is ever merged.
@@ -56,6 +61,11 @@ func readClient(p *props.Props) (Client, error) {
 	if !c.StartAt.IsZero() && time.Until(c.StartAt) > maxStartAhead {
 		return Client{}, p.Errorf("startat", "%s is more than a day ahead: a coordinator starts its clients seconds ahead", c.StartAt.UTC().Format(time.RFC3339))
 	}
+	keys, err := p.OneOf("clientkeys", "all", "all", "own")
+	if err != nil {
+		return Client{}, err
+	}
+	c.OwnKeys = keys == "own"
 	c.CoordinatorID = p.String("coordinator.id", "")
 	c.Orchestrator = p.String("orchestrator", "local")
 	i, err := p.Int64Min("clientindex", 0, 0)
@@ -72,8 +82,12 @@ func readClient(p *props.Props) (Client, error) {
 // takeShare checks that a phase spread over clients divides among them
 // and, for client i of n > 1 (given its clientindex), replaces the whole
 // phase's threads, target (and stages' rates), operation and warmup
-// counts, insert range and seed in the checked configurations by the
-// client's share (package spread), recording them in s.given. With
+// counts and seed in the checked configurations by the client's share
+// (package spread), recording them in s.given. A load's clients insert
+// disjoint ranges of the keys (insertstart, insertcount); a run's clients
+// each draw from the whole key space, as clients given one workload file
+// do, and insert keys no other client inserts (workload.Config.Clients),
+// unless clientkeys=own keeps each in the range it loaded. With
 // clients > 1 and no clientindex, the setup is the whole phase, left as it
 // is: the caller starts the clients.
 func (s *Setup) takeShare(p *props.Props) error {
@@ -110,9 +124,13 @@ func (s *Setup) takeShare(p *props.Props) error {
 		set("warmupoperationcount", part.WarmupOps)
 		rc.WarmupOps = part.WarmupOps
 	}
-	set("insertstart", part.InsertStart)
-	set("insertcount", part.InsertCount)
-	wc.InsertStart, wc.InsertCount = part.InsertStart, part.InsertCount
+	if s.Spec.Phase == LoadPhase || c.OwnKeys {
+		set("insertstart", part.InsertStart)
+		set("insertcount", part.InsertCount)
+		wc.InsertStart, wc.InsertCount = part.InsertStart, part.InsertCount
+	} else {
+		wc.Clients, wc.Client = c.Count, c.Index
+	}
 	if part.Seed != 0 {
 		s.given.Set("randomseed", strconv.FormatInt(int64(part.Seed), 10), src)
 		rc.Seed = part.Seed

@@ -6,8 +6,10 @@ import (
 )
 
 // Client 1 of 4 runs its share of the phase: 3 of 10 threads at 3/10 of
-// the target, 250 of 1,001 operations, and keys 250 to 499 to insert;
-// its properties say where each value came from.
+// the target, 250 of 1,001 operations, a seed of its own, and draws keys
+// from the whole key space, inserting every fourth key after it from the
+// second, as four clients given one workload file draw (YCSB's parallel
+// clients); its properties say where each value came from.
 func TestClientShare(t *testing.T) {
 	s, err := Check(specOf(t, "clients", "4", "clientindex", "1", "threadcount", "10", "target", "100",
 		"recordcount", "1000", "operationcount", "1001", "randomseed", "7"))
@@ -18,8 +20,29 @@ func TestClientShare(t *testing.T) {
 		t.Errorf("client %+v", s.Client)
 	}
 	r, w := s.Runner, s.Workload
-	if r.Threads != 3 || r.Rate != 30 || r.OpCount != 250 || w.InsertStart == 0 || w.InsertStart != 250 || w.InsertCount != 250 || r.Seed == 7 || r.Seed == 0 {
-		t.Errorf("threads %d, rate %v, ops %d, inserts %d+%d, seed %d", r.Threads, r.Rate, r.OpCount, w.InsertStart, w.InsertCount, r.Seed)
+	if r.Threads != 3 || r.Rate != 30 || r.OpCount != 250 || w.InsertStart != 0 || w.InsertCount != 1000 || w.Clients != 4 || w.Client != 1 || r.Seed == 7 || r.Seed == 0 {
+		t.Errorf("threads %d, rate %v, ops %d, keys %d+%d, inserts as client %d of %d, seed %d", r.Threads, r.Rate, r.OpCount, w.InsertStart, w.InsertCount, w.Client, w.Clients, r.Seed)
+	}
+	// Its load inserts keys 250 to 499; with clientkeys=own, its run
+	// reads and updates those only.
+	for _, spec := range []Spec{
+		func() Spec {
+			sp := specOf(t, "clients", "4", "clientindex", "1", "threadcount", "10", "recordcount", "1000")
+			sp.Phase = LoadPhase
+			return sp
+		}(),
+		specOf(t, "clients", "4", "clientindex", "1", "threadcount", "10", "recordcount", "1000", "clientkeys", "own"),
+	} {
+		s, err := Check(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := s.Workload; w.InsertStart != 250 || w.InsertCount != 250 || w.Clients != 0 {
+			t.Errorf("%s: keys %d+%d, clients %d", spec.Phase, w.InsertStart, w.InsertCount, w.Clients)
+		}
+		if v, _ := s.Properties().Get("insertstart"); v != "250" {
+			t.Errorf("%s: insertstart recorded %q", spec.Phase, v)
+		}
 	}
 	if src := s.Properties().Source("threadcount"); src != "client 1 of 4" {
 		t.Errorf("threadcount set by %q", src)

@@ -124,6 +124,19 @@ func (r *Runner) baseSpec(phase engine.Phase, t *plan.Deployment, w *plan.Worklo
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
+// loadClients is the number of clients a deployment's loads are spread
+// over: the most any of the plan's runs of it has.
+func (r *Runner) loadClients(t *plan.Deployment) int {
+	n := 1
+	for _, c := range r.pl.Clients {
+		n = max(n, c)
+	}
+	if db.EmbeddedDir(t.Binding) != "" {
+		return 1 // each process would load a store of its own
+	}
+	return n
+}
+
 // setClients spreads a run over n clients (n > 1).
 func setClients(p *props.Props, n int) {
 	if n > 1 {
@@ -228,8 +241,14 @@ func (r *Runner) check() error {
 			var s *engine.Setup
 			if err == nil {
 				spec.Threads = r.pl.LoadThreads
+				// The load is spread over the plan's clients, as its runs
+				// are (each client a range of the keys), one thread each
+				// at least.
+				setClients(spec.Properties, min(r.loadClients(c.Deployment), spec.Threads))
 				r.dataDir(spec.Properties, c.Deployment, c.Workload, c.Records)
-				s, err = engine.Check(spec)
+				if s, err = engine.Check(spec); err == nil {
+					err = phase.Check(s)
+				}
 			}
 			if err != nil {
 				return &plan.Error{File: r.pl.File, Line: c.Deployment.Line, Msg: fmt.Sprintf("loading %s: %s", lk, oneLine(err))}

@@ -1,13 +1,14 @@
 // Package spread divides one phase among the clients that run it together,
 // as YCSB users divide a run by hand: client i of n gets its share of the
 // threads, the target rate, the operation count and the warmup operations,
-// and its own range of keys to insert (insertstart, insertcount), so the
-// clients' inserts never collide and their reads stay within the keys
-// they loaded. Shares are exact: they add up to the whole, and no two
-// differ by more than one (the first clients take the remainder).
+// and its own range of keys to load (insertstart, insertcount), so the
+// clients' loads never collide (a run's clients read the whole key space:
+// the engine uses the range for a load, or with clientkeys=own). Shares
+// are exact: they add up to the whole, and no two differ by more than one
+// (the first clients take the remainder).
 //
 // The split is a pure function of the whole and (i, n); the engine applies
-// it to a client's properties before anything else reads them.
+// it to a client's checked configuration.
 package spread
 
 import "fmt"

@@ -23,6 +23,12 @@ type Config struct {
 	OperationCount int64
 	InsertStart    int64
 	InsertCount    int64
+	// Clients and Client place a run phase's inserts when the phase is
+	// spread over Clients clients and this is client Client (0-based):
+	// run-phase inserts take every Clients-th key after the loaded ones,
+	// from the Client-th, so no two clients insert one key (keynum).
+	// Zero Clients is one client.
+	Clients, Client int
 
 	FieldCount          int
 	FieldNamePrefix     string

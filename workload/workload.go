@@ -232,22 +232,28 @@ func (w *Workload) LoadKeySeq() *generator.Counter { return w.keySeq }
 //
 // Logical numbers below InsertCount are the loaded keys,
 // InsertStart+i. Beyond them, run-phase inserts fill copies of the
-// client's slice [InsertStart, InsertStart+InsertCount) shifted by whole
-// multiples of RecordCount:
+// slice [InsertStart, InsertStart+InsertCount) shifted by whole
+// multiples of RecordCount, the g-th insert of the phase at
 //
-//	i = InsertCount + j  →  RecordCount·(1 + j div InsertCount) + InsertStart + j mod InsertCount
+//	g  →  RecordCount·(1 + g div InsertCount) + InsertStart + g mod InsertCount
 //
-// Clients that split the key space with insertstart/insertcount therefore
-// never insert the same key (YCSB issue #985). For a single client owning
-// the whole space (InsertStart = 0, InsertCount = RecordCount) the mapping
-// is the identity, i.e. exactly YCSB's keys.
+// where client Client of Clients takes g = Client, Client+Clients,
+// Client+2·Clients, ... (its j-th insert is g = j·Clients + Client).
+// Clients of one phase, and clients that split the key space with
+// insertstart/insertcount, therefore never insert the same key (YCSB
+// issue #985). For a single client owning the whole space (InsertStart =
+// 0, InsertCount = RecordCount) the mapping is the identity, i.e. exactly
+// YCSB's keys.
 func (w *Workload) keynum(i int64) int64 {
 	c := w.Cfg
 	if i < c.InsertCount {
 		return c.InsertStart + i
 	}
-	j := i - c.InsertCount
-	return c.RecordCount*(1+j/c.InsertCount) + c.InsertStart + j%c.InsertCount
+	g := i - c.InsertCount
+	if c.Clients > 1 {
+		g = g*int64(c.Clients) + int64(c.Client)
+	}
+	return c.RecordCount*(1+g/c.InsertCount) + c.InsertStart + g%c.InsertCount
 }
 
 // Keynum is keynum, exported for tests and tools.

@@ -136,6 +136,46 @@ func TestKeynumClientsNeverOverlap(t *testing.T) {
 	}
 }
 
+// Clients of one run phase each read the whole loaded key space (as YCSB
+// clients given one workload file do) and insert keys no other client
+// inserts, none of them a loaded key.
+func TestKeynumRunClientsShareReadsNotInserts(t *testing.T) {
+	const n, records, inserts = 3, 1000, 2500
+	owner := map[int64]int{}
+	for client := 0; client < n; client++ {
+		cfg, err := ParseConfig(propsOf(t, "d", "recordcount", "1000"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Clients, cfg.Client = n, client
+		w, err := Build(context.Background(), cfg, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := int64(0); i < records; i++ {
+			if k := w.Keynum(i); k != i {
+				t.Fatalf("client %d reads logical %d as key %d, want %d", client, i, k, i)
+			}
+		}
+		for j := int64(0); j < inserts; j++ {
+			k := w.Keynum(records + j)
+			if k < records {
+				t.Fatalf("client %d's insert %d is loaded key %d", client, j, k)
+			}
+			if prev, dup := owner[k]; dup {
+				t.Fatalf("key %d inserted by clients %d and %d", k, prev, client)
+			}
+			owner[k] = client
+		}
+	}
+	// Together they fill the first copy of the key space before the next.
+	for k := int64(records); k < records+n*inserts; k++ {
+		if _, ok := owner[k]; !ok {
+			t.Fatalf("key %d skipped", k)
+		}
+	}
+}
+
 // callLog is a throwaway store that records what the workload asks for.
 type callLog struct {
 	reads, updates, inserts, scans, deletes int
