@@ -94,6 +94,8 @@ func TestShippedPlansMatchTheirStudies(t *testing.T) {
 				if got := d.PriceHour * HoursPerMonth; got < byNodes[d.Nodes]-0.01 || got > byNodes[d.Nodes]+0.01 {
 					t.Errorf("%s: %s: %.2f a month, the study %.2f", where, d.Label, got, byNodes[d.Nodes])
 				}
+			} else if st.PricePerMonth != nil {
+				t.Errorf("%s: %s: the study's prices hold none for %s (every system's price is checked)", where, d.Label, d.System)
 			}
 			for k, v := range st.Properties {
 				if !strings.HasPrefix(k, d.Binding+".") {
