@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -53,7 +54,8 @@ type Store struct {
 	create     bool
 	billing    types.BillingMode
 	rcu, wcu   int64
-	retries    int // dynamodb.retries: also how often a batch's unprocessed items are sent again
+	retries    int        // dynamodb.retries: also how often a batch's unprocessed items are sent again
+	retried    retryCount // the requests sent again (see Sample)
 	qix        *queryIndex
 	capacity   capacity // the units DynamoDB says this client consumed (see Sample)
 }
@@ -83,10 +85,14 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if s.wcu, err = p.Int64Min("dynamodb.writecapacity", 1000, 1); err != nil {
 		return nil, err
 	}
-	// Retries off by default: each throttled or failed call counts once.
-	retries, err := p.Int64Min("dynamodb.retries", 0, 0)
+	// Retried as YCSB's binding retries (retry.go): 3 times at most, with
+	// the AWS SDK for Java's delays; 0 counts each throttled call once.
+	retries, err := p.Int64Min("dynamodb.retries", ycsbRetries, 0)
 	if err != nil {
 		return nil, err
+	}
+	if retries > 100 {
+		return nil, p.Errorf("dynamodb.retries", "%d is more than 100", retries)
 	}
 	s.retries = int(retries)
 	ms, err := p.Int64Min("dynamodb.timeout", 10000, 1)
@@ -114,7 +120,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		})
 	opts := []func(*config.LoadOptions) error{
 		config.WithRegion(s.region),
-		config.WithRetryMaxAttempts(int(retries) + 1),
+		config.WithRetryer(func() aws.Retryer { return newRetryer(int(retries), &s.retried) }),
 		config.WithHTTPClient(hc),
 		// The SDK's own warnings (a response body it could not close
 		// cleanly, say of a server cut short) would be printed on the
@@ -344,8 +350,9 @@ const batchWriteMax = 25
 
 // BatchInsert writes a batch of records (batchsize) with BatchWriteItem,
 // 25 per request. Items DynamoDB leaves unprocessed (throttled) are sent
-// again only dynamodb.retries times, after 50 ms, 100 ms, ...; any still
-// left make the batch THROTTLED, saying how many.
+// again dynamodb.retries times at most, after the delays of a throttled
+// request (retry.go), each counted as a throttled retry; any still left
+// make the batch THROTTLED, saying how many.
 func (s *Store) BatchInsert(ctx context.Context, table string, keys []string, values []*db.Record) error {
 	for start := 0; start < len(keys); start += batchWriteMax {
 		end := min(start+batchWriteMax, len(keys))
@@ -373,8 +380,10 @@ func (s *Store) BatchInsert(ctx context.Context, table string, keys []string, va
 			if attempt >= s.retries {
 				return fmt.Errorf("dynamodb: batch insert from %s: %d of %d items unprocessed: %w", keys[start], left, end-start, db.ErrThrottled)
 			}
+			s.retried.all.Add(1)
+			s.retried.throttled.Add(1)
 			select {
-			case <-time.After(50 * time.Millisecond << attempt):
+			case <-time.After(ycsbDelay(attempt, true, rand.Float64())):
 			case <-ctx.Done():
 				return ctx.Err()
 			}

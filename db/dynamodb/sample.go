@@ -46,10 +46,15 @@ func (c *capacity) write(cc *types.ConsumedCapacity) {
 // consumed, as DynamoDB reported them in its answers: their rates are the
 // read and write units per second the 2023 DBaaS reports give (a
 // strongly consistent read of up to 4 KB is one read unit, an eventually
-// consistent one half; a write of up to 1 KB one write unit).
+// consistent one half; a write of up to 1 KB one write unit); and the
+// requests this client sent again (retries), those of them DynamoDB had
+// throttled (throttled_retries), apart from failed operations, which
+// count what failed after the last retry.
 func (s *Store) Sample(context.Context) (db.Sample, error) {
 	return db.Sample{PerClient: true, Stats: []db.Stat{
 		{Name: "read_units", Unit: "RU", Counter: true, Value: float64(s.capacity.readMicros.Load()) / 1e6},
 		{Name: "write_units", Unit: "WU", Counter: true, Value: float64(s.capacity.writeMicros.Load()) / 1e6},
+		{Name: "retries", Unit: "req", Counter: true, Value: float64(s.retried.all.Load())},
+		{Name: "throttled_retries", Unit: "req", Counter: true, Value: float64(s.retried.throttled.Load())},
 	}}, nil
 }
