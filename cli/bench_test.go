@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -248,7 +249,7 @@ func TestBenchClients(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	pf := writePlan(t, `name: c
 deployments:
-  - {label: basic, binding: basic}
+  - {label: basic, binding: basic, load_rate: 20000}
 workloads: [c]
 records: [1000]
 threads: [2]
@@ -263,6 +264,16 @@ slo: {latency: p99, bound_ms: 60000}
 	ix := readIndex(t, dir)
 	if len(ix.Runs) != 2 || ix.Runs[0].ID != "basic/c/r1000-t2-qmax-1" || ix.Runs[1].ID != "basic/c/r1000-t2-c2-qmax-1" || ix.Runs[1].Clients != 2 {
 		t.Fatalf("index runs %+v", ix.Runs)
+	}
+	// The load was spread over the plan's two clients, paced to the
+	// deployment's load_rate.
+	loads, _ := filepath.Glob(filepath.Join(dir, "loads", "*.json"))
+	loads = slices.DeleteFunc(loads, func(f string) bool { return strings.Contains(f, ".client-") })
+	if len(loads) != 1 {
+		t.Fatalf("loads %v", loads)
+	}
+	if d, err := result.ReadFile(loads[0]); err != nil || d.Clients != 2 || d.Operations != 1000 || d.Rate != 20000 {
+		t.Errorf("load %s: %v, %d clients, %d operations, rate %v", loads[0], err, d.Clients, d.Operations, d.Rate)
 	}
 	for i, c := range ix.Runs {
 		d, err := result.ReadFile(filepath.Join(dir, c.Result))

@@ -240,7 +240,7 @@ func (r *Runner) check() error {
 			spec, err := r.baseSpec(engine.LoadPhase, c.Deployment, c.Workload, c.Records)
 			var s *engine.Setup
 			if err == nil {
-				spec.Threads = r.pl.LoadThreads
+				spec.Threads, spec.Rate = r.pl.LoadThreads, c.Deployment.LoadRate
 				// The load is spread over the plan's clients, as its runs
 				// are (each client a range of the keys), one thread each
 				// at least.

@@ -71,6 +71,10 @@ type Deployment struct {
 	Records   []int64 // record counts for this deployment only (default: the plan's)
 	Nodes     int     // cluster size, for the report (0: not given)
 	PriceHour float64 // price per hour of the configuration (0: not given)
+	// LoadRate paces its loads, in records per second over all load
+	// threads and clients (load_rate:; 0: as fast as they go): a
+	// provisioned table's write capacity, say.
+	LoadRate float64
 	// Usage are the prices of what a run uses, as providers bill it
 	// (usage_prices:; UsageTerms names them), in the plan's currency.
 	Usage      map[string]float64
@@ -364,6 +368,8 @@ func (p *Plan) parseDeployments(v *yaml.Node, errf errFunc) error {
 				err = decodeNumber(val, &t.PriceHour, errf, "a price ≥ 0")
 			case "price_per_month":
 				err = decodeNumber(val, &month, errf, "a price ≥ 0")
+			case "load_rate":
+				err = decodeNumber(val, &t.LoadRate, errf, "records per second ≥ 0")
 			case "properties":
 				var ps []Property
 				ps, err = decodeProperties(val, errf)
@@ -377,7 +383,7 @@ func (p *Plan) parseDeployments(v *yaml.Node, errf errFunc) error {
 			case "setup":
 				t.Setup, err = parseSteps(val, errf, false)
 			default:
-				err = errf(k.Line, "deployment: unknown key %q (known: label, binding, system, nodes, records, price_per_hour, price_per_month, usage_prices, properties, metrics, setup)", short(k.Value))
+				err = errf(k.Line, "deployment: unknown key %q (known: label, binding, system, nodes, records, price_per_hour, price_per_month, load_rate, usage_prices, properties, metrics, setup)", short(k.Value))
 			}
 			if err != nil {
 				if _, ok := err.(*Error); ok {
