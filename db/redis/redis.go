@@ -55,6 +55,7 @@ type Store struct {
 	hostDesc  string
 	json      bool          // redis.model=json: RedisJSON documents
 	search    string        // the RediSearch index name (JSON model)
+	noContent bool          // redis.nocontent
 	pipelined bool          // auto-pipelining
 	window    int           // an explicit pipelining window; 0 none
 	delay     time.Duration // redis.flushdelay
@@ -67,7 +68,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		return nil, err
 	}
 	s := &Store{index: cfg.index, lex: cfg.scanMode == "lex", hostDesc: strings.Join(cfg.addrs, ","),
-		json: cfg.model == "json", search: cfg.search, pipelined: cfg.pipelined, window: cfg.window, delay: cfg.flushDelay}
+		json: cfg.model == "json", search: cfg.search, noContent: cfg.noContent, pipelined: cfg.pipelined, window: cfg.window, delay: cfg.flushDelay}
 	cfg.traffic = &s.traffic
 	c, err := rueidis.NewClient(clientOptions(cfg))
 	if err != nil {
@@ -138,6 +139,7 @@ type config struct {
 	timeout            time.Duration
 	scanMode, index    string
 	model, search      string
+	noContent          bool // redis.nocontent: FT.SEARCH ... NOCONTENT, keys only
 }
 
 // parseConfig reads every redis.* property, whichever apply.
@@ -231,7 +233,10 @@ func parseConfig(p *props.Props, o db.Options) (*config, error) {
 	if c.model, err = p.OneOf("redis.model", "hash", "hash", "json"); err != nil {
 		return nil, err
 	}
-	c.search = p.String("redis.searchindex", "query1")
+	c.search = p.String("redis.searchindex", "query1-idx") // the 2023 study's name (000, 4.4.1)
+	if c.noContent, err = p.Bool("redis.nocontent", false); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
