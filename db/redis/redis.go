@@ -56,6 +56,7 @@ type Store struct {
 	json      bool          // redis.model=json: RedisJSON documents
 	search    string        // the RediSearch index name (JSON model)
 	noContent bool          // redis.nocontent
+	scanPipe  bool          // redis.scanpipeline
 	pipelined bool          // auto-pipelining
 	window    int           // an explicit pipelining window; 0 none
 	delay     time.Duration // redis.flushdelay
@@ -68,7 +69,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		return nil, err
 	}
 	s := &Store{index: cfg.index, lex: cfg.scanMode == "lex", hostDesc: strings.Join(cfg.addrs, ","),
-		json: cfg.model == "json", search: cfg.search, noContent: cfg.noContent, pipelined: cfg.pipelined, window: cfg.window, delay: cfg.flushDelay}
+		json: cfg.model == "json", search: cfg.search, noContent: cfg.noContent, scanPipe: cfg.scanPipeline, pipelined: cfg.pipelined, window: cfg.window, delay: cfg.flushDelay}
 	cfg.traffic = &s.traffic
 	c, err := rueidis.NewClient(clientOptions(cfg))
 	if err != nil {
@@ -140,6 +141,7 @@ type config struct {
 	scanMode, index    string
 	model, search      string
 	noContent          bool // redis.nocontent: FT.SEARCH ... NOCONTENT, keys only
+	scanPipeline       bool // redis.scanpipeline: a scan's reads in one pipeline
 }
 
 // parseConfig reads every redis.* property, whichever apply.
@@ -227,6 +229,11 @@ func parseConfig(p *props.Props, o db.Options) (*config, error) {
 	}
 	c.timeout = time.Duration(ms) * time.Millisecond
 	if c.scanMode, err = p.OneOf("redis.scanmode", "lex", "lex", "score"); err != nil {
+		return nil, err
+	}
+	// YCSB's scan (score) reads each key in a round trip of its own, as
+	// its RedisClient does; servbench's own (lex) pipelines them.
+	if c.scanPipeline, err = p.Bool("redis.scanpipeline", c.scanMode == "lex"); err != nil {
 		return nil, err
 	}
 	c.index = p.String("redis.indexkey", "_indices")
@@ -489,6 +496,16 @@ func (s *Store) Scan(ctx context.Context, _, startKey string, count int, fields 
 		return wrap("scan", startKey, err)
 	}
 	if len(keys) == 0 {
+		return nil
+	}
+	if !s.scanPipe { // one round trip a key, as YCSB's RedisClient reads them
+		for _, k := range keys {
+			r := dst.Next()
+			r.SetKey([]byte(k))
+			if _, err := s.addAnswer(r, fields, s.c.Do(ctx, s.readCmd(k, fields))); err != nil && !rueidis.IsRedisNil(err) {
+				return wrap("scan", startKey, err)
+			}
+		}
 		return nil
 	}
 	return s.readKeys(ctx, "scan", startKey, keys, fields, dst)
