@@ -48,7 +48,7 @@ type Store struct {
 	expiry     time.Duration
 	durability gocb.DurabilityLevel
 	upsert     bool   // insert with upsert (overwrite) instead of insert
-	whole      bool   // update replaces the document (YCSB's couchbase2 binding) instead of sub-document upserts
+	updateMode string // couchbase.update: subdoc, replace (YCSB's couchbase2 binding) or upsert (the 2023 study's)
 	scanMode   string // query or rangescan
 	// bucket, user and password reach the bucket's statistics over the
 	// REST API (see Sample).
@@ -75,11 +75,9 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if s.upsert, err = p.Bool("couchbase.upsert", false); err != nil {
 		return nil, err
 	}
-	mode, err := p.OneOf("couchbase.update", "subdoc", "subdoc", "replace")
-	if err != nil {
+	if s.updateMode, err = p.OneOf("couchbase.update", "subdoc", "subdoc", "replace", "upsert"); err != nil {
 		return nil, err
 	}
-	s.whole = mode == "replace"
 	if s.scanMode, err = p.OneOf("couchbase.scanmode", "query", "query", "rangescan"); err != nil {
 		return nil, err
 	}
@@ -195,11 +193,18 @@ func (s *Store) Read(ctx context.Context, _, key string, fields []string, dst *d
 	return nil
 }
 
-// Update writes the fields with sub-document upserts (other fields kept),
-// or replaces the whole document with couchbase.update=replace.
+// Update writes the fields with sub-document upserts (other fields kept);
+// with couchbase.update=replace, replaces the document with the updated
+// fields (YCSB's couchbase2 binding); with couchbase.update=upsert,
+// upserts it (collection.upsert(id, content): the 2023 study's Table
+// 4.1.2 and 4.3.2, and YCSB's couchbase3 binding).
 func (s *Store) Update(ctx context.Context, _, key string, values *db.Record) error {
-	if s.whole {
+	switch s.updateMode {
+	case "replace":
 		_, err := s.coll.Replace(key, newDoc(values), &gocb.ReplaceOptions{Expiry: s.expiry, DurabilityLevel: s.durability, Context: ctx})
+		return wrap("update", key, err)
+	case "upsert":
+		_, err := s.coll.Upsert(key, newDoc(values), &gocb.UpsertOptions{Expiry: s.expiry, DurabilityLevel: s.durability, Context: ctx})
 		return wrap("update", key, err)
 	}
 	specs := make([]gocb.MutateInSpec, 0, values.Len())
