@@ -51,7 +51,7 @@ func (x *Search) Skip(c *Run) (string, bool) {
 	if v := x.slo.StepValue(c); cv.hasPending && v != cv.step {
 		x.close(cv)
 	}
-	if cv.overBound > x.slo.After {
+	if x.slo.After >= 0 && cv.overBound > x.slo.After {
 		return fmt.Sprintf("beyond the SLO (%s broken at %s %g)", x.slo.Latency, x.slo.Step, cv.BrokeAt), true
 	}
 	return "", false

@@ -26,7 +26,8 @@ type SLO struct {
 	// Step is the dimension stepped: "threads" or "rate".
 	Step string
 	// After is how many more steps over the bound the curve may take
-	// before it ends (the steps beyond the first break show the peak).
+	// before it ends (the steps beyond the first break show the peak);
+	// -1 (after: all): it never ends before its last listed step.
 	After int
 	// MaxFailedPct, when ≥ 0, also bounds failed operations (percent of
 	// all): a step that answers fast by failing does not meet the SLO.
@@ -107,7 +108,11 @@ func (p *Plan) parseSLO(v *yaml.Node, errf errFunc) error {
 				err = errf(val.Line, "slo step %q: use threads or rate", s.Step)
 			}
 		case "after":
-			err = decodeNumber(val, &s.After, errf, "a number of steps ≥ 0")
+			if val.Value == "all" { // every listed step runs: the curve's peak is measured whatever the bound
+				s.After = -1
+			} else {
+				err = decodeNumber(val, &s.After, errf, "a number of steps ≥ 0, or all")
+			}
 			after = true
 		case "max_failed_percent":
 			err = decodeNumber(val, &s.MaxFailedPct, errf, "a percentage from 0 to 100")

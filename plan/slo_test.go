@@ -153,3 +153,30 @@ func TestSLOBestAfterAColdStart(t *testing.T) {
 		t.Errorf("broke at %v, best %+v, skipped %v", c.BrokeAt, c.Best, skipped)
 	}
 }
+
+// after: all walks every listed step, so a curve over the bound from its
+// first step still reaches its peak.
+func TestSLOWalkAll(t *testing.T) {
+	p, err := Parse([]byte(strings.Replace(sloPlan, "after: 1", "after: all", 1)), "s2.yaml", builtin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.SLO.After != -1 {
+		t.Fatalf("after %d", p.SLO.After)
+	}
+	x := p.SLO.NewSearch()
+	ran := 0
+	cells := p.Runs()
+	for i := range cells {
+		c := &cells[i]
+		if why, skip := x.Skip(c); skip {
+			t.Fatalf("%d threads skipped: %s", c.Threads, why)
+		}
+		ran++
+		x.Add(c, float64(100*c.Threads), 5000, 0) // every step over the 1 ms bound
+	}
+	c := x.Result().Curves[0]
+	if ran != 10 || c.Peak == nil || c.Peak.Step != 16 || c.Best != nil || c.BrokeAt != 1 {
+		t.Errorf("ran %d; curve %+v", ran, c)
+	}
+}

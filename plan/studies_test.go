@@ -17,19 +17,22 @@ import (
 // study is one entry of plans/studies/parameters.yaml: a study's parameters as its
 // text gives them.
 type study struct {
-	Plan          string                             `yaml:"plan"`
-	Source        string                             `yaml:"source"`
-	Threads       []int                              `yaml:"threads"`
-	Clients       []int                              `yaml:"clients"`
-	FieldCount    int                                `yaml:"fieldcount"`
-	FieldLength   int                                `yaml:"fieldlength"`
-	Records       yaml.Node                          `yaml:"records"`
-	Repetitions   int                                `yaml:"repetitions"`
-	PricePerMonth map[string]map[int]float64         `yaml:"price_per_month"`
-	Workloads     map[string]map[string]string       `yaml:"workloads"`
-	Properties    map[string]string                  `yaml:"properties"`
-	Departures    []struct{ What, Mark, Why string } `yaml:"departures"`
-	Setup         []struct {
+	Plan    string `yaml:"plan"`
+	Source  string `yaml:"source"`
+	Threads []int  `yaml:"threads"`
+	// PublishedThreads are thread counts the study gives figures at:
+	// each must be one of the plan's steps.
+	PublishedThreads []int                              `yaml:"published_threads"`
+	Clients          []int                              `yaml:"clients"`
+	FieldCount       int                                `yaml:"fieldcount"`
+	FieldLength      int                                `yaml:"fieldlength"`
+	Records          yaml.Node                          `yaml:"records"`
+	Repetitions      int                                `yaml:"repetitions"`
+	PricePerMonth    map[string]map[int]float64         `yaml:"price_per_month"`
+	Workloads        map[string]map[string]string       `yaml:"workloads"`
+	Properties       map[string]string                  `yaml:"properties"`
+	Departures       []struct{ What, Mark, Why string } `yaml:"departures"`
+	Setup            []struct {
 		System, Before, Statement string
 		Capacity                  map[int][2]int
 	} `yaml:"setup"`
@@ -66,6 +69,11 @@ func TestShippedPlansMatchTheirStudies(t *testing.T) {
 		where := name + " (" + st.Plan + ")"
 		if st.Threads != nil && !equalInts(p.Threads, st.Threads) {
 			t.Errorf("%s: threads %v, the study %v", where, p.Threads, st.Threads)
+		}
+		for _, n := range st.PublishedThreads {
+			if !slices.Contains(p.Threads, n) {
+				t.Errorf("%s: the study gives a figure at %d threads, not a step of %v", where, n, p.Threads)
+			}
 		}
 		if st.Clients != nil && !equalInts(p.Clients, st.Clients) {
 			t.Errorf("%s: clients %v, the study %v", where, p.Clients, st.Clients)
