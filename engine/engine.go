@@ -144,6 +144,8 @@ type Setup struct {
 	redactor *props.Redactor
 	// extensions are what each registered Extension read.
 	extensions map[string]any
+	// removeInserts: delete the run's inserts after it (cleanupinserts).
+	removeInserts bool
 	// given are the values the spec's typed fields and a spread client's
 	// share gave, as properties, for the record (Properties): none of
 	// them is read back.
@@ -263,6 +265,9 @@ func Check(spec Spec) (*Setup, error) {
 		s.measurements.TimeSeries = &sink.Buckets{Enabled: true}
 	}
 	if s.Outputs, err = sink.Read(p); err != nil {
+		return nil, bad(err)
+	}
+	if s.removeInserts, err = p.Bool("cleanupinserts", false); err != nil {
 		return nil, bad(err)
 	}
 	s.Label = p.String("label", "")
@@ -506,12 +511,51 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 	if err != nil {
 		return nil, err
 	}
+	if s.removeInserts && !load && !ephemeral && res.StuckThreads == 0 && ctx.Err() == nil {
+		s.removeRunInserts(ctx, w, d)
+	}
 	out := &Result{Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: queryModel, Embedded: embedded, CPU: cpu, Clock: clock, ID: result.NewID(), measurements: s.measurements, recorder: rec}
 	closed = true
 	if res.StuckThreads == 0 {
 		out.CloseErr = d.Close()
 	}
 	return out, nil
+}
+
+// removeRunInserts deletes, after the run and outside its measurements,
+// every key the run handed out for inserts (property cleanupinserts), so
+// that the next run on the same load starts from the loaded records: a
+// plan's repetitions of D and E inserted the keys the first one had.
+// A key that is not there is no error; any other failure is said and
+// ends the removal.
+func (s *Setup) removeRunInserts(ctx context.Context, w *workload.Workload, d db.DB) {
+	cd := d
+	if ti, ok := d.(db.ThreadIniter); ok {
+		td, err := ti.InitThread(ctx, 0, 1)
+		if err != nil {
+			s.logf("cleanupinserts: %v; the run's inserts stay", err)
+			return
+		}
+		if td != d {
+			defer td.Close()
+		}
+		cd = td
+	}
+	start, n := time.Now(), 0
+	err := w.EachRunInsert(func(key string) error {
+		if err := cd.Delete(ctx, w.Cfg.Table, key); err != nil && db.Classify(err, false) != db.NotFound {
+			return fmt.Errorf("delete %s: %w", key, err)
+		}
+		n++
+		return ctx.Err()
+	})
+	if err != nil {
+		s.logf("cleanupinserts: %v after %d keys; the run's other inserts stay", err, n)
+		return
+	}
+	if n > 0 {
+		s.logf("removed the %d keys the run inserted (cleanupinserts) in %s", n, time.Since(start).Round(time.Millisecond))
+	}
 }
 
 // buildWorkload builds the workload's generators. On a large data set

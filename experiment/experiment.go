@@ -153,6 +153,9 @@ func (r *Runner) runSpec(c *plan.Run) (engine.Spec, error) {
 	spec.Threads, spec.Rate = c.Threads, c.Rate
 	spec.Warmup, spec.Duration = seconds(r.pl.Warmup), seconds(r.pl.Duration)
 	setClients(spec.Properties, c.Spread())
+	// Every run starts from the loaded records: a run's inserts are
+	// removed after it (repetitions of D and E inserted the same keys).
+	spec.Properties.SetDefault("cleanupinserts", "true", "plan: each run on the loaded records")
 	if spec.Operations = r.pl.OperationsOf(c.Records); spec.Operations == 0 {
 		spec.Properties.Set("operationcount", "0", "plan operations") // none: the runs end at their duration
 	}

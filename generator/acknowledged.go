@@ -37,6 +37,10 @@ func NewAckCounter(start int64) *AckCounter {
 // Next returns the next number to insert; r is unused.
 func (c *AckCounter) Next(*rand.Rand) int64 { return c.next.Add(1) - 1 }
 
+// Issued returns the next number Next would return: every number below it
+// was handed out.
+func (c *AckCounter) Issued() int64 { return c.next.Load() }
+
 // Last returns the highest contiguously acknowledged value.
 func (c *AckCounter) Last() int64 { return c.limit.Load() }
 

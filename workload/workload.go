@@ -256,6 +256,23 @@ func (w *Workload) keynum(i int64) int64 {
 	return c.RecordCount*(1+g/c.InsertCount) + c.InsertStart + g%c.InsertCount
 }
 
+// EachRunInsert calls fn with the key of every insert the run phase
+// handed out so far (inserted, failed or cut short), in order, until fn
+// fails.
+func (w *Workload) EachRunInsert(fn func(key string) error) error {
+	if w.txInsert == nil {
+		return nil
+	}
+	var buf []byte
+	for l := w.Cfg.InsertCount; l < w.txInsert.Issued(); l++ {
+		buf = AppendKey(buf[:0], w.keynum(l), w.Cfg.ZeroPadding, w.Cfg.OrderedInserts)
+		if err := fn(string(buf)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Keynum is keynum, exported for tests and tools.
 func (w *Workload) Keynum(logical int64) int64 { return w.keynum(logical) }
 
