@@ -395,3 +395,39 @@ func TestBadReferenceFile(t *testing.T) {
 		t.Errorf("report: exit %d, %q", code, stderr)
 	}
 }
+
+// A deployment's server: settings are recorded in its results and shown
+// in the report's deployments table, not among the properties.
+func TestBenchServerSettings(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	pf := writePlan(t, `name: s
+deployments:
+  - {label: basic, binding: basic, server: {storage: Magma, bucket_memory: half of RAM, replicas: 1}}
+workloads: [c]
+records: [100]
+threads: [1]
+operations: 100
+`)
+	var errb bytes.Buffer
+	if code := MainContext(context.Background(), []string{"bench", "-o", dir, pf}, &bytes.Buffer{}, &errb); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	ix := readIndex(t, dir)
+	d, err := result.ReadFile(filepath.Join(dir, ix.Runs[0].Result))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := d.ServerSettings; s["storage"] != "Magma" || s["bucket_memory"] != "half of RAM" || s["replicas"] != "1" || len(s) != 3 {
+		t.Errorf("server settings %v", s)
+	}
+	if _, ok := d.Properties["server.setting.storage"]; ok {
+		t.Error("the settings are among the properties too")
+	}
+	page := filepath.Join(t.TempDir(), "r.html")
+	if code, _, e := servbench(t, "report", dir, "-o", page); code != ExitOK {
+		t.Fatalf("report: exit %d: %s", code, e)
+	}
+	if b, _ := os.ReadFile(page); !strings.Contains(string(b), "bucket_memory: half of RAM; replicas: 1; storage: Magma") {
+		t.Error("the report's deployments table lacks the server settings")
+	}
+}

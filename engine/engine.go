@@ -144,6 +144,9 @@ type Setup struct {
 	redactor *props.Redactor
 	// extensions are what each registered Extension read.
 	extensions map[string]any
+	// serverSettings are the properties server.setting.NAME, for the
+	// record.
+	serverSettings map[string]string
 	// removeInserts: delete the run's inserts after it (cleanupinserts).
 	removeInserts bool
 	// given are the values the spec's typed fields and a spread client's
@@ -151,6 +154,10 @@ type Setup struct {
 	// them is read back.
 	given *props.Props
 }
+
+// serverSetting prefixes the properties that record how the servers were
+// set up (result.Doc.ServerSettings).
+const serverSetting = "server.setting."
 
 // givenProperties are the spec's typed fields as the properties they stand
 // for, for the record.
@@ -266,6 +273,14 @@ func Check(spec Spec) (*Setup, error) {
 	}
 	if s.Outputs, err = sink.Read(p); err != nil {
 		return nil, bad(err)
+	}
+	for _, k := range p.Keys() {
+		if name, ok := strings.CutPrefix(k, serverSetting); ok && name != "" {
+			if s.serverSettings == nil {
+				s.serverSettings = map[string]string{}
+			}
+			s.serverSettings[name] = props.RedactValue(k, p.String(k, ""))
+		}
 	}
 	if s.removeInserts, err = p.Bool("cleanupinserts", false); err != nil {
 		return nil, bad(err)
@@ -651,6 +666,14 @@ func (r *Result) newDoc() *result.Doc {
 		CPU: r.CPU, ID: r.ID, Redactor: s.redactor,
 	}, r.measurements)
 	d.ServerSide = r.serverSide(d.Start, d.Operations)
+	if len(s.serverSettings) > 0 {
+		d.ServerSettings = s.serverSettings
+		for k := range d.Properties {
+			if strings.HasPrefix(k, serverSetting) {
+				delete(d.Properties, k) // recorded once, as settings
+			}
+		}
+	}
 	if st := s.Runner.Stages; len(st) > 0 {
 		d.Stages = stageResults(st, time.Duration(d.WarmupMs*float64(time.Millisecond)), d.Series)
 	}

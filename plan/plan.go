@@ -368,6 +368,14 @@ func (p *Plan) parseDeployments(v *yaml.Node, errf errFunc) error {
 				err = decodeNumber(val, &t.PriceHour, errf, "a price ≥ 0")
 			case "price_per_month":
 				err = decodeNumber(val, &month, errf, "a price ≥ 0")
+			case "server":
+				var ps []Property
+				if ps, err = decodeProperties(val, errf); err == nil {
+					for i := range ps {
+						ps[i].Key = "server.setting." + ps[i].Key
+					}
+					t.Properties = append(t.Properties, ps...)
+				}
 			case "load_rate":
 				err = decodeNumber(val, &t.LoadRate, errf, "records per second ≥ 0")
 			case "properties":
@@ -383,7 +391,7 @@ func (p *Plan) parseDeployments(v *yaml.Node, errf errFunc) error {
 			case "setup":
 				t.Setup, err = parseSteps(val, errf, false)
 			default:
-				err = errf(k.Line, "deployment: unknown key %q (known: label, binding, system, nodes, records, price_per_hour, price_per_month, load_rate, usage_prices, properties, metrics, setup)", short(k.Value))
+				err = errf(k.Line, "deployment: unknown key %q (known: label, binding, system, nodes, records, price_per_hour, price_per_month, load_rate, usage_prices, properties, metrics, server, setup)", short(k.Value))
 			}
 			if err != nil {
 				if _, ok := err.(*Error); ok {

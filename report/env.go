@@ -36,7 +36,7 @@ func (s *Set) environment() Section {
 	for _, k := range order {
 		env.Rows = append(env.Rows, append([]string{strconv.Itoa(rows[k].n)}, rows[k].cells...))
 	}
-	deployments := &Table{Name: "deployments", Title: "Deployments", Header: []string{"deployment", "system", "binding", "driver", "server", "query model", "nodes", "price per hour"}}
+	deployments := &Table{Name: "deployments", Title: "Deployments", Header: []string{"deployment", "system", "binding", "driver", "server", "server settings (as the plan states them)", "query model", "nodes", "price per hour"}}
 	props := &Table{Name: "properties", Title: "Properties in force (first run of each deployment and workload; credentials hidden)", Header: []string{"deployment", "workload", "property", "value"}}
 	seen := map[string]bool{}
 	for _, r := range s.Runs {
@@ -49,7 +49,7 @@ func (s *Set) environment() Section {
 			if r.Price > 0 {
 				price = strconv.FormatFloat(r.Price, 'f', 4, 64)
 			}
-			deployments.Rows = append(deployments.Rows, []string{r.Deployment, r.System, r.Binding, r.Doc.Driver, r.Doc.Server, r.Doc.QueryModel, nodes, price})
+			deployments.Rows = append(deployments.Rows, []string{r.Deployment, r.System, r.Binding, r.Doc.Driver, r.Doc.Server, serverSettings(r.Doc.ServerSettings), r.Doc.QueryModel, nodes, price})
 		}
 		k := r.Deployment + "\x00" + r.Workload
 		if seen[k] {
@@ -70,4 +70,19 @@ func (s *Set) environment() Section {
 		sec.Pre = plan.Redact(s.PlanText)
 	}
 	return sec
+}
+
+// serverSettings are a deployment's server settings as "name: value"
+// pairs, in name order.
+func serverSettings(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + ": " + m[k]
+	}
+	return strings.Join(parts, "; ")
 }

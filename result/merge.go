@@ -38,7 +38,7 @@ func Merge(docs []*Doc) (*Doc, error) {
 	first := docs[0]
 	m := &Doc{
 		Format: Format, Version: FormatVersion, Environment: first.Environment,
-		Command: first.Command, Binding: first.Binding, Server: first.Server, Driver: first.Driver, Workload: first.Workload,
+		Command: first.Command, Binding: first.Binding, Server: first.Server, ServerSettings: first.ServerSettings, Driver: first.Driver, Workload: first.Workload,
 		QueryModel: first.QueryModel, Properties: first.Properties, Rate: 0, Seed: first.Seed,
 		Start: from, End: to, RuntimeMs: ms(to.Sub(from)), Stop: first.Stop, HistogramUnit: "ns",
 		Clients: len(docs),

@@ -58,6 +58,11 @@ type Doc struct {
 	Command     string      `json:"command"` // load or run
 	Binding     string      `json:"binding"`
 	Server      string      `json:"server,omitempty"` // the server's own version string
+	// ServerSettings are how the deployment's servers were set up, as its
+	// plan states them (a deployment's server:, properties
+	// server.setting.NAME): the storage engine, shards, persistence,
+	// replicas. servbench records them; it does not check them.
+	ServerSettings map[string]string `json:"server_settings,omitempty"`
 	Driver      string      `json:"driver,omitempty"` // the client library, its version and how it is used
 	Workload    string      `json:"workload,omitempty"`
 	Label       string      `json:"label,omitempty"`
