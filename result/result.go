@@ -63,9 +63,9 @@ type Doc struct {
 	// server.setting.NAME): the storage engine, shards, persistence,
 	// replicas. servbench records them; it does not check them.
 	ServerSettings map[string]string `json:"server_settings,omitempty"`
-	Driver      string      `json:"driver,omitempty"` // the client library, its version and how it is used
-	Workload    string      `json:"workload,omitempty"`
-	Label       string      `json:"label,omitempty"`
+	Driver         string            `json:"driver,omitempty"` // the client library, its version and how it is used
+	Workload       string            `json:"workload,omitempty"`
+	Label          string            `json:"label,omitempty"`
 	// QueryModel says how the binding answers queries: the database's own
 	// secondary index, or a data-model change or emulation.
 	QueryModel string            `json:"query_model,omitempty"`
