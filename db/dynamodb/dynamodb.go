@@ -275,22 +275,53 @@ func (s *Store) Scan(ctx context.Context, table, start string, count int, fields
 		*pe += ", #pk"
 		names["#pk"] = s.pk
 	}
-	out, err := s.c.Scan(ctx, &ddb.ScanInput{
-		TableName: aws.String(table), Limit: aws.Int32(int32(count)), ExclusiveStartKey: s.key(start),
-		ProjectionExpression: pe, ExpressionAttributeNames: names, ConsistentRead: aws.Bool(s.consistent), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-	})
+	// As YCSB's binding scans: DynamoDB's scan starts after its start
+	// key, so the start key's record is read first (GetItem), then Scan
+	// is called from it, and again from where each call ended, until
+	// count records were asked for.
+	got, err := s.c.GetItem(ctx, &ddb.GetItemInput{TableName: aws.String(table), Key: s.key(start), ProjectionExpression: pe,
+		ExpressionAttributeNames: names, ConsistentRead: aws.Bool(s.consistent), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 	if err != nil {
 		return wrapErr("scan", start, err)
 	}
-	s.capacity.read(out.ConsumedCapacity)
-	for _, item := range out.Items {
-		r := dst.Next()
-		if k, ok := item[s.pk].(*types.AttributeValueMemberS); ok {
-			r.SetKey([]byte(k.Value))
+	s.capacity.read(got.ConsumedCapacity)
+	if err := s.addScanned(dst, start, got.Item); err != nil {
+		return err
+	}
+	from := s.key(start)
+	for n := 1; n < count; {
+		out, err := s.c.Scan(ctx, &ddb.ScanInput{
+			TableName: aws.String(table), Limit: aws.Int32(int32(count - n)), ExclusiveStartKey: from,
+			ProjectionExpression: pe, ExpressionAttributeNames: names, ConsistentRead: aws.Bool(s.consistent), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+		})
+		if err != nil {
+			return wrapErr("scan", start, err)
 		}
-		if err := s.addItem(r, item); err != nil {
-			return fmt.Errorf("dynamodb: scan %s: %w", start, err)
+		s.capacity.read(out.ConsumedCapacity)
+		for _, item := range out.Items {
+			if err := s.addScanned(dst, start, item); err != nil {
+				return err
+			}
 		}
+		n += int(out.Count)
+		if from = out.LastEvaluatedKey; len(from) == 0 {
+			break // the table's end (YCSB's would scan again from its start)
+		}
+	}
+	return nil
+}
+
+// addScanned adds a scanned item (none: nothing) to dst.
+func (s *Store) addScanned(dst *db.RecordSet, start string, item map[string]types.AttributeValue) error {
+	if len(item) == 0 {
+		return nil
+	}
+	r := dst.Next()
+	if k, ok := item[s.pk].(*types.AttributeValueMemberS); ok {
+		r.SetKey([]byte(k.Value))
+	}
+	if err := s.addItem(r, item); err != nil {
+		return fmt.Errorf("dynamodb: scan %s: %w", start, err)
 	}
 	return nil
 }
