@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -122,5 +123,73 @@ func TestParseReferenceRefuses(t *testing.T) {
 		if _, err := ParseReference([]byte(c.in), "r.csv"); err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: %v, want one line with %q", c.in, err, c.want)
 		}
+	}
+}
+
+// S3's runtimes add up as its text prints them, except where the text's
+// own figures do not, which the reference file says: per system and
+// record count, the 3-thread workloads' runtimes sum to the 3-thread
+// total (MongoDB's Table 6 does not), and each thread count's totals sum
+// to the total over thread counts.
+func TestS3ReferenceAddsUp(t *testing.T) {
+	raw, err := os.ReadFile("../plans/s3-reference.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs, err := ParseReference(raw, "s3-reference.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type cell struct {
+		system string
+		lo, hi int
+		rec    int64
+	}
+	perWorkload, total := map[cell]float64{}, map[cell]float64{}
+	byThreads := map[cell]float64{} // per system and records, the thread counts' totals summed
+	for _, r := range refs {
+		if r.RuntimeS <= 0 || r.Records == 0 {
+			continue
+		}
+		c := cell{r.System, r.ThreadsLo, r.ThreadsHi, r.Records}
+		switch {
+		case r.Workload == AllWorkloads && r.ThreadsLo == r.ThreadsHi:
+			if total[c] != 0 && total[c] != r.RuntimeS {
+				t.Errorf("%s: two totals for one cell, %v and %v", r.Source, total[c], r.RuntimeS)
+			}
+			total[c] = r.RuntimeS
+		case r.Workload == AllWorkloads:
+			byThreads[c] = r.RuntimeS
+		case len(r.Workload) == 1 && r.ThreadsLo == 3 && r.ThreadsHi == 3:
+			perWorkload[c] += r.RuntimeS
+		}
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 0.06 }
+	checked := 0
+	for c, sum := range perWorkload {
+		want := total[c]
+		if c.system == "MongoDB" { // Table 6's rows: 148.50 / 6,405.00 / 156,115.68, printed 137.85 / 6,107.59 / 151,164.85
+			if near(sum, want) {
+				t.Errorf("%v: MongoDB's Table 6 adds up (%v): the file's note is wrong", c, sum)
+			}
+			continue
+		}
+		checked++
+		if !near(sum, want) {
+			t.Errorf("%v: the workloads sum to %.2f, the total is %.2f", c, sum, want)
+		}
+	}
+	for c, all := range byThreads {
+		var sum float64
+		for _, n := range []int{1, 3, 6} {
+			sum += total[cell{c.system, n, n, c.rec}]
+		}
+		checked++
+		if !near(sum, all) {
+			t.Errorf("%v: the thread counts' totals sum to %.2f, the total over them is %.2f", c, sum, all)
+		}
+	}
+	if checked < 9+6 {
+		t.Errorf("only %d sums checked", checked)
 	}
 }
