@@ -34,8 +34,62 @@ type Reference struct {
 	RuntimeS float64
 	Nodes    int   // 0: the system's largest deployment
 	Records  int64 // 0: any
-	Source   string
-	Line     int
+	// FailedPct is the share of operations that failed, in percent;
+	// ReadUnits and WriteUnits the capacity units a second the study
+	// says were consumed (DynamoDB's): each a number, a range the text
+	// gives ("43-58") or an approximate one ("~50").
+	FailedPct, ReadUnits, WriteUnits Range
+	Source                           string
+	Line                             int
+}
+
+// A Range is a published figure given as a number (Lo = Hi), a range
+// (Lo < Hi) or approximately (About); zero when not given.
+type Range struct {
+	Lo, Hi float64
+	About  bool
+}
+
+// Given reports whether the figure was given.
+func (r Range) Given() bool { return r.Hi > 0 || r.Lo > 0 }
+
+func (r Range) String() string {
+	if !r.Given() {
+		return ""
+	}
+	s := strconv.FormatFloat(r.Lo, 'f', -1, 64)
+	if r.Hi != r.Lo {
+		s += "–" + strconv.FormatFloat(r.Hi, 'f', -1, 64)
+	}
+	if r.About {
+		s = "~" + s
+	}
+	return s
+}
+
+// Holds reports whether v is within the range (approximate ones within a
+// tenth of their value).
+func (r Range) Holds(v float64) bool {
+	lo, hi := r.Lo, r.Hi
+	if r.About {
+		lo, hi = lo*0.9, hi*1.1
+	}
+	return v >= lo && v <= hi
+}
+
+// parseRange reads "25", "43-58" or "~50": non-negative, ascending.
+func parseRange(v string) (Range, bool) {
+	var r Range
+	v, r.About = strings.CutPrefix(strings.TrimSpace(v), "~")
+	lo, hi, isRange := strings.Cut(v, "-")
+	var e1, e2 error
+	r.Lo, e1 = strconv.ParseFloat(strings.TrimSpace(lo), 64)
+	r.Hi, e2 = r.Lo, nil
+	if isRange {
+		r.Hi, e2 = strconv.ParseFloat(strings.TrimSpace(hi), 64)
+	}
+	ok := e1 == nil && e2 == nil && r.Lo >= 0 && r.Hi >= r.Lo && !math.IsInf(r.Hi, 0) && !math.IsNaN(r.Lo) && !math.IsNaN(r.Hi)
+	return r, ok
 }
 
 // Runtime workloads: every workload, or every one but E.
@@ -46,7 +100,7 @@ const (
 
 // referenceColumns are a reference file's columns: the first seven
 // required (throughput or runtime_s given per row), the rest optional.
-var referenceColumns = []string{"system", "workload", "threads", "throughput", "latency_ms", "latency", "source", "nodes", "records", "runtime_s"}
+var referenceColumns = []string{"system", "workload", "threads", "throughput", "latency_ms", "latency", "source", "nodes", "records", "runtime_s", "failed_pct", "read_units", "write_units"}
 
 const requiredColumns = 7
 
@@ -140,8 +194,21 @@ func ParseReference(raw []byte, file string) ([]Reference, error) {
 			}
 		}
 		f.Nodes, f.Records = int(nodes), int64(records)
-		if get("throughput") == "" && f.RuntimeS == 0 {
-			return nil, fmt.Errorf("%s:%d: give a throughput or a runtime_s", file, line)
+		for _, x := range []struct {
+			name string
+			dst  *Range
+			max  float64
+		}{{"failed_pct", &f.FailedPct, 100}, {"read_units", &f.ReadUnits, 1e12}, {"write_units", &f.WriteUnits, 1e12}} {
+			if v := get(x.name); v != "" {
+				r, ok := parseRange(v)
+				if !ok || r.Hi > x.max {
+					return nil, bad(x.name, fmt.Sprintf("a number, a range (43-58) or an approximate one (~50), from 0 to %g", x.max))
+				}
+				*x.dst = r
+			}
+		}
+		if get("throughput") == "" && f.RuntimeS == 0 && f.LatencyMs == 0 && !f.FailedPct.Given() && !f.ReadUnits.Given() && !f.WriteUnits.Given() {
+			return nil, fmt.Errorf("%s:%d: give a throughput, a runtime_s, a latency_ms, a failed_pct, read_units or write_units", file, line)
 		}
 		if get("throughput") != "" && f.RuntimeS > 0 {
 			return nil, fmt.Errorf("%s:%d: a figure is a throughput or a runtime, not both", file, line)

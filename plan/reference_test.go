@@ -72,7 +72,7 @@ func TestShippedReferences(t *testing.T) {
 			}
 			if r.RuntimeS > 0 {
 				says("runtime", fmt.Sprintf("%.2f", r.RuntimeS), fmt.Sprintf("%.2f min", r.RuntimeS/60))
-			} else {
+			} else if r.Throughput > 0 {
 				k := strconv.FormatFloat(r.Throughput/1000, 'f', -1, 64) + "K ops/s"
 				if r.Throughput >= 1e6 {
 					k = strconv.FormatFloat(r.Throughput/1e6, 'f', -1, 64) + "M ops/s"
@@ -83,8 +83,23 @@ func TestShippedReferences(t *testing.T) {
 			if r.LatencyMs > 0 {
 				says("latency", strconv.FormatFloat(r.LatencyMs, 'f', -1, 64)+" ms", strconv.FormatFloat(r.LatencyMs, 'f', -1, 64)+"ms")
 			}
+			num := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+			for _, x := range []struct {
+				what string
+				r    Range
+			}{{"failure share", r.FailedPct}, {"read units", r.ReadUnits}, {"write units", r.WriteUnits}} {
+				switch {
+				case !x.r.Given():
+				case x.r.Lo != x.r.Hi:
+					says(x.what, num(x.r.Lo)+"–"+num(x.r.Hi), num(x.r.Lo)+"-"+num(x.r.Hi))
+				default:
+					says(x.what, num(x.r.Lo)+"%", num(x.r.Lo)+" ")
+				}
+			}
 			if r.Nodes > 0 {
-				says("cluster size", fmt.Sprintf("%d-node", r.Nodes), fmt.Sprintf("%d node", r.Nodes))
+				// A figure the text gives for every size but the one it
+				// names is set beside each of them.
+				says("cluster size", fmt.Sprintf("%d-node", r.Nodes), fmt.Sprintf("%d node", r.Nodes), "each type of cluster", "averaging around")
 			}
 			if strings.Contains(strings.ToLower(l), "thread") {
 				says("threads", strconv.Itoa(r.ThreadsHi)+" ", strconv.Itoa(r.ThreadsLo)+" ")
@@ -96,13 +111,33 @@ func TestShippedReferences(t *testing.T) {
 	}
 }
 
+// Figures the studies give without a throughput: a latency alone, a range
+// of capacity units, failure percentages exact, ranged or approximate.
+func TestParseReferenceFiguresWithoutThroughput(t *testing.T) {
+	in := "system,workload,threads,throughput,latency_ms,latency,source,failed_pct,read_units,write_units\n" +
+		"MongoDB,a,400,,25.67,mean,s:1,,,\n" +
+		"DynamoDB,c,400,,,,s:2,,141080-149900,\n" +
+		"DynamoDB,a,400,,,,s:3,43-58,,\n" +
+		"DynamoDB,e,400,,,,s:4,~50,,\n"
+	refs, err := ParseReference([]byte(in), "r.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(refs) != 4 || refs[0].LatencyMs != 25.67 || refs[0].Throughput != 0 ||
+		refs[1].ReadUnits != (Range{Lo: 141080, Hi: 149900}) || refs[1].ReadUnits.String() != "141080–149900" ||
+		refs[2].FailedPct != (Range{Lo: 43, Hi: 58}) || !refs[2].FailedPct.Holds(50) || refs[2].FailedPct.Holds(60) ||
+		refs[3].FailedPct != (Range{Lo: 50, Hi: 50, About: true}) || !refs[3].FailedPct.Holds(54) || refs[3].FailedPct.String() != "~50" {
+		t.Errorf("read %+v", refs)
+	}
+}
+
 // A reference file that cannot be read fails on its line.
 func TestParseReferenceRefuses(t *testing.T) {
 	head := "system,workload,threads,throughput,latency_ms,latency,source\n"
 	for _, c := range []struct{ in, want string }{
 		{"system,threads\n", "r.csv:1: no column workload: want the header system,workload,threads"},
 		{"system,workload,threads,throughput,latency_ms,latency,source,colour\n", `r.csv:1: column "colour"`},
-		{head + "X,a,3,,,,s\n", "r.csv:2: give a throughput or a runtime_s"},
+		{head + "X,a,3,,,,s\n", "r.csv:2: give a throughput, a runtime_s, a latency_ms"},
 		{"system,workload,threads,throughput,latency_ms,latency,source,runtime_s\nX,a,3,5,,,s,7\n", "r.csv:2: a figure is a throughput or a runtime, not both"},
 		{head + "X,all,3,5,,,s\n", "r.csv:2: workload all is for runtimes"},
 		{"system,workload,threads,throughput,latency_ms,latency,source,nodes\nX,a,3,5,,,s,1.5\n", `r.csv:2: nodes "1.5"`},
@@ -119,6 +154,9 @@ func TestParseReferenceRefuses(t *testing.T) {
 		{head + "X,\"a,3,5,,,s\n", `r.csv:2: extraneous or missing " in quoted-field`},
 		{"system,\"workload\n", `r.csv:1: extraneous or missing " in quoted-field`},
 		{head + "X,a\"b,3,5,,,s\n", `r.csv:2: bare " in non-quoted-field`},
+		{"system,workload,threads,throughput,latency_ms,latency,source,failed_pct\nX,a,3,,,,s,58-43\n", `r.csv:2: failed_pct "58-43"`},
+		{"system,workload,threads,throughput,latency_ms,latency,source,failed_pct\nX,a,3,,,,s,120\n", `r.csv:2: failed_pct "120"`},
+		{"system,workload,threads,throughput,latency_ms,latency,source,read_units\nX,a,3,,,,s,~\n", `r.csv:2: read_units "~"`},
 	} {
 		if _, err := ParseReference([]byte(c.in), "r.csv"); err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: %v, want one line with %q", c.in, err, c.want)

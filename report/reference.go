@@ -104,8 +104,9 @@ func (s *Set) referenceSection() (Section, bool) {
 		return Section{}, false
 	}
 	sec := Section{ID: "reference", Title: "Published figures beside ours",
-		Intro: "Each figure the plan's reference file gives, as published (its source beside it), with the measured cell of the same system and workload at those client threads (for a range, the best within it; of the system's deployments, the one of the figure's cluster size, or the one with the most nodes when it gives none; of the figure's record count when it gives one). A published latency marked below is a bound the study says its latency stayed under. A published runtime is set beside the sum of the measured runtimes it covers: its thread counts, record counts and workloads (all, or all but E, as Carvalho et al. total them)."}
-	t := &Table{Name: "reference", Title: "Published and measured throughput", Header: []string{"system", "workload", "threads", "nodes", "records", "published ops/s", "published latency ms", "measured (deployment, threads)", "measured ops/s", "measured mean latency ms", "measured / published", "source"}}
+		Intro: "Each figure the plan's reference file gives, as published (its source beside it), with the measured cell of the same system and workload at those client threads (for a range, the best within it; of the system's deployments, the one of the figure's cluster size, or the one with the most nodes when it gives none; of the figure's record count when it gives one). A published latency marked below is a bound the study says its latency stayed under; a figure the study gives as a range (43–58) or approximately (~50) is shown so; figures given without a throughput (a latency, a failure share, capacity units) are set beside the same cell. A published runtime is set beside the sum of the measured runtimes it covers: its thread counts, record counts and workloads (all, or all but E, as Carvalho et al. total them)."}
+	t := &Table{Name: "reference", Title: "Published and measured throughput", Header: []string{"system", "workload", "threads", "nodes", "records", "published ops/s", "published latency ms", "published failed %", "measured (deployment, threads)", "measured ops/s", "measured mean latency ms", "measured failed %", "measured / published", "source"}}
+	ut := &Table{Name: "reference-units", Title: "Published and measured capacity units a second", Header: []string{"system", "workload", "threads", "nodes", "records", "published read units/s", "published write units/s", "measured (deployment, threads)", "measured read units/s", "measured write units/s", "source"}}
 	rt := &Table{Name: "reference-runtime", Title: "Published and measured runtime", Header: []string{"system", "workload", "threads", "nodes", "records", "published s", "measured s", "cells", "measured / published", "source"}}
 	unmatched := 0
 	for _, f := range s.Reference {
@@ -135,6 +136,19 @@ func (s *Set) referenceSection() (Section, bool) {
 			rt.Rows = append(rt.Rows, append(row, f.Source))
 			continue
 		}
+		if f.ReadUnits.Given() || f.WriteUnits.Given() {
+			row := []string{f.System, f.Workload, threads, nodes, records, f.ReadUnits.String(), f.WriteUnits.String()}
+			if g := s.match(f); g != nil {
+				row = append(row, fmt.Sprintf("%s, %d", g.Deployment, g.Threads), serverRate(g, "read_units"), serverRate(g, "write_units"))
+			} else {
+				unmatched++
+				row = append(row, "not measured", "", "")
+			}
+			ut.Rows = append(ut.Rows, append(row, f.Source))
+			if f.Throughput == 0 && f.LatencyMs == 0 && !f.FailedPct.Given() {
+				continue
+			}
+		}
 		lat := ""
 		if f.LatencyMs > 0 {
 			lat = strconv.FormatFloat(f.LatencyMs, 'g', -1, 64)
@@ -142,20 +156,24 @@ func (s *Set) referenceSection() (Section, bool) {
 				lat = "< " + lat
 			}
 		}
-		row := []string{f.System, f.Workload, threads, nodes, records, f0(f.Throughput), lat}
+		thr := ""
+		if f.Throughput > 0 {
+			thr = f0(f.Throughput)
+		}
+		row := []string{f.System, f.Workload, threads, nodes, records, thr, lat, f.FailedPct.String()}
 		if g := s.match(f); g != nil {
 			ratio := ""
 			if f.Throughput > 0 {
 				ratio = fmt.Sprintf("%.3g", g.Throughput.Mean/f.Throughput)
 			}
-			row = append(row, fmt.Sprintf("%s, %d", g.Deployment, g.Threads), pm(g.Throughput, f0), pm(g.AvgUs, ms), ratio)
+			row = append(row, fmt.Sprintf("%s, %d", g.Deployment, g.Threads), pm(g.Throughput, f0), pm(g.AvgUs, ms), pm(g.FailedPct, f2), ratio)
 		} else {
 			unmatched++
-			row = append(row, "not measured", "", "", "")
+			row = append(row, "not measured", "", "", "", "")
 		}
 		t.Rows = append(t.Rows, append(row, f.Source))
 	}
-	for _, tb := range []*Table{t, rt} {
+	for _, tb := range []*Table{t, ut, rt} {
 		if len(tb.Rows) > 0 {
 			sec.Tables = append(sec.Tables, tb)
 		}
@@ -164,4 +182,16 @@ func (s *Set) referenceSection() (Section, bool) {
 		sec.Points = append(sec.Points, fmt.Sprintf("%d of %d published figures have no measured cell of their system, workload and threads in this plan's results.", unmatched, len(s.Reference)))
 	}
 	return sec, true
+}
+
+// serverRate is the mean rate, a second, of the counter name of g's
+// server-side figures (a binding's own: DynamoDB's consumed units), or ""
+// when the cell has none.
+func serverRate(g *Group, name string) string {
+	for _, f := range g.Server {
+		if f.Name == name && f.Counter {
+			return f0(f.Mean)
+		}
+	}
+	return ""
 }

@@ -471,9 +471,9 @@ basic,c,1,7,,,a study p. 7,3,,
 			best, at = g.Throughput.Mean, g.Threads
 		}
 	}
-	if rows[0][6] != "< 0.5" || rows[0][7] != "basic, 1" || rows[0][11] != "a study p. 1" ||
-		rows[1][7] != fmt.Sprintf("basic, %d", at) || rows[1][10] != fmt.Sprintf("%.3g", best/2000) ||
-		rows[2][7] != "not measured" || rows[3][3] != "3" || rows[3][7] != "not measured" || len(sec.Points) != 1 || !strings.HasPrefix(sec.Points[0], "3 of 7 published figures") {
+	if rows[0][6] != "< 0.5" || rows[0][8] != "basic, 1" || rows[0][13] != "a study p. 1" || rows[0][11] != "0.00" ||
+		rows[1][8] != fmt.Sprintf("basic, %d", at) || rows[1][12] != fmt.Sprintf("%.3g", best/2000) ||
+		rows[2][8] != "not measured" || rows[3][3] != "3" || rows[3][8] != "not measured" || len(sec.Points) != 1 || !strings.HasPrefix(sec.Points[0], "3 of 7 published figures") {
 		t.Errorf("rows %q, points %q", rows, sec.Points)
 	}
 	// Runtimes: the sum of the cells a figure covers.
