@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -194,4 +195,33 @@ func serverRate(g *Group, name string) string {
 		}
 	}
 	return ""
+}
+
+// published is the study's throughput and mean latency (ms) for a bar of
+// the charts: the system's figure on workload w at that cluster size
+// (a figure without one is the system's largest) and client threads
+// (within a figure's range), NaN where the study gives none.
+func (s *Set) published(system, w string, nodes, threads int) (thr, latMs float64) {
+	thr, latMs = math.NaN(), math.NaN()
+	largest := 0
+	for _, g := range s.Groups {
+		if strings.EqualFold(g.System, system) {
+			largest = max(largest, g.Nodes)
+		}
+	}
+	for _, f := range s.Reference {
+		if !strings.EqualFold(f.System, system) || f.Workload != wlName(w) || threads < f.ThreadsLo || threads > f.ThreadsHi || f.RuntimeS > 0 {
+			continue
+		}
+		if f.Nodes != nodes && (f.Nodes != 0 || nodes != largest) {
+			continue
+		}
+		if f.Throughput > 0 && math.IsNaN(thr) {
+			thr = f.Throughput
+		}
+		if f.LatencyMs > 0 && f.Latency != "below" && math.IsNaN(latMs) {
+			latMs = f.LatencyMs
+		}
+	}
+	return thr, latMs
 }

@@ -223,7 +223,7 @@ func (s *Set) byCluster() (Section, bool) {
 		return Section{}, false // one cluster size: nothing to compare across sizes
 	}
 	sec := Section{ID: "clusters", Title: "Throughput and latency by cluster size",
-		Intro: "Per workload, each system's throughput and average latency at each cluster size (bars: mean over repetitions, whiskers: 95% confidence interval)."}
+		Intro: "Per workload, each system's throughput and average latency at each cluster size (bars: mean over repetitions, whiskers: 95% confidence interval; a black diamond: the figure the study published for that system, size and threads, from the plan's reference file)."}
 	nodes := sorted(uniq(gs, func(g *Group) int { return g.Nodes }))
 	systems := uniq(gs, func(g *Group) string { return g.System })
 	cats := make([]string, len(nodes))
@@ -240,8 +240,11 @@ func (s *Set) byCluster() (Section, bool) {
 			lat := &chart.Bars{Title: fmt.Sprintf("Workload %s: average latency (%s)", wlTitle(w), ld), YLabel: "ms", Categories: cats}
 			bars := 0
 			for _, sys := range systems {
-				ts := chart.Series{Name: sys, Values: nan(len(nodes)), Err: make([]float64, len(nodes))}
-				ls := chart.Series{Name: sys, Values: nan(len(nodes)), Err: make([]float64, len(nodes))}
+				ts := chart.Series{Name: sys, Values: nan(len(nodes)), Err: make([]float64, len(nodes)), Published: nan(len(nodes))}
+				ls := chart.Series{Name: sys, Values: nan(len(nodes)), Err: make([]float64, len(nodes)), Published: nan(len(nodes))}
+				for i, n := range nodes {
+					ts.Published[i], ls.Published[i] = s.published(sys, w, n, ld.threads)
+				}
 				for _, g := range gs {
 					if g.System != sys || g.Workload != w || g.Threads != ld.threads || g.Rate != ld.rate {
 						continue

@@ -10,6 +10,10 @@ type Series struct {
 	Name   string
 	Values []float64
 	Err    []float64 // ± half-width drawn as an error bar (optional)
+	// Published are figures a study published for the same bars (NaN or
+	// missing: none), each drawn as a black diamond on its bar, labelled
+	// "published" (optional).
+	Published []float64
 }
 
 // Bars is a bar chart: categories along x, one bar per series in each
@@ -54,7 +58,13 @@ func (b *Bars) SVG() string {
 				lo = math.Min(lo, v-value0(s.Err, ci))
 			}
 		}
+		for _, s := range b.Series {
+			if p := value(s.Published, ci); !math.IsNaN(p) && p > 0 && !b.Stacked {
+				hi, lo = math.Max(hi, p), math.Min(lo, p)
+			}
+		}
 	}
+	published := false
 	sc := newScale(lo, hi, b.Log, plotH)
 	c.yAxis(sc, b.YLabel)
 	n := len(b.Categories)
@@ -88,6 +98,12 @@ func (b *Bars) SVG() string {
 		}
 		base := 0.0
 		for si, s := range b.Series {
+			if p := value(s.Published, ci); !math.IsNaN(p) && p > 0 && !b.Stacked {
+				// The study's figure: a diamond where its bar would end.
+				px, py := x0+bw*float64(si)+bw/2, top+plotH-sc.at(p)
+				c.mark(fmt.Sprintf(`<path d="M%.1f %.1fl5 5l-5 5l-5 -5z" fill="#000" stroke="#fff" stroke-width="1"`, px, py-5), fmt.Sprintf("%s, %s: %s published", cat, s.Name, Num(p)))
+				published = true
+			}
 			v := value(s.Values, ci)
 			if math.IsNaN(v) || (b.Log && v <= 0) {
 				continue
@@ -132,6 +148,9 @@ func (b *Bars) SVG() string {
 		names[i] = s.Name
 	}
 	c.legend(names)
+	if published {
+		c.f(`<path d="M%d %dl5 5l-5 5l-5 -5z" fill="#000"/><text x="%d" y="%d" font-size="11">published (the study's figure)</text>`, left+plotW-190, top-14, left+plotW-180, top-5)
+	}
 	return c.finish(b.Title)
 }
 

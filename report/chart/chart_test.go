@@ -2,6 +2,7 @@ package chart
 
 import (
 	"encoding/xml"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -174,5 +175,36 @@ func TestReadableCharts(t *testing.T) {
 		Lines: []Line{{Name: "a", Points: []Point{{X: 1, Y: 1}, {X: 1e6, Y: 2}}}}}).SVG()
 	if !strings.Contains(edge, `text-anchor="end">99.9999%`) {
 		t.Error("the last tick label is not kept inside the chart")
+	}
+}
+
+// A published figure is a diamond on its series' bar, at its value on the
+// bar's scale, labelled published; the legend says what diamonds are.
+func TestBarsPublished(t *testing.T) {
+	b := &Bars{Title: "t", YLabel: "ops/s", Categories: []string{"3 nodes", "6 nodes"},
+		Series: []Series{{Name: "x", Values: []float64{100, 200}, Published: []float64{50, math.NaN()}}}}
+	svg := b.SVG()
+	ms := marks(t, svg)
+	if len(ms) != 3 {
+		t.Fatalf("%d marks, want 2 bars and 1 diamond", len(ms))
+	}
+	var bar, diamond *node
+	for i := range ms {
+		switch {
+		case strings.Contains(ms[i].Nodes[0].Text, "3 nodes, x: 50 published"):
+			diamond = &ms[i]
+		case strings.Contains(ms[i].Nodes[0].Text, "3 nodes, x: 100"):
+			bar = &ms[i]
+		}
+	}
+	if bar == nil || diamond == nil || !strings.Contains(svg, "published (the study's figure)") {
+		t.Fatalf("marks %+v", ms)
+	}
+	// The diamond's centre is halfway down the bar of twice its value.
+	var x, y float64
+	fmt.Sscanf(diamond.attr("d"), "M%f %f", &x, &y)
+	barTop, barH := num(t, bar.attr("y")), num(t, bar.attr("height"))
+	if centre := y + 5; math.Abs(centre-(barTop+barH/2)) > 1 {
+		t.Errorf("diamond at y %v, the bar from %v down %v", centre, barTop, barH)
 	}
 }
