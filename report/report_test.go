@@ -593,3 +593,28 @@ func TestPlanCopyBounded(t *testing.T) {
 		t.Errorf("a plan copy past 16 MiB: %v", err)
 	}
 }
+
+// Data scaled with the cluster (S2's 20M, 30M and 40M records on 4, 6
+// and 8 nodes): a workload's curves by threads share one chart, each
+// named with its records.
+func TestThreadCurvesOfScaledDataShareAChart(t *testing.T) {
+	set := benchPlan(t, "deployments: [{label: b4, binding: basic, system: B, nodes: 4, records: [100]}, {label: b6, binding: basic, system: B, nodes: 6, records: [150]}]\nworkloads: [c]\nthreads: [1, 2]\noperations: 200\n")
+	var sec *report.Section
+	for _, s := range set.Sections() {
+		if s.ID == "threads" {
+			sec = &s
+		}
+	}
+	if sec == nil {
+		t.Fatal("no threads section")
+	}
+	var thr []string
+	for _, f := range sec.Figures {
+		if strings.HasSuffix(f.Name, "-throughput") {
+			thr = append(thr, f.SVG)
+		}
+	}
+	if len(thr) != 1 || !strings.Contains(thr[0], "b4 (100 records)") || !strings.Contains(thr[0], "b6 (150 records)") {
+		t.Errorf("%d throughput charts by threads, want one with both deployments' curves", len(thr))
+	}
+}

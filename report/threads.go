@@ -102,11 +102,31 @@ func (s *Set) byThreads() (Section, bool) {
 			})
 		}
 	}
+	// Data scaled with the cluster (each deployment one record count, the
+	// counts differing: S2's 20M, 30M and 40M records on 4, 6 and 8
+	// nodes): a workload's curves share one chart, each named with its
+	// records, as the studies draw them.
+	scaled := len(uniq(s.Groups, func(g *Group) int64 { return g.Records })) > 1
+	for _, d := range uniq(s.Groups, func(g *Group) string { return g.Deployment }) {
+		if len(uniq(filter(s.Groups, func(g *Group) bool { return g.Deployment == d }), func(g *Group) int64 { return g.Records })) > 1 {
+			scaled = false
+		}
+	}
+	records := func(g *Group) int64 {
+		if scaled {
+			return 0
+		}
+		return g.Records
+	}
 	table := &Table{Name: "curves", Title: "Every step", Header: []string{"deployment", "workload", "records", "fixed", xlabel, "throughput ops/s", "avg latency ms", "worst p99 ms", "failed %"}}
-	for _, pair := range uniq(s.Groups, func(g *Group) wr { return wr{g.Workload, g.Records} }) {
-		thr := &chart.Lines{Title: fmt.Sprintf("Workload %s, %s records: throughput by %s", wlTitle(pair.workload), thousands(float64(pair.records)), xlabel), XLabel: xlabel, YLabel: "ops/s",
+	for _, pair := range uniq(s.Groups, func(g *Group) wr { return wr{g.Workload, records(g)} }) {
+		of := fmt.Sprintf(", %s records", thousands(float64(pair.records)))
+		if scaled {
+			of = " (records scaled with the cluster)"
+		}
+		thr := &chart.Lines{Title: fmt.Sprintf("Workload %s%s: throughput by %s", wlTitle(pair.workload), of, xlabel), XLabel: xlabel, YLabel: "ops/s",
 			Ordinal: dim == "threads" && (slo == nil || slo.Search == "")} // thread counts double: evenly spaced, as the studies draw them
-		lat := &chart.Lines{Title: fmt.Sprintf("Workload %s, %s records: latency by throughput", wlTitle(pair.workload), thousands(float64(pair.records))), XLabel: "ops/s", YLabel: "ms", LogY: true}
+		lat := &chart.Lines{Title: fmt.Sprintf("Workload %s%s: latency by throughput", wlTitle(pair.workload), of), XLabel: "ops/s", YLabel: "ms", LogY: true}
 		if slo != nil {
 			lat.YLabel = slo.Latency + " ms"
 			for _, b := range bounds(slo) {
@@ -116,10 +136,13 @@ func (s *Set) byThreads() (Section, bool) {
 			lat.YLabel = "worst operation's p99 ms"
 		}
 		for _, k := range order {
-			if k.workload != pair.workload || k.records != pair.records {
+			if k.workload != pair.workload || (!scaled && k.records != pair.records) {
 				continue
 			}
 			name := k.deployment
+			if scaled {
+				name += " (" + thousands(float64(k.records)) + " records)"
+			}
 			if s.fixedVaries(dim) {
 				name += " " + fixedName(dim, k.fixed)
 			}
