@@ -618,3 +618,24 @@ func TestThreadCurvesOfScaledDataShareAChart(t *testing.T) {
 		t.Errorf("%d throughput charts by threads, want one with both deployments' curves", len(thr))
 	}
 }
+
+// Systems at several cluster sizes: one cost chart per workload, the sizes
+// along x and a bar per system (the 2023 study's appendix 6.4).
+func TestCostChartPerWorkload(t *testing.T) {
+	set := benchPlan(t, "deployments: [{label: a3, binding: basic, system: A, nodes: 3, price_per_hour: 1}, {label: a6, binding: basic, system: A, nodes: 6, price_per_hour: 2}, {label: b3, binding: basic, system: B, nodes: 3, price_per_hour: 1}]\nworkloads: [a, c]\nrecords: [100]\nthreads: [1]\noperations: 200\n")
+	var sec *report.Section
+	for _, s := range set.Sections() {
+		if s.ID == "cost" {
+			sec = &s
+		}
+	}
+	if sec == nil || len(sec.Figures) != 2 {
+		t.Fatalf("cost section %+v", sec)
+	}
+	for i, w := range []string{"A", "C"} {
+		svg := sec.Figures[i].SVG
+		if !strings.Contains(svg, "Workload "+w+": cost per billion operations") || !strings.Contains(svg, "6 nodes") || !strings.Contains(svg, ">B<") {
+			t.Errorf("figure %d: %.300s", i, svg)
+		}
+	}
+}

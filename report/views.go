@@ -398,6 +398,31 @@ func (s *Set) cost() (Section, bool) {
 		sec.Intro += " With usage prices, the cost per billion operations adds each term the deployment is billed for (next table)."
 	}
 	workloads := uniq(gs, func(g *Group) string { return g.Workload })
+	if nodes := sorted(uniq(filter(gs, func(g *Group) bool { return g.Nodes > 0 }), func(g *Group) int { return g.Nodes })); len(nodes) > 1 {
+		// Systems at several cluster sizes: a chart per workload, the
+		// sizes along x and a bar per system, as the 2023 study draws
+		// its cost per billion operations (its appendix 6.4).
+		cats := make([]string, len(nodes))
+		for i, n := range nodes {
+			cats[i] = fmt.Sprintf("%d nodes", n)
+		}
+		for _, w := range workloads {
+			for _, ld := range uniq(gs, func(g *Group) load { return load{g.Threads, g.Rate} }) {
+				b := &chart.Bars{Title: fmt.Sprintf("Workload %s: cost per billion operations (%s)", wlTitle(w), ld), YLabel: "cost per 10⁹ operations, " + cur, Categories: cats}
+				for _, sys := range uniq(gs, func(g *Group) string { return g.System }) {
+					se := chart.Series{Name: sys, Values: nan(len(nodes))}
+					for _, g := range gs {
+						if g.System == sys && g.Workload == w && g.Threads == ld.threads && g.Rate == ld.rate && g.Nodes > 0 {
+							se.Values[sort.SearchInts(nodes, g.Nodes)] = g.Cost
+						}
+					}
+					b.Series = append(b.Series, se)
+				}
+				sec.Figures = append(sec.Figures, &Figure{Name: safe(fmt.Sprintf("cost-%s-t%d-q%s", wlName(w), ld.threads, rateName(ld.rate))), SVG: b.AutoLog().SVG()})
+			}
+		}
+		return sec, true
+	}
 	cats := make([]string, len(workloads))
 	for i, w := range workloads {
 		cats[i] = wlName(w)
