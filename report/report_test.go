@@ -346,6 +346,22 @@ func TestRuntimeTotalsWithoutE(t *testing.T) {
 	if e != round2(wantE) || math.Abs(e+notE-all) > 0.011 || notE <= 0 || e <= 0 { // each shown to 0.01 s
 		t.Errorf("totals: all %v, E %v (its cell %v), not E %v", all, e, wantE, notE)
 	}
+	// The grand totals (Carvalho et al.'s Tables 8-10) over every record
+	// and thread count: here one of each, so the same sums, in seconds
+	// and minutes; and a log-scale chart of each (Figures 6-8).
+	gt := tables["runtime-grand-totals"]
+	if gt == nil || len(gt.Rows) != 1 || len(gt.Rows[0]) != 4 || !strings.HasPrefix(gt.Rows[0][2], strconv.FormatFloat(e, 'f', 2, 64)+" (") {
+		t.Errorf("grand totals %+v", gt)
+	}
+	figs := map[string]bool{}
+	for _, sec := range set.Sections() {
+		for _, f := range sec.Figures {
+			figs[f.Name] = true
+		}
+	}
+	if !figs["runtime-total"] || !figs["runtime-total-e"] || !figs["runtime-total-not-e"] {
+		t.Errorf("figures %v", figs)
+	}
 }
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }

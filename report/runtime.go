@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,7 +47,86 @@ func (s *Set) runtime() (Section, bool) {
 		sec.Tables = append(sec.Tables, m.scaleUp())
 	}
 	sec.Figures = m.bars()
+	// The totals, as Carvalho et al. 2023 draw and tabulate them (Figures
+	// 6-8, Tables 8-10): every workload, E alone, every workload but E.
+	withE := slices.ContainsFunc(m.workloads, scanWorkload) && slices.ContainsFunc(m.workloads, func(w string) bool { return !scanWorkload(w) })
+	sec.Figures = append(sec.Figures, m.totalBars("runtime-total", "Total runtime of every workload (log scale)", nil))
+	if withE {
+		sec.Figures = append(sec.Figures, m.totalBars("runtime-total-e", "Total runtime of workload E (log scale)", scanWorkload),
+			m.totalBars("runtime-total-not-e", "Total runtime of every workload but E (log scale)", func(w string) bool { return !scanWorkload(w) }))
+	}
+	sec.Tables = append(sec.Tables, m.grandTotals(withE))
 	return sec, true
+}
+
+// sum is the runtimes of deployment d's cells that keep accepts (nil:
+// all), over the record counts and thread counts given (nil: all).
+func (m *runtimeMatrix) sum(d string, keep func(string) bool, records []int64, threads []int) float64 {
+	if records == nil {
+		records = m.records
+	}
+	if threads == nil {
+		threads = m.threads
+	}
+	var t float64
+	for _, w := range m.workloads {
+		if keep != nil && !keep(w) {
+			continue
+		}
+		for _, r := range records {
+			for _, th := range threads {
+				if g := m.at(d, w, r, th); g != nil {
+					t += g.Runtime.Mean
+				}
+			}
+		}
+	}
+	return t
+}
+
+// totalBars is a log-scale chart of each deployment's total runtime of the
+// workloads keep accepts, per record count and thread count.
+func (m *runtimeMatrix) totalBars(name, title string, keep func(string) bool) *Figure {
+	var cats []string
+	for _, r := range m.records {
+		for _, th := range m.threads {
+			cats = append(cats, fmt.Sprintf("%s records, %d %s", thousands(float64(r)), th, plural(th, "thread")))
+		}
+	}
+	b := &chart.Bars{Title: title, YLabel: "seconds", Categories: cats, Log: true}
+	for _, d := range m.deployments {
+		se := chart.Series{Name: d, Values: nan(len(cats))}
+		i := 0
+		for _, r := range m.records {
+			for _, th := range m.threads {
+				if v := m.sum(d, keep, []int64{r}, []int{th}); v > 0 {
+					se.Values[i] = v
+				}
+				i++
+			}
+		}
+		b.Series = append(b.Series, se)
+	}
+	return &Figure{Name: name, SVG: b.SVG()}
+}
+
+// grandTotals is each deployment's runtime over every record count and
+// thread count, in seconds and minutes (Carvalho et al.'s Table 8; with
+// E among others, its Tables 9 and 10 too).
+func (m *runtimeMatrix) grandTotals(withE bool) *Table {
+	t := &Table{Name: "runtime-grand-totals", Title: "Total runtime over every record count and thread count", Header: []string{"deployment", "every workload s (min)"}}
+	if withE {
+		t.Header = append(t.Header, "workload E s (min)", "every workload but E s (min)")
+	}
+	sm := func(v float64) string { return fmt.Sprintf("%s (%s)", f2(v), f2(v/60)) }
+	for _, d := range m.deployments {
+		row := []string{d, sm(m.sum(d, nil, nil, nil))}
+		if withE {
+			row = append(row, sm(m.sum(d, scanWorkload, nil, nil)), sm(m.sum(d, func(w string) bool { return !scanWorkload(w) }, nil, nil)))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
 }
 
 // runtimeMatrix is the completed unpaced groups by deployment, workload,
