@@ -189,7 +189,6 @@ func TestCapacityParse(t *testing.T) {
 		{"  search: rate\n  bound_ms: 1\n", "slo search rate: give from"},
 		{"  search: threads\n  bound_ms: 1\n  step: threads\n", "give step (walk the listed steps) or search"},
 		{"  search: threads\n  bound_ms: 1\n  after: 2\n", "after belongs to a walk"},
-		{"  bound_ms: [1, 2]\n", "several bounds"},
 		{"  bound_ms: []\n", "want a bound in milliseconds > 0 or a list"},
 		{"  bound_ms: [1, -2]\n  search: threads\n", `"-2" is not a bound`},
 		{"  search: threads\n  bound_ms: 1\n  from: 1.5\n  max: 8\n", "whole numbers of threads"},

@@ -86,10 +86,11 @@ func (x *Search) close(cv *curve) {
 	}
 	pt := x.point(cv)
 	cv.Steps = append(cv.Steps, pt)
-	if !pt.Met {
-		if cv.overBound == 0 {
-			cv.BrokeAt = pt.Step
-		}
+	if !pt.Met && cv.BrokeAt == 0 {
+		cv.BrokeAt = pt.Step
+	}
+	// With several bounds the walk goes on until the loosest is broken.
+	if !x.slo.MetBound(pt.LatencyUs, pt.FailedPct, x.slo.Bounds[len(x.slo.Bounds)-1]) {
 		cv.overBound++
 	}
 	cv.n, cv.thr, cv.lat, cv.failed, cv.hasPending = 0, 0, 0, 0, false
@@ -122,7 +123,21 @@ func (x *Search) Result() *IndexSLO {
 				c.Best = p
 			}
 		}
+		if len(x.slo.Bounds) > 1 { // each bound's best step, read off the same points
+			for _, b := range x.slo.Bounds {
+				a := SLOAnswer{BoundUs: b}
+				for _, p := range c.Steps {
+					if x.slo.MetBound(p.LatencyUs, p.FailedPct, b) && (a.Step == 0 || p.Throughput > a.Throughput) {
+						a.Step, a.Throughput, a.LatencyUs, a.FailedPct = p.Step, p.Throughput, p.LatencyUs, p.FailedPct
+					}
+				}
+				c.Answers = append(c.Answers, a)
+			}
+		}
 		out.Curves = append(out.Curves, c)
+	}
+	if len(x.slo.Bounds) > 1 {
+		out.BoundsUs = x.slo.Bounds
 	}
 	return out
 }

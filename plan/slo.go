@@ -139,8 +139,6 @@ func (p *Plan) parseSLO(v *yaml.Node, errf errFunc) error {
 	}
 	s.BoundUs = s.Bounds[0]
 	switch {
-	case s.Search == "" && len(s.Bounds) > 1:
-		return errf(v.Line, "slo: several bounds (bound_ms: %v) need a search (search: threads or rate); a walk over listed steps has one bound", bounds)
 	case s.Search == "" && (s.From > 0 || s.Max > 0):
 		return errf(v.Line, "slo: from and max belong to a search (search: threads or rate)")
 	case s.Search != "" && s.Step != "":
@@ -218,7 +216,13 @@ func FailedPct(d *result.Doc) float64 {
 // Met reports whether a step with mean latency us and failed percentage
 // failed meets the SLO.
 func (s *SLO) Met(us, failed float64) bool {
-	return us <= s.BoundUs && (s.MaxFailedPct < 0 || failed <= s.MaxFailedPct)
+	return s.MetBound(us, failed, s.BoundUs)
+}
+
+// MetBound reports whether a step's latency and failures meet one of the
+// SLO's bounds (µs).
+func (s *SLO) MetBound(us, failed, bound float64) bool {
+	return us <= bound && (s.MaxFailedPct < 0 || failed <= s.MaxFailedPct)
 }
 
 // String describes the SLO: "p99 ≤ 1 ms (every operation)".

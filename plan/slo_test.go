@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -178,5 +179,40 @@ func TestSLOWalkAll(t *testing.T) {
 	c := x.Result().Curves[0]
 	if ran != 10 || c.Peak == nil || c.Peak.Step != 16 || c.Best != nil || c.BrokeAt != 1 {
 		t.Errorf("ran %d; curve %+v", ran, c)
+	}
+}
+
+// A walk takes several bounds: each bound's best step is read off the
+// same points, and the walk ends only after the loosest is broken.
+func TestSLOWalkSeveralBounds(t *testing.T) {
+	p, err := Parse([]byte(strings.Replace(strings.Replace(sloPlan, "bound_ms: 1", "bound_ms: [0.6, 1]", 1), "after: 1", "after: 0", 1)), "s2.yaml", builtin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// threads → mean latency µs, throughput = 100·threads
+	lat := map[int]float64{1: 500, 2: 700, 4: 900, 8: 1500, 16: 400}
+	x := p.SLO.NewSearch()
+	var ran []int
+	cells := p.Runs()
+	for i := range cells {
+		c := &cells[i]
+		if _, skip := x.Skip(c); skip {
+			continue
+		}
+		ran = append(ran, c.Threads)
+		x.Add(c, float64(100*c.Threads), lat[c.Threads], 0)
+	}
+	res := x.Result()
+	c := res.Curves[0]
+	if len(res.BoundsUs) != 2 || len(c.Answers) != 2 {
+		t.Fatalf("bounds %v, answers %+v", res.BoundsUs, c.Answers)
+	}
+	// 0.6 ms: 1 thread (500 µs); 1 ms: 4 threads (900 µs); the walk
+	// goes past 2 threads (over 0.6 ms) and stops after 8 (over 1 ms).
+	if a := c.Answers; a[0].Step != 1 || a[0].Throughput != 100 || a[1].Step != 4 || a[1].Throughput != 400 {
+		t.Errorf("answers %+v", a)
+	}
+	if slices.Contains(ran, 16) || !slices.Contains(ran, 8) {
+		t.Errorf("ran %v: want the walk through 8 threads and no further", ran)
 	}
 }

@@ -208,6 +208,21 @@ func (s *Set) byThreads() (Section, bool) {
 		st.Note = fmt.Sprintf("The SLO's latency is %s's %s (mean over repetitions), not the average over every operation that the other tables give as avg latency. "+
 			"Broken at is the first step over the bound; a later step can come back under it (a cold first step, say), so the best step may lie beyond it.", op, slo.Latency)
 		sec.Tables = append(sec.Tables, st)
+		if len(slo.BoundsUs) > 1 { // a walk with several bounds: each read off the same points
+			bt := &Table{Name: "slo-bounds", Title: "The highest throughput within each bound, from the same steps",
+				Header: []string{"deployment", "workload", "records", "fixed", "bound ms", "best " + xlabel, "best ops/s", slo.Latency + " ms at best"}}
+			for _, c := range slo.Curves {
+				for _, a := range c.Answers {
+					row := []string{withClients(c.Deployment, c.Clients), wlName(c.Workload), strconv.FormatInt(c.Records, 10), fixedName(dim, c.Fixed),
+						strconv.FormatFloat(a.BoundUs/1000, 'f', -1, 64), "none", "—", "—"}
+					if a.Step > 0 {
+						row[5], row[6], row[7] = strconv.FormatFloat(a.Step, 'f', -1, 64), f0(a.Throughput), ms(a.LatencyUs)
+					}
+					bt.Rows = append(bt.Rows, row)
+				}
+			}
+			sec.Tables = append(sec.Tables, bt)
+		}
 	}
 	sec.Tables = append(sec.Tables, table)
 	return sec, true
