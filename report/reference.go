@@ -12,6 +12,7 @@ import (
 
 	"github.com/servbench/servbench/internal/inputfile"
 	"github.com/servbench/servbench/plan"
+	"github.com/servbench/servbench/report/chart"
 	"github.com/servbench/servbench/result"
 )
 
@@ -224,4 +225,34 @@ func (s *Set) published(system, w string, nodes, threads int) (thr, latMs float6
 		}
 	}
 	return thr, latMs
+}
+
+// publishedCurve is the study's throughput figures for one curve by
+// threads: the system's on workload w at that cluster size (a figure
+// without one is the system's largest), each at its thread count, a
+// range at both its ends.
+func (s *Set) publishedCurve(system, w string, nodes int) []chart.Point {
+	largest := 0
+	for _, g := range s.Groups {
+		if strings.EqualFold(g.System, system) {
+			largest = max(largest, g.Nodes)
+		}
+	}
+	var pts []chart.Point
+	for _, f := range s.Reference {
+		if !strings.EqualFold(f.System, system) || f.Workload != wlName(w) || f.Throughput <= 0 || f.RuntimeS > 0 ||
+			(f.Nodes != nodes && (f.Nodes != 0 || nodes != largest)) {
+			continue
+		}
+		label := "published at " + strconv.Itoa(f.ThreadsHi) + " " + plural(f.ThreadsHi, "thread")
+		if f.ThreadsHi != f.ThreadsLo {
+			label = "published at " + strconv.Itoa(f.ThreadsLo) + "–" + strconv.Itoa(f.ThreadsHi) + " threads"
+		}
+		label += " (" + f.Source + ")"
+		pts = append(pts, chart.Point{X: float64(f.ThreadsLo), Y: f.Throughput, Label: label})
+		if f.ThreadsHi != f.ThreadsLo {
+			pts = append(pts, chart.Point{X: float64(f.ThreadsHi), Y: f.Throughput, Label: label})
+		}
+	}
+	return pts
 }

@@ -492,6 +492,16 @@ basic,c,1,7,,,a study p. 7,3,,
 		rows[2][8] != "not measured" || rows[3][3] != "3" || rows[3][8] != "not measured" || len(sec.Points) != 1 || !strings.HasPrefix(sec.Points[0], "3 of 7 published figures") {
 		t.Errorf("rows %q, points %q", rows, sec.Points)
 	}
+	// Each published throughput is drawn on its curve by threads too.
+	drawn := false
+	for _, sec := range set.Sections() {
+		for _, f := range sec.Figures {
+			drawn = drawn || sec.ID == "threads" && strings.Contains(f.SVG, "published at 1 thread (a study p. 1)")
+		}
+	}
+	if !drawn {
+		t.Error("the published figure at 1 thread is not on the throughput-by-threads chart")
+	}
 	// Runtimes: the sum of the cells a figure covers.
 	var all, two float64
 	for _, g := range set.Groups {

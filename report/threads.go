@@ -147,6 +147,9 @@ func (s *Set) byThreads() (Section, bool) {
 				name += " " + fixedName(dim, k.fixed)
 			}
 			tl, ll := chart.Line{Name: name}, chart.Line{Name: name}
+			if g := curves[k]; dim == "threads" && len(g) > 0 && g[0].Rate == 0 {
+				tl.Published = s.publishedCurve(g[0].System, k.workload, g[0].Nodes)
+			}
 			ringed := map[float64]bool{} // the steps ringed: the best, or each bound's answer
 			if c := sloCurve(slo, k); c != nil {
 				if c.Best != nil {

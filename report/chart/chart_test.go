@@ -208,3 +208,15 @@ func TestBarsPublished(t *testing.T) {
 		t.Errorf("diamond at y %v, the bar from %v down %v", centre, barTop, barH)
 	}
 }
+
+// A line's published figures are diamonds at their x and y, the x axis
+// placing them among the line's steps (ordinal) even where none ran.
+func TestLinesPublished(t *testing.T) {
+	l := &Lines{Title: "t", XLabel: "threads", YLabel: "ops/s", Ordinal: true,
+		Lines: []Line{{Name: "x", Points: []Point{{X: 1, Y: 100}, {X: 4, Y: 300}}, Published: []Point{{X: 2, Y: 250, Label: "published at 2 threads"}}}}}
+	svg := l.SVG()
+	ms := marks(t, svg)
+	if len(ms) != 3 || !strings.Contains(svg, "published at 2 threads — x, published: threads 2, ops/s 250") || !strings.Contains(svg, ">2</text>") {
+		t.Errorf("%d marks: %s", len(ms), svg)
+	}
+}

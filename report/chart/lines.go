@@ -15,10 +15,12 @@ type Point struct {
 	Label string // tooltip prefix
 }
 
-// Line is one named line.
+// Line is one named line; Published are the figures a study published
+// for it, drawn as diamonds in its colour (optional).
 type Line struct {
-	Name   string
-	Points []Point
+	Name      string
+	Points    []Point
+	Published []Point
 }
 
 // Bound is a horizontal line at Y (above 0), labelled.
@@ -48,7 +50,7 @@ func (l *Lines) SVG() string {
 	var c canvas
 	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), 0.0
 	for _, ln := range l.Lines {
-		for _, p := range ln.Points {
+		for _, p := range append(slices.Clip(ln.Points), ln.Published...) {
 			if bad(p.X, l.LogX) || bad(p.Y, l.LogY) {
 				continue
 			}
@@ -113,7 +115,7 @@ func (l *Lines) ordinal(ys scale) string {
 	c.yAxis(ys, l.YLabel)
 	var xs []float64
 	for _, ln := range l.Lines {
-		for _, p := range ln.Points {
+		for _, p := range append(slices.Clip(ln.Points), ln.Published...) {
 			if !bad(p.X, false) && !slices.Contains(xs, p.X) {
 				xs = append(xs, p.X)
 			}
@@ -146,6 +148,7 @@ func (l *Lines) draw(c *canvas, x func(float64) float64, ys scale, xLabel string
 		c.f(`<text x="%d" y="%.1f" text-anchor="end" fill="%s">%s</text>`, left+plotW-4, y-4, BoundColour, esc(b.Label))
 	}
 	names := make([]string, len(l.Lines))
+	published := false
 	for i, ln := range l.Lines {
 		names[i] = ln.Name
 		col := colour(i)
@@ -181,8 +184,23 @@ func (l *Lines) draw(c *canvas, x func(float64) float64, ys scale, xLabel string
 			}
 			c.mark(fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"`, x, y, col), title)
 		}
+		for _, p := range ln.Published {
+			if bad(p.X, l.LogX) || bad(p.Y, l.LogY) {
+				continue
+			}
+			x, y := x(p.X), top+plotH-ys.at(p.Y)
+			title := fmt.Sprintf("%s, published: %s %s, %s %s", ln.Name, l.XLabel, Num(p.X), l.YLabel, Num(p.Y))
+			if p.Label != "" {
+				title = p.Label + " — " + title
+			}
+			c.mark(fmt.Sprintf(`<path d="M%.1f %.1fl6 6l-6 6l-6 -6z" fill="%s" stroke="#000" stroke-width="1.2"`, x, y-6, col), title)
+			published = true
+		}
 	}
 	c.legend(names, Dashes...)
+	if published {
+		c.f(`<path d="M%d %dl5 5l-5 5l-5 -5z" fill="#fff" stroke="#000"/><text x="%d" y="%d" font-size="11">published (the study's figure)</text>`, left+plotW-190, top-14, left+plotW-180, top-5)
+	}
 	return c.finish(l.Title)
 }
 
