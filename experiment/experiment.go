@@ -291,7 +291,7 @@ func (r *Runner) openDir() error {
 	if err := atomicfile.WriteFile(kept, func(w io.Writer) error { _, err := w.Write(text); return err }); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	r.index = plan.Index{Format: plan.IndexFormat, Version: 1, Plan: r.pl.Name, File: r.pl.File, Currency: r.pl.Currency}
+	r.index = plan.Index{Format: plan.IndexFormat, Version: 1, Plan: r.pl.Name, File: r.pl.File, Currency: r.pl.Currency, Departures: r.pl.Departures}
 	if r.ref != nil { // checked by check
 		if err := atomicfile.WriteFile(filepath.Join(r.dir, plan.ReferenceFile), func(w io.Writer) error { _, err := w.Write(r.ref); return err }); err != nil {
 			return fmt.Errorf("bench: %w", err)

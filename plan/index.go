@@ -28,7 +28,9 @@ type Index struct {
 	Currency string     `json:"currency,omitempty"`
 	Runs     []IndexRun `json:"runs"`
 	SLO      *IndexSLO  `json:"slo,omitempty"`
-	Updated  time.Time  `json:"updated"`
+	// Departures are the plan's departures from its study.
+	Departures []Departure `json:"departures,omitempty"`
+	Updated    time.Time   `json:"updated"`
 }
 
 // IndexRun is one run of the plan.

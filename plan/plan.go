@@ -53,6 +53,9 @@ type Plan struct {
 	OpsPerRecord bool
 	Repetitions  int
 	LoadThreads  int // threads of the load phase (default: the most threads of the plan)
+	// Departures are where the plan departs from the study it
+	// reproduces, and why.
+	Departures []Departure
 	// Currency names the prices' currency (USD, EUR, …), for the report.
 	Currency   string
 	Properties []Property
@@ -98,6 +101,53 @@ type Workload struct {
 type Property struct {
 	Key, Value string
 	Line       int
+}
+
+// A Departure is where a plan departs from the study it reproduces, and
+// why (departures:); the report lists them.
+type Departure struct {
+	What string `json:"what"`
+	Why  string `json:"why"`
+	// Seed is where the study says what the plan departs from
+	// (file:line), when it says it.
+	Seed string `json:"seed,omitempty"`
+}
+
+// parseDepartures reads departures: a list of {what, why, seed}.
+func (p *Plan) parseDepartures(v *yaml.Node, errf errFunc) error {
+	if v.Kind != yaml.SequenceNode {
+		return errf(v.Line, "departures: want a list of {what, why, seed}")
+	}
+	for _, n := range v.Content {
+		var d Departure
+		if n.Kind != yaml.MappingNode {
+			return errf(n.Line, "a departure is a mapping {what, why, seed}")
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			if val.Kind != yaml.ScalarNode {
+				return errf(val.Line, "departure %s: want text", short(k.Value))
+			}
+			switch k.Value {
+			case "what":
+				d.What = val.Value
+			case "why":
+				d.Why = val.Value
+			case "seed":
+				d.Seed = val.Value
+			default:
+				return errf(k.Line, "departure: unknown key %q (known: what, why, seed)", short(k.Value))
+			}
+		}
+		if strings.TrimSpace(d.What) == "" || strings.TrimSpace(d.Why) == "" {
+			return errf(n.Line, "a departure says what and why")
+		}
+		if len(d.What)+len(d.Why)+len(d.Seed) > 4000 || len(p.Departures) >= 1000 {
+			return errf(n.Line, "departures: at most 1,000 of at most 4,000 bytes each")
+		}
+		p.Departures = append(p.Departures, d)
+	}
+	return nil
 }
 
 // HoursPerMonth converts monthly prices, as cloud price lists do (730 h).
@@ -257,8 +307,10 @@ func (p *Plan) parseKey(k, v *yaml.Node, seen map[string]bool, errf errFunc, bui
 		return p.parseStages(v, errf)
 	case "slo":
 		return p.parseSLO(v, errf)
+	case "departures":
+		return p.parseDepartures(v, errf)
 	}
-	return errf(k.Line, "unknown key %q (known: name, currency, reference, deployments, workloads, records, threads, clients, rates, stages, warmup, duration, operations, repetitions, load_threads, properties, slo)", short(k.Value))
+	return errf(k.Line, "unknown key %q (known: name, currency, reference, deployments, workloads, records, threads, clients, rates, stages, warmup, duration, operations, repetitions, load_threads, properties, slo, departures)", short(k.Value))
 }
 
 // complete checks what the keys say together once all are read (what is

@@ -90,6 +90,9 @@ func TestErrorsNameTheLine(t *testing.T) {
 		want string
 	}{
 		{func(s string) string { return s + "colour: red\n" }, `s3.yaml:19: unknown key "colour"`},
+		{func(s string) string { return s + "departures:\n  - {what: the runs}\n" }, "s3.yaml:20: a departure says what and why"},
+		{func(s string) string { return s + "departures: [{what: x, why: y, colour: z}]\n" }, `s3.yaml:19: departure: unknown key "colour"`},
+		{func(s string) string { return s + "departures: none\n" }, "s3.yaml:19: departures: want a list"},
 		{func(s string) string { return strings.Replace(s, "nodes: 3", "nodes: three", 1) }, "s3.yaml:6:"},
 		{func(s string) string { return strings.Replace(s, "[1, 3, 6]", "[1, -3]", 1) }, `s3.yaml:13: "-3" is not a positive thread count`},
 		{func(s string) string { return strings.Replace(s, "[a, c]", "[a, nosuchfile]", 1) }, `s3.yaml:11: workload "nosuchfile"`},

@@ -665,3 +665,19 @@ func TestCostChartPerWorkload(t *testing.T) {
 		}
 	}
 }
+
+// A plan's departures from its study are listed in the report.
+func TestDeparturesSection(t *testing.T) {
+	set := benchPlan(t, "deployments: [{binding: basic}]\nworkloads: [c]\nrecords: [100]\nthreads: [1]\noperations: 100\n"+
+		"departures:\n  - {what: the run length, why: the text gives none, seed: \"s:3\"}\n  - {what: the clients, why: one machine here}\n")
+	for _, sec := range set.Sections() {
+		if sec.ID != "departures" {
+			continue
+		}
+		if rows := sec.Tables[0].Rows; len(rows) != 2 || rows[0][0] != "the run length" || rows[0][1] != "the text gives none" || rows[0][2] != "s:3" || rows[1][2] != "" {
+			t.Errorf("rows %q", rows)
+		}
+		return
+	}
+	t.Error("no departures section")
+}

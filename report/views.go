@@ -19,6 +19,9 @@ import (
 func (s *Set) Sections() []Section {
 	var out []Section
 	out = append(out, s.findings(), s.summary(), s.quality())
+	if sec, ok := s.departures(); ok {
+		out = append(out, sec)
+	}
 	if sec, ok := s.loadSection(); ok {
 		out = append(out, sec)
 	}
@@ -42,6 +45,22 @@ func (s *Set) Sections() []Section {
 	}
 	out = append(out, s.perRun(), s.environment())
 	return out
+}
+
+// departures lists where the plan departs from the study it reproduces,
+// each with its reason and the study's line, as the plan states them.
+func (s *Set) departures() (Section, bool) {
+	if s.Index == nil || len(s.Index.Departures) == 0 {
+		return Section{}, false
+	}
+	sec := Section{ID: "departures", Title: "Departures from the study",
+		Intro: "Where the plan does not do what the study's text says, or the text does not say, and why, as the plan states it (departures:). Everything else follows the text."}
+	t := &Table{Name: "departures", Title: "Departures from the study", Header: []string{"what", "why", "the study's text"}}
+	for _, d := range s.Index.Departures {
+		t.Rows = append(t.Rows, []string{d.What, d.Why, d.Seed})
+	}
+	sec.Tables = append(sec.Tables, t)
+	return sec, true
 }
 
 // ms formats microseconds as milliseconds: three decimals, or three
