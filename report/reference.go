@@ -256,3 +256,14 @@ func (s *Set) publishedCurve(system, w string, nodes int) []chart.Point {
 	}
 	return pts
 }
+
+// publishedRuntime is the study's runtime, in seconds, of one system's
+// workload at a record count and thread count (NaN: the study gives none).
+func (s *Set) publishedRuntime(system, w string, records int64, threads int) float64 {
+	for _, f := range s.Reference {
+		if f.RuntimeS > 0 && strings.EqualFold(f.System, system) && f.Workload == wlName(w) && f.Records == records && f.ThreadsLo == threads && f.ThreadsHi == threads {
+			return f.RuntimeS
+		}
+	}
+	return math.NaN()
+}

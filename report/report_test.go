@@ -502,6 +502,16 @@ basic,c,1,7,,,a study p. 7,3,,
 	if !drawn {
 		t.Error("the published figure at 1 thread is not on the throughput-by-threads chart")
 	}
+	// A published runtime is drawn on its cell's runtime bar.
+	drawn = false
+	for _, sec := range set.Sections() {
+		for _, f := range sec.Figures {
+			drawn = drawn || f.Name == "runtime-r100-t2" && strings.Contains(f.SVG, "c, basic: 0.5 published")
+		}
+	}
+	if !drawn {
+		t.Error("the published runtime of c at 2 threads is not on its runtime chart")
+	}
 	// Runtimes: the sum of the cells a figure covers.
 	var all, two float64
 	for _, g := range set.Groups {

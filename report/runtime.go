@@ -26,6 +26,7 @@ func (s *Set) runtime() (Section, bool) {
 		return Section{}, false
 	}
 	m := newRuntimeMatrix(gs)
+	m.published = s.publishedRuntime
 	sec := Section{ID: "runtime", Title: "Runtime by workload, record count and threads",
 		Intro: "Seconds to execute each run's operations (mean over repetitions), for runs that completed their operation count; with workload E among others, its total apart from theirs (as Carvalho et al. 2023, Tables 9 and 10)."}
 	for _, d := range m.deployments {
@@ -132,6 +133,8 @@ func (m *runtimeMatrix) grandTotals(withE bool) *Table {
 // runtimeMatrix is the completed unpaced groups by deployment, workload,
 // record count and thread count: the runtime view's axes.
 type runtimeMatrix struct {
+	// published is the study's runtime of a system's cell (NaN: none).
+	published   func(system, workload string, records int64, threads int) float64
 	gs          []*Group
 	records     []int64
 	threads     []int
@@ -277,10 +280,13 @@ func (m *runtimeMatrix) bars() []*Figure {
 			b := &chart.Bars{Title: fmt.Sprintf("Runtime, %s records, %d %s", thousands(float64(r)), th, plural(th, "thread")), YLabel: "seconds", Categories: cats, Log: true}
 			have := false
 			for _, d := range m.deployments {
-				se := chart.Series{Name: d, Values: nan(len(m.workloads))}
+				se := chart.Series{Name: d, Values: nan(len(m.workloads)), Published: nan(len(m.workloads))}
 				for i, w := range m.workloads {
 					if g := m.at(d, w, r, th); g != nil {
 						se.Values[i] = g.Runtime.Mean
+						if m.published != nil {
+							se.Published[i] = m.published(g.System, w, r, th)
+						}
 						have = true
 					}
 				}
