@@ -397,6 +397,12 @@ type Result struct {
 	// Clock is this client's clock against its coordinator's, when
 	// measured (Spec.Gate).
 	Clock *result.Clock
+	// YCSBRuntime is the phase's runtime as YCSB counts its RunTime: from
+	// before the threads start, the binding's connecting (YCSB's
+	// db.init()) and each thread's start included, to the last thread's
+	// cleanup, warmup left out. Runtime, servbench's, is the operations'
+	// window alone.
+	YCSBRuntime time.Duration
 	// CloseErr is the binding's error on closing, after the results were
 	// taken.
 	CloseErr error
@@ -436,7 +442,9 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 	if err != nil {
 		return nil, err
 	}
+	openStart := time.Now()
 	d, err := s.Binding.Open(ctx, p, s.bindingOptions(false))
+	opening := time.Since(openStart)
 	if err != nil {
 		var pe *props.Error
 		if errors.As(err, &pe) {
@@ -517,7 +525,9 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 	}
 	cpu0 := CPUTime()
 	series := &sink.Series{}
+	runStart := time.Now()
 	res, err := runner.Run(ctx, s.Runner, w, d, runner.Observers(append([]runner.Observer{series}, obs...)))
+	running := time.Since(runStart)
 	cpu := CPUTime() - cpu0
 	if rec != nil {
 		s.stopRecorder(rec)
@@ -529,7 +539,10 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 	if s.removeInserts && !load && !ephemeral && res.StuckThreads == 0 && ctx.Err() == nil {
 		s.removeRunInserts(ctx, w, d)
 	}
-	out := &Result{Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: queryModel, Embedded: embedded, CPU: cpu, Clock: clock, ID: result.NewID(), measurements: s.measurements, recorder: rec}
+	// YCSB's RunTime: from before its threads start, each connecting
+	// (db.init()), to the last one's cleanup; no warmup.
+	ycsbRuntime := opening + running - res.Warmup
+	out := &Result{YCSBRuntime: ycsbRuntime, Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: queryModel, Embedded: embedded, CPU: cpu, Clock: clock, ID: result.NewID(), measurements: s.measurements, recorder: rec}
 	closed = true
 	if res.StuckThreads == 0 {
 		out.CloseErr = d.Close()
@@ -666,6 +679,7 @@ func (r *Result) newDoc() *result.Doc {
 		CPU: r.CPU, ID: r.ID, Redactor: s.redactor,
 	}, r.measurements)
 	d.ServerSide = r.serverSide(d.Start, d.Operations)
+	d.YCSBRuntimeMs = float64(r.YCSBRuntime) / float64(time.Millisecond)
 	if len(s.serverSettings) > 0 {
 		d.ServerSettings = s.serverSettings
 		for k := range d.Properties {

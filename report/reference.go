@@ -59,7 +59,7 @@ func (s *Set) matches(g *Group, f plan.Reference) bool {
 // or with the most nodes), threads, records and workloads (all, all but E,
 // or one) summed, over cells that completed their operations; and how
 // many cells that is.
-func (s *Set) runtimeOf(f plan.Reference) (sum float64, cells int) {
+func (s *Set) runtimeOf(f plan.Reference) (sum, ycsb float64, cells int) {
 	nodes := f.Nodes
 	if nodes == 0 {
 		for _, g := range s.Groups {
@@ -84,9 +84,14 @@ func (s *Set) runtimeOf(f plan.Reference) (sum float64, cells int) {
 			}
 		}
 		sum += g.Runtime.Mean
+		if ycsb >= 0 && g.YCSBRuntime.N > 0 {
+			ycsb += g.YCSBRuntime.Mean
+		} else {
+			ycsb = -1 // a cell without it: no sum
+		}
 		cells++
 	}
-	return sum, cells
+	return sum, max(ycsb, 0), cells
 }
 
 // completed reports whether every run of g completed its operations.
@@ -106,10 +111,10 @@ func (s *Set) referenceSection() (Section, bool) {
 		return Section{}, false
 	}
 	sec := Section{ID: "reference", Title: "Published figures beside ours",
-		Intro: "Each figure the plan's reference file gives, as published (its source beside it), with the measured cell of the same system and workload at those client threads (for a range, the best within it; of the system's deployments, the one of the figure's cluster size, or the one with the most nodes when it gives none; of the figure's record count when it gives one). A published latency marked below is a bound the study says its latency stayed under; a figure the study gives as a range (43–58) or approximately (~50) is shown so; figures given without a throughput (a latency, a failure share, capacity units) are set beside the same cell. A published runtime is set beside the sum of the measured runtimes it covers: its thread counts, record counts and workloads (all, or all but E, as Carvalho et al. total them)."}
+		Intro: "Each figure the plan's reference file gives, as published (its source beside it), with the measured cell of the same system and workload at those client threads (for a range, the best within it; of the system's deployments, the one of the figure's cluster size, or the one with the most nodes when it gives none; of the figure's record count when it gives one). A published latency marked below is a bound the study says its latency stayed under; a figure the study gives as a range (43–58) or approximately (~50) is shown so; figures given without a throughput (a latency, a failure share, capacity units) are set beside the same cell. A published runtime is set beside the sum of the measured runtimes it covers: its thread counts, record counts and workloads (all, or all but E, as Carvalho et al. total them), both servbench's (the operations' window) and as YCSB counts its RunTime (the binding's connecting, the threads' start and cleanup included), which is what a YCSB user's study reports."}
 	t := &Table{Name: "reference", Title: "Published and measured throughput", Header: []string{"system", "workload", "threads", "nodes", "records", "published ops/s", "published latency ms", "published failed %", "measured (deployment, threads)", "measured ops/s", "measured mean latency ms", "measured failed %", "measured / published", "source"}}
 	ut := &Table{Name: "reference-units", Title: "Published and measured capacity units a second", Header: []string{"system", "workload", "threads", "nodes", "records", "published read units/s", "published write units/s", "measured (deployment, threads)", "measured read units/s", "measured write units/s", "source"}}
-	rt := &Table{Name: "reference-runtime", Title: "Published and measured runtime", Header: []string{"system", "workload", "threads", "nodes", "records", "published s", "measured s", "cells", "measured / published", "source"}}
+	rt := &Table{Name: "reference-runtime", Title: "Published and measured runtime", Header: []string{"system", "workload", "threads", "nodes", "records", "published s", "measured s", "measured s as YCSB counts", "cells", "YCSB-counted / published", "source"}}
 	unmatched := 0
 	for _, f := range s.Reference {
 		threads := strconv.Itoa(f.ThreadsLo)
@@ -129,11 +134,15 @@ func (s *Set) referenceSection() (Section, bool) {
 		}
 		if f.RuntimeS > 0 {
 			row := []string{f.System, workload, threads, nodes, records, f2(f.RuntimeS)}
-			if sum, cells := s.runtimeOf(f); cells > 0 {
-				row = append(row, f2(sum), strconv.Itoa(cells), fmt.Sprintf("%.3g", sum/f.RuntimeS))
+			if sum, ysum, cells := s.runtimeOf(f); cells > 0 {
+				yc, ratio := "", ""
+				if ysum > 0 {
+					yc, ratio = f2(ysum), fmt.Sprintf("%.3g", ysum/f.RuntimeS)
+				}
+				row = append(row, f2(sum), yc, strconv.Itoa(cells), ratio)
 			} else {
 				unmatched++
-				row = append(row, "not measured", "", "")
+				row = append(row, "not measured", "", "", "")
 			}
 			rt.Rows = append(rt.Rows, append(row, f.Source))
 			continue

@@ -153,14 +153,18 @@ type Group struct {
 	Nodes      int
 	Price      float64
 	Runs       []*Run
-	Throughput Stat    // ops/s
-	Runtime    Stat    // seconds
-	AvgUs      Stat    // mean latency over every operation
-	FailedPct  Stat    // percent of operations
-	Operations int64   // over all repetitions
-	Failed     []Cause // failed operations by cause, over all repetitions
-	Ops        []OpStat
-	Cost       float64 // per billion operations at the mean throughput, every term
+	Throughput Stat // ops/s
+	Runtime    Stat // seconds
+	// YCSBRuntime is the runtime as YCSB counts it (seconds; the
+	// binding's start and the threads' cleanup included), when every run
+	// measured it.
+	YCSBRuntime Stat
+	AvgUs       Stat    // mean latency over every operation
+	FailedPct   Stat    // percent of operations
+	Operations  int64   // over all repetitions
+	Failed      []Cause // failed operations by cause, over all repetitions
+	Ops         []OpStat
+	Cost        float64 // per billion operations at the mean throughput, every term
 	// Usage are the deployment's usage prices, Terms the cost per billion
 	// operations by term when it has them.
 	Usage map[string]float64
@@ -217,7 +221,7 @@ func (s *Set) group() {
 }
 
 func (g *Group) summarize() {
-	var thr, rt, avg, failed []float64
+	var thr, rt, yrt, avg, failed []float64
 	causes := map[string]int64{}
 	type opAcc struct {
 		count    int64
@@ -229,6 +233,9 @@ func (g *Group) summarize() {
 		d := r.Doc
 		thr = append(thr, d.Throughput)
 		rt = append(rt, d.RuntimeMs/1000)
+		if d.YCSBRuntimeMs > 0 {
+			yrt = append(yrt, d.YCSBRuntimeMs/1000)
+		}
 		failed = append(failed, plan.FailedPct(d))
 		g.Operations += d.Operations
 		g.Clients = max(g.Clients, d.Clients, 1)
@@ -262,6 +269,9 @@ func (g *Group) summarize() {
 		}
 	}
 	g.Throughput, g.Runtime, g.AvgUs, g.FailedPct = Summarize(thr), Summarize(rt), Summarize(avg), Summarize(failed)
+	if len(yrt) == len(g.Runs) {
+		g.YCSBRuntime = Summarize(yrt)
+	}
 	for _, name := range names {
 		a := ops[name]
 		g.Ops = append(g.Ops, OpStat{Name: name, Count: a.count, AvgUs: Summarize(a.avg), P99Us: Summarize(a.p99)})

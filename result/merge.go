@@ -48,6 +48,7 @@ func Merge(docs []*Doc) (*Doc, error) {
 	var sum counts
 	var labels []string
 	for i, d := range docs {
+		m.YCSBRuntimeMs = max(m.YCSBRuntimeMs, d.YCSBRuntimeMs) // the clients ran together: the slowest's
 		m.addTotals(d, &sum, from, to, common)
 		if d.Label != "" && !slices.Contains(labels, d.Label) { // a spread phase's clients share theirs
 			labels = append(labels, d.Label)

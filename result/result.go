@@ -77,9 +77,13 @@ type Doc struct {
 	End        time.Time         `json:"end"`
 	RuntimeMs  float64           `json:"runtime_ms"`
 	WarmupMs   float64           `json:"warmup_ms,omitempty"`
-	Stop       Stop              `json:"stop"`
-	Error      string            `json:"error,omitempty"`
-	Stuck      int               `json:"stuck_threads,omitempty"`
+	// YCSBRuntimeMs is the runtime as YCSB counts its RunTime: the
+	// binding's connecting and each thread's start and cleanup included,
+	// warmup not (0: not measured; a merged phase: its slowest client's).
+	YCSBRuntimeMs float64 `json:"ycsb_runtime_ms,omitempty"`
+	Stop          Stop    `json:"stop"`
+	Error         string  `json:"error,omitempty"`
+	Stuck         int     `json:"stuck_threads,omitempty"`
 	// Abandoned counts operations the run stopped before they finished
 	// (Ctrl-C, or still inside the binding when the stop grace ran out):
 	// neither successes nor failures.
