@@ -695,3 +695,23 @@ func TestDeparturesSection(t *testing.T) {
 	}
 	t.Error("no departures section")
 }
+
+// The scale-up of the totals, as Carvalho et al. compute it: between record
+// counts over every workload and thread count (expected: the ratio of
+// operations), and between thread counts at each record count.
+func TestScaleUpOfTheTotals(t *testing.T) {
+	set := benchPlan(t, "deployments: [{binding: basic}]\nworkloads: [a, c]\nrecords: [100, 200]\nthreads: [1, 2]\noperations: records\n")
+	for _, sec := range set.Sections() {
+		for _, tb := range sec.Tables {
+			if tb.Name != "scale-up-totals" {
+				continue
+			}
+			if len(tb.Rows) != 3 || tb.Rows[0][1] != "100 records" || tb.Rows[0][2] != "200 records" || tb.Rows[0][4] != "2.0× (the operations)" ||
+				tb.Rows[1][1] != "1 threads, 100 records" || tb.Rows[1][4] != "-50.0% (linear)" || !strings.HasPrefix(tb.Rows[1][3], "runtime ") {
+				t.Errorf("rows %q", tb.Rows)
+			}
+			return
+		}
+	}
+	t.Error("no scale-up-totals table")
+}

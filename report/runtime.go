@@ -57,7 +57,55 @@ func (s *Set) runtime() (Section, bool) {
 			m.totalBars("runtime-total-not-e", "Total runtime of every workload but E (log scale)", func(w string) bool { return !scanWorkload(w) }))
 	}
 	sec.Tables = append(sec.Tables, m.grandTotals(withE))
+	if len(m.records) > 1 || len(m.threads) > 1 {
+		sec.Tables = append(sec.Tables, m.scaleUpTotals())
+	}
 	return sec, true
+}
+
+// scaleUpTotals is the scale-up of each deployment's totals over every
+// workload, as Carvalho et al. compute theirs: from each record count to
+// every larger one, the totals over every thread count (expected: the
+// ratio of operations when the runs do as many as there are records, else
+// 1); and from each thread count to every larger one, at each record
+// count, how much the total runtime fell.
+func (m *runtimeMatrix) scaleUpTotals() *Table {
+	t := &Table{Name: "scale-up-totals", Title: "Scale-up of the totals over every workload", Header: []string{"deployment", "from", "to", "observed", "expected"}}
+	opsOf := func(d string, r int64) float64 {
+		var n float64
+		for _, w := range m.workloads {
+			for _, th := range m.threads {
+				if g := m.at(d, w, r, th); g != nil {
+					n += float64(g.Operations) / float64(len(g.Runs))
+				}
+			}
+		}
+		return n
+	}
+	for _, d := range m.deployments {
+		for i, a := range m.records {
+			for _, b := range m.records[i+1:] {
+				ta, tb := m.sum(d, nil, []int64{a}, nil), m.sum(d, nil, []int64{b}, nil)
+				if ta > 0 && tb > 0 {
+					t.Rows = append(t.Rows, []string{d, thousands(float64(a)) + " records", thousands(float64(b)) + " records",
+						fmt.Sprintf("%.1f× the runtime", tb/ta), fmt.Sprintf("%.1f× (the operations)", opsOf(d, b)/opsOf(d, a))})
+				}
+			}
+		}
+		for _, r := range m.records {
+			for i, a := range m.threads {
+				for _, b := range m.threads[i+1:] {
+					ta, tb := m.sum(d, nil, []int64{r}, []int{a}), m.sum(d, nil, []int64{r}, []int{b})
+					if ta > 0 && tb > 0 {
+						t.Rows = append(t.Rows, []string{d, fmt.Sprintf("%d threads, %s records", a, thousands(float64(r))), fmt.Sprintf("%d threads", b),
+							fmt.Sprintf("runtime %+.1f%%", 100*(tb-ta)/ta), fmt.Sprintf("%+.1f%% (linear)", 100*(float64(a)/float64(b)-1))})
+					}
+				}
+			}
+		}
+	}
+	t.Note = "As the study computes its ratios: on the totals over every workload (and, between record counts, every thread count)."
+	return t
 }
 
 // sum is the runtimes of deployment d's cells that keep accepts (nil:
