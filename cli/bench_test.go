@@ -431,3 +431,30 @@ operations: 100
 		t.Error("the report's deployments table lacks the server settings")
 	}
 }
+
+// A step of fewer threads than the plan's clients runs on as many clients
+// as it has threads, and stays on its deployment's curve in the report
+// (it was a curve of one point, "basic (2 clients)", beside "basic (4
+// clients)").
+func TestCappedClientsStayOnTheirCurve(t *testing.T) {
+	t.Parallel() // the test binary is the clients' servbench (TestMain)
+	dir := filepath.Join(t.TempDir(), "out")
+	pf := writePlan(t, "name: c\ndeployments: [{binding: basic}]\nworkloads: [c]\nrecords: [100]\nthreads: [2, 4, 8]\nclients: [4]\noperations: 200\n")
+	var errb bytes.Buffer
+	if code := MainContext(context.Background(), []string{"bench", "-o", dir, pf}, &bytes.Buffer{}, &errb); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	set, err := report.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deps []string
+	for _, g := range set.Groups {
+		if !slices.Contains(deps, g.Deployment) {
+			deps = append(deps, g.Deployment)
+		}
+	}
+	if len(deps) != 1 || deps[0] != "basic (4 clients)" || len(set.Groups) != 3 {
+		t.Errorf("cells %d of deployments %q, want 3 of basic (4 clients)", len(set.Groups), deps)
+	}
+}

@@ -557,13 +557,16 @@ func (r *Runner) printSLO() {
 }
 
 func newIndexRun(c *plan.Run) plan.IndexRun {
-	clients := c.Spread()
+	clients, planClients := c.Spread(), c.Clients
 	if clients == 1 { // not spread
 		clients = 0
 	}
+	if planClients == 1 {
+		planClients = 0
+	}
 	return plan.IndexRun{
 		ID: c.ID(), Deployment: c.Deployment.Label, Binding: c.Deployment.Binding, System: c.Deployment.System, Nodes: c.Deployment.Nodes, PricePerHour: c.Deployment.PriceHour, UsagePrices: c.Deployment.Usage,
-		Workload: c.Workload.Name, Records: c.Records, Threads: c.Threads, Clients: clients, Rate: c.Rate, Repetition: c.Repetition,
+		Workload: c.Workload.Name, Records: c.Records, Threads: c.Threads, Clients: clients, PlanClients: planClients, Rate: c.Rate, Repetition: c.Repetition,
 		Result: filepath.Join("runs", c.ID()+".json"), Status: "pending",
 	}
 }

@@ -42,20 +42,24 @@ type IndexRun struct {
 	Nodes        int     `json:"nodes,omitempty"`
 	PricePerHour float64 `json:"price_per_hour,omitempty"`
 	// UsagePrices are the deployment's usage_prices.
-	UsagePrices    map[string]float64 `json:"usage_prices,omitempty"`
-	Workload       string             `json:"workload"`
-	Records        int64              `json:"records"`
-	Threads        int                `json:"threads"`
-	Clients        int                `json:"clients,omitempty"` // more than 1: the run was spread over that many clients
-	Rate           float64            `json:"target_ops_per_sec,omitempty"`
-	Repetition     int                `json:"repetition"`
-	Result         string             `json:"result,omitempty"` // relative to DIR
-	Status         string             `json:"status"`           // pending, done, failed, interrupted, skipped
-	Error          string             `json:"error,omitempty"`
-	Throughput     float64            `json:"throughput,omitempty"`
-	FailedPct      float64            `json:"failed_percent,omitempty"`
-	CostPerBillion float64            `json:"cost_per_billion_ops,omitempty"` // in the plan's currency
-	SLOLatencyUs   float64            `json:"slo_latency_us,omitempty"`       // the SLO's measure of this run
+	UsagePrices map[string]float64 `json:"usage_prices,omitempty"`
+	Workload    string             `json:"workload"`
+	Records     int64              `json:"records"`
+	Threads     int                `json:"threads"`
+	Clients     int                `json:"clients,omitempty"` // more than 1: the run was spread over that many clients
+	// PlanClients is the plan's clients: for the cell, which a step of
+	// fewer threads runs on fewer clients (Clients): the steps of one
+	// curve share it.
+	PlanClients    int     `json:"plan_clients,omitempty"`
+	Rate           float64 `json:"target_ops_per_sec,omitempty"`
+	Repetition     int     `json:"repetition"`
+	Result         string  `json:"result,omitempty"` // relative to DIR
+	Status         string  `json:"status"`           // pending, done, failed, interrupted, skipped
+	Error          string  `json:"error,omitempty"`
+	Throughput     float64 `json:"throughput,omitempty"`
+	FailedPct      float64 `json:"failed_percent,omitempty"`
+	CostPerBillion float64 `json:"cost_per_billion_ops,omitempty"` // in the plan's currency
+	SLOLatencyUs   float64 `json:"slo_latency_us,omitempty"`       // the SLO's measure of this run
 }
 
 // IndexSLO is the outcome of the SLO search: one curve per deployment,

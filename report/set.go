@@ -88,7 +88,11 @@ func Load(dir string) (*Set, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.Runs = append(s.Runs, &Run{ID: c.ID, Deployment: withClients(c.Deployment, c.Clients), System: c.System, Binding: c.Binding, Nodes: c.Nodes,
+		n := c.Clients
+		if c.PlanClients > 1 { // a step of fewer threads than the plan's clients stays on its curve
+			n = c.PlanClients
+		}
+		s.Runs = append(s.Runs, &Run{ID: c.ID, Deployment: withClients(c.Deployment, n), System: c.System, Binding: c.Binding, Nodes: c.Nodes,
 			Price: c.PricePerHour, Usage: c.UsagePrices, Workload: c.Workload, Records: c.Records, Threads: c.Threads, Rate: c.Rate, Doc: d})
 	}
 	if s.Name == "" {
