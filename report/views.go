@@ -423,7 +423,7 @@ func (s *Set) cost() (Section, bool) {
 		// its cost per billion operations (its appendix 6.4).
 		cats := make([]string, len(nodes))
 		for i, n := range nodes {
-			cats[i] = fmt.Sprintf("%d nodes", n)
+			cats[i] = fmt.Sprintf("%d %s", n, plural(n, "node"))
 		}
 		for _, w := range workloads {
 			for _, ld := range uniq(gs, func(g *Group) load { return load{g.Threads, g.Rate} }) {
