@@ -303,7 +303,7 @@ func CheckOutputs(setup *engine.Setup) error {
 	if one := setup.Outputs.Only(oneProcess); len(one) > 0 {
 		var props []string
 		for _, o := range one {
-			props = append(props, sink.Properties(o.Name())[0]) // the property that asks for it
+			props = append(props, sink.Asking(o))
 		}
 		return specErrorf("%s: the clients (%d, %s) send their results to the coordinator: %s are files of one process, not merged: leave them out", cmd, n, setup.Client.Orchestrator, strings.Join(props, ", "))
 	}

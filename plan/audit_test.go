@@ -8,9 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/servbench/servbench/props"
-	"github.com/servbench/servbench/workloads"
 )
 
 // The studies' audits (docs/studies/*.md) hold a row per element each
@@ -28,12 +25,7 @@ func TestStudyAudits(t *testing.T) {
 		if p, ok := plans[name]; ok {
 			return p, nil
 		}
-		file := filepath.Join("..", "plans", name)
-		text, err := os.ReadFile(file)
-		if err != nil {
-			return nil, err
-		}
-		p, err := Parse(text, file, func(n string) bool { return slices.Contains(workloads.Names(), n) })
+		p, err := shippedPlan(name)
 		if err != nil {
 			return nil, err
 		}
@@ -270,18 +262,9 @@ func auditCheck(p *Plan, e string) string {
 		if !dotted || w.Name != head {
 			continue
 		}
-		eff := props.New()
-		var err error
-		if w.File != "" {
-			err = eff.LoadFile(w.File)
-		} else {
-			err = workloads.Load(eff, w.Name)
-		}
+		eff, err := runProperties(p, w)
 		if err != nil {
 			return err.Error()
-		}
-		for _, x := range p.Properties {
-			eff.Set(x.Key, x.Value, "plan")
 		}
 		if got := eff.String(rest, ""); !same(got) {
 			return fmt.Sprintf("workload %s has %q", w.Name, got)

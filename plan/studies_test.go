@@ -57,12 +57,7 @@ func TestShippedPlansMatchTheirStudies(t *testing.T) {
 		t.Fatalf("%d studies in plans/studies/parameters.yaml", len(studies))
 	}
 	for name, st := range studies {
-		file := filepath.Join("..", "plans", st.Plan)
-		text, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := Parse(text, file, func(n string) bool { return slices.Contains(workloads.Names(), n) })
+		p, err := shippedPlan(st.Plan)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,17 +118,9 @@ func TestShippedPlansMatchTheirStudies(t *testing.T) {
 				t.Errorf("%s: workload %s is not the study's", where, w.Name)
 				continue
 			}
-			eff := props.New()
-			if w.File != "" {
-				err = eff.LoadFile(w.File)
-			} else {
-				err = workloads.Load(eff, w.Name)
-			}
+			eff, err := runProperties(p, w)
 			if err != nil {
 				t.Fatal(err)
-			}
-			for _, x := range p.Properties {
-				eff.Set(x.Key, x.Value, "plan")
 			}
 			for k, v := range want {
 				got := eff.String(k, "0")
@@ -204,6 +191,32 @@ func equalInts[T int | int64](a, b []T) bool {
 }
 
 // propertyOf is the value a deployment's runs get for key.
+// shippedPlan reads and parses plans/NAME.
+func shippedPlan(name string) (*Plan, error) {
+	file := filepath.Join("..", "plans", name)
+	text, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(text, file, func(n string) bool { return slices.Contains(workloads.Names(), n) })
+}
+
+// runProperties are a workload's properties as the plan's runs see them:
+// its file (or the built-in one) with the plan's properties over it.
+func runProperties(p *Plan, w Workload) (*props.Props, error) {
+	eff := props.New()
+	var err error
+	if w.File != "" {
+		err = eff.LoadFile(w.File)
+	} else {
+		err = workloads.Load(eff, w.Name)
+	}
+	for _, x := range p.Properties {
+		eff.Set(x.Key, x.Value, "plan")
+	}
+	return eff, err
+}
+
 func propertyOf(p *Plan, d *Deployment, key string) string {
 	v := ""
 	for _, list := range [][]Property{p.Properties, d.Properties} {

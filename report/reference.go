@@ -60,16 +60,9 @@ func (s *Set) matches(g *Group, f plan.Reference) bool {
 // or one) summed, over cells that completed their operations; and how
 // many cells that is.
 func (s *Set) runtimeOf(f plan.Reference) (sum, ycsb float64, cells int) {
-	nodes := f.Nodes
-	if nodes == 0 {
-		for _, g := range s.Groups {
-			if strings.EqualFold(g.System, f.System) {
-				nodes = max(nodes, g.Nodes)
-			}
-		}
-	}
+	allYCSB := true // every cell measured YCSB's runtime: its sum is given
 	for _, g := range s.Groups {
-		if !s.matches(g, f) || g.Nodes != nodes || !completed(g) {
+		if !s.matches(g, f) || !s.ofSize(f, g.System, g.Nodes) || !completed(g) {
 			continue
 		}
 		switch f.Workload {
@@ -84,14 +77,34 @@ func (s *Set) runtimeOf(f plan.Reference) (sum, ycsb float64, cells int) {
 			}
 		}
 		sum += g.Runtime.Mean
-		if ycsb >= 0 && g.YCSBRuntime.N > 0 {
-			ycsb += g.YCSBRuntime.Mean
-		} else {
-			ycsb = -1 // a cell without it: no sum
-		}
+		ycsb += g.YCSBRuntime.Mean
+		allYCSB = allYCSB && g.YCSBRuntime.N > 0
 		cells++
 	}
-	return sum, max(ycsb, 0), cells
+	if !allYCSB {
+		ycsb = 0
+	}
+	return sum, ycsb, cells
+}
+
+// largestNodes is the most nodes of the system's deployments.
+func (s *Set) largestNodes(system string) int {
+	n := 0
+	for _, g := range s.Groups {
+		if strings.EqualFold(g.System, system) {
+			n = max(n, g.Nodes)
+		}
+	}
+	return n
+}
+
+// ofSize reports whether figure f is of the system's cluster size nodes:
+// the size it names, or the system's largest when it names none.
+func (s *Set) ofSize(f plan.Reference, system string, nodes int) bool {
+	if f.Nodes != 0 {
+		return f.Nodes == nodes
+	}
+	return nodes == s.largestNodes(system)
 }
 
 // completed reports whether every run of g completed its operations.
@@ -213,17 +226,8 @@ func serverRate(g *Group, name string) string {
 // (within a figure's range), NaN where the study gives none.
 func (s *Set) published(system, w string, nodes, threads int) (thr, latMs float64) {
 	thr, latMs = math.NaN(), math.NaN()
-	largest := 0
-	for _, g := range s.Groups {
-		if strings.EqualFold(g.System, system) {
-			largest = max(largest, g.Nodes)
-		}
-	}
 	for _, f := range s.Reference {
-		if !strings.EqualFold(f.System, system) || f.Workload != wlName(w) || threads < f.ThreadsLo || threads > f.ThreadsHi || f.RuntimeS > 0 {
-			continue
-		}
-		if f.Nodes != nodes && (f.Nodes != 0 || nodes != largest) {
+		if !strings.EqualFold(f.System, system) || f.Workload != wlName(w) || threads < f.ThreadsLo || threads > f.ThreadsHi || f.RuntimeS > 0 || !s.ofSize(f, system, nodes) {
 			continue
 		}
 		if f.Throughput > 0 && math.IsNaN(thr) {
@@ -241,16 +245,9 @@ func (s *Set) published(system, w string, nodes, threads int) (thr, latMs float6
 // without one is the system's largest), each at its thread count, a
 // range at both its ends.
 func (s *Set) publishedCurve(system, w string, nodes int) []chart.Point {
-	largest := 0
-	for _, g := range s.Groups {
-		if strings.EqualFold(g.System, system) {
-			largest = max(largest, g.Nodes)
-		}
-	}
 	var pts []chart.Point
 	for _, f := range s.Reference {
-		if !strings.EqualFold(f.System, system) || f.Workload != wlName(w) || f.Throughput <= 0 || f.RuntimeS > 0 ||
-			(f.Nodes != nodes && (f.Nodes != 0 || nodes != largest)) {
+		if !strings.EqualFold(f.System, system) || f.Workload != wlName(w) || f.Throughput <= 0 || f.RuntimeS > 0 || !s.ofSize(f, system, nodes) {
 			continue
 		}
 		label := "published at " + strconv.Itoa(f.ThreadsHi) + " " + plural(f.ThreadsHi, "thread")

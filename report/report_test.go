@@ -470,12 +470,7 @@ basic,all-but-e,1-4,,,,a study p. 6,,999,3
 basic,c,1,7,,,a study p. 7,3,,
 `), 0o644)
 	set := benchPlan(t, "reference: "+filepath.Join(dir, "pub.csv")+"\ndeployments: [{binding: basic}]\nworkloads: [c]\nrecords: [100]\nthreads: [1, 2, 4]\noperations: 2000\n")
-	var sec *report.Section
-	for _, s := range set.Sections() {
-		if s.ID == "reference" {
-			sec = &s
-		}
-	}
+	sec := section(set, "reference")
 	if sec == nil || len(sec.Tables) != 2 || len(sec.Tables[0].Rows) != 4 || len(sec.Tables[1].Rows) != 3 {
 		t.Fatalf("reference section %+v", sec)
 	}
@@ -639,12 +634,7 @@ func TestPlanCopyBounded(t *testing.T) {
 // named with its records.
 func TestThreadCurvesOfScaledDataShareAChart(t *testing.T) {
 	set := benchPlan(t, "deployments: [{label: b4, binding: basic, system: B, nodes: 4, records: [100]}, {label: b6, binding: basic, system: B, nodes: 6, records: [150]}]\nworkloads: [c]\nthreads: [1, 2]\noperations: 200\n")
-	var sec *report.Section
-	for _, s := range set.Sections() {
-		if s.ID == "threads" {
-			sec = &s
-		}
-	}
+	sec := section(set, "threads")
 	if sec == nil {
 		t.Fatal("no threads section")
 	}
@@ -663,12 +653,7 @@ func TestThreadCurvesOfScaledDataShareAChart(t *testing.T) {
 // along x and a bar per system (the 2023 study's appendix 6.4).
 func TestCostChartPerWorkload(t *testing.T) {
 	set := benchPlan(t, "deployments: [{label: a3, binding: basic, system: A, nodes: 3, price_per_hour: 1}, {label: a6, binding: basic, system: A, nodes: 6, price_per_hour: 2}, {label: b3, binding: basic, system: B, nodes: 3, price_per_hour: 1}]\nworkloads: [a, c]\nrecords: [100]\nthreads: [1]\noperations: 200\n")
-	var sec *report.Section
-	for _, s := range set.Sections() {
-		if s.ID == "cost" {
-			sec = &s
-		}
-	}
+	sec := section(set, "cost")
 	if sec == nil || len(sec.Figures) != 2 {
 		t.Fatalf("cost section %+v", sec)
 	}
@@ -714,4 +699,14 @@ func TestScaleUpOfTheTotals(t *testing.T) {
 		}
 	}
 	t.Error("no scale-up-totals table")
+}
+
+// section is the set's section of that ID, or nil.
+func section(set *report.Set, id string) *report.Section {
+	for _, s := range set.Sections() {
+		if s.ID == id {
+			return &s
+		}
+	}
+	return nil
 }

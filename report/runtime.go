@@ -260,13 +260,7 @@ func (m *runtimeMatrix) totals(name, title string, keep func(string) bool) *Tabl
 		for _, r := range m.records {
 			row := []string{d, strconv.FormatInt(r, 10)}
 			for _, th := range m.threads {
-				var sum float64
-				for _, w := range m.workloads {
-					if g := m.at(d, w, r, th); g != nil && (keep == nil || keep(w)) {
-						sum += g.Runtime.Mean
-					}
-				}
-				row = append(row, f2(sum))
+				row = append(row, f2(m.sum(d, keep, []int64{r}, []int{th})))
 			}
 			tot.Rows = append(tot.Rows, row)
 		}

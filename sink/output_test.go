@@ -3,6 +3,7 @@ package sink
 import (
 	"bytes"
 	"fmt"
+	"github.com/servbench/servbench/props"
 	"math"
 	"os"
 	"path/filepath"
@@ -268,3 +269,22 @@ func TestSeriesLastInterval(t *testing.T) {
 		t.Errorf("points %+v", s.Points)
 	}
 }
+
+// A refusal names the property that asks for an output, or, for an
+// output registered without properties, its name (it panicked).
+func TestAsking(t *testing.T) {
+	Register(Def{Name: "test-asking", Read: func(*props.Props) (Output, error) { return nil, nil }})
+	if got := Asking(askingOutput{}); got != "test-asking" {
+		t.Errorf("an output without properties: %q", got)
+	}
+	if got := Asking(&MetricsOutput{}); got != "metrics.addr" {
+		t.Errorf("metrics: %q", got)
+	}
+}
+
+type askingOutput struct{}
+
+func (askingOutput) Name() string            { return "test-asking" }
+func (askingOutput) Files() []File           { return nil }
+func (askingOutput) Where() Where            { return OneProcess }
+func (askingOutput) Open(*Env) (Sink, error) { return nil, nil }

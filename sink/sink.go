@@ -235,6 +235,15 @@ func (o Outputs) Path(name string) string {
 	return ""
 }
 
+// Asking is the property that asks for the output (the first its Def
+// reads), or its name when it reads none: what a refusal names.
+func Asking(o Output) string {
+	if ps := Properties(o.Name()); len(ps) > 0 {
+		return ps[0]
+	}
+	return o.Name()
+}
+
 // Find returns the output of type T, if the phase asks for it.
 func Find[T Output](o Outputs) (T, bool) {
 	for _, x := range o {

@@ -101,7 +101,7 @@ func (b *Bars) SVG() string {
 			if p := value(s.Published, ci); !math.IsNaN(p) && p > 0 && !b.Stacked {
 				// The study's figure: a diamond where its bar would end.
 				px, py := x0+bw*float64(si)+bw/2, top+plotH-sc.at(p)
-				c.mark(fmt.Sprintf(`<path d="M%.1f %.1fl5 5l-5 5l-5 -5z" fill="#000" stroke="#fff" stroke-width="1"`, px, py-5), fmt.Sprintf("%s, %s: %s published", cat, s.Name, Num(p)))
+				c.diamond(px, py, 5, "#000", "#fff", fmt.Sprintf("%s, %s: %s published", cat, s.Name, Num(p)))
 				published = true
 			}
 			v := value(s.Values, ci)
@@ -149,7 +149,7 @@ func (b *Bars) SVG() string {
 	}
 	c.legend(names)
 	if published {
-		c.f(`<path d="M%d %dl5 5l-5 5l-5 -5z" fill="#000"/><text x="%d" y="%d" font-size="11">published (the study's figure)</text>`, left+plotW-190, top-14, left+plotW-180, top-5)
+		c.publishedKey("#000", "#000")
 	}
 	return c.finish(b.Title)
 }

@@ -230,5 +230,16 @@ func (c *canvas) legend(names []string, dashes ...string) {
 	}
 }
 
+// diamond marks a published figure centred at (x, y), half-width r, with
+// its tooltip.
+func (c *canvas) diamond(x, y, r float64, fill, stroke, title string) {
+	c.mark(fmt.Sprintf(`<path d="M%.1f %.1fl%g %gl%g %gl%g %gz" fill="%s" stroke="%s" stroke-width="1.2"`, x, y-r, r, r, -r, r, -r, -r, fill, stroke), title)
+}
+
+// publishedKey says, above the plot, what a diamond is.
+func (c *canvas) publishedKey(fill, stroke string) {
+	c.f(`<path d="M%d %dl5 5l-5 5l-5 -5z" fill="%s" stroke="%s"/><text x="%d" y="%d" font-size="11">published (the study's figure)</text>`, left+plotW-190, top-14, fill, stroke, left+plotW-180, top-5)
+}
+
 // colour is series i's.
 func colour(i int) string { return Palette[i%len(Palette)] }

@@ -193,13 +193,13 @@ func (l *Lines) draw(c *canvas, x func(float64) float64, ys scale, xLabel string
 			if p.Label != "" {
 				title = p.Label + " — " + title
 			}
-			c.mark(fmt.Sprintf(`<path d="M%.1f %.1fl6 6l-6 6l-6 -6z" fill="%s" stroke="#000" stroke-width="1.2"`, x, y-6, col), title)
+			c.diamond(x, y, 6, col, "#000", title)
 			published = true
 		}
 	}
 	c.legend(names, Dashes...)
 	if published {
-		c.f(`<path d="M%d %dl5 5l-5 5l-5 -5z" fill="#fff" stroke="#000"/><text x="%d" y="%d" font-size="11">published (the study's figure)</text>`, left+plotW-190, top-14, left+plotW-180, top-5)
+		c.publishedKey("#fff", "#000")
 	}
 	return c.finish(l.Title)
 }
