@@ -92,7 +92,7 @@ func TestBenchPlanExitCodes(t *testing.T) {
 // An SLO plan steps the target rate until the response time breaks the
 // bound, runs one step past it, and skips the rest. The binding takes 2 ms
 // per operation, so one thread serves at most ~500 ops/s: 50 and 100 ops/s
-// meet a 20 ms p99, 2,000 ops/s queues up for the whole run.
+// meet a 1 s p99, 2,000 ops/s queues up for the whole run.
 func TestBenchSLOSearch(t *testing.T) {
 	t.Parallel()
 	planFile := writePlan(t, `name: slo
@@ -106,10 +106,10 @@ workloads: [c]
 records: [100]
 threads: [1]
 rates: [50, 100, 2000, 4000, 8000]
-duration: 1
+duration: 2
 slo:
   latency: p99
-  bound_ms: 200
+  bound_ms: 1000
   after: 1
 `)
 	dir := filepath.Join(t.TempDir(), "out")
@@ -131,10 +131,11 @@ slo:
 	c := ix.SLO.Curves[0]
 	// 2 ms per operation on one thread is at most 500 ops/s: at 2000
 	// ops/s the queue grows by 3 operations every 2 ms, and the p99
-	// response time passes the 200 ms bound within the second however
-	// busy the machine is; at 50 and 100 ops/s the store idles 80% of
-	// the time.
-	if c.BrokeAt != 2000 || c.Best == nil || c.Best.Step != 100 || c.Best.Throughput <= 0 || c.Best.LatencyUs > 200000 ||
+	// response time is seconds by the end of the 2 s run however busy the
+	// machine is; at 50 and 100 ops/s the store idles 80% of the time, and
+	// only a stall of a whole second would break the bound (200 ms broke
+	// on a machine with both cores busy under the race detector).
+	if c.BrokeAt != 2000 || c.Best == nil || c.Best.Step != 100 || c.Best.Throughput <= 0 || c.Best.LatencyUs > 1000000 ||
 		len(c.Steps) != 4 || c.Peak == nil || c.Peak.Throughput < c.Best.Throughput {
 		t.Errorf("curve %+v", c)
 	}
