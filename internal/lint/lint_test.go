@@ -26,7 +26,7 @@ const module = "github.com/servbench/servbench"
 // tools (tools/: bench-peers, the test kubelet, YCSB report parsers) sit
 // above the product: no product package imports them.
 var layers = [][]string{
-	{"internal/format"},
+	{"internal/format", "internal/testcert"}, // testcert: the TLS tests' certificates
 	{"internal/inputfile"},
 	{"result", "props", "generator", "report/chart", "internal/atomicfile", "spread"}, // depend on nothing of ours
 	{"internal/ycsbtext"},                     // reads YCSB's text into a result
@@ -44,7 +44,7 @@ var layers = [][]string{
 	{"cmd/servbench"},
 	{"internal/lint"},
 	{"tools/internal/peers"},
-	{"tools/benchpeers", "tools/testkubelet"},
+	{"tools/benchpeers", "tools/testkubelet", "tools/testcert"},
 }
 
 // layerOf returns the layer of a package path relative to the module, or

@@ -1,0 +1,241 @@
+package wire
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/servbench/servbench/internal/inputfile"
+	"github.com/servbench/servbench/props"
+)
+
+// TLS is a binding's connection security, from properties named alike in
+// every binding (PREFIX is the binding's name):
+//
+//	PREFIX.tls             true: TLS (false: plain, also against a URL that asks for TLS: refused)
+//	PREFIX.tls.ca          a PEM file of the CAs that sign the server's certificate (instead of the system's)
+//	PREFIX.tls.cert        a PEM file of the client's certificate (mutual TLS), with
+//	PREFIX.tls.key         the PEM file of its private key
+//	PREFIX.tls.servername  the name the server's certificate must carry (instead of the host connected to)
+//	PREFIX.tls.insecure    true: no verification of the server's certificate (the test only)
+//
+// Giving any of ca, cert, key or servername asks for TLS. The files are read
+// when Config is called, bounded in size; a key file's path and contents
+// are never printed (the property's name marks it a secret).
+type TLS struct {
+	Prefix     string
+	On         bool // TLS asked for
+	Explicit   bool // PREFIX.tls was given (true or false)
+	CA         string
+	Cert, Key  string
+	ServerName string
+	Insecure   bool
+}
+
+// maxPEM bounds each file TLS reads: a CA bundle of the whole web is about
+// 250 KB.
+const maxPEM = 4 << 20
+
+// ReadTLS reads the TLS properties of the binding whose properties start
+// with prefix ("redis" reads redis.tls, redis.tls.ca, …).
+func ReadTLS(p *props.Props, prefix string) (TLS, error) {
+	t := TLS{Prefix: prefix}
+	var err error
+	if _, t.Explicit = p.Get(prefix + ".tls"); t.Explicit {
+		if t.On, err = p.Bool(prefix+".tls", false); err != nil {
+			return t, err
+		}
+	}
+	if t.Insecure, err = p.Bool(prefix+".tls.insecure", false); err != nil {
+		return t, err
+	}
+	t.CA = p.String(prefix+".tls.ca", "")
+	t.Cert = p.String(prefix+".tls.cert", "")
+	t.Key = p.String(prefix+".tls.key", "")
+	t.ServerName = p.String(prefix+".tls.servername", "")
+	files := t.CA != "" || t.Cert != "" || t.Key != "" || t.ServerName != ""
+	switch {
+	case t.Explicit && !t.On && (files || t.Insecure):
+		return t, p.Errorf(prefix+".tls", "false, but %s asks for TLS", t.named(p))
+	case (t.Cert == "") != (t.Key == ""):
+		if t.Cert == "" {
+			return t, p.Errorf(prefix+".tls.key", "a client key needs its certificate: set %s.tls.cert too", prefix)
+		}
+		return t, p.Errorf(prefix+".tls.cert", "a client certificate needs its key: set %s.tls.key too", prefix)
+	case t.Insecure && (t.CA != "" || t.ServerName != ""):
+		return t, p.Errorf(prefix+".tls.insecure", "true turns off the verification that %s.tls.ca and %s.tls.servername are for: set one or the other", prefix, prefix)
+	}
+	if files || t.Insecure {
+		t.On = true
+	}
+	return t, nil
+}
+
+// named is the first TLS property given that asks for TLS.
+func (t TLS) named(p *props.Props) string {
+	for _, s := range []string{"ca", "cert", "key", "servername", "insecure"} {
+		if _, ok := p.Get(t.Prefix + ".tls." + s); ok {
+			return t.Prefix + ".tls." + s
+		}
+	}
+	return t.Prefix + ".tls"
+}
+
+// Given reports whether any property beyond PREFIX.tls itself was given:
+// a CA, a client certificate, a server name or insecure.
+func (t TLS) Given() bool {
+	return t.CA != "" || t.Cert != "" || t.ServerName != "" || t.Insecure
+}
+
+// Agree checks the TLS properties against what a URL (the property key)
+// says: urlTLS is whether its scheme or options ask for TLS. A URL that
+// asks for TLS turns it on; one that says plain conflicts with any TLS
+// property, and a URL that asks for TLS with PREFIX.tls=false: both are
+// refused, never settled silently. The returned TLS is the one to use.
+func (t TLS) Agree(p *props.Props, key string, urlTLS bool) (TLS, error) {
+	switch {
+	case urlTLS && t.Explicit && !t.On:
+		return t, p.Errorf(t.Prefix+".tls", "false, but %s asks for TLS", key)
+	case !urlTLS && t.On:
+		return t, p.Errorf(key, "a plain connection, but %s asks for TLS: use the URL's TLS form", t.named(p))
+	}
+	t.On = t.On || urlTLS
+	return t, nil
+}
+
+// Config builds the client's TLS configuration: nil when TLS is off. The
+// CA file replaces the system's roots; without it the system's are
+// trusted. Errors name the property and, but for the key, the file.
+func (t TLS) Config(ctx context.Context, p *props.Props) (*tls.Config, error) {
+	if !t.On {
+		return nil, nil
+	}
+	c := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: t.ServerName, InsecureSkipVerify: t.Insecure}
+	if t.CA != "" {
+		b, err := inputfile.Read(ctx, t.CA, maxPEM)
+		if err != nil {
+			return nil, p.Errorf(t.Prefix+".tls.ca", "%s: %v", t.CA, err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(b) {
+			return nil, p.Errorf(t.Prefix+".tls.ca", "%s holds no PEM certificate", t.CA)
+		}
+		c.RootCAs = pool
+	}
+	if t.Cert != "" {
+		cb, err := inputfile.Read(ctx, t.Cert, maxPEM)
+		if err != nil {
+			return nil, p.Errorf(t.Prefix+".tls.cert", "%s: %v", t.Cert, err)
+		}
+		kb, err := inputfile.Read(ctx, t.Key, maxPEM)
+		if err != nil {
+			return nil, p.Errorf(t.Prefix+".tls.key", "the key file: %v", err)
+		}
+		pair, err := tls.X509KeyPair(cb, kb)
+		if err != nil {
+			return nil, p.Errorf(t.Prefix+".tls.cert", "%s and the key of %s.tls.key are not a certificate and its PEM key (%s)", t.Cert, t.Prefix, keyPairProblem(err))
+		}
+		c.Certificates = []tls.Certificate{pair}
+	}
+	return c, nil
+}
+
+// keyPairProblem says what tls.X509KeyPair found wrong, in words that
+// quote nothing of the files.
+func keyPairProblem(err error) string {
+	s := err.Error()
+	switch {
+	case strings.Contains(s, "does not match"):
+		return "the key is not the certificate's"
+	case strings.Contains(s, "in certificate input"):
+		return "no certificate in the certificate file"
+	case strings.Contains(s, "failed to find") && strings.Contains(s, "key"):
+		return "no private key in the key file"
+	case strings.Contains(s, "failed to parse private key"):
+		return "the key cannot be read"
+	}
+	return "they cannot be read"
+}
+
+// Explain turns a failed TLS connection into one line that says what to
+// change, naming the binding's properties: a server whose certificate no
+// trusted CA signed, or that is for another name, or a server that asks
+// for a client certificate or refused the one given, or one that does not
+// speak TLS. Drivers that keep the TLS error are read by its type, those
+// that flatten it into text by its words. Other errors come back as they
+// are.
+func (t TLS) Explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	var unknown x509.UnknownAuthorityError
+	var host x509.HostnameError
+	var inv x509.CertificateInvalidError
+	var alert tls.AlertError
+	var rec tls.RecordHeaderError
+	s := err.Error()
+	var msg string
+	switch {
+	case errors.As(err, &unknown) || strings.Contains(s, "certificate signed by unknown authority"):
+		ca := "the system's CAs"
+		if t.CA != "" {
+			ca = "the CAs of " + t.Prefix + ".tls.ca"
+		}
+		msg = fmt.Sprintf("the server's certificate is not signed by %s (%s.tls.ca names the file of the CA that signed it)", ca, t.Prefix)
+	case errors.As(err, &host):
+		names := host.Certificate.DNSNames
+		for _, ip := range host.Certificate.IPAddresses {
+			names = append(names, ip.String())
+		}
+		msg = fmt.Sprintf("the server's certificate is for %s, not %s (%s.tls.servername names the one to verify)", strings.Join(names, ", "), host.Host, t.Prefix)
+	case strings.Contains(s, "certificate is valid for") || strings.Contains(s, "certificate is not valid for any names"):
+		msg = fmt.Sprintf("the server's certificate is not for the name connected to (%s.tls.servername names the one to verify): %s", t.Prefix, afterX509(s))
+	case errors.As(err, &inv):
+		msg = fmt.Sprintf("the server's certificate is not valid: %v", inv)
+	case ((errors.As(err, &alert) && alert == 116) || strings.Contains(s, "certificate required")) && t.Cert != "":
+		// Go sends a client certificate only when its issuer is among
+		// those the server names: none was sent.
+		msg = fmt.Sprintf("the server refused the client certificate of %s.tls.cert: it asks for one signed by a CA it trusts", t.Prefix)
+	case (errors.As(err, &alert) && alert == 116) || strings.Contains(s, "certificate required"):
+		msg = fmt.Sprintf("the server asks for a client certificate: set %s.tls.cert and %s.tls.key", t.Prefix, t.Prefix)
+	case (errors.As(err, &alert) && (alert == 42 || alert == 43 || alert == 45 || alert == 46 || alert == 48)) ||
+		strings.Contains(s, "tls: bad certificate") || strings.Contains(s, "tls: unknown certificate authority"):
+		msg = fmt.Sprintf("the server refused the client certificate of %s.tls.cert", t.Prefix)
+	case errors.As(err, &rec) || strings.Contains(s, "first record does not look like a TLS handshake"):
+		msg = fmt.Sprintf("the server does not speak TLS at this address (set %s.tls=false, or the address of its TLS port)", t.Prefix)
+	default:
+		return err
+	}
+	return &TLSError{"TLS: " + msg, err}
+}
+
+// afterX509 is the end of a driver's wrapped error: what the TLS layer said.
+func afterX509(s string) string {
+	if i := strings.LastIndex(s, ": x509: "); i >= 0 {
+		return s[i+2:]
+	}
+	return s
+}
+
+// TLSError is a failed TLS connection said in one line; Unwrap gives the
+// driver's error.
+type TLSError struct {
+	msg string
+	err error
+}
+
+func (e *TLSError) Error() string { return e.msg }
+func (e *TLSError) Unwrap() error { return e.err }
+
+// HostOf is the host part of addr (host:port, or a host alone), the name
+// a certificate is verified against when no server name is set.
+func HostOf(addr string) string {
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		return h
+	}
+	return addr
+}

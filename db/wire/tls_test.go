@@ -1,0 +1,319 @@
+package wire_test
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/servbench/servbench/db/wire"
+	"github.com/servbench/servbench/internal/testcert"
+	"github.com/servbench/servbench/props"
+)
+
+func propsOf(kv ...string) *props.Props {
+	p := props.New()
+	for i := 0; i+1 < len(kv); i += 2 {
+		p.Set(kv[i], kv[i+1], "test.properties")
+	}
+	return p
+}
+
+func TestReadTLS(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		kv   []string
+		on   bool
+		err  string // a part of the error, "" for none
+	}{
+		{"nothing", nil, false, ""},
+		{"on", []string{"x.tls", "true"}, true, ""},
+		{"a CA asks for TLS", []string{"x.tls.ca", "ca.pem"}, true, ""},
+		{"a server name asks for TLS", []string{"x.tls.servername", "db.example"}, true, ""},
+		{"insecure asks for TLS", []string{"x.tls.insecure", "true"}, true, ""},
+		{"off but a CA", []string{"x.tls", "false", "x.tls.ca", "ca.pem"}, false, "property x.tls: false, but x.tls.ca asks for TLS"},
+		{"a certificate without its key", []string{"x.tls.cert", "c.pem"}, false, "property x.tls.cert: a client certificate needs its key"},
+		{"a key without its certificate", []string{"x.tls.key", "c.key"}, false, "property x.tls.key: a client key needs its certificate"},
+		{"insecure and a CA", []string{"x.tls.insecure", "true", "x.tls.ca", "ca.pem"}, false, "property x.tls.insecure: true turns off"},
+		{"not a boolean", []string{"x.tls", "yes please"}, false, "x.tls"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tl, err := wire.ReadTLS(propsOf(c.kv...), "x")
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want one with %q", err, c.err)
+				}
+				if !strings.Contains(err.Error(), "test.properties") {
+					t.Errorf("error %q does not say where the property was set", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tl.On != c.on {
+				t.Errorf("On = %v, want %v", tl.On, c.on)
+			}
+		})
+	}
+}
+
+func TestAgree(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		kv     []string
+		urlTLS bool
+		on     bool
+		err    []string
+	}{
+		{"a TLS URL turns it on", nil, true, true, nil},
+		{"a plain URL, nothing said", nil, false, false, nil},
+		{"a TLS URL with a CA", []string{"x.tls.ca", "ca.pem"}, true, true, nil},
+		{"a TLS URL, TLS off", []string{"x.tls", "false"}, true, false, []string{"x.tls", "x.url asks for TLS"}},
+		{"a plain URL, a CA", []string{"x.tls.ca", "ca.pem"}, false, false, []string{"x.url", "x.tls.ca asks for TLS"}},
+		{"a plain URL, TLS on", []string{"x.tls", "true"}, false, false, []string{"x.url", "x.tls asks for TLS"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := propsOf(append(c.kv, "x.url", "scheme://127.0.0.1")...)
+			tl, err := wire.ReadTLS(p, "x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tl, err = tl.Agree(p, "x.url", c.urlTLS)
+			if c.err != nil {
+				if err == nil {
+					t.Fatalf("no error, want one naming %q", c.err)
+				}
+				for _, s := range c.err {
+					if !strings.Contains(err.Error(), s) {
+						t.Errorf("error %q does not name %q", err, s)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tl.On != c.on {
+				t.Errorf("On = %v, want %v", tl.On, c.on)
+			}
+		})
+	}
+}
+
+func certs(t *testing.T) testcert.Set {
+	t.Helper()
+	s, err := testcert.Make(t.TempDir(), "servbench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func config(t *testing.T, kv ...string) (*tls.Config, error) {
+	t.Helper()
+	p := propsOf(kv...)
+	tl, err := wire.ReadTLS(p, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tl.Config(context.Background(), p)
+}
+
+func TestConfigFiles(t *testing.T) {
+	s := certs(t)
+	c, err := config(t, "x.tls.ca", s.CA, "x.tls.cert", s.ClientCert, "x.tls.key", s.ClientKey, "x.tls.servername", "db.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.RootCAs == nil || len(c.Certificates) != 1 || c.ServerName != "db.example" || c.MinVersion != tls.VersionTLS12 {
+		t.Errorf("config %+v: want the CA, one client certificate, the server name and TLS 1.2 at least", c)
+	}
+	if c, err := config(t); c != nil || err != nil {
+		t.Errorf("no TLS asked: got %v, %v; want nil, nil", c, err)
+	}
+	if c, err := config(t, "x.tls", "true"); err != nil || c == nil || c.RootCAs != nil {
+		t.Errorf("x.tls=true alone: got %v, %v; want the system's CAs", c, err)
+	}
+
+	key, err := os.ReadFile(s.ClientKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notPEM := s.Dir + "/not.pem"
+	if err := os.WriteFile(notPEM, []byte("hello\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		kv   []string
+		want string
+	}{
+		{"no CA file", []string{"x.tls.ca", s.Dir + "/missing.pem"}, "property x.tls.ca: " + s.Dir + "/missing.pem: no such file"},
+		{"a CA file without a certificate", []string{"x.tls.ca", notPEM}, "holds no PEM certificate"},
+		{"no key file", []string{"x.tls.cert", s.ClientCert, "x.tls.key", s.Dir + "/missing.key"}, "property x.tls.key: the key file: no such file"},
+		{"another certificate's key", []string{"x.tls.cert", s.ClientCert, "x.tls.key", s.OtherKey}, "the key is not the certificate's"},
+		{"a key as the certificate", []string{"x.tls.cert", s.ClientKey, "x.tls.key", s.ClientKey}, "no certificate in the certificate file"},
+		{"a directory", []string{"x.tls.ca", s.Dir}, "property x.tls.ca"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := config(t, c.kv...)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one with %q", err, c.want)
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "\n") {
+				t.Errorf("error of more than one line: %q", msg)
+			}
+			for _, secret := range []string{s.OtherKey, string(key[30:60])} {
+				if strings.Contains(msg, secret) {
+					t.Errorf("error %q shows the key file or its contents", msg)
+				}
+			}
+		})
+	}
+}
+
+// server is a TLS server on 127.0.0.1 with the test's server certificate
+// (or the wrong-name one), asking for a client certificate when
+// clientCA is set; each connection is answered with "ok" after its
+// handshake.
+func server(t *testing.T, s testcert.Set, wrongName bool, clientCA string) string {
+	t.Helper()
+	certFile, keyFile := s.ServerCert, s.ServerKey
+	if wrongName {
+		certFile, keyFile = s.WrongName, s.WrongNameKey
+	}
+	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &tls.Config{Certificates: []tls.Certificate{pair}}
+	if clientCA != "" {
+		b, err := os.ReadFile(clientCA)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.ClientCAs = x509.NewCertPool()
+		cfg.ClientCAs.AppendCertsFromPEM(b)
+		cfg.ClientAuth = tls.RequireAndVerifyClientCert
+	}
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go serve(ln, func(c net.Conn) {
+		if err := c.(*tls.Conn).Handshake(); err == nil {
+			c.Write([]byte("ok"))
+		}
+	})
+	return ln.Addr().String()
+}
+
+func serve(ln net.Listener, handle func(net.Conn)) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer c.Close()
+			c.SetDeadline(time.Now().Add(time.Minute))
+			handle(c)
+		}()
+	}
+}
+
+// dial connects as a binding does (wire.TLSClient over a plain
+// connection), then reads the server's answer: with TLS 1.3 a refused
+// client certificate shows only there.
+func dial(addr string, c *tls.Config) error {
+	raw, err := net.Dial("tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer raw.Close()
+	raw.SetDeadline(time.Now().Add(time.Minute))
+	conn, err := wire.TLSClient(context.Background(), raw, addr, c)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 2)
+	_, err = conn.Read(buf)
+	return err
+}
+
+func TestExplain(t *testing.T) {
+	s := certs(t)
+	plain, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { plain.Close() })
+	go serve(plain, func(c net.Conn) { c.Write([]byte("+PONG but no TLS\r\n")) })
+	mutual := server(t, s, false, s.CA)
+	for _, c := range []struct {
+		name string
+		addr string
+		kv   []string
+		want string // "" for a connection that works
+	}{
+		{"the CA and a client certificate", mutual, []string{"x.tls.ca", s.CA, "x.tls.cert", s.ClientCert, "x.tls.key", s.ClientKey}, ""},
+		{"the CA alone, one-way TLS", server(t, s, false, ""), []string{"x.tls.ca", s.CA}, ""},
+		{"another CA", mutual, []string{"x.tls.ca", s.OtherCA, "x.tls.cert", s.ClientCert, "x.tls.key", s.ClientKey},
+			"TLS: the server's certificate is not signed by the CAs of x.tls.ca (x.tls.ca names the file of the CA that signed it)"},
+		{"the system's CAs", mutual, []string{"x.tls", "true"}, "TLS: the server's certificate is not signed by the system's CAs"},
+		{"another name", mutual, []string{"x.tls.ca", s.CA, "x.tls.servername", "db.example", "x.tls.cert", s.ClientCert, "x.tls.key", s.ClientKey},
+			"TLS: the server's certificate is for localhost, 127.0.0.1, ::1, not db.example (x.tls.servername names the one to verify)"},
+		{"a certificate for another host", server(t, s, true, ""), []string{"x.tls.ca", s.CA},
+			"TLS: the server's certificate is for elsewhere.invalid, not 127.0.0.1"},
+		{"no client certificate", mutual, []string{"x.tls.ca", s.CA},
+			"TLS: the server asks for a client certificate: set x.tls.cert and x.tls.key"},
+		{"a client certificate of another CA", mutual, []string{"x.tls.ca", s.CA, "x.tls.cert", s.OtherCert, "x.tls.key", s.OtherKey},
+			"TLS: the server refused the client certificate of x.tls.cert"},
+		{"a plain server", plain.Addr().String(), []string{"x.tls.ca", s.CA}, "TLS: the server does not speak TLS at this address"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := propsOf(c.kv...)
+			tl, err := wire.ReadTLS(p, "x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := tl.Config(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = tl.Explain(dial(c.addr, cfg))
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("connecting: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+				t.Fatalf("error %v, want one starting %q", err, c.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error of more than one line: %q", err)
+			}
+		})
+	}
+	// A driver that flattens the error into text is read by its words.
+	flat := (wire.TLS{Prefix: "x"}).Explain(errorString("connection(127.0.0.1:1) failed: tls: failed to verify certificate: x509: certificate signed by unknown authority"))
+	if !strings.HasPrefix(flat.Error(), "TLS: the server's certificate is not signed by the system's CAs") {
+		t.Errorf("flattened error read as %q", flat)
+	}
+	other := errorString("connection refused")
+	if got := (wire.TLS{Prefix: "x"}).Explain(other); got != other {
+		t.Errorf("an error that is not TLS's became %q", got)
+	}
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
