@@ -33,7 +33,7 @@ func init() { db.Register(Name, binding{}) }
 type binding struct{}
 
 func (binding) Summary() string {
-	return "CouchDB HTTP API through kivik v4 (couchdb.url, couchdb.user, couchdb.password)"
+	return "CouchDB HTTP API through kivik v4 (couchdb.url, couchdb.user, couchdb.password, couchdb.tls.*)"
 }
 
 // Store is a client of one server.
@@ -46,9 +46,11 @@ type Store struct {
 	// slow has no request timeout: building an index over a loaded
 	// database can take minutes (see Index).
 	slow *kivik.Client
-	// base and hc reach the node's statistics (see Sample).
+	// base and hc reach the node's statistics (see Sample), over the
+	// same transport: the same TLS.
 	base *url.URL
 	hc   *http.Client
+	tls  wire.TLS
 }
 
 func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
@@ -61,6 +63,14 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		u.User = url.UserPassword(user, password)
 	}
 	s := &Store{where: u.Host}
+	// https:// is TLS; the TLS properties (couchdb.tls.ca, ...) refine it,
+	// and refuse an http:// URL.
+	if s.tls, err = wire.ReadTLS(p, Name); err != nil {
+		return nil, err
+	}
+	if s.tls, err = s.tls.Agree(p, "couchdb.url", u.Scheme == "https"); err != nil {
+		return nil, err
+	}
 	r, err := p.Int64Min("couchdb.retries", 5, 0)
 	if err != nil {
 		return nil, err
@@ -76,10 +86,16 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if o.CheckOnly {
 		return nil, nil
 	}
+	// The files are read where the phase runs (a spread phase's clients).
+	tc, err := s.tls.Config(ctx, p)
+	if err != nil {
+		return nil, err
+	}
 	// One kept-alive connection per client thread (Go's default keeps 2).
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = max(o.Threads, 1) + 2
 	tr.DialContext = s.traffic.Dialer(tr.DialContext) // TLS runs over it: the bytes on the wire
+	tr.TLSClientConfig = tc
 	hc := &http.Client{Transport: tr, Timeout: time.Duration(ms) * time.Millisecond}
 	s.base, s.hc = u, hc
 	if s.slow, err = kivik.New("couch", u.String(), couchdb.OptionHTTPClient(&http.Client{Transport: tr})); err != nil {
@@ -89,9 +105,16 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		return nil, fmt.Errorf("couchdb: %s: %s", s.where, props.RedactURL(err.Error()))
 	}
 	if _, err := s.c.Version(ctx); err != nil {
-		return nil, fmt.Errorf("couchdb: connect %s: %s", s.where, props.RedactURL(err.Error()))
+		s.Close()
+		return nil, fmt.Errorf("couchdb: connect %s: %s", s.where, s.explain(err))
 	}
 	return s, nil
+}
+
+// explain is an error's text, a failed TLS handshake said in one line
+// (see wire.TLS.Explain), credentials redacted.
+func (s *Store) explain(err error) string {
+	return props.RedactURL(s.tls.Explain(err).Error())
 }
 
 var dbName = regexp.MustCompile(`^[a-z][a-z0-9_$()+/-]*$`)

@@ -36,8 +36,7 @@ func (s *Store) Sample(ctx context.Context) (db.Sample, error) {
 	}
 	resp, err := s.hc.Do(req)
 	if err != nil {
-		err = db.WithoutURL(err)
-		return db.Sample{}, fmt.Errorf("couchdb: statistics at %s: %v", s.where, err)
+		return db.Sample{}, fmt.Errorf("couchdb: statistics at %s: %s", s.where, s.explain(db.WithoutURL(err)))
 	}
 	defer resp.Body.Close()
 	missing := db.Sample{Missing: []string{"/_node/_local/_stats"}}
