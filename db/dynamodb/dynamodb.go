@@ -21,7 +21,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	ddb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
@@ -40,7 +39,7 @@ func init() { db.Register(Name, binding{}) }
 type binding struct{}
 
 func (binding) Summary() string {
-	return "Amazon DynamoDB through aws-sdk-go-v2 (dynamodb.endpoint, dynamodb.region, dynamodb.primarykey, dynamodb.consistentreads)"
+	return "Amazon DynamoDB through aws-sdk-go-v2 (dynamodb.endpoint, dynamodb.region, dynamodb.profile, dynamodb.role.arn, dynamodb.tls.*, dynamodb.primarykey, dynamodb.consistentreads)"
 }
 
 // Store is a DynamoDB client.
@@ -58,12 +57,15 @@ type Store struct {
 	retried    retryCount // the requests sent again (see Sample)
 	qix        *queryIndex
 	capacity   capacity // the units DynamoDB says this client consumed (see Sample)
+	tls        wire.TLS
 }
 
 func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
 	s := &Store{}
 	var err error
-	s.region = p.String("dynamodb.region", "us-east-1")
+	// The region given, else the AWS configuration's (a profile's,
+	// AWS_REGION), else us-east-1.
+	s.region = p.String("dynamodb.region", "")
 	s.pk = p.String("dynamodb.primarykey", "y_id")
 	if s.consistent, err = p.Bool("dynamodb.consistentreads", false); err != nil {
 		return nil, err
@@ -99,7 +101,10 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if err != nil {
 		return nil, err
 	}
-	ak, sk := p.String("dynamodb.accesskey", ""), p.String("dynamodb.secretkey", "")
+	cr, err := readCredentials(p)
+	if err != nil {
+		return nil, err
+	}
 	if e := p.String("dynamodb.endpoint", ""); e != "" {
 		u, err := url.Parse(e)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -107,8 +112,24 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		}
 		s.endpoint = u.Scheme + "://" + u.Host
 	}
+	// An https endpoint is TLS, and so is Amazon's (no endpoint); the TLS
+	// properties refine it, and refuse an http:// endpoint.
+	if s.tls, err = wire.ReadTLS(p, Name); err != nil {
+		return nil, err
+	}
+	if s.endpoint == "" && s.tls.Explicit && !s.tls.On {
+		return nil, p.Errorf("dynamodb.tls", "false, but Amazon DynamoDB (no dynamodb.endpoint) is reached over https only")
+	}
+	if s.tls, err = s.tls.Agree(p, "dynamodb.endpoint", s.endpoint == "" || strings.HasPrefix(s.endpoint, "https:")); err != nil {
+		return nil, err
+	}
 	if o.CheckOnly {
 		return nil, nil
+	}
+	// The files are read where the phase runs (a spread phase's clients).
+	tc, err := s.tls.Config(ctx, p)
+	if err != nil {
+		return nil, err
 	}
 	// One kept-alive connection per client thread.
 	hc := awshttp.NewBuildableClient().WithTimeout(time.Duration(ms) * time.Millisecond).
@@ -117,9 +138,11 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 			if tr.DialContext != nil { // TLS runs over it: the bytes on the wire
 				tr.DialContext = s.traffic.Dialer(tr.DialContext)
 			}
+			if tc != nil {
+				tr.TLSClientConfig = tc
+			}
 		})
 	opts := []func(*config.LoadOptions) error{
-		config.WithRegion(s.region),
 		config.WithRetryer(func() aws.Retryer { return newRetryer(int(retries), &s.retried) }),
 		config.WithHTTPClient(hc),
 		// The SDK's own warnings (a response body it could not close
@@ -128,18 +151,20 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		// with its first error, in the results.
 		config.WithLogger(logging.Nop{}),
 	}
-	if ak != "" {
-		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(ak, sk, "")))
+	if s.region != "" {
+		opts = append(opts, config.WithRegion(s.region))
 	}
-	if s.endpoint != "" {
-		if ak == "" {
-			// A local endpoint takes any credentials.
-			opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
-		}
-	}
+	opts = append(opts, cr.load(s.endpoint != "")...)
 	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("dynamodb: %w", err)
+		return nil, cr.explain(p, err)
+	}
+	if cfg.Region == "" {
+		cfg.Region = "us-east-1"
+	}
+	s.region = cfg.Region
+	if cr.role != "" {
+		cfg.Credentials = cr.assumeRole(cfg, time.Duration(ms)*time.Millisecond)
 	}
 	s.c = ddb.NewFromConfig(cfg, func(o *ddb.Options) {
 		if s.endpoint != "" {
@@ -147,7 +172,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		}
 	})
 	if _, err := s.c.ListTables(ctx, &ddb.ListTablesInput{Limit: aws.Int32(1)}); err != nil {
-		return nil, fmt.Errorf("dynamodb: connect %s: %w", s.where(), err)
+		return nil, fmt.Errorf("dynamodb: connect %s: %w", s.where(), s.tls.Explain(err))
 	}
 	return s, nil
 }
