@@ -8,24 +8,95 @@ import (
 )
 
 // Recorder belongs to one client thread. Record never blocks and never
-// allocates once each (operation, outcome) histogram exists: it enters the
-// phaser, writes into the active Set, and exits.
+// allocates once the chunk of each (operation, outcome) histogram that a
+// value falls in exists: it enters the phaser, writes into the active
+// buffer, and exits. Its histograms are sparse (a few kilobytes each,
+// see sparse) and become HdrHistograms when drained, exactly.
 type Recorder struct {
 	// KeepRaw asks the recording thread to keep every operation as a
 	// Sample too, with RecordRaw (measurementtype=raw). Set before the
 	// first Record.
 	KeepRaw bool
 	ph      *phaser
-	active  atomic.Pointer[Set]
-	spare   *Set // owned by the reader
+	active  atomic.Pointer[threadSet]
+	spare   *threadSet // owned by the reader
 	mu      sync.Mutex
+}
+
+// threadSet is what one thread recorded in one interval: a Set whose
+// histograms are sparse.
+type threadSet struct {
+	service  [NumOps][db.NumStatus]*sparse
+	response [NumOps][db.NumStatus]*sparse
+	lag      *sparse
+	txns     [db.NumStatus]int64
+	raw      []Sample
+	errors   [NumOps][db.NumStatus]string
+}
+
+func put(sp **sparse, v int64) {
+	s := *sp
+	if s == nil {
+		s = &sparse{}
+		*sp = s
+	}
+	s.record(v)
+}
+
+// mergeInto adds t into dst exactly and empties t, keeping what it
+// allocated.
+func (t *threadSet) mergeInto(dst *Set) {
+	for op := range t.service {
+		for st := range t.service[op] {
+			t.service[op][st].addTo(&dst.Service[op][st])
+			t.service[op][st].reset()
+			t.response[op][st].addTo(&dst.Response[op][st])
+			t.response[op][st].reset()
+		}
+	}
+	t.lag.addTo(&dst.Lag)
+	t.lag.reset()
+	for i, n := range t.txns {
+		dst.Txns[i] += n
+	}
+	t.txns = [db.NumStatus]int64{}
+	dst.Raw = append(dst.Raw, t.raw...)
+	t.raw = t.raw[:0]
+	for op := range t.errors {
+		for st, e := range t.errors[op] {
+			if e != "" && dst.Errors[op][st] == "" {
+				dst.Errors[op][st] = e
+			}
+		}
+	}
+	t.errors = [NumOps][db.NumStatus]string{}
+}
+
+// bytes is what t's histograms hold in memory.
+func (t *threadSet) bytes() int64 {
+	n := t.lag.bytes()
+	for op := range t.service {
+		for st := range t.service[op] {
+			n += t.service[op][st].bytes() + t.response[op][st].bytes()
+		}
+	}
+	return n
 }
 
 // NewRecorder returns an empty recorder.
 func NewRecorder() *Recorder {
-	r := &Recorder{ph: newPhaser(), spare: &Set{}}
-	r.active.Store(&Set{})
+	r := &Recorder{ph: newPhaser(), spare: &threadSet{}}
+	r.active.Store(&threadSet{})
 	return r
+}
+
+// HistogramBytes is what the recorder's histograms hold in memory now,
+// both interval buffers; for the reader (tests, the memory check's
+// figures), not while the thread records.
+func (r *Recorder) HistogramBytes() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.active.Load().bytes() + r.spare.bytes()
 }
 
 // Record adds one operation. responseNs < 0 means no intended start was
@@ -45,11 +116,11 @@ func (r *Recorder) RecordTxnOp(op Op, st db.Status, serviceNs, responseNs int64)
 func (r *Recorder) put(op Op, st db.Status, serviceNs, responseNs, txns int64) {
 	v := r.ph.enter()
 	s := r.active.Load()
-	record(&s.Service[op][st], serviceNs)
+	put(&s.service[op][st], serviceNs)
 	if responseNs >= 0 {
-		record(&s.Response[op][st], responseNs)
+		put(&s.response[op][st], responseNs)
 	}
-	s.Txns[st] += txns
+	s.txns[st] += txns
 	r.ph.exit(v)
 }
 
@@ -57,7 +128,7 @@ func (r *Recorder) put(op Op, st db.Status, serviceNs, responseNs, txns int64) {
 func (r *Recorder) RecordRaw(sm Sample) {
 	v := r.ph.enter()
 	s := r.active.Load()
-	s.Raw = append(s.Raw, sm)
+	s.raw = append(s.raw, sm)
 	r.ph.exit(v)
 }
 
@@ -67,8 +138,8 @@ func (r *Recorder) RecordRaw(sm Sample) {
 func (r *Recorder) RecordError(op Op, st db.Status, err error) {
 	v := r.ph.enter()
 	s := r.active.Load()
-	if s.Errors[op][st] == "" {
-		s.Errors[op][st] = err.Error()
+	if s.errors[op][st] == "" {
+		s.errors[op][st] = err.Error()
 	}
 	r.ph.exit(v)
 }
@@ -79,14 +150,14 @@ func (r *Recorder) RecordTxn(st db.Status) { r.RecordTxns(st, 1) }
 // RecordTxns counts n finished transactions (a batch) with one outcome.
 func (r *Recorder) RecordTxns(st db.Status, n int64) {
 	v := r.ph.enter()
-	r.active.Load().Txns[st] += n
+	r.active.Load().txns[st] += n
 	r.ph.exit(v)
 }
 
 // RecordLag adds how late (ns) an operation started behind its schedule.
 func (r *Recorder) RecordLag(lagNs int64) {
 	v := r.ph.enter()
-	record(&r.active.Load().Lag, lagNs)
+	put(&r.active.Load().lag, lagNs)
 	r.ph.exit(v)
 }
 
@@ -95,9 +166,8 @@ func (r *Recorder) RecordLag(lagNs int64) {
 func (r *Recorder) DrainInto(dst *Set) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.spare.Reset()
 	old := r.active.Swap(r.spare)
 	r.ph.flip()
-	dst.Merge(old)
+	old.mergeInto(dst)
 	r.spare = old
 }

@@ -52,20 +52,6 @@ type Sample struct {
 	Status   db.Status
 }
 
-func record(hp **hdr.Histogram, v int64) {
-	h := *hp
-	if h == nil {
-		h = NewHistogram()
-		*hp = h
-	}
-	if v < 0 {
-		v = 0
-	} else if v > maxRecord {
-		v = maxRecord
-	}
-	_ = h.RecordValue(v) // in range by construction: cannot fail
-}
-
 // Merge adds o into s exactly (bucket counts are summed).
 func (s *Set) Merge(o *Set) {
 	for op := range o.Service {
