@@ -11,12 +11,10 @@ package couchbase
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -24,6 +22,7 @@ import (
 	"github.com/couchbase/gocb/v2"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/db/jsondoc"
+	"github.com/servbench/servbench/db/wire"
 	"github.com/servbench/servbench/props"
 )
 
@@ -36,7 +35,7 @@ func init() { db.Register(Name, binding{}) }
 type binding struct{}
 
 func (binding) Summary() string {
-	return "Couchbase through gocb v2: key-value, SQL++ or range scans (couchbase.url, couchbase.bucket)"
+	return "Couchbase through gocb v2: key-value, SQL++ or range scans (couchbase.url, couchbase.bucket, couchbase.tls.*)"
 }
 
 // Store is a connected cluster and collection.
@@ -50,25 +49,19 @@ type Store struct {
 	upsert     bool   // insert with upsert (overwrite) instead of insert
 	updateMode string // couchbase.update: subdoc, replace (YCSB's couchbase2 binding) or upsert (the 2023 study's)
 	scanMode   string // query or rangescan
-	// bucket, user and password reach the bucket's statistics over the
-	// REST API (see Sample).
-	bucket, user, password string
+	// mgmt reaches the cluster manager's REST API (see Sample) with the
+	// connection's security.
+	mgmt *manager
 }
 
 func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
 	s := &Store{}
-	var err error
-	conn, host := p.String("couchbase.url", ""), p.String("couchbase.host", "127.0.0.1")
-	if conn == "" {
-		conn = "couchbase://" + host
+	c, err := readConnection(p)
+	if err != nil {
+		return nil, err
 	}
-	u, err := url.Parse(conn)
-	if err != nil || (u.Scheme != "couchbase" && u.Scheme != "couchbases") || u.Host == "" {
-		return nil, p.Errorf("couchbase.url", "want couchbase://host[?options] or couchbases://")
-	}
-	s.host = u.Hostname()
-	bucket := p.String("couchbase.bucket", "default")
-	s.bucket, s.user, s.password = bucket, p.String("couchbase.username", bucket), p.String("couchbase.password", "")
+	s.host, s.mgmt = c.host, c.mgmt
+	conn, t, bucket, user, password := c.url, c.tls, c.bucket, c.user, c.password
 	scope := p.String("couchbase.scope", "_default")
 	collection := p.String("couchbase.collection", "_default")
 	s.keyspace = keyspace(bucket, scope, collection)
@@ -99,28 +92,95 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if err != nil {
 		return nil, err
 	}
-	opts := gocb.ClusterOptions{
-		Authenticator: gocb.PasswordAuthenticator{
-			// Default: the bucket name and an empty password, as YCSB's
-			// couchbase2 binding authenticated (bucket name + bucket password).
-			Username: s.user, Password: s.password,
-		},
-		TimeoutsConfig: gocb.TimeoutsConfig{KVTimeout: time.Duration(ms) * time.Millisecond},
-		RetryStrategy:  gocb.NewBestEffortRetryStrategy(nil),
-	}
 	if o.CheckOnly {
 		return nil, nil
 	}
+	// The files are read where the phase runs (a spread phase's clients).
+	tc, err := t.Config(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	s.mgmt.secure(tc)
+	opts := clusterOptions(t, tc, user, password)
+	opts.TimeoutsConfig = gocb.TimeoutsConfig{KVTimeout: time.Duration(ms) * time.Millisecond}
+	opts.RetryStrategy = gocb.NewBestEffortRetryStrategy(nil)
 	if s.cluster, err = gocb.Connect(conn, opts); err != nil {
-		return nil, fmt.Errorf("couchbase: connect %s: %s", s.host, props.RedactURL(err.Error()))
+		return nil, fmt.Errorf("couchbase: connect %s: %s", s.host, props.RedactURL(t.Explain(err).Error()))
 	}
 	b := s.cluster.Bucket(bucket)
 	if err := b.WaitUntilReady(10*time.Second, &gocb.WaitUntilReadyOptions{ServiceTypes: []gocb.ServiceType{gocb.ServiceTypeKeyValue}}); err != nil {
 		s.cluster.Close(nil)
-		return nil, fmt.Errorf("couchbase: connect %s bucket %s: %s", s.host, bucket, props.RedactURL(err.Error()))
+		return nil, fmt.Errorf("couchbase: connect %s bucket %s: %s", s.host, bucket, props.RedactURL(t.Explain(err).Error()))
 	}
 	s.coll = b.Scope(scope).Collection(collection)
 	return s, nil
+}
+
+// connection is where and how the binding connects: the connection
+// string, its first host, its security, the bucket and credentials, and
+// the cluster manager reached with the same security.
+type connection struct {
+	url, host, bucket, user, password string
+	tls                               wire.TLS
+	mgmt                              *manager
+}
+
+// readConnection reads couchbase.url (or couchbase.host), the TLS
+// properties, which must agree with it, the bucket and the credentials.
+func readConnection(p *props.Props) (connection, error) {
+	var c connection
+	t, err := wire.ReadTLS(p, Name)
+	if err != nil {
+		return c, err
+	}
+	conn, host := p.String("couchbase.url", ""), p.String("couchbase.host", "127.0.0.1")
+	if conn == "" {
+		conn = "couchbase://" + host
+		if t.On { // couchbase.host with the TLS properties
+			conn = "couchbases://" + host
+		}
+	}
+	u, err := url.Parse(conn)
+	if err != nil || (u.Scheme != "couchbase" && u.Scheme != "couchbases") || u.Host == "" {
+		return c, p.Errorf("couchbase.url", "want couchbase://host[?options] or couchbases://")
+	}
+	// couchbases:// is TLS; the TLS properties refine it, and refuse a
+	// couchbase:// URL.
+	if t, err = t.Agree(p, "couchbase.url", u.Scheme == "couchbases"); err != nil {
+		return c, err
+	}
+	c.url, c.host, c.tls = conn, u.Hostname(), t
+	c.bucket = p.String("couchbase.bucket", "default")
+	c.user, c.password = p.String("couchbase.username", c.bucket), p.String("couchbase.password", "")
+	switch {
+	case t.ServerName != "":
+		return c, p.Errorf("couchbase.tls.servername", "gocb verifies each node under the name the cluster map gives it, and takes no other: connect to a name the certificate carries")
+	case t.Cert != "" && c.password != "":
+		return c, p.Errorf("couchbase.tls.cert", "a client certificate authenticates instead of couchbase.password: set one")
+	}
+	c.mgmt, err = newManager(p, t, c.host, c.bucket, c.user, c.password)
+	return c, err
+}
+
+// clusterOptions maps the connection's security to gocb's: the CAs of
+// couchbase.tls.ca (else gocb's own: the system's and Capella's), no
+// verification with couchbase.tls.insecure, and the client certificate
+// as the authenticator when one is given; else the user and password
+// (by default the bucket name and an empty password, as YCSB's couchbase2
+// binding authenticated: bucket name and bucket password), which gocb
+// proves by SCRAM on a plain key-value connection (but sends as HTTP
+// basic authentication where it bootstraps over http: bootstrap_on=http).
+func clusterOptions(t wire.TLS, tc *tls.Config, user, password string) gocb.ClusterOptions {
+	var opts gocb.ClusterOptions
+	if tc != nil {
+		opts.SecurityConfig = gocb.SecurityConfig{TLSRootCAs: tc.RootCAs, TLSSkipVerify: t.Insecure}
+		if len(tc.Certificates) > 0 {
+			opts.Authenticator = gocb.CertificateAuthenticator{ClientCertificate: &tc.Certificates[0]}
+			return opts
+		}
+	}
+	opts.Authenticator = gocb.PasswordAuthenticator{Username: user, Password: password}
+	return opts
 }
 
 // keyspace quotes a SQL++ keyspace path.
@@ -309,29 +369,9 @@ func (s *Store) rangeScan(ctx context.Context, start string, count int, fields [
 	return wrap("scan", start, res.Err())
 }
 
-// ServerVersion asks the cluster manager (port 8091) what it is. The
-// CouchbaseMock answers with no implementation version; it is labelled as
-// a key-value-only mock whose SQL++ paths are not exercised.
-func (s *Store) ServerVersion(ctx context.Context) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+net.JoinHostPort(s.host, "8091")+"/pools", nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	var pools struct {
-		ImplementationVersion string `json:"implementationVersion"`
-	}
-	json.Unmarshal(body, &pools)
-	if pools.ImplementationVersion == "" || strings.Contains(strings.ToLower(string(body)), "mock") {
-		return "CouchbaseMock (key-value only; SQL++ scans not exercised)", nil
-	}
-	return "Couchbase Server " + pools.ImplementationVersion, nil
-}
+// ServerVersion asks the cluster manager what it is (see
+// manager.version), over the connection's security.
+func (s *Store) ServerVersion(ctx context.Context) (string, error) { return s.mgmt.version(ctx) }
 
 // Close disconnects.
 func (s *Store) Close() error { return s.cluster.Close(nil) }
