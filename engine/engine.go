@@ -309,7 +309,7 @@ func Check(spec Spec) (*Setup, error) {
 		if load && s.Runner.BatchSize > 1 {
 			batch = s.Runner.BatchSize
 		}
-		say, err := checkMemory(p, s.Runner.Threads, s.Runner.Rate > 0, w.ThreadBytes(batch, !load), availableMemory())
+		say, err := checkMemory(p, s.Runner.Threads, w.ThreadBytes(batch, !load), availableMemory())
 		if err != nil {
 			return nil, bad(err)
 		}
@@ -320,24 +320,21 @@ func Check(spec Spec) (*Setup, error) {
 	return s, nil
 }
 
-// Memory a client thread needs, measured with the basic binding (each
-// thread keeps its own histograms, 270 KiB each; a target rate adds the
-// response-time and schedule ones).
+// Memory a client thread needs besides its records: its goroutine, its
+// workload state and its sparse histograms. scripts/bench-memory measured
+// 15-25 KiB a thread with the basic binding at 64 to 4,000 threads, paced
+// and unpaced (docs/performance.md); a thread whose latencies spread over
+// many of a histogram's chunks holds more, hence the margin.
 const (
-	threadBytes       = 300 << 10
-	threadBytesPaced  = 3 << 20
+	threadBytes       = 64 << 10
 	memoryWarnPercent = 50
 )
 
-// checkMemory refuses a thread count whose histograms and records (each
+// checkMemory refuses a thread count whose threads and records (each
 // thread's records bytes, see workload.ThreadBytes) would not fit in the
 // available memory (avail, 0: unknown), and warns past half of it.
-func checkMemory(p *props.Props, threads int, paced bool, records, avail int64) (warning string, err error) {
-	per := int64(threadBytes)
-	if paced {
-		per = threadBytesPaced
-	}
-	per += records
+func checkMemory(p *props.Props, threads int, records, avail int64) (warning string, err error) {
+	per := int64(threadBytes) + records
 	need := int64(threads) * per
 	if avail <= 0 || need <= avail*memoryWarnPercent/100 {
 		return "", nil
@@ -346,8 +343,8 @@ func checkMemory(p *props.Props, threads int, paced bool, records, avail int64) 
 	if threads == 1 {
 		who = "1 thread needs"
 	}
-	say := fmt.Sprintf("%s about %s of memory (about %s a thread%s, %s of it records); this machine has %s available",
-		who, format.Bytes(need), format.Bytes(per), map[bool]string{true: " with a target rate", false: ""}[paced], format.Bytes(records), format.Bytes(avail))
+	say := fmt.Sprintf("%s about %s of memory (about %s a thread, %s of it records); this machine has %s available",
+		who, format.Bytes(need), format.Bytes(per), format.Bytes(records), format.Bytes(avail))
 	if need > avail {
 		fix := "give fewer threads"
 		if 2*records > per {

@@ -185,20 +185,20 @@ func (c *cancelOn) Write(p []byte) (int, error) {
 func TestCheckMemory(t *testing.T) {
 	p := props.New()
 	const gib = 1 << 30
-	if w, err := checkMemory(p, 1000, false, 0, 24*gib); err != nil || w != "" {
-		t.Errorf("1,000 threads in 24 GiB: %q %v", w, err)
+	if w, err := checkMemory(p, 4000, 0, 24*gib); err != nil || w != "" {
+		t.Errorf("4,000 threads in 24 GiB: %q %v", w, err)
 	}
-	if _, err := checkMemory(p, 1_000_000, false, 0, 24*gib); err == nil || !strings.Contains(err.Error(), "1000000 threads need about 286.1 GiB") {
+	if _, err := checkMemory(p, 1_000_000, 0, 24*gib); err == nil || !strings.Contains(err.Error(), "1000000 threads need about 61.0 GiB of memory (about 64 KiB a thread") {
 		t.Errorf("a million threads: %v", err)
 	}
-	if w, err := checkMemory(p, 5000, true, 0, 24*gib); err != nil || !strings.Contains(w, "with a target rate") {
-		t.Errorf("5,000 paced threads in 24 GiB: %q %v", w, err)
+	if w, err := checkMemory(p, 200_000, 0, 24*gib); err != nil || !strings.Contains(w, "200000 threads need about 12.2 GiB") {
+		t.Errorf("200,000 threads in 24 GiB: %q %v", w, err)
 	}
-	if w, err := checkMemory(p, 1_000_000, true, 0, 0); err != nil || w != "" {
+	if w, err := checkMemory(p, 1_000_000, 0, 0); err != nil || w != "" {
 		t.Errorf("memory unknown: %q %v", w, err)
 	}
 	// Records of 16 MiB, two a thread: 1,000 threads need 32 GiB.
-	if _, err := checkMemory(p, 1000, false, 32<<20, 24*gib); err == nil || !strings.Contains(err.Error(), "32 MiB of it records") {
+	if _, err := checkMemory(p, 1000, 32<<20, 24*gib); err == nil || !strings.Contains(err.Error(), "32 MiB of it records") {
 		t.Errorf("1,000 threads of 16 MiB records: %v", err)
 	}
 }
