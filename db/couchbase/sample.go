@@ -105,6 +105,16 @@ func (m *manager) get(ctx context.Context, path string, authenticated bool) (*ht
 	return resp, nil
 }
 
+// within is ctx with four fifths of the time it has left: a port that
+// does not answer is then said by the sample (see unreachable) before the
+// sampler's own time is up.
+func within(ctx context.Context) (context.Context, context.CancelFunc) {
+	if dl, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(ctx, time.Now().Add(time.Until(dl)*4/5))
+	}
+	return context.WithCancel(ctx)
+}
+
 // unreachable says why the management port could not be reached, in one
 // line: a TLS handshake that failed names the property to set; a port
 // that refuses or does not answer may be one the service keeps from its
@@ -115,7 +125,7 @@ func (m *manager) unreachable(err error) error {
 		return e
 	}
 	var ne net.Error
-	if errors.Is(err, syscall.ECONNREFUSED) || (errors.As(err, &ne) && ne.Timeout()) {
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		return fmt.Errorf("the cluster manager's port does not answer (%v): a service that keeps it from its users (Couchbase Capella) has no statistics to sample; couchbase.managementport names another", err)
 	}
 	return err
@@ -136,6 +146,8 @@ func (m *manager) sample(ctx context.Context) (db.Sample, error) {
 	if !m.tls.On && m.password != "" {
 		return db.Sample{}, fmt.Errorf("couchbase: bucket statistics not sampled: over couchbase:// the cluster manager is plain http (port 8091), where couchbase.password would cross the network in clear; connect with couchbases:// to sample them over https (port 18091)")
 	}
+	ctx, cancel := within(ctx)
+	defer cancel()
 	resp, err := m.get(ctx, path, true)
 	if err != nil {
 		return db.Sample{}, fmt.Errorf("couchbase: bucket statistics at %s: %v", m.base.Host, err)
@@ -178,6 +190,8 @@ func (m *manager) sample(ctx context.Context) (db.Sample, error) {
 // it is labelled as a key-value-only mock whose SQL++ paths are not
 // exercised.
 func (m *manager) version(ctx context.Context) (string, error) {
+	ctx, cancel := within(ctx)
+	defer cancel()
 	resp, err := m.get(ctx, "/pools", false)
 	if err != nil {
 		return "", fmt.Errorf("couchbase: version at %s: %v", m.base.Host, err)

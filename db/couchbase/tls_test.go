@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/couchbase/gocb/v2"
 	"github.com/servbench/servbench/db/dbtest"
@@ -190,13 +191,17 @@ func TestSampleHidden(t *testing.T) {
 		addr, want string
 	}{
 		{closed, "the cluster manager's port does not answer"},
+		{dbtest.SilentServer(t), "the cluster manager's port does not answer"},
 		{denied.Listener.Addr().String(), "403 Forbidden: the cluster manager does not let couchbase.username and couchbase.password read them"},
 	} {
 		m, err := managerOf(t, "couchbase.url", "couchbase://127.0.0.1", "couchbase.managementport", port(c.addr))
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = m.sample(context.Background())
+		// Bounded as the sampler bounds each sample.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_, err = m.sample(ctx)
+		cancel()
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "Capella") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line with %q", c.addr, err, c.want)
 		}
