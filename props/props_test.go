@@ -293,6 +293,7 @@ func TestIsSecretKey(t *testing.T) {
 		"recordcount": false, "dynamodb.primarykey": false, "redis.indexkey": false, "cassandra.keyspace": false,
 		"keyprefix": false, "ycsb_key": false, "mongodb.authsource": false, "redis.user": false, "tls.cert": false,
 		"redis.pw": true, "nodetool-pw": true, "num_tokens": false, "author": false, "pwrlevel": false,
+		"dynamodb.credentialsfile": true, "dynamodb.profile": false, "dynamodb.role.arn": false, "dynamodb.role.externalid": false, // AWS: an external ID is not a secret
 	} {
 		if got := IsSecretKey(name); got != want {
 			t.Errorf("IsSecretKey(%q) = %v, want %v", name, got, want)
