@@ -39,6 +39,8 @@ var bucketStats = []struct{ field, name, unit string }{
 const (
 	maxStatsBytes = 8 << 20
 	maxPoolsBytes = 1 << 20
+	// versionTimeout bounds the question of the server's version.
+	versionTimeout = 5 * time.Second
 )
 
 // manager reaches the cluster manager's REST API (the bucket's
@@ -190,7 +192,11 @@ func (m *manager) sample(ctx context.Context) (db.Sample, error) {
 // it is labelled as a key-value-only mock whose SQL++ paths are not
 // exercised.
 func (m *manager) version(ctx context.Context) (string, error) {
-	ctx, cancel := within(ctx)
+	// The version is asked once, before a run: a port that does not
+	// answer (Capella's) delays it no more than this.
+	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
+	defer cancel()
+	ctx, cancel = within(ctx)
 	defer cancel()
 	resp, err := m.get(ctx, "/pools", false)
 	if err != nil {

@@ -73,16 +73,6 @@ func readCredentials(p *props.Props) (creds, error) {
 		}
 		return c, p.Errorf(name, "and dynamodb.accesskey both say which credentials to use: set one")
 	}
-	for _, f := range []struct{ key, path string }{{"dynamodb.configfile", c.configFile}, {"dynamodb.credentialsfile", c.credentialsFile}} {
-		if f.path == "" {
-			continue
-		}
-		if st, err := os.Stat(f.path); err != nil || !st.Mode().IsRegular() {
-			// The credentials file's path is not printed: its property
-			// is a secret's.
-			return c, p.Errorf(f.key, "no such file")
-		}
-	}
 	if c.role == "" {
 		for _, k := range []string{"dynamodb.role.sessionname", "dynamodb.role.externalid", "dynamodb.sts.endpoint"} {
 			if _, ok := p.Get(k); ok {
@@ -105,6 +95,22 @@ func readCredentials(p *props.Props) (creds, error) {
 		c.stsEndpoint = u.Scheme + "://" + u.Host
 	}
 	return c, nil
+}
+
+// files checks that the shared files named are there, where the phase
+// runs (the AWS SDK takes a missing file for an empty one).
+func (c creds) files(p *props.Props) error {
+	for _, f := range []struct{ key, path string }{{"dynamodb.configfile", c.configFile}, {"dynamodb.credentialsfile", c.credentialsFile}} {
+		if f.path == "" {
+			continue
+		}
+		if st, err := os.Stat(f.path); err != nil || !st.Mode().IsRegular() {
+			// The credentials file's path is not printed: its property
+			// is a secret's.
+			return p.Errorf(f.key, "no such file")
+		}
+	}
+	return nil
 }
 
 // load is the AWS configuration's options for these credentials; local

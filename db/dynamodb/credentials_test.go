@@ -270,7 +270,6 @@ func TestCredentialsBadInput(t *testing.T) {
 		{[]string{"dynamodb.sessiontoken", "t"}, "dynamodb.sessiontoken"},
 		{[]string{"dynamodb.accesskey", "AKID", "dynamodb.secretkey", "s", "dynamodb.profile", "bench"}, "dynamodb.profile"},
 		{[]string{"dynamodb.accesskey", "AKID", "dynamodb.secretkey", "s", "dynamodb.configfile", cf}, "dynamodb.configfile"},
-		{[]string{"dynamodb.configfile", filepath.Join(t.TempDir(), "none")}, "dynamodb.configfile: no such file"},
 		{[]string{"dynamodb.role.externalid", "x"}, "dynamodb.role.externalid"},
 		{[]string{"dynamodb.sts.endpoint", "http://127.0.0.1:1"}, "dynamodb.sts.endpoint"},
 		{[]string{"dynamodb.role.arn", "bench"}, "dynamodb.role.arn"},
@@ -280,6 +279,19 @@ func TestCredentialsBadInput(t *testing.T) {
 		_, err := b.Open(context.Background(), dbtest.Props(c.kv...), db.Options{Threads: 1, CheckOnly: true})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want an error naming %s", c.kv, err, c.want)
+		}
+	}
+	// The shared files are looked for where the phase runs, and a missing
+	// one is named by its property, its path not printed.
+	none := filepath.Join(t.TempDir(), "none")
+	for _, k := range []string{"dynamodb.configfile", "dynamodb.credentialsfile"} {
+		p := dbtest.Props("dynamodb.endpoint", "http://127.0.0.1:1", k, none)
+		if _, err := b.Open(context.Background(), p, db.Options{Threads: 1, CheckOnly: true}); err != nil {
+			t.Errorf("%s checked: %v", k, err)
+		}
+		_, err := b.Open(context.Background(), p, db.Options{Threads: 1})
+		if err == nil || !strings.Contains(err.Error(), k+": no such file") || strings.Contains(err.Error(), none) {
+			t.Errorf("%s missing: %v", k, err)
 		}
 	}
 }

@@ -127,6 +127,9 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		return nil, nil
 	}
 	// The files are read where the phase runs (a spread phase's clients).
+	if err := cr.files(p); err != nil {
+		return nil, err
+	}
 	tc, err := s.tls.Config(ctx, p)
 	if err != nil {
 		return nil, err
