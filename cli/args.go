@@ -24,6 +24,7 @@ type phaseArgs struct {
 	binding string
 	props   *props.Props
 	cpuprof string // --cpuprofile: the client's own CPU profile (pprof)
+	trace   string // --trace: the client's own execution trace (go tool trace)
 	// indexFrom names the orchestrator whose environment gives this
 	// client's index (--client-index-from docker|kubernetes).
 	indexFrom string
@@ -118,6 +119,7 @@ func parsePhase(ctx context.Context, cmd string, args []string, stderr io.Writer
 	fs.Var(actionList{&acts, setter("timeseries.file")}, "csv", "")
 	fs.Var(actionList{&acts, setter("hdrhistogram.log")}, "hlog", "")
 	fs.StringVar(&pa.cpuprof, "cpuprofile", "", "")
+	fs.StringVar(&pa.trace, "trace", "", "")
 	fs.BoolVar(&pa.help, "h", false, "")
 	fs.BoolVar(&pa.help, "help", false, "")
 

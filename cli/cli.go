@@ -217,6 +217,8 @@ later ones win):
   --csv FILE                 write the time series as CSV
   --hlog PREFIX              write HdrHistogram interval logs, PREFIX<SECTION>.hlog
   --cpuprofile FILE          write the client's own CPU profile (go tool pprof FILE)
+  --trace FILE               write the client's own execution trace: where its
+                             goroutines waited to run (go tool trace FILE)
   -h, --help                 this help
 
 Useful properties (YCSB's names): recordcount, operationcount, fieldcount,

@@ -559,3 +559,25 @@ func TestCPUProfile(t *testing.T) {
 		t.Error("a failed start replaced the profile")
 	}
 }
+
+// --trace writes the client's execution trace (go tool trace reads it);
+// a path that cannot be created is bad input; a spread phase refuses it.
+func TestTrace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.trace")
+	code, _, errOut := servbench(t, "run", "basic", "-w", "c", "-p", "operationcount=20000", "--trace", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil || !bytes.HasPrefix(raw, []byte("go 1.")) {
+		t.Fatalf("trace of %d bytes, %v: not a Go execution trace", len(raw), err)
+	}
+	code, _, errOut = servbench(t, "run", "basic", "-w", "c", "--trace", filepath.Join(t.TempDir(), "no", "such", "dir", "t"))
+	if code != ExitUsage || !strings.Contains(errOut, "--trace") {
+		t.Errorf("exit %d, %q: want bad input naming --trace", code, errOut)
+	}
+	code, _, errOut = servbench(t, "run", "basic", "-w", "c", "--threads", "2", "--clients", "2", "--trace", path)
+	if code != ExitUsage || !strings.Contains(errOut, "--trace would record the coordinator only") {
+		t.Errorf("exit %d, %q: want a spread phase to refuse --trace", code, errOut)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/internal/atomicfile"
@@ -53,16 +54,25 @@ func phaseCommand(ctx context.Context, cmd string, args []string, stdout, stderr
 // ended into an exit code.
 func runPhase(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Setup, stdout, stderr io.Writer) (int, error) {
 	elsewhere := phase.Elsewhere(setup)
-	if elsewhere && pa.cpuprof != "" {
-		return ExitUsage, badf("%s: the clients (%d) are processes of their own: --cpuprofile would profile the coordinator only; leave it out", cmd, setup.Client.Count)
+	for _, f := range []struct{ flag, path string }{{"--cpuprofile", pa.cpuprof}, {"--trace", pa.trace}} {
+		if elsewhere && f.path != "" {
+			return ExitUsage, badf("%s: the clients (%d) are processes of their own: %s would record the coordinator only; leave it out", cmd, setup.Client.Count, f.flag)
+		}
 	}
-	stopProfile, err := startProfile(pa.cpuprof)
+	stopProfile, err := startProfile("--cpuprofile", pa.cpuprof, pprof.StartCPUProfile, pprof.StopCPUProfile)
 	if err != nil {
 		return ExitUsage, usageError{err}
 	}
+	stopTrace, err := startProfile("--trace", pa.trace, trace.Start, trace.Stop)
+	if err != nil {
+		stopProfile(false)
+		return ExitUsage, usageError{err}
+	}
 	o, err := phase.Run(ctx, setup, engine.Writers{Stdout: stdout, Stderr: stderr, Bar: !elsewhere && isTerminal(stderr)})
-	if perr := stopProfile(o != nil); perr != nil {
-		fmt.Fprintf(stderr, "servbench: %v\n", perr)
+	for _, stop := range []func(bool) error{stopTrace, stopProfile} {
+		if perr := stop(o != nil); perr != nil {
+			fmt.Fprintf(stderr, "servbench: %v\n", perr)
+		}
 	}
 	if o == nil {
 		var se *engine.SpecError
@@ -127,30 +137,32 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// startProfile starts the client's CPU profile into path (none when
-// empty), for a user who wants to see where the client spends its time;
-// the returned function stops it and writes the file, or, for a run that
-// did not start (keep false), leaves path as it was.
-func startProfile(path string) (func(keep bool) error, error) {
+// startProfile starts a record of the client's own work into path (none
+// when empty): its CPU profile (--cpuprofile) or its execution trace
+// (--trace: scheduling latency, the network poller, GC assists), for a
+// user who wants to see where the client spends its time or its
+// operations wait; the returned function stops it and writes the file,
+// or, for a run that did not start (keep false), leaves path as it was.
+func startProfile(flag, path string, start func(io.Writer) error, stop func()) (func(keep bool) error, error) {
 	if path == "" {
 		return func(bool) error { return nil }, nil
 	}
 	f, err := atomicfile.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("--cpuprofile: %v", err)
+		return nil, fmt.Errorf("%s: %v", flag, err)
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
+	if err := start(f); err != nil {
 		f.Abort()
-		return nil, fmt.Errorf("--cpuprofile %s: %v", path, err)
+		return nil, fmt.Errorf("%s %s: %v", flag, path, err)
 	}
 	return func(keep bool) error {
-		pprof.StopCPUProfile()
+		stop()
 		if !keep {
 			f.Abort()
 			return nil
 		}
 		if err := f.Commit(); err != nil {
-			return fmt.Errorf("--cpuprofile %s: %v", path, err)
+			return fmt.Errorf("%s %s: %v", flag, path, err)
 		}
 		return nil
 	}, nil
