@@ -391,6 +391,9 @@ type Result struct {
 	Embedded bool
 	// CPU is the CPU time this process used while the runner ran.
 	CPU time.Duration
+	// Sched is how long this process's goroutines waited to run while
+	// the runner ran: the client's own scheduling, in every latency.
+	Sched SchedDelay
 	// Clock is this client's clock against its coordinator's, when
 	// measured (Spec.Gate).
 	Clock *result.Clock
@@ -520,12 +523,12 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 	if rec != nil {
 		rec.Start(ctx)
 	}
-	cpu0 := CPUTime()
+	cpu0, sched0 := CPUTime(), schedSnapshot()
 	series := &sink.Series{}
 	runStart := time.Now()
 	res, err := runner.Run(ctx, s.Runner, w, d, runner.Observers(append([]runner.Observer{series}, obs...)))
 	running := time.Since(runStart)
-	cpu := CPUTime() - cpu0
+	cpu, sched := CPUTime()-cpu0, schedDelay(sched0, schedSnapshot())
 	if rec != nil {
 		s.stopRecorder(rec)
 		s.sayServerSide(rec)
@@ -539,7 +542,7 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error
 	// YCSB's RunTime: from before its threads start, each connecting
 	// (db.init()), to the last one's cleanup; no warmup.
 	ycsbRuntime := opening + running - res.Warmup
-	out := &Result{YCSBRuntime: ycsbRuntime, Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: queryModel, Embedded: embedded, CPU: cpu, Clock: clock, ID: result.NewID(), measurements: s.measurements, recorder: rec}
+	out := &Result{YCSBRuntime: ycsbRuntime, Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: queryModel, Embedded: embedded, CPU: cpu, Sched: sched, Clock: clock, ID: result.NewID(), measurements: s.measurements, recorder: rec}
 	closed = true
 	if res.StuckThreads == 0 {
 		out.CloseErr = d.Close()
@@ -673,7 +676,7 @@ func (r *Result) newDoc() *result.Doc {
 	d := sink.NewDoc(r.Result, r.series.Points, sink.Meta{
 		Command: s.Spec.Phase.String(), Label: s.Label, Workload: WorkloadName(s.Props),
 		Binding: s.Spec.Binding, Server: r.Server, Driver: r.Driver, QueryModel: r.QueryModel, Properties: s.Properties().Redacted(),
-		CPU: r.CPU, ID: r.ID, Redactor: s.redactor,
+		CPU: r.CPU, SchedP99: r.Sched.P99, ID: r.ID, Redactor: s.redactor,
 	}, r.measurements)
 	d.ServerSide = r.serverSide(d.Start, d.Operations)
 	d.YCSBRuntimeMs = float64(r.YCSBRuntime) / float64(time.Millisecond)

@@ -25,6 +25,7 @@ type ranFacts struct {
 	records  int64
 	late     time.Duration // schedule.latethreshold
 	cpu      time.Duration // this process's CPU time during the run
+	sched    SchedDelay    // how long its goroutines waited to run
 	cores    int
 	redactor *props.Redactor // hides credentials in errors (nil: the rules alone)
 }
@@ -43,7 +44,7 @@ func (r *Result) Summary() []string {
 	f := ranFacts{
 		load: s.Spec.Phase == LoadPhase, binding: s.Spec.Binding, server: r.Server, embedded: r.Embedded,
 		workload: workloadLabel(s.Props), records: s.Workload.RecordCount, late: s.measurements.LateThreshold,
-		cpu: r.CPU, cores: cores(), redactor: s.redactor,
+		cpu: r.CPU, sched: r.Sched, cores: cores(), redactor: s.redactor,
 	}
 	if f.load {
 		f.records = s.Workload.InsertCount
@@ -118,6 +119,10 @@ func summarize(f ranFacts, res *runner.Result) []string {
 			}
 		}
 	}
+	if p99 := opsP99(res.Total); schedAdds(f.sched.P99, p99) && res.Runtime >= shortRun {
+		warn("this client's goroutines waited up to %s (p99) for a core before they ran, against a p99 of %s for the operations: latencies measured here include that wait, the client's own (%.0f%% of %d cores used); give it more cores or fewer threads, or spread the threads over clients",
+			f.sched.P99.Round(time.Microsecond), p99.Round(time.Microsecond), 100*f.cpu.Seconds()/(res.Runtime.Seconds()*float64(max(f.cores, 1))), f.cores)
+	}
 	if !f.load {
 		// Reads that mostly find nothing: the data was never loaded into
 		// this store, or into another table or directory.
@@ -191,4 +196,26 @@ func WorkloadName(p *props.Props) string {
 	}
 	src, _, _ := strings.Cut(p.Source("workload"), ":")
 	return src
+}
+
+// schedAdds reports whether the client's own scheduling delay (its p99)
+// is a share of the operations' p99 a user should be told of: a fifth of
+// it, and at least 100 µs.
+func schedAdds(sched, ops time.Duration) bool {
+	return sched >= 100*time.Microsecond && ops > 0 && 5*sched >= ops
+}
+
+// opsP99 is the highest p99 of service time among the operations that
+// completed, each measured on its own.
+func opsP99(s *measure.Set) time.Duration {
+	var most int64
+	for op := measure.Op(0); op < measure.NumOps; op++ {
+		if !op.IsClientOp() || !op.IsWorkload() {
+			continue
+		}
+		if h := s.Merged(op, false, func(st db.Status) bool { return st.IsOK() }); h != nil {
+			most = max(most, h.ValueAtQuantile(99))
+		}
+	}
+	return time.Duration(most)
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -59,6 +60,9 @@ func TestSummaryWarnings(t *testing.T) {
 		{"stand-in", func(f *ranFacts) { f.server = "FerretDB v1.24.0" }, res(20000, 10*time.Second, 0, -1), []string{"FerretDB v1.24.0 is a stand-in"}},
 		{"nothing loaded", nil, resWith(20000, 17400, 10*time.Second, 0, -1), []string{"17,400 of 20,000 reads and updates found no record: was the data loaded?"}},
 		{"a few missing", nil, resWith(20000, 100, 10*time.Second, 0, -1), nil},
+		{"the client's scheduling in the latencies", func(f *ranFacts) { f.sched.P99, f.cpu = 500*time.Microsecond, 9*time.Second },
+			res(20000, 10*time.Second, 0, -1), []string{"this client's goroutines waited up to 500µs (p99) for a core before they ran, against a p99 of 1µs for the operations: latencies measured here include that wait, the client's own (45% of 2 cores used)"}},
+		{"a short scheduling wait", func(f *ranFacts) { f.sched.P99 = 50 * time.Microsecond }, res(20000, 10*time.Second, 0, -1), nil},
 	} {
 		f := facts
 		if c.f != nil {
@@ -83,6 +87,53 @@ func TestSummaryWarnings(t *testing.T) {
 				t.Errorf("%s: warning %q, want it to say %q", c.name, warns[i], w)
 			}
 		}
+	}
+}
+
+// The client's scheduling delay is told of when it is a fifth of the
+// operations' p99 or more, and at least 100 µs.
+func TestSchedAdds(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		sched, ops time.Duration
+		want       bool
+	}{{ms, 5 * ms, true}, {ms, 6 * ms, false}, {99 * time.Microsecond, 200 * time.Microsecond, false}, {ms, 0, false}, {3 * ms, ms, true}} {
+		if got := schedAdds(c.sched, c.ops); got != c.want {
+			t.Errorf("schedAdds(%v, %v) = %v", c.sched, c.ops, got)
+		}
+	}
+}
+
+// The runtime's scheduling-latency histogram is read between two
+// snapshots: goroutines that waited while the phase ran show.
+func TestSchedDelay(t *testing.T) {
+	before := schedSnapshot()
+	if before == nil {
+		t.Skip("this Go runtime keeps no " + schedMetric)
+	}
+	done := make(chan struct{})
+	for range 4 * runtime.GOMAXPROCS(0) {
+		go func() { // busy goroutines: each waits for a core in turn
+			for {
+				select {
+				case <-done:
+					return
+				default:
+					runtime.Gosched()
+				}
+			}
+		}()
+	}
+	for range 100 {
+		runtime.Gosched()
+	}
+	close(done)
+	d := schedDelay(before, schedSnapshot())
+	if d.Count == 0 || d.P99 <= 0 || d.P50 > d.P99 {
+		t.Errorf("scheduling delay %+v: want goroutines counted, a p99, p50 <= p99", d)
+	}
+	if (schedDelay(nil, before) != SchedDelay{}) {
+		t.Error("a missing snapshot gave a delay")
 	}
 }
 

@@ -173,6 +173,7 @@ func (d *Doc) addTotals(c *Doc, sum *counts, from, to time.Time, common bool) {
 	d.Stuck += c.Stuck
 	sum.add(&d.Abandoned, c.Abandoned)
 	d.ClientCPUS += c.ClientCPUS
+	d.ClientSchedP99Us = max(d.ClientSchedP99Us, c.ClientSchedP99Us)
 	if len(c.ClientRuns) > 0 { // merged already
 		d.ClientRuns = append(d.ClientRuns, c.ClientRuns...)
 	} else {

@@ -92,7 +92,7 @@ func (d *Doc) Validate() error {
 	for _, c := range []struct {
 		name string
 		v    float64
-	}{{"runtime_ms", d.RuntimeMs}, {"warmup_ms", d.WarmupMs}, {"client_cpu_s", d.ClientCPUS},
+	}{{"runtime_ms", d.RuntimeMs}, {"warmup_ms", d.WarmupMs}, {"client_cpu_s", d.ClientCPUS}, {"client_sched_p99_us", d.ClientSchedP99Us},
 		{"throughput", d.Throughput}, {"goodput", d.Goodput}, {"target_ops_per_sec", d.Rate}} {
 		if c.v < 0 || math.IsNaN(c.v) || math.IsInf(c.v, 0) {
 			return fmt.Errorf("%s is %v: want a finite number, not negative", c.name, c.v)

@@ -92,6 +92,11 @@ type Doc struct {
 	// ran (warmup included; an embedded store's work too), in seconds:
 	// with the operations, what the client cost. Merged results sum it.
 	ClientCPUS float64 `json:"client_cpu_s,omitempty"`
+	// ClientSchedP99Us is the 99th percentile of how long the client's
+	// goroutines waited to run while the phase ran (the Go runtime's
+	// /sched/latencies), in µs: the client's own scheduling, which every
+	// latency it measured includes. Merged results keep the largest.
+	ClientSchedP99Us float64 `json:"client_sched_p99_us,omitempty"`
 	// Clients is the number of client results merged into this one
 	// (servbench merge); 0 for a single client\'s.
 	Clients int `json:"clients,omitempty"`

@@ -15,6 +15,7 @@ type Meta struct {
 	Command, Binding, Server, Driver, Workload, Label, QueryModel string
 	Properties                                                    map[string]string
 	CPU                                                           time.Duration // the client's CPU time during the phase
+	SchedP99                                                      time.Duration // the client's goroutines' wait to run, p99
 	ID                                                            string        // the run's identity (result.NewID)
 	// Redactor hides credentials in the errors kept, the run's own
 	// secrets too (nil: what props.RedactText finds).
@@ -34,7 +35,7 @@ func NewDoc(res *runner.Result, series []result.Point, m Meta, o Options) *resul
 		QueryModel: m.QueryModel, Properties: m.Properties, Threads: res.Threads, Rate: res.Config.Rate, Seed: res.Config.Seed,
 		Start: res.Start, End: res.End,
 		RuntimeMs: ms(res.Runtime), WarmupMs: ms(res.Warmup),
-		Stop: res.Reason, Stuck: res.StuckThreads, Abandoned: res.Abandoned(), ClientCPUS: m.CPU.Seconds(),
+		Stop: res.Reason, Stuck: res.StuckThreads, Abandoned: res.Abandoned(), ClientCPUS: m.CPU.Seconds(), ClientSchedP99Us: float64(m.SchedP99) / float64(time.Microsecond),
 		Operations: all, OKOperations: ok,
 		Throughput: throughput(all, res.Runtime), Goodput: throughput(ok, res.Runtime),
 		HistogramUnit: "ns",
