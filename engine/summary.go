@@ -113,15 +113,15 @@ func summarize(f ranFacts, res *runner.Result) []string {
 		pct := 100 * f.cpu.Seconds() / (res.Runtime.Seconds() * float64(f.cores))
 		if pct > result.BusyClientPct {
 			if f.embedded {
-				warn("this process, which runs the embedded store too, used %.0f%% of %d cores: client and store compete for them", pct, f.cores)
+				warn("this process, which runs the embedded store too, used %.0f%% of %s: client and store compete for them", pct, plural(int64(f.cores), "core"))
 			} else {
-				warn("the client used %.0f%% of %d cores: it may be the limit, not the server; add client machines or threads elsewhere", pct, f.cores)
+				warn("the client used %.0f%% of %s: it may be the limit, not the server; add client machines or threads elsewhere", pct, plural(int64(f.cores), "core"))
 			}
 		}
 	}
 	if p99 := opsP99(res.Total); schedAdds(f.sched.P99, p99) && res.Runtime >= shortRun {
-		warn("this client's goroutines waited up to %s (p99) for a core before they ran, against a p99 of %s for the operations: latencies measured here include that wait, the client's own (%.0f%% of %d cores used); give it more cores or fewer threads, or spread the threads over clients",
-			f.sched.P99.Round(time.Microsecond), p99.Round(time.Microsecond), 100*f.cpu.Seconds()/(res.Runtime.Seconds()*float64(max(f.cores, 1))), f.cores)
+		warn("this client's goroutines waited up to %s (p99) for a core before they ran, against a p99 of %s for the operations: latencies measured here include that wait, the client's own (%.0f%% of %s used); give it more cores or fewer threads, or spread the threads over clients",
+			f.sched.P99.Round(time.Microsecond), p99.Round(time.Microsecond), 100*f.cpu.Seconds()/(res.Runtime.Seconds()*float64(max(f.cores, 1))), plural(int64(f.cores), "core"))
 	}
 	if !f.load {
 		// Reads that mostly find nothing: the data was never loaded into
