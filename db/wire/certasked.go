@@ -1,0 +1,91 @@
+package wire
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync/atomic"
+	"syscall"
+)
+
+// CertAsked notes whether a server asked for a client certificate and
+// what the client gave it: none configured, none the server accepts (its
+// CA is not among those the server names), or one. Under TLS 1.3 the
+// client's handshake completes before the server checks its certificate;
+// the server's refusal (an alert, then the connection closed) often
+// reaches the client's first request as a reset connection, its alert
+// unread, so the error alone cannot say why. The zero value is ready to
+// use.
+type CertAsked struct{ state atomic.Int32 }
+
+// What a server asking for a client certificate was given.
+const (
+	notAsked int32 = iota
+	askedNone
+	askedNoneAccepted
+	askedSent
+)
+
+// Watch returns c to dial with: a copy that notes a server's asking for
+// a client certificate and answers as c would (the first of its
+// certificates the server accepts, else none). A nil c is returned as it
+// is, and so is one that chooses its certificate itself.
+func (a *CertAsked) Watch(c *tls.Config) *tls.Config {
+	if c == nil || c.GetClientCertificate != nil {
+		return c
+	}
+	c = c.Clone()
+	certs := c.Certificates
+	c.Certificates = nil
+	c.GetClientCertificate = func(cri *tls.CertificateRequestInfo) (*tls.Certificate, error) {
+		for i := range certs {
+			if cri.SupportsCertificate(&certs[i]) == nil {
+				a.state.Store(askedSent)
+				return &certs[i], nil
+			}
+		}
+		if len(certs) > 0 {
+			a.state.Store(askedNoneAccepted)
+		} else {
+			a.state.Store(askedNone)
+		}
+		return &tls.Certificate{}, nil
+	}
+	return c
+}
+
+// Explain is t.Explain(err); where that finds nothing to say, a
+// connection that broke after a server asked for a client certificate is
+// said in one line naming the properties to set.
+func (a *CertAsked) Explain(t TLS, err error) error {
+	e := t.Explain(err)
+	var te *TLSError
+	if e == nil || errors.As(e, &te) || !broken(err) {
+		return e
+	}
+	var msg string
+	switch a.state.Load() {
+	case askedNone:
+		msg = fmt.Sprintf("the server asks for a client certificate: set %s.tls.cert and %s.tls.key", t.Prefix, t.Prefix)
+	case askedNoneAccepted:
+		msg = fmt.Sprintf("the server refused the client certificate of %s.tls.cert: its CA is not one the server accepts", t.Prefix)
+	case askedSent:
+		msg = fmt.Sprintf("the server refused the client certificate of %s.tls.cert", t.Prefix)
+	default:
+		return e
+	}
+	return &TLSError{"TLS: " + msg, err}
+}
+
+// broken reports whether err is a connection the server closed or reset
+// (drivers that flatten errors are read by their words).
+func broken(err error) bool {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNABORTED) {
+		return true
+	}
+	s := err.Error()
+	return strings.Contains(s, "connection reset by peer") || strings.Contains(s, "broken pipe") || strings.HasSuffix(s, "EOF")
+}
