@@ -43,7 +43,7 @@ func init() { db.Register(Name, binding{}) }
 type binding struct{}
 
 func (binding) Summary() string {
-	return "Redis through rueidis, standalone or cluster, a connection per thread, auto-pipelined or in windows (redis.host, redis.port, redis.url, redis.cluster, redis.pipelining)"
+	return "Redis through rueidis, standalone or cluster, a connection per thread, auto-pipelined or in windows (redis.host, redis.port, redis.url, redis.cluster, redis.pipelining, redis.tls.*)"
 }
 
 // Store is an open Redis client.
@@ -65,22 +65,27 @@ type Store struct {
 
 func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
 	cfg, err := parseConfig(p, o)
-	if err != nil || o.CheckOnly {
+	if err != nil {
 		return nil, err
 	}
+	if cfg.tls, err = cfg.tlsProps.Config(ctx, p); err != nil || o.CheckOnly {
+		return nil, err
+	}
+	var asked wire.CertAsked
+	cfg.tls = asked.Watch(cfg.tls)
 	s := &Store{index: cfg.index, lex: cfg.scanMode == "lex", hostDesc: strings.Join(cfg.addrs, ","),
 		json: cfg.model == "json", search: cfg.search, noContent: cfg.noContent, scanPipe: cfg.scanPipeline, pipelined: cfg.pipelined, window: cfg.window, delay: cfg.flushDelay}
 	cfg.traffic = &s.traffic
 	c, err := rueidis.NewClient(clientOptions(cfg))
 	if err != nil {
-		return nil, fmt.Errorf("redis: connect %s: %w", s.hostDesc, err)
+		return nil, fmt.Errorf("redis: connect %s: %w", s.hostDesc, asked.Explain(cfg.tlsProps, err))
 	}
 	s.c = c
 	pctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 	if err := s.c.Do(pctx, s.c.B().Ping().Build()).Error(); err != nil {
 		s.c.Close()
-		return nil, fmt.Errorf("redis: connect %s: %w", s.hostDesc, err)
+		return nil, fmt.Errorf("redis: connect %s: %w", s.hostDesc, asked.Explain(cfg.tlsProps, err))
 	}
 	return s, nil
 }
@@ -112,7 +117,15 @@ func clientOptions(cfg *config) rueidis.ClientOption {
 			if err != nil {
 				return nil, err
 			}
-			return wire.TLSClient(ctx, t.Conn(c), dst, tc)
+			// The handshake is bounded as the connecting is: a server
+			// that never answers it (a plain port) fails the dial.
+			hctx, cancel := context.WithTimeout(ctx, d.Timeout)
+			defer cancel()
+			conn, err := wire.TLSClient(hctx, t.Conn(c), dst, tc)
+			if err != nil && hctx.Err() != nil && ctx.Err() == nil {
+				return nil, fmt.Errorf("TLS: no answer to the handshake within %s (redis.timeout): a server that does not speak TLS at %s? (use redis://, or the address of its TLS port)", d.Timeout, dst)
+			}
+			return conn, err
 		}
 	}
 	if cfg.retries > 0 {
@@ -135,7 +148,8 @@ type config struct {
 	flushDelay         time.Duration // auto-pipelining: the writer's pause after each write
 	username, password string
 	db                 int
-	tls                *tls.Config
+	tlsProps           wire.TLS    // redis.tls, redis.tls.ca, ... and what the URL says
+	tls                *tls.Config // built from tlsProps by Open; nil: plain
 	poolSize, retries  int
 	timeout            time.Duration
 	scanMode, index    string
@@ -158,16 +172,11 @@ func parseConfig(p *props.Props, o db.Options) (*config, error) {
 		return nil, err
 	}
 	c.db = int(dbn)
-	useTLS, err := p.Bool("redis.tls", false)
-	if err != nil {
+	if c.tlsProps, err = wire.ReadTLS(p, "redis"); err != nil {
 		return nil, err
 	}
 	host := p.String("redis.host", "127.0.0.1")
 	port, err := p.Int64("redis.port", 6379)
-	if err != nil {
-		return nil, err
-	}
-	skip, err := p.Bool("redis.tls.insecure", false)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +186,15 @@ func parseConfig(p *props.Props, o db.Options) (*config, error) {
 		if err := c.parseURL(u); err != nil {
 			return nil, p.Errorf("redis.url", "%v", err)
 		}
-		useTLS = useTLS || strings.HasPrefix(u, "rediss://")
+		// rediss:// is TLS, redis:// plain: a TLS property beside redis://
+		// is refused, never a silent choice of one.
+		rediss := strings.HasPrefix(u, "rediss://")
+		if !rediss && c.tlsProps.On {
+			return nil, p.Errorf("redis.url", "redis:// is a plain connection, but %s asks for TLS: write rediss://", tlsProperty(p))
+		}
+		if c.tlsProps, err = c.tlsProps.Agree(p, "redis.url", rediss); err != nil {
+			return nil, err
+		}
 	} else {
 		for _, h := range strings.Split(host, ",") {
 			h = strings.TrimSpace(h)
@@ -186,9 +203,6 @@ func parseConfig(p *props.Props, o db.Options) (*config, error) {
 			}
 			c.addrs = append(c.addrs, h)
 		}
-	}
-	if useTLS {
-		c.tls = &tls.Config{InsecureSkipVerify: skip}
 	}
 	if len(c.addrs) > 1 && !c.cluster {
 		return nil, p.Errorf("redis.host", "several addresses need redis.cluster=true")
@@ -245,6 +259,16 @@ func parseConfig(p *props.Props, o db.Options) (*config, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// tlsProperty is the first TLS property given that asks for TLS.
+func tlsProperty(p *props.Props) string {
+	for _, k := range []string{"redis.tls", "redis.tls.ca", "redis.tls.cert", "redis.tls.key", "redis.tls.servername", "redis.tls.insecure"} {
+		if _, ok := p.Get(k); ok {
+			return k
+		}
+	}
+	return "redis.tls"
 }
 
 func (c *config) parseURL(u string) error {

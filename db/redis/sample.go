@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/redis/rueidis"
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/props"
 )
 
 // infoStats are the INFO fields sampled: field, servbench's name, unit,
@@ -31,7 +33,11 @@ var infoStats = []struct {
 // replicas): commands processed, CPU, memory, keyspace hits and misses,
 // evictions, network bytes and keys. cpu_busy_pct is the main thread's
 // share of one core (Redis runs commands on one thread: at 100 it is the
-// limit); cpu_seconds counts the whole process.
+// limit); cpu_seconds counts the whole process. It goes over the binding's
+// own connections, so with the same TLS. A server that refuses INFO (an
+// ACL without it, a managed service that blocks or renames the command)
+// is said in one line; the fields a service leaves out of INFO are named
+// in Missing.
 func (s *Store) Sample(ctx context.Context) (db.Sample, error) {
 	nodes := s.c.Nodes()
 	addrs := make([]string, 0, len(nodes))
@@ -45,7 +51,7 @@ func (s *Store) Sample(ctx context.Context) (db.Sample, error) {
 		info, err := nodes[a].Do(ctx, nodes[a].B().Info().Build()).ToString()
 		if err != nil {
 			if firstErr == nil {
-				firstErr = fmt.Errorf("redis: INFO on %s: %w", a, err)
+				firstErr = fmt.Errorf("redis: INFO on %s: %w", a, infoRefused(err))
 			}
 			continue
 		}
@@ -53,9 +59,52 @@ func (s *Store) Sample(ctx context.Context) (db.Sample, error) {
 		if len(addrs) > 1 {
 			node = a
 		}
-		out.Stats = append(out.Stats, infoSample(info, node)...)
+		stats := infoSample(info, node)
+		out.Stats = append(out.Stats, stats...)
+		for _, m := range missingFields(stats) {
+			if !slices.Contains(out.Missing, m) {
+				out.Missing = append(out.Missing, m)
+			}
+		}
 	}
 	return out, firstErr
+}
+
+// infoRefused says in one line why a server refused INFO, when it did:
+// an ACL that does not allow it (NOPERM), or a command the service blocks
+// or renamed (managed services such as Redis Cloud and ElastiCache do so
+// with administrative commands).
+func infoRefused(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	m := re.Error()
+	switch {
+	case strings.HasPrefix(m, "NOPERM"):
+		return fmt.Errorf("refused to this user (%s): the server side cannot be sampled without INFO (an ACL that allows +info)", props.Cut(m, 120))
+	case strings.Contains(strings.ToLower(m), "unknown command"):
+		return fmt.Errorf("the server does not know INFO (%s): a service that blocks or renames it hides its statistics from clients", props.Cut(m, 120))
+	}
+	return err
+}
+
+// missingFields names the sampled quantities INFO did not hold (a
+// service may leave out its CPU or network counters).
+func missingFields(stats []db.Stat) []string {
+	var out []string
+	have := func(name string) bool {
+		return slices.ContainsFunc(stats, func(s db.Stat) bool { return s.Name == name })
+	}
+	for _, st := range infoStats {
+		if !have(st.name) {
+			out = append(out, "INFO "+st.field)
+		}
+	}
+	if !have("cpu_seconds") {
+		out = append(out, "INFO used_cpu_sys, used_cpu_user")
+	}
+	return out
 }
 
 // infoSample reads INFO's text into stats of node.

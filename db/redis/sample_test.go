@@ -1,8 +1,11 @@
 package redis_test
 
 import (
+	"context"
+	"strings"
 	"testing"
 
+	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/db/dbtest"
 	"github.com/servbench/servbench/result"
 )
@@ -63,5 +66,25 @@ func TestServerSideCluster(t *testing.T) {
 	}
 	if got := dbtest.Total(t, src, "commands"); got < float64(doc.Operations) {
 		t.Errorf("commands over the shards grew by %v over %d operations", got, doc.Operations)
+	}
+}
+
+// A user that may not run INFO (an ACL without it, as a managed service
+// keeps it from its clients) gets one line that says why the server side
+// is not sampled.
+func TestServerSideRefused(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
+	admin := dbtest.Open(t, "redis", "redis.url", url).(db.Administrator)
+	ctx := context.Background()
+	if _, err := admin.Admin(ctx, "usertable", "ACL SETUSER sbnoinfo on >sbnoinfo-pw ~* +@all -info"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Admin(ctx, "usertable", "ACL DELUSER sbnoinfo") })
+	d := dbtest.Open(t, "redis", "redis.url", url, "redis.username", "sbnoinfo", "redis.password", "sbnoinfo-pw")
+	_, err := d.(db.Sampler).Sample(ctx)
+	t.Log(err)
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "refused to this user") ||
+		!strings.Contains(err.Error(), "+info") || strings.Contains(err.Error(), "sbnoinfo-pw") {
+		t.Errorf("INFO refused: %v, want one line that says so", err)
 	}
 }

@@ -1,0 +1,154 @@
+package redis_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/dbtest"
+	"github.com/servbench/servbench/props"
+)
+
+// openErr opens the binding with the properties and returns its error
+// (nil: it connected; it is closed again).
+func openErr(kv ...string) error {
+	b, _ := db.Lookup("redis")
+	d, err := b.Open(context.Background(), dbtest.Props(append([]string{"redis.timeout", "5000"}, kv...)...), db.Options{Threads: 1})
+	if err == nil {
+		d.Close()
+	}
+	return err
+}
+
+// The TLS server (scripts/servers' redis-tls asks every client for a
+// certificate its CA signed) takes the client certificate: a record
+// written over TLS reads back, and the bytes on the wire are counted.
+func TestTLS(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_REDIS_TLS_URL")
+	certs := dbtest.TLSCerts(t)
+	d := dbtest.Open(t, "redis", "redis.url", url, "redis.tls.ca", certs.CA, "redis.tls.cert", certs.ClientCert, "redis.tls.key", certs.ClientKey)
+	ctx := context.Background()
+	in := &db.Record{}
+	in.Add("field0", []byte("over TLS"))
+	if err := d.Insert(ctx, "usertable", "sbtls1", in); err != nil {
+		t.Fatalf("insert over TLS: %v", err)
+	}
+	out := &db.Record{}
+	if err := d.Read(ctx, "usertable", "sbtls1", nil, out); err != nil {
+		t.Fatalf("read over TLS: %v", err)
+	}
+	if f := out.Fields(); len(f) != 1 || !bytes.Equal(f[0].Value, []byte("over TLS")) {
+		t.Errorf("read back %v", f)
+	}
+	if sent, received := d.(db.TrafficCounter).Traffic(); sent == 0 || received == 0 {
+		t.Errorf("traffic over TLS: %d sent, %d received", sent, received)
+	}
+	// The name verified may be another that the certificate carries, and
+	// redis.host with redis.tls=true is the URL's rediss://.
+	host := strings.TrimPrefix(url, "rediss://")
+	if err := openErr("redis.host", host, "redis.tls", "true", "redis.tls.ca", certs.CA, "redis.tls.cert", certs.ClientCert,
+		"redis.tls.key", certs.ClientKey, "redis.tls.servername", "localhost"); err != nil {
+		t.Errorf("redis.host, redis.tls=true, servername localhost: %v", err)
+	}
+}
+
+// Without a client certificate, with one another CA signed, against a CA
+// that did not sign the server's certificate or a name it is not for, the
+// connection is refused in one line that names the property to set.
+func TestTLSRefused(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_REDIS_TLS_URL")
+	certs := dbtest.TLSCerts(t)
+	client := []string{"redis.tls.cert", certs.ClientCert, "redis.tls.key", certs.ClientKey}
+	for _, c := range []struct {
+		name string
+		kv   []string
+		want []string
+	}{
+		{"no client certificate", []string{"redis.tls.ca", certs.CA},
+			[]string{"TLS: the server asks for a client certificate: set redis.tls.cert and redis.tls.key"}},
+		{"another CA's client certificate", []string{"redis.tls.ca", certs.CA, "redis.tls.cert", certs.OtherCert, "redis.tls.key", certs.OtherKey},
+			[]string{"TLS: the server refused the client certificate of redis.tls.cert"}},
+		{"other CA", append([]string{"redis.tls.ca", certs.OtherCA}, client...),
+			[]string{"TLS: the server's certificate is not signed by the CAs of redis.tls.ca"}},
+		{"the system's CAs", client, []string{"not signed by the system's CAs", "redis.tls.ca"}},
+		{"wrong name", append([]string{"redis.tls.ca", certs.CA, "redis.tls.servername", "elsewhere.invalid"}, client...),
+			[]string{"TLS: the server's certificate is for", "not elsewhere.invalid", "redis.tls.servername"}},
+	} {
+		err := openErr(append([]string{"redis.url", url}, c.kv...)...)
+		dbtest.TLSRefused(t, c.name, err, certs, c.want...)
+	}
+	// A plain server asked for TLS.
+	plain := strings.Replace(dbtest.ServerURL(t, "SERVBENCH_REDIS_URL"), "redis://", "rediss://", 1)
+	dbtest.TLSRefused(t, "plain server", openErr("redis.url", plain, "redis.tls.ca", certs.CA, "redis.timeout", "1000"), certs,
+		"TLS: no answer to the handshake within 1s (redis.timeout)", "use redis://")
+}
+
+// The result's properties hold no key file's path: redis.tls.key is a
+// secret by its name.
+func TestTLSKeyNotWritten(t *testing.T) {
+	if v := props.RedactValue("redis.tls.key", "/x/client.key"); v != props.Redacted {
+		t.Errorf("redis.tls.key written as %q", v)
+	}
+}
+
+// The URL and the TLS properties must agree: a conflict is refused before
+// any connection, naming both.
+func TestTLSConflicts(t *testing.T) {
+	b, _ := db.Lookup("redis")
+	for _, c := range []struct {
+		kv   []string
+		want []string
+	}{
+		{[]string{"redis.url", "redis://127.0.0.1:6379", "redis.tls", "true"}, []string{"redis.url", "redis.tls", "rediss://"}},
+		{[]string{"redis.url", "redis://127.0.0.1:6379", "redis.tls.ca", "ca.pem"}, []string{"redis.url", "redis.tls.ca", "rediss://"}},
+		{[]string{"redis.url", "redis://127.0.0.1:6379", "redis.tls.insecure", "true"}, []string{"redis.url", "redis.tls.insecure"}},
+		{[]string{"redis.url", "rediss://127.0.0.1:6379", "redis.tls", "false"}, []string{"redis.tls", "redis.url"}},
+		{[]string{"redis.url", "rediss://127.0.0.1:6379", "redis.tls.cert", "client.pem"}, []string{"redis.tls.cert", "redis.tls.key"}},
+		{[]string{"redis.url", "rediss://127.0.0.1:6379", "redis.tls.insecure", "true", "redis.tls.ca", "ca.pem"}, []string{"redis.tls.insecure", "redis.tls.ca"}},
+	} {
+		_, err := b.Open(context.Background(), dbtest.Props(c.kv...), db.Options{Threads: 1, CheckOnly: true})
+		for _, w := range c.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: %v, want an error naming %s", c.kv, err, w)
+			}
+		}
+	}
+	// What worked before still does: rediss:// alone, with redis.tls=true
+	// or redis.tls.insecure; redis.host with redis.tls=true.
+	for _, kv := range [][]string{
+		{"redis.url", "rediss://127.0.0.1:6379"},
+		{"redis.url", "rediss://127.0.0.1:6379", "redis.tls", "true"},
+		{"redis.url", "rediss://127.0.0.1:6379", "redis.tls.insecure", "true"},
+		{"redis.host", "127.0.0.1", "redis.tls", "true"},
+		{"redis.url", "redis://127.0.0.1:6379", "redis.tls", "false"},
+	} {
+		if _, err := b.Open(context.Background(), dbtest.Props(kv...), db.Options{Threads: 1, CheckOnly: true}); err != nil {
+			t.Errorf("%v: %v", kv, err)
+		}
+	}
+	// A CA file that is not there is named with its property.
+	_, err := b.Open(context.Background(), dbtest.Props("redis.url", "rediss://127.0.0.1:1", "redis.tls.ca", "/nonexistent/ca.pem"), db.Options{Threads: 1, CheckOnly: true})
+	if err == nil || !strings.Contains(err.Error(), "redis.tls.ca") || !strings.Contains(err.Error(), "/nonexistent/ca.pem") {
+		t.Errorf("missing CA file: %v", err)
+	}
+}
+
+// The server side is sampled over the binding's own TLS connections:
+// INFO counts the run's commands.
+func TestServerSideTLS(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_REDIS_TLS_URL")
+	certs := dbtest.TLSCerts(t)
+	doc, src := dbtest.ServerSide(t, "redis", "a", 500, 1000, "redis.url", url, "redis.tls.ca", certs.CA,
+		"redis.tls.cert", certs.ClientCert, "redis.tls.key", certs.ClientKey)
+	if got := dbtest.Total(t, src, "commands"); got < float64(doc.Operations) {
+		t.Errorf("commands processed grew by %v over a run of %d operations", got, doc.Operations)
+	}
+	if k := doc.Properties["redis.tls.key"]; k != props.Redacted {
+		t.Errorf("the result holds redis.tls.key as %q", k)
+	}
+	if src.Error != "" || len(src.Missing) != 0 {
+		t.Errorf("server side over TLS: error %q, missing %v", src.Error, src.Missing)
+	}
+}
