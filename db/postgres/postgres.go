@@ -34,7 +34,7 @@ func init() { db.Register(Name, binding{}) }
 type binding struct{}
 
 func (binding) Summary() string {
-	return "PostgreSQL through pgx v5, JSONB documents or YCSB's column layout (postgres.url, postgres.layout)"
+	return "PostgreSQL through pgx v5, JSONB documents or YCSB's column layout (postgres.url, postgres.layout, postgres.tls.*)"
 }
 
 // Store is an open connection pool.
@@ -129,7 +129,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		return nil, errors.New("postgres: no fields to make columns of (the engine gives the workload's schema)")
 	}
 
-	connURL := p.String("postgres.url", "")
+	connURL, urlKey := p.String("postgres.url", ""), "postgres.url"
 	host, port, database := p.String("postgres.host", "127.0.0.1"), p.String("postgres.port", "5432"), p.String("postgres.database", "postgres")
 	user, pass, sslMode := p.String("postgres.user", "postgres"), p.String("postgres.password", ""), p.String("postgres.sslmode", "")
 	if connURL == "" {
@@ -144,11 +144,19 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 			q.Set("sslmode", sslMode)
 		}
 		u.RawQuery = q.Encode()
-		connURL = u.String()
+		connURL, urlKey = u.String(), "postgres.sslmode"
+	}
+	sec, err := readTLS(p, connURL, urlKey)
+	if err != nil {
+		return nil, err
 	}
 	cfg, err := pgxpool.ParseConfig(connURL)
 	if err != nil {
 		return nil, p.Errorf("postgres.url", "%s", props.RedactURL(err.Error()))
+	}
+	var asked wire.CertAsked
+	if err := sec.apply(ctx, p, &cfg.ConnConfig.Config, &asked); err != nil {
+		return nil, err
 	}
 	conns, err := p.Int64Min("postgres.poolsize", int64(max(o.Threads, 1))+2, 1)
 	if err != nil {
@@ -169,7 +177,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	cfg.MaxConns = int32(conns)
 	where := cfg.ConnConfig.Host + ":" + fmt.Sprint(cfg.ConnConfig.Port)
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
-		return nil, fmt.Errorf("postgres: connect %s: %w", where, err)
+		return nil, fmt.Errorf("postgres: connect %s: %w", where, sec.explain(err, &asked))
 	}
 	pctx, cancel := context.WithTimeout(ctx, connect)
 	defer cancel()
@@ -178,7 +186,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		if ctx.Err() == nil && (pctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err)) {
 			return nil, fmt.Errorf("postgres: connect %s: no answer within %s (postgres.connecttimeout)", where, connect)
 		}
-		return nil, fmt.Errorf("postgres: connect %s: %w", where, err)
+		return nil, fmt.Errorf("postgres: connect %s: %w", where, sec.explain(err, &asked))
 	}
 	return s, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/props"
 )
 
 // databaseStats are pg_stat_database's columns sampled (of the database
@@ -37,7 +38,10 @@ var bgwriterStats = []struct{ column, name, unit string }{
 // Sample reads pg_stat_database (blocks read and hit, transactions, rows,
 // temporary bytes), pg_stat_bgwriter and, where the server has it
 // (PostgreSQL 16 and later), pg_stat_io's reads and writes, through the
-// pool's spare connection.
+// pool's spare connection (with the binding's TLS). A server that hides
+// pg_stat_database (refuses it to this user, or has no such view: a
+// service that speaks PostgreSQL's protocol over another engine) is said
+// in one line.
 func (s *Store) Sample(ctx context.Context) (db.Sample, error) {
 	var out db.Sample
 	q := "SELECT "
@@ -54,7 +58,7 @@ func (s *Store) Sample(ctx context.Context) (db.Sample, error) {
 		ptrs[i] = &vals[i]
 	}
 	if err := s.pool.QueryRow(ctx, q).Scan(ptrs...); err != nil {
-		return out, fmt.Errorf("postgres: pg_stat_database: %w", err)
+		return out, fmt.Errorf("postgres: pg_stat_database: %w", statsHidden(err))
 	}
 	for i, c := range databaseStats {
 		out.Stats = append(out.Stats, db.Stat{Name: c.name, Unit: c.unit, Counter: true, Value: vals[i]})
@@ -87,6 +91,22 @@ func (s *Store) Sample(ctx context.Context) (db.Sample, error) {
 			db.Stat{Name: "io_writes", Unit: "ops", Counter: true, Value: writes})
 	}
 	return out, firstErr
+}
+
+// statsHidden says in one line why a server did not answer a
+// statistics view, where it hides it: refused to this user, or a view it
+// does not have.
+func statsHidden(err error) error {
+	var pe *pgconn.PgError
+	switch {
+	case !errors.As(err, &pe):
+		return err
+	case pe.Code == "42501":
+		return fmt.Errorf("refused to this user (%s): the server side cannot be sampled without reading the statistics views (a role such as pg_monitor, which a managed service may not grant)", props.Cut(pe.Message, 100))
+	case missing(err):
+		return fmt.Errorf("the server has no such view (%s): a service that speaks PostgreSQL's protocol over another engine hides its statistics", props.Cut(pe.Message, 100))
+	}
+	return err
 }
 
 // missing reports whether err says a relation or column does not exist.

@@ -3,9 +3,11 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/db/dbtest"
 )
@@ -63,5 +65,44 @@ func TestServerSide(t *testing.T) {
 	}
 	if len(missing) == 0 {
 		t.Log("pg_stat_io present (PostgreSQL 16 or later)")
+	}
+}
+
+// A user the server does not let read pg_stat_database (as a managed
+// service may) gets one line that says why the server side is not
+// sampled. The refusal is made for that user alone: its search path
+// finds a view of that name it may not read before pg_catalog's.
+func TestServerSideRefused(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_POSTGRES_URL")
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	for _, q := range []string{
+		"DROP SCHEMA IF EXISTS sbhidden CASCADE", "DROP ROLE IF EXISTS sbnostats", "CREATE ROLE sbnostats LOGIN",
+		"CREATE SCHEMA sbhidden", "CREATE VIEW sbhidden.pg_stat_database AS SELECT * FROM pg_catalog.pg_stat_database", "GRANT USAGE ON SCHEMA sbhidden TO sbnostats",
+		"ALTER ROLE sbnostats SET search_path = sbhidden, pg_catalog",
+	} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(ctx, url)
+		if err != nil {
+			return
+		}
+		defer c.Close(ctx)
+		c.Exec(ctx, "DROP SCHEMA IF EXISTS sbhidden CASCADE")
+		c.Exec(ctx, "DROP ROLE IF EXISTS sbnostats")
+	})
+	d := dbtest.Open(t, "postgres", "postgres.url", strings.Replace(url, "postgres@", "sbnostats@", 1))
+	_, err = d.(db.Sampler).Sample(ctx)
+	t.Log(err)
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "pg_stat_database: refused to this user") ||
+		!strings.Contains(err.Error(), "pg_monitor") {
+		t.Errorf("pg_stat_database refused: %v, want one line that says so", err)
 	}
 }

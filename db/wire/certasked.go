@@ -65,18 +65,25 @@ func (a *CertAsked) Explain(t TLS, err error) error {
 	if e == nil || errors.As(e, &te) || !broken(err) {
 		return e
 	}
-	var msg string
+	if msg := a.Line(t); msg != "" {
+		return &TLSError{msg, err}
+	}
+	return e
+}
+
+// Line says what a server that asked for a client certificate was given,
+// for a connection it refused: none, none it accepts, or one ("" when no
+// server asked).
+func (a *CertAsked) Line(t TLS) string {
 	switch a.state.Load() {
 	case askedNone:
-		msg = fmt.Sprintf("the server asks for a client certificate: set %s.tls.cert and %s.tls.key", t.Prefix, t.Prefix)
+		return fmt.Sprintf("TLS: the server asks for a client certificate: set %s.tls.cert and %s.tls.key", t.Prefix, t.Prefix)
 	case askedNoneAccepted:
-		msg = fmt.Sprintf("the server refused the client certificate of %s.tls.cert: its CA is not one the server accepts", t.Prefix)
+		return fmt.Sprintf("TLS: the server refused the client certificate of %s.tls.cert: its CA is not one the server accepts", t.Prefix)
 	case askedSent:
-		msg = fmt.Sprintf("the server refused the client certificate of %s.tls.cert", t.Prefix)
-	default:
-		return e
+		return fmt.Sprintf("TLS: the server refused the client certificate of %s.tls.cert", t.Prefix)
 	}
-	return &TLSError{"TLS: " + msg, err}
+	return ""
 }
 
 // broken reports whether err is a connection the server closed or reset

@@ -1,0 +1,153 @@
+package postgres_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/dbtest"
+)
+
+// openErr opens the binding with the properties and returns its error
+// (nil: it connected; it is closed again).
+func openErr(kv ...string) error {
+	b, _ := db.Lookup("postgres")
+	d, err := b.Open(context.Background(), dbtest.Props(append([]string{"postgres.connecttimeout", "5000"}, kv...)...), db.Options{Threads: 1})
+	if err == nil {
+		d.Close()
+	}
+	return err
+}
+
+// The TLS server (scripts/servers' postgres-tls takes TLS connections
+// only, with a client certificate whose name is the user's) takes the
+// client certificate: a record written over TLS reads back, the sampler
+// reads pg_stat_database over the same TLS, and the bytes on the wire
+// are counted. sslmode=verify-ca and require with the CA verify the
+// chain, not the name.
+func TestTLS(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_POSTGRES_TLS_URL")
+	certs := dbtest.TLSCerts(t)
+	client := []string{"postgres.tls.ca", certs.CA, "postgres.tls.cert", certs.ClientCert, "postgres.tls.key", certs.ClientKey}
+	d := dbtest.Open(t, "postgres", append([]string{"postgres.url", url}, client...)...)
+	ctx := context.Background()
+	if err := d.(db.Preparer).Prepare(ctx, "sbtls", true); err != nil {
+		t.Fatal(err)
+	}
+	d.Delete(ctx, "sbtls", "k1")
+	in := &db.Record{}
+	in.Add("field0", []byte("over TLS"))
+	if err := d.Insert(ctx, "sbtls", "k1", in); err != nil {
+		t.Fatalf("insert over TLS: %v", err)
+	}
+	out := &db.Record{}
+	if err := d.Read(ctx, "sbtls", "k1", nil, out); err != nil {
+		t.Fatalf("read over TLS: %v", err)
+	}
+	if f := out.Fields(); len(f) != 1 || !bytes.Equal(f[0].Value, []byte("over TLS")) {
+		t.Errorf("read back %v", f)
+	}
+	if s, err := d.(db.Sampler).Sample(ctx); err != nil || len(s.Stats) == 0 {
+		t.Errorf("sample over TLS: %+v, %v", s, err)
+	}
+	if sent, received := d.(db.TrafficCounter).Traffic(); sent == 0 || received == 0 {
+		t.Errorf("traffic over TLS: %d sent, %d received", sent, received)
+	}
+	for _, kv := range [][]string{
+		{"postgres.url", url + "?sslmode=verify-full"},
+		{"postgres.url", url + "?sslmode=verify-ca", "postgres.tls.servername", "elsewhere.invalid"},
+		{"postgres.url", url + "?sslmode=require", "postgres.tls.servername", "localhost"},
+		{"postgres.url", url + "?sslmode=prefer"},
+		{"postgres.host", "127.0.0.1", "postgres.port", strings.TrimSuffix(strings.TrimPrefix(url, "postgres://postgres@127.0.0.1:"), "/postgres"), "postgres.sslmode", "verify-full"},
+	} {
+		if err := openErr(append(kv, client...)...); err != nil {
+			t.Errorf("%v: %v", kv, err)
+		}
+	}
+	// require with the CA verifies the chain as verify-ca does: another
+	// CA's is refused.
+	err := openErr("postgres.url", url+"?sslmode=require", "postgres.tls.ca", certs.OtherCA, "postgres.tls.cert", certs.ClientCert, "postgres.tls.key", certs.ClientKey)
+	dbtest.TLSRefused(t, "require with another CA", err, certs, "postgres.tls.ca")
+}
+
+// Without a client certificate, with one another CA signed, against a CA
+// that did not sign the server's certificate or a name it is not for, the
+// connection is refused in one line that names the property to set.
+func TestTLSRefused(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_POSTGRES_TLS_URL")
+	certs := dbtest.TLSCerts(t)
+	client := []string{"postgres.tls.cert", certs.ClientCert, "postgres.tls.key", certs.ClientKey}
+	for _, c := range []struct {
+		name string
+		kv   []string
+		want []string
+	}{
+		{"no client certificate", []string{"postgres.tls.ca", certs.CA},
+			[]string{"TLS: the server asks for a client certificate: set postgres.tls.cert and postgres.tls.key"}},
+		{"another CA's client certificate", []string{"postgres.tls.ca", certs.CA, "postgres.tls.cert", certs.OtherCert, "postgres.tls.key", certs.OtherKey},
+			[]string{"TLS: the server refused the client certificate of postgres.tls.cert"}},
+		{"a certificate not the user's", append([]string{"postgres.tls.ca", certs.CA}, client...),
+			[]string{"TLS: the server refused the client certificate of postgres.tls.cert: its name is not the user's"}},
+		{"other CA", append([]string{"postgres.tls.ca", certs.OtherCA}, client...),
+			[]string{"TLS: the server's certificate is not signed by the CAs of postgres.tls.ca"}},
+		{"wrong name", append([]string{"postgres.tls.ca", certs.CA, "postgres.tls.servername", "elsewhere.invalid"}, client...),
+			[]string{"TLS: the server's certificate is for", "not elsewhere.invalid", "postgres.tls.servername"}},
+		{"plain", []string{"postgres.tls", "false"},
+			[]string{"the server takes TLS connections only: set postgres.tls.ca"}},
+	} {
+		kv := append([]string{"postgres.url", url}, c.kv...)
+		if c.name == "a certificate not the user's" { // the user in the URL is postgres
+			kv[1] = strings.Replace(url, "postgres@", "nobody@", 1)
+		}
+		dbtest.TLSRefused(t, c.name, openErr(kv...), certs, c.want...)
+	}
+	// A plain server asked for TLS.
+	plain := dbtest.ServerURL(t, "SERVBENCH_POSTGRES_URL")
+	dbtest.TLSRefused(t, "plain server", openErr("postgres.url", plain, "postgres.tls.ca", certs.CA), certs, "postgres.tls")
+}
+
+// The connection string and the TLS properties must agree: a conflict is
+// refused before any connection, naming both.
+func TestTLSConflicts(t *testing.T) {
+	b, _ := db.Lookup("postgres")
+	const u = "postgres://postgres@127.0.0.1:5432/postgres"
+	for _, c := range []struct {
+		kv   []string
+		want []string
+	}{
+		{[]string{"postgres.url", u + "?sslmode=disable", "postgres.tls.ca", "ca.pem"}, []string{"postgres.url", "sslmode=disable", "postgres.tls.ca"}},
+		{[]string{"postgres.url", u + "?sslmode=disable", "postgres.tls", "true"}, []string{"postgres.url", "postgres.tls"}},
+		{[]string{"postgres.url", "host=127.0.0.1 sslmode=disable", "postgres.tls.servername", "db"}, []string{"postgres.url", "postgres.tls.servername"}},
+		{[]string{"postgres.sslmode", "disable", "postgres.tls.ca", "ca.pem"}, []string{"postgres.sslmode", "postgres.tls.ca"}},
+		{[]string{"postgres.url", u + "?sslmode=verify-full", "postgres.tls", "false"}, []string{"postgres.tls", "postgres.url"}},
+		{[]string{"postgres.sslmode", "require", "postgres.tls", "false"}, []string{"postgres.tls", "postgres.sslmode"}},
+		{[]string{"postgres.url", u + "?sslrootcert=/x/ca.pem", "postgres.tls.ca", "ca.pem"}, []string{"postgres.tls.ca", "postgres.url", "sslrootcert"}},
+		{[]string{"postgres.url", u + "?sslcert=/x/c.pem&sslkey=/x/c.key", "postgres.tls.cert", "c.pem", "postgres.tls.key", "c.key"}, []string{"postgres.tls.cert", "postgres.url", "sslcert"}},
+		{[]string{"postgres.url", u + "?sslmode=sure", "postgres.tls", "true"}, []string{"postgres.url", "sslmode=sure"}},
+	} {
+		_, err := b.Open(context.Background(), dbtest.Props(c.kv...), db.Options{Threads: 1, CheckOnly: true})
+		for _, w := range c.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: %v, want an error naming %s", c.kv, err, w)
+			}
+		}
+		if err != nil && strings.Contains(err.Error(), "/x/c.key") {
+			t.Errorf("%v: the error names the key file: %v", c.kv, err)
+		}
+	}
+	// What worked before still does: the URL's sslmode alone, and
+	// postgres.sslmode.
+	for _, kv := range [][]string{
+		{"postgres.url", u + "?sslmode=disable"},
+		{"postgres.url", u + "?sslmode=require"},
+		{"postgres.url", u + "?sslmode=verify-full", "postgres.tls", "true"},
+		{"postgres.sslmode", "prefer", "postgres.tls", "false"},
+		{"postgres.url", u + "?sslmode=disable", "postgres.tls", "false"},
+	} {
+		if _, err := b.Open(context.Background(), dbtest.Props(kv...), db.Options{Threads: 1, CheckOnly: true}); err != nil {
+			t.Errorf("%v: %v", kv, err)
+		}
+	}
+}
