@@ -36,7 +36,7 @@ func init() { db.Register(Name, binding{}) }
 type binding struct{}
 
 func (binding) Summary() string {
-	return "MongoDB wire protocol through mongo-driver v2 (mongodb.url, mongodb.database, mongodb.writeconcern, mongodb.readpreference)"
+	return "MongoDB wire protocol through mongo-driver v2 (mongodb.url, mongodb.database, mongodb.writeconcern, mongodb.readpreference, mongodb.tls.*)"
 }
 
 // Store is a connected client and its database.
@@ -66,6 +66,15 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	cs, err := parseURI(uri, o.CheckOnly)
 	if err != nil {
 		return nil, p.Errorf("mongodb.url", "%s", props.RedactURL(err.Error()))
+	}
+	sec, err := readTLS(p, uri)
+	if err != nil {
+		return nil, err
+	}
+	var asked wire.CertAsked
+	tc, err := sec.config(ctx, p, &asked)
+	if err != nil {
+		return nil, err
 	}
 	dbName := p.String("mongodb.database", cs.Database)
 	if dbName == "" {
@@ -124,9 +133,13 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		return nil, nil
 	}
 	connect := time.Duration(ms) * time.Millisecond
-	s.client, err = mongo.Connect(options.Client().ApplyURI(uri).SetMaxPoolSize(uint64(pool)).SetRetryWrites(false).SetRetryReads(false).
+	co := options.Client().ApplyURI(uri).SetMaxPoolSize(uint64(pool)).SetRetryWrites(false).SetRetryReads(false).
 		SetConnectTimeout(connect).SetServerSelectionTimeout(connect).
-		SetDialer(s.traffic.ContextDialer(&net.Dialer{Timeout: connect, KeepAlive: 5 * time.Minute})))
+		SetDialer(s.traffic.ContextDialer(&net.Dialer{Timeout: connect, KeepAlive: 5 * time.Minute})) // TLS runs over it
+	if tc != nil {
+		co.SetTLSConfig(tc)
+	}
+	s.client, err = mongo.Connect(co)
 	if err != nil {
 		return nil, fmt.Errorf("mongodb: connect %s: %s", strings.Join(cs.Hosts, ","), props.RedactURL(err.Error()))
 	}
@@ -134,6 +147,9 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	defer cancel()
 	if err := s.client.Ping(pctx, nil); err != nil {
 		s.client.Disconnect(context.Background())
+		if e, ok := sec.explain(err, &asked); ok { // the servers' TLS failed: said in one line
+			return nil, fmt.Errorf("mongodb: connect %s: %w", strings.Join(cs.Hosts, ","), e)
+		}
 		if ctx.Err() == nil && (pctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || mongo.IsTimeout(err)) {
 			return nil, fmt.Errorf("mongodb: connect %s: no answer within %s (mongodb.connecttimeout)", strings.Join(cs.Hosts, ","), connect)
 		}

@@ -2,10 +2,13 @@ package mongodb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/props"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // serverStatus's values sampled: their path, servbench's name, unit and
@@ -37,11 +40,14 @@ var statusStats = []struct {
 // bytes, resident memory and WiredTiger's cache where the server has them,
 // and the commands it ran (metrics.commands, summed). A server that
 // answers part of it (FerretDB serves metrics.commands only) has the rest
-// named in Missing.
+// named in Missing. It goes over the binding's own connections, so with
+// the same TLS. A server that refuses serverStatus to the user (Atlas
+// gives it to the clusterMonitor role only) or does not run it is said in
+// one line.
 func (s *Store) Sample(ctx context.Context) (db.Sample, error) {
 	var st bson.M
 	if err := s.client.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Decode(&st); err != nil {
-		return db.Sample{}, fmt.Errorf("mongodb: serverStatus: %w", err)
+		return db.Sample{}, fmt.Errorf("mongodb: serverStatus: %w", statusRefused(err))
 	}
 	var out db.Sample
 	for _, x := range statusStats {
@@ -66,6 +72,24 @@ func (s *Store) Sample(ctx context.Context) (db.Sample, error) {
 		out.Missing = append(out.Missing, "metrics.commands")
 	}
 	return out, nil
+}
+
+// statusRefused says in one line why a server did not answer
+// serverStatus, where it keeps it from the user (Unauthorized) or does
+// not run it (a service that speaks MongoDB's protocol over another
+// engine).
+func statusRefused(err error) error {
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	switch {
+	case ce.Code == 13 || ce.Name == "Unauthorized":
+		return fmt.Errorf("refused to this user (%s): serverStatus needs the clusterMonitor role or a role with the serverStatus action (on Atlas a custom role, or an Atlas admin user)", props.Cut(ce.Message, 120))
+	case ce.Code == 59 || ce.Code == 115 || ce.Name == "CommandNotFound" || ce.Name == "CommandNotSupported":
+		return fmt.Errorf("the server does not run serverStatus (%s): a service that speaks MongoDB's protocol over another engine hides its statistics", props.Cut(ce.Message, 120))
+	}
+	return err
 }
 
 // lookup is the value at path in v (nested documents decode as bson.D).

@@ -1,0 +1,157 @@
+package mongodb_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/dbtest"
+	"github.com/servbench/servbench/internal/testcert"
+)
+
+// openErr opens the binding with the properties and returns its error
+// (nil: it connected; it is closed again).
+func openErr(kv ...string) error {
+	b, _ := db.Lookup("mongodb")
+	d, err := b.Open(context.Background(), dbtest.Props(append([]string{"mongodb.connecttimeout", "3000"}, kv...)...), db.Options{Threads: 1})
+	if err == nil {
+		d.Close()
+	}
+	return err
+}
+
+// The TLS server (scripts/servers' mongodb-tls: FerretDB's TLS listener,
+// asking every client for a certificate its CA signed) takes the client
+// certificate: a document written over TLS reads back, serverStatus is
+// sampled over the same TLS, and the bytes on the wire are counted. The
+// URL's own options (tlsCAFile, tlsCertificateKeyFile) work as before.
+func TestTLS(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_MONGODB_TLS_URL")
+	certs := dbtest.TLSCerts(t)
+	client := []string{"mongodb.tls.ca", certs.CA, "mongodb.tls.cert", certs.ClientCert, "mongodb.tls.key", certs.ClientKey}
+	d := dbtest.Open(t, "mongodb", append([]string{"mongodb.url", url, "mongodb.database", "sbtls"}, client...)...)
+	ctx := context.Background()
+	d.Delete(ctx, "sbtls", "k1")
+	in := &db.Record{}
+	in.Add("field0", []byte("over TLS"))
+	if err := d.Insert(ctx, "sbtls", "k1", in); err != nil {
+		t.Fatalf("insert over TLS: %v", err)
+	}
+	out := &db.Record{}
+	if err := d.Read(ctx, "sbtls", "k1", nil, out); err != nil {
+		t.Fatalf("read over TLS: %v", err)
+	}
+	if f := out.Fields(); len(f) != 1 || !bytes.Equal(f[0].Value, []byte("over TLS")) {
+		t.Errorf("read back %v", f)
+	}
+	if s, err := d.(db.Sampler).Sample(ctx); err != nil || len(s.Stats) == 0 {
+		t.Errorf("sample over TLS: %+v, %v", s, err)
+	}
+	if sent, received := d.(db.TrafficCounter).Traffic(); sent == 0 || received == 0 {
+		t.Errorf("traffic over TLS: %d sent, %d received", sent, received)
+	}
+	// The properties with a URL that says nothing of TLS; the URL's
+	// options alone (the driver reads its key and certificate from one
+	// file).
+	plainForm := strings.TrimSuffix(url, "?tls=true")
+	bundle := filepath.Join(t.TempDir(), "client-bundle.pem")
+	var both []byte
+	for _, f := range []string{certs.ClientCert, certs.ClientKey} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		both = append(both, b...)
+	}
+	if err := os.WriteFile(bundle, both, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range [][]string{
+		append([]string{"mongodb.url", plainForm, "mongodb.tls.servername", "localhost"}, client...),
+		{"mongodb.url", url + "&tlsCAFile=" + certs.CA + "&tlsCertificateKeyFile=" + bundle},
+		{"mongodb.url", plainForm + "?tlsCAFile=" + certs.CA + "&tlsCertificateKeyFile=" + bundle, "mongodb.tls", "true"},
+	} {
+		if err := openErr(kv...); err != nil {
+			t.Errorf("%v: %v", kv, err)
+		}
+	}
+}
+
+// Without a client certificate, with one another CA signed, against a CA
+// that did not sign the server's certificate or a name it is not for, the
+// connection is refused in one line that names the property to set.
+func TestTLSRefused(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_MONGODB_TLS_URL")
+	certs := dbtest.TLSCerts(t)
+	client := []string{"mongodb.tls.cert", certs.ClientCert, "mongodb.tls.key", certs.ClientKey}
+	for _, c := range []struct {
+		name string
+		kv   []string
+		want []string
+	}{
+		{"no client certificate", []string{"mongodb.tls.ca", certs.CA},
+			[]string{"TLS: the server asks for a client certificate: set mongodb.tls.cert and mongodb.tls.key"}},
+		{"another CA's client certificate", []string{"mongodb.tls.ca", certs.CA, "mongodb.tls.cert", certs.OtherCert, "mongodb.tls.key", certs.OtherKey},
+			[]string{"TLS: the server refused the client certificate of mongodb.tls.cert"}},
+		{"other CA", append([]string{"mongodb.tls.ca", certs.OtherCA}, client...),
+			[]string{"TLS: the server's certificate is not signed by the CAs of mongodb.tls.ca"}},
+		{"wrong name", append([]string{"mongodb.tls.ca", certs.CA, "mongodb.tls.servername", "elsewhere.invalid"}, client...),
+			[]string{"TLS: the server's certificate is", "elsewhere.invalid", "mongodb.tls.servername"}},
+	} {
+		dbtest.TLSRefused(t, c.name, openErr(append([]string{"mongodb.url", url}, c.kv...)...), certs, c.want...)
+	}
+	// A plain server asked for TLS, and the TLS server asked for none.
+	plain := dbtest.ServerURL(t, "SERVBENCH_MONGODB_URL")
+	dbtest.TLSRefused(t, "plain server", openErr("mongodb.url", plain, "mongodb.tls.ca", certs.CA), certs,
+		"TLS: the server closed the connection at the handshake", "mongodb.tls=false")
+	dbtest.TLSRefused(t, "plain client", openErr("mongodb.url", strings.TrimSuffix(url, "?tls=true")), certs,
+		"one that takes TLS connections only?", "mongodb.tls.ca")
+}
+
+// The connection string and the TLS properties must agree: a conflict is
+// refused before any connection, naming both.
+func TestTLSConflicts(t *testing.T) {
+	b, _ := db.Lookup("mongodb")
+	const u = "mongodb://127.0.0.1:27017/"
+	certs, err := testcert.Make(t.TempDir(), "servbench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		kv   []string
+		want []string
+	}{
+		{[]string{"mongodb.url", u + "?tls=false", "mongodb.tls.ca", "ca.pem"}, []string{"mongodb.url", "mongodb.tls.ca"}},
+		{[]string{"mongodb.url", u + "?ssl=false", "mongodb.tls", "true"}, []string{"mongodb.url", "mongodb.tls"}},
+		{[]string{"mongodb.url", u + "?tls=true", "mongodb.tls", "false"}, []string{"mongodb.tls", "mongodb.url"}},
+		{[]string{"mongodb.url", "mongodb+srv://db.example/", "mongodb.tls", "false"}, []string{"mongodb.tls", "mongodb.url"}},
+		{[]string{"mongodb.url", u + "?tlsCAFile=/x/ca.pem", "mongodb.tls.ca", "ca.pem"}, []string{"mongodb.tls.ca", "mongodb.url", "tlsCAFile"}},
+		{[]string{"mongodb.url", u + "?tlsCertificateKeyFile=/x/c.pem", "mongodb.tls.cert", "c.pem", "mongodb.tls.key", "c.key"}, []string{"mongodb.tls.cert", "mongodb.url", "tlsCertificateKeyFile"}},
+		{[]string{"mongodb.url", u + "?tlsInsecure=true", "mongodb.tls.ca", "ca.pem"}, []string{"mongodb.tls.ca", "mongodb.url", "tlsInsecure"}},
+	} {
+		_, err := b.Open(context.Background(), dbtest.Props(c.kv...), db.Options{Threads: 1, CheckOnly: true})
+		for _, w := range c.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: %v, want an error naming %s", c.kv, err, w)
+			}
+		}
+	}
+	// What worked before still does: the URL's TLS options alone, and
+	// mongodb+srv:// (checked offline).
+	for _, kv := range [][]string{
+		{"mongodb.url", u + "?tls=true"},
+		{"mongodb.url", u + "?ssl=true&tlsInsecure=true"},
+		{"mongodb.url", u + "?tls=true", "mongodb.tls", "true"},
+		{"mongodb.url", "mongodb+srv://user:pw@db.example/"},
+		{"mongodb.url", "mongodb+srv://db.example/", "mongodb.tls.ca", certs.CA},
+		{"mongodb.url", u, "mongodb.tls", "false"},
+	} {
+		if _, err := b.Open(context.Background(), dbtest.Props(kv...), db.Options{Threads: 1, CheckOnly: true}); err != nil {
+			t.Errorf("%v: %v", kv, err)
+		}
+	}
+}
