@@ -7,7 +7,6 @@ package cassandra
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -33,7 +32,7 @@ func init() { db.Register(Name, binding{}) }
 type binding struct{}
 
 func (binding) Summary() string {
-	return "Apache Cassandra through gocql v2 (hosts, port, cassandra.keyspace, cassandra.readconsistencylevel, ...)"
+	return "Apache Cassandra through gocql v2 (hosts, port, cassandra.keyspace, cassandra.readconsistencylevel, cassandra.tls.*, ...)"
 }
 
 // Store is a session on one keyspace.
@@ -184,13 +183,17 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if err != nil {
 		return nil, err
 	}
-	useTLS, err := p.Bool("cassandra.tls", false)
+	// cassandra.tls, .tls.ca, .tls.cert, .tls.key, .tls.servername,
+	// .tls.insecure: the URL has no TLS form of its own.
+	sec, err := wire.ReadTLS(p, "cassandra")
 	if err != nil {
 		return nil, err
 	}
-	if o.CheckOnly {
-		return nil, nil
+	tc, err := sec.Config(ctx, p)
+	if err != nil || o.CheckOnly {
+		return nil, err
 	}
+	var asked wire.CertAsked
 	cc := gocql.NewCluster(hosts...)
 	cc.Port = int(port)
 	cc.NumConns = int(conns)
@@ -201,12 +204,14 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if user != "" {
 		cc.Authenticator = gocql.PasswordAuthenticator{Username: user, Password: password}
 	}
-	if useTLS {
-		cc.SslOpts = &gocql.SslOptions{Config: &tls.Config{}}
+	if tc != nil {
+		// gocql verifies the name of each host dialled unless the
+		// configuration says not to (cassandra.tls.insecure).
+		cc.SslOpts = &gocql.SslOptions{Config: asked.Watch(tc), EnableHostVerification: !sec.Insecure}
 	}
 	st.where = strings.Join(hosts, ",") + ":" + strconv.Itoa(int(port))
 	if st.s, err = cc.CreateSession(); err != nil {
-		return nil, fmt.Errorf("cassandra: connect %s: %w", st.where, err)
+		return nil, fmt.Errorf("cassandra: connect %s: %w", st.where, asked.Explain(sec, err))
 	}
 	return st, nil
 }

@@ -2,10 +2,13 @@ package cassandra
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/props"
 )
 
 // sampledPools are the thread pools whose tasks are sampled: reads,
@@ -18,7 +21,10 @@ var sampledPools = map[string]string{
 // later) on the node the driver asks: the read, mutation and request
 // thread pools' completed, pending and blocked tasks, the key and row
 // caches' hits and requests, and the keyspace's size on disk. A server
-// without them (Cassandra 3, ScyllaDB) has them named in Missing.
+// without them (Cassandra 3, ScyllaDB) has them named in Missing. It goes
+// over the binding's own session, so with the same TLS. A role that may
+// not read them (a managed service such as Astra DB keeps them to
+// itself) is said in one line.
 func (st *Store) Sample(ctx context.Context) (db.Sample, error) {
 	var out db.Sample
 	it := st.s.Query("SELECT name, completed_tasks, pending_tasks, blocked_tasks FROM system_views.thread_pools").IterContext(ctx)
@@ -36,7 +42,7 @@ func (st *Store) Sample(ctx context.Context) (db.Sample, error) {
 		if unknownTable(err) {
 			return db.Sample{Missing: []string{"system_views"}}, nil
 		}
-		return out, fmt.Errorf("cassandra: system_views.thread_pools: %w", err)
+		return out, fmt.Errorf("cassandra: system_views.thread_pools: %w", viewsRefused(err))
 	}
 	it = st.s.Query("SELECT name, hit_count, request_count FROM system_views.caches").IterContext(ctx)
 	var hits, requests int64
@@ -61,6 +67,16 @@ func (st *Store) Sample(ctx context.Context) (db.Sample, error) {
 	}
 	out.Stats = append(out.Stats, db.Stat{Name: "disk_used_bytes", Unit: "B", Value: float64(total << 20)})
 	return out, nil
+}
+
+// viewsRefused says in one line why the virtual tables were not read
+// where the server keeps them from the role (Unauthorized).
+func viewsRefused(err error) error {
+	var re gocql.RequestError
+	if errors.As(err, &re) && re.Code() == gocql.ErrCodeUnauthorized {
+		return fmt.Errorf("refused to this role (%s): the server side cannot be sampled without SELECT on system_views, which a managed service (Astra DB, Amazon Keyspaces) keeps to itself", props.Cut(re.Message(), 120))
+	}
+	return err
 }
 
 // unknownTable reports whether err says the virtual keyspace or table

@@ -1,0 +1,116 @@
+package cassandra_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/dbtest"
+)
+
+// openErr opens the binding with the properties and returns its error
+// (nil: it connected; it is closed again).
+func openErr(kv ...string) error {
+	b, _ := db.Lookup("cassandra")
+	d, err := b.Open(context.Background(), dbtest.Props(kv...), db.Options{Threads: 1, Schema: db.Schema{Fields: []string{"field0"}}})
+	if err == nil {
+		d.Close()
+	}
+	return err
+}
+
+// The test server takes TLS on its one native port beside plain
+// connections, a TLS client showing a certificate its CA signed: a record
+// written over TLS reads back, the virtual tables are sampled over the
+// same TLS, and the bytes on the wire are counted.
+func TestTLS(t *testing.T) {
+	addr := dbtest.ServerURL(t, "SERVBENCH_CASSANDRA_TLS_URL")
+	certs := dbtest.TLSCerts(t)
+	host, port, _ := strings.Cut(addr, ":")
+	dropKeyspace(t, host, port, "sbtls")
+	client := []string{"cassandra.tls.ca", certs.CA, "cassandra.tls.cert", certs.ClientCert, "cassandra.tls.key", certs.ClientKey}
+	d := dbtest.Open(t, "cassandra", append([]string{"cassandra.url", "cassandra://" + addr + "/sbtls", "fieldcount", "1"}, client...)...)
+	ctx := context.Background()
+	if err := d.(db.Preparer).Prepare(ctx, "usertable", true); err != nil {
+		t.Fatal(err)
+	}
+	in := &db.Record{}
+	in.Add("field0", []byte("over TLS"))
+	if err := d.Insert(ctx, "usertable", "k1", in); err != nil {
+		t.Fatalf("insert over TLS: %v", err)
+	}
+	out := &db.Record{}
+	if err := d.Read(ctx, "usertable", "k1", nil, out); err != nil {
+		t.Fatalf("read over TLS: %v", err)
+	}
+	if f := out.Fields(); len(f) != 1 || !bytes.Equal(f[0].Value, []byte("over TLS")) {
+		t.Errorf("read back %v", f)
+	}
+	if s, err := d.(db.Sampler).Sample(ctx); err != nil || len(s.Stats) == 0 {
+		t.Errorf("sample over TLS: %+v, %v", s, err)
+	}
+	if sent, received := d.(db.TrafficCounter).Traffic(); sent == 0 || received == 0 {
+		t.Errorf("traffic over TLS: %d sent, %d received", sent, received)
+	}
+	// YCSB's hosts and port with cassandra.tls=true, the name verified
+	// another the certificate carries.
+	if err := openErr(append([]string{"hosts", host, "port", port, "cassandra.keyspace", "sbtls", "cassandra.tls", "true",
+		"cassandra.tls.servername", "localhost"}, client...)...); err != nil {
+		t.Errorf("hosts, port, cassandra.tls=true: %v", err)
+	}
+}
+
+// Without a client certificate, with one another CA signed, against a CA
+// that did not sign the server's certificate or a name it is not for, the
+// connection is refused in one line that names the property to set.
+func TestTLSRefused(t *testing.T) {
+	addr := dbtest.ServerURL(t, "SERVBENCH_CASSANDRA_TLS_URL")
+	certs := dbtest.TLSCerts(t)
+	client := []string{"cassandra.tls.cert", certs.ClientCert, "cassandra.tls.key", certs.ClientKey}
+	for _, c := range []struct {
+		name string
+		kv   []string
+		want []string
+	}{
+		{"no client certificate", []string{"cassandra.tls.ca", certs.CA},
+			[]string{"TLS: the server asks for a client certificate: set cassandra.tls.cert and cassandra.tls.key"}},
+		{"another CA's client certificate", []string{"cassandra.tls.ca", certs.CA, "cassandra.tls.cert", certs.OtherCert, "cassandra.tls.key", certs.OtherKey},
+			[]string{"TLS: the server refused the client certificate of cassandra.tls.cert"}},
+		{"other CA", append([]string{"cassandra.tls.ca", certs.OtherCA}, client...),
+			[]string{"TLS: the server's certificate is not signed by the CAs of cassandra.tls.ca"}},
+		{"wrong name", append([]string{"cassandra.tls.ca", certs.CA, "cassandra.tls.servername", "elsewhere.invalid"}, client...),
+			[]string{"TLS: the server's certificate is", "elsewhere.invalid", "cassandra.tls.servername"}},
+	} {
+		err := openErr(append([]string{"cassandra.url", "cassandra://" + addr + "/sbtls"}, c.kv...)...)
+		dbtest.TLSRefused(t, c.name, err, certs, c.want...)
+	}
+}
+
+// The TLS properties are read as every binding reads them: a conflict
+// among them is refused naming both, and a CA file that is not there is
+// named with its property.
+func TestTLSConflicts(t *testing.T) {
+	b, _ := db.Lookup("cassandra")
+	o := db.Options{Threads: 1, CheckOnly: true, Schema: db.Schema{Fields: []string{"field0"}}}
+	for _, c := range []struct {
+		kv   []string
+		want []string
+	}{
+		{[]string{"cassandra.tls", "false", "cassandra.tls.ca", "ca.pem"}, []string{"cassandra.tls", "cassandra.tls.ca"}},
+		{[]string{"cassandra.tls.cert", "c.pem"}, []string{"cassandra.tls.cert", "cassandra.tls.key"}},
+		{[]string{"cassandra.tls.insecure", "true", "cassandra.tls.servername", "db"}, []string{"cassandra.tls.insecure", "cassandra.tls.servername"}},
+		{[]string{"cassandra.tls.ca", "/nonexistent/ca.pem"}, []string{"cassandra.tls.ca", "/nonexistent/ca.pem"}},
+	} {
+		_, err := b.Open(context.Background(), dbtest.Props(c.kv...), o)
+		for _, w := range c.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: %v, want an error naming %s", c.kv, err, w)
+			}
+		}
+	}
+	if _, err := b.Open(context.Background(), dbtest.Props("cassandra.tls", "true"), o); err != nil {
+		t.Errorf("cassandra.tls=true: %v", err)
+	}
+}
