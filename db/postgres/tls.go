@@ -201,8 +201,8 @@ func (c connTLS) explain(err error, asked *wire.CertAsked) error {
 		switch {
 		case strings.Contains(pe.Message, "requires a valid client certificate"):
 			msg := "TLS: the server asks for a client certificate: set postgres.tls.cert and postgres.tls.key"
-			if l := asked.Line(c.TLS); strings.Contains(l, "its CA is not") { // the certificate given was not sent
-				msg = l
+			if asked.NoneAccepted() { // the certificate given was not sent: its CA is not one the server names
+				msg = asked.Line(c.TLS)
 			}
 			return &tlsLine{msg, err}
 		case strings.Contains(pe.Message, "certificate authentication failed"):

@@ -71,6 +71,10 @@ func (a *CertAsked) Explain(t TLS, err error) error {
 	return e
 }
 
+// NoneAccepted reports whether a server asked for a client certificate
+// and none of the client's was signed by a CA it names (none was sent).
+func (a *CertAsked) NoneAccepted() bool { return a.state.Load() == askedNoneAccepted }
+
 // Line says what a server that asked for a client certificate was given,
 // for a connection it refused: none, none it accepts, or one ("" when no
 // server asked).
@@ -79,7 +83,7 @@ func (a *CertAsked) Line(t TLS) string {
 	case askedNone:
 		return fmt.Sprintf("TLS: the server asks for a client certificate: set %s.tls.cert and %s.tls.key", t.Prefix, t.Prefix)
 	case askedNoneAccepted:
-		return fmt.Sprintf("TLS: the server refused the client certificate of %s.tls.cert: its CA is not one the server accepts", t.Prefix)
+		return fmt.Sprintf("TLS: the server refused the client certificate of %s.tls.cert: it asks for one signed by a CA it trusts", t.Prefix)
 	case askedSent:
 		return fmt.Sprintf("TLS: the server refused the client certificate of %s.tls.cert", t.Prefix)
 	}

@@ -66,7 +66,7 @@ func TestCertAsked(t *testing.T) {
 		asked bool
 	}{
 		{"none", nil, "TLS: the server asks for a client certificate: set x.tls.cert and x.tls.key", true},
-		{"another CA's", []string{"x.tls.cert", certs.OtherCert, "x.tls.key", certs.OtherKey}, "TLS: the server refused the client certificate of x.tls.cert: its CA is not one the server accepts", true},
+		{"another CA's", []string{"x.tls.cert", certs.OtherCert, "x.tls.key", certs.OtherKey}, "TLS: the server refused the client certificate of x.tls.cert: it asks for one signed by a CA it trusts", true},
 		{"the CA's", []string{"x.tls.cert", certs.ClientCert, "x.tls.key", certs.ClientKey}, "TLS: the server refused the client certificate of x.tls.cert", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
