@@ -7,7 +7,8 @@ import (
 )
 
 // A thread's histograms have the standard geometry (NewHistogram's: 1 ns
-// to an hour at three significant digits, 33,420 counts) but are sparse:
+// to an hour at three significant digits; an hour's index is 33,420) but
+// are sparse:
 // while an interval holds few values (a paced thread's handful a second)
 // they are a list of the values themselves, grown to what an interval
 // brings (8 bytes a value); past listLen values, counts in
