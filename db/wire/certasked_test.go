@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -100,6 +101,12 @@ func TestCertAsked(t *testing.T) {
 			}
 			if strings.Contains(got.Error(), certs.OtherKey) || strings.Contains(got.Error(), certs.ClientKey) {
 				t.Errorf("names a key file: %v", got)
+			}
+			// An HTTP client's request written on the connection its
+			// reader closed on the server's refusal.
+			closed := fmt.Errorf("Post \"https://%s/\": %w", addr, &net.OpError{Op: "write", Net: "tcp", Err: net.ErrClosed})
+			if got := asked.Explain(tl, closed); got.Error() != c.want {
+				t.Errorf("written on the closed connection: %v\nwant %q", got, c.want)
 			}
 		})
 	}
