@@ -1,8 +1,11 @@
 package dynamodb
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"regexp"
@@ -16,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/props"
 )
 
@@ -142,7 +146,73 @@ func (c creds) explain(p *props.Props, err error) error {
 	if errors.As(err, &nx) {
 		return p.Errorf("dynamodb.profile", "%q is in none of the AWS configuration files read (dynamodb.configfile, dynamodb.credentialsfile, else ~/.aws/config and ~/.aws/credentials)", nx.Profile)
 	}
-	return fmt.Errorf("dynamodb: the AWS configuration: %w", err)
+	return redacted{fmt.Errorf("dynamodb: the AWS configuration: %w", err)}
+}
+
+// loadConfig is config.LoadDefaultConfig, given up when ctx ends: the
+// AWS SDK reads the shared files it is not named (AWS_CONFIG_FILE,
+// ~/.aws/credentials) whatever they are, and a named pipe with no
+// writer never answers (the read left behind ends with the process).
+func loadConfig(ctx context.Context, opts []func(*config.LoadOptions) error) (aws.Config, error) {
+	type answer struct {
+		cfg aws.Config
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		cfg, err := config.LoadDefaultConfig(ctx, opts...)
+		done <- answer{cfg, err}
+	}()
+	select {
+	case a := <-done:
+		return a.cfg, a.err
+	case <-ctx.Done():
+		return aws.Config{}, fmt.Errorf("stopped while reading the AWS configuration files: %w", ctx.Err())
+	}
+}
+
+// redacted is an error whose text has what props.RedactText finds
+// hidden: the AWS SDK's errors quote what a profile's credential_process
+// printed, keys and all, when it is not the JSON expected.
+type redacted struct{ err error }
+
+func (e redacted) Error() string { return props.RedactText(e.err.Error()) }
+func (e redacted) Unwrap() error { return e.err }
+
+// maxSTSAnswer bounds STS's answers (an AssumeRole answer is about 2
+// KB): an endpoint answering without end fails the request at the bound
+// instead of filling the client's memory until its timeout.
+const maxSTSAnswer = 1 << 20
+
+// bounded is an HTTP client whose answers' bodies end in an error past
+// max bytes.
+type bounded struct {
+	c interface {
+		Do(*http.Request) (*http.Response, error)
+	}
+	max int64
+}
+
+func (b bounded) Do(r *http.Request) (*http.Response, error) {
+	resp, err := b.c.Do(r)
+	if err == nil && resp.Body != nil {
+		resp.Body = boundedBody{http.MaxBytesReader(nil, resp.Body, b.max), b.max}
+	}
+	return resp, err
+}
+
+type boundedBody struct {
+	io.ReadCloser
+	max int64
+}
+
+func (b boundedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	var mb *http.MaxBytesError
+	if errors.As(err, &mb) {
+		err = fmt.Errorf("an answer of more than %s", format.Bytes(b.max))
+	}
+	return n, err
 }
 
 // assumeRole is the role's credentials, assumed through STS with cfg's
@@ -152,7 +222,7 @@ func (c creds) explain(p *props.Props, err error) error {
 // system's.
 func (c creds) assumeRole(cfg aws.Config, timeout time.Duration) aws.CredentialsProvider {
 	client := sts.NewFromConfig(cfg, func(o *sts.Options) {
-		o.HTTPClient = awshttp.NewBuildableClient().WithTimeout(timeout)
+		o.HTTPClient = bounded{awshttp.NewBuildableClient().WithTimeout(timeout), maxSTSAnswer}
 		o.Retryer = retry.NewStandard()
 		if c.stsEndpoint != "" {
 			o.BaseEndpoint = aws.String(c.stsEndpoint)

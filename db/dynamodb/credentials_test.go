@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -293,5 +294,95 @@ func TestCredentialsBadInput(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), k+": no such file") || strings.Contains(err.Error(), none) {
 			t.Errorf("%s missing: %v", k, err)
 		}
+	}
+}
+
+// An STS endpoint that answers without end fails the connection at the
+// bound on its answers, at once, in one line (not at the timeout, its
+// answer held in memory).
+func TestSTSAnswerBounded(t *testing.T) {
+	for _, status := range []int{http.StatusOK, http.StatusForbidden} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/xml")
+			w.WriteHeader(status)
+			io.WriteString(w, "<AssumeRoleResponse><AssumeRoleResult><Credentials><AccessKeyId>")
+			chunk := strings.Repeat("A", 1<<16)
+			for range 128 { // 8 MiB, then nothing until the client gives up
+				if _, err := io.WriteString(w, chunk); err != nil {
+					return
+				}
+			}
+			<-r.Context().Done()
+		}))
+		b, _ := db.Lookup("dynamodb")
+		p := dbtest.Props("dynamodb.endpoint", "http://127.0.0.1:1", "dynamodb.role.arn", "arn:aws:iam::123456789012:role/bench",
+			"dynamodb.sts.endpoint", srv.URL, "dynamodb.accesskey", "ASIABASE", "dynamodb.secretkey", "base-secret",
+			"dynamodb.retries", "0", "dynamodb.timeout", "5000")
+		start := time.Now()
+		_, err := b.Open(context.Background(), p, db.Options{Threads: 1})
+		if err == nil || !strings.Contains(err.Error(), "an answer of more than 1 MiB") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("STS answering %d without end: %v", status, err)
+		}
+		if d := time.Since(start); d > 4*time.Second {
+			t.Errorf("STS answering %d without end: failed after %v", status, d)
+		}
+		srv.CloseClientConnections()
+		srv.Close()
+	}
+}
+
+// A profile's credential_process that prints its keys in a form the AWS
+// SDK cannot read fails the connection in a line that does not repeat
+// them.
+func TestCredentialProcessRedacted(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "creds.sh")
+	out := `{"Version": 1, "AccessKeyId": "AKIDPROC", "SecretAccessKey": "proc-secret-1", "SessionToken": "proc-token-1",`
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nprintf '%s' '"+out+"'\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cf := filepath.Join(dir, "config")
+	if err := os.WriteFile(cf, []byte("[profile proc]\ncredential_process = "+script+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := db.Lookup("dynamodb")
+	p := dbtest.Props("dynamodb.endpoint", "http://127.0.0.1:1", "dynamodb.profile", "proc", "dynamodb.configfile", cf, "dynamodb.retries", "0")
+	_, err := b.Open(context.Background(), p, db.Options{Threads: 1})
+	if err == nil || !strings.Contains(err.Error(), "process") || strings.Contains(err.Error(), "proc-secret-1") || strings.Contains(err.Error(), "proc-token-1") {
+		t.Errorf("a credential_process printing what the SDK cannot read: %v", err)
+	}
+}
+
+// The shared files the AWS SDK reads without being named (here
+// AWS_SHARED_CREDENTIALS_FILE) give way to the context: a named pipe
+// with no writer does not hold the binding past Ctrl-C.
+func TestSharedFilesStoppable(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "credentials")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	defer func() { // let the read left behind end
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	}()
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", fifo)
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "none"))
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	b, _ := db.Lookup("dynamodb")
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Open(ctx, dbtest.Props("dynamodb.endpoint", "http://127.0.0.1:1"), db.Options{Threads: 1})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "stopped while reading the AWS configuration files") {
+			t.Errorf("a shared file that never answers: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Open still reading a named pipe 10 s after its context ended")
 	}
 }

@@ -58,6 +58,7 @@ type Store struct {
 	qix        *queryIndex
 	capacity   capacity // the units DynamoDB says this client consumed (see Sample)
 	tls        wire.TLS
+	asked      wire.CertAsked // what a server asking for a client certificate was given
 }
 
 func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
@@ -134,6 +135,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if err != nil {
 		return nil, err
 	}
+	tc = s.asked.Watch(tc)
 	// One kept-alive connection per client thread.
 	hc := awshttp.NewBuildableClient().WithTimeout(time.Duration(ms) * time.Millisecond).
 		WithTransportOptions(func(tr *http.Transport) {
@@ -158,7 +160,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		opts = append(opts, config.WithRegion(s.region))
 	}
 	opts = append(opts, cr.load(s.endpoint != "")...)
-	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	cfg, err := loadConfig(ctx, opts)
 	if err != nil {
 		return nil, cr.explain(p, err)
 	}
@@ -175,7 +177,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		}
 	})
 	if _, err := s.c.ListTables(ctx, &ddb.ListTablesInput{Limit: aws.Int32(1)}); err != nil {
-		return nil, fmt.Errorf("dynamodb: connect %s: %w", s.where(), s.tls.Explain(err))
+		return nil, redacted{fmt.Errorf("dynamodb: connect %s: %w", s.where(), s.asked.Explain(s.tls, err))}
 	}
 	return s, nil
 }
