@@ -155,6 +155,8 @@ func keyPairProblem(err error) string {
 		return "no certificate in the certificate file"
 	case strings.Contains(s, "failed to find") && strings.Contains(s, "key"):
 		return "no private key in the key file"
+	case strings.Contains(s, "certificate rather than a key"):
+		return "the key file holds a certificate, not a key"
 	case strings.Contains(s, "failed to parse private key"):
 		return "the key cannot be read"
 	}
@@ -205,7 +207,8 @@ func (t TLS) Explain(err error) error {
 	case (errors.As(err, &alert) && (alert == 42 || alert == 43 || alert == 45 || alert == 46 || alert == 48)) ||
 		strings.Contains(s, "tls: bad certificate") || strings.Contains(s, "tls: unknown certificate authority"):
 		msg = fmt.Sprintf("the server refused the client certificate of %s.tls.cert", t.Prefix)
-	case errors.As(err, &rec) || strings.Contains(s, "first record does not look like a TLS handshake"):
+	case errors.As(err, &rec) || strings.Contains(s, "first record does not look like a TLS handshake") ||
+		strings.Contains(s, "server gave HTTP response to HTTPS client"):
 		msg = fmt.Sprintf("the server does not speak TLS at this address (set %s.tls=false, or the address of its TLS port)", t.Prefix)
 	default:
 		return err

@@ -5,6 +5,8 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -159,6 +161,8 @@ func TestConfigFiles(t *testing.T) {
 		{"another certificate's key", []string{"x.tls.cert", s.ClientCert, "x.tls.key", s.OtherKey}, "the key is not the certificate's"},
 		{"a key as the certificate", []string{"x.tls.cert", s.ClientKey, "x.tls.key", s.ClientKey}, "no certificate in the certificate file"},
 		{"a directory", []string{"x.tls.ca", s.Dir}, "property x.tls.ca"},
+		{"a directory as the key", []string{"x.tls.cert", s.ClientCert, "x.tls.key", s.Dir}, "property x.tls.key: the key file: is a directory"},
+		{"a certificate as the key", []string{"x.tls.cert", s.ClientCert, "x.tls.key", s.ClientCert}, "the key file holds a certificate, not a key"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := config(t, c.kv...)
@@ -307,6 +311,15 @@ func TestExplain(t *testing.T) {
 	flat := (wire.TLS{Prefix: "x"}).Explain(errorString("connection(127.0.0.1:1) failed: tls: failed to verify certificate: x509: certificate signed by unknown authority"))
 	if !strings.HasPrefix(flat.Error(), "TLS: the server's certificate is not signed by the system's CAs") {
 		t.Errorf("flattened error read as %q", flat)
+	}
+	// An HTTP client says a plain server in words of its own.
+	web := httptest.NewServer(http.NotFoundHandler())
+	defer web.Close()
+	tl, _ := wire.ReadTLS(propsOf("x.tls", "true"), "x")
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{MinVersion: tls.VersionTLS12}}}
+	_, err = hc.Get("https://" + web.Listener.Addr().String() + "/")
+	if got := tl.Explain(err); got == nil || !strings.HasPrefix(got.Error(), "TLS: the server does not speak TLS at this address (set x.tls=false") {
+		t.Errorf("a plain HTTP server: %v", got)
 	}
 	other := errorString("connection refused")
 	if got := (wire.TLS{Prefix: "x"}).Explain(other); got != other {

@@ -57,6 +57,10 @@ func read(path string, limit int64) ([]byte, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) { // a directory: "read DIR: is a directory"
+			return nil, pe.Err
+		}
 		return nil, err
 	}
 	if int64(len(b)) > limit {

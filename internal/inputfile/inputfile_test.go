@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -26,6 +27,9 @@ func TestRead(t *testing.T) {
 		if _, err := Read(context.Background(), zero, 1<<20); !errors.Is(err, ErrTooLarge) {
 			t.Errorf("a device that never ends: %v", err)
 		}
+	}
+	if _, err := Read(context.Background(), dir, 100); err == nil || strings.Contains(err.Error(), dir) {
+		t.Errorf("a directory: %v, want an error that does not repeat the path", err)
 	}
 	fifo := filepath.Join(dir, "fifo")
 	syscall.Mkfifo(fifo, 0o644)
