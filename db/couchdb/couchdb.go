@@ -51,6 +51,8 @@ type Store struct {
 	base *url.URL
 	hc   *http.Client
 	tls  wire.TLS
+	// asked is what a server asking for a client certificate was given.
+	asked wire.CertAsked
 }
 
 func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
@@ -58,6 +60,11 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, p.Errorf("couchdb.url", "want http(s)://host:port/")
+	}
+	if u.User != nil && strings.Contains(u.Path+u.RawQuery+u.Fragment, "@") {
+		// user:pa@ss/word@host: Go takes "ss" for the host, and the
+		// rest of the password would be looked up and printed.
+		return nil, p.Errorf("couchdb.url", "an @ after the host: a password holding / ? or # is written percent-encoded (%%2F %%3F %%23), or given as couchdb.password")
 	}
 	if user, password := p.String("couchdb.user", ""), p.String("couchdb.password", ""); user != "" {
 		u.User = url.UserPassword(user, password)
@@ -95,7 +102,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = max(o.Threads, 1) + 2
 	tr.DialContext = s.traffic.Dialer(tr.DialContext) // TLS runs over it: the bytes on the wire
-	tr.TLSClientConfig = tc
+	tr.TLSClientConfig = s.asked.Watch(tc)
 	hc := &http.Client{Transport: tr, Timeout: time.Duration(ms) * time.Millisecond}
 	s.base, s.hc = u, hc
 	if s.slow, err = kivik.New("couch", u.String(), couchdb.OptionHTTPClient(&http.Client{Transport: tr})); err != nil {
@@ -114,7 +121,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 // explain is an error's text, a failed TLS handshake said in one line
 // (see wire.TLS.Explain), credentials redacted.
 func (s *Store) explain(err error) string {
-	return props.RedactURL(s.tls.Explain(err).Error())
+	return props.RedactURL(s.asked.Explain(s.tls, err).Error())
 }
 
 var dbName = regexp.MustCompile(`^[a-z][a-z0-9_$()+/-]*$`)

@@ -102,7 +102,7 @@ func TestTLSRefused(t *testing.T) {
 		{"other CA", []string{"couchdb.url", u, "couchdb.tls.ca", certs.OtherCA}, "TLS: the server's certificate is not signed by the CAs of couchdb.tls.ca (couchdb.tls.ca names the file of the CA that signed it)"},
 		{"wrong name", []string{"couchdb.url", wrong, "couchdb.tls.ca", certs.CA}, "(couchdb.tls.servername names the one to verify)"},
 		{"wrong servername", []string{"couchdb.url", u, "couchdb.tls.ca", certs.CA, "couchdb.tls.servername", "elsewhere.invalid"}, "(couchdb.tls.servername names the one to verify)"},
-		{"plain server", []string{"couchdb.url", strings.Replace(dbtest.ServerURL(t, "SERVBENCH_COUCHDB_URL"), "http:", "https:", 1)}, "server gave HTTP response to HTTPS client"},
+		{"plain server", []string{"couchdb.url", strings.Replace(dbtest.ServerURL(t, "SERVBENCH_COUCHDB_URL"), "http:", "https:", 1)}, "TLS: the server does not speak TLS at this address (set couchdb.tls=false, or the address of its TLS port)"},
 	} {
 		err := openErr(c.kv...)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
@@ -123,9 +123,12 @@ func TestTLSConflicts(t *testing.T) {
 		{[]string{"couchdb.url", "http://127.0.0.1:5984/", "couchdb.tls", "true"}, "couchdb.url"},
 		{[]string{"couchdb.url", "https://127.0.0.1:6984/", "couchdb.tls", "false"}, "couchdb.tls"},
 		{[]string{"couchdb.url", "https://127.0.0.1:6984/", "couchdb.tls.cert", "client.pem"}, "couchdb.tls.cert"},
+		// A password whose / is not percent-encoded: the host would be
+		// what follows its @ (looked up, printed).
+		{[]string{"couchdb.url", "https://admin:x@pw/secret1@127.0.0.1:6984/"}, "couchdb.url: an @ after the host"},
 	} {
 		_, err := b.Open(context.Background(), dbtest.Props(c.kv...), db.Options{Threads: 1, CheckOnly: true})
-		if err == nil || !strings.Contains(err.Error(), c.want) {
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "pw/secret1") {
 			t.Errorf("%v: %v, want an error naming %s", c.kv, err, c.want)
 		}
 	}
