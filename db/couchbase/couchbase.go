@@ -149,7 +149,10 @@ func readConnection(p *props.Props) (connection, error) {
 	if t, err = t.Agree(p, "couchbase.url", u.Scheme == "couchbases"); err != nil {
 		return c, err
 	}
-	c.url, c.host, c.tls = conn, u.Hostname(), t
+	if u.User != nil {
+		return c, p.Errorf("couchbase.url", "gocb takes no credentials from the URL (it would connect without them): set couchbase.username and couchbase.password")
+	}
+	c.url, c.host, c.tls = conn, firstHost(u.Host), t
 	c.bucket = p.String("couchbase.bucket", "default")
 	c.user, c.password = p.String("couchbase.username", c.bucket), p.String("couchbase.password", "")
 	switch {
@@ -160,6 +163,14 @@ func readConnection(p *props.Props) (connection, error) {
 	}
 	c.mgmt, err = newManager(p, t, c.host, c.bucket, c.user, c.password)
 	return c, err
+}
+
+// firstHost is the first host of a connection string's list (a,b:11210,
+// [::1]:11207), without its port: the one the cluster manager is asked
+// on.
+func firstHost(hosts string) string {
+	h, _, _ := strings.Cut(hosts, ",")
+	return strings.TrimSuffix(strings.TrimPrefix(wire.HostOf(h), "["), "]")
 }
 
 // clusterOptions maps the connection's security to gocb's: the CAs of

@@ -221,9 +221,22 @@ func TestTLSProperties(t *testing.T) {
 		{[]string{"couchbase.url", "couchbases://127.0.0.1", "couchbase.tls.servername", "db.example"}, "couchbase.tls.servername"},
 		{[]string{"couchbase.url", "couchbases://127.0.0.1", "couchbase.tls.cert", "c.pem", "couchbase.tls.key", "c.key", "couchbase.password", "x"}, "couchbase.tls.cert"},
 		{[]string{"couchbase.managementport", "70000"}, "couchbase.managementport"},
+		// gocb takes no credentials from the URL: they are not dropped
+		// silently, nor printed.
+		{[]string{"couchbase.url", "couchbases://admin:pw-secret1@127.0.0.1"}, "couchbase.url: gocb takes no credentials from the URL"},
 	} {
-		if _, err := readConnection(dbtest.Props(c.kv...)); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := readConnection(dbtest.Props(c.kv...)); err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "pw-secret1") {
 			t.Errorf("%v: %v, want an error naming %s", c.kv, err, c.want)
+		}
+	}
+	// The cluster manager is asked on the first host of a list.
+	for url, want := range map[string]string{
+		"couchbases://db1.example,db2.example":          "https://db1.example:18091",
+		"couchbase://10.0.0.1:11210,10.0.0.2:11210?a=b": "http://10.0.0.1:8091",
+		"couchbases://[::1]:11207":                      "https://[::1]:18091",
+	} {
+		if c, err := readConnection(dbtest.Props("couchbase.url", url)); err != nil || c.mgmt.base.String() != want || strings.Contains(c.host, ",") {
+			t.Errorf("%s: management %v (host %q), %v; want %s", url, c.mgmt, c.host, err, want)
 		}
 	}
 	// couchbase.host with a TLS property connects with couchbases://, the
