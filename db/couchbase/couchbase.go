@@ -180,7 +180,8 @@ func firstHost(hosts string) string {
 // (by default the bucket name and an empty password, as YCSB's couchbase2
 // binding authenticated: bucket name and bucket password), which gocb
 // proves by SCRAM on a plain key-value connection (but sends as HTTP
-// basic authentication where it bootstraps over http: bootstrap_on=http).
+// basic authentication, in clear over couchbase://, to the query service
+// for SQL++ scans and where it bootstraps over http: bootstrap_on=http).
 func clusterOptions(t wire.TLS, tc *tls.Config, user, password string) gocb.ClusterOptions {
 	var opts gocb.ClusterOptions
 	if tc != nil {
