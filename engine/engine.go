@@ -106,6 +106,29 @@ func (e *SpecError) Unwrap() error { return e.Err }
 
 func bad(err error) error { return &SpecError{err} }
 
+// redactedError is an error said with its credentials hidden; Unwrap
+// gives the error as it came, for errors.Is and errors.As.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// redacted hides in err's words what the run's redactor knows to hide
+// (the properties' secrets, and what the redaction rules find), so that
+// no driver's error line prints a credential; nil stays nil.
+func (s *Setup) redacted(err error) error {
+	if err == nil {
+		return nil
+	}
+	if msg := s.redactor.Redact(err.Error()); msg != err.Error() {
+		return &redactedError{msg, err}
+	}
+	return err
+}
+
 // ErrInterruptedBeforeMeasuring is returned when the context ends while an
 // ephemeral store is being filled, before anything was measured.
 var ErrInterruptedBeforeMeasuring = errors.New("interrupted while loading; nothing was measured")
@@ -433,7 +456,8 @@ func Run(ctx context.Context, spec Spec, obs ...runner.Observer) (*Result, error
 // run phase, runs, and closes the binding (unless threads are stuck inside
 // it, where closing could hang). Observers see every interval. It writes
 // no output: Execute does.
-func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (*Result, error) {
+func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (_ *Result, err error) {
+	defer func() { err = s.redacted(err) }() // a binding's or driver's words may quote a credential
 	ctx, cancelRun := context.WithCancel(ctx)
 	defer cancelRun()
 	p, name := s.Props, s.Spec.Binding

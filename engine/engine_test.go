@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -239,3 +240,43 @@ func TestSpecTypedFields(t *testing.T) {
 		t.Error("negative records accepted")
 	}
 }
+
+// A binding whose error quotes its credentials (a driver's message about
+// a URL or a failed login) has them hidden before any writer sees the
+// error; errors.As still finds what the binding returned.
+func TestRunHidesCredentialsInErrors(t *testing.T) {
+	registerLeaky.Do(func() { db.Register("engine-test-leaky", leaky{}) })
+	spec := specOf(t, "leaky.url", "tcp://admin:s3cret-pass@127.0.0.1:1", "leaky.password", "hunter2hunter2")
+	spec.Binding = "engine-test-leaky"
+	_, err := Run(context.Background(), spec)
+	if err == nil {
+		t.Fatal("the leaky binding opened")
+	}
+	for _, secret := range []string{"s3cret-pass", "hunter2hunter2"} {
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("the error shows a credential: %q", err)
+		}
+	}
+	var le leakyError
+	if !strings.Contains(err.Error(), "cannot log in") || !errors.As(err, &le) {
+		t.Errorf("error %q (%T): want the binding's words and its error kept", err, err)
+	}
+}
+
+var registerLeaky sync.Once
+
+type leaky struct{}
+
+type leakyError string
+
+func (e leakyError) Error() string { return string(e) }
+
+func (leaky) Open(_ context.Context, p *props.Props, o db.Options) (db.DB, error) {
+	u, pw := p.String("leaky.url", ""), p.String("leaky.password", "")
+	if o.CheckOnly {
+		return nil, nil
+	}
+	return nil, leakyError(fmt.Sprintf("leaky: cannot log in to %s with password %s", u, pw))
+}
+
+func (leaky) Summary() string { return "quotes its credentials in its errors" }
