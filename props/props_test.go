@@ -112,6 +112,10 @@ func TestRedactText(t *testing.T) {
 		// A list of URLs (server.metrics): each keeps its own host.
 		{"http://127.0.0.1:9100/metrics,http://bob:s3cret@db2:9100/metrics", "http://127.0.0.1:9100/metrics,http://bob:REDACTED@db2:9100/metrics"},
 		{"http://a:s3cret@db1:9100/m,https://db2/m", "http://a:REDACTED@db1:9100/m,https://db2/m"},
+		// A connection string's key file is a secret as tls.key is.
+		{"postgres://u@h/db?sslmode=verify-full&sslkey=/k/client.key&sslcert=/k/c.pem", "postgres://u@h/db?sslmode=verify-full&sslkey=REDACTED&sslcert=/k/c.pem"},
+		{"host=h sslkey=/k/client.key sslmode=require", "host=h sslkey=REDACTED sslmode=require"},
+		{"mongodb://h/?tls=true&tlsCertificateKeyFile=/k/client.pem&tlsCAFile=/k/ca.pem", "mongodb://h/?tls=true&tlsCertificateKeyFile=REDACTED&tlsCAFile=/k/ca.pem"},
 	}
 	for _, c := range cases {
 		if got := RedactText(c.in); got != c.want {
@@ -294,6 +298,7 @@ func TestIsSecretKey(t *testing.T) {
 		"keyprefix": false, "ycsb_key": false, "mongodb.authsource": false, "redis.user": false, "tls.cert": false,
 		"redis.pw": true, "nodetool-pw": true, "num_tokens": false, "author": false, "pwrlevel": false,
 		"dynamodb.credentialsfile": true, "dynamodb.profile": false, "dynamodb.role.arn": false, "dynamodb.role.externalid": false, // AWS: an external ID is not a secret
+		"sslkey": true, "tlsCertificateKeyFile": true, "sslPEMKeyFile": true, "sslcert": false, "sslrootcert": false, "tlsCAFile": false, // a connection string's key file
 	} {
 		if got := IsSecretKey(name); got != want {
 			t.Errorf("IsSecretKey(%q) = %v, want %v", name, got, want)

@@ -47,6 +47,11 @@ var notSecret = map[string]bool{
 	"tokens": true, "num_tokens": true, "initial_token": true, "tokenizer": true, // Cassandra's ring; a search index's
 }
 
+// keyFiles are the connection strings' options that name a client's
+// private key file, secret as tls.key is: libpq's sslkey, MongoDB's
+// tlsCertificateKeyFile and its older sslPEMKeyFile.
+var keyFiles = map[string]bool{"sslkey": true, "tlscertificatekeyfile": true, "sslpemkeyfile": true}
+
 // IsSecretKey reports whether a property, option or key named name holds
 // a credential.
 func IsSecretKey(name string) bool {
@@ -58,6 +63,9 @@ func IsSecretKey(name string) bool {
 	}
 	if notSecret[last] {
 		return false
+	}
+	if keyFiles[last] {
+		return true
 	}
 	for _, w := range secretWords {
 		if strings.Contains(last, w) {
