@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strings"
 
 	"github.com/servbench/servbench/internal/inputfile"
@@ -116,7 +117,7 @@ func (t TLS) Config(ctx context.Context, p *props.Props) (*tls.Config, error) {
 	}
 	c := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: t.ServerName, InsecureSkipVerify: t.Insecure}
 	if t.CA != "" {
-		b, err := inputfile.Read(ctx, t.CA, maxPEM)
+		b, err := readPEM(ctx, t.CA)
 		if err != nil {
 			return nil, p.Errorf(t.Prefix+".tls.ca", "%s: %v", t.CA, err)
 		}
@@ -127,11 +128,11 @@ func (t TLS) Config(ctx context.Context, p *props.Props) (*tls.Config, error) {
 		c.RootCAs = pool
 	}
 	if t.Cert != "" {
-		cb, err := inputfile.Read(ctx, t.Cert, maxPEM)
+		cb, err := readPEM(ctx, t.Cert)
 		if err != nil {
 			return nil, p.Errorf(t.Prefix+".tls.cert", "%s: %v", t.Cert, err)
 		}
-		kb, err := inputfile.Read(ctx, t.Key, maxPEM)
+		kb, err := readPEM(ctx, t.Key)
 		if err != nil {
 			return nil, p.Errorf(t.Prefix+".tls.key", "the key file: %v", err)
 		}
@@ -142,6 +143,39 @@ func (t TLS) Config(ctx context.Context, p *props.Props) (*tls.Config, error) {
 		c.Certificates = []tls.Certificate{pair}
 	}
 	return c, nil
+}
+
+// readPEM reads a file a TLS property names, bounded in size; a named
+// pipe or a device is refused (RegularFile).
+func readPEM(ctx context.Context, path string) ([]byte, error) {
+	if err := RegularFile(path); err != nil {
+		return nil, err
+	}
+	return inputfile.Read(ctx, path, maxPEM)
+}
+
+// RegularFile refuses a path that names a named pipe, a socket or a
+// device, where a PEM file is wanted: a pipe with no writer never
+// answers a read, and the binding's properties are read once when the
+// run is checked, where no Ctrl-C stops the read (and once more when it
+// runs: a pipe's contents would be gone). A missing file, a directory or
+// a regular file is left to the reader. Its error does not repeat the
+// path.
+func RegularFile(path string) error {
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().IsRegular() || st.IsDir() {
+		return nil
+	}
+	what := "not a regular file"
+	switch m := st.Mode(); {
+	case m&os.ModeNamedPipe != 0:
+		what = "a named pipe"
+	case m&os.ModeSocket != 0:
+		what = "a socket"
+	case m&os.ModeDevice != 0:
+		what = "a device"
+	}
+	return fmt.Errorf("%s, not a PEM file", what)
 }
 
 // keyPairProblem says what tls.X509KeyPair found wrong, in words that

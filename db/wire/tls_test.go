@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -179,6 +180,54 @@ func TestConfigFiles(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A named pipe with no writer, as the CA, the certificate or the key, is
+// refused at once: the check of a run reads the files without a context
+// that Ctrl-C ends, and it waited for a writer without end.
+func TestConfigPipe(t *testing.T) {
+	s := certs(t)
+	fifo := s.Dir + "/fifo-client.key"
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() { // let a read left behind end
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	})
+	for _, c := range []struct {
+		name string
+		kv   []string
+		want string
+	}{
+		{"CA", []string{"x.tls.ca", fifo}, "property x.tls.ca: " + fifo + ": a named pipe, not a PEM file"},
+		{"certificate", []string{"x.tls.cert", fifo, "x.tls.key", s.ClientKey}, "property x.tls.cert: " + fifo + ": a named pipe"},
+		{"key", []string{"x.tls.cert", s.ClientCert, "x.tls.key", fifo}, "property x.tls.key: the key file: a named pipe, not a PEM file"},
+	} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := config(t, c.kv...)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
+			}
+			if c.name == "key" && err != nil && strings.Contains(err.Error(), fifo) {
+				t.Errorf("%s: the error names the key file: %v", c.name, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: a named pipe with no writer: no answer within 5s", c.name)
+		}
+	}
+	if err := wire.RegularFile(s.CA); err != nil {
+		t.Errorf("a regular file: %v", err)
+	}
+	if err := wire.RegularFile(s.Dir + "/missing"); err != nil {
+		t.Errorf("a missing file is the reader's to say: %v", err)
 	}
 }
 
