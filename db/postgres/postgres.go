@@ -152,7 +152,12 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	}
 	cfg, err := pgxpool.ParseConfig(connURL)
 	if err != nil {
-		return nil, p.Errorf("postgres.url", "%s", props.RedactURL(err.Error()))
+		// pgx quotes the string and the files it could not use: the
+		// password, sslpassword and the key file's path (sslkey) hidden.
+		var r props.Redactor
+		r.Hidden(connURL)
+		r.Add(connSettings(connURL)["sslkey"])
+		return nil, p.Errorf("postgres.url", "%s", r.Redact(err.Error()))
 	}
 	var asked wire.CertAsked
 	if err := sec.apply(ctx, p, &cfg.ConnConfig.Config, &asked); err != nil {

@@ -85,6 +85,15 @@ func readTLS(p *props.Props, conn, key string) (connTLS, error) {
 			return c, p.Errorf(f.property, "given, and %s names %s too: give one of them", key, f.option)
 		}
 	}
+	// pgx reads the files the string names without a bound: a named
+	// pipe with no writer would hold the run without end.
+	for _, k := range []string{"sslrootcert", "sslcert", "sslkey"} {
+		if err := wire.RegularFile(s[k]); err != nil && k == "sslkey" {
+			return c, p.Errorf(key, "sslkey: the key file: %v", err)
+		} else if err != nil {
+			return c, p.Errorf(key, "%s %s: %v", k, s[k], err)
+		}
+	}
 	switch c.mode {
 	case "disable":
 		if t.On {

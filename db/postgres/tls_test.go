@@ -3,11 +3,16 @@ package postgres_test
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/db/dbtest"
+	"github.com/servbench/servbench/internal/testcert"
 )
 
 // openErr opens the binding with the properties and returns its error
@@ -148,6 +153,69 @@ func TestTLSConflicts(t *testing.T) {
 	} {
 		if _, err := b.Open(context.Background(), dbtest.Props(kv...), db.Options{Threads: 1, CheckOnly: true}); err != nil {
 			t.Errorf("%v: %v", kv, err)
+		}
+	}
+}
+
+// The files the URL names (sslrootcert, sslcert, sslkey), which pgx
+// reads itself: a key file that cannot be used is said without its path
+// (pgx quotes the string and the file), a password neither; a named pipe
+// with no writer is refused at once (pgx's read of it never ended).
+func TestURLFiles(t *testing.T) {
+	b, _ := db.Lookup("postgres")
+	dir := t.TempDir()
+	certs, err := testcert.Make(dir, "servbench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "pipe-client.key")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() {
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	})
+	missing := filepath.Join(dir, "missing-client.key")
+	const u = "postgres://postgres:hunter2x@127.0.0.1:5432/postgres?sslmode=verify-full&sslpassword=hunter3x"
+	for _, c := range []struct {
+		name, url string
+		want      []string
+	}{
+		{"a missing key", u + "&sslrootcert=" + certs.CA + "&sslcert=" + certs.ClientCert + "&sslkey=" + missing, []string{"postgres.url", "sslkey"}},
+		{"another certificate's key", u + "&sslrootcert=" + certs.CA + "&sslcert=" + certs.ClientCert + "&sslkey=" + certs.OtherKey, []string{"postgres.url", "does not match"}},
+		{"a key in a pipe", u + "&sslcert=" + certs.ClientCert + "&sslkey=" + fifo, []string{"postgres.url", "sslkey: the key file: a named pipe"}},
+		{"a CA in a pipe", u + "&sslrootcert=" + fifo, []string{"postgres.url", "sslrootcert " + fifo + ": a named pipe"}},
+	} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := b.Open(context.Background(), dbtest.Props("postgres.url", c.url), db.Options{Threads: 1, CheckOnly: true})
+			done <- err
+		}()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: no answer within 5s", c.name)
+		}
+		if err == nil {
+			t.Errorf("%s: accepted", c.name)
+			continue
+		}
+		msg := err.Error()
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: %s\nwant it to say %q", c.name, msg, w)
+			}
+		}
+		for _, secret := range []string{missing, certs.OtherKey, "hunter2x", "hunter3x"} {
+			if strings.Contains(msg, secret) {
+				t.Errorf("%s: the error shows %s: %s", c.name, secret, msg)
+			}
+		}
+		if c.name != "a CA in a pipe" && strings.Contains(msg, fifo) {
+			t.Errorf("%s: the error names the key file: %s", c.name, msg)
 		}
 	}
 }
