@@ -141,6 +141,9 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	}
 	s.client, err = mongo.Connect(co)
 	if err != nil {
+		if sec.files != "" {
+			return nil, filesError(p, uri, err)
+		}
 		return nil, fmt.Errorf("mongodb: connect %s: %s", strings.Join(cs.Hosts, ","), props.RedactURL(err.Error()))
 	}
 	pctx, cancel := context.WithTimeout(ctx, connect)

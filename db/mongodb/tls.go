@@ -67,6 +67,9 @@ type connTLS struct {
 	// own: the properties make the connection's TLS configuration;
 	// otherwise the driver does as the connection string says.
 	own bool
+	// files: the TLS files the connection string names, which the
+	// driver reads (tlsCAFile, tlsCertificateKeyFile), "" for none.
+	files string
 }
 
 // readTLS reads the TLS properties and agrees them with the connection
@@ -81,6 +84,14 @@ func readTLS(p *props.Props, uri string) (connTLS, error) {
 		return connTLS{}, err
 	}
 	u := readURITLS(uri)
+	// The driver reads the files the string names without a bound: a
+	// named pipe with no writer would hold the run without end.
+	if err := wire.RegularFile(u.opts["tlscafile"]); err != nil {
+		return connTLS{}, p.Errorf("mongodb.url", "tlsCAFile %s: %v", u.opts["tlscafile"], err)
+	}
+	if err := wire.RegularFile(u.opts["tlscertificatekeyfile"]); err != nil {
+		return connTLS{}, p.Errorf("mongodb.url", "tlsCertificateKeyFile: the key file: %v", err)
+	}
 	switch {
 	case u.files != "" && (t.CA != "" || t.Cert != "" || t.ServerName != "" || t.Insecure):
 		return connTLS{}, p.Errorf(tlsProperty(p, false), "given, and mongodb.url names %s: give the TLS settings in one of them", u.files)
@@ -94,7 +105,7 @@ func readTLS(p *props.Props, uri string) (connTLS, error) {
 	}
 	// mongodb.tls=true beside a string that says TLS adds nothing: the
 	// driver does as the string says.
-	return connTLS{TLS: t, own: t.On && (t.Given() || !u.said)}, nil
+	return connTLS{TLS: t, own: t.On && (t.Given() || !u.said), files: u.files}, nil
 }
 
 // tlsProperty is the first TLS property given (beyond mongodb.tls
@@ -150,6 +161,16 @@ func (c connTLS) explain(err error, asked *wire.CertAsked) (error, bool) {
 		}
 	}
 	return err, false
+}
+
+// filesError says why the driver refused the TLS files the connection
+// string names (it reads them before connecting), the key file's path
+// hidden as its password.
+func filesError(p *props.Props, uri string, err error) error {
+	var r props.Redactor
+	r.Hidden(uri)
+	r.Add(readURITLS(uri).opts["tlscertificatekeyfile"])
+	return p.Errorf("mongodb.url", "the TLS files it names (tlsCAFile, tlsCertificateKeyFile) cannot be used: %s", r.Redact(err.Error()))
 }
 
 // tlsLine is a failed connection said in one line; Unwrap gives the

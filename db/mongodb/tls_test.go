@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/db/dbtest"
@@ -152,6 +154,75 @@ func TestTLSConflicts(t *testing.T) {
 	} {
 		if _, err := b.Open(context.Background(), dbtest.Props(kv...), db.Options{Threads: 1, CheckOnly: true}); err != nil {
 			t.Errorf("%v: %v", kv, err)
+		}
+	}
+}
+
+// The files the URL names (tlsCAFile, tlsCertificateKeyFile), which the
+// driver reads itself: one it cannot use is said naming mongodb.url, the
+// key file without its path (the driver's error repeated it), passwords
+// neither; a named pipe with no writer is refused at once (the driver's
+// read of it never ended).
+func TestURLFiles(t *testing.T) {
+	b, _ := db.Lookup("mongodb")
+	dir := t.TempDir()
+	certs, err := testcert.Make(dir, "servbench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "pipe-client.pem")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() {
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	})
+	missing := filepath.Join(dir, "missing-client.pem")
+	garbage := filepath.Join(dir, "garbage-client.pem")
+	os.WriteFile(garbage, []byte("not a PEM file\n"), 0o600)
+	const u = "mongodb://u:hunter2x@127.0.0.1:1/?tls=true&tlsCertificateKeyFilePassword=hunter3x"
+	for _, c := range []struct {
+		name, url string
+		want      []string
+	}{
+		{"a missing key file", u + "&tlsCAFile=" + certs.CA + "&tlsCertificateKeyFile=" + missing, []string{"mongodb.url", "cannot be used", "no such file"}},
+		{"a key file of no PEM", u + "&tlsCertificateKeyFile=" + garbage, []string{"mongodb.url", "cannot be used"}},
+		{"a key file in a pipe", u + "&tlsCertificateKeyFile=" + fifo, []string{"mongodb.url", "tlsCertificateKeyFile: the key file: a named pipe"}},
+		{"a CA in a pipe", u + "&tlsCAFile=" + fifo, []string{"mongodb.url", "tlsCAFile " + fifo + ": a named pipe"}},
+	} {
+		done := make(chan error, 1)
+		go func() {
+			d, err := b.Open(context.Background(), dbtest.Props("mongodb.url", c.url, "mongodb.connecttimeout", "1000"), db.Options{Threads: 1})
+			if err == nil {
+				d.Close()
+			}
+			done <- err
+		}()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: no answer within 5s", c.name)
+		}
+		if err == nil {
+			t.Errorf("%s: accepted", c.name)
+			continue
+		}
+		msg := err.Error()
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: %s\nwant it to say %q", c.name, msg, w)
+			}
+		}
+		for _, secret := range []string{missing, garbage, "hunter2x", "hunter3x"} {
+			if strings.Contains(msg, secret) {
+				t.Errorf("%s: the error shows %s: %s", c.name, secret, msg)
+			}
+		}
+		if c.name != "a CA in a pipe" && strings.Contains(msg, fifo) {
+			t.Errorf("%s: the error names the key file: %s", c.name, msg)
 		}
 	}
 }
