@@ -7,6 +7,7 @@ package cassandra
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -205,15 +206,41 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		cc.Authenticator = gocql.PasswordAuthenticator{Username: user, Password: password}
 	}
 	if tc != nil {
-		// gocql verifies the name of each host dialled unless the
-		// configuration says not to (cassandra.tls.insecure).
-		cc.SslOpts = &gocql.SslOptions{Config: asked.Watch(tc), EnableHostVerification: !sec.Insecure}
+		// Each host's name is verified unless the configuration says
+		// not to (cassandra.tls.insecure), as gocql's SslOpts would; the
+		// handshake is bounded as the connecting is.
+		cc.HostDialer = tlsDialer{dial: cc.Dialer, tls: asked.Watch(tc), timeout: cc.ConnectTimeout}
 	}
 	st.where = strings.Join(hosts, ",") + ":" + strconv.Itoa(int(port))
 	if st.s, err = cc.CreateSession(); err != nil {
 		return nil, fmt.Errorf("cassandra: connect %s: %w", st.where, asked.Explain(sec, err))
 	}
 	return st, nil
+}
+
+// tlsDialer dials a host's counted connection and runs TLS over it,
+// the handshake bounded by timeout: gocql's own waits for a server that
+// never answers it (a port that speaks no TLS and waits for more) without
+// end, past Ctrl-C.
+type tlsDialer struct {
+	dial    gocql.Dialer
+	tls     *tls.Config
+	timeout time.Duration
+}
+
+func (d tlsDialer) DialHost(ctx context.Context, host *gocql.HostInfo) (*gocql.DialedHost, error) {
+	addr := host.ConnectAddressAndPort()
+	conn, err := d.dial.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	hctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	dh, err := gocql.WrapTLS(hctx, conn, host.HostnameAndPort(), d.tls)
+	if err != nil && hctx.Err() != nil && ctx.Err() == nil {
+		return nil, fmt.Errorf("TLS: no answer to the handshake within %s: a server that does not speak TLS at %s? (set cassandra.tls=false, or the address of its TLS port)", d.timeout, addr)
+	}
+	return dh, err
 }
 
 // writeCoalesceWait is how long gocql holds a write for others to join it

@@ -3,8 +3,11 @@ package cassandra_test
 import (
 	"bytes"
 	"context"
+	"io"
+	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/db/dbtest"
@@ -112,5 +115,37 @@ func TestTLSConflicts(t *testing.T) {
 	}
 	if _, err := b.Open(context.Background(), dbtest.Props("cassandra.tls", "true"), o); err != nil {
 		t.Errorf("cassandra.tls=true: %v", err)
+	}
+}
+
+// A port that takes the connection and never answers the TLS handshake
+// (a server speaking another protocol, waiting for more) fails the
+// connection in one line within the connect timeout: gocql's handshake
+// waited without end, past Ctrl-C.
+func TestTLSSilentServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { io.Copy(io.Discard, c); c.Close() }()
+		}
+	}()
+	host, port, _ := net.SplitHostPort(ln.Addr().String())
+	done := make(chan error, 1)
+	go func() { done <- openErr("hosts", host, "port", port, "cassandra.tls.insecure", "true") }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "TLS: no answer to the handshake within 10s") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("a server silent at the handshake: %v", err)
+		}
+	case <-time.After(25 * time.Second):
+		t.Fatal("a server silent at the handshake: no answer within 25s")
 	}
 }
