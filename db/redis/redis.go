@@ -22,9 +22,11 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -78,17 +80,42 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	cfg.traffic = &s.traffic
 	c, err := rueidis.NewClient(clientOptions(cfg))
 	if err != nil {
-		return nil, fmt.Errorf("redis: connect %s: %w", s.hostDesc, asked.Explain(cfg.tlsProps, err))
+		return nil, fmt.Errorf("redis: connect %s: %w", s.hostDesc, closedAtOnce(cfg.tlsProps, asked.Explain(cfg.tlsProps, err)))
 	}
 	s.c = c
 	pctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 	if err := s.c.Do(pctx, s.c.B().Ping().Build()).Error(); err != nil {
 		s.c.Close()
-		return nil, fmt.Errorf("redis: connect %s: %w", s.hostDesc, asked.Explain(cfg.tlsProps, err))
+		return nil, fmt.Errorf("redis: connect %s: %w", s.hostDesc, closedAtOnce(cfg.tlsProps, asked.Explain(cfg.tlsProps, err)))
 	}
 	return s, nil
 }
+
+// closedAtOnce says a connection the server closed before its first
+// answer, where TLS did not say why: a server that speaks TLS where the
+// client did not, or the other way round (a bare EOF or a reset
+// connection otherwise).
+func closedAtOnce(t wire.TLS, err error) error {
+	var te *wire.TLSError
+	if errors.As(err, &te) || !(errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) {
+		return err
+	}
+	if t.On {
+		return &closedLine{"TLS: the server closed the connection at the handshake: a server that does not speak TLS at this address? (use redis://, or the address of its TLS port)", err}
+	}
+	return &closedLine{"the server closed the connection at once: one that takes TLS connections only? (use rediss://, with redis.tls.ca)", err}
+}
+
+// closedLine is a closed connection said in one line; Unwrap gives the
+// driver's error.
+type closedLine struct {
+	msg string
+	err error
+}
+
+func (e *closedLine) Error() string { return e.msg }
+func (e *closedLine) Unwrap() error { return e.err }
 
 // clientOptions maps the configuration to rueidis' options.
 func clientOptions(cfg *config) rueidis.ClientOption {

@@ -3,6 +3,7 @@ package redis_test
 import (
 	"bytes"
 	"context"
+	"net"
 	"strings"
 	"testing"
 
@@ -83,6 +84,9 @@ func TestTLSRefused(t *testing.T) {
 	plain := strings.Replace(dbtest.ServerURL(t, "SERVBENCH_REDIS_URL"), "redis://", "rediss://", 1)
 	dbtest.TLSRefused(t, "plain server", openErr("redis.url", plain, "redis.tls.ca", certs.CA, "redis.timeout", "1000"), certs,
 		"TLS: no answer to the handshake within 1s (redis.timeout)", "use redis://")
+	// A plain client at the TLS server.
+	dbtest.TLSRefused(t, "plain client", openErr("redis.url", strings.Replace(url, "rediss://", "redis://", 1)), certs,
+		"the server closed the connection at once", "use rediss://")
 }
 
 // The result's properties hold no key file's path: redis.tls.key is a
@@ -150,5 +154,38 @@ func TestServerSideTLS(t *testing.T) {
 	}
 	if src.Error != "" || len(src.Missing) != 0 {
 		t.Errorf("server side over TLS: error %q, missing %v", src.Error, src.Missing)
+	}
+}
+
+// A server that closes the connection at once, where TLS said nothing of
+// why, is one that speaks TLS where the client did not, or the other way
+// round: said in one line naming the URL's form to use (a bare EOF or a
+// reset connection before).
+func TestClosedAtOnce(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	addr := ln.Addr().String()
+	for _, c := range []struct {
+		kv   []string
+		want string
+	}{
+		{[]string{"redis.url", "redis://" + addr}, "the server closed the connection at once: one that takes TLS connections only? (use rediss://"},
+		{[]string{"redis.url", "rediss://" + addr, "redis.tls.insecure", "true"}, "TLS: the server closed the connection at the handshake: a server that does not speak TLS at this address? (use redis://"},
+	} {
+		if err := openErr(c.kv...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.kv, err, c.want)
+		}
 	}
 }
