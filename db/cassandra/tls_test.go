@@ -71,23 +71,9 @@ func TestTLS(t *testing.T) {
 func TestTLSRefused(t *testing.T) {
 	addr := dbtest.ServerURL(t, "SERVBENCH_CASSANDRA_TLS_URL")
 	certs := dbtest.TLSCerts(t)
-	client := []string{"cassandra.tls.cert", certs.ClientCert, "cassandra.tls.key", certs.ClientKey}
-	for _, c := range []struct {
-		name string
-		kv   []string
-		want []string
-	}{
-		{"no client certificate", []string{"cassandra.tls.ca", certs.CA},
-			[]string{"TLS: the server asks for a client certificate: set cassandra.tls.cert and cassandra.tls.key"}},
-		{"another CA's client certificate", []string{"cassandra.tls.ca", certs.CA, "cassandra.tls.cert", certs.OtherCert, "cassandra.tls.key", certs.OtherKey},
-			[]string{"TLS: the server refused the client certificate of cassandra.tls.cert"}},
-		{"other CA", append([]string{"cassandra.tls.ca", certs.OtherCA}, client...),
-			[]string{"TLS: the server's certificate is not signed by the CAs of cassandra.tls.ca"}},
-		{"wrong name", append([]string{"cassandra.tls.ca", certs.CA, "cassandra.tls.servername", "elsewhere.invalid"}, client...),
-			[]string{"TLS: the server's certificate is", "elsewhere.invalid", "cassandra.tls.servername"}},
-	} {
-		err := openErr(append([]string{"cassandra.url", "cassandra://" + addr + "/sbtls"}, c.kv...)...)
-		dbtest.TLSRefused(t, c.name, err, certs, c.want...)
+	for _, c := range dbtest.TLSRefusals("cassandra", certs) {
+		err := openErr(append([]string{"cassandra.url", "cassandra://" + addr + "/sbtls"}, c.KV...)...)
+		dbtest.TLSRefused(t, c.Name, err, certs, c.Want...)
 	}
 }
 

@@ -57,3 +57,30 @@ func TLSRefused(t testing.TB, what string, err error, certs testcert.Set, want .
 		}
 	}
 }
+
+// TLSRefusal is one way a binding's TLS connection is refused, and what
+// its one line must say.
+type TLSRefusal struct {
+	Name string
+	KV   []string // the binding's properties, besides its server's address
+	Want []string // what the line must hold
+}
+
+// TLSRefusals are the refusals every binding whose server asks for a
+// client certificate is tested with (b is the binding's name, its
+// properties' prefix): no client certificate, one another CA signed, a
+// server certificate the CA given did not sign, and a name the server's
+// certificate is not for.
+func TLSRefusals(b string, certs testcert.Set) []TLSRefusal {
+	client := []string{b + ".tls.cert", certs.ClientCert, b + ".tls.key", certs.ClientKey}
+	return []TLSRefusal{
+		{"no client certificate", []string{b + ".tls.ca", certs.CA},
+			[]string{"TLS: the server asks for a client certificate: set " + b + ".tls.cert and " + b + ".tls.key"}},
+		{"another CA's client certificate", []string{b + ".tls.ca", certs.CA, b + ".tls.cert", certs.OtherCert, b + ".tls.key", certs.OtherKey},
+			[]string{"TLS: the server refused the client certificate of " + b + ".tls.cert"}},
+		{"other CA", append([]string{b + ".tls.ca", certs.OtherCA}, client...),
+			[]string{"TLS: the server's certificate is not signed by the CAs of " + b + ".tls.ca"}},
+		{"wrong name", append([]string{b + ".tls.ca", certs.CA, b + ".tls.servername", "elsewhere.invalid"}, client...),
+			[]string{"TLS: the server's certificate is", "elsewhere.invalid", b + ".tls.servername"}},
+	}
+}

@@ -89,22 +89,8 @@ func TestTLS(t *testing.T) {
 func TestTLSRefused(t *testing.T) {
 	url := dbtest.ServerURL(t, "SERVBENCH_MONGODB_TLS_URL")
 	certs := dbtest.TLSCerts(t)
-	client := []string{"mongodb.tls.cert", certs.ClientCert, "mongodb.tls.key", certs.ClientKey}
-	for _, c := range []struct {
-		name string
-		kv   []string
-		want []string
-	}{
-		{"no client certificate", []string{"mongodb.tls.ca", certs.CA},
-			[]string{"TLS: the server asks for a client certificate: set mongodb.tls.cert and mongodb.tls.key"}},
-		{"another CA's client certificate", []string{"mongodb.tls.ca", certs.CA, "mongodb.tls.cert", certs.OtherCert, "mongodb.tls.key", certs.OtherKey},
-			[]string{"TLS: the server refused the client certificate of mongodb.tls.cert"}},
-		{"other CA", append([]string{"mongodb.tls.ca", certs.OtherCA}, client...),
-			[]string{"TLS: the server's certificate is not signed by the CAs of mongodb.tls.ca"}},
-		{"wrong name", append([]string{"mongodb.tls.ca", certs.CA, "mongodb.tls.servername", "elsewhere.invalid"}, client...),
-			[]string{"TLS: the server's certificate is", "elsewhere.invalid", "mongodb.tls.servername"}},
-	} {
-		dbtest.TLSRefused(t, c.name, openErr(append([]string{"mongodb.url", url}, c.kv...)...), certs, c.want...)
+	for _, c := range dbtest.TLSRefusals("mongodb", certs) {
+		dbtest.TLSRefused(t, c.Name, openErr(append([]string{"mongodb.url", url}, c.KV...)...), certs, c.Want...)
 	}
 	// A plain server asked for TLS, and the TLS server asked for none.
 	plain := dbtest.ServerURL(t, "SERVBENCH_MONGODB_URL")

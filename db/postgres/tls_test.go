@@ -84,29 +84,16 @@ func TestTLSRefused(t *testing.T) {
 	url := dbtest.ServerURL(t, "SERVBENCH_POSTGRES_TLS_URL")
 	certs := dbtest.TLSCerts(t)
 	client := []string{"postgres.tls.cert", certs.ClientCert, "postgres.tls.key", certs.ClientKey}
-	for _, c := range []struct {
-		name string
-		kv   []string
-		want []string
-	}{
-		{"no client certificate", []string{"postgres.tls.ca", certs.CA},
-			[]string{"TLS: the server asks for a client certificate: set postgres.tls.cert and postgres.tls.key"}},
-		{"another CA's client certificate", []string{"postgres.tls.ca", certs.CA, "postgres.tls.cert", certs.OtherCert, "postgres.tls.key", certs.OtherKey},
-			[]string{"TLS: the server refused the client certificate of postgres.tls.cert"}},
-		{"a certificate not the user's", append([]string{"postgres.tls.ca", certs.CA}, client...),
-			[]string{"TLS: the server refused the client certificate of postgres.tls.cert: its name is not the user's"}},
-		{"other CA", append([]string{"postgres.tls.ca", certs.OtherCA}, client...),
-			[]string{"TLS: the server's certificate is not signed by the CAs of postgres.tls.ca"}},
-		{"wrong name", append([]string{"postgres.tls.ca", certs.CA, "postgres.tls.servername", "elsewhere.invalid"}, client...),
-			[]string{"TLS: the server's certificate is for", "not elsewhere.invalid", "postgres.tls.servername"}},
-		{"plain", []string{"postgres.tls", "false"},
-			[]string{"the server takes TLS connections only: set postgres.tls.ca"}},
-	} {
-		kv := append([]string{"postgres.url", url}, c.kv...)
-		if c.name == "a certificate not the user's" { // the user in the URL is postgres
+	for _, c := range append(dbtest.TLSRefusals("postgres", certs),
+		dbtest.TLSRefusal{Name: "a certificate not the user's", KV: append([]string{"postgres.tls.ca", certs.CA}, client...),
+			Want: []string{"TLS: the server refused the client certificate of postgres.tls.cert: its name is not the user's"}},
+		dbtest.TLSRefusal{Name: "plain", KV: []string{"postgres.tls", "false"},
+			Want: []string{"the server takes TLS connections only: set postgres.tls.ca"}}) {
+		kv := append([]string{"postgres.url", url}, c.KV...)
+		if c.Name == "a certificate not the user's" { // the user in the URL is postgres
 			kv[1] = strings.Replace(url, "postgres@", "nobody@", 1)
 		}
-		dbtest.TLSRefused(t, c.name, openErr(kv...), certs, c.want...)
+		dbtest.TLSRefused(t, c.Name, openErr(kv...), certs, c.Want...)
 	}
 	// A plain server asked for TLS.
 	plain := dbtest.ServerURL(t, "SERVBENCH_POSTGRES_URL")

@@ -62,23 +62,9 @@ func TestTLSRefused(t *testing.T) {
 	url := dbtest.ServerURL(t, "SERVBENCH_REDIS_TLS_URL")
 	certs := dbtest.TLSCerts(t)
 	client := []string{"redis.tls.cert", certs.ClientCert, "redis.tls.key", certs.ClientKey}
-	for _, c := range []struct {
-		name string
-		kv   []string
-		want []string
-	}{
-		{"no client certificate", []string{"redis.tls.ca", certs.CA},
-			[]string{"TLS: the server asks for a client certificate: set redis.tls.cert and redis.tls.key"}},
-		{"another CA's client certificate", []string{"redis.tls.ca", certs.CA, "redis.tls.cert", certs.OtherCert, "redis.tls.key", certs.OtherKey},
-			[]string{"TLS: the server refused the client certificate of redis.tls.cert"}},
-		{"other CA", append([]string{"redis.tls.ca", certs.OtherCA}, client...),
-			[]string{"TLS: the server's certificate is not signed by the CAs of redis.tls.ca"}},
-		{"the system's CAs", client, []string{"not signed by the system's CAs", "redis.tls.ca"}},
-		{"wrong name", append([]string{"redis.tls.ca", certs.CA, "redis.tls.servername", "elsewhere.invalid"}, client...),
-			[]string{"TLS: the server's certificate is for", "not elsewhere.invalid", "redis.tls.servername"}},
-	} {
-		err := openErr(append([]string{"redis.url", url}, c.kv...)...)
-		dbtest.TLSRefused(t, c.name, err, certs, c.want...)
+	for _, c := range append(dbtest.TLSRefusals("redis", certs),
+		dbtest.TLSRefusal{Name: "the system's CAs", KV: client, Want: []string{"not signed by the system's CAs", "redis.tls.ca"}}) {
+		dbtest.TLSRefused(t, c.Name, openErr(append([]string{"redis.url", url}, c.KV...)...), certs, c.Want...)
 	}
 	// A plain server asked for TLS.
 	plain := strings.Replace(dbtest.ServerURL(t, "SERVBENCH_REDIS_URL"), "redis://", "rediss://", 1)
