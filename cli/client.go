@@ -97,7 +97,7 @@ func runClient(ctx context.Context, s *coordinator.Session, ph *coordinator.Phas
 	if addr, ok := p.Get("metrics.addr"); ok {
 		p.Set("metrics.addr", coordinator.ClientMetricsAddr(addr, i), "coordinator")
 	}
-	setup, err := checkPhase(ph.Command, engine.Spec{Binding: ph.Binding, Properties: p, Log: stderr, Gate: s.Gate(i)}, stderr)
+	setup, err := checkPhase(ctx, ph.Command, engine.Spec{Binding: ph.Binding, Properties: p, Log: stderr, Gate: s.Gate(i)}, stderr)
 	if err != nil {
 		return ExitUsage, err
 	}

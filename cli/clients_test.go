@@ -463,7 +463,7 @@ func TestClientWritesNoFile(t *testing.T) {
 		"measurement.raw.output_file": in("raw.txt"), "hdrhistogram.log": in("l-"), "measurementtype": "raw"} {
 		p.Set(k, v, "a coordinator")
 	}
-	setup, err := checkPhase("run", engine.Spec{Binding: "basic", Properties: p}, io.Discard)
+	setup, err := checkPhase(context.Background(), "run", engine.Spec{Binding: "basic", Properties: p}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,8 +35,11 @@ func phaseCommand(ctx context.Context, cmd string, args []string, stdout, stderr
 			return ExitUsage, usageError{err}
 		}
 	}
-	setup, err := checkPhase(cmd, engine.Spec{Binding: pa.binding, Properties: pa.props, Log: stderr}, stderr)
+	setup, err := checkPhase(ctx, cmd, engine.Spec{Binding: pa.binding, Properties: pa.props, Log: stderr}, stderr)
 	if err != nil {
+		if ctx.Err() != nil { // stopped while the binding read its files
+			return ExitInterrupted, errors.New(err.Error())
+		}
 		return ExitUsage, err
 	}
 	_, one := pa.props.Get("clientindex") // one client of a phase, started by hand or by an orchestrator
@@ -118,11 +121,11 @@ func runPhase(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Setu
 
 // checkPhase checks spec as phase cmd (load or run) and says its
 // warnings; its error is bad input.
-func checkPhase(cmd string, spec engine.Spec, stderr io.Writer) (*engine.Setup, error) {
+func checkPhase(ctx context.Context, cmd string, spec engine.Spec, stderr io.Writer) (*engine.Setup, error) {
 	if cmd == "load" {
 		spec.Phase = engine.LoadPhase
 	}
-	setup, err := engine.Check(spec)
+	setup, err := engine.CheckContext(ctx, spec)
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -220,8 +220,14 @@ func (s *Setup) Properties() *props.Props {
 }
 
 // Check validates a spec and builds its workload and runner configuration.
-// Every error is a *SpecError.
-func Check(spec Spec) (*Setup, error) {
+// Every error is a *SpecError. It is CheckContext without a way to stop.
+func Check(spec Spec) (*Setup, error) { return CheckContext(context.Background(), spec) }
+
+// CheckContext is Check that gives way when ctx ends (Ctrl-C): the binding
+// is opened offline with ctx, so the files it reads (a CA, a key, a
+// credentials file) are read stoppably. A check stopped so returns ctx's
+// error among its words, as a *SpecError.
+func CheckContext(ctx context.Context, spec Spec) (*Setup, error) {
 	if spec.Properties == nil {
 		spec.Properties = props.New()
 	}
@@ -275,7 +281,7 @@ func Check(spec Spec) (*Setup, error) {
 	}
 	// Everything but the run's key generators, whose set-up (the latest
 	// distribution's ζ over every record) can take seconds: Run builds them.
-	w, err := workload.Build(context.Background(), s.Workload, false)
+	w, err := workload.Build(ctx, s.Workload, false)
 	if err != nil {
 		return nil, bad(err)
 	}
@@ -320,7 +326,7 @@ func Check(spec Spec) (*Setup, error) {
 	}
 	p.Get("db") // YCSB's binding class: the command line maps it to the binding
 	// The binding reads its properties and connects to nothing.
-	if _, err := s.Binding.Open(context.Background(), p, s.bindingOptions(true)); err != nil {
+	if _, err := s.Binding.Open(ctx, p, s.bindingOptions(true)); err != nil {
 		return nil, bad(err)
 	}
 	WorkloadName(p) // reads workloadname

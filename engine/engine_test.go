@@ -280,3 +280,34 @@ func (leaky) Open(_ context.Context, p *props.Props, o db.Options) (db.DB, error
 }
 
 func (leaky) Summary() string { return "quotes its credentials in its errors" }
+
+// CheckContext gives the binding's offline open the caller's context: a
+// binding reading a file that never ends (a named pipe nobody writes)
+// gives way when the context ends, and the check says why.
+func TestCheckContextStops(t *testing.T) {
+	registerWaiting.Do(func() { db.Register("engine-test-waiting", waiting{}) })
+	spec := specOf(t)
+	spec.Binding = "engine-test-waiting"
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := CheckContext(ctx, spec); done <- err }()
+	cancel()
+	err := <-done
+	var se *SpecError
+	if !errors.Is(err, context.Canceled) || !errors.As(err, &se) {
+		t.Errorf("a check stopped while the binding read: %v (%T), want a SpecError of context.Canceled", err, err)
+	}
+}
+
+var registerWaiting sync.Once
+
+// waiting reads, offline, a file that never ends: it waits for its
+// context.
+type waiting struct{}
+
+func (waiting) Open(ctx context.Context, _ *props.Props, _ db.Options) (db.DB, error) {
+	<-ctx.Done()
+	return nil, fmt.Errorf("waiting: reading its CA file: %w", ctx.Err())
+}
+
+func (waiting) Summary() string { return "waits for its context as it opens" }

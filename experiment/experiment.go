@@ -659,7 +659,7 @@ func (r *Runner) phaseTo(ctx context.Context, spec engine.Spec, path, base strin
 func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string, lg io.Writer) error {
 	spec.Log = lg
 	spec.Properties.Set("result.file", path, "plan run")
-	setup, err := engine.Check(spec)
+	setup, err := engine.CheckContext(ctx, spec)
 	if err != nil {
 		return err
 	}
