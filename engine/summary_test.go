@@ -41,6 +41,17 @@ func TestSummaryWarnings(t *testing.T) {
 	res := func(n int64, runtime time.Duration, target float64, lag time.Duration) *runner.Result {
 		return resWith(n, 0, runtime, target, lag)
 	}
+	// 20,000 reads of 2 ms each over 10 s.
+	slow := func() *runner.Result {
+		r := measure.NewRecorder()
+		for range 20000 {
+			r.Record(measure.Read, db.OK, int64(2*time.Millisecond), -1)
+			r.RecordTxn(db.OK)
+		}
+		s := &measure.Set{}
+		r.DrainInto(s)
+		return &runner.Result{Total: s, Runtime: 10 * time.Second, Threads: 2}
+	}
 	facts := ranFacts{binding: "redis", workload: "workload A", records: 100000, late: time.Millisecond, cores: 2}
 	for _, c := range []struct {
 		name  string
@@ -61,8 +72,10 @@ func TestSummaryWarnings(t *testing.T) {
 		{"nothing loaded", nil, resWith(20000, 17400, 10*time.Second, 0, -1), []string{"17,400 of 20,000 reads and updates found no record: was the data loaded?"}},
 		{"a few missing", nil, resWith(20000, 100, 10*time.Second, 0, -1), nil},
 		{"the client's scheduling in the latencies", func(f *ranFacts) { f.sched.P99, f.cpu = 500*time.Microsecond, 9*time.Second },
-			res(20000, 10*time.Second, 0, -1), []string{"this client's goroutines waited up to 500µs (p99) for a core before they ran, against a p99 of 1µs for the operations: latencies measured here include that wait, the client's own (45% of 2 cores used)"}},
+			slow(), []string{"this client's goroutines waited up to 500µs (p99) for a core before they ran, against a p99 of 2.001ms for the operations: latencies measured here include that wait, the client's own (45% of 2 cores used)"}},
 		{"a short scheduling wait", func(f *ranFacts) { f.sched.P99 = 50 * time.Microsecond }, res(20000, 10*time.Second, 0, -1), nil},
+		{"an embedded store's goroutines waiting", func(f *ranFacts) { f.sched.P99, f.embedded = 500*time.Microsecond, true }, slow(), nil},
+		{"waits longer than the operations took", func(f *ranFacts) { f.sched.P99 = 500 * time.Microsecond }, res(20000, 10*time.Second, 0, -1), nil},
 	} {
 		f := facts
 		if c.f != nil {
@@ -97,7 +110,9 @@ func TestSchedAdds(t *testing.T) {
 	for _, c := range []struct {
 		sched, ops time.Duration
 		want       bool
-	}{{ms, 5 * ms, true}, {ms, 6 * ms, false}, {99 * time.Microsecond, 200 * time.Microsecond, false}, {ms, 0, false}, {3 * ms, ms, true}} {
+	}{{ms, 5 * ms, true}, {ms, 6 * ms, false}, {99 * time.Microsecond, 200 * time.Microsecond, false}, {ms, 0, false}, {ms, ms, true},
+		{3 * ms, ms, false}} { // waits longer than most operations took are others'
+
 		if got := schedAdds(c.sched, c.ops); got != c.want {
 			t.Errorf("schedAdds(%v, %v) = %v", c.sched, c.ops, got)
 		}
