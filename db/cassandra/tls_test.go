@@ -1,7 +1,6 @@
 package cassandra_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net"
@@ -39,24 +38,7 @@ func TestTLS(t *testing.T) {
 	if err := d.(db.Preparer).Prepare(ctx, "usertable", true); err != nil {
 		t.Fatal(err)
 	}
-	in := &db.Record{}
-	in.Add("field0", []byte("over TLS"))
-	if err := d.Insert(ctx, "usertable", "k1", in); err != nil {
-		t.Fatalf("insert over TLS: %v", err)
-	}
-	out := &db.Record{}
-	if err := d.Read(ctx, "usertable", "k1", nil, out); err != nil {
-		t.Fatalf("read over TLS: %v", err)
-	}
-	if f := out.Fields(); len(f) != 1 || !bytes.Equal(f[0].Value, []byte("over TLS")) {
-		t.Errorf("read back %v", f)
-	}
-	if s, err := d.(db.Sampler).Sample(ctx); err != nil || len(s.Stats) == 0 {
-		t.Errorf("sample over TLS: %+v, %v", s, err)
-	}
-	if sent, received := d.(db.TrafficCounter).Traffic(); sent == 0 || received == 0 {
-		t.Errorf("traffic over TLS: %d sent, %d received", sent, received)
-	}
+	dbtest.OverTLS(t, d, "usertable", "k1")
 	// YCSB's hosts and port with cassandra.tls=true, the name verified
 	// another the certificate carries.
 	if err := openErr(append([]string{"hosts", host, "port", port, "cassandra.keyspace", "sbtls", "cassandra.tls", "true",

@@ -1,11 +1,14 @@
 package dbtest
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/internal/testcert"
 )
 
@@ -82,5 +85,34 @@ func TLSRefusals(b string, certs testcert.Set) []TLSRefusal {
 			[]string{"TLS: the server's certificate is not signed by the CAs of " + b + ".tls.ca"}},
 		{"wrong name", append([]string{b + ".tls.ca", certs.CA, b + ".tls.servername", "elsewhere.invalid"}, client...),
 			[]string{"TLS: the server's certificate is", "elsewhere.invalid", b + ".tls.servername"}},
+	}
+}
+
+// OverTLS writes a record of one field into table under key over d's TLS
+// connection and reads it back, samples the server over the same
+// connection (when d is a sampler), and checks that the bytes on the wire
+// were counted.
+func OverTLS(t testing.TB, d db.DB, table, key string) {
+	t.Helper()
+	ctx := context.Background()
+	in := &db.Record{}
+	in.Add("field0", []byte("over TLS"))
+	if err := d.Insert(ctx, table, key, in); err != nil {
+		t.Fatalf("insert over TLS: %v", err)
+	}
+	out := &db.Record{}
+	if err := d.Read(ctx, table, key, nil, out); err != nil {
+		t.Fatalf("read over TLS: %v", err)
+	}
+	if f := out.Fields(); len(f) != 1 || !bytes.Equal(f[0].Value, []byte("over TLS")) {
+		t.Errorf("read back %v", f)
+	}
+	if sm, ok := d.(db.Sampler); ok {
+		if s, err := sm.Sample(ctx); err != nil || len(s.Stats) == 0 {
+			t.Errorf("sample over TLS: %+v, %v", s, err)
+		}
+	}
+	if sent, received := d.(db.TrafficCounter).Traffic(); sent == 0 || received == 0 {
+		t.Errorf("traffic over TLS: %d sent, %d received", sent, received)
 	}
 }

@@ -1,7 +1,6 @@
 package mongodb_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -38,24 +37,7 @@ func TestTLS(t *testing.T) {
 	d := dbtest.Open(t, "mongodb", append([]string{"mongodb.url", url, "mongodb.database", "sbtls"}, client...)...)
 	ctx := context.Background()
 	d.Delete(ctx, "sbtls", "k1")
-	in := &db.Record{}
-	in.Add("field0", []byte("over TLS"))
-	if err := d.Insert(ctx, "sbtls", "k1", in); err != nil {
-		t.Fatalf("insert over TLS: %v", err)
-	}
-	out := &db.Record{}
-	if err := d.Read(ctx, "sbtls", "k1", nil, out); err != nil {
-		t.Fatalf("read over TLS: %v", err)
-	}
-	if f := out.Fields(); len(f) != 1 || !bytes.Equal(f[0].Value, []byte("over TLS")) {
-		t.Errorf("read back %v", f)
-	}
-	if s, err := d.(db.Sampler).Sample(ctx); err != nil || len(s.Stats) == 0 {
-		t.Errorf("sample over TLS: %+v, %v", s, err)
-	}
-	if sent, received := d.(db.TrafficCounter).Traffic(); sent == 0 || received == 0 {
-		t.Errorf("traffic over TLS: %d sent, %d received", sent, received)
-	}
+	dbtest.OverTLS(t, d, "sbtls", "k1")
 	// The properties with a URL that says nothing of TLS; the URL's
 	// options alone (the driver reads its key and certificate from one
 	// file).

@@ -1,7 +1,6 @@
 package postgres_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -42,24 +41,7 @@ func TestTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.Delete(ctx, "sbtls", "k1")
-	in := &db.Record{}
-	in.Add("field0", []byte("over TLS"))
-	if err := d.Insert(ctx, "sbtls", "k1", in); err != nil {
-		t.Fatalf("insert over TLS: %v", err)
-	}
-	out := &db.Record{}
-	if err := d.Read(ctx, "sbtls", "k1", nil, out); err != nil {
-		t.Fatalf("read over TLS: %v", err)
-	}
-	if f := out.Fields(); len(f) != 1 || !bytes.Equal(f[0].Value, []byte("over TLS")) {
-		t.Errorf("read back %v", f)
-	}
-	if s, err := d.(db.Sampler).Sample(ctx); err != nil || len(s.Stats) == 0 {
-		t.Errorf("sample over TLS: %+v, %v", s, err)
-	}
-	if sent, received := d.(db.TrafficCounter).Traffic(); sent == 0 || received == 0 {
-		t.Errorf("traffic over TLS: %d sent, %d received", sent, received)
-	}
+	dbtest.OverTLS(t, d, "sbtls", "k1")
 	for _, kv := range [][]string{
 		{"postgres.url", url + "?sslmode=verify-full"},
 		{"postgres.url", url + "?sslmode=verify-ca", "postgres.tls.servername", "elsewhere.invalid"},

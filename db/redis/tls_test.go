@@ -1,7 +1,6 @@
 package redis_test
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"strings"
@@ -30,22 +29,7 @@ func TestTLS(t *testing.T) {
 	url := dbtest.ServerURL(t, "SERVBENCH_REDIS_TLS_URL")
 	certs := dbtest.TLSCerts(t)
 	d := dbtest.Open(t, "redis", "redis.url", url, "redis.tls.ca", certs.CA, "redis.tls.cert", certs.ClientCert, "redis.tls.key", certs.ClientKey)
-	ctx := context.Background()
-	in := &db.Record{}
-	in.Add("field0", []byte("over TLS"))
-	if err := d.Insert(ctx, "usertable", "sbtls1", in); err != nil {
-		t.Fatalf("insert over TLS: %v", err)
-	}
-	out := &db.Record{}
-	if err := d.Read(ctx, "usertable", "sbtls1", nil, out); err != nil {
-		t.Fatalf("read over TLS: %v", err)
-	}
-	if f := out.Fields(); len(f) != 1 || !bytes.Equal(f[0].Value, []byte("over TLS")) {
-		t.Errorf("read back %v", f)
-	}
-	if sent, received := d.(db.TrafficCounter).Traffic(); sent == 0 || received == 0 {
-		t.Errorf("traffic over TLS: %d sent, %d received", sent, received)
-	}
+	dbtest.OverTLS(t, d, "usertable", "sbtls1")
 	// The name verified may be another that the certificate carries, and
 	// redis.host with redis.tls=true is the URL's rediss://.
 	host := strings.TrimPrefix(url, "rediss://")
