@@ -11,6 +11,11 @@
 // with no reader is refused rather than waited for. Anything else (a
 // directory, a socket, a block device) is refused before any content is
 // made.
+//
+// A write that fails is remembered: Commit returns the first such error
+// (and a regular file keeps what it held), also when the writer itself
+// dropped it (runtime/trace and runtime/pprof do), so that a full disk or
+// device, or a pipe whose reader left, always fails the output.
 package atomicfile
 
 import (
@@ -31,6 +36,34 @@ type File struct {
 	mode   os.FileMode
 	direct bool // a device or pipe written in place: nothing to rename
 	done   bool
+	err    error // the first write that failed
+}
+
+// Write writes p, remembering the first error for Commit.
+func (f *File) Write(p []byte) (int, error) {
+	n, err := f.File.Write(p)
+	if err != nil && f.err == nil {
+		f.err = err
+	}
+	return n, err
+}
+
+// WriteString is Write of a string.
+func (f *File) WriteString(s string) (int, error) {
+	n, err := f.File.WriteString(s)
+	if err != nil && f.err == nil {
+		f.err = err
+	}
+	return n, err
+}
+
+// ReadFrom copies r into the file, remembering a failed write for Commit.
+func (f *File) ReadFrom(r io.Reader) (int64, error) {
+	n, err := f.File.ReadFrom(r)
+	if err != nil && f.err == nil {
+		f.err = err
+	}
+	return n, err
 }
 
 // Create starts a file for path, readable by everyone once committed
@@ -141,17 +174,24 @@ func kind(m fs.FileMode) string {
 func (f *File) Path() string { return f.path }
 
 // Commit syncs the content to disk and renames it into place; on failure
+// (a write that failed before, even one whose error its writer dropped)
 // the temporary file is removed and the path keeps what it held. A device
-// or pipe is closed.
+// or pipe is closed, and a write that failed there is returned.
 func (f *File) Commit() error {
 	if f.done {
-		return nil
+		return f.err
 	}
 	f.done = true
 	if f.direct {
-		return f.Close()
+		if err := f.Close(); f.err == nil {
+			f.err = err
+		}
+		return f.err
 	}
-	err := f.Chmod(f.mode)
+	err := f.err
+	if err == nil {
+		err = f.Chmod(f.mode)
+	}
 	if err == nil {
 		err = f.Sync()
 	}
@@ -164,6 +204,7 @@ func (f *File) Commit() error {
 	if err != nil {
 		os.Remove(f.Name())
 	}
+	f.err = err
 	return err
 }
 

@@ -207,3 +207,51 @@ func TestSamePath(t *testing.T) {
 		}
 	}
 }
+
+// A write that fails fails Commit, also when the writer dropped its error
+// (runtime/trace does): a pipe whose reader left after 4 KiB, as a full
+// disk would leave a trace cut short and called written.
+func TestDroppedWriteErrorFailsCommit(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Create(fifo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(make([]byte, 4096))
+	io.ReadFull(r, make([]byte, 4096))
+	r.Close() // the reader leaves: every later write fails (EPIPE)
+	for range 4 {
+		f.Write(make([]byte, 4096)) // its error dropped, as trace.Start's writer does
+	}
+	if err := f.Commit(); err == nil || !errors.Is(err, syscall.EPIPE) {
+		t.Errorf("a pipe whose reader left, its write errors dropped: Commit %v", err)
+	}
+
+	// A regular file: the failed write keeps the path as it was.
+	path := filepath.Join(dir, "r.json")
+	os.WriteFile(path, []byte("old"), 0o644)
+	g, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.WriteString("half")
+	g.File.Close() // every later write fails, as on a full disk
+	g.Write([]byte("dropped"))
+	if err := g.Commit(); err == nil {
+		t.Error("a file whose write failed was committed")
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Errorf("after a failed write: %q", b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
