@@ -489,3 +489,70 @@ func clientSeries(dir string) string {
 	}
 	return b.String()
 }
+
+// --trace and --cpuprofile are outputs like the others: one naming the
+// file another output writes is refused before the run (the result was
+// replaced by the trace, exit 0), and one that cannot be written (a full
+// device, a pipe whose reader left) fails the run naming it, while the
+// result is written (exit 0, the trace cut short).
+func TestProcessOutputsInTheOneList(t *testing.T) {
+	dir := t.TempDir()
+	run := []string{"run", "basic", "-w", "a", "-p", "recordcount=10", "-p", "operationcount=200"}
+	out := filepath.Join(dir, "r.json")
+	os.WriteFile(out, []byte("old"), 0o644)
+	for _, flag := range []string{"--trace", "--cpuprofile"} {
+		for _, other := range [][]string{{"-o", out}, {"--csv", out}, {"-p", "exportfile=" + out}, {"--hlog", filepath.Join(dir, "r")}} {
+			name := out
+			if other[0] == "--hlog" {
+				name = filepath.Join(dir, "rREAD.hlog") // one of the logs, a section each
+				os.WriteFile(name, []byte("old"), 0o644)
+			}
+			code, _, e := servbench(t, append(run, flag, name, other[0], other[1])...)
+			if code != ExitUsage || strings.Count(e, "\n") != 1 || !strings.Contains(e, flag) {
+				t.Errorf("%s and %s naming one file: exit %d: %s", flag, other, code, e)
+			}
+			if b, _ := os.ReadFile(name); string(b) != "old" {
+				t.Fatalf("%s and %s naming one file: it holds %.40q", flag, other, b)
+			}
+		}
+	}
+
+	full := filepath.Join(dir, "full")
+	if err := syscall.Mknod(full, syscall.S_IFCHR|0o666, (1<<8)|7); err != nil {
+		t.Logf("mknod (needs root): %v; the full device is left out", err)
+	} else {
+		for _, flag := range []string{"--trace", "--cpuprofile"} {
+			os.Remove(out)
+			code, _, e := servbench(t, append(run, flag, full, "-o", out)...)
+			if code != ExitFailure || strings.Count(e, "\n") > 3 || !strings.Contains(e, flag+" "+full) || !strings.Contains(e, "no space left") {
+				t.Errorf("%s to a full device: exit %d: %s", flag, code, e)
+			}
+			if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), `"format": "servbench-result"`) {
+				t.Errorf("%s to a full device: the result: %v %.80s", flag, err, b)
+			}
+		}
+	}
+
+	// A pipe whose reader leaves after its first bytes, as a full disk
+	// stops a trace's writes.
+	fifo := filepath.Join(dir, "fifo")
+	syscall.Mkfifo(fifo, 0o644)
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer r.Close()
+		b := make([]byte, 1)
+		for {
+			if n, _ := r.Read(b); n > 0 {
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	code, _, e := servbench(t, append(run, "-p", "operationcount=20000", "--trace", fifo)...)
+	if code != ExitFailure || !strings.Contains(e, "--trace "+fifo) {
+		t.Errorf("--trace to a pipe whose reader left: exit %d: %s", code, e)
+	}
+}

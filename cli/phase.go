@@ -10,8 +10,8 @@ import (
 	"runtime/trace"
 
 	"github.com/servbench/servbench/engine"
-	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/phase"
+	"github.com/servbench/servbench/sink"
 	"golang.org/x/term"
 )
 
@@ -35,7 +35,7 @@ func phaseCommand(ctx context.Context, cmd string, args []string, stdout, stderr
 			return ExitUsage, usageError{err}
 		}
 	}
-	setup, err := checkPhase(ctx, cmd, engine.Spec{Binding: pa.binding, Properties: pa.props, Log: stderr}, stderr)
+	setup, err := checkPhase(ctx, cmd, engine.Spec{Binding: pa.binding, Properties: pa.props, Log: stderr, Outputs: pa.processOutputs()}, stderr)
 	if err != nil {
 		if ctx.Err() != nil { // stopped while the binding read its files
 			return ExitInterrupted, errors.New(err.Error())
@@ -53,8 +53,7 @@ func phaseCommand(ctx context.Context, cmd string, args []string, stdout, stderr
 }
 
 // runPhase runs a checked phase where it belongs (phase.Run: here, or on
-// clients), with the CPU profile if one was asked for, and turns how it
-// ended into an exit code.
+// clients) and turns how it ended into an exit code.
 func runPhase(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Setup, stdout, stderr io.Writer) (int, error) {
 	elsewhere := phase.Elsewhere(setup)
 	for _, f := range []struct{ flag, path string }{{"--cpuprofile", pa.cpuprof}, {"--trace", pa.trace}} {
@@ -62,21 +61,7 @@ func runPhase(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Setu
 			return ExitUsage, badf("%s: the clients (%d) are processes of their own: %s would record the coordinator only; leave it out", cmd, setup.Client.Count, f.flag)
 		}
 	}
-	stopProfile, err := startProfile("--cpuprofile", pa.cpuprof, pprof.StartCPUProfile, pprof.StopCPUProfile)
-	if err != nil {
-		return ExitUsage, usageError{err}
-	}
-	stopTrace, err := startProfile("--trace", pa.trace, trace.Start, trace.Stop)
-	if err != nil {
-		stopProfile(false)
-		return ExitUsage, usageError{err}
-	}
 	o, err := phase.Run(ctx, setup, engine.Writers{Stdout: stdout, Stderr: stderr, Bar: !elsewhere && isTerminal(stderr)})
-	for _, stop := range []func(bool) error{stopTrace, stopProfile} {
-		if perr := stop(o != nil); perr != nil {
-			fmt.Fprintf(stderr, "servbench: %v\n", perr)
-		}
-	}
 	if o == nil {
 		var se *engine.SpecError
 		switch {
@@ -140,33 +125,18 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// startProfile starts a record of the client's own work into path (none
-// when empty): its CPU profile (--cpuprofile) or its execution trace
-// (--trace: scheduling latency, the network poller, GC assists), for a
-// user who wants to see where the client spends its time or its
-// operations wait; the returned function stops it and writes the file,
-// or, for a run that did not start (keep false), leaves path as it was.
-func startProfile(flag, path string, start func(io.Writer) error, stop func()) (func(keep bool) error, error) {
-	if path == "" {
-		return func(bool) error { return nil }, nil
+// processOutputs are the records of the client's own work asked for,
+// outputs of the phase as its files are (sink.Process): its CPU profile
+// (--cpuprofile) or its execution trace (--trace: scheduling latency, the
+// network poller, GC assists), for a user who wants to see where the
+// client spends its time or its operations wait.
+func (pa *phaseArgs) processOutputs() []sink.Output {
+	var out []sink.Output
+	if pa.cpuprof != "" {
+		out = append(out, sink.Process("--cpuprofile", pa.cpuprof, pprof.StartCPUProfile, pprof.StopCPUProfile))
 	}
-	f, err := atomicfile.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", flag, err)
+	if pa.trace != "" {
+		out = append(out, sink.Process("--trace", pa.trace, trace.Start, trace.Stop))
 	}
-	if err := start(f); err != nil {
-		f.Abort()
-		return nil, fmt.Errorf("%s %s: %v", flag, path, err)
-	}
-	return func(keep bool) error {
-		stop()
-		if !keep {
-			f.Abort()
-			return nil
-		}
-		if err := f.Commit(); err != nil {
-			return fmt.Errorf("%s %s: %v", flag, path, err)
-		}
-		return nil
-	}, nil
+	return out
 }

@@ -87,6 +87,10 @@ type Spec struct {
 	// phase's clock and the watch that stops the run when the
 	// coordinator is gone. Nil: a phase run on its own.
 	Gate Gate
+	// Outputs are outputs the caller adds to those the properties ask
+	// for (sink.Process: the command line's --cpuprofile and --trace),
+	// checked, opened and ended with them.
+	Outputs []sink.Output
 }
 
 // loadWorkload adds a built-in workload, or a property file, to p.
@@ -300,7 +304,7 @@ func CheckContext(ctx context.Context, spec Spec) (*Setup, error) {
 		}
 		s.measurements.TimeSeries = &sink.Buckets{Enabled: true}
 	}
-	if s.Outputs, err = sink.Read(p); err != nil {
+	if s.Outputs, err = sink.Read(p, spec.Outputs...); err != nil {
 		return nil, bad(err)
 	}
 	for _, k := range p.Keys() {

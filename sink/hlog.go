@@ -22,22 +22,26 @@ var hdrDef = Def{Name: "hdr", What: "the HdrHistogram logs", Properties: []strin
 	if err != nil || !on {
 		return nil, err
 	}
-	return &hlogOutput{name: "hdr", prefix: path, ext: ".hdr"}, nil
+	return &hlogOutput{name: "hdr", prefix: path, ext: ".hdr", what: "hdrhistogram.output.path"}, nil
 }}
 
 // servbench's hdrhistogram.log (--hlog: PREFIX<SECTION>.hlog).
 var hlogDef = Def{Name: "hlog", What: "the HdrHistogram logs", Properties: []string{"hdrhistogram.log"}, Read: func(p *props.Props) (Output, error) {
 	if prefix := p.String("hdrhistogram.log", ""); prefix != "" {
-		return &hlogOutput{name: "hlog", prefix: prefix, ext: ".hlog"}, nil
+		return &hlogOutput{name: "hlog", prefix: prefix, ext: ".hlog", what: "--hlog (hdrhistogram.log)"}, nil
 	}
 	return nil, nil
 }}
 
-type hlogOutput struct{ name, prefix, ext string }
+type hlogOutput struct{ name, prefix, ext, what string }
 
-func (o *hlogOutput) Name() string  { return o.name }
-func (o *hlogOutput) Where() Where  { return OneProcess }
-func (o *hlogOutput) Files() []File { return nil } // created as sections appear, named by a prefix
+func (o *hlogOutput) Name() string { return o.name }
+func (o *hlogOutput) Where() Where { return OneProcess }
+
+// Files is the prefix of the files created as sections appear.
+func (o *hlogOutput) Files() []File {
+	return []File{{What: o.what, Path: o.prefix, Ext: o.ext}}
+}
 func (o *hlogOutput) Open(env *Env) (Sink, error) {
 	return &Hlog{Prefix: o.prefix, Ext: o.ext, Options: env.Measurements}, nil
 }

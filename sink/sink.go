@@ -47,8 +47,10 @@ const (
 )
 
 // A File is a path an output writes whole at the end of a phase, and the
-// property that names it ("-o (result.file)").
-type File struct{ What, Path string }
+// property that names it ("-o (result.file)"). With Ext, Path is a
+// prefix: the output writes the files Path<NAME>Ext as it goes (the
+// HdrHistogram logs, one a section).
+type File struct{ What, Path, Ext string }
 
 // An Output is an output a phase's properties ask for, read and checked,
 // not yet opened.
@@ -157,9 +159,11 @@ func Names() []string {
 // registered.
 type Outputs []Output
 
-// Read reads every registered output's properties from p, and checks that
-// no two of them write one file.
-func Read(p *props.Props) (Outputs, error) {
+// Read reads every registered output's properties from p, adds extra (the
+// outputs a caller asks for beside the properties: Process), and checks
+// that no two of them all write one file: every file output of a phase is
+// in the one list Read returns.
+func Read(p *props.Props, extra ...Output) (Outputs, error) {
 	var out Outputs
 	for _, d := range defs {
 		o, err := d.Read(p)
@@ -170,20 +174,34 @@ func Read(p *props.Props) (Outputs, error) {
 			out = append(out, o)
 		}
 	}
+	out = append(out, extra...)
 	if err := CheckFiles(out.Files()); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// CheckFiles fails when two of files are one file (links followed).
+// CheckFiles fails when two of files are one file (links followed), or
+// one is among those a prefix names (File.Ext).
 func CheckFiles(files []File) error {
 	paths := make([]string, len(files))
 	for i, f := range files {
-		paths[i] = f.Path
+		if f.Ext == "" {
+			paths[i] = f.Path
+		}
 	}
 	if i, j, dup := atomicfile.SamePath(paths); dup {
 		return fmt.Errorf("output file %s is named by both %s and %s", paths[j], files[i].What, files[j].What)
+	}
+	for _, f := range files {
+		if f.Ext == "" {
+			continue
+		}
+		for j, p := range paths {
+			if atomicfile.Named(f.Path, f.Ext, p) {
+				return fmt.Errorf("output file %s is named by %s and is one of %s (%s<NAME>%s)", p, files[j].What, f.What, f.Path, f.Ext)
+			}
+		}
 	}
 	return nil
 }

@@ -273,3 +273,37 @@ func SamePath(paths []string) (i, j int, found bool) {
 	}
 	return 0, 0, false
 }
+
+// Named reports whether path (links followed) is one of the files named
+// prefix + NAME + ext that an output writes as it goes (NAME holding no
+// path separator): HdrHistogram logs, one a section.
+func Named(prefix, ext, path string) bool {
+	if path == "" {
+		return false
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = filepath.Clean(path)
+	}
+	pabs, err := filepath.Abs(prefix)
+	if err != nil {
+		pabs = filepath.Clean(prefix)
+	}
+	dir, base := filepath.Dir(pabs), filepath.Base(pabs)
+	if strings.HasSuffix(prefix, string(filepath.Separator)) || prefix == "" {
+		dir, base = pabs, ""
+	}
+	dirs := []string{dir}
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		dirs = append(dirs, d)
+	}
+	for _, p := range []string{abs, linkTarget(abs)} {
+		name := filepath.Base(p)
+		for _, d := range dirs {
+			if filepath.Dir(p) == d && len(name) > len(base)+len(ext) && strings.HasPrefix(name, base) && strings.HasSuffix(name, ext) {
+				return true
+			}
+		}
+	}
+	return false
+}
