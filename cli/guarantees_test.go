@@ -556,3 +556,37 @@ func TestProcessOutputsInTheOneList(t *testing.T) {
 		t.Errorf("--trace to a pipe whose reader left: exit %d: %s", code, e)
 	}
 }
+
+// A spread phase with fewer operations than clients: a client whose share
+// is none does none and ends at once (a share of 0 ran without end, as
+// operationcount=0 does), and the merged result counts the operations
+// asked for; the same in a plan.
+func TestSharesOfNoneEndAtOnce(t *testing.T) {
+	t.Parallel() // the test binary is the clients' servbench (TestMain)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang fails, it does not wait forever
+	defer cancel()
+	out := filepath.Join(dir, "one.json")
+	var errb bytes.Buffer
+	code := MainContext(ctx, []string{"run", "basic", "-w", "a", "-p", "recordcount=10", "--clients", "2", "-threads", "2", "-p", "operationcount=1", "-o", out}, io.Discard, &errb)
+	if code != ExitOK {
+		t.Fatalf("1 operation on 2 clients: exit %d: %s", code, errb.String())
+	}
+	d, err := result.ReadFile(out)
+	if err != nil || d.Operations != 1 || d.Clients != 2 {
+		t.Fatalf("1 operation on 2 clients: %v, %+v", err, d)
+	}
+
+	pf := writePlan(t, "name: none\ndeployments: [{label: basic, binding: basic}]\nworkloads: [c]\nrecords: [10]\nthreads: [4]\nclients: [4]\noperations: 3\n")
+	errb.Reset()
+	pdir := filepath.Join(dir, "plan")
+	if code := MainContext(ctx, []string{"bench", "-o", pdir, pf}, io.Discard, &errb); code != ExitOK {
+		t.Fatalf("a plan of 3 operations on 4 clients: exit %d: %s", code, errb.String())
+	}
+	for _, c := range readIndex(t, pdir).Runs {
+		d, err := result.ReadFile(filepath.Join(pdir, c.Result))
+		if err != nil || c.Status != "done" || d.Operations != 3 || d.Clients != 4 {
+			t.Errorf("%s: %s, %v, %+v", c.ID, c.Status, err, d)
+		}
+	}
+}

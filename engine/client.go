@@ -118,6 +118,9 @@ func (s *Setup) takeShare(p *props.Props) error {
 	}
 	if _, ok := p.Get("operationcount"); ok || rc.OpCount > 0 {
 		set("operationcount", part.OpCount)
+		// A share of 0 of a count is none (fewer operations than
+		// clients), not operationcount=0's "no limit".
+		rc.None = rc.OpCount > 0 && part.OpCount == 0
 		rc.OpCount, wc.OperationCount = part.OpCount, part.OpCount
 	}
 	if rc.WarmupOps > 0 {

@@ -92,3 +92,27 @@ func TestClientRefused(t *testing.T) {
 		}
 	}
 }
+
+// A client whose share of a count is none does none: its run's count of
+// 0 is not operationcount=0's "no limit"; a share of a whole with no
+// limit stays without one.
+func TestClientShareOfNone(t *testing.T) {
+	s, err := Check(specOf(t, "clients", "2", "clientindex", "1", "threadcount", "2", "operationcount", "1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Runner; r.OpCount != 0 || !r.None {
+		t.Errorf("1 operation, client 1 of 2: %d operations, none %v", r.OpCount, r.None)
+	}
+	res, err := s.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := res.Total.ClientOps(); n != 0 || res.Reason != "completed" {
+		t.Errorf("a share of none: %d operations, ended %s", n, res.Reason)
+	}
+	s, err = Check(specOf(t, "clients", "2", "clientindex", "1", "threadcount", "2", "operationcount", "0", "maxexecutiontime", "1"))
+	if err != nil || s.Runner.None {
+		t.Errorf("operationcount=0 shared: none %v, %v", s.Runner.None, err)
+	}
+}

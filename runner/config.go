@@ -31,8 +31,12 @@ type Config struct {
 	// included. Rate is then their mean, for the record.
 	Stages []Stage
 	// OpCount is the number of measured operations over all threads
-	// (0 = until stopped or MaxExecution).
-	OpCount      int64
+	// (0 = until stopped or MaxExecution, unless None).
+	OpCount int64
+	// None makes an OpCount of 0 a share of none, not "no limit": a
+	// spread phase's client given 0 of a phase's operations (fewer
+	// operations than clients) does none and ends at once.
+	None         bool
 	MaxExecution time.Duration // measured run time limit; 0 = none
 	WarmupTime   time.Duration // warmup by time (run phase only)
 	WarmupOps    int64         // warmup by operation count (run phase only)

@@ -179,9 +179,12 @@ type threads struct {
 // as YCSB.
 func (r *run) startThreads(stopCtx, opCtx context.Context, opCancel context.CancelCauseFunc, ts []*workload.Thread, dbs []db.DB, d db.DB, total, start int64) *threads {
 	th := &threads{allDone: make(chan struct{})}
-	perThread := func(id int) int64 {
-		if total == 0 {
+	perThread := func(id int) int64 { // -1: no limit
+		switch {
+		case total == 0 && r.cfg.None:
 			return 0
+		case total == 0:
+			return -1
 		}
 		n := total / int64(r.threads)
 		if int64(id) < total%int64(r.threads) {
@@ -410,7 +413,8 @@ func (r *run) measuring(ref int64) bool {
 // falls behind does not sleep until it is back on schedule, so lateness is
 // charged to response time instead of being hidden (no coordinated
 // omission).
-// stop ends the thread's schedule (the time limit, Ctrl-C); ctx is what
+// ops is the thread's share of the operations (-1: no limit). stop ends
+// the thread's schedule (the time limit, Ctrl-C); ctx is what
 // operations get.
 func (r *run) loop(stop, ctx context.Context, t *workload.Thread, id int, ops, start int64) error {
 	r.inFlight.Add(1)
@@ -422,7 +426,7 @@ func (r *run) loop(stop, ctx context.Context, t *workload.Thread, id int, ops, s
 	if !r.sleepUntil(stop, &timer, start) {
 		return nil
 	}
-	for done := int64(0); ops == 0 || done < ops; {
+	for done := int64(0); ops < 0 || done < ops; {
 		// stop.Err is one atomic load; the deadline is also checked
 		// directly, so no operation starts after the run's end even when
 		// the timer that ends stop fires late on a saturated machine.
@@ -465,14 +469,14 @@ func (r *run) loop(stop, ctx context.Context, t *workload.Thread, id int, ops, s
 			// count ends it exactly; a window takes as many slots of the
 			// schedule as it has operations.
 			n = int64(r.window)
-			if ops > 0 {
+			if ops >= 0 {
 				n = min(n, ops-done)
 			}
 			slots = n
 			err = t.Window(ctx, int(n))
 		case r.batch != nil:
 			n = int64(r.cfg.BatchSize)
-			if ops > 0 {
+			if ops >= 0 {
 				n = min(n, ops-done)
 			}
 			err = t.InsertBatch(ctx, r.batch, int(n))

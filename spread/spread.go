@@ -30,7 +30,7 @@ func Share(total int64, i, n int) (start, count int64) {
 type Part struct {
 	Threads     int
 	Rate        float64 // ops/s, 0 = as fast as possible
-	OpCount     int64   // 0 = until the time limit
+	OpCount     int64   // 0 = until the time limit; a share of 0 of a count is none
 	WarmupOps   int64
 	InsertStart int64
 	InsertCount int64
