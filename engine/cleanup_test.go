@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/servbench/servbench/db"
@@ -70,5 +71,49 @@ func TestCleanupInserts(t *testing.T) {
 	}
 	if n := countKeys(t, dir); n <= 300 {
 		t.Errorf("without cleanupinserts: %d records, want the run's inserts too", n)
+	}
+}
+
+// A run whose recordcount is below the records loaded inserts over loaded
+// records: cleanupinserts removes none of them (it deleted them and called
+// them the run's inserts) and says why; a binding that cannot tell a
+// missing key keeps the run's inserts and says so.
+func TestCleanupInsertsOnlyTheRunsOwn(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	spec := func(phase Phase, records int64, kv ...string) Spec {
+		p := props.New()
+		workloads.Load(p, "d")
+		p.Set("pebble.dir", dir, "test")
+		for i := 0; i+1 < len(kv); i += 2 {
+			p.Set(kv[i], kv[i+1], "test")
+		}
+		return Spec{Binding: "pebble", Properties: p, Phase: phase, Records: records, Operations: 2000, Threads: 2}
+	}
+	if _, err := Run(context.Background(), spec(LoadPhase, 500)); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	sp := spec(RunPhase, 100, "cleanupinserts", "true")
+	sp.Log = &log
+	res, err := Run(context.Background(), sp)
+	if err != nil || res.Err != nil {
+		t.Fatal(err, res.Err)
+	}
+	if n := countKeys(t, dir); n < 500 {
+		t.Errorf("%d records after a run of recordcount 100 on 500 loaded, want every loaded one kept", n)
+	}
+	if !strings.Contains(log.String(), "is there before the run") {
+		t.Errorf("the run does not say why its inserts stay: %s", log.String())
+	}
+
+	log.Reset()
+	p := props.New()
+	workloads.Load(p, "d")
+	p.Set("cleanupinserts", "true", "test")
+	if _, err := Run(context.Background(), Spec{Binding: "basic", Properties: p, Records: 10, Operations: 100, Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "cannot tell its inserts") {
+		t.Errorf("basic, which stores nothing: %s", log.String())
 	}
 }

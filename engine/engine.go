@@ -519,6 +519,7 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (_ *Result, err
 			return nil, err
 		}
 	}
+	removeInserts := s.removeInserts && !load && !ephemeral && w.Cfg.Insert > 0 && s.insertsOwned(ctx, w, d)
 	server := ""
 	if ds, ok := d.(db.Describer); ok {
 		if v, err := ds.ServerVersion(ctx); err == nil {
@@ -570,7 +571,7 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (_ *Result, err
 	if err != nil {
 		return nil, err
 	}
-	if s.removeInserts && !load && !ephemeral && res.StuckThreads == 0 && ctx.Err() == nil {
+	if removeInserts && res.StuckThreads == 0 && ctx.Err() == nil {
 		s.removeRunInserts(ctx, w, d)
 	}
 	// YCSB's RunTime: from before its threads start, each connecting
@@ -591,20 +592,14 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (_ *Result, err
 // A key that is not there is no error; any other failure is said and
 // ends the removal.
 func (s *Setup) removeRunInserts(ctx context.Context, w *workload.Workload, d db.DB) {
-	cd := d
-	if ti, ok := d.(db.ThreadIniter); ok {
-		td, err := ti.InitThread(ctx, 0, 1)
-		if err != nil {
-			s.logf("cleanupinserts: %v; the run's inserts stay", err)
-			return
-		}
-		if td != d {
-			defer td.Close()
-		}
-		cd = td
+	cd, done, err := threadOf(ctx, d)
+	if err != nil {
+		s.logf("cleanupinserts: %v; the run's inserts stay", err)
+		return
 	}
+	defer done()
 	start, n := time.Now(), 0
-	err := w.EachRunInsert(func(key string) error {
+	err = w.EachRunInsert(func(key string) error {
 		if err := cd.Delete(ctx, w.Cfg.Table, key); err != nil && db.Classify(err, false) != db.NotFound {
 			return fmt.Errorf("delete %s: %w", key, err)
 		}
@@ -618,6 +613,66 @@ func (s *Setup) removeRunInserts(ctx context.Context, w *workload.Workload, d db
 	if n > 0 {
 		s.logf("removed the %d keys the run inserted (cleanupinserts) in %s", n, time.Since(start).Round(time.Millisecond))
 	}
+}
+
+// threadOf is d as one thread uses it (db.ThreadIniter), for what the
+// engine does outside the run's threads; done releases it.
+func threadOf(ctx context.Context, d db.DB) (db.DB, func(), error) {
+	ti, ok := d.(db.ThreadIniter)
+	if !ok {
+		return d, func() {}, nil
+	}
+	td, err := ti.InitThread(ctx, 0, 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	if td == d {
+		return d, func() {}, nil
+	}
+	return td, func() { td.Close() }, nil
+}
+
+// insertsOwned reports whether the keys the run's inserts take are its
+// own, so that cleanupinserts may remove them: the run's first insert key
+// is not in the store before the run (it is when the run's recordcount is
+// below the records loaded, or an earlier run's inserts stayed: removing
+// the run's inserts would delete records it did not create), and the
+// binding tells a missing key (a key no run writes reads as not found).
+// When it cannot know, it says so and the run's inserts stay.
+func (s *Setup) insertsOwned(ctx context.Context, w *workload.Workload, d db.DB) bool {
+	cd, done, err := threadOf(ctx, d)
+	if err != nil {
+		s.logf("cleanupinserts: %v; the run's inserts stay", err)
+		return false
+	}
+	defer done()
+	missing := func(key string) (bool, error) {
+		err := cd.Read(ctx, w.Cfg.Table, key, nil, new(db.Record))
+		switch {
+		case err == nil:
+			return false, nil
+		case db.Classify(err, false) == db.NotFound:
+			return true, nil
+		}
+		return false, err
+	}
+	first := w.RunInsertKey(0)
+	if ok, err := missing(first + "~servbench-absent"); err != nil || !ok {
+		if err != nil {
+			s.logf("cleanupinserts: cannot tell whether the run's insert keys are there before it (%v): the run's inserts will stay", err)
+		} else {
+			s.logf("cleanupinserts: %s reads a key it never stored as found: the run cannot tell its inserts from records already there, and they will stay", s.Spec.Binding)
+		}
+		return false
+	}
+	ok, err := missing(first)
+	switch {
+	case err != nil:
+		s.logf("cleanupinserts: cannot tell whether %s, the run's first insert key, is there before it (%v): the run's inserts will stay", first, err)
+	case !ok:
+		s.logf("cleanupinserts: %s, the run's first insert key, is there before the run (recordcount %d below the records loaded, or an earlier run's inserts): its inserts would replace records it did not create, and will not be removed", first, w.Cfg.RecordCount)
+	}
+	return ok
 }
 
 // buildWorkload builds the workload's generators. On a large data set

@@ -273,6 +273,11 @@ func (w *Workload) EachRunInsert(fn func(key string) error) error {
 	return nil
 }
 
+// RunInsertKey is the key of the run phase's insert n (0: its first).
+func (w *Workload) RunInsertKey(n int64) string {
+	return string(AppendKey(nil, w.keynum(w.Cfg.InsertCount+n), w.Cfg.ZeroPadding, w.Cfg.OrderedInserts))
+}
+
 // Keynum is keynum, exported for tests and tools.
 func (w *Workload) Keynum(logical int64) int64 { return w.keynum(logical) }
 
