@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/workloads"
 
@@ -588,5 +589,43 @@ func TestSharesOfNoneEndAtOnce(t *testing.T) {
 		if err != nil || c.Status != "done" || d.Operations != 3 || d.Clients != 4 {
 			t.Errorf("%s: %s, %v, %+v", c.ID, c.Status, err, d)
 		}
+	}
+}
+
+// A run holds its outputs while it runs: a second run writing the same -o
+// at once (a spread run's r.json and r.client-I.json mixed with the
+// first's) is refused in one line, leaving them as they were; a lock file
+// a killed run left blocks nothing; a run leaves no lock file behind.
+func TestOneRunWritesAnOutputAtOnce(t *testing.T) {
+	t.Parallel() // the test binary is the clients' servbench (TestMain)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	os.WriteFile(out, []byte("old"), 0o644)
+	unlock, err := atomicfile.Lock([]string{out}) // the first run, writing r.json now
+	if err != nil {
+		t.Fatal(err)
+	}
+	spread := []string{"run", "basic", "-w", "a", "-p", "recordcount=10", "--clients", "2", "-threads", "2", "-p", "operationcount=20", "-o", out}
+	for _, args := range [][]string{spread, {"run", "basic", "-w", "a", "-p", "recordcount=10", "-p", "operationcount=20", "--csv", filepath.Join(dir, "s.csv"), "-o", out}} {
+		code, _, e := servbench(t, args...)
+		if code != ExitUsage || strings.Count(e, "\n") != 1 || !strings.Contains(e, "another servbench run is writing it") || !strings.Contains(e, out) {
+			t.Errorf("%v while another run writes -o: exit %d: %s", args, code, e)
+		}
+	}
+	if b, _ := os.ReadFile(out); string(b) != "old" {
+		t.Errorf("the first run's -o holds %.40q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.client-0.json")); err == nil {
+		t.Error("the refused run wrote a client's result")
+	}
+	unlock()
+
+	// A run killed while it held the lock leaves its lock file, unlocked.
+	os.WriteFile(filepath.Join(dir, ".r.json.lock"), nil, 0o644)
+	if code, _, e := servbench(t, spread...); code != ExitOK {
+		t.Fatalf("after a killed run's lock file: exit %d: %s", code, e)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
+		t.Errorf("files left: %v", left)
 	}
 }

@@ -17,9 +17,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/servbench/servbench/coordinator"
 	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/result"
 )
 
@@ -67,7 +69,16 @@ func Check(setup *engine.Setup) error {
 // Run runs setup's phase where it belongs (Elsewhere) and writes every
 // output its properties ask for: YCSB's text report on w.Stdout (unless
 // exportfile names a file), status lines and closing lines on w.Stderr.
+//
+// The phase's files (and a spread phase's clients' results beside -o)
+// are locked while it runs (atomicfile.Lock): a second run writing one of
+// them at the same time is refused (*engine.SpecError).
 func Run(ctx context.Context, setup *engine.Setup, w engine.Writers) (*Ending, error) {
+	unlock, err := lockOutputs(setup)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if !Elsewhere(setup) {
 		res, err := setup.Execute(ctx, w)
 		if res == nil {
@@ -100,4 +111,25 @@ func Run(ctx context.Context, setup *engine.Setup, w engine.Writers) (*Ending, e
 		o.Failed = errors.New(m.Error)
 	}
 	return o, nil
+}
+
+// lockOutputs locks the files the phase writes, named by its outputs.
+func lockOutputs(setup *engine.Setup) (func(), error) {
+	files := setup.Outputs.Files()
+	var paths []string
+	for _, f := range files {
+		if f.Ext == "" {
+			paths = append(paths, f.Path)
+		}
+	}
+	unlock, err := atomicfile.Lock(paths)
+	if err != nil {
+		for _, f := range files {
+			if pe := (*os.PathError)(nil); errors.As(err, &pe) && pe.Path == f.Path {
+				return nil, &engine.SpecError{Err: fmt.Errorf("%s: %s %s: %v: refused", setup.Spec.Phase, f.What, f.Path, pe.Err)}
+			}
+		}
+		return nil, &engine.SpecError{Err: fmt.Errorf("%s: %w", setup.Spec.Phase, err)}
+	}
+	return unlock, nil
 }

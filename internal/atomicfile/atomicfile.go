@@ -307,3 +307,73 @@ func Named(prefix, ext, path string) bool {
 	}
 	return false
 }
+
+// ErrBusy is the error of Lock for a path another process holds.
+var ErrBusy = errors.New("another servbench run is writing it now")
+
+// Lock takes, for the run about to write them, the regular files among
+// paths (or paths not made yet; links followed): a lock (flock) on a file
+// .NAME.lock beside each, so that a second run writing one of them at the
+// same time is refused (a *PathError wrapping ErrBusy) instead of mixing
+// its files with the first's. The kernel lets a lock go when its process
+// dies: a lock file a killed run left blocks no one. release removes the
+// lock files and lets the locks go. A lock file that cannot be made (a
+// directory not writable) is left out: the output's own creation says why.
+func Lock(paths []string) (release func(), err error) {
+	var held []*os.File
+	release = func() {
+		for _, f := range held {
+			os.Remove(f.Name()) // before the lock goes: no one takes a lock on a removed file
+			f.Close()
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		target := linkTarget(abs)
+		if st, err := os.Stat(target); (err == nil && !st.Mode().IsRegular()) || strings.HasPrefix(target, "/proc/") || seen[target] {
+			continue
+		}
+		seen[target] = true
+		f, err := lockFile(filepath.Join(filepath.Dir(target), "."+filepath.Base(target)+".lock"))
+		if errors.Is(err, ErrBusy) {
+			release()
+			return nil, &os.PathError{Op: "lock", Path: p, Err: ErrBusy}
+		}
+		if err == nil {
+			held = append(held, f)
+		}
+	}
+	return release, nil
+}
+
+// lockFile opens and locks name, again when the file it locked was
+// removed meanwhile by the run that held it (its lock then guards nothing).
+func lockFile(name string) (*os.File, error) {
+	for range 100 {
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+			if errors.Is(err, syscall.EWOULDBLOCK) {
+				return nil, ErrBusy
+			}
+			return nil, err
+		}
+		held, err1 := f.Stat()
+		now, err2 := os.Stat(name)
+		if err1 == nil && err2 == nil && os.SameFile(held, now) {
+			return f, nil
+		}
+		f.Close() // removed, or replaced, while it was being locked
+	}
+	return nil, errors.New("lock file replaced again and again")
+}
