@@ -54,6 +54,20 @@ type BatchInserter interface {
 	BatchInsert(ctx context.Context, table string, keys []string, values []*Record) error
 }
 
+// A BatchError is the error of a BatchInsert that wrote some of its
+// records and not the others: Failed are the indices, in the call's keys
+// and ascending, of those it did not write, Err why (classified as any
+// operation's error). A binding that knows which records a failed batch
+// wrote returns it, so that they count as done and only the others as
+// failed (or are sent again); any other error fails the whole batch.
+type BatchError struct {
+	Failed []int
+	Err    error
+}
+
+func (e *BatchError) Error() string { return e.Err.Error() }
+func (e *BatchError) Unwrap() error { return e.Err }
+
 // Pipeliner is implemented by bindings that can send a thread's next
 // reads and updates together on one connection and then read their
 // answers, as redis-benchmark -P does: an explicit pipelining window.

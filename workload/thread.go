@@ -293,23 +293,52 @@ func (t *Thread) InsertBatch(ctx context.Context, bi db.BatchInserter, n int) er
 		t.keyStrs = append(t.keyStrs, key)
 		t.valPtrs = append(t.valPtrs, t.buildValues(&t.batchVals[i], key, keynum))
 	}
+	keys, vals := t.keyStrs, t.valPtrs
 	for attempt := int64(0); ; attempt++ {
 		st := measure.Now()
-		err := bi.BatchInsert(ctx, cfg.Table, t.keyStrs, t.valPtrs)
+		err := bi.BatchInsert(ctx, cfg.Table, keys, vals)
 		s := t.measure(ctx, measure.BatchInsert, err, st)
+		if failed := notWritten(err, s, len(keys)); failed != nil {
+			// The records the batch wrote are done: only the others
+			// failed, and only they go again.
+			if t.Measuring {
+				t.rec.RecordTxns(db.OK, int64(len(keys)-len(failed)))
+			}
+			for i, j := range failed {
+				keys[i], vals[i] = keys[j], vals[j]
+			}
+			keys, vals = keys[:len(failed)], vals[:len(failed)]
+		}
 		if s.IsOK() || attempt >= cfg.InsertRetries || ctx.Err() != nil {
 			if t.Measuring {
-				t.rec.RecordTxns(s, int64(n))
+				t.rec.RecordTxns(s, int64(len(keys)))
 			}
 			if s.IsOK() || cfg.KeepGoing || s == db.Canceled {
 				return nil
 			}
-			return fmt.Errorf("batch insert of %d from %s: %w", n, t.keyStrs[0], err)
+			return fmt.Errorf("batch insert of %d from %s: %w", len(keys), keys[0], err)
 		}
 		if !t.backoff(ctx) {
 			return nil
 		}
 	}
+}
+
+// notWritten are the indices of the records a batch of n that failed with
+// err (status s) did not write, when its binding says which (a
+// *db.BatchError naming at least one, each below n and greater than the
+// one before); nil otherwise: none, or all of them.
+func notWritten(err error, s db.Status, n int) []int {
+	var be *db.BatchError
+	if err == nil || s == db.Canceled || !errors.As(err, &be) || len(be.Failed) == 0 {
+		return nil
+	}
+	for i, j := range be.Failed {
+		if j < 0 || j >= n || (i > 0 && j <= be.Failed[i-1]) {
+			return nil
+		}
+	}
+	return be.Failed
 }
 
 // nextLogical draws the logical number of an existing key (YCSB's

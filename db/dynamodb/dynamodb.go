@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -413,15 +414,28 @@ const batchWriteMax = 25
 // 25 per request. Items DynamoDB leaves unprocessed (throttled) are sent
 // again dynamodb.retries times at most, after the delays of a throttled
 // request (retry.go), each counted as a throttled retry; any still left
-// make the batch THROTTLED, saying how many.
+// make the batch THROTTLED, saying how many, as a *db.BatchError naming
+// them: the items written count as done, only those left as failed (a
+// batch of 25 with one left counted 25 failed). A request that fails
+// fails its items and those after it; those of the requests before were
+// written.
 func (s *Store) BatchInsert(ctx context.Context, table string, keys []string, values []*db.Record) error {
+	// failedFrom fails the items left of the request from start (their
+	// indices in keys) and every item after end, with err.
+	failedFrom := func(start, end int, left []int, err error) error {
+		failed := append(left, seq(end, len(keys))...)
+		if start == 0 && len(failed) == len(keys) {
+			return err
+		}
+		return &db.BatchError{Failed: failed, Err: err}
+	}
 	for start := 0; start < len(keys); start += batchWriteMax {
 		end := min(start+batchWriteMax, len(keys))
 		reqs := make([]types.WriteRequest, 0, end-start)
 		for i := start; i < end; i++ {
 			item, err := s.item(table, keys[i], values[i])
 			if err != nil {
-				return err
+				return failedFrom(start, start, nil, err)
 			}
 			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: item}})
 		}
@@ -429,7 +443,7 @@ func (s *Store) BatchInsert(ctx context.Context, table string, keys []string, va
 		for attempt := 0; ; attempt++ {
 			out, err := s.c.BatchWriteItem(ctx, &ddb.BatchWriteItemInput{RequestItems: pending, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 			if err != nil {
-				return wrapErr("batch insert", keys[start], err)
+				return failedFrom(start, end, s.indices(keys, start, end, pending[table]), wrapErr("batch insert", keys[start], err))
 			}
 			for i := range out.ConsumedCapacity {
 				s.capacity.write(&out.ConsumedCapacity[i])
@@ -439,19 +453,58 @@ func (s *Store) BatchInsert(ctx context.Context, table string, keys []string, va
 				break
 			}
 			if attempt >= s.retries {
-				return fmt.Errorf("dynamodb: batch insert from %s: %d of %d items unprocessed: %w", keys[start], left, end-start, db.ErrThrottled)
+				err := fmt.Errorf("dynamodb: batch insert from %s: %d of %d items unprocessed: %w", keys[start], left, end-start, db.ErrThrottled)
+				return failedFrom(start, end, s.indices(keys, start, end, out.UnprocessedItems[table]), err)
 			}
 			s.retried.all.Add(1)
 			s.retried.throttled.Add(1)
 			select {
 			case <-time.After(ycsbDelay(attempt, true, rand.Float64())):
 			case <-ctx.Done():
-				return ctx.Err()
+				return failedFrom(start, end, s.indices(keys, start, end, out.UnprocessedItems[table]), ctx.Err())
 			}
 			pending = out.UnprocessedItems
 		}
 	}
 	return nil
+}
+
+// indices are the indices in keys[start:end] of the items reqs put,
+// ascending; every one of them when an item's key is not among them (an
+// answer naming items it was not sent).
+func (s *Store) indices(keys []string, start, end int, reqs []types.WriteRequest) []int {
+	at := make(map[string]int, end-start)
+	for i := start; i < end; i++ {
+		at[keys[i]] = i
+	}
+	var idx []int
+	for _, r := range reqs {
+		var k *types.AttributeValueMemberS
+		if r.PutRequest != nil {
+			k, _ = r.PutRequest.Item[s.pk].(*types.AttributeValueMemberS)
+		}
+		i, ok := 0, false
+		if k != nil {
+			i, ok = at[k.Value]
+		}
+		if !ok {
+			return seq(start, end)
+		}
+		if !slices.Contains(idx, i) {
+			idx = append(idx, i)
+		}
+	}
+	slices.Sort(idx)
+	return idx
+}
+
+// seq is the indices from a to b.
+func seq(a, b int) []int {
+	var idx []int
+	for i := a; i < b; i++ {
+		idx = append(idx, i)
+	}
+	return idx
 }
 
 func (s *Store) Delete(ctx context.Context, table, key string) error {
