@@ -122,7 +122,7 @@ func importCmd(ctx context.Context, args []string, stdout io.Writer) (int, error
 			what += " of " + d.Workload
 		}
 		fmt.Fprintf(stdout, "%s: %s (%s, binding %s): %s operations in %.3f s, %s ops/s -> %s\n", f, what, d.Driver, d.Binding,
-			format.Thousands(d.Operations), d.RuntimeMs/1000, format.Thousands(int64(d.Throughput+0.5)), to)
+			format.Thousands(d.Operations), d.RuntimeMs/1000, format.Round(d.Throughput), to)
 	}
 	return ExitOK, nil
 }

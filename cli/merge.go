@@ -55,10 +55,10 @@ func merge(args []string, stdout io.Writer) (int, error) {
 		return ExitFailure, fmt.Errorf("merge: write %s: %w", *out, err)
 	}
 	fmt.Fprintf(stdout, "merged %d clients: common window %.1f s, %s ops/s, %s operations (%s ok)\n",
-		m.Clients, m.RuntimeMs/1000, format.Thousands(int64(m.Throughput+0.5)), format.Thousands(m.Operations), format.Thousands(m.OKOperations))
+		m.Clients, m.RuntimeMs/1000, format.Round(m.Throughput), format.Thousands(m.Operations), format.Thousands(m.OKOperations))
 	for _, o := range m.Ops {
 		if o.Latency != nil {
-			fmt.Fprintf(stdout, "  %-18s %13s  avg %s µs  p99 %s µs\n", o.Name, format.Thousands(o.Count), format.Thousands(int64(o.Latency.MeanUs+0.5)), format.Thousands(int64(o.Latency.Percentiles["99"]+0.5)))
+			fmt.Fprintf(stdout, "  %-18s %13s  avg %s µs  p99 %s µs\n", o.Name, format.Thousands(o.Count), format.Round(o.Latency.MeanUs), format.Round(o.Latency.Percentiles["99"]))
 		}
 	}
 	return ExitOK, nil

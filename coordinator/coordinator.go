@@ -159,7 +159,7 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 		}
 	}
 	fmt.Fprintf(stderr, "servbench: %d client%s: %s ops/s over %s, %s operations (%s ok)\n",
-		n, plural(n), format.Thousands(int64(m.Throughput+0.5)), measuredOver(docs, m), format.Thousands(m.Operations), format.Thousands(m.OKOperations))
+		n, plural(n), format.Round(m.Throughput), measuredOver(docs, m), format.Thousands(m.Operations), format.Thousands(m.OKOperations))
 	if off, rtt := maxClockOffset(m); rtt > 0 {
 		fmt.Fprintf(stderr, "servbench: the clients' clocks were within %.2f ms of this one's (measured ± %.2f ms); their intervals are lined up on it\n", off, rtt/2)
 	}
@@ -554,7 +554,7 @@ func (l *liveStatus) line(j *job) {
 	}
 	j.mu.Lock()
 	fmt.Fprintf(j.stderr, "servbench: %d clients, %d s: %s ops/s, p99 %s, %s failed (last %.0f s)\n", l.n, l.endMs/1000,
-		format.Thousands(int64(float64(l.ops)/window.Seconds()+0.5)), p99, format.Thousands(l.fail), window.Seconds())
+		format.Round(float64(l.ops)/window.Seconds()), p99, format.Thousands(l.fail), window.Seconds())
 	j.mu.Unlock()
 	l.ops, l.fail, l.hist, l.fromMs = 0, 0, nil, l.endMs
 }

@@ -245,5 +245,5 @@ func thousands(v float64) string {
 	if !(math.Abs(v) < 1e18) {
 		return fmt.Sprintf("%.3g", v)
 	}
-	return format.Thousands(int64(math.Round(v)))
+	return format.Round(v)
 }

@@ -539,7 +539,7 @@ func (r *Runner) printSLO() {
 	for _, c := range x.Curves {
 		best := "no step within the bound"
 		if c.Best != nil {
-			best = fmt.Sprintf("best %s ops/s at %s (%s %.3f ms)", format.Thousands(int64(c.Best.Throughput+0.5)), step(c.Best.Step), x.Latency, c.Best.LatencyUs/1000)
+			best = fmt.Sprintf("best %s ops/s at %s (%s %.3f ms)", format.Round(c.Best.Throughput), step(c.Best.Step), x.Latency, c.Best.LatencyUs/1000)
 		}
 		broke := "never over the bound"
 		switch {
@@ -550,7 +550,7 @@ func (r *Runner) printSLO() {
 		}
 		peak := ""
 		if c.Peak != nil {
-			peak = fmt.Sprintf("; peak %s ops/s at %s", format.Thousands(int64(c.Peak.Throughput+0.5)), step(c.Peak.Step))
+			peak = fmt.Sprintf("; peak %s ops/s at %s", format.Round(c.Peak.Throughput), step(c.Peak.Step))
 		}
 		fmt.Fprintf(r.stderr, "servbench:   %s: %s, %s%s\n", c.Series, best, broke, peak)
 	}
@@ -575,7 +575,7 @@ func outcome(ic *plan.IndexRun) string {
 	if ic.Status != "done" {
 		return ic.Status + ": " + ic.Error
 	}
-	s := format.Thousands(int64(ic.Throughput+0.5)) + " ops/s"
+	s := format.Round(ic.Throughput) + " ops/s"
 	if ic.CostPerBillion > 0 {
 		s += fmt.Sprintf(", %.2f per billion operations", ic.CostPerBillion)
 	}

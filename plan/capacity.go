@@ -226,7 +226,7 @@ func (c *Capacity) Curve(base SLOCurve) SLOCurve {
 func StepText(dim string, v float64) string {
 	switch {
 	case dim == "rate":
-		return "rate " + format.Thousands(int64(v))
+		return "rate " + format.Round(v)
 	case v == 1:
 		return "1 thread"
 	}
@@ -246,9 +246,9 @@ func AnswerText(x *IndexSLO, a *SLOAnswer) string {
 	}
 	runs := ""
 	if a.Runs > 1 {
-		runs = fmt.Sprintf("; %d runs, %s–%s ops/s", a.Runs, format.Thousands(int64(a.ThroughputMin+0.5)), format.Thousands(int64(a.ThroughputMax+0.5)))
+		runs = fmt.Sprintf("; %d runs, %s–%s ops/s", a.Runs, format.Round(a.ThroughputMin), format.Round(a.ThroughputMax))
 	}
-	out := fmt.Sprintf("%s%s ops/s at %s (%s %.3f ms%s)", head, format.Thousands(int64(a.Throughput+0.5)), StepText(x.Step, a.Step), x.Latency, a.LatencyUs/1000, runs)
+	out := fmt.Sprintf("%s%s ops/s at %s (%s %.3f ms%s)", head, format.Round(a.Throughput), StepText(x.Step, a.Step), x.Latency, a.LatencyUs/1000, runs)
 	if a.AtMax {
 		return out + ", the most the search tries: the capacity is at least this"
 	}

@@ -710,3 +710,19 @@ func section(set *report.Set, id string) *report.Section {
 	}
 	return nil
 }
+
+// A published figure too large for 64 bits is shown as it is, in
+// exponent form: 1e308 was shown negative.
+func TestReferenceFigureBeyondInt64(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "pub.csv"), []byte("system,workload,threads,throughput,latency_ms,latency,source\nbasic,c,1,1e308,,,a study p. 1\n"), 0o644)
+	set := benchPlan(t, "reference: "+filepath.Join(dir, "pub.csv")+"\ndeployments: [{binding: basic}]\nworkloads: [c]\nrecords: [100]\nthreads: [1]\noperations: 200\n")
+	sec := section(set, "reference")
+	if sec == nil || len(sec.Tables) == 0 || len(sec.Tables[0].Rows) != 1 {
+		t.Fatalf("reference section %+v", sec)
+	}
+	row := strings.Join(sec.Tables[0].Rows[0], " | ")
+	if strings.Contains(row, "-9,223") || !strings.Contains(row, "1.000e+308") {
+		t.Errorf("the published 1e308: %s", row)
+	}
+}

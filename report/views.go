@@ -74,13 +74,8 @@ func ms(us float64) string {
 func f0(v float64) string { return thousands(v) }
 
 // thousands writes a whole number with thousands separators: 148,756.
-func thousands(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	}
-	return format.Thousands(int64(math.Round(v)))
-}
-func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+func thousands(v float64) string { return format.Round(v) }
+func f2(v float64) string        { return strconv.FormatFloat(v, 'f', 2, 64) }
 
 // pm formats a statistic as "mean ± CI" (the mean alone for one run).
 func pm(st Stat, f func(float64) string) string {

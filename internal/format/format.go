@@ -7,6 +7,7 @@ package format
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -28,6 +29,21 @@ func Thousands(n int64) string {
 		b = append(b, c)
 	}
 	return string(b)
+}
+
+// Round writes v rounded to a whole number with thousands separators
+// (1,234,567), for figures read from outside (results, imports, a plan's
+// published figures): one too large for 64 bits is written in exponent
+// form (1.000e+308), never through a conversion that overflows (it showed
+// 1e308 negative); NaN and infinities as strconv writes them.
+func Round(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case math.Abs(v) >= 1e18:
+		return strconv.FormatFloat(v, 'e', 3, 64)
+	}
+	return Thousands(int64(math.Round(v)))
 }
 
 // Bytes writes a size: exact sizes as 16 MiB, 4 KiB or 100 bytes; others

@@ -35,3 +35,13 @@ func TestPrintable(t *testing.T) {
 		}
 	}
 }
+
+// Round writes whole numbers with separators, and one beyond 64 bits in
+// exponent form, never negative.
+func TestRound(t *testing.T) {
+	for v, want := range map[float64]string{1234567.4: "1,234,567", -2.5: "-3", 1e308: "1.000e+308", -1e19: "-1.000e+19", 9.2e17: "920,000,000,000,000,000"} {
+		if got := Round(v); got != want {
+			t.Errorf("Round(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
