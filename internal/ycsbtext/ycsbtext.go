@@ -490,6 +490,11 @@ func (rd *reader) measure(section, metric string, v float64) error {
 		case haveVar:
 			f.variance = v
 		}
+		// A section that measured nothing prints the empty histogram's
+		// minimum (the largest value) above its maximum (0).
+		if both := haveMin | haveMax; flag&both != 0 && f.have&both == both && f.count > 0 && f.min > f.max {
+			return fmt.Errorf("[%s]: a minimum latency (%v) above the maximum (%v): not one run's output", cutText(section), f.min, f.max)
+		}
 		return nil
 	}
 	if len(f.pcts) >= MaxPercentiles {

@@ -429,3 +429,14 @@ func TestReadTimeseriesLostIncrements(t *testing.T) {
 		t.Errorf("no rows: %v", err)
 	}
 }
+
+// A minimum latency above the maximum is not one run's output: refused in
+// one line naming the file and line (it was imported).
+func TestReadMinAboveMax(t *testing.T) {
+	run := readGenuine(t)["ycsb-run-a.txt"]
+	bad := strings.Replace(run, "[UPDATE], MinLatency(us), ", "[UPDATE], MinLatency(us), 99999", 1)
+	_, err := Read(strings.NewReader(bad), "minmax.txt")
+	if err == nil || !strings.Contains(err.Error(), "minmax.txt:36: [UPDATE]: a minimum latency") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("a minimum above the maximum: %v", err)
+	}
+}
