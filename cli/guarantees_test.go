@@ -629,3 +629,47 @@ func TestOneRunWritesAnOutputAtOnce(t *testing.T) {
 		t.Errorf("files left: %v", left)
 	}
 }
+
+// A report's outputs are checked before any is written: -o naming a file
+// the report reads, --export into the plan's directory over its
+// reference.csv, or -o among the exported files are refused in one line,
+// leaving every file as it was; a full device fails it.
+func TestReportOutputsChecked(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	pf := writePlan(t, "name: r\nreference: ref.csv\ndeployments: [{label: basic, binding: basic}]\nworkloads: [c]\nrecords: [10]\nthreads: [1]\noperations: 10\n")
+	os.WriteFile(filepath.Join(filepath.Dir(pf), "ref.csv"), []byte("system,workload,threads,throughput,latency_ms,latency,source\nbasic,c,1,1000,,,a study\n"), 0o644)
+	if code, _, e := servbench(t, "bench", pf, "-o", dir); code != ExitOK {
+		t.Fatalf("bench: exit %d: %s", code, e)
+	}
+	keep := map[string][]byte{}
+	for _, f := range []string{"index.json", "reference.csv", "plan.yaml"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		keep[f] = b
+	}
+	page := filepath.Join(t.TempDir(), "r.html")
+	for _, args := range [][]string{
+		{"-o", filepath.Join(dir, "index.json")},
+		{"-o", page, "--export", dir},
+		{"-o", filepath.Join(filepath.Dir(page), "summary.csv"), "--export", filepath.Dir(page)},
+	} {
+		code, _, e := servbench(t, append([]string{"report", dir}, args...)...)
+		t.Logf("report %v: %s", args, e)
+		if code != ExitUsage || strings.Count(e, "\n") != 1 || !strings.Contains(e, "write") {
+			t.Errorf("report %v: exit %d: %s", args, code, e)
+		}
+	}
+	for f, b := range keep {
+		if now, _ := os.ReadFile(filepath.Join(dir, f)); !bytes.Equal(now, b) {
+			t.Errorf("%s was overwritten", f)
+		}
+	}
+	full := filepath.Join(t.TempDir(), "full")
+	if err := syscall.Mknod(full, syscall.S_IFCHR|0o666, (1<<8)|7); err == nil {
+		if code, _, e := servbench(t, "report", dir, "-o", full); code != ExitFailure || !strings.Contains(e, "no space left") {
+			t.Errorf("report -o a full device: exit %d: %s", code, e)
+		}
+	}
+}

@@ -6,8 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/report"
 )
 
@@ -74,7 +74,10 @@ func reportCmd(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := set.HTML(&page, secs); err != nil {
 		return ExitFailure, fmt.Errorf("report: %w", err)
 	}
-	if err := os.WriteFile(*out, page.Bytes(), 0o644); err != nil {
+	if err := checkReportOutputs(set, *out, *export, secs); err != nil {
+		return ExitUsage, usageError{err}
+	}
+	if err := atomicfile.WriteFile(*out, func(w io.Writer) error { _, err := w.Write(page.Bytes()); return err }); err != nil {
 		return ExitFailure, fmt.Errorf("report: %w", err)
 	}
 	figs, tables := 0, 0
@@ -94,4 +97,26 @@ func reportCmd(args []string, stdout, stderr io.Writer) (int, error) {
 		fmt.Fprintf(stderr, "servbench: exported %d files (SVG charts, CSV and Markdown tables) to %s\n", n, *export)
 	}
 	return ExitOK, nil
+}
+
+// checkReportOutputs refuses, before anything is written, a report whose
+// outputs (-o, the files --export writes) name one file, or a file the
+// report reads (--export into the plan's directory wrote its tables over
+// reference.csv; -o could name index.json).
+func checkReportOutputs(set *report.Set, out, export string, secs []report.Section) error {
+	outs, what := []string{out}, []string{"-o"}
+	if export != "" {
+		for _, f := range report.ExportFiles(export, secs) {
+			outs, what = append(outs, f), append(what, "--export")
+		}
+	}
+	ins := set.Inputs()
+	i, j, dup := atomicfile.Collide(outs, ins)
+	switch {
+	case !dup:
+		return nil
+	case j < len(outs):
+		return fmt.Errorf("report: %s and %s both write %s", what[i], what[j], outs[j])
+	}
+	return fmt.Errorf("report: %s would write %s, which the report reads: write it elsewhere", what[i], ins[j-len(outs)])
 }

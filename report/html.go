@@ -99,34 +99,51 @@ func writeTable(b *strings.Builder, t *Table) {
 }
 
 // Export writes every chart as an SVG file and every table as CSV and
-// Markdown into dir; it returns how many files it wrote.
+// Markdown into dir (the files ExportFiles names); it returns how many
+// files it wrote.
 func Export(dir string, secs []Section) (int, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
 	}
 	n := 0
-	write := func(name, text string) error {
+	for _, f := range exports(secs) {
 		n++
-		return atomicfile.WriteFile(filepath.Join(dir, name), func(w io.Writer) error { _, err := io.WriteString(w, text); return err })
+		if err := atomicfile.WriteFile(filepath.Join(dir, f.name), func(w io.Writer) error { _, err := io.WriteString(w, f.text()); return err }); err != nil {
+			return n, err
+		}
 	}
+	return n, nil
+}
+
+// ExportFiles are the files Export writes into dir: a report's outputs,
+// checked against each other and against its inputs before any is
+// written.
+func ExportFiles(dir string, secs []Section) []string {
+	var paths []string
+	for _, f := range exports(secs) {
+		paths = append(paths, filepath.Join(dir, f.name))
+	}
+	return paths
+}
+
+type export struct {
+	name string
+	text func() string
+}
+
+func exports(secs []Section) []export {
+	var out []export
 	for _, sec := range secs {
 		figs := sec.Figures
 		for _, r := range sec.Runs {
 			figs = append(figs, r.Figures...)
 		}
 		for _, f := range figs {
-			if err := write(f.Name+".svg", `<?xml version="1.0" encoding="UTF-8"?>`+"\n"+f.SVG+"\n"); err != nil {
-				return n, err
-			}
+			out = append(out, export{f.Name + ".svg", func() string { return `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + f.SVG + "\n" }})
 		}
 		for _, t := range sec.Tables {
-			if err := write(t.Name+".csv", t.CSV()); err != nil {
-				return n, err
-			}
-			if err := write(t.Name+".md", t.Markdown()); err != nil {
-				return n, err
-			}
+			out = append(out, export{t.Name + ".csv", t.CSV}, export{t.Name + ".md", t.Markdown})
 		}
 	}
-	return n, nil
+	return out
 }

@@ -115,6 +115,26 @@ func Load(dir string) (*Set, error) {
 	return s, nil
 }
 
+// Inputs are the files Load reads in dir (those that exist): the index,
+// the plan, its reference and setup log, the runs' results and the loads':
+// what a report's outputs may not name.
+func (s *Set) Inputs() []string {
+	if s.Dir == "" {
+		return nil
+	}
+	paths := []string{filepath.Join(s.Dir, "index.json"), filepath.Join(s.Dir, "plan.yaml"),
+		filepath.Join(s.Dir, plan.ReferenceFile), filepath.Join(s.Dir, plan.SetupFile)}
+	if s.Index != nil {
+		for _, c := range s.Index.Runs {
+			if c.Result != "" {
+				paths = append(paths, filepath.Join(s.Dir, c.Result))
+			}
+		}
+	}
+	loads, _ := filepath.Glob(filepath.Join(s.Dir, "loads", "*.json"))
+	return append(paths, loads...)
+}
+
 // withClients names a deployment driven by n clients: a run spread over 2
 // clients is another cell than one of 1, and its own series in a chart.
 func withClients(label string, n int) string {

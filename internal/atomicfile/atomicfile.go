@@ -25,6 +25,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -246,6 +247,15 @@ func WriteFileMode(path string, perm os.FileMode, write func(io.Writer) error) e
 // files that exist) the same file through a hard link; empty paths are
 // left out.
 func SamePath(paths []string) (i, j int, found bool) {
+	return Collide(paths, nil)
+}
+
+// Collide is SamePath over outputs followed by inputs, of pairs holding an
+// output: an output naming another output or an input (i < j, indices in
+// outputs then inputs); inputs naming one file are no collision.
+func Collide(outputs, inputs []string) (i, j int, found bool) {
+	paths := append(slices.Clip(outputs), inputs...)
+	n := len(outputs)
 	seen := map[string]int{}
 	stats := make([]os.FileInfo, len(paths))
 	for j, p := range paths {
@@ -257,14 +267,16 @@ func SamePath(paths []string) (i, j int, found bool) {
 			abs = filepath.Clean(p)
 		}
 		for _, k := range []string{abs, linkTarget(abs)} {
-			if i, dup := seen[k]; dup && i != j {
+			if i, dup := seen[k]; dup && i != j && i < n {
 				return i, j, true
 			}
-			seen[k] = j
+			if _, dup := seen[k]; !dup || j < n {
+				seen[k] = j
+			}
 		}
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 			stats[j] = st
-			for i, other := range stats[:j] {
+			for i, other := range stats[:min(j, n)] {
 				if other != nil && os.SameFile(other, st) {
 					return i, j, true
 				}
