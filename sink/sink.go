@@ -161,7 +161,7 @@ type Outputs []Output
 
 // Read reads every registered output's properties from p, adds extra (the
 // outputs a caller asks for beside the properties: Process), and checks
-// that no two of them all write one file: every file output of a phase is
+// that no two of them write one file: every file output of a phase is
 // in the one list Read returns.
 func Read(p *props.Props, extra ...Output) (Outputs, error) {
 	var out Outputs
