@@ -650,3 +650,21 @@ func TestReportOutputsChecked(t *testing.T) {
 		}
 	}
 }
+
+// A plan's run keeps its text report and log among its outputs: a
+// property naming one of them for another output (its time series over
+// its log) is refused in one line, and the plan goes on.
+func TestPlanRunFilesInTheOneList(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	log := filepath.Join(dir, "runs", "basic", "c", "r10-t1-qmax-1.log")
+	pf := writePlan(t, "name: t\ndeployments: [{label: basic, binding: basic}]\nworkloads: [c]\nrecords: [10]\nthreads: [1]\noperations: 10\nproperties: {timeseries.file: '"+log+"'}\n")
+	os.MkdirAll(filepath.Dir(log), 0o755) // the load, given the property too, writes its series there
+	if code, _, e := servbench(t, "bench", pf, "-o", dir); code != ExitFailure {
+		t.Errorf("a plan whose time series names its run's log: exit %d: %s", code, e)
+	}
+	ix := readIndex(t, dir)
+	if len(ix.Runs) != 1 || ix.Runs[0].Status != "failed" || !strings.Contains(ix.Runs[0].Error, "output file "+log+" is named by both") ||
+		!strings.Contains(ix.Runs[0].Error, "the run's log") || strings.Contains(ix.Runs[0].Error, "\n") {
+		t.Errorf("the run: %+v", ix.Runs)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,7 @@ import (
 	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/sink"
 	"github.com/servbench/servbench/workloads"
 )
 
@@ -644,6 +646,9 @@ func (r *Runner) phaseTo(ctx context.Context, spec engine.Spec, path, base strin
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 		return err
 	}
+	// The run's text report and log are among its outputs, so that no
+	// output its properties ask for is written over them.
+	spec.Outputs = append(slices.Clip(spec.Outputs), sink.Caller("the run's text report", base+".txt"), sink.Caller("the run's log", base+".log"))
 	lg, err := os.Create(base + ".log")
 	if err != nil {
 		return err

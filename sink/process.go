@@ -72,3 +72,21 @@ func (s *processSink) Close(keep bool) error {
 	}
 	return nil
 }
+
+// Caller is a file the caller writes itself beside the phase's outputs
+// (a plan's run: its text report and its log): one of the phase's outputs
+// for their checks alone (no other output may name it, a second run
+// writing it at once is refused), written by the caller, not by its Sink.
+func Caller(what, path string) Output { return callerOutput{what: what, path: path} }
+
+type callerOutput struct{ what, path string }
+
+func (o callerOutput) Name() string            { return o.what }
+func (o callerOutput) Files() []File           { return []File{{What: o.what, Path: o.path}} }
+func (o callerOutput) Where() Where            { return Merged }
+func (o callerOutput) Open(*Env) (Sink, error) { return callerSink{}, nil }
+
+type callerSink struct{}
+
+func (callerSink) End(Ended) error  { return nil }
+func (callerSink) Close(bool) error { return nil }
