@@ -87,6 +87,11 @@ type Spec struct {
 	// phase's clock and the watch that stops the run when the
 	// coordinator is gone. Nil: a phase run on its own.
 	Gate Gate
+	// Secrets are secret values known from elsewhere (a plan's steps and
+	// comments, props.Redactor): the run hides them, as it hides its
+	// properties' own, wherever it writes them (properties, server
+	// settings, errors). Nil: the properties' own.
+	Secrets *props.Redactor
 }
 
 // loadWorkload adds a built-in workload, or a property file, to p.
@@ -245,6 +250,7 @@ func CheckContext(ctx context.Context, spec Spec) (*Setup, error) {
 	}
 	s := &Setup{Spec: spec, Props: p, redactor: &props.Redactor{}}
 	s.redactor.Known(p)
+	s.redactor.Merge(spec.Secrets)
 	load := spec.Phase == LoadPhase
 	var err error
 	if s.Binding, err = db.Lookup(spec.Binding); err != nil {
@@ -308,7 +314,7 @@ func CheckContext(ctx context.Context, spec Spec) (*Setup, error) {
 			if s.serverSettings == nil {
 				s.serverSettings = map[string]string{}
 			}
-			s.serverSettings[name] = props.RedactValue(k, p.String(k, ""))
+			s.serverSettings[name] = props.RedactValue(k, s.redactor.HideKnown(p.String(k, "")))
 		}
 	}
 	if s.removeInserts, err = p.Bool("cleanupinserts", false); err != nil {
@@ -705,7 +711,7 @@ func (r *Result) newDoc() *result.Doc {
 	s := r.Setup
 	d := sink.NewDoc(r.Result, r.series.Points, sink.Meta{
 		Command: s.Spec.Phase.String(), Label: s.Label, Workload: WorkloadName(s.Props),
-		Binding: s.Spec.Binding, Server: r.Server, Driver: r.Driver, QueryModel: r.QueryModel, Properties: s.Properties().Redacted(),
+		Binding: s.Spec.Binding, Server: r.Server, Driver: r.Driver, QueryModel: r.QueryModel, Properties: s.redactor.Props(s.Properties()),
 		CPU: r.CPU, SchedP99: r.Sched.P99, ID: r.ID, Redactor: s.redactor,
 	}, r.measurements)
 	d.ServerSide = r.serverSide(d.Start, d.Operations)

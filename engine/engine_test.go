@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/servbench/servbench/db"
 	_ "github.com/servbench/servbench/db/basic"
 	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/workloads"
 )
 
@@ -311,3 +313,31 @@ func (waiting) Open(ctx context.Context, _ *props.Props, _ db.Options) (db.DB, e
 }
 
 func (waiting) Summary() string { return "waits for its context as it opens" }
+
+// Secrets known from elsewhere (a plan's steps) are hidden wherever the
+// run writes them: its properties, its server settings, and a spread
+// phase's merged result, whose clients did not know them.
+func TestRunHidesKnownSecrets(t *testing.T) {
+	var plan props.Redactor
+	plan.Hidden("redis-cli -a hunter1x PING")
+	spec := specOf(t, "fieldnameprefix", "hunter1x", "server.setting.note", "it is hunter1x", "operationcount", "10", "recordcount", "10")
+	spec.Secrets = &plan
+	res, err := Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Doc()
+	if v := d.Properties["fieldnameprefix"] + d.ServerSettings["note"]; strings.Contains(v, "hunter") {
+		t.Errorf("written in clear: %q", v)
+	}
+	s, err := Check(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &result.Doc{Properties: map[string]string{"fieldnameprefix": "hunter1x"}, ServerSettings: map[string]string{"note": "hunter1x"},
+		Error: "AUTH failed for hunter1x", Ops: []result.OpResult{{Name: "READ", Errors: map[string]string{"ERROR": "bad hunter1x"}}}}
+	s.Merged(m)
+	if b, _ := json.Marshal(m); strings.Contains(string(b), "hunter") {
+		t.Errorf("merged result in clear: %s", b)
+	}
+}
