@@ -398,6 +398,10 @@ func TestRedactedByValue(t *testing.T) {
 	if got := p.Redacted()["recordcount"]; got != "1000" {
 		t.Errorf("recordcount: %q", got)
 	}
+	p.Set("operationcount", "hunter2x", "-p") // a message quoting a value hides it too
+	if _, err := p.Int64("operationcount", 0); err == nil || strings.Contains(err.Error(), "hunter") {
+		t.Errorf("message: %v", err)
+	}
 	var plan Redactor
 	plan.Add("hunter3x")
 	m := plan.Map(map[string]string{"x": "a hunter3x b", "y.password": "hunter4x", "z": "hunter4x"})
