@@ -289,7 +289,8 @@ func (r *Runner) openDir() error {
 	text := []byte(plan.Redact(string(raw)))
 	r.secrets = plan.Secrets(string(raw))
 	kept := filepath.Join(r.dir, "plan.yaml")
-	if old, err := inputfile.Read(context.Background(), kept, plan.MaxFileBytes); err == nil && !bytes.Equal(old, text) && !bytes.Equal(old, raw) && plan.Redact(string(old)) != string(text) {
+	if old, err := inputfile.Read(context.Background(), kept, plan.MaxFileBytes); err == nil && !bytes.Equal(old, text) && !bytes.Equal(old, raw) &&
+		r.secrets.HideKnown(plan.Redact(string(old))) != string(text) {
 		return fmt.Errorf("bench: %s holds the results of another plan (%s differs from %s); give another -o", r.dir, kept, r.pl.File)
 	}
 	if err := atomicfile.WriteFile(kept, func(w io.Writer) error { _, err := w.Write(text); return err }); err != nil {

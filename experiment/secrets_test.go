@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/report"
 )
 
@@ -128,5 +129,31 @@ func TestPlanSecretsByValue(t *testing.T) {
 		if !files[f] {
 			t.Errorf("%s not written: the test reads %v", f, files)
 		}
+	}
+}
+
+// A directory whose plan copy an earlier version wrote, hiding less (a
+// secret a rule found in a step left in clear where the plan repeats it),
+// still holds the same plan: the plan goes on there.
+func TestPlanCopyHidingLessIsTheSamePlan(t *testing.T) {
+	text := "name: again\ndeployments:\n  - label: one\n    binding: basic\n    setup:\n      - shell: 'true || redis-cli -a hunter1x PING'   # hunter1x\n" +
+		"workloads: [c]\nrecords: [10]\nthreads: [1]\noperations: 10\n"
+	pl := loadPlan(t, text)
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	older := strings.Replace(plan.Redact(text), "# REDACTED", "# hunter1x", 1) // as an earlier version wrote it
+	if older == plan.Redact(text) {
+		t.Fatalf("the copy:\n%s", older)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "plan.yaml"), []byte(older), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := New(pl, dir, io.Discard).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "plan.yaml")); bytes.Contains(b, []byte("hunter")) {
+		t.Errorf("plan.yaml:\n%s", b)
 	}
 }
