@@ -99,6 +99,15 @@ func RedactValue(key, value string) string {
 	return RedactText(value)
 }
 
+// redactValue is RedactValue that also hides every secret the other
+// properties hold, for a message quoting a value (recordcount=PW with
+// PW a password).
+func (p *Props) redactValue(key, value string) string {
+	var r Redactor
+	r.Known(p)
+	return RedactValue(key, r.HideKnown(value))
+}
+
 // RedactURL hides the credentials of a URL or of any text holding URLs;
 // it is RedactText.
 func RedactURL(s string) string { return RedactText(s) }
