@@ -327,6 +327,11 @@ func TestRedactorKnownValues(t *testing.T) {
 	if len(p.Unread()) != 4 {
 		t.Errorf("knowing the secrets read properties: unread %v", p.Unread())
 	}
+	var flags Redactor // a secret option's flag is no secret elsewhere
+	flags.Hidden("mongodb.auth=true redis.tls.auth: none")
+	if got := flags.HideKnown("tls=true auth none"); got != "tls=true auth none" {
+		t.Errorf("HideKnown hides a flag: %q", got)
+	}
 	var zero Redactor
 	if got := zero.Redact("password=hunter5x"); got != "password=REDACTED" {
 		t.Errorf("zero Redactor: %q", got)

@@ -603,6 +603,12 @@ func redactOption(program, sub, w string) string {
 // stands: a shorter one ("pw", "1") would be found inside ordinary words.
 const minKnown = 4
 
+// notKnown are values a secret option may hold that are no secret
+// (mongodb.auth=true, auth:none): hidden where they stand, they are not
+// hidden wherever else they are written (tls: true).
+var notKnown = map[string]bool{"true": true, "false": true, "null": true, "none": true, "disable": true, "disabled": true,
+	"enable": true, "enabled": true, "required": true, "optional": true}
+
 // A Redactor hides what RedactText finds and, in text that may repeat a
 // secret where no rule can see it (a command's output: echo $PGPASSWORD,
 // a server's error quoting a statement), the exact values it was given as
@@ -711,7 +717,7 @@ func firstPiece(s string) string {
 // what it stands for when it is written escaped as in a URL (%2F for /).
 func (r *Redactor) Add(v string) {
 	v = strings.TrimSpace(v)
-	if len(v) < minKnown || v == Redacted || slices.Contains(r.known, v) {
+	if len(v) < minKnown || v == Redacted || notKnown[strings.ToLower(v)] || slices.Contains(r.known, v) {
 		return
 	}
 	// The longest first: a secret that holds another is hidden whole.
