@@ -236,6 +236,17 @@ func CheckContext(ctx context.Context, spec Spec) (*Setup, error) {
 	if spec.Properties == nil {
 		spec.Properties = props.New()
 	}
+	s, err := check(ctx, spec)
+	if err != nil { // a binding's or driver's words may quote a credential, the spec's known ones too
+		red := &props.Redactor{}
+		red.Known(spec.Properties)
+		red.Merge(spec.Secrets)
+		return nil, (&Setup{redactor: red}).redacted(err)
+	}
+	return s, nil
+}
+
+func check(ctx context.Context, spec Spec) (*Setup, error) {
 	if spec.Threads < 0 || spec.Rate < 0 || spec.Duration < 0 || spec.Warmup < 0 || spec.Records < 0 || spec.Operations < 0 {
 		return nil, bad(fmt.Errorf("engine: threads, rate, duration, warmup, records and operations must not be negative"))
 	}

@@ -67,7 +67,7 @@ func TestCheckBadInput(t *testing.T) {
 		{specOf(t, "basicdb.anything", "5"), "property basicdb.anything: unknown property"},
 		{specOf(t, "status.intervl", "5"), "did you mean status.interval?"},
 		{specOf(t, "target", "NaN"), `property target: "NaN" is not a finite number`},
-		{specOf(t, "server.metrics", "ftp://bob:s3cret@db1/metrics"), "property server.metrics: ftp://bob:xxxxx@db1/metrics: want http://HOST:PORT/PATH"},
+		{specOf(t, "server.metrics", "ftp://bob:s3cret@db1/metrics"), "property server.metrics: ftp://bob:REDACTED@db1/metrics: want http://HOST:PORT/PATH"},
 		{specOf(t, "server.metrics.series", "ok_total,1bad"), `property server.metrics.series: "1bad" is not a Prometheus metric name`},
 		{specOf(t, "server.sample", "maybe"), "server.sample"},
 		{specOf(t, "server.interval", "0.01"), "property server.interval: 0.01 is outside 0.1..3600"},
@@ -329,6 +329,12 @@ func TestRunHidesKnownSecrets(t *testing.T) {
 	d := res.Doc()
 	if v := d.Properties["fieldnameprefix"] + d.ServerSettings["note"]; strings.Contains(v, "hunter") {
 		t.Errorf("written in clear: %q", v)
+	}
+	bad := spec
+	bad.Properties = spec.Properties.Clone()
+	bad.Properties.Set("operationcount", "hunter1x", "test")
+	if _, err := Check(bad); err == nil || strings.Contains(err.Error(), "hunter") || !errors.As(err, new(*SpecError)) {
+		t.Errorf("check: %v (%T)", err, err)
 	}
 	s, err := Check(spec)
 	if err != nil {
