@@ -122,7 +122,7 @@ func (r *Runner) baseSpec(phase engine.Phase, t *plan.Deployment, w *plan.Worklo
 		// One table per data set, so a server keeps each record count's.
 		p.Set("table", table+"_r"+strconv.FormatInt(records, 10), "plan records")
 	}
-	return engine.Spec{Binding: t.Binding, Properties: p, Phase: phase, Records: records}, nil
+	return engine.Spec{Binding: t.Binding, Properties: p, Phase: phase, Records: records, Secrets: r.secrets}, nil
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
@@ -191,6 +191,9 @@ func (r *Runner) dataDir(p *props.Props, t *plan.Deployment, w *plan.Workload, r
 // properties and workloads, as the engine itself would.
 func (r *Runner) check() error {
 	r.docs, r.loads, r.tables = map[string]string{}, map[string]*engine.Setup{}, map[string]string{}
+	if raw, err := inputfile.Read(context.Background(), r.pl.File, plan.MaxFileBytes); err == nil {
+		r.secrets = plan.Secrets(string(raw)) // the check's errors hide them too
+	}
 	if err := r.checkSteps(); err != nil {
 		return err
 	}

@@ -157,3 +157,15 @@ func TestPlanCopyHidingLessIsTheSamePlan(t *testing.T) {
 		t.Errorf("plan.yaml:\n%s", b)
 	}
 }
+
+// A plan's check says what is wrong without the plan's secrets: a value
+// a step's command line carries as a password, repeated where a number
+// was wanted.
+func TestPlanCheckHidesSecrets(t *testing.T) {
+	pl := loadPlan(t, "name: check\ndeployments:\n  - label: one\n    binding: basic\n    setup:\n      - shell: 'true || redis-cli -a hunter1x PING'\n"+
+		"workloads: [c]\nrecords: [10]\nthreads: [1]\noperations: 10\nproperties:\n  fieldcount: hunter1x\n")
+	err := New(pl, "", io.Discard).Check()
+	if err == nil || !strings.Contains(err.Error(), "fieldcount") || strings.Contains(err.Error(), "hunter") {
+		t.Errorf("check: %v", err)
+	}
+}
