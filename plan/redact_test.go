@@ -162,3 +162,13 @@ departures:
 		t.Errorf("Secrets knows: %q", got)
 	}
 }
+
+// A plan's errors quote none of its secrets: a value a rule finds secret
+// in one place (a step's redis-cli -a), repeated where it is refused.
+func TestParseErrorsHideSecrets(t *testing.T) {
+	text := "name: x\ndeployments:\n  - label: one\n    binding: redis\n    setup:\n      - shell: redis-cli -a hunter1x PING\nworkloads: [a]\nrecords: [10]\nthreads: [hunter1x]\n"
+	_, err := Parse([]byte(text), "plan.yaml", func(string) bool { return true })
+	if err == nil || strings.Contains(err.Error(), "hunter") || !strings.Contains(err.Error(), "thread count") {
+		t.Errorf("error: %v", err)
+	}
+}
