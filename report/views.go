@@ -91,8 +91,30 @@ func hideKnown(secs []Section, red *props.Redactor) {
 			figs = append(figs, sec.Runs[j].Figures...)
 		}
 		for _, f := range figs {
-			f.Caption, f.SVG = red.HideKnown(f.Caption), red.HideKnown(f.SVG)
+			f.Caption, f.SVG = red.HideKnown(f.Caption), hideInText(f.SVG, red)
 		}
+	}
+}
+
+// hideInText hides the known secrets in the text of an SVG chart (its
+// labels, its titles), not in its markup, which a secret equal to an
+// element's or attribute's name would break.
+func hideInText(svg string, red *props.Redactor) string {
+	var b strings.Builder
+	for {
+		lt := strings.IndexByte(svg, '<')
+		if lt < 0 {
+			b.WriteString(red.HideKnown(svg))
+			return b.String()
+		}
+		b.WriteString(red.HideKnown(svg[:lt]))
+		gt := strings.IndexByte(svg[lt:], '>')
+		if gt < 0 {
+			b.WriteString(svg[lt:])
+			return b.String()
+		}
+		b.WriteString(svg[lt : lt+gt+1])
+		svg = svg[lt+gt+1:]
 	}
 }
 
