@@ -121,6 +121,11 @@ type redactedError struct {
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
+// Redact hides in text what the run knows to be secret: its properties'
+// secrets, the spec's (a plan's) and what the redaction's rules find. A
+// spread phase's coordinator says its clients' lines through it.
+func (s *Setup) Redact(text string) string { return s.redactor.Redact(text) }
+
 // redacted hides in err's words what the run's redactor knows to hide
 // (the properties' secrets, and what the redaction rules find), so that
 // no driver's error line prints a credential; nil stays nil.
