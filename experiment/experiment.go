@@ -659,7 +659,7 @@ func (r *Runner) phaseTo(ctx context.Context, spec engine.Spec, path, base strin
 	defer lg.Close()
 	err = r.phase(ctx, spec, path, base+".txt", lg)
 	if err != nil {
-		fmt.Fprintf(lg, "servbench: %s\n", oneLine(err))
+		fmt.Fprintf(lg, "servbench: %s\n", r.secrets.Redact(oneLine(err)))
 	}
 	return err
 }
@@ -672,7 +672,7 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 		return err
 	}
 	for _, w := range setup.Warnings {
-		fmt.Fprintf(lg, "servbench: %s\n", w)
+		fmt.Fprintf(lg, "servbench: %s\n", r.secrets.Redact(w))
 	}
 	// Here or on clients, as from the command line (phase.Run: the same
 	// guards); the text report goes to base.txt unless exportfile takes
