@@ -10,21 +10,32 @@ import (
 
 // Redaction: the one place that decides what is a credential. Every writer
 // of text (results, reports, plan copies, setup logs, error lines, the
-// Kubernetes Secret's choice) goes through IsSecretKey, RedactValue or
-// RedactText. A credential is found by what it is, not by where it
-// appears:
+// Kubernetes Secret's choice) goes through IsSecretKey, RedactValue,
+// RedactText or a Redactor. A credential is found by what it is, not by
+// where it appears:
 //
 //   - the value of any property or key whose name says password, passwd,
 //     pwd, pass, secret, token, auth or credential, or is pw, or ends in "key"
-//     (accesskey, secretkey, tls.key), except the few names that say a
-//     record's key or a non-secret setting (NotSecret);
-//   - the password of any URL (scheme://user:password@host);
+//     (accesskey, secretkey, tls.key) or "keyfile" (tlsPrivateKeyFile),
+//     except the few names that say a record's key or a non-secret setting
+//     (NotSecret); written name=value, name: value, "name": value or
+//     name:value ({pwd:"x"}, pass:x), also inside another option's value
+//     (--from-literal=password=x, --set=auth.rootPassword=x);
+//   - the password of any URL (scheme://user:password@host), and the value
+//     of each of its query options so named, each pair's value of a list
+//     (authMechanismProperties=AWS_SESSION_TOKEN:x);
 //   - any argument that follows an option or a command word that takes a
 //     password: AUTH (one or two arguments), PASSWORD, IDENTIFIED BY,
-//     requirepass, masterauth, ACL SETUSER's >pass and #hash, an option
-//     whose name says so (--password, --pass=, --token), and the short
-//     options of the clients whose -a, -p or -u carries one (redis-cli -a,
-//     mysql -pPW, cqlsh -p, curl -u user:pw).
+//     requirepass, masterauth, ACL SETUSER's >pass and #hash, set KEY x
+//     where KEY is so named, an option whose name says so (--password,
+//     --pass=, --token, one dash too: -passin, -storepass), and the short
+//     options of the clients (and subcommands) whose -a, -p or -u carries
+//     one (redis-cli -a, mysql -pPW, cqlsh -p, docker login -p, curl -u
+//     user:pw).
+//
+// And by value: a Redactor knows every value the rules found secret
+// anywhere (a plan's step, a property, a URL) and hides each wherever it
+// is repeated, where no rule could see it.
 
 // Redacted is the text that stands in for a secret.
 const Redacted = "REDACTED"
@@ -353,7 +364,7 @@ func shortOptions(program, sub string) []string {
 	if sub == "" {
 		return shortPassword[program]
 	}
-	return append(shortPassword[program+" "+sub], shortPassword[program]...)
+	return slices.Concat(shortPassword[program+" "+sub], shortPassword[program])
 }
 
 // commandSep ends a command in a shell line or a Redis pipeline.
