@@ -364,6 +364,8 @@ func TestRedactTextMoreForms(t *testing.T) {
 			"mongodb://h/?tlsPrivateKeyFile=REDACTED&sslClientCertificateKeyFile=REDACTED&tlsCertificateKeyFilePassword=REDACTED&sslClientCertificateKeyPassword=REDACTED&tlsCertificateFile=/k/c.pem"},
 		{"postgres://u@127.0.0.1/db?sslpassword=hunter19&sslmode=require", "postgres://u@127.0.0.1/db?sslpassword=REDACTED&sslmode=require"},
 		{"http://127.0.0.1:9000/b?X-Amz-Security-Token=hunter20&X-Amz-Date=1", "http://127.0.0.1:9000/b?X-Amz-Security-Token=REDACTED&X-Amz-Date=1"},
+		{"connect: token:hunter21", "connect: token:REDACTED"},
+		{`wget --header="X-Auth-Token: hunter22" http://127.0.0.1/`, `wget --header="X-Auth-Token: REDACTED" http://127.0.0.1/`},
 		// Left alone: a port, a subcommand without a password, SQL's SET.
 		{"docker run -p 6379:6379 redis", "docker run -p 6379:6379 redis"},
 		{"redis-cli CONFIG SET maxmemory 1gb", "redis-cli CONFIG SET maxmemory 1gb"},

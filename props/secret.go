@@ -201,9 +201,15 @@ func redactPair(m string) string {
 		if IsSecretKey(sub[5]) {
 			return sub[4] + sub[5] + sub[6] + Redacted
 		}
+		if v := m[len(sub[4])+len(sub[5])+len(sub[6]):]; strings.ContainsAny(v, "=:") {
+			return sub[4] + sub[5] + sub[6] + pair.ReplaceAllStringFunc(v, redactPair)
+		}
 	case sub[9] != "":
 		if IsSecretKey(sub[9]) && !header[strings.ToLower(sub[9])] {
 			return sub[8] + sub[9] + sub[10] + Redacted
+		}
+		if v := m[len(sub[8])+len(sub[9])+len(sub[10]):]; strings.ContainsAny(v, "=:") {
+			return sub[8] + sub[9] + sub[10] + pair.ReplaceAllStringFunc(v, redactPair)
 		}
 	case sub[13] != "":
 		if IsSecretKey(sub[13]) && !header[strings.ToLower(sub[13])] {
