@@ -731,6 +731,12 @@ func (r *Result) newDoc() *result.Doc {
 		CPU: r.CPU, SchedP99: r.Sched.P99, ID: r.ID, Redactor: s.redactor,
 	}, r.measurements)
 	d.ServerSide = r.serverSide(d.Start, d.Operations)
+	if d.ServerSide != nil { // a server's or an endpoint's words may quote a credential
+		for i := range d.ServerSide.Sources {
+			src := &d.ServerSide.Sources[i]
+			src.Name, src.Error = s.redactor.HideKnown(src.Name), s.redactor.Redact(src.Error)
+		}
+	}
 	d.YCSBRuntimeMs = float64(r.YCSBRuntime) / float64(time.Millisecond)
 	if len(s.serverSettings) > 0 {
 		d.ServerSettings = s.serverSettings

@@ -347,3 +347,42 @@ func TestRunHidesKnownSecrets(t *testing.T) {
 		t.Errorf("merged result in clear: %s", b)
 	}
 }
+
+// What a server's sampling says of its failure is written with the run's
+// secrets hidden: a password a rule finds in it, one a plan knows.
+func TestServerSideErrorsHidden(t *testing.T) {
+	registerSampler.Do(func() { db.Register("engine-test-sampler", leakySampling{}) })
+	var plan props.Redactor
+	plan.Add("hunter6x")
+	spec := specOf(t, "operationcount", "10", "recordcount", "10", "server.interval", "0.1")
+	spec.Binding, spec.Secrets, spec.Duration = "engine-test-sampler", &plan, 300*time.Millisecond
+	res, err := Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res.Doc())
+	if !strings.Contains(string(b), "INFO refused") || strings.Contains(string(b), "hunter") {
+		t.Errorf("the sources: %+v", res.Doc().ServerSide)
+	}
+}
+
+var registerSampler sync.Once
+
+type leakySampling struct{}
+
+func (leakySampling) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
+	b, _ := db.Lookup("basic")
+	d, err := b.Open(ctx, p, o)
+	if err != nil || d == nil {
+		return d, err
+	}
+	return leakySampler{d}, nil
+}
+
+func (leakySampling) Summary() string { return "quotes credentials when sampled" }
+
+type leakySampler struct{ db.DB }
+
+func (leakySampler) Sample(context.Context) (db.Sample, error) {
+	return db.Sample{}, errors.New("INFO refused after AUTH default hunter5x (the plan's hunter6x)")
+}

@@ -98,6 +98,12 @@ func (s *Setup) hideKnown(d *result.Doc) {
 		}
 	}
 	d.Error = s.redactor.Redact(d.Error)
+	if d.ServerSide != nil {
+		for i := range d.ServerSide.Sources {
+			src := &d.ServerSide.Sources[i]
+			src.Name, src.Error = s.redactor.HideKnown(src.Name), s.redactor.Redact(src.Error)
+		}
+	}
 }
 
 // OpenMerged opens the outputs a spread phase writes from its clients'
