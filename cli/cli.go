@@ -19,6 +19,7 @@ import (
 	"syscall"
 
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
 	"github.com/servbench/servbench/workloads"
@@ -123,7 +124,12 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		err = badf("unknown command %q (commands: load, run, bench, report, compare, merge, import, client, workloads, bindings, version, help)", args[0])
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "servbench: %s\n", oneLine(err))
+		// Said through the one redaction, knowing what the command line
+		// carries as secrets (-p redis.password=PW), wherever the error
+		// repeats them.
+		var red props.Redactor
+		red.Hidden(strings.Join(args, " "))
+		fmt.Fprintf(stderr, "servbench: %s\n", red.Redact(oneLine(err)))
 		var ue usageError
 		if errors.As(err, &ue) {
 			return ExitUsage

@@ -581,3 +581,12 @@ func TestTrace(t *testing.T) {
 		t.Errorf("exit %d, %q: want a spread phase to refuse --trace", code, errOut)
 	}
 }
+
+// An error line says nothing the command line carries as a secret,
+// wherever the error repeats it (here a workload's name).
+func TestErrorLineHidesCommandLineSecrets(t *testing.T) {
+	code, stdout, stderr := servbench(t, "run", "basic", "-p", "redis.password=hunter9x", "-w", "hunter9x")
+	if code != ExitUsage || strings.Contains(stdout+stderr, "hunter") || !strings.Contains(stderr, "REDACTED") {
+		t.Errorf("exit %d: %s%s", code, stdout, stderr)
+	}
+}

@@ -139,3 +139,33 @@ func TestKubernetesManifests(t *testing.T) {
 		t.Errorf("--emit without clients: exit %d: %s", code, e)
 	}
 }
+
+// A property is the Secret's when any rule finds a secret in it, the
+// token-bearing options of a driver's URL among them (MONGODB-AWS's
+// AWS_SESSION_TOKEN in mongodb.url), or when it repeats another's
+// secret; the ConfigMap holds neither.
+func TestKubernetesManifestsSecretsByValue(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := servbench(t, "run", "mongodb", "-w", "b", "--clients", "2", "-threads", "2", "--orchestrator", "kubernetes",
+		"--image", "registry.example/servbench:1", "-p", "kubernetes.claim=results",
+		"-p", "mongodb.url=mongodb://AKIAEXAMPLE:hunter4x@127.0.0.1:27017/ycsb?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:hunter3x",
+		"-p", "label=hunter3x", "--emit", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var cm corev1.ConfigMap
+	var sec corev1.Secret
+	strictDecode(t, filepath.Join(dir, "configmap.yaml"), &cm)
+	strictDecode(t, filepath.Join(dir, "secret.yaml"), &sec)
+	if creds := sec.StringData["secret.properties"]; !strings.Contains(creds, "mongodb.url") || !strings.Contains(creds, "label") {
+		t.Errorf("Secret: %q", creds)
+	}
+	for _, f := range []string{"configmap.yaml", "job.yaml"} {
+		if raw, _ := os.ReadFile(filepath.Join(dir, f)); bytes.Contains(raw, []byte("hunter")) {
+			t.Errorf("%s holds a credential:\n%s", f, raw)
+		}
+	}
+	if strings.Contains(stdout+stderr, "hunter") {
+		t.Errorf("a credential was printed: %s%s", stdout, stderr)
+	}
+}

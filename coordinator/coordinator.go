@@ -91,6 +91,7 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 	if j.token, err = NewToken(); err != nil {
 		return nil, err
 	}
+	j.hide = hider(setup, j.token)
 	j.id = result.NewID()
 	addr := cfg.Addr
 	if addr == "" {
@@ -604,6 +605,15 @@ type job struct {
 	// where an orchestrator runs client i ("host H", "pod P on node N").
 	exited func(i int, err error)
 	placed func(i int, host string)
+	// hide hides the run's secrets in the clients' lines (nil: the
+	// redaction's rules).
+	hide func(string) string
+}
+
+// hider hides in a client's line the run's secrets (its properties', a
+// plan's, what the rules find) and the clients' token.
+func hider(setup *engine.Setup, token string) func(string) string {
+	return func(line string) string { return strings.ReplaceAll(setup.Redact(line), token, props.Redacted) }
 }
 
 // say writes one line of client i's on the coordinator's stderr.
@@ -614,6 +624,11 @@ func (j *job) say(i int, line string) { j.sayAs("client "+strconv.Itoa(i), line)
 func (j *job) sayAs(who, line string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if j.hide != nil {
+		line = j.hide(line)
+	} else {
+		line = props.RedactText(line)
+	}
 	fmt.Fprintf(j.stderr, "%s: %s\n", who, format.Printable(line))
 }
 

@@ -19,7 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/measure"
+	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 )
 
@@ -641,6 +643,25 @@ func TestPeerTextEscaped(t *testing.T) {
 	j := &job{stderr: &out, mu: &sync.Mutex{}}
 	j.say(1, "warning \x1b[2K\rcleared")
 	if got := out.String(); got != `client 1: warning \x1b[2K\x0dcleared`+"\n" {
+		t.Errorf("a client's line: %q", got)
+	}
+}
+
+// A client's lines are said with the run's secrets hidden: its
+// properties', a plan's the clients did not know, the clients' token.
+func TestClientLinesHideSecrets(t *testing.T) {
+	p := props.New()
+	p.Set("redis.password", "hunter1x", "test")
+	var plan props.Redactor
+	plan.Add("hunter2x")
+	setup, err := engine.Check(engine.Spec{Binding: "basic", Workload: "a", Properties: p, Secrets: &plan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	j := &job{stderr: &out, mu: &sync.Mutex{}, hide: hider(setup, "tok3n-hunter3x")}
+	j.say(1, "error: hunter1x hunter2x tok3n-hunter3x AUTH default hunter4x")
+	if got := out.String(); strings.Contains(got, "hunter") || !strings.Contains(got, "client 1: error:") {
 		t.Errorf("a client's line: %q", got)
 	}
 }

@@ -58,9 +58,11 @@ func indexedJob(name string, n int, labels map[string]string, c corev1.Container
 func Manifests(cmd, binding string, p *props.Props, n int, c Config) ([]Manifest, error) {
 	name, image, claim := c.Name, c.Image, c.Claim
 	public, secret := props.New(), props.New()
+	var known props.Redactor // a value that repeats another's secret is one too
+	known.Known(p)
 	for _, k := range p.Keys() {
 		v, _ := p.Get(k)
-		if props.RedactValue(k, v) != v {
+		if props.RedactValue(k, v) != v || known.HideKnown(v) != v {
 			secret.Set(k, v, "")
 		} else {
 			public.Set(k, v, "")

@@ -91,6 +91,11 @@ type Spec struct {
 	// for (sink.Process: the command line's --cpuprofile and --trace),
 	// checked, opened and ended with them.
 	Outputs []sink.Output
+	// Secrets are secret values known from elsewhere (a plan's steps and
+	// comments, props.Redactor): the run hides them, as it hides its
+	// properties' own, wherever it writes them (properties, server
+	// settings, errors). Nil: the properties' own.
+	Secrets *props.Redactor
 }
 
 // loadWorkload adds a built-in workload, or a property file, to p.
@@ -119,6 +124,11 @@ type redactedError struct {
 
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
+
+// Redact hides in text what the run knows to be secret: its properties'
+// secrets, the spec's (a plan's) and what the redaction's rules find. A
+// spread phase's coordinator says its clients' lines through it.
+func (s *Setup) Redact(text string) string { return s.redactor.Redact(text) }
 
 // redacted hides in err's words what the run's redactor knows to hide
 // (the properties' secrets, and what the redaction rules find), so that
@@ -235,6 +245,17 @@ func CheckContext(ctx context.Context, spec Spec) (*Setup, error) {
 	if spec.Properties == nil {
 		spec.Properties = props.New()
 	}
+	s, err := check(ctx, spec)
+	if err != nil { // a binding's or driver's words may quote a credential, the spec's known ones too
+		red := &props.Redactor{}
+		red.Known(spec.Properties)
+		red.Merge(spec.Secrets)
+		return nil, (&Setup{redactor: red}).redacted(err)
+	}
+	return s, nil
+}
+
+func check(ctx context.Context, spec Spec) (*Setup, error) {
 	if spec.Threads < 0 || spec.Rate < 0 || spec.Duration < 0 || spec.Warmup < 0 || spec.Records < 0 || spec.Operations < 0 {
 		return nil, bad(fmt.Errorf("engine: threads, rate, duration, warmup, records and operations must not be negative"))
 	}
@@ -249,6 +270,7 @@ func CheckContext(ctx context.Context, spec Spec) (*Setup, error) {
 	}
 	s := &Setup{Spec: spec, Props: p, redactor: &props.Redactor{}}
 	s.redactor.Known(p)
+	s.redactor.Merge(spec.Secrets)
 	load := spec.Phase == LoadPhase
 	var err error
 	if s.Binding, err = db.Lookup(spec.Binding); err != nil {
@@ -312,7 +334,7 @@ func CheckContext(ctx context.Context, spec Spec) (*Setup, error) {
 			if s.serverSettings == nil {
 				s.serverSettings = map[string]string{}
 			}
-			s.serverSettings[name] = props.RedactValue(k, p.String(k, ""))
+			s.serverSettings[name] = props.RedactValue(k, s.redactor.HideKnown(p.String(k, "")))
 		}
 	}
 	if s.removeInserts, err = p.Bool("cleanupinserts", false); err != nil {
@@ -764,10 +786,16 @@ func (r *Result) newDoc() *result.Doc {
 	s := r.Setup
 	d := sink.NewDoc(r.Result, r.series.Points, sink.Meta{
 		Command: s.Spec.Phase.String(), Label: s.Label, Workload: WorkloadName(s.Props),
-		Binding: s.Spec.Binding, Server: r.Server, Driver: r.Driver, QueryModel: r.QueryModel, Properties: s.Properties().Redacted(),
+		Binding: s.Spec.Binding, Server: r.Server, Driver: r.Driver, QueryModel: r.QueryModel, Properties: s.redactor.Props(s.Properties()),
 		CPU: r.CPU, SchedP99: r.Sched.P99, ID: r.ID, Redactor: s.redactor,
 	}, r.measurements)
 	d.ServerSide = r.serverSide(d.Start, d.Operations)
+	if d.ServerSide != nil { // a server's or an endpoint's words may quote a credential
+		for i := range d.ServerSide.Sources {
+			src := &d.ServerSide.Sources[i]
+			src.Name, src.Error = s.redactor.HideKnown(src.Name), s.redactor.Redact(src.Error)
+		}
+	}
 	d.YCSBRuntimeMs = float64(r.YCSBRuntime) / float64(time.Millisecond)
 	if len(s.serverSettings) > 0 {
 		d.ServerSettings = s.serverSettings

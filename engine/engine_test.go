@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/servbench/servbench/db"
 	_ "github.com/servbench/servbench/db/basic"
 	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/workloads"
 )
 
@@ -65,7 +67,7 @@ func TestCheckBadInput(t *testing.T) {
 		{specOf(t, "basicdb.anything", "5"), "property basicdb.anything: unknown property"},
 		{specOf(t, "status.intervl", "5"), "did you mean status.interval?"},
 		{specOf(t, "target", "NaN"), `property target: "NaN" is not a finite number`},
-		{specOf(t, "server.metrics", "ftp://bob:s3cret@db1/metrics"), "property server.metrics: ftp://bob:xxxxx@db1/metrics: want http://HOST:PORT/PATH"},
+		{specOf(t, "server.metrics", "ftp://bob:s3cret@db1/metrics"), "property server.metrics: ftp://bob:REDACTED@db1/metrics: want http://HOST:PORT/PATH"},
 		{specOf(t, "server.metrics.series", "ok_total,1bad"), `property server.metrics.series: "1bad" is not a Prometheus metric name`},
 		{specOf(t, "server.sample", "maybe"), "server.sample"},
 		{specOf(t, "server.interval", "0.01"), "property server.interval: 0.01 is outside 0.1..3600"},
@@ -311,3 +313,76 @@ func (waiting) Open(ctx context.Context, _ *props.Props, _ db.Options) (db.DB, e
 }
 
 func (waiting) Summary() string { return "waits for its context as it opens" }
+
+// Secrets known from elsewhere (a plan's steps) are hidden wherever the
+// run writes them: its properties, its server settings, and a spread
+// phase's merged result, whose clients did not know them.
+func TestRunHidesKnownSecrets(t *testing.T) {
+	var plan props.Redactor
+	plan.Hidden("redis-cli -a hunter1x PING")
+	spec := specOf(t, "fieldnameprefix", "hunter1x", "server.setting.note", "it is hunter1x", "operationcount", "10", "recordcount", "10")
+	spec.Secrets = &plan
+	res, err := Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Doc()
+	if v := d.Properties["fieldnameprefix"] + d.ServerSettings["note"]; strings.Contains(v, "hunter") {
+		t.Errorf("written in clear: %q", v)
+	}
+	bad := spec
+	bad.Properties = spec.Properties.Clone()
+	bad.Properties.Set("operationcount", "hunter1x", "test")
+	if _, err := Check(bad); err == nil || strings.Contains(err.Error(), "hunter") || !errors.As(err, new(*SpecError)) {
+		t.Errorf("check: %v (%T)", err, err)
+	}
+	s, err := Check(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &result.Doc{Properties: map[string]string{"fieldnameprefix": "hunter1x"}, ServerSettings: map[string]string{"note": "hunter1x"},
+		Error: "AUTH failed for hunter1x", Ops: []result.OpResult{{Name: "READ", Errors: map[string]string{"ERROR": "bad hunter1x"}}}}
+	s.Merged(m)
+	if b, _ := json.Marshal(m); strings.Contains(string(b), "hunter") {
+		t.Errorf("merged result in clear: %s", b)
+	}
+}
+
+// What a server's sampling says of its failure is written with the run's
+// secrets hidden: a password a rule finds in it, one a plan knows.
+func TestServerSideErrorsHidden(t *testing.T) {
+	registerSampler.Do(func() { db.Register("engine-test-sampler", leakySampling{}) })
+	var plan props.Redactor
+	plan.Add("hunter6x")
+	spec := specOf(t, "operationcount", "10", "recordcount", "10", "server.interval", "0.1")
+	spec.Binding, spec.Secrets, spec.Duration = "engine-test-sampler", &plan, 300*time.Millisecond
+	res, err := Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res.Doc())
+	if !strings.Contains(string(b), "INFO refused") || strings.Contains(string(b), "hunter") {
+		t.Errorf("the sources: %+v", res.Doc().ServerSide)
+	}
+}
+
+var registerSampler sync.Once
+
+type leakySampling struct{}
+
+func (leakySampling) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
+	b, _ := db.Lookup("basic")
+	d, err := b.Open(ctx, p, o)
+	if err != nil || d == nil {
+		return d, err
+	}
+	return leakySampler{d}, nil
+}
+
+func (leakySampling) Summary() string { return "quotes credentials when sampled" }
+
+type leakySampler struct{ db.DB }
+
+func (leakySampler) Sample(context.Context) (db.Sample, error) {
+	return db.Sample{}, errors.New("INFO refused after AUTH default hunter5x (the plan's hunter6x)")
+}

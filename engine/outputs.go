@@ -78,7 +78,32 @@ func (s *Setup) sinkEnv(w Writers, m *sink.Options) *sink.Env {
 // Merged is a spread phase's merged result d as its outputs see it
 // (sink.FromMerged), with this setup's measurement properties.
 func (s *Setup) Merged(d *result.Doc) sink.Ended {
+	s.hideKnown(d)
 	return sink.FromMerged(d, s.measurements)
+}
+
+// hideKnown hides in a result the clients of a spread phase wrote what
+// this run knows to be secret and they may not (a plan's secrets): in
+// its properties, server settings and errors.
+func (s *Setup) hideKnown(d *result.Doc) {
+	for k, v := range d.Properties {
+		d.Properties[k] = s.redactor.HideKnown(v)
+	}
+	for k, v := range d.ServerSettings {
+		d.ServerSettings[k] = s.redactor.HideKnown(v)
+	}
+	for i := range d.Ops {
+		for k, v := range d.Ops[i].Errors {
+			d.Ops[i].Errors[k] = s.redactor.Redact(v)
+		}
+	}
+	d.Error = s.redactor.Redact(d.Error)
+	if d.ServerSide != nil {
+		for i := range d.ServerSide.Sources {
+			src := &d.ServerSide.Sources[i]
+			src.Name, src.Error = s.redactor.HideKnown(src.Name), s.redactor.Redact(src.Error)
+		}
+	}
 }
 
 // OpenMerged opens the outputs a spread phase writes from its clients'

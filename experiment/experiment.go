@@ -89,6 +89,9 @@ type Runner struct {
 	loads  map[string]*engine.Setup // load key → the checked load phase
 	ref    []byte                   // the plan's reference file, read and checked by check
 	index  plan.Index
+	// secrets are the plan's secret values (plan.Secrets): every writer
+	// of the directory hides them wherever they are repeated.
+	secrets *props.Redactor
 	// OnRun, when set, is called with each run's index entry once
 	// index.json holds it: every run this Run finished, failed or skipped,
 	// not one the context's end cut short nor those an earlier Run
@@ -121,7 +124,7 @@ func (r *Runner) baseSpec(phase engine.Phase, t *plan.Deployment, w *plan.Worklo
 		// One table per data set, so a server keeps each record count's.
 		p.Set("table", table+"_r"+strconv.FormatInt(records, 10), "plan records")
 	}
-	return engine.Spec{Binding: t.Binding, Properties: p, Phase: phase, Records: records}, nil
+	return engine.Spec{Binding: t.Binding, Properties: p, Phase: phase, Records: records, Secrets: r.secrets}, nil
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
@@ -190,6 +193,9 @@ func (r *Runner) dataDir(p *props.Props, t *plan.Deployment, w *plan.Workload, r
 // properties and workloads, as the engine itself would.
 func (r *Runner) check() error {
 	r.docs, r.loads, r.tables = map[string]string{}, map[string]*engine.Setup{}, map[string]string{}
+	if raw, err := inputfile.Read(context.Background(), r.pl.File, plan.MaxFileBytes); err == nil {
+		r.secrets = plan.Secrets(string(raw)) // the check's errors hide them too
+	}
 	if err := r.checkSteps(); err != nil {
 		return err
 	}
@@ -286,8 +292,10 @@ func (r *Runner) openDir() error {
 	// The copy has its credentials hidden; a copy kept whole, or hidden
 	// less, by an earlier version still counts as the same plan.
 	text := []byte(plan.Redact(string(raw)))
+	r.secrets = plan.Secrets(string(raw))
 	kept := filepath.Join(r.dir, "plan.yaml")
-	if old, err := inputfile.Read(context.Background(), kept, plan.MaxFileBytes); err == nil && !bytes.Equal(old, text) && !bytes.Equal(old, raw) && plan.Redact(string(old)) != string(text) {
+	if old, err := inputfile.Read(context.Background(), kept, plan.MaxFileBytes); err == nil && !bytes.Equal(old, text) && !bytes.Equal(old, raw) &&
+		r.secrets.HideKnown(plan.Redact(string(old))) != string(text) {
 		return fmt.Errorf("bench: %s holds the results of another plan (%s differs from %s); give another -o", r.dir, kept, r.pl.File)
 	}
 	if err := atomicfile.WriteFile(kept, func(w io.Writer) error { _, err := w.Write(text); return err }); err != nil {
@@ -456,7 +464,7 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 		e := t.runTime / time.Duration(t.ran) * time.Duration(left)
 		eta = fmt.Sprintf(", about %s left", e.Round(time.Second))
 	}
-	fmt.Fprintf(r.stderr, "servbench: [%s] %s: %s (elapsed %s%s)\n", pos, ic.ID, outcome(&ic), time.Since(t.start).Round(time.Second), eta)
+	fmt.Fprintf(r.stderr, "servbench: [%s] %s: %s (elapsed %s%s)\n", pos, ic.ID, r.secrets.Redact(outcome(&ic)), time.Since(t.start).Round(time.Second), eta)
 	return ic, -1
 }
 
@@ -656,20 +664,20 @@ func (r *Runner) phaseTo(ctx context.Context, spec engine.Spec, path, base strin
 	defer lg.Close()
 	err = r.phase(ctx, spec, path, base+".txt", lg)
 	if err != nil {
-		fmt.Fprintf(lg, "servbench: %s\n", oneLine(err))
+		fmt.Fprintf(lg, "servbench: %s\n", r.secrets.Redact(oneLine(err)))
 	}
 	return err
 }
 
 func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string, lg io.Writer) error {
-	spec.Log = lg
+	spec.Log, spec.Secrets = lg, r.secrets
 	spec.Properties.Set("result.file", path, "plan run")
 	setup, err := engine.CheckContext(ctx, spec)
 	if err != nil {
 		return err
 	}
 	for _, w := range setup.Warnings {
-		fmt.Fprintf(lg, "servbench: %s\n", w)
+		fmt.Fprintf(lg, "servbench: %s\n", r.secrets.Redact(w))
 	}
 	// Here or on clients, as from the command line (phase.Run: the same
 	// guards); the text report goes to base.txt unless exportfile takes
@@ -713,7 +721,17 @@ func (r *Runner) writeIndex() {
 		}
 		r.index.SLO = x
 	}
-	if err := plan.WriteIndex(r.dir, &r.index); err != nil {
+	ix := r.index // written with the plan's secrets hidden, and what rules find
+	ix.Departures = make([]plan.Departure, len(r.index.Departures))
+	for i, d := range r.index.Departures {
+		ix.Departures[i] = plan.Departure{What: r.secrets.Redact(d.What), Why: r.secrets.Redact(d.Why), Seed: r.secrets.Redact(d.Seed)}
+	}
+	ix.Runs = make([]plan.IndexRun, len(r.index.Runs))
+	for i, c := range r.index.Runs {
+		c.Error = r.secrets.Redact(c.Error)
+		ix.Runs[i] = c
+	}
+	if err := plan.WriteIndex(r.dir, &ix); err != nil {
 		fmt.Fprintf(r.stderr, "servbench: index: %v\n", err)
 	}
 }

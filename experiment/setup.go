@@ -72,6 +72,7 @@ func (r *Runner) steps(ctx context.Context, scope string, t *plan.Deployment, w 
 	// deployment's properties and the steps' own text carry: a command's
 	// output may repeat them where no rule can see one (echo $PGPASSWORD).
 	var red props.Redactor
+	red.Merge(r.secrets) // the plan's, wherever it holds them
 	if load != nil {
 		red.Known(load.Props)
 	}

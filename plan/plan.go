@@ -189,8 +189,15 @@ func LoadContext(ctx context.Context, path string, builtin func(string) bool) (*
 // Parse reads a plan from its text; path names it in errors.
 func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 	p := &Plan{File: path, Dir: filepath.Dir(path), Repetitions: 1}
+	var known *props.Redactor // the plan's secrets, hidden in what its errors quote
+	hide := func(msg string) string {
+		if known == nil {
+			known = Secrets(string(raw))
+		}
+		return known.Redact(msg)
+	}
 	errf := func(line int, format string, args ...any) error {
-		return &Error{File: path, Line: line, Msg: fmt.Sprintf(format, args...)}
+		return &Error{File: path, Line: line, Msg: hide(fmt.Sprintf(format, args...))}
 	}
 	root, err := rootMapping(raw, errf)
 	if err != nil {
@@ -207,7 +214,7 @@ func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
 			if pe, ok := err.(*Error); ok {
 				return nil, pe
 			}
-			return nil, &Error{File: path, Line: v.Line, Msg: fmt.Sprintf("%s: %s", k.Value, oneLine(err.Error()))}
+			return nil, &Error{File: path, Line: v.Line, Msg: hide(fmt.Sprintf("%s: %s", k.Value, oneLine(err.Error())))}
 		}
 	}
 	if err := p.complete(seen, errf); err != nil {

@@ -84,6 +84,7 @@ type walk struct {
 // node walks n and its children: secret is true under a key that names a
 // credential, flow inside { } or [ ].
 func (w *walk) node(n *yaml.Node, secret, flow bool) {
+	w.comments(n)
 	switch n.Kind {
 	case yaml.DocumentNode, yaml.SequenceNode:
 		for _, c := range n.Content {
@@ -93,6 +94,8 @@ func (w *walk) node(n *yaml.Node, secret, flow bool) {
 		f := flow || n.Style&yaml.FlowStyle != 0
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
+			w.comments(k)
+			w.hidden(k.Value)
 			w.node(v, secret || props.IsSecretKey(k.Value), f)
 		}
 	case yaml.AliasNode:
@@ -120,8 +123,49 @@ func (w *walk) node(n *yaml.Node, secret, flow bool) {
 			}
 			e.repl = strconv.Quote(r)
 		}
+		if !secret {
+			w.hidden(n.Value) // what a rule finds here is hidden wherever the plan repeats it
+		}
 		w.edits = append(w.edits, e)
 	}
+}
+
+// comments makes known the secrets that rules find in n's comments.
+func (w *walk) comments(n *yaml.Node) {
+	for _, c := range []string{n.HeadComment, n.LineComment, n.FootComment} {
+		w.hidden(c)
+	}
+}
+
+// hidden makes known what rules find in text, read whole and line by
+// line as the copy's lines are (a name: value at a line's start).
+func (w *walk) hidden(text string) {
+	if text == "" {
+		return
+	}
+	w.known.Hidden(text)
+	if strings.IndexByte(text, '\n') >= 0 {
+		for ln := range strings.SplitSeq(text, "\n") {
+			w.known.Hidden(ln)
+		}
+	}
+}
+
+// Secrets returns the secret values of a plan's text: every value under
+// a key that names a credential, and every value that a rule finds in any
+// other value or comment (redis-cli -a x in a step, a URL's password), so
+// that each writer hides them wherever they are repeated (in a step's
+// output, a departure, a property that names no credential). Text that is
+// not YAML gives what the rules find in it.
+func Secrets(text string) *props.Redactor {
+	var doc yaml.Node
+	w := walk{secretAnchors: map[*yaml.Node]bool{}}
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		w.hidden(text)
+		return &w.known
+	}
+	w.node(&doc, false, false)
+	return &w.known
 }
 
 // applyEdits makes the edits in the text, the last first; then hides what

@@ -136,3 +136,39 @@ func TestRedactRepeatedSecret(t *testing.T) {
 		t.Errorf("the step lost more than its secret:\n%s", out)
 	}
 }
+
+// A value a rule finds secret in one place (a step's redis-cli -a, a
+// URL's password, a comment's AUTH) is known, and hidden wherever the
+// plan repeats it where no rule sees it.
+func TestRedactRepeatsWhatRulesFind(t *testing.T) {
+	in := `deployments:
+  - label: a
+    binding: redis
+    properties: {redis.url: "redis://u:hunter1x@127.0.0.1:6379"}
+    setup:
+      - shell: redis-cli -a hunter2x PING   # AUTH default hunter3x
+      - shell: |
+          openssl rsa -in k.pem -passin pass:hunter4x
+departures:
+  - {what: hunter1x, why: "hunter2x hunter3x hunter4x"}
+# hunter1x hunter2x
+`
+	out := Redact(in)
+	if strings.Contains(out, "hunter") {
+		t.Errorf("a repeat is left:\n%s", out)
+	}
+	red := Secrets(in)
+	if got := red.HideKnown("hunter1x hunter2x hunter3x hunter4x"); got != "REDACTED REDACTED REDACTED REDACTED" {
+		t.Errorf("Secrets knows: %q", got)
+	}
+}
+
+// A plan's errors quote none of its secrets: a value a rule finds secret
+// in one place (a step's redis-cli -a), repeated where it is refused.
+func TestParseErrorsHideSecrets(t *testing.T) {
+	text := "name: x\ndeployments:\n  - label: one\n    binding: redis\n    setup:\n      - shell: redis-cli -a hunter1x PING\nworkloads: [a]\nrecords: [10]\nthreads: [hunter1x]\n"
+	_, err := Parse([]byte(text), "plan.yaml", func(string) bool { return true })
+	if err == nil || strings.Contains(err.Error(), "hunter") || !strings.Contains(err.Error(), "thread count") {
+		t.Errorf("error: %v", err)
+	}
+}

@@ -51,3 +51,24 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRedact: any text is redacted, and what the rules hide in it made
+// known, without a panic; a known secret is never shorter than minKnown.
+func FuzzRedact(f *testing.F) {
+	f.Add("mongodb://u:p@h/?authMechanismProperties=SERVICE_NAME:x,AWS_SESSION_TOKEN:hunter1x&tls=true")
+	f.Add(`mongosh --eval 'db.createUser({user:"u",pwd:"hunter2x"})'; docker login -p hunter3x r`)
+	f.Add("kubectl create secret generic x --from-literal=password=hunter4x --set=a.b=c=d")
+	f.Add("openssl rsa -passin pass:hunter5x; aws configure set aws_secret_access_key hunter6x")
+	f.Add("a=%3A%2C,b:c,d:e%2")
+	f.Fuzz(func(t *testing.T, text string) {
+		RedactText(text)
+		var r Redactor
+		r.Hidden(text)
+		for _, v := range r.known {
+			if len(v) < minKnown {
+				t.Fatalf("%q known", v)
+			}
+		}
+		r.Redact(text)
+	})
+}

@@ -170,7 +170,7 @@ func (p *Props) Int64(key string, def int64) (int64, error) {
 	}
 	v, err := strconv.ParseInt(strings.TrimSpace(e.value), 10, 64)
 	if err != nil {
-		return 0, p.Errorf(key, "%q is not a whole number", Cut(RedactValue(key, e.value), 64))
+		return 0, p.Errorf(key, "%q is not a whole number", Cut(p.redactValue(key, e.value), 64))
 	}
 	return v, nil
 }
@@ -192,7 +192,7 @@ func (p *Props) Float(key string, def float64) (float64, error) {
 	}
 	v, err := strconv.ParseFloat(strings.TrimSpace(e.value), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, p.Errorf(key, "%q is not a finite number", Cut(RedactValue(key, e.value), 64))
+		return 0, p.Errorf(key, "%q is not a finite number", Cut(p.redactValue(key, e.value), 64))
 	}
 	return v, nil
 }
@@ -218,7 +218,7 @@ func (p *Props) Bool(key string, def bool) (bool, error) {
 	case "false":
 		return false, nil
 	}
-	return false, p.Errorf(key, "%q is neither true nor false", Cut(RedactValue(key, e.value), 64))
+	return false, p.Errorf(key, "%q is neither true nor false", Cut(p.redactValue(key, e.value), 64))
 }
 
 // OneOf returns key's value, which must be one of choices; def when unset.
@@ -227,7 +227,7 @@ func (p *Props) OneOf(key, def string, choices ...string) (string, error) {
 	if slices.Contains(choices, v) {
 		return v, nil
 	}
-	return "", p.Errorf(key, "%q is not one of %s", Cut(RedactValue(key, v), 64), strings.Join(choices, ", "))
+	return "", p.Errorf(key, "%q is not one of %s", Cut(p.redactValue(key, v), 64), strings.Join(choices, ", "))
 }
 
 // Floats returns key as a comma-separated list of numbers.
@@ -241,7 +241,7 @@ func (p *Props) Floats(key, def string) ([]float64, error) {
 		}
 		v, err := strconv.ParseFloat(f, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, p.Errorf(key, "%q is not a finite number", Cut(RedactValue(key, f), 64))
+			return nil, p.Errorf(key, "%q is not a finite number", Cut(p.redactValue(key, f), 64))
 		}
 		out = append(out, v)
 	}

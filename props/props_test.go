@@ -299,6 +299,7 @@ func TestIsSecretKey(t *testing.T) {
 		"redis.pw": true, "nodetool-pw": true, "num_tokens": false, "author": false, "pwrlevel": false,
 		"dynamodb.credentialsfile": true, "dynamodb.profile": false, "dynamodb.role.arn": false, "dynamodb.role.externalid": false, // AWS: an external ID is not a secret
 		"sslkey": true, "tlsCertificateKeyFile": true, "sslPEMKeyFile": true, "sslcert": false, "sslrootcert": false, "tlsCAFile": false, // a connection string's key file
+		"tlsPrivateKeyFile": true, "sslClientCertificateKeyFile": true, "tlsCertificateFile": false, "authMechanismProperties": true, // MONGODB-AWS's AWS_SESSION_TOKEN
 	} {
 		if got := IsSecretKey(name); got != want {
 			t.Errorf("IsSecretKey(%q) = %v, want %v", name, got, want)
@@ -326,8 +327,94 @@ func TestRedactorKnownValues(t *testing.T) {
 	if len(p.Unread()) != 4 {
 		t.Errorf("knowing the secrets read properties: unread %v", p.Unread())
 	}
+	var flags Redactor // a secret option's flag is no secret elsewhere
+	flags.Hidden("mongodb.auth=true redis.tls.auth: none")
+	if got := flags.HideKnown("tls=true auth none"); got != "tls=true auth none" {
+		t.Errorf("HideKnown hides a flag: %q", got)
+	}
 	var zero Redactor
 	if got := zero.Redact("password=hunter5x"); got != "password=REDACTED" {
 		t.Errorf("zero Redactor: %q", got)
+	}
+}
+
+// The forms a list of commands missed, found by general rules: a pair
+// inside an option's value, name:value without a space, set KEY VALUE,
+// a subcommand's -p, a one-dash option that says pass; and the
+// token-bearing options of the drivers' URLs.
+func TestRedactTextMoreForms(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"kubectl create secret generic db --from-literal=password=hunter1", "kubectl create secret generic db --from-literal=password=REDACTED"},
+		{"docker run --env=POSTGRES_PASSWORD=hunter2 postgres", "docker run --env=POSTGRES_PASSWORD=REDACTED postgres"},
+		{"helm install db bitnami/mysql --set=auth.rootPassword=hunter3", "helm install db bitnami/mysql --set=auth.rootPassword=REDACTED"},
+		{`mongosh --eval 'db.createUser({user:"bench",pwd:"hunter4",roles:[]})'`, `mongosh --eval 'db.createUser({user:"bench",pwd:REDACTED,roles:[]})'`},
+		{"aws configure set aws_secret_access_key hunter5", "aws configure set aws_secret_access_key REDACTED"},
+		{"docker login -u bench -p hunter6 127.0.0.1:5000", "docker login -u bench -p REDACTED 127.0.0.1:5000"},
+		{"openssl pkcs12 -in k.p12 -passin pass:hunter7 -passout pass:hunter8", "openssl pkcs12 -in k.p12 -passin pass:REDACTED -passout pass:REDACTED"},
+		{"openssl rsa -in k.pem -passin env:KEYPASS", "openssl rsa -in k.pem -passin REDACTED"},
+		{"keytool -list -keystore k.jks -storepass hunter9", "keytool -list -keystore k.jks -storepass REDACTED"},
+		{"memtier_benchmark -s 127.0.0.1 -a hunter10", "memtier_benchmark -s 127.0.0.1 -a REDACTED"},
+		{"mongodb://127.0.0.1/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:hunter11",
+			"mongodb://127.0.0.1/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:REDACTED"},
+		{"mongodb://127.0.0.1/?authMechanismProperties=SERVICE_NAME:x,AWS_SESSION_TOKEN:hunter12&tls=true",
+			"mongodb://127.0.0.1/?authMechanismProperties=SERVICE_NAME:REDACTED,AWS_SESSION_TOKEN:REDACTED&tls=true"},
+		{"mongodb://127.0.0.1/?authMechanismProperties=AWS_SESSION_TOKEN%3Ahunter13%2Bx", "mongodb://127.0.0.1/?authMechanismProperties=AWS_SESSION_TOKEN%3AREDACTED"},
+		{"authMechanismProperties=AWS_SESSION_TOKEN:hunter14", "authMechanismProperties=REDACTED"},
+		{"mongodb://h/?tlsPrivateKeyFile=/k/hunter15.pem&sslClientCertificateKeyFile=/k/hunter16.pem&tlsCertificateKeyFilePassword=hunter17&sslClientCertificateKeyPassword=hunter18&tlsCertificateFile=/k/c.pem",
+			"mongodb://h/?tlsPrivateKeyFile=REDACTED&sslClientCertificateKeyFile=REDACTED&tlsCertificateKeyFilePassword=REDACTED&sslClientCertificateKeyPassword=REDACTED&tlsCertificateFile=/k/c.pem"},
+		{"postgres://u@127.0.0.1/db?sslpassword=hunter19&sslmode=require", "postgres://u@127.0.0.1/db?sslpassword=REDACTED&sslmode=require"},
+		{"http://127.0.0.1:9000/b?X-Amz-Security-Token=hunter20&X-Amz-Date=1", "http://127.0.0.1:9000/b?X-Amz-Security-Token=REDACTED&X-Amz-Date=1"},
+		{"connect: token:hunter21", "connect: token:REDACTED"},
+		{`wget --header="X-Auth-Token: hunter22" http://127.0.0.1/`, `wget --header="X-Auth-Token: REDACTED" http://127.0.0.1/`},
+		// Left alone: a port, a subcommand without a password, SQL's SET.
+		{"docker run -p 6379:6379 redis", "docker run -p 6379:6379 redis"},
+		{"redis-cli CONFIG SET maxmemory 1gb", "redis-cli CONFIG SET maxmemory 1gb"},
+		{"time: 12:30 host: 127.0.0.1:5432", "time: 12:30 host: 127.0.0.1:5432"},
+	}
+	for _, c := range cases {
+		got := RedactText(c.in)
+		if got != c.want {
+			t.Errorf("RedactText(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+		if strings.Contains(got, "hunter") {
+			t.Errorf("%q keeps a secret: %q", c.in, got)
+		}
+		var r Redactor // what a rule hides is known by value
+		r.Hidden(c.in)
+		if h := r.HideKnown("said again: " + c.in); strings.Contains(h, "hunter") {
+			t.Errorf("Hidden(%q) does not know its secret: %q", c.in, h)
+		}
+	}
+}
+
+// Properties are written with every secret any of them holds hidden
+// wherever another repeats it: a token in mongodb.url's options, a
+// password repeated under a name that says nothing.
+func TestRedactedByValue(t *testing.T) {
+	p := New()
+	p.Set("mongodb.url", "mongodb://127.0.0.1/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:hunter1x", "-p")
+	p.Set("note", "the token is hunter1x", "-p")
+	p.Set("redis.password", "hunter2x", "-p")
+	p.Set("server.setting.requirepass_copy", "hunter2x", "-p")
+	p.Set("recordcount", "1000", "-p")
+	for k, v := range p.Redacted() {
+		if strings.Contains(v, "hunter") {
+			t.Errorf("%s written in clear: %s", k, v)
+		}
+	}
+	if got := p.Redacted()["recordcount"]; got != "1000" {
+		t.Errorf("recordcount: %q", got)
+	}
+	p.Set("operationcount", "hunter2x", "-p") // a message quoting a value hides it too
+	if _, err := p.Int64("operationcount", 0); err == nil || strings.Contains(err.Error(), "hunter") {
+		t.Errorf("message: %v", err)
+	}
+	var plan Redactor
+	plan.Add("hunter3x")
+	m := plan.Map(map[string]string{"x": "a hunter3x b", "y.password": "hunter4x", "z": "hunter4x"})
+	for k, v := range m {
+		if strings.Contains(v, "hunter") {
+			t.Errorf("Map: %s written in clear: %s", k, v)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package props
 
 import (
+	"net/url"
 	"path"
 	"regexp"
 	"slices"
@@ -9,21 +10,32 @@ import (
 
 // Redaction: the one place that decides what is a credential. Every writer
 // of text (results, reports, plan copies, setup logs, error lines, the
-// Kubernetes Secret's choice) goes through IsSecretKey, RedactValue or
-// RedactText. A credential is found by what it is, not by where it
-// appears:
+// Kubernetes Secret's choice) goes through IsSecretKey, RedactValue,
+// RedactText or a Redactor. A credential is found by what it is, not by
+// where it appears:
 //
 //   - the value of any property or key whose name says password, passwd,
 //     pwd, pass, secret, token, auth or credential, or is pw, or ends in "key"
-//     (accesskey, secretkey, tls.key), except the few names that say a
-//     record's key or a non-secret setting (NotSecret);
-//   - the password of any URL (scheme://user:password@host);
+//     (accesskey, secretkey, tls.key) or "keyfile" (tlsPrivateKeyFile),
+//     except the few names that say a record's key or a non-secret setting
+//     (NotSecret); written name=value, name: value, "name": value or
+//     name:value ({pwd:"x"}, pass:x), also inside another option's value
+//     (--from-literal=password=x, --set=auth.rootPassword=x);
+//   - the password of any URL (scheme://user:password@host), and the value
+//     of each of its query options so named, each pair's value of a list
+//     (authMechanismProperties=AWS_SESSION_TOKEN:x);
 //   - any argument that follows an option or a command word that takes a
 //     password: AUTH (one or two arguments), PASSWORD, IDENTIFIED BY,
-//     requirepass, masterauth, ACL SETUSER's >pass and #hash, an option
-//     whose name says so (--password, --pass=, --token), and the short
-//     options of the clients whose -a, -p or -u carries one (redis-cli -a,
-//     mysql -pPW, cqlsh -p, curl -u user:pw).
+//     requirepass, masterauth, ACL SETUSER's >pass and #hash, set KEY x
+//     where KEY is so named, an option whose name says so (--password,
+//     --pass=, --token, one dash too: -passin, -storepass), and the short
+//     options of the clients (and subcommands) whose -a, -p or -u carries
+//     one (redis-cli -a, mysql -pPW, cqlsh -p, docker login -p, curl -u
+//     user:pw).
+//
+// And by value: a Redactor knows every value the rules found secret
+// anywhere (a plan's step, a property, a URL) and hides each wherever it
+// is repeated, where no rule could see it.
 
 // Redacted is the text that stands in for a secret.
 const Redacted = "REDACTED"
@@ -41,7 +53,7 @@ var keyWords = []string{"api", "access", "private", "master", "account", "sas", 
 // notSecret are names that hold a secret word but no secret: a database's
 // name, a mechanism, a flag without a value.
 var notSecret = map[string]bool{
-	"authsource": true, "authmechanism": true, "authmechanismproperties": true, "authenticationdatabase": true,
+	"authsource": true, "authmechanism": true, "authenticationdatabase": true,
 	"authdb": true, "askpass": true, "no-auth-warning": true, "passes": true, "compass": true, "bypass": true,
 	"author": true, "authors": true, "passive": true, "passthrough": true,
 	"tokens": true, "num_tokens": true, "initial_token": true, "tokenizer": true, // Cassandra's ring; a search index's
@@ -49,8 +61,10 @@ var notSecret = map[string]bool{
 
 // keyFiles are the connection strings' options that name a client's
 // private key file, secret as tls.key is: libpq's sslkey, MongoDB's
-// tlsCertificateKeyFile and its older sslPEMKeyFile.
-var keyFiles = map[string]bool{"sslkey": true, "tlscertificatekeyfile": true, "sslpemkeyfile": true}
+// sslPEMKeyFile; any name ending in keyfile (MongoDB's
+// tlsCertificateKeyFile, tlsPrivateKeyFile, sslClientCertificateKeyFile)
+// is one too.
+var keyFiles = map[string]bool{"sslkey": true, "sslpemkeyfile": true}
 
 // IsSecretKey reports whether a property, option or key named name holds
 // a credential.
@@ -64,7 +78,7 @@ func IsSecretKey(name string) bool {
 	if notSecret[last] {
 		return false
 	}
-	if keyFiles[last] {
+	if keyFiles[last] || strings.HasSuffix(strings.NewReplacer("_", "", "-", "").Replace(last), "keyfile") {
 		return true
 	}
 	for _, w := range secretWords {
@@ -96,19 +110,24 @@ func RedactValue(key, value string) string {
 	return RedactText(value)
 }
 
+// redactValue is RedactValue that also hides every secret the other
+// properties hold, for a message quoting a value (recordcount=PW with
+// PW a password).
+func (p *Props) redactValue(key, value string) string {
+	var r Redactor
+	r.Known(p)
+	return RedactValue(key, r.HideKnown(value))
+}
+
 // RedactURL hides the credentials of a URL or of any text holding URLs;
 // it is RedactText.
 func RedactURL(s string) string { return RedactText(s) }
 
 // Redacted returns every property as a map with credentials hidden,
-// suitable for printing or writing into results.
-func (p *Props) Redacted() map[string]string {
-	out := make(map[string]string, len(p.m))
-	for k, e := range p.m {
-		out[k] = RedactValue(k, e.value)
-	}
-	return out
-}
+// suitable for printing or writing into results: each value as
+// RedactValue hides it, and every secret any property holds hidden
+// wherever another value repeats it.
+func (p *Props) Redacted() map[string]string { return (*Redactor)(nil).Props(p) }
 
 // A value in free text: quoted (either quote, with escapes) or a word. A
 // word holds quotes only as quoted parts of its own, without spaces
@@ -119,11 +138,16 @@ const valueRE = `('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|` +
 
 // pair matches name=value, and "name": value or name: value where the
 // name is quoted or begins a line, an object, a list item or a quoted
-// argument (curl -H 'X-Api-Key: x'). Which names are secret is
-// IsSecretKey's to say.
+// argument (curl -H 'X-Api-Key: x'), and name:value without a space where
+// the name begins a word, an object, a list item or a value (openssl's
+// pass:x, {pwd:"x"}, MongoDB's AWS_SESSION_TOKEN:x). Which names are
+// secret is IsSecretKey's to say; a value that is not secret is read
+// again for pairs of its own (--from-literal=password=x,
+// --set=auth.rootPassword=x, --env=POSTGRES_PASSWORD=x).
 var pair = regexp.MustCompile(`([\w.-]+)(\s*=\s*)` + valueRE +
 	`|(["'])([\w.-]+)(["']\s*:\s*)` + valueRE +
-	`|((?:^|[{,\n#"']|^\s*-)\s*)([\w.-]+)(\s*:[ \t]+)` + valueRE)
+	`|((?:^|[{,\n#"']|^\s*-)\s*)([\w.-]+)(\s*:[ \t]+)` + valueRE +
+	`|((?:^|[\s{,(\[=&?;])\s*)([\w.-]+)(:)` + valueRE)
 
 // word matches a command word that takes a password and what follows:
 // PASSWORD 'x' in any case, PASSWORD x in capitals (prose's "password
@@ -146,7 +170,7 @@ func RedactText(s string) string {
 	if s == "" {
 		return s
 	}
-	s = redactURLs(s)
+	s = redactQueries(redactURLs(s))
 	s = pair.ReplaceAllStringFunc(s, redactPair)
 	s = word.ReplaceAllStringFunc(s, func(m string) string {
 		sub := word.FindStringSubmatch(m)
@@ -164,16 +188,35 @@ func redactPair(m string) string {
 	sub := pair.FindStringSubmatch(m)
 	switch {
 	case sub[1] != "":
-		if IsSecretKey(sub[1]) {
+		if v := m[len(sub[1])+len(sub[2]):]; IsSecretKey(sub[1]) {
+			if v == Redacted || strings.HasSuffix(strings.ToLower(sub[1]), "properties") && strings.Contains(v, Redacted) && redactList(v) == v { // hidden already, pair by pair
+				return m
+			}
 			return sub[1] + sub[2] + Redacted
+		}
+		if v := m[len(sub[1])+len(sub[2]):]; strings.ContainsAny(v, "=:") {
+			return sub[1] + sub[2] + pair.ReplaceAllStringFunc(v, redactPair)
 		}
 	case sub[5] != "":
 		if IsSecretKey(sub[5]) {
 			return sub[4] + sub[5] + sub[6] + Redacted
 		}
+		if v := m[len(sub[4])+len(sub[5])+len(sub[6]):]; strings.ContainsAny(v, "=:") {
+			return sub[4] + sub[5] + sub[6] + pair.ReplaceAllStringFunc(v, redactPair)
+		}
 	case sub[9] != "":
 		if IsSecretKey(sub[9]) && !header[strings.ToLower(sub[9])] {
 			return sub[8] + sub[9] + sub[10] + Redacted
+		}
+		if v := m[len(sub[8])+len(sub[9])+len(sub[10]):]; strings.ContainsAny(v, "=:") {
+			return sub[8] + sub[9] + sub[10] + pair.ReplaceAllStringFunc(v, redactPair)
+		}
+	case sub[13] != "":
+		if IsSecretKey(sub[13]) && !header[strings.ToLower(sub[13])] {
+			return sub[12] + sub[13] + sub[14] + Redacted
+		}
+		if v := m[len(sub[12])+len(sub[13])+1:]; strings.ContainsAny(v, "=:") {
+			return sub[12] + sub[13] + sub[14] + pair.ReplaceAllStringFunc(v, redactPair)
 		}
 	}
 	return m
@@ -220,6 +263,92 @@ func redactURLs(s string) string {
 	return b.String()
 }
 
+// redactQueries hides the value of every option of a URL's query whose
+// name IsSecretKey, up to the next & (so a list such as MongoDB's
+// authMechanismProperties=SERVICE_NAME:x,AWS_SESSION_TOKEN:y is hidden
+// whole, each pair's value where the list is of pairs).
+func redactQueries(s string) string {
+	if !strings.Contains(s, "://") || !strings.Contains(s, "?") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			break
+		}
+		b.WriteString(s[:i+3])
+		s = s[i+3:]
+		end := strings.IndexAny(s, " \t\r\n\"'")
+		if end < 0 {
+			end = len(s)
+		}
+		w := s[:end]
+		if j := strings.Index(w, "://"); j >= 0 { // a list of URLs: "a://…,b://…"
+			if k := strings.LastIndex(w[:j], ","); k >= 0 {
+				w = w[:k]
+			}
+		}
+		b.WriteString(redactQuery(w))
+		s = s[len(w):]
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+// redactQuery hides the secret options of one URL's query.
+func redactQuery(w string) string {
+	q := strings.IndexByte(w, '?')
+	if q < 0 {
+		return w
+	}
+	opts := strings.Split(w[q+1:], "&")
+	for i, o := range opts {
+		name, v, ok := strings.Cut(o, "=")
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
+		}
+		switch {
+		case !ok || v == "" || !IsSecretKey(name):
+		case strings.HasSuffix(strings.ToLower(name), "properties"):
+			opts[i] = o[:len(o)-len(v)] + redactList(v)
+		default:
+			opts[i] = o[:len(o)-len(v)] + Redacted
+		}
+	}
+	return w[:q+1] + strings.Join(opts, "&")
+}
+
+// listSep and pairSep split a list of pairs (K:V,K:V) as written in a
+// URL, escaped or not.
+var (
+	listSep = regexp.MustCompile(`,|%2[cC]`)
+	pairSep = regexp.MustCompile(`:|%3[aA]`)
+)
+
+// redactList hides the values of a list of pairs, a secret option's
+// (SERVICE_NAME:REDACTED,AWS_SESSION_TOKEN:REDACTED); a value that is
+// not such a list is hidden whole.
+func redactList(v string) string {
+	if v == Redacted {
+		return v
+	}
+	items := listSep.Split(v, -1)
+	seps := listSep.FindAllString(v, -1)
+	var b strings.Builder
+	for i, it := range items {
+		loc := pairSep.FindStringIndex(it)
+		if loc == nil || loc[0] == 0 {
+			return Redacted
+		}
+		b.WriteString(it[:loc[1]] + Redacted)
+		if i < len(seps) {
+			b.WriteString(seps[i])
+		}
+	}
+	return b.String()
+}
+
 // shortPassword names, per client program, its short options whose
 // argument is a password ("-p": the next word or attached, "-p=": attached
 // only, as mysql's -p alone prompts) or "user:password" ("-u:").
@@ -229,7 +358,19 @@ var shortPassword = map[string][]string{
 	"sshpass": {"-p"}, "cqlsh": {"-p"}, "nodetool": {"-pw"}, "couchbase-cli": {"-p"}, "cbc": {"-P"},
 	"cbq": {"-p"}, "cbimport": {"-p"}, "cbexport": {"-p"}, "cbstats": {"-p"}, "mongosh": {"-p"}, "mongo": {"-p"},
 	"mongodump": {"-p"}, "mongorestore": {"-p"}, "mongoimport": {"-p"}, "mongoexport": {"-p"},
-	"curl": {"-u:"},
+	"curl": {"-u:"}, "memtier_benchmark": {"-a"},
+	// Subcommands: docker login's -p, not docker run's (a port).
+	"docker login": {"-p"}, "podman login": {"-p"}, "nerdctl login": {"-p"}, "buildah login": {"-p"},
+	"skopeo login": {"-p"}, "oras login": {"-p"}, "helm registry": {"-p"},
+}
+
+// shortOptions returns the short options of program (and of its
+// subcommand sub) that take a password.
+func shortOptions(program, sub string) []string {
+	if sub == "" {
+		return shortPassword[program]
+	}
+	return slices.Concat(shortPassword[program+" "+sub], shortPassword[program])
 }
 
 // commandSep ends a command in a shell line or a Redis pipeline.
@@ -244,12 +385,12 @@ const commandSep = ";|&\n"
 func redactCommands(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	var program, prev string
-	n, acl, user, hide := 0, 0, 0, 0 // words of the command so far; ACL SETUSER seen (2); AUTH's user name still to keep, its password to hide
+	var program, sub, prev, prev2 string // the program, its first word after it that is not an option, the two words before
+	n, acl, user, hide := 0, 0, 0, 0     // words of the command so far; ACL SETUSER seen (2); AUTH's user name still to keep, its password to hide
 	for i := 0; i < len(s); {
 		c := s[i]
 		if strings.IndexByte(commandSep, c) >= 0 {
-			program, prev, n, acl, user, hide = "", "", 0, 0, 0, 0
+			program, sub, prev, prev2, n, acl, user, hide = "", "", "", "", 0, 0, 0, 0
 			b.WriteByte(c)
 			i++
 			continue
@@ -271,14 +412,16 @@ func redactCommands(s string) string {
 			user, hide = 0, 0
 		case acl == 2 && len(w) > 1 && strings.IndexByte("><#!", w[0]) >= 0:
 			out = w[:1] + Redacted
-		case prev != "" && takesPassword(program, prev) == "-u:":
+		case prev != "" && takesPassword(program, sub, prev) == "-u:":
 			if k := strings.IndexByte(w, ':'); k >= 0 {
 				out = w[:k+1] + Redacted
 			}
-		case prev != "" && takesPassword(program, prev) != "":
+		case prev != "" && takesPassword(program, sub, prev) != "" && !strings.Contains(w, Redacted): // pass:REDACTED kept
+			out = Redacted
+		case strings.EqualFold(prev2, "set") && IsSecretKey(prev) && !strings.Contains(w, Redacted) && !strings.HasPrefix(w, "=") && !strings.EqualFold(w, "for"): // aws configure set aws_secret_access_key x; not SQL's SET PASSWORD FOR u = x
 			out = Redacted
 		default:
-			out = redactOption(program, w)
+			out = redactOption(program, sub, w)
 		}
 		if out == w && strings.ContainsAny(w, `"'`) {
 			out = redactQuoted(w)
@@ -299,10 +442,12 @@ func redactCommands(s string) string {
 			acl = 0
 		}
 		if base := path.Base(strings.Trim(w, `"'`)); shortPassword[base] != nil || (program == "" && !strings.Contains(w, "=") && !launcher[w]) {
-			program = base // the first word, not VAR=value, sudo or env; or a client named later (ssh h redis-cli -a pw)
+			program, sub = base, "" // the first word, not VAR=value, sudo or env; or a client named later (ssh h redis-cli -a pw)
+		} else if program != "" && sub == "" && !strings.HasPrefix(w, "-") {
+			sub = w // docker login
 		}
 		b.WriteString(out)
-		prev, n, i = w, n+1, j
+		prev2, prev, n, i = prev, w, n+1, j
 	}
 	return b.String()
 }
@@ -416,7 +561,10 @@ func wordEnd(s string, i int) int {
 
 // takesPassword returns the form in which the option opt of program takes
 // a password as its next word ("-a", "-p", "-u:"), or "".
-func takesPassword(program, opt string) string {
+func takesPassword(program, sub, opt string) string {
+	if strings.HasPrefix(opt, "-") && len(opt) > 3 && !strings.Contains(opt, "=") && IsSecretKey(opt) {
+		return opt // --password x, and one dash: openssl's -passin, keytool's -storepass
+	}
 	if strings.HasPrefix(opt, "--") && !strings.Contains(opt, "=") {
 		if IsSecretKey(opt) {
 			return opt
@@ -426,7 +574,7 @@ func takesPassword(program, opt string) string {
 		}
 		return ""
 	}
-	for _, o := range shortPassword[program] {
+	for _, o := range shortOptions(program, sub) {
 		if o == "-p=" {
 			continue
 		}
@@ -439,7 +587,7 @@ func takesPassword(program, opt string) string {
 
 // redactOption hides the password that an option carries in itself:
 // --password=x, --user=u:pw (curl), -pPW (mysql), -aPW (redis-cli).
-func redactOption(program, w string) string {
+func redactOption(program, sub, w string) string {
 	if strings.HasPrefix(w, "--") {
 		if k := strings.IndexByte(w, '='); k >= 0 {
 			if IsSecretKey(w[:k]) {
@@ -453,7 +601,7 @@ func redactOption(program, w string) string {
 		}
 		return w
 	}
-	for _, o := range shortPassword[program] {
+	for _, o := range shortOptions(program, sub) {
 		o = strings.TrimSuffix(strings.TrimSuffix(o, "="), ":")
 		if len(w) > len(o) && strings.HasPrefix(w, o) && strings.HasPrefix(o, "-") && !strings.HasPrefix(w, "--") {
 			if program == "curl" {
@@ -472,6 +620,12 @@ func redactOption(program, w string) string {
 // stands: a shorter one ("pw", "1") would be found inside ordinary words.
 const minKnown = 4
 
+// notKnown are values a secret option may hold that are no secret
+// (mongodb.auth=true, auth:none): hidden where they stand, they are not
+// hidden wherever else they are written (tls: true).
+var notKnown = map[string]bool{"true": true, "false": true, "null": true, "none": true, "disable": true, "disabled": true,
+	"enable": true, "enabled": true, "required": true, "optional": true}
+
 // A Redactor hides what RedactText finds and, in text that may repeat a
 // secret where no rule can see it (a command's output: echo $PGPASSWORD,
 // a server's error quoting a statement), the exact values it was given as
@@ -487,6 +641,51 @@ func (r *Redactor) Known(p *Props) {
 			continue
 		}
 		r.Hidden(e.value)
+	}
+}
+
+// Props returns every property of p as a map with credentials hidden: the
+// secrets r knows and those p holds hidden in every value, and what
+// RedactValue hides. A nil Redactor knows none of its own.
+func (r *Redactor) Props(p *Props) map[string]string {
+	m := make(map[string]string, len(p.m))
+	for k, e := range p.m { // not Get: writing them is not reading them
+		m[k] = e.value
+	}
+	return r.Map(m)
+}
+
+// Map returns m, a set of properties (an imported result's), with
+// credentials hidden as Props hides them.
+func (r *Redactor) Map(m map[string]string) map[string]string {
+	var all Redactor
+	all.Merge(r)
+	all.KnownMap(m)
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = RedactValue(k, all.HideKnown(v))
+	}
+	return out
+}
+
+// KnownMap adds the secrets of m, a set of properties, as Known does.
+func (r *Redactor) KnownMap(m map[string]string) {
+	for k, v := range m {
+		if IsSecretKey(k) {
+			r.Add(v)
+			continue
+		}
+		r.Hidden(v)
+	}
+}
+
+// Merge adds every secret o knows (a nil o knows none).
+func (r *Redactor) Merge(o *Redactor) {
+	if o == nil {
+		return
+	}
+	for _, v := range o.known {
+		r.Add(v)
 	}
 }
 
@@ -531,13 +730,21 @@ func firstPiece(s string) string {
 	return s
 }
 
-// Add makes v a known secret (unless it is shorter than minKnown).
+// Add makes v a known secret (unless it is shorter than minKnown), and
+// what it stands for when it is written escaped as in a URL (%2F for /).
 func (r *Redactor) Add(v string) {
 	v = strings.TrimSpace(v)
-	if len(v) < minKnown || v == Redacted || slices.Contains(r.known, v) {
+	if len(v) < minKnown || v == Redacted || notKnown[strings.ToLower(v)] || slices.Contains(r.known, v) {
 		return
 	}
-	r.known = append(r.known, v)
+	// The longest first: a secret that holds another is hidden whole.
+	i, _ := slices.BinarySearchFunc(r.known, v, func(a, b string) int { return len(b) - len(a) })
+	r.known = slices.Insert(r.known, i, v)
+	if strings.IndexByte(v, '%') >= 0 {
+		if u, err := url.QueryUnescape(v); err == nil && u != v {
+			r.Add(u)
+		}
+	}
 }
 
 // Redact hides in s what RedactText finds and every known secret.
@@ -553,4 +760,12 @@ func (r *Redactor) HideKnown(s string) string {
 		s = strings.ReplaceAll(s, v, Redacted)
 	}
 	return s
+}
+
+// Len is how many secrets r knows.
+func (r *Redactor) Len() int {
+	if r == nil {
+		return 0
+	}
+	return len(r.known)
 }

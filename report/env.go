@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/servbench/servbench/plan"
+	"github.com/servbench/servbench/props"
 )
 
 // environment lists where and with what every run was measured, and every
@@ -82,7 +83,7 @@ func serverSettings(m map[string]string) string {
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = k + ": " + m[k]
+		parts[i] = k + ": " + props.RedactValue(k, m[k]) // as a result of an earlier version may have written it
 	}
 	return strings.Join(parts, "; ")
 }

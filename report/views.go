@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/servbench/servbench/internal/format"
+	"github.com/servbench/servbench/plan"
+	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/report/chart"
 	"github.com/servbench/servbench/result"
 )
@@ -44,7 +46,76 @@ func (s *Set) Sections() []Section {
 		out = append(out, sec)
 	}
 	out = append(out, s.perRun(), s.environment())
+	hideKnown(out, s.secrets())
 	return out
+}
+
+// secrets are the values the set's files say are secret, by any rule:
+// the plan copy's (plan.Secrets), each run's and load's properties and
+// server settings. The report hides them wherever it repeats them.
+func (s *Set) secrets() *props.Redactor {
+	red := plan.Secrets(s.PlanText)
+	for _, r := range s.Runs {
+		red.KnownMap(r.Doc.Properties)
+		red.KnownMap(r.Doc.ServerSettings)
+	}
+	for _, l := range s.Loads {
+		red.KnownMap(l.Doc.Properties)
+	}
+	return red
+}
+
+// hideKnown hides every known secret in every text of the sections:
+// cells, titles, notes, points, the plan, captions and charts.
+func hideKnown(secs []Section, red *props.Redactor) {
+	if red.Len() == 0 {
+		return
+	}
+	for i := range secs {
+		sec := &secs[i]
+		sec.Intro, sec.Pre = red.HideKnown(sec.Intro), red.HideKnown(sec.Pre)
+		for j := range sec.Points {
+			sec.Points[j] = red.HideKnown(sec.Points[j])
+		}
+		for _, t := range sec.Tables {
+			t.Title, t.Note = red.HideKnown(t.Title), red.HideKnown(t.Note)
+			for _, row := range t.Rows {
+				for k := range row {
+					row[k] = red.HideKnown(row[k])
+				}
+			}
+		}
+		figs := sec.Figures
+		for j := range sec.Runs {
+			sec.Runs[j].Summary = red.HideKnown(sec.Runs[j].Summary)
+			figs = append(figs, sec.Runs[j].Figures...)
+		}
+		for _, f := range figs {
+			f.Caption, f.SVG = red.HideKnown(f.Caption), hideInText(f.SVG, red)
+		}
+	}
+}
+
+// hideInText hides the known secrets in the text of an SVG chart (its
+// labels, its titles), not in its markup, which a secret equal to an
+// element's or attribute's name would break.
+func hideInText(svg string, red *props.Redactor) string {
+	var b strings.Builder
+	for {
+		lt := strings.IndexByte(svg, '<')
+		if lt < 0 {
+			b.WriteString(red.HideKnown(svg))
+			return b.String()
+		}
+		b.WriteString(red.HideKnown(svg[:lt]))
+		gt := strings.IndexByte(svg[lt:], '>')
+		if gt < 0 {
+			b.WriteString(svg[lt:])
+			return b.String()
+		}
+		b.WriteString(svg[lt : lt+gt+1])
+		svg = svg[lt+gt+1:]
+	}
 }
 
 // departures lists where the plan departs from the study it reproduces,
@@ -56,8 +127,9 @@ func (s *Set) departures() (Section, bool) {
 	sec := Section{ID: "departures", Title: "Departures from the study",
 		Intro: "Where the plan does not do what the study's text says, or the text does not say, and why, as the plan states it (departures:). Everything else follows the text."}
 	t := &Table{Name: "departures", Title: "Departures from the study", Header: []string{"what", "why", "the study's text"}}
+	red := s.secrets() // the plan's text is read as it stands: credentials hidden, control characters escaped
 	for _, d := range s.Index.Departures {
-		t.Rows = append(t.Rows, []string{d.What, d.Why, d.Seed})
+		t.Rows = append(t.Rows, []string{format.Printable(red.Redact(d.What)), format.Printable(red.Redact(d.Why)), format.Printable(red.Redact(d.Seed))})
 	}
 	sec.Tables = append(sec.Tables, t)
 	return sec, true

@@ -63,9 +63,14 @@ type namedColl struct {
 
 func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
 	uri := p.String("mongodb.url", "mongodb://127.0.0.1:27017/ycsb")
+	// The driver's errors quote what the string holds: its password, its
+	// options' tokens and key files (open PATH: no such file) are hidden
+	// by value.
+	var red props.Redactor
+	red.Hidden(uri)
 	cs, err := parseURI(uri, o.CheckOnly)
 	if err != nil {
-		return nil, p.Errorf("mongodb.url", "%s", props.RedactURL(err.Error()))
+		return nil, p.Errorf("mongodb.url", "%s", red.Redact(err.Error()))
 	}
 	sec, err := readTLS(p, uri)
 	if err != nil {
@@ -144,7 +149,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		if sec.files != "" {
 			return nil, filesError(p, uri, err)
 		}
-		return nil, fmt.Errorf("mongodb: connect %s: %s", strings.Join(cs.Hosts, ","), props.RedactURL(err.Error()))
+		return nil, fmt.Errorf("mongodb: connect %s: %s", strings.Join(cs.Hosts, ","), red.Redact(err.Error()))
 	}
 	pctx, cancel := context.WithTimeout(ctx, connect)
 	defer cancel()
@@ -156,7 +161,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		if ctx.Err() == nil && (pctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || mongo.IsTimeout(err)) {
 			return nil, fmt.Errorf("mongodb: connect %s: no answer within %s (mongodb.connecttimeout)", strings.Join(cs.Hosts, ","), connect)
 		}
-		return nil, fmt.Errorf("mongodb: connect %s: %s", strings.Join(cs.Hosts, ","), props.RedactURL(err.Error()))
+		return nil, fmt.Errorf("mongodb: connect %s: %s", strings.Join(cs.Hosts, ","), red.Redact(err.Error()))
 	}
 	s.db = s.client.Database(dbName)
 	return s, nil

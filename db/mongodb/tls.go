@@ -169,7 +169,11 @@ func (c connTLS) explain(err error, asked *wire.CertAsked) (error, bool) {
 func filesError(p *props.Props, uri string, err error) error {
 	var r props.Redactor
 	r.Hidden(uri)
-	r.Add(readURITLS(uri).opts["tlscertificatekeyfile"])
+	for k, v := range readURITLS(uri).opts { // decoded: tlsCertificateKeyFile, tlsPrivateKeyFile, their passwords
+		if props.IsSecretKey(k) {
+			r.Add(v)
+		}
+	}
 	return p.Errorf("mongodb.url", "the TLS files it names (tlsCAFile, tlsCertificateKeyFile) cannot be used: %s", r.Redact(err.Error()))
 }
 

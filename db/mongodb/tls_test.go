@@ -159,6 +159,8 @@ func TestURLFiles(t *testing.T) {
 		{"a key file of no PEM", u + "&tlsCertificateKeyFile=" + garbage, []string{"mongodb.url", "cannot be used"}},
 		{"a key file in a pipe", u + "&tlsCertificateKeyFile=" + fifo, []string{"mongodb.url", "tlsCertificateKeyFile: the key file: a named pipe"}},
 		{"a CA in a pipe", u + "&tlsCAFile=" + fifo, []string{"mongodb.url", "tlsCAFile " + fifo + ": a named pipe"}},
+		{"a missing private key file", u + "&tlsCertificateFile=" + certs.CA + "&tlsPrivateKeyFile=" + missing, []string{"no such file"}},
+		{"a missing client key file", u + "&sslClientCertificateKeyFile=" + missing, []string{"no such file"}},
 	} {
 		done := make(chan error, 1)
 		go func() {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -133,6 +134,9 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	host, port, database := p.String("postgres.host", "127.0.0.1"), p.String("postgres.port", "5432"), p.String("postgres.database", "postgres")
 	user, pass, sslMode := p.String("postgres.user", "postgres"), p.String("postgres.password", ""), p.String("postgres.sslmode", "")
 	if connURL == "" {
+		if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
+			return nil, p.Errorf("postgres.port", "%q is not a port (1 to 65535)", props.Cut(port, 20))
+		}
 		u := &url.URL{Scheme: "postgres", Host: net.JoinHostPort(host, port), Path: "/" + database}
 		if pass != "" {
 			u.User = url.UserPassword(user, pass)

@@ -103,10 +103,8 @@ func readTLS(p *props.Props, conn, key string) (connTLS, error) {
 	case "require", "verify-ca", "verify-full":
 		c.TLS, err = t.Agree(p, key, true)
 	case "", "allow", "prefer":
-	default:
-		if c.own {
-			return c, p.Errorf(key, "sslmode=%s is not one of disable, allow, prefer, require, verify-ca, verify-full", props.Cut(c.mode, 20))
-		}
+	default: // said here, naming where it was given (pgx's refusal named postgres.url for postgres.sslmode)
+		return c, p.Errorf(key, "sslmode=%s is not one of disable, allow, prefer, require, verify-ca, verify-full", props.Cut(c.mode, 20))
 	}
 	return c, err
 }

@@ -100,6 +100,10 @@ func TestTLSConflicts(t *testing.T) {
 		{[]string{"postgres.url", u + "?sslrootcert=/x/ca.pem", "postgres.tls.ca", "ca.pem"}, []string{"postgres.tls.ca", "postgres.url", "sslrootcert"}},
 		{[]string{"postgres.url", u + "?sslcert=/x/c.pem&sslkey=/x/c.key", "postgres.tls.cert", "c.pem", "postgres.tls.key", "c.key"}, []string{"postgres.tls.cert", "postgres.url", "sslcert"}},
 		{[]string{"postgres.url", u + "?sslmode=sure", "postgres.tls", "true"}, []string{"postgres.url", "sslmode=sure"}},
+		// Said naming the property that holds it, TLS properties or not.
+		{[]string{"postgres.sslmode", "bogus"}, []string{"property postgres.sslmode", "sslmode=bogus is not one of"}},
+		{[]string{"postgres.url", u + "?sslmode=bogus"}, []string{"property postgres.url", "sslmode=bogus is not one of"}},
+		{[]string{"postgres.port", "notaport"}, []string{"property postgres.port", "not a port"}},
 	} {
 		_, err := b.Open(context.Background(), dbtest.Props(c.kv...), db.Options{Threads: 1, CheckOnly: true})
 		for _, w := range c.want {

@@ -811,7 +811,7 @@ func (rd *reader) doc() (*result.Doc, error) {
 		Command: "run", Properties: map[string]string{}, Ops: []result.OpResult{}, Series: []result.Point{}}
 	d.ID = hex.EncodeToString(rd.hash[:16]) // the same text, the same identity: never merged twice
 	for k, v := range rd.props {
-		d.Properties[k] = props.RedactValue(k, v)
+		d.Properties[k] = v // hidden below, by value
 	}
 	args := strings.Fields(rd.cmdline)
 	for i := 0; i < len(args); i++ {
@@ -830,12 +830,17 @@ func (rd *reader) doc() (*result.Doc, error) {
 				d.Properties["target"] = args[i+1]
 			case "-p":
 				if k, v, ok := strings.Cut(args[i+1], "="); ok {
-					d.Properties[k] = props.RedactValue(k, v)
+					d.Properties[k] = v
 				}
 			}
 			i++
 		}
 	}
+	// Credentials hidden as a run's are: every secret any property or
+	// the command line holds, wherever a value repeats it.
+	var known props.Redactor
+	known.Hidden(rd.cmdline)
+	d.Properties = known.Map(d.Properties)
 	if rd.props["dotransactions"] == "false" {
 		d.Command = "load"
 	}

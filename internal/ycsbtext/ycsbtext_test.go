@@ -1,6 +1,7 @@
 package ycsbtext
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -438,5 +439,27 @@ func TestReadMinAboveMax(t *testing.T) {
 	_, err := Read(strings.NewReader(bad), "minmax.txt")
 	if err == nil || !strings.Contains(err.Error(), "minmax.txt:36: [UPDATE]: a minimum latency") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("a minimum above the maximum: %v", err)
+	}
+}
+
+// An imported result hides its credentials as a run's: the token-bearing
+// options of a driver's URL (MONGODB-AWS's AWS_SESSION_TOKEN), and a
+// secret wherever another property repeats it.
+func TestReadHidesSecretsByValue(t *testing.T) {
+	text := strings.Replace(sample, "-p redis.password=hunter2",
+		"-p mongodb.url=mongodb://AKIA:hunter5x@127.0.0.1/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:hunter6x -p table=hunter6x -p redis.password=hunter7x -p fieldnameprefix=hunter7x", 1)
+	d, err := Read(strings.NewReader(text), "mongodb-a.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := bytes.Index(b, []byte("hunter")); i >= 0 {
+		t.Errorf("the import holds a secret: %s", b[max(0, i-80):min(len(b), i+20)])
+	}
+	if d.Properties["redis.host"] != "db1" {
+		t.Errorf("properties %v", d.Properties)
 	}
 }

@@ -1,0 +1,171 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/servbench/servbench/plan"
+	"github.com/servbench/servbench/report"
+)
+
+// secretForms are the forms in which a plan's step may carry a secret,
+// each found by a rule: {S} stands for the secret.
+var secretForms = []string{
+	`redis-cli -h 127.0.0.1 -a {S} PING`,
+	`redis-cli --user bench --pass {S} PING`,
+	`mysql -uroot -p{S} ycsb`,
+	`cqlsh 127.0.0.1 -u cassandra -p {S}`,
+	`curl -s -u admin:{S} http://127.0.0.1:8091/pools`,
+	`curl -H "Authorization: Bearer {S}" http://127.0.0.1:8000/`,
+	`PGPASSWORD={S} psql -h 127.0.0.1`,
+	`psql -c "ALTER ROLE bench WITH PASSWORD '{S}'"`,
+	`mysql -e "CREATE USER bench IDENTIFIED BY '{S}'"`,
+	`redis-cli CONFIG SET requirepass {S}`,
+	`redis-cli ACL SETUSER bench on >{S}`,
+	`redis-cli AUTH default {S}`,
+	`mongosh --eval 'db.auth("bench", "{S}")'`,
+	`psql postgres://bench:{S}@127.0.0.1:5432/ycsb`,
+	`tool --token={S}`,
+	`couchbase-cli server-list -c 127.0.0.1 -u Administrator -p {S}`,
+	`nodetool -u cassandra -pw {S} status`,
+	`sshpass -p{S} ssh 127.0.0.1`,
+	`echo '{"password": "{S}"}'`,
+	`kubectl create secret generic db --from-literal=password={S}`,
+	`docker run --env=POSTGRES_PASSWORD={S} postgres`,
+	`helm install db bitnami/mysql --set=auth.rootPassword={S}`,
+	`mongosh --eval 'db.createUser({user:"bench",pwd:"{S}",roles:[]})'`,
+	`aws configure set aws_secret_access_key {S}`,
+	`docker login -u bench -p {S} 127.0.0.1:5000`,
+	`openssl rsa -in k.pem -passin pass:{S}`,
+	`mongosh "mongodb://127.0.0.1/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:{S}"`,
+	`keytool -list -keystore k.jks -storepass {S}`,
+	`redis-cli HELLO 3 AUTH default {S} SETNAME bench`,
+	`redis-cli MIGRATE 127.0.0.1 6380 k 0 1000 AUTH2 bench {S}`,
+	`mysql -e "SET PASSWORD FOR 'bench'@'%' = '{S}'"`,
+	`mysql -e "ALTER USER bench IDENTIFIED WITH mysql_native_password BY '{S}'"`,
+	`curl -H 'X-Api-Key: {S}' http://127.0.0.1:8000/`,
+	`mongosh --eval "db.changeUserPassword('bench', '{S}')"`,
+	`sh -c 'redis-cli -a {S} PING'`,
+	`redis-cli --tls -u rediss://bench:{S}@127.0.0.1:6380`,
+	`mysql --password={S}`,
+	`psql "host=127.0.0.1 user=bench password={S} sslmode=disable"`,
+	`PGPASSWORD='{S}' pgbench -i`,
+}
+
+// Every value a rule finds secret anywhere in a plan (a step's command
+// line, here in every form the rules know) is hidden wherever the plan
+// repeats it where no rule sees one: a comment, a departure, a property
+// and a server setting under names that say nothing, another step's
+// output. No file of the directory, nor the report and its exports, holds
+// one; the departures' control characters are escaped.
+func TestPlanSecretsByValue(t *testing.T) {
+	var steps, repeats, departures strings.Builder
+	var secrets []string
+	for i, f := range secretForms {
+		s := fmt.Sprintf("hunter%02dx", i)
+		secrets = append(secrets, s)
+		fmt.Fprintf(&steps, "      - shell: %q   # step %d\n", "true || "+strings.ReplaceAll(f, "{S}", s), i)
+		fmt.Fprintf(&repeats, "  server.setting.note%d: %s   # %s again\n", i, s, s)
+		fmt.Fprintf(&departures, "  - {what: \"step %d\", why: \"it says %s\\e[31m\\r\"}\n", i, s)
+	}
+	last := secrets[len(secrets)-1]
+	text := "name: forms\ndeployments:\n  - label: one\n    binding: basic\n    properties:\n      server.setting.maxclients: " + last + "\n    setup:\n" +
+		steps.String() + "      - shell: 'echo " + strings.Join(secrets, " ") + "'\n" +
+		"workloads: [c]\nrecords: [10]\nthreads: [1]\noperations: 10\nproperties:\n  fieldnameprefix: " + secrets[0] + "\n" + repeats.String() +
+		"departures:\n" + departures.String()
+	pl := loadPlan(t, text)
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := New(pl, dir, io.Discard).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	set, err := report.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secs := set.Sections()
+	var page bytes.Buffer
+	if err := set.HTML(&page, secs); err != nil {
+		t.Fatal(err)
+	}
+	exports := filepath.Join(t.TempDir(), "exports")
+	if _, err := report.Export(exports, secs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(exports, "report.html"), page.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]bool{}
+	for _, d := range []string{dir, exports} {
+		err := filepath.WalkDir(d, func(path string, e os.DirEntry, err error) error {
+			if err != nil || e.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			files[filepath.Base(path)] = true
+			for i, s := range secrets {
+				if j := bytes.Index(b, []byte(s)); j >= 0 {
+					t.Errorf("%s holds the secret of %q: %q", path, secretForms[i], b[max(0, j-60):min(len(b), j+20)])
+				}
+			}
+			if strings.HasPrefix(path, exports) && bytes.ContainsAny(b, "\x1b") {
+				t.Errorf("%s holds a departure's control character", path)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"plan.yaml", "index.json", "setup.log", "setup.json", "departures.csv", "departures.md", "properties.csv", "deployments.csv", "report.html"} {
+		if !files[f] {
+			t.Errorf("%s not written: the test reads %v", f, files)
+		}
+	}
+}
+
+// A directory whose plan copy an earlier version wrote, hiding less (a
+// secret a rule found in a step left in clear where the plan repeats it),
+// still holds the same plan: the plan goes on there.
+func TestPlanCopyHidingLessIsTheSamePlan(t *testing.T) {
+	text := "name: again\ndeployments:\n  - label: one\n    binding: basic\n    setup:\n      - shell: 'true || redis-cli -a hunter1x PING'   # hunter1x\n" +
+		"workloads: [c]\nrecords: [10]\nthreads: [1]\noperations: 10\n"
+	pl := loadPlan(t, text)
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	older := strings.Replace(plan.Redact(text), "# REDACTED", "# hunter1x", 1) // as an earlier version wrote it
+	if older == plan.Redact(text) {
+		t.Fatalf("the copy:\n%s", older)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "plan.yaml"), []byte(older), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := New(pl, dir, io.Discard).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "plan.yaml")); bytes.Contains(b, []byte("hunter")) {
+		t.Errorf("plan.yaml:\n%s", b)
+	}
+}
+
+// A plan's check says what is wrong without the plan's secrets: a value
+// a step's command line carries as a password, repeated where a number
+// was wanted.
+func TestPlanCheckHidesSecrets(t *testing.T) {
+	pl := loadPlan(t, "name: check\ndeployments:\n  - label: one\n    binding: basic\n    setup:\n      - shell: 'true || redis-cli -a hunter1x PING'\n"+
+		"workloads: [c]\nrecords: [10]\nthreads: [1]\noperations: 10\nproperties:\n  fieldcount: hunter1x\n")
+	err := New(pl, "", io.Discard).Check()
+	if err == nil || !strings.Contains(err.Error(), "fieldcount") || strings.Contains(err.Error(), "hunter") {
+		t.Errorf("check: %v", err)
+	}
+}
