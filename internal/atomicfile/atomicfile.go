@@ -11,6 +11,11 @@
 // with no reader is refused rather than waited for. Anything else (a
 // directory, a socket, a block device) is refused before any content is
 // made.
+//
+// Every file between Create and Commit or Abort is known to the package
+// (Writing, RemoveTemporary), so that a process that must end at once (a
+// second Ctrl-C) can let an output being written finish, for a bounded
+// time, and leave no temporary file behind.
 package atomicfile
 
 import (
@@ -21,6 +26,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -31,6 +38,87 @@ type File struct {
 	mode   os.FileMode
 	direct bool // a device or pipe written in place: nothing to rename
 	done   bool
+	// written is set by the first write: the file is then being
+	// written (Writing) until Commit or Abort.
+	written atomic.Bool
+}
+
+// unfinished is every File not yet committed or aborted.
+var unfinished struct {
+	sync.Mutex
+	files map[*File]struct{}
+}
+
+func track(f *File) *File {
+	unfinished.Lock()
+	defer unfinished.Unlock()
+	if unfinished.files == nil {
+		unfinished.files = map[*File]struct{}{}
+	}
+	unfinished.files[f] = struct{}{}
+	return f
+}
+
+func untrack(f *File) {
+	unfinished.Lock()
+	delete(unfinished.files, f)
+	unfinished.Unlock()
+}
+
+// Write writes to the file; from the first write on, the file is being
+// written (Writing) until Commit or Abort.
+func (f *File) Write(b []byte) (int, error) {
+	f.mark()
+	return f.File.Write(b)
+}
+
+// WriteString is Write for a string.
+func (f *File) WriteString(s string) (int, error) {
+	f.mark()
+	return f.File.WriteString(s)
+}
+
+// ReadFrom is Write for what r reads (io.Copy).
+func (f *File) ReadFrom(r io.Reader) (int64, error) {
+	f.mark()
+	return f.File.ReadFrom(r)
+}
+
+func (f *File) mark() {
+	if !f.written.Load() {
+		f.written.Store(true)
+	}
+}
+
+// Writing reports whether a file is being written: written to and not
+// yet committed or aborted. A file created but not written yet (an
+// output opened before a run) is not.
+func Writing() bool {
+	unfinished.Lock()
+	defer unfinished.Unlock()
+	for f := range unfinished.files {
+		if f.written.Load() {
+			return true
+		}
+	}
+	return false
+}
+
+// RemoveTemporary removes the temporary file of every file not yet
+// committed, for a process about to exit without waiting for them: each
+// path keeps what it held (a Commit renaming at that moment either
+// happened first, or finds nothing to rename and fails). It returns how
+// many it removed.
+func RemoveTemporary() int {
+	unfinished.Lock()
+	defer unfinished.Unlock()
+	n := 0
+	for f := range unfinished.files {
+		if !f.direct && os.Remove(f.Name()) == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // Create starts a file for path, readable by everyone once committed
@@ -61,7 +149,7 @@ func CreateMode(path string, perm os.FileMode) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{File: f, path: target, mode: perm}, nil
+	return track(&File{File: f, path: target, mode: perm}), nil
 }
 
 var errIsDir = errors.New("is a directory")
@@ -124,7 +212,7 @@ func openDirect(path, target string, m fs.FileMode) (*File, error) {
 		}
 		return nil, err
 	}
-	return &File{File: f, path: path, direct: true}, nil
+	return track(&File{File: f, path: path, direct: true}), nil
 }
 
 func kind(m fs.FileMode) string {
@@ -148,6 +236,7 @@ func (f *File) Commit() error {
 		return nil
 	}
 	f.done = true
+	defer untrack(f)
 	if f.direct {
 		return f.Close()
 	}
@@ -174,6 +263,7 @@ func (f *File) Abort() {
 		return
 	}
 	f.done = true
+	defer untrack(f)
 	f.Close()
 	if !f.direct {
 		os.Remove(f.Name())
@@ -231,4 +321,34 @@ func SamePath(paths []string) (i, j int, found bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// Append opens path to write after what it holds, as a shell's >> does
+// (YCSB's raw samples): a file is created or appended to, a link followed,
+// a character device or named pipe written in place. As Create, it
+// refuses a pipe nobody reads rather than wait for one (the open of a
+// pipe waits for a reader without end, past Ctrl-C), and a directory, a
+// socket or a block device.
+func Append(path string) (*os.File, error) {
+	target, magic, err := resolve(path)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	st, err := os.Stat(target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || err == nil && st.Mode().IsRegular():
+		return os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	case err != nil:
+		return nil, err
+	case st.IsDir():
+		return nil, &os.PathError{Op: "open", Path: path, Err: errIsDir}
+	case st.Mode()&(fs.ModeCharDevice|fs.ModeNamedPipe) != 0 || magic:
+		f, err := openDirect(path, target, st.Mode())
+		if err != nil {
+			return nil, err
+		}
+		untrack(f) // the caller's, an *os.File: nothing to commit
+		return f.File, nil
+	}
+	return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("not a regular file, character device or pipe (%s): refused", kind(st.Mode()))}
 }

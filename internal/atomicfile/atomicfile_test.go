@@ -207,3 +207,46 @@ func TestSamePath(t *testing.T) {
 		}
 	}
 }
+
+// A file is being written from its first write to its Commit or Abort;
+// RemoveTemporary removes what is not committed, each path keeping what
+// it held.
+func TestWritingAndRemoveTemporary(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	os.WriteFile(a, []byte("before"), 0o644)
+	fa, err := Create(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := Create(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Writing() {
+		t.Error("created, not written: said to be written")
+	}
+	fa.WriteString("after")
+	if !Writing() {
+		t.Error("written to: not said to be written")
+	}
+	if n := RemoveTemporary(); n != 2 {
+		t.Errorf("removed %d temporary files, want 2", n)
+	}
+	if err := fa.Commit(); err == nil {
+		t.Error("a commit after its temporary file was removed succeeded")
+	}
+	fb.Abort()
+	if Writing() {
+		t.Error("committed and aborted: still said to be written")
+	}
+	if got, _ := os.ReadFile(a); string(got) != "before" {
+		t.Errorf("a holds %q", got)
+	}
+	if _, err := os.Stat(b); err == nil {
+		t.Error("b exists")
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}

@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/internal/atomicfile"
+	"github.com/servbench/servbench/props"
+)
+
+// blockedOpen is a binding whose Open blocks in the open of a named pipe
+// nobody writes, its context ignored, as a driver reading a file it was
+// named does: the command the tests run as a child process registers it
+// (SERVBENCH_TEST_BLOCKED_OPEN) under the name "blocked".
+type blockedOpen string
+
+func (blockedOpen) Summary() string { return "a driver blocked in the open of a named pipe" }
+
+func (b blockedOpen) Open(_ context.Context, _ *props.Props, o db.Options) (db.DB, error) {
+	if o.CheckOnly {
+		return nil, nil
+	}
+	fmt.Fprintln(os.Stderr, "test: opening the named pipe")
+	f, err := os.Open(string(b)) // no context reaches it
+	if err == nil {
+		f.Close()
+	}
+	return nil, errors.New("test: the named pipe was opened")
+}
+
+// A second signal ends the process, whatever it is blocked in (here a
+// driver's open of a named pipe, which no context reaches): exit 130, the
+// result file named by -o as it was, no temporary file left beside it.
+func TestSecondSignalEndsBlockedProcess(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fifo, out := filepath.Join(dir, "fifo"), filepath.Join(dir, "r.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	os.WriteFile(out, []byte("before"), 0o644)
+	cmd := exec.Command(os.Args[0], "run", "blocked", "-w", "a", "-p", "recordcount=10", "-o", out)
+	cmd.Env = append(os.Environ(), "SERVBENCH_TEST_CLI=1", "SERVBENCH_TEST_BLOCKED_OPEN="+fifo)
+	stderr := &watchFor{want: "test: opening the named pipe", seen: make(chan struct{})}
+	blocked := stderr.seen
+	cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	failsafe := time.After(time.Minute)
+	select {
+	case <-blocked:
+	case err := <-done:
+		t.Fatalf("ended before blocking: %v: %s", err, stderr)
+	case <-failsafe:
+		cmd.Process.Kill()
+		t.Fatalf("never blocked: %s", stderr)
+	}
+	// Signals are sent until the second is seen (two sent at once may
+	// arrive as one).
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	cmd.Process.Signal(syscall.SIGINT)
+	for ended := false; !ended; {
+		select {
+		case <-done:
+			ended = true
+		case <-tick.C:
+			if !strings.Contains(stderr.String(), "second signal") {
+				cmd.Process.Signal(syscall.SIGINT)
+			}
+		case <-failsafe:
+			cmd.Process.Kill()
+			t.Fatalf("not ended by a second signal: %s", stderr)
+		}
+	}
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted || !strings.Contains(stderr.String(), "exiting without waiting") {
+		t.Errorf("exit %d, want %d: %s", code, ExitInterrupted, stderr)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "before" {
+		t.Errorf("-o holds %q", b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// After the second signal and its grace, an output being written is let
+// finish (up to writeGrace) before the process exits; one created but
+// not written is removed, its path keeping what it held.
+func TestSecondSignalLetsAWriteFinish(t *testing.T) {
+	dir := t.TempDir()
+	written, kept := filepath.Join(dir, "written.json"), filepath.Join(dir, "kept.json")
+	os.WriteFile(written, []byte("before"), 0o644)
+	os.WriteFile(kept, []byte("before"), 0o644)
+	exited := make(chan int, 1)
+	waiting := make(chan struct{})
+	e := &ending{grace: time.Millisecond, writeGrace: time.Minute, exit: func(c int) { exited <- c }, stderr: &bytes.Buffer{}, writeWait: func() { close(waiting) }}
+	sigs := make(chan os.Signal, 3)
+	writing, forever := make(chan struct{}), make(chan struct{})
+	defer close(forever)
+	go e.run(sigs, func(context.Context) int {
+		k, err := atomicfile.Create(kept)
+		if err != nil {
+			t.Error(err)
+			return 1
+		}
+		defer k.Abort()
+		f, err := atomicfile.Create(written)
+		if err != nil {
+			t.Error(err)
+			return 1
+		}
+		f.WriteString("after")
+		close(writing)
+		<-waiting // the process waits for the write
+		if err := f.Commit(); err != nil {
+			t.Error(err)
+		}
+		<-forever // then blocked in something else
+		return 0
+	})
+	<-writing
+	sigs <- syscall.SIGINT
+	sigs <- syscall.SIGINT
+	select {
+	case code := <-exited:
+		if code != ExitInterrupted {
+			t.Errorf("exit %d", code)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("no exit")
+	}
+	if b, _ := os.ReadFile(written); string(b) != "after" {
+		t.Errorf("the output being written holds %q", b)
+	}
+	if b, _ := os.ReadFile(kept); string(b) != "before" {
+		t.Errorf("the output not written holds %q", b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
