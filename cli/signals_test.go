@@ -153,3 +153,19 @@ func TestSecondSignalLetsAWriteFinish(t *testing.T) {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
+
+// The raw samples' file (measurement.raw.output_file) named as a pipe
+// nobody reads is refused in one line before the run, as every output's
+// is: its open waited for a reader without end, silently, past Ctrl-C.
+func TestRawOutputPipeNobodyReads(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	var e bytes.Buffer
+	code := runUntil(t, context.Background(), make(chan struct{}), &e, "run", "basic", "-w", "a", "-p", "operationcount=10",
+		"-p", "measurementtype=raw", "-p", "measurement.raw.output_file="+fifo)
+	if code == ExitOK || !strings.Contains(e.String(), "a named pipe that nobody reads") || strings.Count(e.String(), "\n") != 1 {
+		t.Errorf("raw output to a pipe nobody reads: exit %d: %s", code, e.String())
+	}
+}
