@@ -69,13 +69,13 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	case "bench":
 		code, err = benchCmd(ctx, args[1:], stdout, stderr)
 	case "merge":
-		code, err = merge(args[1:], stdout)
+		code, err = merge(ctx, args[1:], stdout)
 	case "import":
 		code, err = importCmd(ctx, args[1:], stdout)
 	case "report":
-		code, err = reportCmd(args[1:], stdout, stderr)
+		code, err = reportCmd(ctx, args[1:], stdout, stderr)
 	case "compare":
-		code, err = compareCmd(args[1:], stdout)
+		code, err = compareCmd(ctx, args[1:], stdout)
 	case "workloads":
 		listWorkloads(stdout)
 	case "bindings":

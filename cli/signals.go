@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -121,4 +122,32 @@ func (e *ending) end(why string) {
 	atomicfile.RemoveTemporary()
 	fmt.Fprintf(e.stderr, "servbench: %s (in a driver's call, a file or a connection): exiting without waiting\n", why)
 	e.exit(ExitInterrupted)
+}
+
+// errStopped is said of a command stopped while reading its inputs.
+var errStopped = errors.New("stopped while reading")
+
+// readStoppable runs read, which reads the files a command is given (a
+// result, a plan's directory), until ctx ends: then it returns at once an
+// error wrapping errStopped and ctx's, naming what, and the read left
+// behind (a named pipe nobody writes, held in its open) ends with the
+// process. A pipe is a file a result may come from (/dev/stdin, a
+// shell's <(...)): it is read, and Ctrl-C stops the wait for it.
+func readStoppable[T any](ctx context.Context, what string, read func() (T, error)) (T, error) {
+	type answer struct {
+		v   T
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		v, err := read()
+		done <- answer{v, err}
+	}()
+	select {
+	case a := <-done:
+		return a.v, a.err
+	case <-ctx.Done():
+		var zero T
+		return zero, fmt.Errorf("%w %s: %w", errStopped, what, ctx.Err())
+	}
 }

@@ -169,3 +169,65 @@ func TestRawOutputPipeNobodyReads(t *testing.T) {
 		t.Errorf("raw output to a pipe nobody reads: exit %d: %s", code, e.String())
 	}
 }
+
+// merge, report and compare read their inputs until Ctrl-C: a named pipe
+// nobody writes (a result, a plan directory's index.json) gives way, exit
+// 130. A pipe is still read: a result may come from one (/dev/stdin).
+func TestInputsGiveWayToCtrlC(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.json")
+	plan := filepath.Join(dir, "plan")
+	os.Mkdir(plan, 0o755)
+	for _, p := range []string{fifo, filepath.Join(plan, "index.json")} {
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Skip(err)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		pipe string
+	}{
+		{[]string{"merge", fifo, "-o", filepath.Join(dir, "m.json")}, fifo},
+		{[]string{"report", plan, "-o", filepath.Join(dir, "r.html")}, filepath.Join(plan, "index.json")},
+		{[]string{"compare", fifo, fifo}, fifo},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var e bytes.Buffer
+		done := make(chan int, 1)
+		go func() { done <- MainContext(ctx, c.args, &bytes.Buffer{}, &e) }()
+		cancel()
+		select {
+		case code := <-done:
+			if code != ExitInterrupted || !strings.Contains(e.String(), "stopped while reading") || strings.Count(e.String(), "\n") != 1 {
+				t.Errorf("%s of a pipe nobody writes, interrupted: exit %d: %s", c.args[0], code, e.String())
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("%s of a pipe nobody writes: not stopped a minute after Ctrl-C", c.args[0])
+		}
+		if w, err := os.OpenFile(c.pipe, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close() // the read left behind ends
+		}
+	}
+	// A result from a pipe is read.
+	var res [2]string
+	for i := range res {
+		res[i] = filepath.Join(dir, fmt.Sprintf("r%d.json", i))
+		if code, _, e := servbench(t, "run", "basic", "-w", "a", "-p", "operationcount=10", "-o", res[i]); code != ExitOK {
+			t.Fatalf("run: exit %d: %s", code, e)
+		}
+	}
+	b, _ := os.ReadFile(res[1])
+	fed := filepath.Join(dir, "fed.json")
+	if err := syscall.Mkfifo(fed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		if w, err := os.OpenFile(fed, os.O_WRONLY, 0); err == nil {
+			w.Write(b)
+			w.Close()
+		}
+	}()
+	if code, out, e := servbench(t, "compare", res[0], fed); code != ExitOK || !strings.Contains(out, "B: "+fed) {
+		t.Errorf("compare with a result from a pipe: exit %d: %s%s", code, out, e)
+	}
+}
