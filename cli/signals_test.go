@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,8 +15,10 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/basic"
 	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/result"
 )
 
 // blockedOpen is a binding whose Open blocks in the open of a named pipe
@@ -231,3 +234,78 @@ func TestInputsGiveWayToCtrlC(t *testing.T) {
 		t.Errorf("compare with a result from a pipe: exit %d: %s%s", code, out, e)
 	}
 }
+
+// silentListener accepts connections on 127.0.0.1 and never answers; the
+// channel receives a value at each connection accepted.
+func silentListener(t *testing.T) (addr string, accepted <-chan struct{}) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	ch := make(chan struct{}, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return ln.Addr().String(), ch
+}
+
+// Ctrl-C while the binding connects (a server that accepts and never
+// answers) exits 130, as interrupted: it exited 1, as a failed run.
+func TestCtrlCWhileConnecting(t *testing.T) {
+	addr, accepted := silentListener(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-accepted
+		cancel()
+	}()
+	var e bytes.Buffer
+	code := runUntil(t, ctx, make(chan struct{}), &e, "run", "postgres", "-w", "a", "-p", "postgres.url=postgres://u@"+addr+"/db?sslmode=disable", "-p", "postgres.connecttimeout=120000")
+	if code != ExitInterrupted {
+		t.Errorf("Ctrl-C while connecting: exit %d, want %d: %s", code, ExitInterrupted, e.String())
+	}
+}
+
+// Ctrl-C while the run's inserts are removed after it (cleanupinserts)
+// exits 130, the results written: it exited 0.
+func TestCtrlCDuringCleanup(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	saved := basic.Output
+	defer func() { basic.Output = saved }()
+	basic.Output = writerFunc(func(p []byte) (int, error) {
+		if bytes.Contains(p, []byte("DELETE")) { // the removal has begun
+			cancel()
+		}
+		return len(p), nil
+	})
+	out := filepath.Join(t.TempDir(), "r.json")
+	var e bytes.Buffer
+	code := runUntil(t, ctx, make(chan struct{}), &e, "run", "basic", "-w", "a", "-threads", "2", "-p", "operationcount=3000", "-p", "readproportion=0", "-p", "updateproportion=0",
+		"-p", "insertproportion=1", "-p", "basicdb.verbose=true", "-p", "cleanupinserts=true", "-o", out)
+	if ctx.Err() == nil {
+		t.Fatalf("the removal of the inserts never began: exit %d: %s", code, e.String())
+	}
+	if code != ExitInterrupted || !strings.Contains(e.String(), "cleanupinserts") {
+		t.Errorf("Ctrl-C during cleanupinserts: exit %d, want %d: %s", code, ExitInterrupted, e.String())
+	}
+	if d, err := result.ReadFile(out); err != nil || d.Operations != 3000 {
+		t.Errorf("the result: %v", err)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
