@@ -212,7 +212,12 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		cc.HostDialer = tlsDialer{dial: cc.Dialer, tls: asked.Watch(tc), timeout: cc.ConnectTimeout}
 	}
 	st.where = strings.Join(hosts, ",") + ":" + strconv.Itoa(int(port))
-	if st.s, err = cc.CreateSession(); err != nil {
+	// CreateSession takes no context: Ctrl-C ends the wait for it (the
+	// connect timeout above each host) at once.
+	if st.s, err = wire.Connect(ctx, cc.CreateSession, (*gocql.Session).Close); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("cassandra: connect %s: %w", st.where, err)
+		}
 		return nil, fmt.Errorf("cassandra: connect %s: %w", st.where, asked.Explain(sec, err))
 	}
 	return st, nil

@@ -2,6 +2,7 @@ package cassandra_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"strings"
@@ -115,5 +116,50 @@ func TestTLSSilentServer(t *testing.T) {
 		}
 	case <-time.After(25 * time.Second):
 		t.Fatal("a server silent at the handshake: no answer within 25s")
+	}
+}
+
+// Ctrl-C while connecting to a server that accepts and never answers
+// stops the connection at once: gocql's CreateSession takes no context,
+// and held it for its 10 s connect timeout.
+func TestConnectStoppable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan struct{}, 1)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			select {
+			case accepted <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	host, port, _ := net.SplitHostPort(ln.Addr().String())
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-accepted; cancel() }()
+	done := make(chan error, 1)
+	go func() {
+		b, _ := db.Lookup("cassandra")
+		d, err := b.Open(ctx, dbtest.Props("hosts", host, "port", port), db.Options{Threads: 1, Schema: db.Schema{Fields: []string{"field0"}}})
+		if err == nil {
+			d.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("stopped while connecting: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("not stopped a minute after Ctrl-C")
 	}
 }
