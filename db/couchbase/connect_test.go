@@ -90,3 +90,17 @@ func TestConnectStoppable(t *testing.T) {
 		t.Errorf("stopped while connecting: %v", err)
 	}
 }
+
+// A server that accepts and never answers is said with the wait it was
+// given, the connect timeout: it was said as gocb's "unambiguous timeout"
+// beside couchbase.kvtimeout (2.5 s), after 10 s.
+func TestConnectTimeoutSaid(t *testing.T) {
+	saved := connectTimeout
+	connectTimeout = 200 * time.Millisecond
+	defer func() { connectTimeout = saved }()
+	addr, _ := silent(t)
+	err := openAll(t, context.Background(), "couchbase.url", "couchbase://"+addr, "couchbase.kvtimeout", "50")
+	if err == nil || !strings.Contains(err.Error(), "no answer within 200ms (the connect timeout)") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("a silent server: %v", err)
+	}
+}

@@ -124,6 +124,9 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("couchbase: connect %s: stopped while connecting: %w", s.host, ctx.Err())
 		}
+		if errors.Is(err, gocb.ErrTimeout) || errors.Is(err, gocb.ErrUnambiguousTimeout) { // the connect timeout's, not couchbase.kvtimeout's
+			return nil, fmt.Errorf("couchbase: connect %s bucket %s: no answer within %s (the connect timeout): %s", s.host, bucket, connectTimeout, props.RedactURL(t.Explain(err).Error()))
+		}
 		return nil, fmt.Errorf("couchbase: connect %s bucket %s: %s", s.host, bucket, props.RedactURL(t.Explain(err).Error()))
 	}
 	s.coll = b.Scope(scope).Collection(collection)
