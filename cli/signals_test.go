@@ -309,3 +309,46 @@ func TestCtrlCDuringCleanup(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// A plan whose reference (published figures) is a named pipe that never
+// ends gives way to Ctrl-C, exit 130: the plan's check read it without a
+// context, past Ctrl-C.
+func TestBenchFilesGiveWayToCtrlC(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "ref.csv")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	planFile := writePlan(t, `name: ref
+reference: `+fifo+`
+deployments:
+  - binding: basic
+workloads: [a]
+records: [10]
+threads: [1]
+operations: 10
+`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var e bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- MainContext(ctx, []string{"bench", planFile, "-o", filepath.Join(dir, "out")}, &bytes.Buffer{}, &e)
+	}()
+	// The open for writing returns when the command opens the pipe to
+	// read it: it then waits for bytes that never come.
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	cancel()
+	select {
+	case code := <-done:
+		if code != ExitInterrupted || !strings.Contains(e.String(), "stopped while reading") || strings.Count(e.String(), "\n") != 1 {
+			t.Errorf("a plan whose reference is a pipe that never ends, interrupted: exit %d: %s", code, e.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("a plan whose reference is a pipe that never ends: not stopped a minute after Ctrl-C")
+	}
+}

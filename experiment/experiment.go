@@ -47,7 +47,11 @@ func New(pl *plan.Plan, dir string, log io.Writer) *Runner {
 // Check validates every run and load of the plan before anything runs:
 // bindings, properties and workloads, as the engine itself would. Its
 // errors are *plan.Error, bad input.
-func (r *Runner) Check() error { return r.check() }
+func (r *Runner) Check() error { return r.check(context.Background()) }
+
+// CheckContext is Check until ctx ends: the files the plan and its
+// bindings name (the reference, a CA) give way to Ctrl-C.
+func (r *Runner) CheckContext(ctx context.Context) error { return r.check(ctx) }
 
 // Loads returns how many data sets the plan loads (after Check).
 func (r *Runner) Loads() int { return len(r.loads) }
@@ -57,7 +61,7 @@ func (r *Runner) Loads() int { return len(r.loads) }
 // an error naming the index when runs failed.
 func (r *Runner) Run(ctx context.Context) error {
 	if r.loads == nil {
-		if err := r.check(); err != nil {
+		if err := r.check(ctx); err != nil {
 			return err
 		}
 	}
@@ -69,7 +73,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		return &plan.Error{File: r.pl.File, Msg: "bench: " + err.Error()}
 	}
 	defer release()
-	if err := r.openDir(); err != nil {
+	if err := r.openDir(ctx); err != nil {
 		return &plan.Error{File: r.pl.File, Msg: err.Error()}
 	}
 	return r.run(ctx, r.pl.Runs())
@@ -186,13 +190,13 @@ func (r *Runner) dataDir(p *props.Props, t *plan.Deployment, w *plan.Workload, r
 
 // check validates every run and load before anything runs: bindings,
 // properties and workloads, as the engine itself would.
-func (r *Runner) check() error {
+func (r *Runner) check(ctx context.Context) error {
 	r.docs, r.loads, r.tables = map[string]string{}, map[string]*engine.Setup{}, map[string]string{}
 	if err := r.checkSteps(); err != nil {
 		return err
 	}
 	if r.pl.Reference != "" { // published figures, kept beside the results for the report
-		ref, err := inputfile.Read(context.Background(), r.pl.Reference, plan.MaxFileBytes)
+		ref, err := inputfile.Read(ctx, r.pl.Reference, plan.MaxFileBytes)
 		if err != nil {
 			return &plan.Error{File: r.pl.File, Msg: fmt.Sprintf("reference %s: %s", r.pl.Reference, oneLine(err))}
 		}
@@ -222,7 +226,7 @@ func (r *Runner) check() error {
 			spec.Threads, spec.Rate = c.Threads, c.Rate // the rate's bounds, a paced thread's memory
 			if err == nil {
 				setClients(spec.Properties, c.Spread())
-				if ch.s, ch.err = engine.Check(spec); ch.err == nil {
+				if ch.s, ch.err = engine.CheckContext(ctx, spec); ch.err == nil {
 					ch.err = phase.Check(ch.s)
 				}
 			} else {
@@ -249,7 +253,7 @@ func (r *Runner) check() error {
 				// at least.
 				setClients(spec.Properties, min(r.loadClients(c.Deployment), spec.Threads))
 				r.dataDir(spec.Properties, c.Deployment, c.Workload, c.Records)
-				if s, err = engine.Check(spec); err == nil {
+				if s, err = engine.CheckContext(ctx, spec); err == nil {
 					err = phase.Check(s)
 				}
 			}
@@ -276,8 +280,8 @@ func (r *Runner) setsTable(t *plan.Deployment) bool {
 
 // openDir creates DIR, keeps a copy of the plan in it, refuses a DIR that
 // holds another plan's results, and reads the index of earlier runs.
-func (r *Runner) openDir() error {
-	raw, err := inputfile.Read(context.Background(), r.pl.File, plan.MaxFileBytes)
+func (r *Runner) openDir(ctx context.Context) error {
+	raw, err := inputfile.Read(ctx, r.pl.File, plan.MaxFileBytes)
 	if err != nil {
 		return fmt.Errorf("bench: %s: %w", r.pl.File, err)
 	}
@@ -285,7 +289,7 @@ func (r *Runner) openDir() error {
 	// less, by an earlier version still counts as the same plan.
 	text := []byte(plan.Redact(string(raw)))
 	kept := filepath.Join(r.dir, "plan.yaml")
-	if old, err := inputfile.Read(context.Background(), kept, plan.MaxFileBytes); err == nil && !bytes.Equal(old, text) && !bytes.Equal(old, raw) && plan.Redact(string(old)) != string(text) {
+	if old, err := inputfile.Read(ctx, kept, plan.MaxFileBytes); err == nil && !bytes.Equal(old, text) && !bytes.Equal(old, raw) && plan.Redact(string(old)) != string(text) {
 		return fmt.Errorf("bench: %s holds the results of another plan (%s differs from %s); give another -o", r.dir, kept, r.pl.File)
 	}
 	if err := atomicfile.WriteFile(kept, func(w io.Writer) error { _, err := w.Write(text); return err }); err != nil {
