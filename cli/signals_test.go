@@ -19,6 +19,7 @@ import (
 	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/runner"
 )
 
 // blockedOpen is a binding whose Open blocks in the open of a named pipe
@@ -350,5 +351,29 @@ operations: 10
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("a plan whose reference is a pipe that never ends: not stopped a minute after Ctrl-C")
+	}
+}
+
+// A command that ends within the grace after the second signal (the
+// operations in flight abandoned, the results written) ends the process
+// with its own status: the process is not ended under it.
+func TestSecondSignalCommandEnds(t *testing.T) {
+	exited := make(chan int, 1)
+	e := &ending{grace: time.Hour, writeGrace: time.Hour, exit: func(c int) { exited <- c }, stderr: &bytes.Buffer{}}
+	sigs := make(chan os.Signal, 3)
+	sigs <- syscall.SIGINT
+	sigs <- syscall.SIGTERM
+	code := e.run(sigs, func(ctx context.Context) int {
+		<-ctx.Done()
+		<-runner.AbandonOf(ctx) // the second signal
+		return 42
+	})
+	select {
+	case c := <-exited:
+		t.Errorf("the process was ended (%d) under a command that ended", c)
+	default:
+	}
+	if code != 42 {
+		t.Errorf("status %d, want the command's", code)
 	}
 }
