@@ -377,3 +377,48 @@ func TestSecondSignalCommandEnds(t *testing.T) {
 		t.Errorf("status %d, want the command's", code)
 	}
 }
+
+// A plan resumed whose directory holds a run's result as a named pipe
+// that never ends gives way to Ctrl-C, exit 130: the result was read
+// without a context, past Ctrl-C.
+func TestBenchResultGivesWayToCtrlC(t *testing.T) {
+	planFile := writePlan(t, `name: resumed
+deployments:
+  - binding: basic
+workloads: [a]
+records: [10]
+threads: [1]
+operations: 10
+`)
+	code, ids, e := servbench(t, "bench", planFile, "--dry-run")
+	if code != ExitOK {
+		t.Fatalf("--dry-run: exit %d: %s", code, e)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	fifo := filepath.Join(dir, "runs", strings.Fields(ids)[0]+".json")
+	os.MkdirAll(filepath.Dir(fifo), 0o755)
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- MainContext(ctx, []string{"bench", planFile, "-o", dir}, &bytes.Buffer{}, &errb) }()
+	// The open for writing returns when the plan opens the pipe to read
+	// the run's result: it then waits for bytes that never come.
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	cancel()
+	select {
+	case code := <-done:
+		if code != ExitInterrupted {
+			t.Errorf("a run's result a pipe that never ends, interrupted: exit %d: %s", code, errb.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("a run's result a pipe that never ends: not stopped a minute after Ctrl-C")
+	}
+}

@@ -304,13 +304,28 @@ func (r *Runner) openDir(ctx context.Context) error {
 	return nil
 }
 
-// done reports whether a result file holds a finished run.
-func done(path string) (*result.Doc, bool) {
-	d, err := result.ReadFile(path)
-	if err != nil {
+// done reports whether a result file holds a finished run; a file that
+// does not answer (a named pipe nobody writes) gives way when ctx ends, as
+// not done (the read left behind ends with the process).
+func done(ctx context.Context, path string) (*result.Doc, bool) {
+	type answer struct {
+		d   *result.Doc
+		err error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		d, err := result.ReadFile(path)
+		ch <- answer{d, err}
+	}()
+	select {
+	case a := <-ch:
+		if a.err != nil {
+			return nil, false
+		}
+		return a.d, a.d.Stop.Finished()
+	case <-ctx.Done():
 		return nil, false
 	}
-	return d, d.Stop.Finished()
 }
 
 // tally counts a plan's runs as they go.
@@ -377,7 +392,7 @@ func (r *Runner) end(t *tally, total int) error {
 func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *tally) (ic plan.IndexRun, cut int) {
 	ic = newIndexRun(c)
 	path := filepath.Join(r.dir, ic.Result)
-	if d, ok := done(path); ok {
+	if d, ok := done(ctx, path); ok {
 		r.finish(c, &ic, d)
 		r.index.Runs = append(r.index.Runs, ic)
 		t.skipped++
@@ -432,7 +447,7 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 	}
 	t.runTime += time.Since(t0)
 	t.ran++
-	d, ok := done(path)
+	d, ok := done(ctx, path)
 	switch {
 	case ctx.Err() != nil:
 		ic.Status = "interrupted"
@@ -634,7 +649,7 @@ func (r *Runner) load(ctx context.Context, key string) error {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	if _, ok := done(out + ".json"); ok {
+	if _, ok := done(ctx, out+".json"); ok {
 		return nil
 	}
 	fmt.Fprintf(r.stderr, "servbench: loading %s\n", key)
