@@ -74,7 +74,10 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return ExitUsage, usageError{err}
 	}
 	r := experiment.New(pl, *dir, stderr)
-	if err := r.Check(); err != nil {
+	if err := r.CheckContext(ctx); err != nil {
+		if ctx.Err() != nil { // stopped while reading a file the plan names
+			return ExitInterrupted, err
+		}
 		return ExitUsage, usageError{err}
 	}
 	if *dry {
@@ -103,6 +106,8 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return ExitOK, nil
 	case errors.Is(err, experiment.ErrInterrupted):
 		return ExitInterrupted, nil
+	case ctx.Err() != nil: // stopped while reading the directory's files
+		return ExitInterrupted, err
 	case errors.As(err, &pe):
 		return ExitUsage, usageError{err}
 	}

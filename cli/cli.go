@@ -16,12 +16,10 @@ import (
 	"os/signal"
 	"runtime"
 	"strings"
-	"syscall"
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
-	"github.com/servbench/servbench/runner"
 	"github.com/servbench/servbench/workloads"
 
 	_ "github.com/servbench/servbench/db/basic"     // register
@@ -44,29 +42,15 @@ const (
 )
 
 // Main runs the command line args (without the program name) and returns
-// the exit status. It never panics on bad input.
+// the exit status. It never panics on bad input. Signals end it as ending
+// says: the first stops the command, which writes what it measured; the
+// second ends the process within about a second whatever is blocked.
 func Main(args []string, stdout, stderr io.Writer) int {
-	// The first signal stops a run and writes the results so far; a
-	// second stops waiting for threads stuck in a hung server's calls. A
-	// hangup (the terminal or ssh session gone) and SIGQUIT (Ctrl-\\) count
-	// as Ctrl-C: no stack dump, no exit status of bad input.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	abandon := make(chan struct{})
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	sigs := make(chan os.Signal, 3)
+	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
-	go func() {
-		if _, ok := <-sigs; !ok {
-			return
-		}
-		cancel()
-		if _, ok := <-sigs; ok {
-			fmt.Fprintln(stderr, "servbench: second signal: abandoning the operations in flight")
-			close(abandon)
-		}
-	}()
-	return MainContext(runner.WithAbandon(ctx, abandon), args, stdout, stderr)
+	e := &ending{grace: secondGrace, writeGrace: writeGrace, exit: os.Exit, stderr: stderr}
+	return e.run(sigs, func(ctx context.Context) int { return MainContext(ctx, args, stdout, stderr) })
 }
 
 // MainContext is Main with the caller's context: cancelling it stops a run
@@ -86,13 +70,13 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	case "bench":
 		code, err = benchCmd(ctx, args[1:], stdout, stderr)
 	case "merge":
-		code, err = merge(args[1:], stdout)
+		code, err = merge(ctx, args[1:], stdout)
 	case "import":
 		code, err = importCmd(ctx, args[1:], stdout)
 	case "report":
-		code, err = reportCmd(args[1:], stdout, stderr)
+		code, err = reportCmd(ctx, args[1:], stdout, stderr)
 	case "compare":
-		code, err = compareCmd(args[1:], stdout)
+		code, err = compareCmd(ctx, args[1:], stdout)
 	case "workloads":
 		listWorkloads(stdout)
 	case "bindings":

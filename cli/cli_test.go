@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/workloads"
 )
@@ -34,6 +35,9 @@ func TestMain(m *testing.M) {
 		}
 		if c := os.Getenv("SERVBENCH_CLIENT"); c != "" && c == os.Getenv("SERVBENCH_TEST_STOP_CLIENT") {
 			syscall.Kill(os.Getpid(), syscall.SIGSTOP) // a hung client: only SIGKILL ends it
+		}
+		if fifo := os.Getenv("SERVBENCH_TEST_BLOCKED_OPEN"); fifo != "" {
+			db.Register("blocked", blockedOpen(fifo))
 		}
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -28,7 +29,7 @@ A and B are each:
                  label, workload, records, threads and rate are repetitions
 `
 
-func compareCmd(args []string, stdout io.Writer) (int, error) {
+func compareCmd(ctx context.Context, args []string, stdout io.Writer) (int, error) {
 	fs := flag.NewFlagSet("servbench compare", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	pos, err := flagsAnywhere(fs, args)
@@ -42,11 +43,17 @@ func compareCmd(args []string, stdout io.Writer) (int, error) {
 	if len(pos) != 2 {
 		return ExitUsage, badf("compare: give two sets of results (usage: servbench compare A B)")
 	}
-	a, err := loadSide(pos[0])
+	a, err := readStoppable(ctx, pos[0], func() (*report.Set, error) { return loadSide(pos[0]) })
+	if errors.Is(err, errStopped) {
+		return ExitInterrupted, fmt.Errorf("compare: %w", err)
+	}
 	if err != nil {
 		return ExitUsage, badf("compare: %v", err)
 	}
-	b, err := loadSide(pos[1])
+	b, err := readStoppable(ctx, pos[1], func() (*report.Set, error) { return loadSide(pos[1]) })
+	if errors.Is(err, errStopped) {
+		return ExitInterrupted, fmt.Errorf("compare: %w", err)
+	}
 	if err != nil {
 		return ExitUsage, badf("compare: %v", err)
 	}

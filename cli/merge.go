@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -18,7 +20,7 @@ machine) into one: histograms added exactly, latencies recomputed from them,
 throughput summed over the window all clients were running.
 `
 
-func merge(args []string, stdout io.Writer) (int, error) {
+func merge(ctx context.Context, args []string, stdout io.Writer) (int, error) {
 	fs := flag.NewFlagSet("servbench merge", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := fs.String("o", "", "")
@@ -41,7 +43,10 @@ func merge(args []string, stdout io.Writer) (int, error) {
 	}
 	var docs []*result.Doc
 	for _, f := range files {
-		d, err := result.ReadFile(f)
+		d, err := readStoppable(ctx, f, func() (*result.Doc, error) { return result.ReadFile(f) })
+		if errors.Is(err, errStopped) {
+			return ExitInterrupted, fmt.Errorf("merge: %w", err)
+		}
 		if err != nil {
 			return ExitUsage, badf("merge: %v", err)
 		}

@@ -75,6 +75,8 @@ func runPhase(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Setu
 		case errors.Is(err, engine.ErrInterruptedBeforeMeasuring):
 			fmt.Fprintf(stderr, "servbench: %v\n", err)
 			return ExitInterrupted, nil
+		case ctx.Err() != nil: // while connecting, preparing, …: what failed gave way to it
+			return ExitInterrupted, fmt.Errorf("interrupted; nothing was measured: %w", err)
 		case elsewhere:
 			return ExitFailure, fmt.Errorf("%s: %w", cmd, err)
 		}
@@ -88,7 +90,7 @@ func runPhase(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Setu
 	case o.Interrupted && elsewhere:
 		fmt.Fprintln(stderr, "servbench: interrupted; the clients' results so far were merged")
 		return ExitInterrupted, nil
-	case o.Interrupted:
+	case o.Interrupted || ctx.Err() != nil: // also after the run: while its inserts were removed, the binding closed
 		fmt.Fprintln(stderr, "servbench: interrupted; the results so far were written")
 		if pa.indexFrom != "" {
 			// A client an orchestrator started ends well when it is

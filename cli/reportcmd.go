@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -43,7 +44,7 @@ func flagsAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
 	return pos, nil
 }
 
-func reportCmd(args []string, stdout, stderr io.Writer) (int, error) {
+func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := flag.NewFlagSet("servbench report", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := fs.String("o", "", "")
@@ -62,7 +63,10 @@ func reportCmd(args []string, stdout, stderr io.Writer) (int, error) {
 	if *out == "" {
 		return ExitUsage, badf("report: no output file (-o REPORT.html)")
 	}
-	set, err := report.Load(pos[0])
+	set, err := readStoppable(ctx, pos[0], func() (*report.Set, error) { return report.Load(pos[0]) })
+	if errors.Is(err, errStopped) {
+		return ExitInterrupted, fmt.Errorf("report: %w", err)
+	}
 	if err != nil {
 		return ExitUsage, badf("report: %v", err)
 	}

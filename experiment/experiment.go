@@ -49,7 +49,11 @@ func New(pl *plan.Plan, dir string, log io.Writer) *Runner {
 // Check validates every run and load of the plan before anything runs:
 // bindings, properties and workloads, as the engine itself would. Its
 // errors are *plan.Error, bad input.
-func (r *Runner) Check() error { return r.check() }
+func (r *Runner) Check() error { return r.check(context.Background()) }
+
+// CheckContext is Check until ctx ends: the files the plan and its
+// bindings name (the reference, a CA) give way to Ctrl-C.
+func (r *Runner) CheckContext(ctx context.Context) error { return r.check(ctx) }
 
 // Loads returns how many data sets the plan loads (after Check).
 func (r *Runner) Loads() int { return len(r.loads) }
@@ -59,7 +63,7 @@ func (r *Runner) Loads() int { return len(r.loads) }
 // an error naming the index when runs failed.
 func (r *Runner) Run(ctx context.Context) error {
 	if r.loads == nil {
-		if err := r.check(); err != nil {
+		if err := r.check(ctx); err != nil {
 			return err
 		}
 	}
@@ -71,7 +75,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		return &plan.Error{File: r.pl.File, Msg: "bench: " + err.Error()}
 	}
 	defer release()
-	if err := r.openDir(); err != nil {
+	if err := r.openDir(ctx); err != nil {
 		return &plan.Error{File: r.pl.File, Msg: err.Error()}
 	}
 	return r.run(ctx, r.pl.Runs())
@@ -191,16 +195,16 @@ func (r *Runner) dataDir(p *props.Props, t *plan.Deployment, w *plan.Workload, r
 
 // check validates every run and load before anything runs: bindings,
 // properties and workloads, as the engine itself would.
-func (r *Runner) check() error {
+func (r *Runner) check(ctx context.Context) error {
 	r.docs, r.loads, r.tables = map[string]string{}, map[string]*engine.Setup{}, map[string]string{}
-	if raw, err := inputfile.Read(context.Background(), r.pl.File, plan.MaxFileBytes); err == nil {
+	if raw, err := inputfile.Read(ctx, r.pl.File, plan.MaxFileBytes); err == nil {
 		r.secrets = plan.Secrets(string(raw)) // the check's errors hide them too
 	}
 	if err := r.checkSteps(); err != nil {
 		return err
 	}
 	if r.pl.Reference != "" { // published figures, kept beside the results for the report
-		ref, err := inputfile.Read(context.Background(), r.pl.Reference, plan.MaxFileBytes)
+		ref, err := inputfile.Read(ctx, r.pl.Reference, plan.MaxFileBytes)
 		if err != nil {
 			return &plan.Error{File: r.pl.File, Msg: fmt.Sprintf("reference %s: %s", r.pl.Reference, oneLine(err))}
 		}
@@ -230,7 +234,7 @@ func (r *Runner) check() error {
 			spec.Threads, spec.Rate = c.Threads, c.Rate // the rate's bounds, a paced thread's memory
 			if err == nil {
 				setClients(spec.Properties, c.Spread())
-				if ch.s, ch.err = engine.Check(spec); ch.err == nil {
+				if ch.s, ch.err = engine.CheckContext(ctx, spec); ch.err == nil {
 					ch.err = phase.Check(ch.s)
 				}
 			} else {
@@ -257,7 +261,7 @@ func (r *Runner) check() error {
 				// at least.
 				setClients(spec.Properties, min(r.loadClients(c.Deployment), spec.Threads))
 				r.dataDir(spec.Properties, c.Deployment, c.Workload, c.Records)
-				if s, err = engine.Check(spec); err == nil {
+				if s, err = engine.CheckContext(ctx, spec); err == nil {
 					err = phase.Check(s)
 				}
 			}
@@ -284,8 +288,8 @@ func (r *Runner) setsTable(t *plan.Deployment) bool {
 
 // openDir creates DIR, keeps a copy of the plan in it, refuses a DIR that
 // holds another plan's results, and reads the index of earlier runs.
-func (r *Runner) openDir() error {
-	raw, err := inputfile.Read(context.Background(), r.pl.File, plan.MaxFileBytes)
+func (r *Runner) openDir(ctx context.Context) error {
+	raw, err := inputfile.Read(ctx, r.pl.File, plan.MaxFileBytes)
 	if err != nil {
 		return fmt.Errorf("bench: %s: %w", r.pl.File, err)
 	}
@@ -294,7 +298,7 @@ func (r *Runner) openDir() error {
 	text := []byte(plan.Redact(string(raw)))
 	r.secrets = plan.Secrets(string(raw))
 	kept := filepath.Join(r.dir, "plan.yaml")
-	if old, err := inputfile.Read(context.Background(), kept, plan.MaxFileBytes); err == nil && !bytes.Equal(old, text) && !bytes.Equal(old, raw) &&
+	if old, err := inputfile.Read(ctx, kept, plan.MaxFileBytes); err == nil && !bytes.Equal(old, text) && !bytes.Equal(old, raw) &&
 		r.secrets.HideKnown(plan.Redact(string(old))) != string(text) {
 		return fmt.Errorf("bench: %s holds the results of another plan (%s differs from %s); give another -o", r.dir, kept, r.pl.File)
 	}
@@ -310,13 +314,28 @@ func (r *Runner) openDir() error {
 	return nil
 }
 
-// done reports whether a result file holds a finished run.
-func done(path string) (*result.Doc, bool) {
-	d, err := result.ReadFile(path)
-	if err != nil {
+// done reports whether a result file holds a finished run; a file that
+// does not answer (a named pipe nobody writes) gives way when ctx ends, as
+// not done (the read left behind ends with the process).
+func done(ctx context.Context, path string) (*result.Doc, bool) {
+	type answer struct {
+		d   *result.Doc
+		err error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		d, err := result.ReadFile(path)
+		ch <- answer{d, err}
+	}()
+	select {
+	case a := <-ch:
+		if a.err != nil {
+			return nil, false
+		}
+		return a.d, a.d.Stop.Finished()
+	case <-ctx.Done():
 		return nil, false
 	}
-	return d, d.Stop.Finished()
 }
 
 // tally counts a plan's runs as they go.
@@ -383,7 +402,7 @@ func (r *Runner) end(t *tally, total int) error {
 func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *tally) (ic plan.IndexRun, cut int) {
 	ic = newIndexRun(c)
 	path := filepath.Join(r.dir, ic.Result)
-	if d, ok := done(path); ok {
+	if d, ok := done(ctx, path); ok {
 		r.finish(c, &ic, d)
 		r.index.Runs = append(r.index.Runs, ic)
 		t.skipped++
@@ -438,7 +457,7 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 	}
 	t.runTime += time.Since(t0)
 	t.ran++
-	d, ok := done(path)
+	d, ok := done(ctx, path)
 	switch {
 	case ctx.Err() != nil:
 		ic.Status = "interrupted"
@@ -640,7 +659,7 @@ func (r *Runner) load(ctx context.Context, key string) error {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	if _, ok := done(out + ".json"); ok {
+	if _, ok := done(ctx, out+".json"); ok {
 		return nil
 	}
 	fmt.Fprintf(r.stderr, "servbench: loading %s\n", key)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/props"
 )
 
@@ -25,7 +26,9 @@ func (o rawOutput) Files() []File {
 	return []File{{What: "measurement.raw.output_file", Path: string(o)}}
 }
 func (o rawOutput) Open(*Env) (Sink, error) {
-	f, err := os.OpenFile(string(o), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	// Appended to as YCSB does, through atomicfile's checks: a pipe
+	// nobody reads is refused (its open waited for a reader without end).
+	f, err := atomicfile.Append(string(o))
 	if err != nil {
 		return nil, fmt.Errorf("output file: %w", err)
 	}

@@ -200,7 +200,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	cc.NumConns = int(conns)
 	cc.WriteCoalesceWaitTime = coalesce
 	cc.Timeout = time.Duration(ms) * time.Millisecond
-	cc.ConnectTimeout = 10 * time.Second
+	cc.ConnectTimeout = connectTimeout
 	cc.Dialer = st.traffic.ContextDialer(&net.Dialer{Timeout: cc.ConnectTimeout, KeepAlive: cc.SocketKeepalive}) // TLS runs over it
 	if user != "" {
 		cc.Authenticator = gocql.PasswordAuthenticator{Username: user, Password: password}
@@ -212,11 +212,23 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		cc.HostDialer = tlsDialer{dial: cc.Dialer, tls: asked.Watch(tc), timeout: cc.ConnectTimeout}
 	}
 	st.where = strings.Join(hosts, ",") + ":" + strconv.Itoa(int(port))
-	if st.s, err = cc.CreateSession(); err != nil {
+	// CreateSession takes no context: Ctrl-C ends the wait for it (the
+	// connect timeout above each host) at once.
+	if st.s, err = wire.Connect(ctx, cc.CreateSession, (*gocql.Session).Close); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("cassandra: connect %s: %w", st.where, err)
+		}
+		if strings.Contains(err.Error(), "within timeout") { // gocql's words for its connect timeout, not readtimeoutmillis
+			return nil, fmt.Errorf("cassandra: connect %s: no answer within %s (the connect timeout): %w", st.where, cc.ConnectTimeout, err)
+		}
 		return nil, fmt.Errorf("cassandra: connect %s: %w", st.where, asked.Explain(sec, err))
 	}
 	return st, nil
 }
+
+// connectTimeout bounds each connection's making, the TLS handshake
+// included (gocql's ConnectTimeout).
+var connectTimeout = 10 * time.Second
 
 // tlsDialer dials a host's counted connection and runs TLS over it,
 // the handshake bounded by timeout: gocql's own waits for a server that

@@ -2,6 +2,7 @@ package cassandra_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/cassandra"
 	"github.com/servbench/servbench/db/dbtest"
 )
 
@@ -91,6 +93,8 @@ func TestTLSConflicts(t *testing.T) {
 // connection in one line within the connect timeout: gocql's handshake
 // waited without end, past Ctrl-C.
 func TestTLSSilentServer(t *testing.T) {
+	saved := cassandra.SetConnectTimeout(200 * time.Millisecond)
+	defer cassandra.SetConnectTimeout(saved)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -110,10 +114,88 @@ func TestTLSSilentServer(t *testing.T) {
 	go func() { done <- openErr("hosts", host, "port", port, "cassandra.tls.insecure", "true") }()
 	select {
 	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "TLS: no answer to the handshake within 10s") || strings.Contains(err.Error(), "\n") {
+		if err == nil || !strings.Contains(err.Error(), "TLS: no answer to the handshake within 200ms") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("a server silent at the handshake: %v", err)
 		}
 	case <-time.After(25 * time.Second):
 		t.Fatal("a server silent at the handshake: no answer within 25s")
+	}
+}
+
+// Ctrl-C while connecting to a server that accepts and never answers
+// stops the connection at once: gocql's CreateSession takes no context,
+// and held it for its 10 s connect timeout.
+func TestConnectStoppable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan struct{}, 1)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			select {
+			case accepted <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	host, port, _ := net.SplitHostPort(ln.Addr().String())
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-accepted; cancel() }()
+	done := make(chan error, 1)
+	go func() {
+		b, _ := db.Lookup("cassandra")
+		d, err := b.Open(ctx, dbtest.Props("hosts", host, "port", port), db.Options{Threads: 1, Schema: db.Schema{Fields: []string{"field0"}}})
+		if err == nil {
+			d.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("stopped while connecting: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("not stopped a minute after Ctrl-C")
+	}
+}
+
+// A server that accepts and never answers is said with the wait it was
+// given, the connect timeout (gocql said "within timeout" after 10 s,
+// beside cassandra.readtimeoutmillis).
+func TestConnectTimeoutSaid(t *testing.T) {
+	saved := cassandra.SetConnectTimeout(200 * time.Millisecond)
+	defer cassandra.SetConnectTimeout(saved)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { io.Copy(io.Discard, c); c.Close() }()
+		}
+	}()
+	host, port, _ := net.SplitHostPort(ln.Addr().String())
+	done := make(chan error, 1)
+	go func() { done <- openErr("hosts", host, "port", port, "cassandra.readtimeoutmillis", "50") }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "no answer within 200ms (the connect timeout)") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("a silent server: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("a silent server: no answer within a minute")
 	}
 }

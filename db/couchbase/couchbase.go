@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -104,12 +105,28 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	opts := clusterOptions(t, tc, user, password)
 	opts.TimeoutsConfig = gocb.TimeoutsConfig{KVTimeout: time.Duration(ms) * time.Millisecond}
 	opts.RetryStrategy = gocb.NewBestEffortRetryStrategy(nil)
+	if tc != nil {
+		// gocbcore's TLS handshake has no deadline: a server that never
+		// answers it held the connection, and the close after it, without
+		// end. It is asked first, bounded.
+		if err := answersTLS(ctx, c.addr, connectTimeout); err != nil {
+			return nil, fmt.Errorf("couchbase: connect %s: %w", s.host, err)
+		}
+	}
 	if s.cluster, err = gocb.Connect(conn, opts); err != nil {
 		return nil, fmt.Errorf("couchbase: connect %s: %s", s.host, props.RedactURL(t.Explain(err).Error()))
 	}
 	b := s.cluster.Bucket(bucket)
-	if err := b.WaitUntilReady(10*time.Second, &gocb.WaitUntilReadyOptions{ServiceTypes: []gocb.ServiceType{gocb.ServiceTypeKeyValue}}); err != nil {
-		s.cluster.Close(nil)
+	if err := b.WaitUntilReady(connectTimeout, &gocb.WaitUntilReadyOptions{ServiceTypes: []gocb.ServiceType{gocb.ServiceTypeKeyValue}, Context: ctx}); err != nil {
+		// Closed aside: gocb's close waits for the connections it is
+		// still making, a handshake among them.
+		go s.cluster.Close(nil)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("couchbase: connect %s: stopped while connecting: %w", s.host, ctx.Err())
+		}
+		if errors.Is(err, gocb.ErrTimeout) || errors.Is(err, gocb.ErrUnambiguousTimeout) { // the connect timeout's, not couchbase.kvtimeout's
+			return nil, fmt.Errorf("couchbase: connect %s bucket %s: no answer within %s (the connect timeout): %s", s.host, bucket, connectTimeout, props.RedactURL(t.Explain(err).Error()))
+		}
 		return nil, fmt.Errorf("couchbase: connect %s bucket %s: %s", s.host, bucket, props.RedactURL(t.Explain(err).Error()))
 	}
 	s.coll = b.Scope(scope).Collection(collection)
@@ -121,6 +138,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 // the cluster manager reached with the same security.
 type connection struct {
 	url, host, bucket, user, password string
+	addr                              string // the first host's address and port: the one asked whether it speaks TLS
 	tls                               wire.TLS
 	mgmt                              *manager
 }
@@ -152,7 +170,7 @@ func readConnection(p *props.Props) (connection, error) {
 	if u.User != nil {
 		return c, p.Errorf("couchbase.url", "gocb takes no credentials from the URL (it would connect without them): set couchbase.username and couchbase.password")
 	}
-	c.url, c.host, c.tls = conn, firstHost(u.Host), t
+	c.url, c.host, c.addr, c.tls = conn, firstHost(u.Host), firstAddr(u.Host), t
 	c.bucket = p.String("couchbase.bucket", "default")
 	c.user, c.password = p.String("couchbase.username", c.bucket), p.String("couchbase.password", "")
 	switch {
@@ -171,6 +189,47 @@ func readConnection(p *props.Props) (connection, error) {
 func firstHost(hosts string) string {
 	h, _, _ := strings.Cut(hosts, ",")
 	return strings.TrimSuffix(strings.TrimPrefix(wire.HostOf(h), "["), "]")
+}
+
+// firstAddr is the first host of a connection string's list with its
+// port: the key-value TLS port (11207) when none is given.
+func firstAddr(hosts string) string {
+	h, _, _ := strings.Cut(hosts, ",")
+	if _, _, err := net.SplitHostPort(h); err == nil {
+		return h
+	}
+	return net.JoinHostPort(strings.TrimSuffix(strings.TrimPrefix(h, "["), "]"), "11207")
+}
+
+// connectTimeout bounds the connection: the TLS handshake asked first,
+// then gocb's wait for the bucket's key-value connections.
+var connectTimeout = 10 * time.Second
+
+// answersTLS fails when the server at addr accepts a connection and does
+// not answer a TLS handshake within timeout (a plain port, or a server
+// that hangs); one it cannot reach, or whose answer is a refusal, is
+// left for gocb to say. Nothing is sent over it but the handshake, and
+// its certificate is not checked here: gocb checks it.
+func answersTLS(ctx context.Context, addr string, timeout time.Duration) error {
+	hctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var d net.Dialer
+	c, err := d.DialContext(hctx, "tcp", addr)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("stopped while connecting: %w", ctx.Err())
+		}
+		return nil
+	}
+	defer c.Close()
+	err = tls.Client(c, &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}).HandshakeContext(hctx) // #nosec G402: whether it answers, not whom
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("stopped while connecting: %w", ctx.Err())
+	case err != nil && hctx.Err() != nil:
+		return fmt.Errorf("TLS: no answer to the handshake within %s: a server that does not speak TLS at %s? (couchbase.url: couchbase:// for a plain port, or the address of its TLS port)", timeout, addr)
+	}
+	return nil
 }
 
 // clusterOptions maps the connection's security to gocb's: the CAs of

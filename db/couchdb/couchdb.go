@@ -113,6 +113,10 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	}
 	if _, err := s.c.Version(ctx); err != nil {
 		s.Close()
+		var ne net.Error
+		if ctx.Err() == nil && (errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded)) {
+			return nil, fmt.Errorf("couchdb: connect %s: no answer within %s (couchdb.timeout)", s.where, hc.Timeout)
+		}
 		return nil, fmt.Errorf("couchdb: connect %s: %s", s.where, s.explain(err))
 	}
 	return s, nil

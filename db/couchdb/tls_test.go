@@ -138,3 +138,14 @@ func TestTLSConflicts(t *testing.T) {
 		t.Errorf("missing CA file: %v", err)
 	}
 }
+
+// A server that accepts and never answers is said with the wait it was
+// given (it said "context deadline exceeded (Client.Timeout exceeded
+// while awaiting headers)").
+func TestSilentServerSaid(t *testing.T) {
+	addr := dbtest.SilentServer(t)
+	err := dbtest.OpenErr(t, context.Background(), "couchdb", "couchdb.url", "http://"+addr, "couchdb.timeout", "200")
+	if err == nil || !strings.Contains(err.Error(), "no answer within 200ms (couchdb.timeout)") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("a silent server: %v", err)
+	}
+}

@@ -80,16 +80,27 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	cfg.traffic = &s.traffic
 	c, err := rueidis.NewClient(clientOptions(cfg))
 	if err != nil {
-		return nil, fmt.Errorf("redis: connect %s: %w", s.hostDesc, closedAtOnce(cfg.tlsProps, asked.Explain(cfg.tlsProps, err)))
+		return nil, fmt.Errorf("redis: connect %s: %w", s.hostDesc, noAnswer(ctx, cfg.timeout, closedAtOnce(cfg.tlsProps, asked.Explain(cfg.tlsProps, err))))
 	}
 	s.c = c
 	pctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 	if err := s.c.Do(pctx, s.c.B().Ping().Build()).Error(); err != nil {
 		s.c.Close()
-		return nil, fmt.Errorf("redis: connect %s: %w", s.hostDesc, closedAtOnce(cfg.tlsProps, asked.Explain(cfg.tlsProps, err)))
+		return nil, fmt.Errorf("redis: connect %s: %w", s.hostDesc, noAnswer(ctx, cfg.timeout, closedAtOnce(cfg.tlsProps, asked.Explain(cfg.tlsProps, err))))
 	}
 	return s, nil
+}
+
+// noAnswer says a connection that timed out with the wait it was given
+// (it said "context deadline exceeded"); Unwrap gives err.
+func noAnswer(ctx context.Context, wait time.Duration, err error) error {
+	var ne net.Error
+	var te *wire.TLSError
+	if ctx.Err() != nil || errors.As(err, &te) || !(errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()) {
+		return err
+	}
+	return fmt.Errorf("no answer within %s (redis.timeout): %w", wait, err)
 }
 
 // closedAtOnce says a connection the server closed before its first

@@ -159,3 +159,13 @@ func TestClosedAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// A server that accepts and never answers is said with the wait it was
+// given (it said "context deadline exceeded").
+func TestSilentServerSaid(t *testing.T) {
+	addr := dbtest.SilentServer(t)
+	err := dbtest.OpenErr(t, context.Background(), "redis", "redis.url", "redis://"+addr, "redis.timeout", "200")
+	if err == nil || !strings.Contains(err.Error(), "no answer within 200ms (redis.timeout)") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("a silent server: %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"sync"
@@ -98,3 +99,22 @@ type nopConn struct{ net.Conn }
 
 func (nopConn) Read(p []byte) (int, error)  { return len(p), nil }
 func (nopConn) Write(p []byte) (int, error) { return len(p), nil }
+
+// Connect returns when its context ends, whatever the connection waits
+// for, and closes the connection made after that.
+func TestConnectStoppable(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	release, dropped := make(chan struct{}), make(chan int, 1)
+	cancel()
+	_, err := Connect(ctx, func() (int, error) { <-release; return 7, nil }, func(v int) { dropped <- v })
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("stopped: %v", err)
+	}
+	close(release)
+	if v := <-dropped; v != 7 {
+		t.Errorf("dropped %d", v)
+	}
+	if v, err := Connect(context.Background(), func() (int, error) { return 3, nil }, func(int) {}); v != 3 || err != nil {
+		t.Errorf("connected: %d %v", v, err)
+	}
+}

@@ -16,6 +16,11 @@
 // (and a regular file keeps what it held), also when the writer itself
 // dropped it (runtime/trace and runtime/pprof do), so that a full disk or
 // device, or a pipe whose reader left, always fails the output.
+//
+// Every file between Create and Commit or Abort is known to the package
+// (Writing, RemoveTemporary), so that a process that must end at once (a
+// second Ctrl-C) can let an output being written finish, for a bounded
+// time, and leave no temporary file behind.
 package atomicfile
 
 import (
@@ -27,6 +32,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -38,10 +45,15 @@ type File struct {
 	direct bool // a device or pipe written in place: nothing to rename
 	done   bool
 	err    error // the first write that failed
+	// written is set by the first write: the file is then being
+	// written (Writing) until Commit or Abort.
+	written atomic.Bool
 }
 
-// Write writes p, remembering the first error for Commit.
+// Write writes p, remembering the first error for Commit; from the first
+// write on, the file is being written (Writing) until Commit or Abort.
 func (f *File) Write(p []byte) (int, error) {
+	f.mark()
 	n, err := f.File.Write(p)
 	if err != nil && f.err == nil {
 		f.err = err
@@ -51,6 +63,7 @@ func (f *File) Write(p []byte) (int, error) {
 
 // WriteString is Write of a string.
 func (f *File) WriteString(s string) (int, error) {
+	f.mark()
 	n, err := f.File.WriteString(s)
 	if err != nil && f.err == nil {
 		f.err = err
@@ -60,11 +73,71 @@ func (f *File) WriteString(s string) (int, error) {
 
 // ReadFrom copies r into the file, remembering a failed write for Commit.
 func (f *File) ReadFrom(r io.Reader) (int64, error) {
+	f.mark()
 	n, err := f.File.ReadFrom(r)
 	if err != nil && f.err == nil {
 		f.err = err
 	}
 	return n, err
+}
+
+// unfinished is every File not yet committed or aborted.
+var unfinished struct {
+	sync.Mutex
+	files map[*File]struct{}
+}
+
+func track(f *File) *File {
+	unfinished.Lock()
+	defer unfinished.Unlock()
+	if unfinished.files == nil {
+		unfinished.files = map[*File]struct{}{}
+	}
+	unfinished.files[f] = struct{}{}
+	return f
+}
+
+func untrack(f *File) {
+	unfinished.Lock()
+	delete(unfinished.files, f)
+	unfinished.Unlock()
+}
+
+func (f *File) mark() {
+	if !f.written.Load() {
+		f.written.Store(true)
+	}
+}
+
+// Writing reports whether a file is being written: written to and not
+// yet committed or aborted. A file created but not written yet (an
+// output opened before a run) is not.
+func Writing() bool {
+	unfinished.Lock()
+	defer unfinished.Unlock()
+	for f := range unfinished.files {
+		if f.written.Load() {
+			return true
+		}
+	}
+	return false
+}
+
+// RemoveTemporary removes the temporary file of every file not yet
+// committed, for a process about to exit without waiting for them: each
+// path keeps what it held (a Commit renaming at that moment either
+// happened first, or finds nothing to rename and fails). It returns how
+// many it removed.
+func RemoveTemporary() int {
+	unfinished.Lock()
+	defer unfinished.Unlock()
+	n := 0
+	for f := range unfinished.files {
+		if !f.direct && os.Remove(f.Name()) == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // Create starts a file for path, readable by everyone once committed
@@ -95,7 +168,7 @@ func CreateMode(path string, perm os.FileMode) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{File: f, path: target, mode: perm}, nil
+	return track(&File{File: f, path: target, mode: perm}), nil
 }
 
 var errIsDir = errors.New("is a directory")
@@ -158,7 +231,7 @@ func openDirect(path, target string, m fs.FileMode) (*File, error) {
 		}
 		return nil, err
 	}
-	return &File{File: f, path: path, direct: true}, nil
+	return track(&File{File: f, path: path, direct: true}), nil
 }
 
 func kind(m fs.FileMode) string {
@@ -183,6 +256,7 @@ func (f *File) Commit() error {
 		return f.err
 	}
 	f.done = true
+	defer untrack(f)
 	if f.direct {
 		if err := f.Close(); f.err == nil {
 			f.err = err
@@ -216,6 +290,7 @@ func (f *File) Abort() {
 		return
 	}
 	f.done = true
+	defer untrack(f)
 	f.Close()
 	if !f.direct {
 		os.Remove(f.Name())
@@ -388,4 +463,34 @@ func lockFile(name string) (*os.File, error) {
 		f.Close() // removed, or replaced, while it was being locked
 	}
 	return nil, errors.New("lock file replaced again and again")
+}
+
+// Append opens path to write after what it holds, as a shell's >> does
+// (YCSB's raw samples): a file is created or appended to, a link followed,
+// a character device or named pipe written in place. As Create, it
+// refuses a pipe nobody reads rather than wait for one (the open of a
+// pipe waits for a reader without end, past Ctrl-C), and a directory, a
+// socket or a block device.
+func Append(path string) (*os.File, error) {
+	target, magic, err := resolve(path)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	st, err := os.Stat(target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || err == nil && st.Mode().IsRegular():
+		return os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	case err != nil:
+		return nil, err
+	case st.IsDir():
+		return nil, &os.PathError{Op: "open", Path: path, Err: errIsDir}
+	case st.Mode()&(fs.ModeCharDevice|fs.ModeNamedPipe) != 0 || magic:
+		f, err := openDirect(path, target, st.Mode())
+		if err != nil {
+			return nil, err
+		}
+		untrack(f) // the caller's, an *os.File: nothing to commit
+		return f.File, nil
+	}
+	return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("not a regular file, character device or pipe (%s): refused", kind(st.Mode()))}
 }

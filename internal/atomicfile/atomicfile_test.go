@@ -255,3 +255,97 @@ func TestDroppedWriteErrorFailsCommit(t *testing.T) {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
+
+// A file is being written from its first write to its Commit or Abort;
+// RemoveTemporary removes what is not committed, each path keeping what
+// it held.
+func TestWritingAndRemoveTemporary(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	os.WriteFile(a, []byte("before"), 0o644)
+	fa, err := Create(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := Create(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Writing() {
+		t.Error("created, not written: said to be written")
+	}
+	fa.WriteString("after")
+	if !Writing() {
+		t.Error("written to: not said to be written")
+	}
+	if n := RemoveTemporary(); n != 2 {
+		t.Errorf("removed %d temporary files, want 2", n)
+	}
+	if err := fa.Commit(); err == nil {
+		t.Error("a commit after its temporary file was removed succeeded")
+	}
+	fb.Abort()
+	if Writing() {
+		t.Error("committed and aborted: still said to be written")
+	}
+	if got, _ := os.ReadFile(a); string(got) != "before" {
+		t.Errorf("a holds %q", got)
+	}
+	if _, err := os.Stat(b); err == nil {
+		t.Error("b exists")
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// Append writes after what a file holds (created when missing), writes a
+// pipe someone reads in place, and refuses a pipe nobody reads (its open
+// waited for a reader without end), a directory and a socket.
+func TestAppend(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "raw.txt")
+	for _, s := range []string{"a\n", "b\n"} {
+		f, err := Append(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(s)
+		f.Close()
+	}
+	if b, _ := os.ReadFile(file); string(b) != "a\nb\n" {
+		t.Errorf("appended: %q", b)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Append(fifo); err == nil || !strings.Contains(err.Error(), "a named pipe that nobody reads") {
+		t.Errorf("a pipe nobody reads: %v", err)
+	}
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if f, err := Append(fifo); err != nil {
+		t.Errorf("a pipe someone reads: %v", err)
+	} else {
+		f.Close()
+	}
+	if _, err := Append(dir); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("a directory: %v", err)
+	}
+	sock := filepath.Join(dir, "sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer l.Close()
+	if _, err := Append(sock); err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Errorf("a socket: %v", err)
+	}
+	if Writing() {
+		t.Error("appended files said to be written as outputs")
+	}
+}

@@ -1,0 +1,424 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/basic"
+	"github.com/servbench/servbench/internal/atomicfile"
+	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/runner"
+)
+
+// blockedOpen is a binding whose Open blocks in the open of a named pipe
+// nobody writes, its context ignored, as a driver reading a file it was
+// named does: the command the tests run as a child process registers it
+// (SERVBENCH_TEST_BLOCKED_OPEN) under the name "blocked".
+type blockedOpen string
+
+func (blockedOpen) Summary() string { return "a driver blocked in the open of a named pipe" }
+
+func (b blockedOpen) Open(_ context.Context, _ *props.Props, o db.Options) (db.DB, error) {
+	if o.CheckOnly {
+		return nil, nil
+	}
+	fmt.Fprintln(os.Stderr, "test: opening the named pipe")
+	f, err := os.Open(string(b)) // no context reaches it
+	if err == nil {
+		f.Close()
+	}
+	return nil, errors.New("test: the named pipe was opened")
+}
+
+// A second signal ends the process, whatever it is blocked in (here a
+// driver's open of a named pipe, which no context reaches): exit 130, the
+// result file named by -o as it was, no temporary file left beside it.
+func TestSecondSignalEndsBlockedProcess(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fifo, out := filepath.Join(dir, "fifo"), filepath.Join(dir, "r.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	os.WriteFile(out, []byte("before"), 0o644)
+	cmd := exec.Command(os.Args[0], "run", "blocked", "-w", "a", "-p", "recordcount=10", "-o", out)
+	cmd.Env = append(os.Environ(), "SERVBENCH_TEST_CLI=1", "SERVBENCH_TEST_BLOCKED_OPEN="+fifo)
+	stderr := &watchFor{want: "test: opening the named pipe", seen: make(chan struct{})}
+	blocked := stderr.seen
+	cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	failsafe := time.After(time.Minute)
+	select {
+	case <-blocked:
+	case err := <-done:
+		t.Fatalf("ended before blocking: %v: %s", err, stderr)
+	case <-failsafe:
+		cmd.Process.Kill()
+		t.Fatalf("never blocked: %s", stderr)
+	}
+	// Signals are sent until the second is seen (two sent at once may
+	// arrive as one).
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	cmd.Process.Signal(syscall.SIGINT)
+	for ended := false; !ended; {
+		select {
+		case <-done:
+			ended = true
+		case <-tick.C:
+			if !strings.Contains(stderr.String(), "second signal") {
+				cmd.Process.Signal(syscall.SIGINT)
+			}
+		case <-failsafe:
+			cmd.Process.Kill()
+			t.Fatalf("not ended by a second signal: %s", stderr)
+		}
+	}
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted || !strings.Contains(stderr.String(), "exiting without waiting") {
+		t.Errorf("exit %d, want %d: %s", code, ExitInterrupted, stderr)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "before" {
+		t.Errorf("-o holds %q", b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// After the second signal and its grace, an output being written is let
+// finish (up to writeGrace) before the process exits; one created but
+// not written is removed, its path keeping what it held.
+func TestSecondSignalLetsAWriteFinish(t *testing.T) {
+	dir := t.TempDir()
+	written, kept := filepath.Join(dir, "written.json"), filepath.Join(dir, "kept.json")
+	os.WriteFile(written, []byte("before"), 0o644)
+	os.WriteFile(kept, []byte("before"), 0o644)
+	exited := make(chan int, 1)
+	waiting := make(chan struct{})
+	e := &ending{grace: time.Millisecond, writeGrace: time.Minute, exit: func(c int) { exited <- c }, stderr: &bytes.Buffer{}, writeWait: func() { close(waiting) }}
+	sigs := make(chan os.Signal, 3)
+	writing, forever := make(chan struct{}), make(chan struct{})
+	defer close(forever)
+	go e.run(sigs, func(context.Context) int {
+		k, err := atomicfile.Create(kept)
+		if err != nil {
+			t.Error(err)
+			return 1
+		}
+		defer k.Abort()
+		f, err := atomicfile.Create(written)
+		if err != nil {
+			t.Error(err)
+			return 1
+		}
+		f.WriteString("after")
+		close(writing)
+		<-waiting // the process waits for the write
+		if err := f.Commit(); err != nil {
+			t.Error(err)
+		}
+		<-forever // then blocked in something else
+		return 0
+	})
+	<-writing
+	sigs <- syscall.SIGINT
+	sigs <- syscall.SIGINT
+	select {
+	case code := <-exited:
+		if code != ExitInterrupted {
+			t.Errorf("exit %d", code)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("no exit")
+	}
+	if b, _ := os.ReadFile(written); string(b) != "after" {
+		t.Errorf("the output being written holds %q", b)
+	}
+	if b, _ := os.ReadFile(kept); string(b) != "before" {
+		t.Errorf("the output not written holds %q", b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// The raw samples' file (measurement.raw.output_file) named as a pipe
+// nobody reads is refused in one line before the run, as every output's
+// is: its open waited for a reader without end, silently, past Ctrl-C.
+func TestRawOutputPipeNobodyReads(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	var e bytes.Buffer
+	code := runUntil(t, context.Background(), make(chan struct{}), &e, "run", "basic", "-w", "a", "-p", "operationcount=10",
+		"-p", "measurementtype=raw", "-p", "measurement.raw.output_file="+fifo)
+	if code == ExitOK || !strings.Contains(e.String(), "a named pipe that nobody reads") || strings.Count(e.String(), "\n") != 1 {
+		t.Errorf("raw output to a pipe nobody reads: exit %d: %s", code, e.String())
+	}
+}
+
+// merge, report and compare read their inputs until Ctrl-C: a named pipe
+// nobody writes (a result, a plan directory's index.json) gives way, exit
+// 130. A pipe is still read: a result may come from one (/dev/stdin).
+func TestInputsGiveWayToCtrlC(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.json")
+	plan := filepath.Join(dir, "plan")
+	os.Mkdir(plan, 0o755)
+	for _, p := range []string{fifo, filepath.Join(plan, "index.json")} {
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Skip(err)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		pipe string
+	}{
+		{[]string{"merge", fifo, "-o", filepath.Join(dir, "m.json")}, fifo},
+		{[]string{"report", plan, "-o", filepath.Join(dir, "r.html")}, filepath.Join(plan, "index.json")},
+		{[]string{"compare", fifo, fifo}, fifo},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var e bytes.Buffer
+		done := make(chan int, 1)
+		go func() { done <- MainContext(ctx, c.args, &bytes.Buffer{}, &e) }()
+		cancel()
+		select {
+		case code := <-done:
+			if code != ExitInterrupted || !strings.Contains(e.String(), "stopped while reading") || strings.Count(e.String(), "\n") != 1 {
+				t.Errorf("%s of a pipe nobody writes, interrupted: exit %d: %s", c.args[0], code, e.String())
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("%s of a pipe nobody writes: not stopped a minute after Ctrl-C", c.args[0])
+		}
+		if w, err := os.OpenFile(c.pipe, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close() // the read left behind ends
+		}
+	}
+	// A result from a pipe is read.
+	var res [2]string
+	for i := range res {
+		res[i] = filepath.Join(dir, fmt.Sprintf("r%d.json", i))
+		if code, _, e := servbench(t, "run", "basic", "-w", "a", "-p", "operationcount=10", "-o", res[i]); code != ExitOK {
+			t.Fatalf("run: exit %d: %s", code, e)
+		}
+	}
+	b, _ := os.ReadFile(res[1])
+	fed := filepath.Join(dir, "fed.json")
+	if err := syscall.Mkfifo(fed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		if w, err := os.OpenFile(fed, os.O_WRONLY, 0); err == nil {
+			w.Write(b)
+			w.Close()
+		}
+	}()
+	if code, out, e := servbench(t, "compare", res[0], fed); code != ExitOK || !strings.Contains(out, "B: "+fed) {
+		t.Errorf("compare with a result from a pipe: exit %d: %s%s", code, out, e)
+	}
+}
+
+// silentListener accepts connections on 127.0.0.1 and never answers; the
+// channel receives a value at each connection accepted.
+func silentListener(t *testing.T) (addr string, accepted <-chan struct{}) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	ch := make(chan struct{}, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return ln.Addr().String(), ch
+}
+
+// Ctrl-C while the binding connects (a server that accepts and never
+// answers) exits 130, as interrupted: it exited 1, as a failed run.
+func TestCtrlCWhileConnecting(t *testing.T) {
+	addr, accepted := silentListener(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-accepted
+		cancel()
+	}()
+	var e bytes.Buffer
+	code := runUntil(t, ctx, make(chan struct{}), &e, "run", "postgres", "-w", "a", "-p", "postgres.url=postgres://u@"+addr+"/db?sslmode=disable", "-p", "postgres.connecttimeout=120000")
+	if code != ExitInterrupted {
+		t.Errorf("Ctrl-C while connecting: exit %d, want %d: %s", code, ExitInterrupted, e.String())
+	}
+}
+
+// Ctrl-C while the run's inserts are removed after it (cleanupinserts)
+// exits 130, the results written: it exited 0.
+func TestCtrlCDuringCleanup(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	saved := basic.Output
+	defer func() { basic.Output = saved }()
+	basic.Output = writerFunc(func(p []byte) (int, error) {
+		if bytes.Contains(p, []byte("DELETE")) { // the removal has begun
+			cancel()
+		}
+		return len(p), nil
+	})
+	out := filepath.Join(t.TempDir(), "r.json")
+	var e bytes.Buffer
+	code := runUntil(t, ctx, make(chan struct{}), &e, "run", "basic", "-w", "a", "-threads", "2", "-p", "operationcount=3000", "-p", "readproportion=0", "-p", "updateproportion=0",
+		"-p", "insertproportion=1", "-p", "basicdb.verbose=true", "-p", "cleanupinserts=true", "-o", out)
+	if ctx.Err() == nil {
+		t.Fatalf("the removal of the inserts never began: exit %d: %s", code, e.String())
+	}
+	if code != ExitInterrupted || !strings.Contains(e.String(), "cleanupinserts") {
+		t.Errorf("Ctrl-C during cleanupinserts: exit %d, want %d: %s", code, ExitInterrupted, e.String())
+	}
+	if d, err := result.ReadFile(out); err != nil || d.Operations != 3000 {
+		t.Errorf("the result: %v", err)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// A plan whose reference (published figures) is a named pipe that never
+// ends gives way to Ctrl-C, exit 130: the plan's check read it without a
+// context, past Ctrl-C.
+func TestBenchFilesGiveWayToCtrlC(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "ref.csv")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	planFile := writePlan(t, `name: ref
+reference: `+fifo+`
+deployments:
+  - binding: basic
+workloads: [a]
+records: [10]
+threads: [1]
+operations: 10
+`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var e bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- MainContext(ctx, []string{"bench", planFile, "-o", filepath.Join(dir, "out")}, &bytes.Buffer{}, &e)
+	}()
+	// The open for writing returns when the command opens the pipe to
+	// read it: it then waits for bytes that never come.
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	cancel()
+	select {
+	case code := <-done:
+		if code != ExitInterrupted || !strings.Contains(e.String(), "stopped while reading") || strings.Count(e.String(), "\n") != 1 {
+			t.Errorf("a plan whose reference is a pipe that never ends, interrupted: exit %d: %s", code, e.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("a plan whose reference is a pipe that never ends: not stopped a minute after Ctrl-C")
+	}
+}
+
+// A command that ends within the grace after the second signal (the
+// operations in flight abandoned, the results written) ends the process
+// with its own status: the process is not ended under it.
+func TestSecondSignalCommandEnds(t *testing.T) {
+	exited := make(chan int, 1)
+	e := &ending{grace: time.Hour, writeGrace: time.Hour, exit: func(c int) { exited <- c }, stderr: &bytes.Buffer{}}
+	sigs := make(chan os.Signal, 3)
+	sigs <- syscall.SIGINT
+	sigs <- syscall.SIGTERM
+	code := e.run(sigs, func(ctx context.Context) int {
+		<-ctx.Done()
+		<-runner.AbandonOf(ctx) // the second signal
+		return 42
+	})
+	select {
+	case c := <-exited:
+		t.Errorf("the process was ended (%d) under a command that ended", c)
+	default:
+	}
+	if code != 42 {
+		t.Errorf("status %d, want the command's", code)
+	}
+}
+
+// A plan resumed whose directory holds a run's result as a named pipe
+// that never ends gives way to Ctrl-C, exit 130: the result was read
+// without a context, past Ctrl-C.
+func TestBenchResultGivesWayToCtrlC(t *testing.T) {
+	planFile := writePlan(t, `name: resumed
+deployments:
+  - binding: basic
+workloads: [a]
+records: [10]
+threads: [1]
+operations: 10
+`)
+	code, ids, e := servbench(t, "bench", planFile, "--dry-run")
+	if code != ExitOK {
+		t.Fatalf("--dry-run: exit %d: %s", code, e)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	fifo := filepath.Join(dir, "runs", strings.Fields(ids)[0]+".json")
+	os.MkdirAll(filepath.Dir(fifo), 0o755)
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- MainContext(ctx, []string{"bench", planFile, "-o", dir}, &bytes.Buffer{}, &errb) }()
+	// The open for writing returns when the plan opens the pipe to read
+	// the run's result: it then waits for bytes that never come.
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	cancel()
+	select {
+	case code := <-done:
+		if code != ExitInterrupted {
+			t.Errorf("a run's result a pipe that never ends, interrupted: exit %d: %s", code, errb.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("a run's result a pipe that never ends: not stopped a minute after Ctrl-C")
+	}
+}
