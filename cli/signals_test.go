@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -294,7 +295,8 @@ func TestCtrlCDuringCleanup(t *testing.T) {
 	})
 	out := filepath.Join(t.TempDir(), "r.json")
 	var e bytes.Buffer
-	code := runUntil(t, ctx, make(chan struct{}), &e, "run", "basic", "-w", "a", "-threads", "2", "-p", "operationcount=3000", "-p", "readproportion=0", "-p", "updateproportion=0",
+	registerForgetful.Do(func() { db.Register("cli-test-forgetful", forgetful{}) })
+	code := runUntil(t, ctx, make(chan struct{}), &e, "run", "cli-test-forgetful", "-w", "a", "-threads", "2", "-p", "operationcount=3000", "-p", "readproportion=0", "-p", "updateproportion=0",
 		"-p", "insertproportion=1", "-p", "basicdb.verbose=true", "-p", "cleanupinserts=true", "-o", out)
 	if ctx.Err() == nil {
 		t.Fatalf("the removal of the inserts never began: exit %d: %s", code, e.String())
@@ -305,6 +307,33 @@ func TestCtrlCDuringCleanup(t *testing.T) {
 	if d, err := result.ReadFile(out); err != nil || d.Operations != 3000 {
 		t.Errorf("the result: %v", err)
 	}
+}
+
+// forgetful is basic whose reads find nothing, so that cleanupinserts
+// takes the run's inserts for its own and removes them (basic reads every
+// key as found: the run cannot tell its inserts, and removes none).
+type forgetful struct{}
+
+var registerForgetful sync.Once
+
+func (forgetful) Summary() string { return "basic, every read not found" }
+
+func (forgetful) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
+	b, err := db.Lookup(basic.Name)
+	if err != nil {
+		return nil, err
+	}
+	d, err := b.Open(ctx, p, o)
+	if err != nil || d == nil {
+		return nil, err
+	}
+	return forgetfulDB{d}, nil
+}
+
+type forgetfulDB struct{ db.DB }
+
+func (forgetfulDB) Read(context.Context, string, string, []string, *db.Record) error {
+	return db.ErrNotFound
 }
 
 type writerFunc func([]byte) (int, error)
