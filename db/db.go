@@ -161,6 +161,12 @@ type Options struct {
 	// Schema is what the workload writes: a binding that declares columns
 	// takes them from here, not from the workload's properties.
 	Schema Schema
+	// AnswerBytes is the most one operation's answer can hold, its
+	// records written as JSON (the longest scan's, escapes and names
+	// counted); 0 when not known. A binding whose driver reads an answer
+	// whole bounds it there, past its own framing: no answer of this run
+	// passes it.
+	AnswerBytes int64
 }
 
 // Schema describes the records a workload writes.

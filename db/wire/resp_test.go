@@ -2,7 +2,9 @@ package wire
 
 import (
 	"errors"
+	"io"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -98,5 +100,22 @@ func BenchmarkBoundRESP(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		c.Read(buf)
+	}
+}
+
+// An HTTP answer passes whole up to its bound and fails past it, from its
+// Content-Length when it says more.
+func TestBoundResponse(t *testing.T) {
+	body := func(n int) io.ReadCloser { return io.NopCloser(strings.NewReader(strings.Repeat("x", n))) }
+	if b, err := io.ReadAll(BoundBody(body(100), 100)); err != nil || len(b) != 100 {
+		t.Errorf("at the bound: %d bytes, %v", len(b), err)
+	}
+	var ae *AnswerError
+	if _, err := io.ReadAll(BoundBody(body(101), 100)); !errors.As(err, &ae) {
+		t.Errorf("past the bound: %v", err)
+	}
+	r := &http.Response{Body: body(10), ContentLength: 101}
+	if err := BoundResponse(r, 100); !errors.As(err, &ae) {
+		t.Errorf("a Content-Length past the bound: %v", err)
 	}
 }
