@@ -206,7 +206,7 @@ type Option struct{ Name, Value string }
 // sslrootcert; the MongoDB driver's tlsCAFile, tlsCertificateFile and
 // their ssl aliases), and an option it learns next is checked too.
 // Values naming nothing, or a directory, are left to the driver. The
-// error names key (the property) and the option; a path is shown only
+// error names key (the property, "" for none) and the option; a path is shown only
 // when the option is not a secret's (a key file's, a password file's).
 func OptionFiles(p *props.Props, key string, opts []Option) error {
 	for _, o := range opts {
@@ -214,13 +214,19 @@ func OptionFiles(p *props.Props, key string, opts []Option) error {
 		if err == nil {
 			continue
 		}
+		var msg string
 		switch {
 		case strings.Contains(strings.ToLower(o.Name), "key"):
-			return p.Errorf(key, "%s: the key file: %v: a driver reads it whole", o.Name, err)
+			msg = fmt.Sprintf("%s: the key file: %v: a driver reads it whole", o.Name, err)
 		case props.IsSecretKey(o.Name):
-			return p.Errorf(key, "%s: the file it names: %v: a driver reads it whole", o.Name, err)
+			msg = fmt.Sprintf("%s: the file it names: %v: a driver reads it whole", o.Name, err)
+		default:
+			msg = fmt.Sprintf("%s %s: %v: a driver reads it whole", o.Name, props.Cut(o.Value, 200), err)
 		}
-		return p.Errorf(key, "%s %s: %v: a driver reads it whole", o.Name, props.Cut(o.Value, 200), err)
+		if key == "" { // not a property's: the environment's, a default file's
+			return errors.New(msg)
+		}
+		return p.Errorf(key, "%s", msg)
 	}
 	return nil
 }
