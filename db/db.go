@@ -263,3 +263,10 @@ type Stat struct {
 	Counter bool
 	Value   float64
 }
+
+// MaxConnections bounds a binding's pool size or connection count
+// (redis.poolsize, postgres.poolsize, mongodb.poolsize,
+// cassandra.maxconnections): a client reaches one server address from at
+// most 65,535 ports. Drivers give memory to the size they are given
+// (mongodb.poolsize=100000000000 ran out of memory).
+const MaxConnections = 65535

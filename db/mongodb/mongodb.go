@@ -80,7 +80,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if dbName == "" {
 		dbName = "ycsb"
 	}
-	pool, err := p.Int64Min("mongodb.poolsize", int64(max(o.Threads, 1))+2, 1)
+	pool, err := p.Int64Range("mongodb.poolsize", min(int64(max(o.Threads, 1))+2, db.MaxConnections), 1, db.MaxConnections)
 	if err != nil {
 		return nil, err
 	}

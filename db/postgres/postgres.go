@@ -163,7 +163,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if err := sec.apply(ctx, p, &cfg.ConnConfig.Config, &asked); err != nil {
 		return nil, err
 	}
-	conns, err := p.Int64Min("postgres.poolsize", int64(max(o.Threads, 1))+2, 1)
+	conns, err := p.Int64Range("postgres.poolsize", min(int64(max(o.Threads, 1))+2, db.MaxConnections), 1, db.MaxConnections)
 	if err != nil {
 		return nil, err
 	}

@@ -241,7 +241,7 @@ func parseConfig(p *props.Props, o db.Options) (*config, error) {
 	if len(c.addrs) > 1 && !c.cluster {
 		return nil, p.Errorf("redis.host", "several addresses need redis.cluster=true")
 	}
-	pool, err := p.Int64Min("redis.poolsize", int64(max(o.Threads+4, 10)), 1)
+	pool, err := p.Int64Range("redis.poolsize", min(int64(max(o.Threads+4, 10)), db.MaxConnections), 1, db.MaxConnections)
 	if err != nil {
 		return nil, err
 	}
