@@ -152,6 +152,17 @@ func readConnection(p *props.Props) (connection, error) {
 	if u.User != nil {
 		return c, p.Errorf("couchbase.url", "gocb takes no credentials from the URL (it would connect without them): set couchbase.username and couchbase.password")
 	}
+	// gocb reads the files its options name (ca_cert_path) whole and
+	// without a bound: every option naming a file is checked.
+	var opts []wire.Option
+	for k, vs := range u.Query() {
+		for _, v := range vs {
+			opts = append(opts, wire.Option{Name: k, Value: v})
+		}
+	}
+	if err := wire.OptionFiles(p, "couchbase.url", opts); err != nil {
+		return c, err
+	}
 	c.url, c.host, c.tls = conn, firstHost(u.Host), t
 	c.bucket = p.String("couchbase.bucket", "default")
 	c.user, c.password = p.String("couchbase.username", c.bucket), p.String("couchbase.password", "")
