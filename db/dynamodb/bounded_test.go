@@ -19,6 +19,7 @@ import (
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/db/dbtest"
 	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/internal/testcert"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/workloads"
 )
@@ -77,6 +78,20 @@ func (s *standIn) signedBy(key string) bool {
 // error, and the run goes on to its end and its results (the SDK read it
 // whole: the process died after 8.6 s with nothing written).
 func TestEndlessItemFailsItsOperation(t *testing.T) {
+	t.Run("the SDK's client", func(t *testing.T) { endlessItem(t) })
+	// With AWS_CA_BUNDLE the SDK builds another HTTP client: the bound
+	// is not the client's.
+	t.Run("AWS_CA_BUNDLE", func(t *testing.T) {
+		certs, err := testcert.Make(t.TempDir(), "servbench")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("AWS_CA_BUNDLE", certs.CA)
+		endlessItem(t)
+	})
+}
+
+func endlessItem(t *testing.T) {
 	srv := newStandIn(t, 2)
 	p := props.New()
 	workloads.Load(p, "c")
