@@ -178,6 +178,9 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	}
 	connect := time.Duration(ms) * time.Millisecond
 	cfg.ConnConfig.ConnectTimeout = connect
+	// pgx gives memory to the length a message declares, up to 1 GB: a
+	// row holds one record at most.
+	cfg.ConnConfig.MaxProtocolMessageBodyLen = wire.MaxRecordMessage
 	cfg.ConnConfig.DialFunc = s.traffic.Dialer(cfg.ConnConfig.DialFunc) // TLS, when asked, runs over it: the bytes on the wire
 	cfg.MaxConns = int32(conns)
 	where := cfg.ConnConfig.Host + ":" + fmt.Sprint(cfg.ConnConfig.Port)

@@ -8,15 +8,20 @@ import (
 	"github.com/servbench/servbench/internal/format"
 )
 
+// MaxRecordMessage bounds a message of a framed protocol that holds at
+// most one record (a RESP string, a PostgreSQL row): four times the
+// largest record (16 MiB), which a JSON record's escaping of printable
+// bytes cannot double twice.
+const MaxRecordMessage = 64 << 20
+
 // The bounds of a RESP reply (Redis' protocol), read where a driver would
 // give memory to what a reply declares: rueidis makes a string of the
 // length a reply's header says and a list of the count it says, before
 // the bytes arrive ($999999999999 took the process down at once).
 const (
-	// MaxRESPString bounds a string: four times the largest record
-	// (16 MiB), which a JSON record's escaping cannot double twice; Redis
-	// itself keeps no string over 512 MiB.
-	MaxRESPString = 64 << 20
+	// MaxRESPString bounds a string: MaxRecordMessage; Redis itself keeps
+	// no string over 512 MiB.
+	MaxRESPString = MaxRecordMessage
 	// MaxRESPCount bounds an array's (a map's, a set's) count: a scan of
 	// the most records a run asks for (1,000,000) answers with at most two
 	// elements a record (a key and its fields, a key and its score).
