@@ -149,9 +149,6 @@ func readConnection(p *props.Props) (connection, error) {
 	if t, err = t.Agree(p, "couchbase.url", u.Scheme == "couchbases"); err != nil {
 		return c, err
 	}
-	if u.User != nil {
-		return c, p.Errorf("couchbase.url", "gocb takes no credentials from the URL (it would connect without them): set couchbase.username and couchbase.password")
-	}
 	// gocb reads the files its options name (ca_cert_path) whole and
 	// without a bound: every option naming a file is checked.
 	var opts []wire.Option
@@ -162,6 +159,9 @@ func readConnection(p *props.Props) (connection, error) {
 	}
 	if err := wire.OptionFiles(p, "couchbase.url", opts); err != nil {
 		return c, err
+	}
+	if u.User != nil {
+		return c, p.Errorf("couchbase.url", "gocb takes no credentials from the URL (it would connect without them): set couchbase.username and couchbase.password")
 	}
 	c.url, c.host, c.tls = conn, firstHost(u.Host), t
 	c.bucket = p.String("couchbase.bucket", "default")

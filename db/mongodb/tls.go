@@ -188,11 +188,12 @@ func (c connTLS) explain(err error, asked *wire.CertAsked) (error, bool) {
 func filesError(p *props.Props, uri string, err error) error {
 	var r props.Redactor
 	r.Hidden(uri)
-	opts := readURITLS(uri).opts
-	for _, k := range []string{"tlscertificatekeyfile", "sslclientcertificatekeyfile", "tlsprivatekeyfile"} {
-		r.Add(opts[k])
+	for k, v := range readURITLS(uri).opts { // decoded: tlsCertificateKeyFile, tlsPrivateKeyFile, their passwords
+		if props.IsSecretKey(k) {
+			r.Add(v)
+		}
 	}
-	return p.Errorf("mongodb.url", "the TLS files it names (tlsCAFile, tlsCertificateKeyFile, ...) cannot be used: %s", r.Redact(err.Error()))
+	return p.Errorf("mongodb.url", "the TLS files it names (tlsCAFile, tlsCertificateKeyFile) cannot be used: %s", r.Redact(err.Error()))
 }
 
 // tlsLine is a failed connection said in one line; Unwrap gives the
