@@ -175,6 +175,12 @@ type Options struct {
 	// Schema is what the workload writes: a binding that declares columns
 	// takes them from here, not from the workload's properties.
 	Schema Schema
+	// AnswerBytes is the most one operation's answer can hold, its
+	// records written as JSON (the longest scan's, escapes and names
+	// counted); 0 when not known. A binding whose driver reads an answer
+	// whole bounds it there, past its own framing: no answer of this run
+	// passes it.
+	AnswerBytes int64
 }
 
 // Schema describes the records a workload writes.
@@ -271,3 +277,10 @@ type Stat struct {
 	Counter bool
 	Value   float64
 }
+
+// MaxConnections bounds a binding's pool size or connection count
+// (redis.poolsize, postgres.poolsize, mongodb.poolsize,
+// cassandra.maxconnections): a client reaches one server address from at
+// most 65,535 ports. Drivers give memory to the size they are given
+// (mongodb.poolsize=100000000000 ran out of memory).
+const MaxConnections = 65535

@@ -4,9 +4,13 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestFNVHash64Vectors(t *testing.T) {
@@ -334,5 +338,41 @@ func TestZipfianPow(t *testing.T) {
 		if worst > 4e-15 || moved > 2 {
 			t.Errorf("θ=%v (α=%v, whole %d): relative error up to %.2g, %d draws of 10^6 on another rank", theta, z.alpha, z.whole, worst, moved)
 		}
+	}
+}
+
+// A histogram file is a regular file of at most 16 MiB: a named pipe with
+// no writer (whose open never returned) and a file over the bound are
+// refused before anything is read.
+func TestHistogramFileBounded(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() {
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	})
+	done := make(chan error, 1)
+	go func() { _, err := LoadHistogram(fifo); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "a named pipe") {
+			t.Errorf("a named pipe: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a named pipe: no answer within 5 s")
+	}
+	big := filepath.Join(dir, "big")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(17 << 20) // sparse: no disk taken
+	f.Close()
+	if _, err := LoadHistogram(big); err == nil || !strings.Contains(err.Error(), "more than 16 MiB") {
+		t.Errorf("a file over the bound: %v", err)
 	}
 }

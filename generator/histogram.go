@@ -20,14 +20,39 @@ type Histogram struct {
 	area      int64
 }
 
-// LoadHistogram reads a histogram file.
+// maxHistogramFile bounds a histogram file: its buckets go to 2^24, about
+// 200 MB of lines at most, but YCSB's are a few KB.
+const maxHistogramFile = 16 << 20
+
+// LoadHistogram reads a histogram file: a regular file of at most 16 MiB
+// (a named pipe with no writer held the run's check without end, a device
+// that never ends was read without one).
 func LoadHistogram(path string) (*Histogram, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("histogram file %s: %w", path, err)
+	}
+	if m := st.Mode(); !m.IsRegular() {
+		what := "not a regular file"
+		switch {
+		case m.IsDir():
+			what = "a directory"
+		case m&os.ModeNamedPipe != 0:
+			what = "a named pipe, not a regular file"
+		case m&os.ModeDevice != 0:
+			what = "a device, not a regular file"
+		}
+		return nil, fmt.Errorf("histogram file %s: %s", path, what)
+	}
+	if st.Size() > maxHistogramFile {
+		return nil, fmt.Errorf("histogram file %s: %d bytes, more than 16 MiB", path, st.Size())
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("histogram file %s: %w", path, err)
 	}
 	defer f.Close()
-	return ParseHistogram(f, path)
+	return ParseHistogram(io.LimitReader(f, maxHistogramFile), path)
 }
 
 // ParseHistogram reads the histogram format; name appears in errors.

@@ -184,6 +184,17 @@ func (p *Props) Int64Min(key string, def, min int64) (int64, error) {
 	return v, err
 }
 
+// Int64Range is Int64 within [min, max]: past max, one line naming the
+// property and the bound (a size given to a driver: a pool, a count of
+// connections, bounded before memory is given to it).
+func (p *Props) Int64Range(key string, def, min, max int64) (int64, error) {
+	v, err := p.Int64Min(key, def, min)
+	if err == nil && v > max {
+		err = p.Errorf(key, "%d is more than %d", v, max)
+	}
+	return v, err
+}
+
 // Float returns key as a number, def when unset.
 func (p *Props) Float(key string, def float64) (float64, error) {
 	e, ok := p.lookup(key)

@@ -430,3 +430,28 @@ func (c *Config) Schema() db.Schema {
 	}
 	return db.Schema{Fields: f}
 }
+
+// AnswerBytes is the most an answer to one operation can hold when its
+// records are written as JSON (db.Options.AnswerBytes): the longest scan's
+// or query's records in a run phase (one record otherwise), each value's
+// bytes six times over (the longest escape of a printable byte, \u003c),
+// 64 bytes a field and 1 KiB a record for names, keys and framing. A
+// histogram's fields are taken at the longest a record may be.
+func (c *Config) AnswerBytes(run bool) int64 {
+	record := c.FieldLength * int64(c.FieldCount)
+	fields := int64(c.FieldCount)
+	switch {
+	case c.Document == "customer":
+		record, fields = int64(c.NoteLength)*3/2+2<<10, 64
+	case c.FieldLengthDist == "histogram":
+		record = MaxRecordBytes
+	}
+	rows := int64(1)
+	if run && c.Scan > 0 {
+		rows = max(rows, c.MaxScanLength)
+	}
+	if run && c.Query > 0 {
+		rows = max(rows, c.MaxQueryLength)
+	}
+	return rows * (6*record + 64*fields + 1<<10)
+}

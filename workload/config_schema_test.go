@@ -26,3 +26,18 @@ func TestSchema(t *testing.T) {
 		t.Errorf("customer schema %+v", s)
 	}
 }
+
+// An answer's bound holds the longest scan's records written as JSON at
+// their longest (every byte escaped), in a run phase only.
+func TestAnswerBytes(t *testing.T) {
+	c, err := ParseConfig(props.Of("fieldcount", "4", "fieldlength", "1000", "scanproportion", "0.5", "readproportion", "0.5", "updateproportion", "0", "maxscanlength", "300"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.AnswerBytes(true), int64(300*(6*4000+4*64+1024)); got != want {
+		t.Errorf("a run's answer: %d, want %d", got, want)
+	}
+	if got, want := c.AnswerBytes(false), int64(6*4000+4*64+1024); got != want {
+		t.Errorf("a load's answer: %d, want %d", got, want)
+	}
+}

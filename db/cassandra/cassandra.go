@@ -167,7 +167,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if len(st.fields) == 0 {
 		return nil, errors.New("cassandra: no fields to make columns of (the engine gives the workload's schema)")
 	}
-	conns, err := p.Int64Min("cassandra.maxconnections", 2, 1)
+	conns, err := p.Int64Range("cassandra.maxconnections", 2, 1, db.MaxConnections)
 	if err != nil {
 		return nil, err
 	}

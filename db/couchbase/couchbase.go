@@ -167,6 +167,17 @@ func readConnection(p *props.Props) (connection, error) {
 	if t, err = t.Agree(p, "couchbase.url", u.Scheme == "couchbases"); err != nil {
 		return c, err
 	}
+	// gocb reads the files its options name (ca_cert_path) whole and
+	// without a bound: every option naming a file is checked.
+	var opts []wire.Option
+	for k, vs := range u.Query() {
+		for _, v := range vs {
+			opts = append(opts, wire.Option{Name: k, Value: v})
+		}
+	}
+	if err := wire.OptionFiles(p, "couchbase.url", opts); err != nil {
+		return c, err
+	}
 	if u.User != nil {
 		return c, p.Errorf("couchbase.url", "gocb takes no credentials from the URL (it would connect without them): set couchbase.username and couchbase.password")
 	}

@@ -103,9 +103,12 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	tr.MaxIdleConnsPerHost = max(o.Threads, 1) + 2
 	tr.DialContext = s.traffic.Dialer(tr.DialContext) // TLS runs over it: the bytes on the wire
 	tr.TLSClientConfig = s.asked.Watch(tc)
-	hc := &http.Client{Transport: tr, Timeout: time.Duration(ms) * time.Millisecond}
+	// kivik reads an answer whole (a document, a page of a scan): bounded
+	// where no answer of the run reaches, an endless one fails its request.
+	bt := wire.BoundTransport{RoundTripper: tr, Max: wire.MaxHTTPAnswer + o.AnswerBytes}
+	hc := &http.Client{Transport: bt, Timeout: time.Duration(ms) * time.Millisecond}
 	s.base, s.hc = u, hc
-	if s.slow, err = kivik.New("couch", u.String(), couchdb.OptionHTTPClient(&http.Client{Transport: tr})); err != nil {
+	if s.slow, err = kivik.New("couch", u.String(), couchdb.OptionHTTPClient(&http.Client{Transport: bt})); err != nil {
 		return nil, fmt.Errorf("couchdb: %s: %s", s.where, props.RedactURL(err.Error()))
 	}
 	if s.c, err = kivik.New("couch", u.String(), couchdb.OptionHTTPClient(hc)); err != nil {

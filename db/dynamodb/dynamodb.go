@@ -132,6 +132,9 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if err := cr.files(p); err != nil {
 		return nil, err
 	}
+	if err := cr.checkFiles(p); err != nil {
+		return nil, err
+	}
 	tc, err := s.tls.Config(ctx, p)
 	if err != nil {
 		return nil, err
@@ -161,6 +164,11 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		opts = append(opts, config.WithRegion(s.region))
 	}
 	opts = append(opts, cr.load(s.endpoint != "")...)
+	if cmd := cr.process(ctx, s.endpoint != ""); cmd != "" {
+		// The SDK's own runs it without a bound on its output, and
+		// leaves it running on Ctrl-C.
+		opts = append(opts, config.WithCredentialsProvider(aws.NewCredentialsCache(processCreds{ctx, cmd})))
+	}
 	cfg, err := loadConfig(ctx, opts)
 	if err != nil {
 		return nil, cr.explain(p, err)
@@ -172,7 +180,9 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if cr.role != "" {
 		cfg.Credentials = cr.assumeRole(cfg, time.Duration(ms)*time.Millisecond)
 	}
+	answers := boundAnswers{wire.MaxHTTPAnswer + o.AnswerBytes}
 	s.c = ddb.NewFromConfig(cfg, func(o *ddb.Options) {
+		o.APIOptions = append(o.APIOptions, answers.addBound)
 		if s.endpoint != "" {
 			o.BaseEndpoint = aws.String(s.endpoint)
 		}

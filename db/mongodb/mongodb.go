@@ -85,7 +85,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if dbName == "" {
 		dbName = "ycsb"
 	}
-	pool, err := p.Int64Min("mongodb.poolsize", int64(max(o.Threads, 1))+2, 1)
+	pool, err := p.Int64Range("mongodb.poolsize", min(int64(max(o.Threads, 1))+2, db.MaxConnections), 1, db.MaxConnections)
 	if err != nil {
 		return nil, err
 	}
@@ -138,9 +138,16 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		return nil, nil
 	}
 	connect := time.Duration(ms) * time.Millisecond
+	var dialer options.ContextDialer = s.traffic.ContextDialer(&net.Dialer{Timeout: connect, KeepAlive: 5 * time.Minute}) // TLS runs over it
+	if !sec.On {
+		// The driver gives memory to what a message declares, up to the
+		// bound the server states (4 GB at most): a plain connection's
+		// messages are bounded as they arrive. Over TLS the driver's own
+		// handshake hides them from the dialer.
+		dialer = boundDialer{dialer}
+	}
 	co := options.Client().ApplyURI(uri).SetMaxPoolSize(uint64(pool)).SetRetryWrites(false).SetRetryReads(false).
-		SetConnectTimeout(connect).SetServerSelectionTimeout(connect).
-		SetDialer(s.traffic.ContextDialer(&net.Dialer{Timeout: connect, KeepAlive: 5 * time.Minute})) // TLS runs over it
+		SetConnectTimeout(connect).SetServerSelectionTimeout(connect).SetDialer(dialer)
 	if tc != nil {
 		co.SetTLSConfig(tc)
 	}
@@ -215,7 +222,10 @@ func (s *Store) Prepare(ctx context.Context, table string, _ bool) error {
 }
 
 func wrap(op, key string, err error) error {
+	var me *wire.MessageError
 	switch {
+	case errors.As(err, &me): // an answer over its bound: the server's fault, not the network's
+		return fmt.Errorf("mongodb: %s %s: %w", op, key, err)
 	case errors.Is(err, mongo.ErrNoDocuments):
 		return fmt.Errorf("mongodb: %s %s: %w", op, key, db.ErrNotFound)
 	case mongo.IsTimeout(err):
@@ -488,3 +498,15 @@ func (s *Store) Admin(ctx context.Context, _, statement string) (string, error) 
 
 // Traffic is the bytes this client's connections sent and received.
 func (s *Store) Traffic() (sent, received int64) { return s.traffic.Bytes() }
+
+// boundDialer dials as its dialer does, each connection's messages
+// bounded (wire.BoundMongo).
+type boundDialer struct{ options.ContextDialer }
+
+func (d boundDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := d.ContextDialer.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return wire.BoundMongo(c), nil
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/servbench/servbench/db/wire"
@@ -20,9 +21,20 @@ type uriTLS struct {
 	opts    map[string]string
 	said    bool // the string says TLS or plain
 	tls     bool
-	files   string // the first TLS file option it names: tlsCAFile, tlsCertificateKeyFile
+	files   string // the first TLS file option it names: tlsCAFile, tlsCertificateKeyFile, ...
 	noCheck string // the first option that turns verification off
+	raw     []wire.Option
 }
+
+// tlsFiles are the driver's options that name a TLS file (its
+// connstring's), lower-cased, as said.
+var tlsFiles = map[string]string{"tlscafile": "tlsCAFile", "sslcertificateauthorityfile": "sslCertificateAuthorityFile",
+	"tlscertificatekeyfile": "tlsCertificateKeyFile", "sslclientcertificatekeyfile": "sslClientCertificateKeyFile",
+	"tlscertificatefile": "tlsCertificateFile", "tlsprivatekeyfile": "tlsPrivateKeyFile"}
+
+// notFiles are options whose values are never a file's path (names a
+// directory could have); every other option naming a file is checked.
+var notFiles = map[string]bool{"appname": true, "authsource": true, "replicaset": true, "authmechanism": true}
 
 func readURITLS(uri string) uriTLS {
 	u := uriTLS{opts: map[string]string{}}
@@ -33,6 +45,9 @@ func readURITLS(uri string) uriTLS {
 				v = uv
 			}
 			u.opts[strings.ToLower(k)] = v
+			if !notFiles[strings.ToLower(k)] && v != "" {
+				u.raw = append(u.raw, wire.Option{Name: k, Value: v})
+			}
 		}
 	}
 	if strings.HasPrefix(uri, "mongodb+srv://") { // TLS unless the string says otherwise
@@ -43,9 +58,9 @@ func readURITLS(uri string) uriTLS {
 			u.said, u.tls = true, strings.EqualFold(v, "true")
 		}
 	}
-	for _, k := range []string{"tlscafile", "tlscertificatekeyfile"} {
+	for _, k := range []string{"tlscafile", "sslcertificateauthorityfile", "tlscertificatekeyfile", "sslclientcertificatekeyfile", "tlscertificatefile", "tlsprivatekeyfile"} {
 		if _, ok := u.opts[k]; ok && u.files == "" {
-			u.files = map[string]string{"tlscafile": "tlsCAFile", "tlscertificatekeyfile": "tlsCertificateKeyFile"}[k]
+			u.files = tlsFiles[k]
 		}
 	}
 	for _, k := range []string{"tlsinsecure", "tlsallowinvalidcertificates", "tlsallowinvalidhostnames"} {
@@ -84,13 +99,17 @@ func readTLS(p *props.Props, uri string) (connTLS, error) {
 		return connTLS{}, err
 	}
 	u := readURITLS(uri)
-	// The driver reads the files the string names without a bound: a
-	// named pipe with no writer would hold the run without end.
-	if err := wire.RegularFile(u.opts["tlscafile"]); err != nil {
-		return connTLS{}, p.Errorf("mongodb.url", "tlsCAFile %s: %v", u.opts["tlscafile"], err)
+	// The driver reads the files the string names, whole and without a
+	// bound: a named pipe with no writer would hold the run without end,
+	// a file without end fill memory. Every option is checked, whatever
+	// file the driver reads next.
+	// MONGODB-AWS and OIDC read a token file the environment names.
+	files := u.raw
+	for _, k := range []string{"AWS_WEB_IDENTITY_TOKEN_FILE", "AZURE_FEDERATED_TOKEN_FILE"} {
+		files = append(files, wire.Option{Name: k + " (environment)", Value: os.Getenv(k)})
 	}
-	if err := wire.RegularFile(u.opts["tlscertificatekeyfile"]); err != nil {
-		return connTLS{}, p.Errorf("mongodb.url", "tlsCertificateKeyFile: the key file: %v", err)
+	if err := wire.OptionFiles(p, "mongodb.url", files); err != nil {
+		return connTLS{}, err
 	}
 	switch {
 	case u.files != "" && (t.CA != "" || t.Cert != "" || t.ServerName != "" || t.Insecure):

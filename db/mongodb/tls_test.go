@@ -126,8 +126,10 @@ func TestTLSConflicts(t *testing.T) {
 	}
 }
 
-// The files the URL names (tlsCAFile, tlsCertificateKeyFile), which the
-// driver reads itself: one it cannot use is said naming mongodb.url, the
+// The files the URL names (tlsCAFile, tlsCertificateKeyFile,
+// tlsCertificateFile, tlsPrivateKeyFile and the ssl names), which the
+// driver reads itself, whole (a file over 4 MiB is refused: a 3 GB one
+// took 3.2 GB): one it cannot use is said naming mongodb.url, the
 // key file without its path (the driver's error repeated it), passwords
 // neither; a named pipe with no writer is refused at once (the driver's
 // read of it never ended).
@@ -150,11 +152,22 @@ func TestURLFiles(t *testing.T) {
 	missing := filepath.Join(dir, "missing-client.pem")
 	garbage := filepath.Join(dir, "garbage-client.pem")
 	os.WriteFile(garbage, []byte("not a PEM file\n"), 0o600)
+	big := filepath.Join(dir, "big-ca.pem") // sparse: no disk taken
+	if f, err := os.Create(big); err == nil {
+		f.Truncate(5 << 20)
+		f.Close()
+	}
 	const u = "mongodb://u:hunter2x@127.0.0.1:1/?tls=true&tlsCertificateKeyFilePassword=hunter3x"
 	for _, c := range []struct {
 		name, url string
 		want      []string
 	}{
+		{"a CA in a pipe, ssl's name", u + "&sslCertificateAuthorityFile=" + fifo, []string{"mongodb.url", "sslCertificateAuthorityFile: the file it names: a named pipe"}},
+		{"a certificate in a pipe", u + "&tlsCertificateFile=" + fifo + "&tlsPrivateKeyFile=" + garbage, []string{"mongodb.url", "tlsCertificateFile " + fifo + ": a named pipe"}},
+		{"a private key in a pipe", u + "&tlsCertificateFile=" + certs.ClientCert + "&tlsPrivateKeyFile=" + fifo, []string{"mongodb.url", "tlsPrivateKeyFile: the key file: a named pipe"}},
+		{"a key file in a pipe, ssl's name", u + "&sslClientCertificateKeyFile=" + fifo, []string{"mongodb.url", "sslClientCertificateKeyFile: the key file: a named pipe"}},
+		{"a CA without end", u + "&tlsCAFile=" + big, []string{"mongodb.url", "tlsCAFile " + big + ": 5242880 bytes, more than 4 MiB"}},
+		{"a key file without end", u + "&tlsCertificateKeyFile=" + big, []string{"mongodb.url", "tlsCertificateKeyFile: the key file: 5242880 bytes, more than 4 MiB"}},
 		{"a missing key file", u + "&tlsCAFile=" + certs.CA + "&tlsCertificateKeyFile=" + missing, []string{"mongodb.url", "cannot be used", "no such file"}},
 		{"a key file of no PEM", u + "&tlsCertificateKeyFile=" + garbage, []string{"mongodb.url", "cannot be used"}},
 		{"a key file in a pipe", u + "&tlsCertificateKeyFile=" + fifo, []string{"mongodb.url", "tlsCertificateKeyFile: the key file: a named pipe"}},
@@ -186,12 +199,15 @@ func TestURLFiles(t *testing.T) {
 				t.Errorf("%s: %s\nwant it to say %q", c.name, msg, w)
 			}
 		}
-		for _, secret := range []string{missing, garbage, "hunter2x", "hunter3x"} {
+		for _, secret := range []string{missing, garbage, "hunter2x", "hunter3x", "big-ca"} {
+			if secret == "big-ca" && c.name == "a CA without end" {
+				continue
+			}
 			if strings.Contains(msg, secret) {
 				t.Errorf("%s: the error shows %s: %s", c.name, secret, msg)
 			}
 		}
-		if c.name != "a CA in a pipe" && strings.Contains(msg, fifo) {
+		if !strings.Contains(strings.Join(c.want, " "), fifo) && strings.Contains(msg, fifo) {
 			t.Errorf("%s: the error names the key file: %s", c.name, msg)
 		}
 	}

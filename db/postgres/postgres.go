@@ -167,7 +167,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if err := sec.apply(ctx, p, &cfg.ConnConfig.Config, &asked); err != nil {
 		return nil, err
 	}
-	conns, err := p.Int64Min("postgres.poolsize", int64(max(o.Threads, 1))+2, 1)
+	conns, err := p.Int64Range("postgres.poolsize", min(int64(max(o.Threads, 1))+2, db.MaxConnections), 1, db.MaxConnections)
 	if err != nil {
 		return nil, err
 	}
@@ -182,6 +182,9 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	}
 	connect := time.Duration(ms) * time.Millisecond
 	cfg.ConnConfig.ConnectTimeout = connect
+	// pgx gives memory to the length a message declares, up to 1 GB: a
+	// row holds one record at most.
+	cfg.ConnConfig.MaxProtocolMessageBodyLen = wire.MaxRecordMessage
 	cfg.ConnConfig.DialFunc = s.traffic.Dialer(cfg.ConnConfig.DialFunc) // TLS, when asked, runs over it: the bytes on the wire
 	cfg.MaxConns = int32(conns)
 	where := cfg.ConnConfig.Host + ":" + fmt.Sprint(cfg.ConnConfig.Port)

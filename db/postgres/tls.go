@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -85,14 +87,11 @@ func readTLS(p *props.Props, conn, key string) (connTLS, error) {
 			return c, p.Errorf(f.property, "given, and %s names %s too: give one of them", key, f.option)
 		}
 	}
-	// pgx reads the files the string names without a bound: a named
-	// pipe with no writer would hold the run without end.
-	for _, k := range []string{"sslrootcert", "sslcert", "sslkey"} {
-		if err := wire.RegularFile(s[k]); err != nil && k == "sslkey" {
-			return c, p.Errorf(key, "sslkey: the key file: %v", err)
-		} else if err != nil {
-			return c, p.Errorf(key, "%s %s: %v", k, s[k], err)
-		}
+	// pgx reads the files the string names, whole and without a bound:
+	// a named pipe with no writer would hold the run without end, a file
+	// without end fill memory.
+	if err := wire.OptionFiles(p, key, fileOptions(conn)); err != nil {
+		return c, err
 	}
 	switch c.mode {
 	case "disable":
@@ -107,6 +106,70 @@ func readTLS(p *props.Props, conn, key string) (connTLS, error) {
 		return c, p.Errorf(key, "sslmode=%s is not one of disable, allow, prefer, require, verify-ca, verify-full", props.Cut(c.mode, 20))
 	}
 	return c, err
+}
+
+// notFiles are the connection string's options whose values are never
+// a file's path (names a directory could have: a user's, a database's):
+// every other option naming a file is checked, whatever pgx reads next.
+var notFiles = map[string]bool{"host": true, "hostaddr": true, "port": true, "user": true, "dbname": true,
+	"database": true, "password": true, "service": true, "application_name": true}
+
+// fileOptions are the options pgx may read a file of: the connection
+// string's, the environment's (PGPASSFILE, PGSERVICEFILE, PGSSLROOTCERT,
+// ...), the files it reads by default in the home directory (~/.pgpass,
+// ~/.pg_service.conf, ~/.postgresql/root.crt, ...), and the entries of
+// the service file it reads (which name files too).
+func fileOptions(conn string) []wire.Option {
+	var out []wire.Option
+	add := func(k, v string) {
+		if !notFiles[k] && v != "" {
+			out = append(out, wire.Option{Name: k, Value: v})
+		}
+	}
+	if strings.HasPrefix(conn, "postgres://") || strings.HasPrefix(conn, "postgresql://") {
+		if u, err := url.Parse(conn); err == nil {
+			for k, vs := range u.Query() {
+				for _, v := range vs {
+					add(k, v)
+				}
+			}
+		}
+	} else {
+		for _, m := range dsnSetting.FindAllStringSubmatch(conn, -1) {
+			v := m[2]
+			if strings.HasPrefix(v, "'") {
+				v = strings.NewReplacer(`\'`, `'`, `\\`, `\`).Replace(strings.Trim(v, "'"))
+			}
+			add(m[1], v)
+		}
+	}
+	for _, kv := range os.Environ() {
+		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "PG") && !notFiles[strings.ToLower(strings.TrimPrefix(k, "PG"))] {
+			out = append(out, wire.Option{Name: k + " (environment)", Value: v})
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		for _, f := range []string{".pgpass", ".pg_service.conf", ".postgresql/postgresql.crt", ".postgresql/postgresql.key", ".postgresql/root.crt"} {
+			out = append(out, wire.Option{Name: "~/" + f, Value: filepath.Join(home, f)})
+		}
+	}
+	// A service file's entries are settings as the string's are: its
+	// files are read too. Read here only when it passed the check.
+	for _, o := range out {
+		if !strings.Contains(strings.ToLower(o.Name), "service") || wire.RegularFile(o.Value) != nil {
+			continue
+		}
+		b, err := os.ReadFile(o.Value)
+		if err != nil || len(b) > wire.MaxFile {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, "="); ok {
+				add(strings.TrimSpace(k), strings.TrimSpace(v))
+			}
+		}
+	}
+	return out
 }
 
 // tlsProperty is the first TLS property given that asks for TLS.

@@ -130,11 +130,14 @@ func TestTLSConflicts(t *testing.T) {
 	}
 }
 
-// The files the URL names (sslrootcert, sslcert, sslkey), which pgx
-// reads itself: a key file that cannot be used is said without its path
-// (pgx quotes the string and the file), a password neither; a named pipe
-// with no writer is refused at once (pgx's read of it never ended).
+// The files the URL names (sslrootcert, sslcert, sslkey, passfile,
+// servicefile and the service file's entries), which pgx reads itself,
+// whole: a key file that cannot be used is said without its path (pgx
+// quotes the string and the file), a password neither; a named pipe with
+// no writer is refused at once (pgx's read of it never ended), and a file
+// over 4 MiB (a 3 GB one took 3.2 GB).
 func TestURLFiles(t *testing.T) {
+	t.Setenv("HOME", t.TempDir()) // no ~/.pgpass of the machine's
 	b, _ := db.Lookup("postgres")
 	dir := t.TempDir()
 	certs, err := testcert.Make(dir, "servbench")
@@ -151,11 +154,24 @@ func TestURLFiles(t *testing.T) {
 		}
 	})
 	missing := filepath.Join(dir, "missing-client.key")
+	big := filepath.Join(dir, "big-ca.pem") // sparse: no disk taken
+	if f, err := os.Create(big); err == nil {
+		f.Truncate(5 << 20)
+		f.Close()
+	}
+	service := filepath.Join(dir, "pg_service.conf")
+	os.WriteFile(service, []byte("[bench]\nhost=127.0.0.1\nsslrootcert="+fifo+"\n"), 0o600)
 	const u = "postgres://postgres:hunter2x@127.0.0.1:5432/postgres?sslmode=verify-full&sslpassword=hunter3x"
+	const noPassword = "postgres://u@127.0.0.1:5432/db?sslmode=disable"
 	for _, c := range []struct {
 		name, url string
 		want      []string
 	}{
+		{"a password file in a pipe", noPassword + "&passfile=" + fifo, []string{"postgres.url", "passfile: the file it names: a named pipe"}},
+		{"a service file in a pipe", noPassword + "&servicefile=" + fifo + "&service=bench", []string{"postgres.url", "servicefile " + fifo + ": a named pipe"}},
+		{"a service file naming a pipe", noPassword + "&servicefile=" + service + "&service=bench", []string{"postgres.url", "sslrootcert " + fifo + ": a named pipe"}},
+		{"a service file in a pipe, keyword form", "host=127.0.0.1 user=u servicefile='" + fifo + "' service=bench", []string{"postgres.url", "servicefile " + fifo + ": a named pipe"}},
+		{"a CA without end", u + "&sslrootcert=" + big, []string{"postgres.url", "sslrootcert " + big + ": 5242880 bytes, more than 4 MiB"}},
 		{"a missing key", u + "&sslrootcert=" + certs.CA + "&sslcert=" + certs.ClientCert + "&sslkey=" + missing, []string{"postgres.url", "sslkey"}},
 		{"another certificate's key", u + "&sslrootcert=" + certs.CA + "&sslcert=" + certs.ClientCert + "&sslkey=" + certs.OtherKey, []string{"postgres.url", "does not match"}},
 		{"a key in a pipe", u + "&sslcert=" + certs.ClientCert + "&sslkey=" + fifo, []string{"postgres.url", "sslkey: the key file: a named pipe"}},
@@ -187,8 +203,58 @@ func TestURLFiles(t *testing.T) {
 				t.Errorf("%s: the error shows %s: %s", c.name, secret, msg)
 			}
 		}
-		if c.name != "a CA in a pipe" && strings.Contains(msg, fifo) {
+		if !strings.Contains(strings.Join(c.want, " "), fifo) && strings.Contains(msg, fifo) {
 			t.Errorf("%s: the error names the key file: %s", c.name, msg)
 		}
+	}
+}
+
+// The files pgx reads that the environment names (PGPASSFILE,
+// PGSERVICEFILE, PGSSLROOTCERT, ...) and its defaults in the home
+// directory (~/.pgpass) are checked as the URL's are.
+func TestEnvironmentFiles(t *testing.T) {
+	b, _ := db.Lookup("postgres")
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() {
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	})
+	home := t.TempDir()
+	for _, c := range []struct {
+		name, env, value, want string
+	}{
+		{"PGPASSFILE", "PGPASSFILE", fifo, "PGPASSFILE (environment): the file it names: a named pipe"},
+		{"PGSERVICEFILE", "PGSERVICEFILE", fifo, "PGSERVICEFILE (environment) " + fifo + ": a named pipe"},
+		{"PGSSLROOTCERT", "PGSSLROOTCERT", fifo, "PGSSLROOTCERT (environment) " + fifo + ": a named pipe"},
+		{"~/.pgpass", "HOME", home, "~/.pgpass: the file it names: a named pipe"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("HOME", t.TempDir())
+			t.Setenv(c.env, c.value)
+			if c.env == "HOME" {
+				if err := syscall.Mkfifo(filepath.Join(home, ".pgpass"), 0o600); err != nil {
+					t.Skip(err)
+				}
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := b.Open(context.Background(), dbtest.Props("postgres.url", "postgres://u@127.0.0.1:5432/db?sslmode=disable"), db.Options{Threads: 1, CheckOnly: true})
+				done <- err
+			}()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatal("no answer within 5s")
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want it to say %q", err, c.want)
+			}
+		})
 	}
 }

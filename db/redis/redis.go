@@ -149,22 +149,29 @@ func clientOptions(cfg *config) rueidis.ClientOption {
 		DisableRetry:  cfg.retries == 0,
 		ClusterOption: rueidis.ClusterOption{MaxMovedRedirections: 8},
 	}
-	if t := cfg.traffic; t != nil { // rueidis' own dial, the bytes on the wire counted (TLS included)
-		o.DialCtxFn = func(ctx context.Context, dst string, d *net.Dialer, tc *tls.Config) (net.Conn, error) {
-			c, err := d.DialContext(ctx, "tcp", dst)
-			if err != nil {
-				return nil, err
-			}
-			// The handshake is bounded as the connecting is: a server
-			// that never answers it (a plain port) fails the dial.
-			hctx, cancel := context.WithTimeout(ctx, d.Timeout)
-			defer cancel()
-			conn, err := wire.TLSClient(hctx, t.Conn(c), dst, tc)
-			if err != nil && hctx.Err() != nil && ctx.Err() == nil {
-				return nil, fmt.Errorf("TLS: no answer to the handshake within %s (redis.timeout): a server that does not speak TLS at %s? (use redis://, or the address of its TLS port)", d.Timeout, dst)
-			}
-			return conn, err
+	// rueidis' own dial: the bytes on the wire counted (TLS included), and
+	// each reply's header bounded before rueidis gives memory to it.
+	traffic := cfg.traffic
+	o.DialCtxFn = func(ctx context.Context, dst string, d *net.Dialer, tc *tls.Config) (net.Conn, error) {
+		c, err := d.DialContext(ctx, "tcp", dst)
+		if err != nil {
+			return nil, err
 		}
+		if traffic != nil {
+			c = traffic.Conn(c)
+		}
+		// The handshake is bounded as the connecting is: a server
+		// that never answers it (a plain port) fails the dial.
+		hctx, cancel := context.WithTimeout(ctx, d.Timeout)
+		defer cancel()
+		conn, err := wire.TLSClient(hctx, c, dst, tc)
+		if err != nil && hctx.Err() != nil && ctx.Err() == nil {
+			return nil, fmt.Errorf("TLS: no answer to the handshake within %s (redis.timeout): a server that does not speak TLS at %s? (use redis://, or the address of its TLS port)", d.Timeout, dst)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return wire.BoundRESP(conn), nil
 	}
 	if cfg.retries > 0 {
 		n := cfg.retries
@@ -245,7 +252,7 @@ func parseConfig(p *props.Props, o db.Options) (*config, error) {
 	if len(c.addrs) > 1 && !c.cluster {
 		return nil, p.Errorf("redis.host", "several addresses need redis.cluster=true")
 	}
-	pool, err := p.Int64Min("redis.poolsize", int64(max(o.Threads+4, 10)), 1)
+	pool, err := p.Int64Range("redis.poolsize", min(int64(max(o.Threads+4, 10)), db.MaxConnections), 1, db.MaxConnections)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/internal/inputfile"
 	"github.com/servbench/servbench/props"
 )
@@ -154,16 +155,33 @@ func readPEM(ctx context.Context, path string) ([]byte, error) {
 	return inputfile.Read(ctx, path, maxPEM)
 }
 
+// MaxFile bounds each file a driver reads itself that a property, a
+// connection string or the environment names (a CA, a client's key, a
+// password or service file): 4 MiB, sixteen times a CA bundle of the whole
+// web. Drivers read such files whole, without a bound (a 3 GB sslrootcert
+// took 3.2 GB of memory).
+const MaxFile = maxPEM
+
 // RegularFile refuses a path that names a named pipe, a socket or a
-// device, where a PEM file is wanted: a pipe with no writer never
-// answers a read, and the binding's properties are read once when the
-// run is checked, where no Ctrl-C stops the read (and once more when it
-// runs: a pipe's contents would be gone). A missing file, a directory or
-// a regular file is left to the reader. Its error does not repeat the
-// path.
+// device, or a regular file over MaxFile, where a file a driver reads
+// whole is wanted: a pipe with no writer never answers a read, and the
+// binding's properties are read once when the run is checked, where no
+// Ctrl-C stops the read (and once more when it runs: a pipe's contents
+// would be gone); a file without end fills memory. A missing file or a
+// directory is left to the reader (it says so at once). Its error does
+// not repeat the path.
 func RegularFile(path string) error {
+	if path == "" {
+		return nil
+	}
 	st, err := os.Stat(path)
-	if err != nil || st.Mode().IsRegular() || st.IsDir() {
+	if err != nil || st.IsDir() {
+		return nil
+	}
+	if st.Mode().IsRegular() {
+		if st.Size() > MaxFile {
+			return fmt.Errorf("%d bytes, more than %s", st.Size(), format.Bytes(MaxFile))
+		}
 		return nil
 	}
 	what := "not a regular file"
@@ -175,7 +193,42 @@ func RegularFile(path string) error {
 	case m&os.ModeDevice != 0:
 		what = "a device"
 	}
-	return fmt.Errorf("%s, not a PEM file", what)
+	return fmt.Errorf("%s, not a regular file", what)
+}
+
+// Option is a connection string's option, or an environment variable,
+// that a driver may read as a file's path.
+type Option struct{ Name, Value string }
+
+// OptionFiles checks every option whose value names an existing file
+// (RegularFile), whatever the option: a driver reads the files its
+// connection string names itself (pgx's passfile, servicefile,
+// sslrootcert; the MongoDB driver's tlsCAFile, tlsCertificateFile and
+// their ssl aliases), and an option it learns next is checked too.
+// Values naming nothing, or a directory, are left to the driver. The
+// error names key (the property, "" for none) and the option; a path is shown only
+// when the option is not a secret's (a key file's, a password file's).
+func OptionFiles(p *props.Props, key string, opts []Option) error {
+	for _, o := range opts {
+		err := RegularFile(o.Value)
+		if err == nil {
+			continue
+		}
+		var msg string
+		switch {
+		case strings.Contains(strings.ToLower(o.Name), "key"):
+			msg = fmt.Sprintf("%s: the key file: %v: a driver reads it whole", o.Name, err)
+		case props.IsSecretKey(o.Name):
+			msg = fmt.Sprintf("%s: the file it names: %v: a driver reads it whole", o.Name, err)
+		default:
+			msg = fmt.Sprintf("%s %s: %v: a driver reads it whole", o.Name, props.Cut(o.Value, 200), err)
+		}
+		if key == "" { // not a property's: the environment's, a default file's
+			return errors.New(msg)
+		}
+		return p.Errorf(key, "%s", msg)
+	}
+	return nil
 }
 
 // keyPairProblem says what tls.X509KeyPair found wrong, in words that

@@ -202,9 +202,9 @@ func TestConfigPipe(t *testing.T) {
 		kv   []string
 		want string
 	}{
-		{"CA", []string{"x.tls.ca", fifo}, "property x.tls.ca: " + fifo + ": a named pipe, not a PEM file"},
+		{"CA", []string{"x.tls.ca", fifo}, "property x.tls.ca: " + fifo + ": a named pipe, not a regular file"},
 		{"certificate", []string{"x.tls.cert", fifo, "x.tls.key", s.ClientKey}, "property x.tls.cert: " + fifo + ": a named pipe"},
-		{"key", []string{"x.tls.cert", s.ClientCert, "x.tls.key", fifo}, "property x.tls.key: the key file: a named pipe, not a PEM file"},
+		{"key", []string{"x.tls.cert", s.ClientCert, "x.tls.key", fifo}, "property x.tls.key: the key file: a named pipe, not a regular file"},
 	} {
 		done := make(chan error, 1)
 		go func() {
@@ -228,6 +228,37 @@ func TestConfigPipe(t *testing.T) {
 	}
 	if err := wire.RegularFile(s.Dir + "/missing"); err != nil {
 		t.Errorf("a missing file is the reader's to say: %v", err)
+	}
+}
+
+// A file a driver reads whole is refused past wire.MaxFile, from its size
+// (a 3 GB CA named in a connection string took 3.2 GB); the options of a
+// connection string are each checked, a key file's path never shown.
+func TestOptionFiles(t *testing.T) {
+	dir := t.TempDir()
+	big := dir + "/big.pem" // sparse: no disk taken
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(wire.MaxFile + 1)
+	f.Close()
+	if err := wire.RegularFile(big); err == nil || !strings.Contains(err.Error(), "more than 4 MiB") {
+		t.Errorf("a file over the bound: %v", err)
+	}
+	small := dir + "/small.pem"
+	os.WriteFile(small, []byte("x"), 0o600)
+	p := props.Of("x.url", "u")
+	if err := wire.OptionFiles(p, "x.url", []wire.Option{{Name: "ca", Value: small}, {Name: "user", Value: "nobody"}, {Name: "dir", Value: dir}}); err != nil {
+		t.Errorf("a small file, a word, a directory: %v", err)
+	}
+	err = wire.OptionFiles(p, "x.url", []wire.Option{{Name: "ca", Value: small}, {Name: "clientKeyFile", Value: big}})
+	if err == nil || !strings.Contains(err.Error(), "property x.url: clientKeyFile: the key file: ") || strings.Contains(err.Error(), big) {
+		t.Errorf("a key file over the bound: %v", err)
+	}
+	err = wire.OptionFiles(p, "x.url", []wire.Option{{Name: "rootcert", Value: big}})
+	if err == nil || !strings.Contains(err.Error(), "property x.url: rootcert "+big+": ") {
+		t.Errorf("a CA over the bound: %v", err)
 	}
 }
 

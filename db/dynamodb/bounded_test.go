@@ -1,0 +1,274 @@
+package dynamodb_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/dbtest"
+	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/internal/testcert"
+	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/workloads"
+)
+
+// standIn answers as DynamoDB on 127.0.0.1 would for a table that holds
+// nothing, but for its first endless reads: a GetItem answered with an
+// item that never ends. It notes the access key that signed the requests.
+type standIn struct {
+	URL   string
+	reads atomic.Int64
+	mu    sync.Mutex
+	keys  map[string]bool
+}
+
+func newStandIn(t *testing.T, endless int64) *standIn {
+	s := &standIn{keys: map[string]bool{}}
+	chunk := []byte(strings.Repeat("x", 64<<10))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
+		s.mu.Lock()
+		s.keys[signature(r).key] = true
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		switch strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "DynamoDB_20120810.") {
+		case "ListTables":
+			io.WriteString(w, `{"TableNames":["usertable"]}`)
+		case "DescribeTable":
+			io.WriteString(w, `{"Table":{"TableName":"usertable","TableStatus":"ACTIVE","KeySchema":[{"AttributeName":"key","KeyType":"HASH"}]}}`)
+		case "GetItem":
+			if s.reads.Add(1) > endless {
+				io.WriteString(w, `{}`)
+				return
+			}
+			io.WriteString(w, `{"Item":{"field0":{"S":"`)
+			for r.Context().Err() == nil {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		default:
+			io.WriteString(w, `{}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	s.URL = srv.URL
+	return s
+}
+
+func (s *standIn) signedBy(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.keys[key]
+}
+
+// An item that never ends fails its read at the bound, as a server
+// error, and the run goes on to its end and its results (the SDK read it
+// whole: the process died after 8.6 s with nothing written).
+func TestEndlessItemFailsItsOperation(t *testing.T) {
+	t.Run("the SDK's client", func(t *testing.T) { endlessItem(t) })
+	// With AWS_CA_BUNDLE the SDK builds another HTTP client: the bound
+	// is not the client's.
+	t.Run("AWS_CA_BUNDLE", func(t *testing.T) {
+		certs, err := testcert.Make(t.TempDir(), "servbench")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("AWS_CA_BUNDLE", certs.CA)
+		endlessItem(t)
+	})
+}
+
+func endlessItem(t *testing.T) {
+	srv := newStandIn(t, 2)
+	p := props.New()
+	workloads.Load(p, "c")
+	for k, v := range map[string]string{"dynamodb.endpoint": srv.URL, "recordcount": "10", "operationcount": "20",
+		"dynamodb.retries": "0", "dynamodb.timeout": "20000", "dynamodb.createtable": "false"} {
+		p.Set(k, v, "test")
+	}
+	res, err := engine.Run(context.Background(), engine.Spec{Binding: "dynamodb", Properties: p, Phase: engine.RunPhase, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Doc()
+	var read bool
+	for _, op := range d.Ops {
+		if op.Name == "READ" {
+			read = true
+			if op.Count != 20 || op.Outcomes["ERROR"] != 2 || op.Outcomes["NOT_FOUND"] != 18 {
+				t.Errorf("READ: %d operations, outcomes %v: want 2 ERROR (the endless items) and 18 NOT_FOUND", op.Count, op.Outcomes)
+			}
+		}
+	}
+	if !read {
+		t.Errorf("no READ in the result: %+v", d.Ops)
+	}
+}
+
+// sparse is a file of n bytes that takes no disk.
+func sparse(t *testing.T, path string, n int64) string {
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(n); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// The AWS shared files and the files they and the environment name are
+// checked before the SDK reads them whole: a file over 4 MiB (a 3 GB one
+// ended in "out of memory") or a named pipe is refused at once, in one
+// line naming where it was named.
+func TestSharedFilesBounded(t *testing.T) {
+	dir := t.TempDir()
+	big := sparse(t, filepath.Join(dir, "big"), 5<<20)
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() {
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	})
+	naming := filepath.Join(dir, "config-naming")
+	os.WriteFile(naming, []byte("[default]\nregion = eu-west-1\nweb_identity_token_file = "+fifo+"\n"), 0o600)
+	none := filepath.Join(dir, "none")
+	for _, c := range []struct {
+		name string
+		env  []string
+		kv   []string
+		want string
+	}{
+		{"dynamodb.configfile", nil, []string{"dynamodb.configfile", big}, "property dynamodb.configfile: dynamodb.configfile " + big + ": 5242880 bytes, more than 4 MiB"},
+		{"dynamodb.credentialsfile", nil, []string{"dynamodb.credentialsfile", big}, "property dynamodb.credentialsfile: dynamodb.credentialsfile: the file it names: 5242880 bytes"},
+		{"AWS_CONFIG_FILE", []string{"AWS_CONFIG_FILE", big}, nil, "dynamodb: AWS_CONFIG_FILE (environment) " + big + ": 5242880 bytes"},
+		{"AWS_SHARED_CREDENTIALS_FILE", []string{"AWS_SHARED_CREDENTIALS_FILE", fifo}, nil, "dynamodb: AWS_SHARED_CREDENTIALS_FILE (environment): the file it names: a named pipe"},
+		{"a setting naming a pipe", []string{"AWS_CONFIG_FILE", naming}, nil, "web_identity_token_file in AWS_CONFIG_FILE (environment): the file it names: a named pipe"},
+		{"AWS_CA_BUNDLE", []string{"AWS_CA_BUNDLE", big}, nil, "dynamodb: AWS_CA_BUNDLE (environment) " + big + ": 5242880 bytes"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("HOME", t.TempDir())
+			t.Setenv("AWS_CONFIG_FILE", none)
+			t.Setenv("AWS_SHARED_CREDENTIALS_FILE", none)
+			for i := 0; i < len(c.env); i += 2 {
+				t.Setenv(c.env[i], c.env[i+1])
+			}
+			b, _ := db.Lookup("dynamodb")
+			done := make(chan error, 1)
+			go func() {
+				_, err := b.Open(context.Background(), dbtest.Props(append([]string{"dynamodb.endpoint", "http://127.0.0.1:1", "dynamodb.retries", "0"}, c.kv...)...), db.Options{Threads: 1})
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+					t.Errorf("%v\nwant it to say %q", err, c.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("no answer within 10 s")
+			}
+		})
+	}
+}
+
+// credentialProfile writes a config file whose default profile's
+// credential_process is command.
+func credentialProfile(t *testing.T, command string) {
+	dir := t.TempDir()
+	cf := filepath.Join(dir, "config")
+	if err := os.WriteFile(cf, []byte("[default]\nregion = eu-west-1\ncredential_process = "+command+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", dir)
+	t.Setenv("AWS_CONFIG_FILE", cf)
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "none"))
+	for _, k := range []string{"AWS_PROFILE", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_WEB_IDENTITY_TOKEN_FILE"} {
+		t.Setenv(k, "")
+	}
+}
+
+// A profile's credential_process gives the keys that sign the requests;
+// one that prints without end is stopped at 1 MiB (the SDK kept what it
+// printed until it ran out of memory), in one line.
+func TestCredentialProcessBounded(t *testing.T) {
+	srv := newStandIn(t, 0)
+	b, _ := db.Lookup("dynamodb")
+	credentialProfile(t, `printf '{"Version": 1, "AccessKeyId": "AKIDPROC", "SecretAccessKey": "proc-secret"}'`)
+	d, err := b.Open(context.Background(), dbtest.Props("dynamodb.profile", "default", "dynamodb.endpoint", srv.URL, "dynamodb.retries", "0"), db.Options{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	if !srv.signedBy("AKIDPROC") {
+		t.Errorf("the requests were not signed with the credential_process's keys: %v", srv.keys)
+	}
+
+	credentialProfile(t, "yes")
+	_, err = b.Open(context.Background(), dbtest.Props("dynamodb.profile", "default", "dynamodb.endpoint", srv.URL, "dynamodb.retries", "0"), db.Options{Threads: 1})
+	if err == nil || !strings.Contains(err.Error(), "credential_process printed more than 1 MiB") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("a credential_process printing without end: %v", err)
+	}
+}
+
+// Ctrl-C while a credential_process runs stops it, with what it started,
+// and the binding's error is an interruption (the process was left
+// running, and the run exited 1).
+func TestCredentialProcessStopped(t *testing.T) {
+	srv := newStandIn(t, 0)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	credentialProfile(t, "sleep 600 & echo $! > "+pidFile+"; wait")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b, _ := db.Lookup("dynamodb")
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Open(ctx, dbtest.Props("dynamodb.profile", "default", "dynamodb.endpoint", srv.URL, "dynamodb.retries", "0"), db.Options{Threads: 1})
+		done <- err
+	}()
+	var pid int
+	for i := 0; i < 500 && pid == 0; i++ {
+		b, _ := os.ReadFile(pidFile)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		time.Sleep(10 * time.Millisecond)
+	}
+	if pid == 0 {
+		t.Fatal("the credential_process did not start")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("stopped: %v, want an interruption", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Open still running 10 s after its context ended")
+	}
+	for i := 0; ; i++ {
+		st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil || strings.Contains(string(st), ") Z ") {
+			break // gone, or a zombie: killed
+		}
+		if i == 500 {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatal("the credential_process's child still runs after the stop")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

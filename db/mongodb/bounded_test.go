@@ -1,0 +1,148 @@
+package mongodb_test
+
+import (
+	"context"
+	"encoding/binary"
+	"io"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/workloads"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// hugeMessages stands in for MongoDB on 127.0.0.1 (it states a bound of
+// 2 GB in its hello, which the driver takes), its collection empty but
+// for its first finds: answered by a message declaring 2,147,483,647
+// bytes.
+func hugeMessages(t *testing.T, huge int64) (string, *atomic.Int64) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var finds atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go serveMongo(c, huge, &finds)
+		}
+	}()
+	return ln.Addr().String(), &finds
+}
+
+func serveMongo(c net.Conn, huge int64, finds *atomic.Int64) {
+	defer c.Close()
+	var id int32
+	reply := func(to int32, op uint32, body []byte) error {
+		id++
+		h := make([]byte, 16, 16+len(body))
+		binary.LittleEndian.PutUint32(h[0:], uint32(16+len(body)))
+		binary.LittleEndian.PutUint32(h[4:], uint32(id))
+		binary.LittleEndian.PutUint32(h[8:], uint32(to))
+		binary.LittleEndian.PutUint32(h[12:], op)
+		_, err := c.Write(append(h, body...))
+		return err
+	}
+	hello := bson.D{{Key: "ismaster", Value: true}, {Key: "helloOk", Value: true}, {Key: "maxBsonObjectSize", Value: int32(16 << 20)},
+		{Key: "maxMessageSizeBytes", Value: int32(2147483647)}, {Key: "maxWriteBatchSize", Value: int32(100000)},
+		{Key: "localTime", Value: time.Now()}, {Key: "logicalSessionTimeoutMinutes", Value: int32(30)},
+		{Key: "connectionId", Value: int32(1)}, {Key: "minWireVersion", Value: int32(0)}, {Key: "maxWireVersion", Value: int32(17)},
+		{Key: "readOnly", Value: false}, {Key: "ok", Value: 1.0}}
+	for {
+		var h [16]byte
+		if _, err := io.ReadFull(c, h[:]); err != nil {
+			return
+		}
+		n := int(binary.LittleEndian.Uint32(h[0:]))
+		if n < 16 || n > 48_000_000 {
+			return
+		}
+		body := make([]byte, n-16)
+		if _, err := io.ReadFull(c, body); err != nil {
+			return
+		}
+		req := int32(binary.LittleEndian.Uint32(h[4:]))
+		switch binary.LittleEndian.Uint32(h[12:]) {
+		case 2004: // OP_QUERY: the handshake's hello
+			doc, _ := bson.Marshal(hello)
+			r := make([]byte, 20, 20+len(doc))
+			binary.LittleEndian.PutUint32(r[16:], 1) // one document
+			if reply(req, 1, append(r, doc...)) != nil {
+				return
+			}
+		case 2013: // OP_MSG
+			if len(body) < 5 || body[4] != 0 {
+				return
+			}
+			cmd, err := bson.Raw(body[5:]).Elements()
+			if err != nil || len(cmd) == 0 {
+				return
+			}
+			var answer any = bson.D{{Key: "ok", Value: 1.0}}
+			switch cmd[0].Key() {
+			case "hello", "isMaster", "ismaster":
+				answer = hello
+			case "buildInfo", "buildinfo":
+				answer = bson.D{{Key: "version", Value: "7.0.0"}, {Key: "ok", Value: 1.0}}
+			case "find":
+				if finds.Add(1) <= huge {
+					var hh [16]byte
+					binary.LittleEndian.PutUint32(hh[0:], 0x7fffffff)
+					binary.LittleEndian.PutUint32(hh[8:], uint32(req))
+					binary.LittleEndian.PutUint32(hh[12:], 2013)
+					c.Write(hh[:])
+					continue // and nothing more
+				}
+				answer = bson.D{{Key: "cursor", Value: bson.D{{Key: "id", Value: int64(0)}, {Key: "ns", Value: "ycsb.usertable"},
+					{Key: "firstBatch", Value: bson.A{}}}}, {Key: "ok", Value: 1.0}}
+			}
+			doc, _ := bson.Marshal(answer)
+			if reply(req, 2013, append([]byte{0, 0, 0, 0, 0}, doc...)) != nil {
+				return
+			}
+		default:
+			return
+		}
+	}
+}
+
+// A message declaring more than MongoDB's 48,000,000 bytes (the driver
+// takes the bound the server states, here 2 GB, and gives memory to what
+// a message declares) fails its operation as a server error; the run
+// goes on and writes its results.
+func TestHugeMessageFailsItsOperation(t *testing.T) {
+	addr, finds := hugeMessages(t, 2)
+	p := props.New()
+	workloads.Load(p, "c")
+	for k, v := range map[string]string{"mongodb.url": "mongodb://" + addr + "/?directConnection=true", "recordcount": "10",
+		"operationcount": "20", "mongodb.createcollection": "false"} {
+		p.Set(k, v, "test")
+	}
+	res, err := engine.Run(context.Background(), engine.Spec{Binding: "mongodb", Properties: p, Phase: engine.RunPhase, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if finds.Load() < 3 {
+		t.Fatalf("the server answered %d finds", finds.Load())
+	}
+	var read bool
+	for _, op := range res.Doc().Ops {
+		if op.Name == "READ" {
+			read = true
+			if op.Count != 20 || op.Outcomes["ERROR"] != 2 || op.Outcomes["NOT_FOUND"] != 18 {
+				t.Errorf("READ: %d operations, outcomes %v: want 2 ERROR (the huge messages) and 18 NOT_FOUND", op.Count, op.Outcomes)
+			}
+		}
+	}
+	if !read {
+		t.Errorf("no READ in the result")
+	}
+}

@@ -1,0 +1,154 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/binary"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/workloads"
+)
+
+// hugeRows stands in for PostgreSQL on 127.0.0.1, its table empty but for
+// its first reads: a row declaring a body of 1,073,741,808 bytes (pgx
+// gives memory to what a message declares, up to 1 GB, and waits for it).
+func hugeRows(t *testing.T, huge int64) (string, *atomic.Int64) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var reads atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go serveRows(c, huge, &reads)
+		}
+	}()
+	return ln.Addr().String(), &reads
+}
+
+func serveRows(c net.Conn, huge int64, reads *atomic.Int64) {
+	defer c.Close()
+	be := pgproto3.NewBackend(c, c)
+	if _, err := be.ReceiveStartupMessage(); err != nil {
+		return
+	}
+	be.Send(&pgproto3.AuthenticationOk{})
+	be.Send(&pgproto3.ParameterStatus{Name: "server_version", Value: "16.0"})
+	be.Send(&pgproto3.ParameterStatus{Name: "client_encoding", Value: "UTF8"})
+	be.Send(&pgproto3.ParameterStatus{Name: "standard_conforming_strings", Value: "on"})
+	be.Send(&pgproto3.BackendKeyData{ProcessID: 1, SecretKey: []byte{0, 0, 0, 1}})
+	be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
+	if be.Flush() != nil {
+		return
+	}
+	statements := map[string]string{} // name → SQL
+	portals := map[string]string{}    // name → SQL
+	text := &pgproto3.RowDescription{Fields: []pgproto3.FieldDescription{{Name: []byte("doc"), DataTypeOID: 25, DataTypeSize: -1, TypeModifier: -1}}}
+	for {
+		msg, err := be.Receive()
+		if err != nil {
+			return
+		}
+		switch m := msg.(type) {
+		case *pgproto3.Query:
+			if strings.Contains(m.String, "server_version") {
+				be.Send(text)
+				be.Send(&pgproto3.DataRow{Values: [][]byte{[]byte("16.0")}})
+			}
+			be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SELECT 0")})
+			be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
+		case *pgproto3.Parse:
+			statements[m.Name] = m.Query
+			be.Send(&pgproto3.ParseComplete{})
+		case *pgproto3.Describe:
+			sql := statements[m.Name]
+			if m.ObjectType == 'P' {
+				sql = portals[m.Name]
+			} else {
+				params := make([]uint32, strings.Count(sql, "$"))
+				for i := range params {
+					params[i] = 25
+				}
+				be.Send(&pgproto3.ParameterDescription{ParameterOIDs: params})
+			}
+			if strings.HasPrefix(strings.TrimSpace(sql), "SELECT") || strings.HasPrefix(strings.TrimSpace(sql), "SHOW") {
+				be.Send(text)
+			} else {
+				be.Send(&pgproto3.NoData{})
+			}
+		case *pgproto3.Bind:
+			portals[m.DestinationPortal] = statements[m.PreparedStatement]
+			be.Send(&pgproto3.BindComplete{})
+		case *pgproto3.Execute:
+			sql := portals[m.Portal]
+			switch {
+			case strings.HasPrefix(sql, "SELECT doc FROM") && reads.Add(1) <= huge:
+				be.Flush()
+				var header [5]byte
+				header[0] = 'D'
+				binary.BigEndian.PutUint32(header[1:], 0x3ffffff0)
+				c.Write(header[:])
+				continue // and nothing more: pgx waited for its gigabyte
+			case strings.HasPrefix(sql, "SHOW"):
+				be.Send(&pgproto3.DataRow{Values: [][]byte{[]byte("16.0")}})
+				be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SHOW")})
+			case strings.HasPrefix(sql, "SELECT"):
+				be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SELECT 0")})
+			default:
+				be.Send(&pgproto3.CommandComplete{CommandTag: []byte("UPDATE 1")})
+			}
+		case *pgproto3.Close:
+			be.Send(&pgproto3.CloseComplete{})
+		case *pgproto3.Sync:
+			be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
+		case *pgproto3.Terminate:
+			return
+		}
+		if be.Flush() != nil {
+			return
+		}
+	}
+}
+
+// A row declaring more than any record's (pgx gave memory to its
+// declared length, up to 1 GB, and waited for it without end) fails its
+// read as a server error; the run goes on and writes its results.
+func TestHugeRowFailsItsOperation(t *testing.T) {
+	addr, reads := hugeRows(t, 2)
+	p := props.New()
+	workloads.Load(p, "c")
+	for k, v := range map[string]string{"postgres.url": "postgres://u@" + addr + "/db?sslmode=disable", "recordcount": "10",
+		"operationcount": "20", "postgres.createtable": "false"} {
+		p.Set(k, v, "test")
+	}
+	t.Setenv("HOME", t.TempDir()) // no ~/.pgpass of the machine's
+	res, err := engine.Run(context.Background(), engine.Spec{Binding: "postgres", Properties: p, Phase: engine.RunPhase, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reads.Load() < 3 {
+		t.Fatalf("the server answered %d reads", reads.Load())
+	}
+	var read bool
+	for _, op := range res.Doc().Ops {
+		if op.Name == "READ" {
+			read = true
+			if op.Count != 20 || op.Outcomes["ERROR"] != 2 || op.Outcomes["NOT_FOUND"] != 18 {
+				t.Errorf("READ: %d operations, outcomes %v: want 2 ERROR (the huge rows) and 18 NOT_FOUND", op.Count, op.Outcomes)
+			}
+		}
+	}
+	if !read {
+		t.Errorf("no READ in the result")
+	}
+}

@@ -1,0 +1,127 @@
+package redis_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// hugeReplies is a server on 127.0.0.1 that speaks RESP and answers its
+// first reads with replies that declare more than any answer holds, a
+// string of 999,999,999,999 bytes, then an array of 2,147,483,647
+// elements; every other read finds nothing, every write succeeds.
+func hugeReplies(t *testing.T) (addr string, reads *atomic.Int64) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	reads = &atomic.Int64{}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				r := bufio.NewReader(c)
+				for {
+					args, err := readCommand(r)
+					if err != nil {
+						return
+					}
+					reply := "+OK\r\n"
+					switch strings.ToUpper(args[0]) {
+					case "PING":
+						reply = "+PONG\r\n"
+					case "HGETALL", "HMGET", "GET", "JSON.GET":
+						switch reads.Add(1) {
+						case 1:
+							reply = "$999999999999\r\n"
+						case 2:
+							reply = "*2147483647\r\n"
+						default:
+							reply = "*0\r\n"
+						}
+					case "HSET", "DEL", "ZADD":
+						reply = ":1\r\n"
+					case "INFO":
+						reply = "$0\r\n\r\n"
+					}
+					if _, err := io.WriteString(c, reply); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String(), reads
+}
+
+// readCommand reads a client's command: an array of strings.
+func readCommand(r *bufio.Reader) ([]string, error) {
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(line, "*") {
+		return nil, fmt.Errorf("not a command: %q", line)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(line[1:]))
+	if err != nil || n < 1 || n > 1<<20 {
+		return nil, fmt.Errorf("a command of %q arguments", line)
+	}
+	args := make([]string, n)
+	for i := range args {
+		if line, err = r.ReadString('\n'); err != nil {
+			return nil, err
+		}
+		l, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "$")))
+		if err != nil || l < 0 || l > 64<<20 {
+			return nil, fmt.Errorf("an argument of %q bytes", line)
+		}
+		b := make([]byte, l+2)
+		if _, err := io.ReadFull(r, b); err != nil {
+			return nil, err
+		}
+		args[i] = string(b[:l])
+	}
+	return args, nil
+}
+
+// A reply declaring a string of 999,999,999,999 bytes, or an array of
+// 2,147,483,647 elements, fails its operation as a server error (rueidis
+// gave memory to the declared length: the process died at once); the
+// run goes on and writes its results.
+func TestHugeReplyFailsItsOperation(t *testing.T) {
+	addr, reads := hugeReplies(t)
+	code, d, stderr := runCLI(context.Background(), t, "run", "redis", "-w", "c", "-p", "redis.url=redis://"+addr,
+		"-threads", "1", "-p", "operationcount=20", "-p", "recordcount=10")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if reads.Load() < 3 {
+		t.Fatalf("the server answered %d reads", reads.Load())
+	}
+	var read bool
+	for _, op := range d.Ops {
+		if op.Name != "READ" {
+			continue
+		}
+		read = true
+		if op.Count != 20 || op.Outcomes["ERROR"] != 2 || op.Outcomes["NOT_FOUND"] != 18 {
+			t.Errorf("READ: %d operations, outcomes %v: want 2 ERROR (the huge replies) and 18 NOT_FOUND", op.Count, op.Outcomes)
+		}
+	}
+	if !read {
+		t.Errorf("no READ in the result: %+v", d.Ops)
+	}
+}
