@@ -454,7 +454,11 @@ func TestOutputsTheSameEveryWay(t *testing.T) {
 		}
 		csv, err := os.ReadFile(filepath.Join(dir, "series.csv"))
 		first, _, _ := strings.Cut(string(csv), "\n")
-		if err != nil || !strings.Contains(string(csv), ",READ,") {
+		// A spread run's series holds the intervals its clients' series
+		// line up in (result's mergeSeries): on a busy machine their
+		// boundaries wander (0.10, 0.15, 0.32, 0.46 s for 0.1 s seen) and
+		// none may; the file and its columns are there all the same.
+		if err != nil || way != "spread" && !strings.Contains(string(csv), ",READ,") {
 			t.Errorf("%s: timeseries.file %v: %q%s", way, err, first, clientSeries(dir))
 		}
 		if header == "" {
