@@ -183,7 +183,7 @@ type Group struct {
 	// binding's start and the threads' cleanup included), when every run
 	// measured it.
 	YCSBRuntime Stat
-	AvgUs       Stat    // mean latency over every operation
+	AvgUs       Stat    // mean latency over the successful operations, weighted by count (failed ones excluded, as YCSB)
 	FailedPct   Stat    // percent of operations
 	Operations  int64   // over all repetitions
 	Failed      []Cause // failed operations by cause, over all repetitions
