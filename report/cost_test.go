@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/result"
 )
 
@@ -39,5 +40,23 @@ func TestCostPerBillionSuccessful(t *testing.T) {
 	g.summarize()
 	if sec, _ := s.cost(); sec.Tables[0].Rows[0][b] != "none succeeded" {
 		t.Errorf("none succeeded: %q", sec.Tables[0].Rows[0])
+	}
+}
+
+// A published latency the study says was exceeded ("exceeding 5 seconds",
+// S1's Redis Pagination) is shown as a bound, > 5000, and is never drawn
+// as a mean beside the measured cell; it could not be written before.
+func TestPublishedLatencyAbove(t *testing.T) {
+	refs, err := plan.ParseReference([]byte("system,workload,threads,nodes,throughput,latency_ms,latency,source\nRedis,pagination,400,18,170,5000,above,s:525\n"), "r.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Set{Reference: refs}
+	sec, ok := s.referenceSection()
+	if !ok || len(sec.Tables) == 0 || len(sec.Tables[0].Rows) != 1 || sec.Tables[0].Rows[0][6] != "> 5000" {
+		t.Fatalf("reference section %+v", sec.Tables)
+	}
+	if _, lat := s.published("Redis", "pagination", 18, 400); !math.IsNaN(lat) {
+		t.Errorf("a bound exceeded drawn as a mean latency: %v", lat)
 	}
 }
