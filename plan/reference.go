@@ -18,7 +18,7 @@ const ReferenceFile = "reference.csv"
 
 // Reference is one published figure: a system's throughput on a workload
 // at a number of client threads (or over a range of them), with its
-// latency where given (a mean, or a bound: "below"), or a runtime in
+// latency where given (a mean, or a bound: "below", "above"), or a runtime in
 // seconds, and where it was published. Nodes and Records, when given,
 // narrow the measured cells it is set beside.
 type Reference struct {
@@ -26,7 +26,7 @@ type Reference struct {
 	ThreadsLo, ThreadsHi int // equal unless the text gives a range ("248-496")
 	Throughput           float64
 	LatencyMs            float64 // 0: not given
-	Latency              string  // "mean", "below" (a bound the latency stayed under), or ""
+	Latency              string  // "mean", "below" (a bound the latency stayed under), "above" (one it exceeded), or ""
 	// RuntimeS, when above 0, makes the figure a runtime: the seconds the
 	// workload's runs took, summed over the thread counts of the range and
 	// over the record counts (all of them unless Records is given); the
@@ -213,8 +213,8 @@ func ParseReference(raw []byte, file string) ([]Reference, error) {
 		if get("throughput") != "" && f.RuntimeS > 0 {
 			return nil, fmt.Errorf("%s:%d: a figure is a throughput or a runtime, not both", file, line)
 		}
-		if f.Latency != "" && f.Latency != "mean" && f.Latency != "below" {
-			return nil, bad("latency", "mean, below (a bound it stayed under) or nothing")
+		if f.Latency != "" && f.Latency != "mean" && f.Latency != "below" && f.Latency != "above" {
+			return nil, bad("latency", "mean, below (a bound it stayed under), above (a bound it exceeded) or nothing")
 		}
 		if f.System == "" || f.Workload == "" || f.Source == "" {
 			return nil, fmt.Errorf("%s:%d: give system, workload and source", file, line)

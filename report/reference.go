@@ -124,7 +124,7 @@ func (s *Set) referenceSection() (Section, bool) {
 		return Section{}, false
 	}
 	sec := Section{ID: "reference", Title: "Published figures beside ours",
-		Intro: "Each figure the plan's reference file gives, as published (its source beside it), with the measured cell of the same system and workload at those client threads (for a range, the best within it; of the system's deployments, the one of the figure's cluster size, or the one with the most nodes when it gives none; of the figure's record count when it gives one). A published latency marked below is a bound the study says its latency stayed under; a figure the study gives as a range (43–58) or approximately (~50) is shown so; figures given without a throughput (a latency, a failure share, capacity units) are set beside the same cell. A published runtime is set beside the sum of the measured runtimes it covers: its thread counts, record counts and workloads (all, or all but E, as Carvalho et al. total them), both servbench's (the operations' window) and as YCSB counts its RunTime (the binding's connecting, the threads' start and cleanup included), which is what a YCSB user's study reports."}
+		Intro: "Each figure the plan's reference file gives, as published (its source beside it), with the measured cell of the same system and workload at those client threads (for a range, the best within it; of the system's deployments, the one of the figure's cluster size, or the one with the most nodes when it gives none; of the figure's record count when it gives one). A published latency marked below is a bound the study says its latency stayed under, above one it says its latency exceeded; a figure the study gives as a range (43–58) or approximately (~50) is shown so; figures given without a throughput (a latency, a failure share, capacity units) are set beside the same cell. A published runtime is set beside the sum of the measured runtimes it covers: its thread counts, record counts and workloads (all, or all but E, as Carvalho et al. total them), both servbench's (the operations' window) and as YCSB counts its RunTime (the binding's connecting, the threads' start and cleanup included), which is what a YCSB user's study reports."}
 	t := &Table{Name: "reference", Title: "Published and measured throughput", Header: []string{"system", "workload", "threads", "nodes", "records", "published ops/s", "published latency ms", "published failed %", "measured (deployment, threads)", "measured ops/s", "measured mean latency ms", "measured failed %", "measured / published", "source"}}
 	ut := &Table{Name: "reference-units", Title: "Published and measured capacity units a second", Header: []string{"system", "workload", "threads", "nodes", "records", "published read units/s", "published write units/s", "measured (deployment, threads)", "measured read units/s", "measured write units/s", "source"}}
 	rt := &Table{Name: "reference-runtime", Title: "Published and measured runtime", Header: []string{"system", "workload", "threads", "nodes", "records", "published s", "measured s", "measured s as YCSB counts", "cells", "YCSB-counted / published", "source"}}
@@ -176,8 +176,11 @@ func (s *Set) referenceSection() (Section, bool) {
 		lat := ""
 		if f.LatencyMs > 0 {
 			lat = strconv.FormatFloat(f.LatencyMs, 'g', -1, 64)
-			if f.Latency == "below" {
+			switch f.Latency {
+			case "below":
 				lat = "< " + lat
+			case "above":
+				lat = "> " + lat
 			}
 		}
 		thr := ""
@@ -233,7 +236,7 @@ func (s *Set) published(system, w string, nodes, threads int) (thr, latMs float6
 		if f.Throughput > 0 && math.IsNaN(thr) {
 			thr = f.Throughput
 		}
-		if f.LatencyMs > 0 && f.Latency != "below" && math.IsNaN(latMs) {
+		if f.LatencyMs > 0 && f.Latency != "below" && f.Latency != "above" && math.IsNaN(latMs) {
 			latMs = f.LatencyMs
 		}
 	}

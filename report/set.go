@@ -183,12 +183,19 @@ type Group struct {
 	// binding's start and the threads' cleanup included), when every run
 	// measured it.
 	YCSBRuntime Stat
-	AvgUs       Stat    // mean latency over every operation
+	AvgUs       Stat    // mean latency over the successful operations, weighted by count (failed ones excluded, as YCSB)
 	FailedPct   Stat    // percent of operations
 	Operations  int64   // over all repetitions
 	Failed      []Cause // failed operations by cause, over all repetitions
 	Ops         []OpStat
-	Cost        float64 // per billion operations at the mean throughput, every term
+	// Cost is the cost per billion attempted operations (every
+	// operation, failed included) at the mean throughput, every term;
+	// CostSuccessful the cost per billion successful operations (OK,
+	// BATCHED_OK): Cost × throughput / goodput, as a failed operation is
+	// paid for but does no work.
+	Cost           float64
+	CostSuccessful float64
+	Goodput        Stat // successful operations per second
 	// Usage are the deployment's usage prices, Terms the cost per billion
 	// operations by term when it has them.
 	Usage map[string]float64
@@ -240,12 +247,13 @@ func (s *Set) group() {
 		if len(g.Usage) > 0 {
 			g.Terms = s.costTerms(g)
 			g.Cost = g.Terms.Total
+			g.costSuccessful()
 		}
 	}
 }
 
 func (g *Group) summarize() {
-	var thr, rt, yrt, avg, failed []float64
+	var thr, good, rt, yrt, avg, failed []float64
 	causes := map[string]int64{}
 	type opAcc struct {
 		count    int64
@@ -256,6 +264,11 @@ func (g *Group) summarize() {
 	for _, r := range g.Runs {
 		d := r.Doc
 		thr = append(thr, d.Throughput)
+		if d.Operations > 0 {
+			good = append(good, d.Throughput*float64(d.OKOperations)/float64(d.Operations))
+		} else {
+			good = append(good, 0)
+		}
 		rt = append(rt, d.RuntimeMs/1000)
 		if d.YCSBRuntimeMs > 0 {
 			yrt = append(yrt, d.YCSBRuntimeMs/1000)
@@ -292,7 +305,7 @@ func (g *Group) summarize() {
 			avg = append(avg, sum/float64(n))
 		}
 	}
-	g.Throughput, g.Runtime, g.AvgUs, g.FailedPct = Summarize(thr), Summarize(rt), Summarize(avg), Summarize(failed)
+	g.Throughput, g.Goodput, g.Runtime, g.AvgUs, g.FailedPct = Summarize(thr), Summarize(good), Summarize(rt), Summarize(avg), Summarize(failed)
 	if len(yrt) == len(g.Runs) {
 		g.YCSBRuntime = Summarize(yrt)
 	}
@@ -305,7 +318,18 @@ func (g *Group) summarize() {
 	}
 	sort.Slice(g.Failed, func(i, j int) bool { return g.Failed[i].Name < g.Failed[j].Name })
 	g.Cost = plan.CostPerBillion(g.Price, g.Throughput.Mean)
+	g.costSuccessful()
 	g.summarizeServer()
+}
+
+// costSuccessful sets the cost per billion successful operations from
+// the cost per billion attempted: 0 when none succeeded (no billion
+// successful operations at any price).
+func (g *Group) costSuccessful() {
+	g.CostSuccessful = 0
+	if g.Goodput.Mean > 0 {
+		g.CostSuccessful = g.Cost * g.Throughput.Mean / g.Goodput.Mean
+	}
 }
 
 // Only is the set restricted to one deployment (nil if it has none).

@@ -208,7 +208,7 @@ func (s *Set) byThreads() (Section, bool) {
 		if op == "" {
 			op = "the worst operation"
 		}
-		st.Note = fmt.Sprintf("The SLO's latency is %s's %s (mean over repetitions), not the average over every operation that the other tables give as avg latency. "+
+		st.Note = fmt.Sprintf("The SLO's latency is %s's %s (mean over repetitions), not the average over the successful operations that the other tables give as avg latency. "+
 			"Broken at is the first step over the bound; a later step can come back under it (a cold first step, say), so the best step may lie beyond it.", op, slo.Latency)
 		sec.Tables = append(sec.Tables, st)
 		if len(slo.BoundsUs) > 1 { // a walk with several bounds: each read off the same points

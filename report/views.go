@@ -464,18 +464,19 @@ func (s *Set) cost() (Section, bool) {
 	}
 	cur := s.currency()
 	sec := Section{ID: "cost", Title: "Cost per billion operations",
-		Intro: "Price per hour × 10⁹ / (3,600 × mean throughput): what a billion operations cost at the measured rate (monthly prices are divided by 730 hours), in " + cur + "."}
+		Intro: "Price per hour × 10⁹ / (3,600 × mean throughput): what a billion attempted operations cost at the measured rate (monthly prices are divided by 730 hours), in " + cur + "; " +
+			"a billion successful operations (failed ones are paid for but do no work) cost that × throughput / goodput, the same as attempted when none failed."}
 	if cur == "price units" {
 		sec.Intro += " The plan names no currency (currency: USD in the plan names it)."
 	}
-	t := &Table{Name: "cost", Title: "Cost per billion operations (" + cur + ")", Header: []string{"deployment", "system", "nodes", "price per hour", "price per month", "workload", "records", "threads", "throughput ops/s", "cost per 10⁹ ops"}}
+	t := &Table{Name: "cost", Title: "Cost per billion operations (" + cur + ")", Header: []string{"deployment", "system", "nodes", "price per hour", "price per month", "workload", "records", "threads", "throughput ops/s", "cost per 10⁹ attempted ops", "cost per 10⁹ successful ops"}}
 	for _, g := range gs {
 		nodes := ""
 		if g.Nodes > 0 {
 			nodes = strconv.Itoa(g.Nodes)
 		}
 		t.Rows = append(t.Rows, []string{g.Deployment, g.System, nodes, strconv.FormatFloat(g.Price, 'f', 4, 64), f2(g.Price * 730), wlName(g.Workload),
-			strconv.FormatInt(g.Records, 10), strconv.Itoa(g.Threads), f0(g.Throughput.Mean), f2(g.Cost)})
+			strconv.FormatInt(g.Records, 10), strconv.Itoa(g.Threads), f0(g.Throughput.Mean), f2(g.Cost), successfulCost(g)})
 	}
 	sec.Tables = append(sec.Tables, t)
 	if tt, notes := s.costTermsTable(gs); tt != nil {
@@ -531,6 +532,15 @@ func (s *Set) cost() (Section, bool) {
 		sec.Figures = append(sec.Figures, &Figure{Name: safe(fmt.Sprintf("cost-t%d-q%s", ld.threads, rateName(ld.rate))), SVG: b.SVG()})
 	}
 	return sec, true
+}
+
+// successfulCost is a cell's cost per billion successful operations as
+// the cost table shows it: "none succeeded" when no operation did.
+func successfulCost(g *Group) string {
+	if g.CostSuccessful == 0 && g.Cost > 0 {
+		return "none succeeded"
+	}
+	return f2(g.CostSuccessful)
 }
 
 // currency is the prices' currency, as the plan names it.
