@@ -219,7 +219,10 @@ func TestCapacitySearchRuns(t *testing.T) {
 	for x := 250.0; x <= a.Step; x *= 1 + precision {
 		list++
 	}
-	if cv.Tried >= list+1 || n["done"] != cv.Tried || len(ran) != cv.Tried {
+	// On a busy machine the sleeps run long and the capacity found is
+	// lower (86 ops/s seen): a list from 250 then has nothing to beat, and
+	// only the counts are checked.
+	if a.Step >= capacity/2 && cv.Tried >= list+1 || n["done"] != cv.Tried || len(ran) != cv.Tried {
 		t.Errorf("the search made %d runs (index: %v, OnRun: %d); a list of steps of 10%% makes %d", cv.Tried, n, len(ran), list+1)
 	}
 	for _, p := range cv.Steps {

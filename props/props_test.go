@@ -418,3 +418,16 @@ func TestRedactedByValue(t *testing.T) {
 		}
 	}
 }
+
+// A known secret that is also the end of a property's name (the password
+// "password") is hidden wherever it stands but in the name: a message
+// naming couchbase.password stays readable.
+func TestHideKnownKeepsPropertyNames(t *testing.T) {
+	var r Redactor
+	r.Add("password")
+	got := r.HideKnown("over couchbase:// couchbase.password would cross in clear; password, :password@, x.passwordy")
+	want := "over couchbase:// couchbase.password would cross in clear; REDACTED, :REDACTED@, x.REDACTEDy"
+	if got != want {
+		t.Errorf("HideKnown:\n got %s\nwant %s", got, want)
+	}
+}

@@ -757,9 +757,38 @@ func (r *Redactor) HideKnown(s string) string {
 		return s
 	}
 	for _, v := range r.known {
-		s = strings.ReplaceAll(s, v, Redacted)
+		s = hideValue(s, v)
 	}
 	return s
+}
+
+// hideValue hides every v in s but where v ends a property's name
+// (couchbase.password, a password that is the word "password"): a
+// message naming the property stays readable, and the name is no secret.
+func hideValue(s, v string) string {
+	if !strings.Contains(s, v) {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, v)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(v)
+		if i >= 2 && s[i-1] == '.' && nameByte(s[i-2]) && (end == len(s) || !nameByte(s[end])) && nameByte(v[0]) {
+			b.WriteString(s[:end])
+		} else {
+			b.WriteString(s[:i])
+			b.WriteString(Redacted)
+		}
+		s = s[end:]
+	}
+}
+
+func nameByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // Len is how many secrets r knows.
