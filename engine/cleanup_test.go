@@ -5,10 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/servbench/servbench/db"
 	_ "github.com/servbench/servbench/db/pebble"
 	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/runner"
+	"github.com/servbench/servbench/workload"
 	"github.com/servbench/servbench/workloads"
 )
 
@@ -116,4 +119,139 @@ func TestCleanupInsertsOnlyTheRunsOwn(t *testing.T) {
 	if !strings.Contains(log.String(), "cannot tell its inserts") {
 		t.Errorf("basic, which stores nothing: %s", log.String())
 	}
+}
+
+// A load with a gap (records 0..499, then 550..1999) and a run of
+// recordcount 500 whose inserts go past the gap: cleanupinserts removes
+// the inserts that filled the gap and none of the loaded records the run's
+// later inserts wrote over (it read only the first insert key and deleted
+// every key the run inserted), and says why those stay.
+func TestCleanupInsertsKeepsRecordsPastAGap(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	spec := func(phase Phase, records, ops int64, kv ...string) Spec {
+		p := props.New()
+		workloads.Load(p, "d")
+		p.Set("pebble.dir", dir, "test")
+		for i := 0; i+1 < len(kv); i += 2 {
+			p.Set(kv[i], kv[i+1], "test")
+		}
+		return Spec{Binding: "pebble", Properties: p, Phase: phase, Records: records, Operations: ops, Threads: 2}
+	}
+	if _, err := Run(context.Background(), spec(LoadPhase, 500, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), spec(LoadPhase, 2000, 0, "insertstart", "550", "insertcount", "1450")); err != nil {
+		t.Fatal(err)
+	}
+	if n := countKeys(t, dir); n != 1950 {
+		t.Fatalf("loaded %d records, want 1950", n)
+	}
+	var log strings.Builder
+	sp := spec(RunPhase, 500, 2000, "cleanupinserts", "true", "readproportion", "0.5", "insertproportion", "0.5")
+	sp.Log = &log
+	res, err := Run(context.Background(), sp)
+	if err != nil || res.Err != nil {
+		t.Fatal(err, res.Err)
+	}
+	if n := countKeys(t, dir); n != 1950 {
+		t.Errorf("%d records after the run and its cleanup, want the 1950 loaded", n)
+	}
+	loaded := append(keysOf(0, 500), keysOf(550, 2000)...)
+	if missing := unreadable(t, dir, loaded); len(missing) > 0 {
+		t.Errorf("%d loaded records deleted, e.g. %s; log: %s", len(missing), missing[0], log.String())
+	}
+	if !strings.Contains(log.String(), "removed the 50 keys the run inserted") || !strings.Contains(log.String(), "was there before it") {
+		t.Errorf("the run does not say which of its inserts it removed and why the others stay: %s", log.String())
+	}
+}
+
+// A run whose inserts go past the keys read before it (probeCap) removes
+// only those and says that the others stay.
+func TestCleanupInsertsBeyondTheProbedKeysStay(t *testing.T) {
+	defer func(c int64) { probeCap = c }(probeCap)
+	probeCap = 20
+	dir := filepath.Join(t.TempDir(), "store")
+	spec := func(phase Phase, kv ...string) Spec {
+		p := props.New()
+		workloads.Load(p, "d")
+		p.Set("pebble.dir", dir, "test")
+		for i := 0; i+1 < len(kv); i += 2 {
+			p.Set(kv[i], kv[i+1], "test")
+		}
+		return Spec{Binding: "pebble", Properties: p, Phase: phase, Records: 300, Operations: 400, Threads: 2}
+	}
+	if _, err := Run(context.Background(), spec(LoadPhase)); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	sp := spec(RunPhase, "cleanupinserts", "true", "readproportion", "0", "insertproportion", "1")
+	sp.Log = &log
+	res, err := Run(context.Background(), sp)
+	if err != nil || res.Err != nil {
+		t.Fatal(err, res.Err)
+	}
+	if n := countKeys(t, dir); n != 300+400-20 {
+		t.Errorf("%d records after 400 inserts of which the first 20 were read absent before the run, want %d", n, 300+400-20)
+	}
+	if missing := unreadable(t, dir, keysOf(0, 300)); len(missing) > 0 {
+		t.Errorf("%d loaded records deleted", len(missing))
+	}
+	want := "the run's last 380 of 400 inserts stay: only its first 20 insert keys were read before it, of the 400"
+	if !strings.Contains(log.String(), want) || !strings.Contains(log.String(), "removed the 20 keys") {
+		t.Errorf("log does not say %q: %s", want, log.String())
+	}
+}
+
+// A run with no operationcount may insert any number: it reads probeCap
+// keys and says that inserts past them stay.
+func TestInsertBoundUnknownForATimedRun(t *testing.T) {
+	for _, c := range []struct {
+		s     Setup
+		n     int64
+		known bool
+	}{
+		{Setup{Runner: runnerConfig(1000, 0, 0)}, 1000, true},
+		{Setup{Runner: runnerConfig(1000, 50, 0)}, 1050, true},
+		{Setup{Runner: runnerConfig(1000, 0, time.Second)}, 0, false},
+		{Setup{Runner: runnerConfig(0, 0, 0)}, 0, false},
+	} {
+		if n, known := c.s.insertBound(); n != c.n || known != c.known {
+			t.Errorf("%+v: insertBound %d %v, want %d %v", c.s.Runner, n, known, c.n, c.known)
+		}
+	}
+}
+
+func runnerConfig(ops, warmOps int64, warm time.Duration) runner.Config {
+	return runner.Config{OpCount: ops, WarmupOps: warmOps, WarmupTime: warm}
+}
+
+// keysOf is the keys of records lo..hi-1 as workload D (hashed, no
+// padding) names them.
+func keysOf(lo, hi int64) []string {
+	var keys []string
+	for k := lo; k < hi; k++ {
+		keys = append(keys, string(workload.AppendKey(nil, k, 1, false)))
+	}
+	return keys
+}
+
+// unreadable is the keys the Pebble store at dir does not read.
+func unreadable(t *testing.T, dir string, keys []string) []string {
+	t.Helper()
+	b, err := db.Lookup("pebble")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := b.Open(context.Background(), props.Of("pebble.dir", dir), db.Options{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var out []string
+	for _, k := range keys {
+		if err := d.Read(context.Background(), "usertable", k, nil, new(db.Record)); err != nil {
+			out = append(out, k)
+		}
+	}
+	return out
 }

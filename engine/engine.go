@@ -542,7 +542,13 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (_ *Result, err
 			return nil, err
 		}
 	}
-	removeInserts := s.removeInserts && !load && !ephemeral && w.Cfg.Insert > 0 && s.insertsOwned(ctx, w, d)
+	var owned probed
+	if s.removeInserts && !load && !ephemeral && w.Cfg.Insert > 0 {
+		owned = s.insertsOwned(ctx, w, d)
+		if ctx.Err() != nil {
+			return nil, ErrInterruptedBeforeMeasuring
+		}
+	}
 	server := ""
 	if ds, ok := d.(db.Describer); ok {
 		if v, err := ds.ServerVersion(ctx); err == nil {
@@ -594,8 +600,8 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (_ *Result, err
 	if err != nil {
 		return nil, err
 	}
-	if removeInserts && res.StuckThreads == 0 && ctx.Err() == nil {
-		s.removeRunInserts(ctx, w, d)
+	if owned.ok && res.StuckThreads == 0 && ctx.Err() == nil {
+		s.removeRunInserts(ctx, w, d, owned)
 	}
 	// YCSB's RunTime: from before its threads start, each connecting
 	// (db.init()), to the last one's cleanup; no warmup.
@@ -609,26 +615,34 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (_ *Result, err
 }
 
 // removeRunInserts deletes, after the run and outside its measurements,
-// every key the run handed out for inserts (property cleanupinserts), so
-// that the next run on the same load starts from the loaded records: a
-// plan's repetitions of D and E inserted the keys the first one had.
-// A key that is not there is no error; any other failure is said and
-// ends the removal.
-func (s *Setup) removeRunInserts(ctx context.Context, w *workload.Workload, d db.DB) {
+// the keys the run handed out for inserts that were confirmed absent
+// before it (property cleanupinserts; see insertsOwned), so that the next
+// run on the same load starts from the loaded records: a plan's
+// repetitions of D and E inserted the keys the first one had. The run's
+// inserts beyond them stay, said in one line with why. A key that is not
+// there is no error; any other failure is said and ends the removal.
+func (s *Setup) removeRunInserts(ctx context.Context, w *workload.Workload, d db.DB, owned probed) {
+	issued := w.RunInserts()
+	if issued > owned.n {
+		s.logf("cleanupinserts: the run's last %d of %d inserts stay: %s", issued-owned.n, issued, owned.beyond)
+	}
 	cd, done, err := threadOf(ctx, d)
 	if err != nil {
 		s.logf("cleanupinserts: %v; the run's inserts stay", err)
 		return
 	}
 	defer done()
-	start, n := time.Now(), 0
-	err = w.EachRunInsert(func(key string) error {
-		if err := cd.Delete(ctx, w.Cfg.Table, key); err != nil && db.Classify(err, false) != db.NotFound {
-			return fmt.Errorf("delete %s: %w", key, err)
+	start, n, m := time.Now(), int64(0), min(issued, owned.n)
+	for ; n < m; n++ {
+		key := w.RunInsertKey(n)
+		if err = cd.Delete(ctx, w.Cfg.Table, key); err != nil && db.Classify(err, false) != db.NotFound {
+			err = fmt.Errorf("delete %s: %w", key, err)
+			break
 		}
-		n++
-		return ctx.Err()
-	})
+		if err = ctx.Err(); err != nil {
+			break
+		}
+	}
 	if err != nil {
 		s.logf("cleanupinserts: %v after %d keys; the run's other inserts stay", err, n)
 		return
@@ -655,22 +669,52 @@ func threadOf(ctx context.Context, d db.DB) (db.DB, func(), error) {
 	return td, func() { td.Close() }, nil
 }
 
-// insertsOwned reports whether the keys the run's inserts take are its
-// own, so that cleanupinserts may remove them: the run's first insert key
-// is not in the store before the run (it is when the run's recordcount is
-// below the records loaded, or an earlier run's inserts stayed: removing
-// the run's inserts would delete records it did not create), and the
-// binding tells a missing key (a key no run writes reads as not found).
-// When it cannot know, it says so and the run's inserts stay.
-func (s *Setup) insertsOwned(ctx context.Context, w *workload.Workload, d db.DB) bool {
+// probed is what insertsOwned found: the run's inserts 0..n-1 take keys
+// absent before it, which cleanupinserts may remove (ok); beyond says why
+// the run's later inserts, if any, are not known to be its own.
+type probed struct {
+	n      int64
+	beyond string
+	ok     bool
+}
+
+// probeCap bounds the keys read before a run to learn which of its insert
+// keys are absent (cleanupinserts).
+var probeCap int64 = 100_000
+
+// probeBatch is how many keys a binding that reads in batches
+// (db.Pipeliner) is asked about at a time.
+const probeBatch = 256
+
+// insertBound is the most inserts the run can do: one an operation, its
+// operationcount and warmupoperationcount; none known for a run bounded
+// by time (operationcount 0, or a warmup by time).
+func (s *Setup) insertBound() (int64, bool) {
+	c := s.Runner
+	if c.WarmupTime > 0 || c.OpCount == 0 && !c.None {
+		return 0, false
+	}
+	return c.OpCount + c.WarmupOps, true
+}
+
+// insertsOwned learns, before the run and outside its measurements, which
+// keys the run's inserts take are its own, so that cleanupinserts removes
+// only them: it reads the run's insert keys in order, from its first up
+// to the most it can insert (insertBound; probeCap at most), and stops at
+// the first one there (the run's recordcount below the records loaded, a
+// load with a gap, an earlier run's inserts kept): the run's inserts from
+// there on would replace records it did not create. The binding must tell
+// a missing key (a key no run writes reads as not found). When it cannot
+// know, it says so and the run's inserts stay. Reads go in batches where
+// the binding has them (db.Pipeliner), else one at a time; ctx ends them.
+func (s *Setup) insertsOwned(ctx context.Context, w *workload.Workload, d db.DB) probed {
 	cd, done, err := threadOf(ctx, d)
 	if err != nil {
 		s.logf("cleanupinserts: %v; the run's inserts stay", err)
-		return false
+		return probed{}
 	}
 	defer done()
-	missing := func(key string) (bool, error) {
-		err := cd.Read(ctx, w.Cfg.Table, key, nil, new(db.Record))
+	absent := func(err error) (bool, error) {
 		switch {
 		case err == nil:
 			return false, nil
@@ -680,22 +724,86 @@ func (s *Setup) insertsOwned(ctx context.Context, w *workload.Workload, d db.DB)
 		return false, err
 	}
 	first := w.RunInsertKey(0)
-	if ok, err := missing(first + "~servbench-absent"); err != nil || !ok {
+	if ok, err := absent(cd.Read(ctx, w.Cfg.Table, first+"~servbench-absent", nil, new(db.Record))); err != nil || !ok {
 		if err != nil {
 			s.logf("cleanupinserts: cannot tell whether the run's insert keys are there before it (%v): the run's inserts will stay", err)
 		} else {
 			s.logf("cleanupinserts: %s reads a key it never stored as found: the run cannot tell its inserts from records already there, and they will stay", s.Spec.Binding)
 		}
-		return false
+		return probed{}
 	}
-	ok, err := missing(first)
+	bound, known := s.insertBound()
+	want := min(bound, probeCap)
+	if !known {
+		want = probeCap
+	}
+	slow := time.AfterFunc(slowStart, func() {
+		s.logf("cleanupinserts: reading up to %d of the run's insert keys before it, to remove after it only those it creates; Ctrl-C stops", want)
+	})
+	defer slow.Stop()
+	pl, _ := cd.(db.Pipeliner)
+	var ops []db.PipelineOp
+	if pl != nil {
+		ops = make([]db.PipelineOp, 0, probeBatch)
+	}
+	var rec db.Record
+	n := int64(0)
+	for n < want {
+		if ctx.Err() != nil {
+			return probed{}
+		}
+		m := min(want-n, probeBatch)
+		there, err := int64(-1), error(nil)
+		if pl != nil {
+			ops = ops[:0]
+			for i := int64(0); i < m; i++ {
+				ops = append(ops, db.PipelineOp{Key: w.RunInsertKey(n + i), Result: new(db.Record)})
+			}
+			pl.Pipeline(ctx, w.Cfg.Table, ops)
+			for i := range ops {
+				ok, e := absent(ops[i].Err)
+				if e != nil || !ok {
+					there, err = int64(i), e
+					break
+				}
+			}
+		} else {
+			for i := int64(0); i < m; i++ {
+				rec.Reset()
+				ok, e := absent(cd.Read(ctx, w.Cfg.Table, w.RunInsertKey(n+i), nil, &rec))
+				if e != nil || !ok {
+					there, err = i, e
+					break
+				}
+			}
+		}
+		if there < 0 {
+			n += m
+			continue
+		}
+		n += there
+		key := w.RunInsertKey(n)
+		switch {
+		case ctx.Err() != nil:
+			return probed{}
+		case err != nil && n == 0:
+			s.logf("cleanupinserts: cannot tell whether %s, the run's first insert key, is there before it (%v): the run's inserts will stay", key, err)
+			return probed{}
+		case err != nil:
+			return probed{n: n, ok: true, beyond: fmt.Sprintf("cannot tell whether %s, its insert %d, was there before it (%v)", key, n+1, err)}
+		case n == 0:
+			s.logf("cleanupinserts: %s, the run's first insert key, is there before the run (recordcount %d below the records loaded, or an earlier run's inserts): its inserts would replace records it did not create, and will not be removed", key, w.Cfg.RecordCount)
+			return probed{}
+		}
+		return probed{n: n, ok: true, beyond: fmt.Sprintf("%s, its insert %d, was there before it (a gap in the records loaded, recordcount below them, or an earlier run's inserts): from there on it replaced records it did not create", key, n+1)}
+	}
 	switch {
-	case err != nil:
-		s.logf("cleanupinserts: cannot tell whether %s, the run's first insert key, is there before it (%v): the run's inserts will stay", first, err)
-	case !ok:
-		s.logf("cleanupinserts: %s, the run's first insert key, is there before the run (recordcount %d below the records loaded, or an earlier run's inserts): its inserts would replace records it did not create, and will not be removed", first, w.Cfg.RecordCount)
+	case !known:
+		return probed{n: n, ok: n > 0, beyond: fmt.Sprintf("only its first %d insert keys were read before it (a run bounded by time, with no operationcount, may insert any number)", n)}
+	case bound > n:
+		return probed{n: n, ok: n > 0, beyond: fmt.Sprintf("only its first %d insert keys were read before it, of the %d its operations could insert (at most %d are read)", n, bound, probeCap)}
 	}
-	return ok
+	return probed{n: n, ok: n > 0}
 }
 
 // buildWorkload builds the workload's generators. On a large data set

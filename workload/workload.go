@@ -256,21 +256,13 @@ func (w *Workload) keynum(i int64) int64 {
 	return c.RecordCount*(1+g/c.InsertCount) + c.InsertStart + g%c.InsertCount
 }
 
-// EachRunInsert calls fn with the key of every insert the run phase
-// handed out so far (inserted, failed or cut short), in order, until fn
-// fails.
-func (w *Workload) EachRunInsert(fn func(key string) error) error {
+// RunInserts is how many insert keys the run phase handed out so far
+// (inserted, failed or cut short): its inserts 0..RunInserts()-1.
+func (w *Workload) RunInserts() int64 {
 	if w.txInsert == nil {
-		return nil
+		return 0
 	}
-	var buf []byte
-	for l := w.Cfg.InsertCount; l < w.txInsert.Issued(); l++ {
-		buf = AppendKey(buf[:0], w.keynum(l), w.Cfg.ZeroPadding, w.Cfg.OrderedInserts)
-		if err := fn(string(buf)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return w.txInsert.Issued() - w.Cfg.InsertCount
 }
 
 // RunInsertKey is the key of the run phase's insert n (0: its first).
