@@ -47,8 +47,9 @@ const (
 	// at most three deep (SCAN: a cursor and a list of keys; FT.SEARCH),
 	// Redis' deepest (XREAD of a stream's fields, CLUSTER SHARDS) about
 	// six; 128 is twenty times that, RedisJSON's own bound on a
-	// document's nesting, and a few kilobytes of rueidis' stack (which
-	// overflows past a million). It costs 4 bytes a level a connection.
+	// document's nesting, and some tens of kilobytes of rueidis' stack
+	// (an endless nesting reached Go's 1 GB limit). It costs 4 bytes a
+	// level a connection.
 	MaxRESPDepth = 128
 )
 
@@ -108,7 +109,7 @@ const (
 // they are), so that nothing is hidden from it in a stretch it thinks it
 // skips. The elements of an aggregate follow it in the stream, each with
 // its own header: a fixed stack of the elements each open aggregate
-// still holds gives the depth. About 560 bytes a connection, no
+// still holds gives the depth. About 600 bytes a connection, no
 // allocation a read, a string's bytes skipped whole.
 type respConn struct {
 	net.Conn
