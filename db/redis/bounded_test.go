@@ -17,6 +17,33 @@ import (
 // string of 999,999,999,999 bytes, then an array of 2,147,483,647
 // elements; every other read finds nothing, every write succeeds.
 func hugeReplies(t *testing.T) (addr string, reads *atomic.Int64) {
+	return misbehaving(t, fixed("$999999999999\r\n"), fixed("*2147483647\r\n"))
+}
+
+// fixed writes a reply.
+func fixed(reply string) func(io.Writer) error {
+	return func(w io.Writer) error { _, err := io.WriteString(w, reply); return err }
+}
+
+// endless writes head, then unit again and again until the client hangs up.
+func endless(head, unit string) func(io.Writer) error {
+	return func(w io.Writer) error {
+		if _, err := io.WriteString(w, head); err != nil {
+			return err
+		}
+		b := strings.Repeat(unit, 64<<10/len(unit))
+		for {
+			if _, err := io.WriteString(w, b); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// misbehaving is a server on 127.0.0.1 that speaks RESP and answers its
+// first reads with the replies given, one each; every other read finds
+// nothing, every write succeeds.
+func misbehaving(t *testing.T, replies ...func(io.Writer) error) (addr string, reads *atomic.Int64) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -43,13 +70,12 @@ func hugeReplies(t *testing.T) (addr string, reads *atomic.Int64) {
 					case "PING":
 						reply = "+PONG\r\n"
 					case "HGETALL", "HMGET", "GET", "JSON.GET":
-						switch reads.Add(1) {
-						case 1:
-							reply = "$999999999999\r\n"
-						case 2:
-							reply = "*2147483647\r\n"
-						default:
-							reply = "*0\r\n"
+						reply = "*0\r\n"
+						if n := int(reads.Add(1)); n <= len(replies) {
+							if replies[n-1](c) != nil {
+								return
+							}
+							continue
 						}
 					case "HSET", "DEL", "ZADD":
 						reply = ":1\r\n"
@@ -123,5 +149,46 @@ func TestHugeReplyFailsItsOperation(t *testing.T) {
 	}
 	if !read {
 		t.Errorf("no READ in the result: %+v", d.Ops)
+	}
+}
+
+// An endless line (a simple string, an error), endlessly nested arrays
+// and a negative length other than -1 fail their operation as a server
+// error (rueidis held the line whole until memory ran out, recursed into
+// the arrays until its stack overflowed, gave the length to make() and
+// panicked: the process died, the run was lost); the run goes on and
+// writes its results.
+func TestEndlessReplyFailsItsOperation(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		replies []func(io.Writer) error
+	}{
+		{"an endless line", []func(io.Writer) error{endless("+", "a"), endless("-ERR ", "x")}},
+		{"endless nesting", []func(io.Writer) error{endless("", "*1\r\n"), endless("*2\r\n:1\r\n", "%1\r\n+k\r\n")}},
+		{"a negative length", []func(io.Writer) error{fixed("$-2\r\n"), fixed("*1\r\n%-1\r\n")}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			addr, reads := misbehaving(t, c.replies...)
+			code, d, stderr := runCLI(context.Background(), t, "run", "redis", "-w", "c", "-p", "redis.url=redis://"+addr,
+				"-threads", "1", "-p", "operationcount=20", "-p", "recordcount=10", "-p", "redis.timeout=60000")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if reads.Load() < 3 {
+				t.Fatalf("the server answered %d reads", reads.Load())
+			}
+			var read bool
+			for _, op := range d.Ops {
+				if op.Name == "READ" {
+					read = true
+					if op.Count != 20 || op.Outcomes["ERROR"] != 2 || op.Outcomes["NOT_FOUND"] != 18 {
+						t.Errorf("READ: %d operations, outcomes %v: want 2 ERROR (the replies refused) and 18 NOT_FOUND", op.Count, op.Outcomes)
+					}
+				}
+			}
+			if !read {
+				t.Errorf("no READ in the result: %+v", d.Ops)
+			}
+		})
 	}
 }

@@ -17,29 +17,63 @@ const MaxRecordMessage = 64 << 20
 // The bounds of a RESP reply (Redis' protocol), read where a driver would
 // give memory to what a reply declares: rueidis makes a string of the
 // length a reply's header says and a list of the count it says, before
-// the bytes arrive ($999999999999 took the process down at once).
+// the bytes arrive ($999999999999 took the process down at once); it
+// reads a line (a simple string, an error, a number) whole however long
+// it is (an endless +aaaa... took gigabytes), and an aggregate inside an
+// aggregate by recursion (an endless *1 *1 *1 ... overflowed the stack).
 const (
 	// MaxRESPString bounds a string: MaxRecordMessage; Redis itself keeps
-	// no string over 512 MiB.
+	// no string over 512 MiB. A streamed string ($?, in chunks) is bounded
+	// by the sum of its chunks.
 	MaxRESPString = MaxRecordMessage
 	// MaxRESPCount bounds an array's (a map's, a set's) count: a scan of
 	// the most records a run asks for (1,000,000) answers with at most two
-	// elements a record (a key and its fields, a key and its score).
+	// elements a record (a key and its fields, a key and its score). A map
+	// declares pairs (at most MaxRESPCount, so twice as many elements); a
+	// streamed aggregate (*?, ended by a '.') is bounded by the elements
+	// it brings.
 	MaxRESPCount = 1 << 22
+	// MaxRESPLine bounds a line, its CRLF included: a simple string, an
+	// error, a number (+ - : , ( # _) and every header. A Redis reply
+	// carries its data in strings, whose length is in their header
+	// ($ ! = are bounded by MaxRESPString); a line is a status (OK,
+	// QUEUED), an error message (Redis cuts the arguments it quotes to
+	// 128 bytes: a few hundred bytes in all) or a number (a double is at
+	// most 24 characters). 64 KiB is a hundred times the longest, and
+	// what a connection's reader may be made to hold for a line.
+	MaxRESPLine = 64 << 10
+	// MaxRESPDepth bounds how deep aggregates nest (an aggregate inside
+	// an attribute counts): the replies to the commands a run sends nest
+	// at most three deep (SCAN: a cursor and a list of keys; FT.SEARCH),
+	// Redis' deepest (XREAD of a stream's fields, CLUSTER SHARDS) about
+	// six; 128 is twenty times that, RedisJSON's own bound on a
+	// document's nesting, and some tens of kilobytes of rueidis' stack
+	// (an endless nesting reached Go's 1 GB limit). It costs 4 bytes a
+	// level a connection.
+	MaxRESPDepth = 128
 )
 
-// RESPError is a reply refused at its header: a string or a count past
-// its bound. The connection fails with it, and with it the operations
-// waiting on the connection, counted as server errors (ERROR); the run
-// goes on.
+// RESPError is a reply refused where it passes its bound: a string or a
+// count past its bound (at its header), a line too long, aggregates
+// nested too deep, or a negative length other than -1 (a null), which
+// rueidis gives to make() and panics. The connection fails with it, and
+// with it the operations waiting on the connection, counted as server
+// errors (ERROR); the run goes on.
 type RESPError struct {
-	What string // "string" or "count"
+	What string // "string", "count", "line", "depth" or "length"
 	Max  int64
 }
 
 func (e *RESPError) Error() string {
-	if e.What == "string" {
+	switch e.What {
+	case "string":
 		return fmt.Sprintf("the server's reply declares a string of more than %s (a record is at most 16 MiB): the connection is closed", format.Bytes(e.Max))
+	case "line":
+		return fmt.Sprintf("the server's reply holds a line (a status, an error, a number) of more than %s (Redis' are at most a few hundred bytes): the connection is closed", format.Bytes(e.Max))
+	case "depth":
+		return fmt.Sprintf("the server's reply nests aggregates more than %d deep (Redis' nest at most a few): the connection is closed", e.Max)
+	case "length":
+		return "the server's reply declares a negative length other than -1 (a null): the connection is closed"
 	}
 	return fmt.Sprintf("the server's reply declares more than %s elements (a scan's at most 2,000,000): the connection is closed", format.Thousands(e.Max))
 }
@@ -48,28 +82,55 @@ func (e *RESPError) Error() string {
 const (
 	respType uint8 = iota // a reply's (an element's) first byte
 	respLine              // a line's rest, to its '\n'
-	respLen               // a length's or a count's digits, to its '\n'
-	respSkip              // a string's bytes and its CRLF
+	respLen               // a header's length or count, to its '\n'
+	respSkip              // a string's bytes and its CRLF; a fixed-size element's rest
 )
 
-// respConn reads RESP headers as they pass and fails the read that
-// brings one past its bound, before the driver parses it. Elements of an
-// aggregate follow it in the stream, each with its own header, so no
-// nesting is kept: a few bytes of state a connection, no allocation a
-// read, a string's bytes skipped whole.
+// What a header declares (respConn.kind).
+const (
+	kindString    uint8 = iota // $ ! =: a string, its bytes follow
+	kindChunk                  // a streamed string's chunk (;): its bytes follow
+	kindArray                  // * ~ >: elements follow
+	kindMap                    // %: pairs follow
+	kindAttribute              // |: pairs follow, then the element they describe
+)
+
+// A frame of respConn.stack: the elements an open aggregate still holds
+// (low bits), for a streamed one the elements it may still bring.
+const (
+	frameAttribute = 1 << 31 // an attribute: it is not an element of its parent
+	frameStreamed  = 1 << 30 // a streamed aggregate: ended by a '.'
+	frameCount     = frameStreamed - 1
+)
+
+// respConn reads RESP as it passes and fails the read that brings a
+// reply past a bound, before the driver parses it. It follows the bytes
+// as rueidis reads them (a boolean is three bytes, a null two, whatever
+// they are), so that nothing is hidden from it in a stretch it thinks it
+// skips. The elements of an aggregate follow it in the stream, each with
+// its own header: a fixed stack of the elements each open aggregate
+// still holds gives the depth. About 600 bytes a connection, no
+// allocation a read, a string's bytes skipped whole.
 type respConn struct {
 	net.Conn
-	state  uint8
-	bulk   bool  // respLen: a string's length (else a count)
-	neg    bool  // respLen: -1, a null
-	n      int64 // respLen: the number so far; respSkip: the bytes left
-	failed error
+	state   uint8
+	kind    uint8 // respLen: what the header declares
+	neg     bool  // respLen: a '-' (-1 is a null)
+	stream  bool  // respLen: a '?' (a streamed string or aggregate)
+	chunked bool  // in a streamed string: every element is a chunk
+	line    int   // respLine, respLen: the line's bytes so far
+	n       int64 // respLen: the number so far; respSkip: the bytes left
+	total   int64 // a streamed string's bytes so far
+	depth   int
+	stack   [MaxRESPDepth]uint32
+	failed  error
 }
 
-// BoundRESP wraps a connection to a RESP server (Redis, Valkey):
-// a reply declaring a string over MaxRESPString or a count over
-// MaxRESPCount fails the read that carries its header, with a
-// *RESPError, and every read after it.
+// BoundRESP wraps a connection to a RESP server (Redis, Valkey): a reply
+// declaring a string over MaxRESPString or a count over MaxRESPCount,
+// holding a line over MaxRESPLine or nesting aggregates deeper than
+// MaxRESPDepth fails the read that brings it there, with a *RESPError,
+// and every read after it.
 func BoundRESP(c net.Conn) net.Conn { return &respConn{Conn: c} }
 
 func (c *respConn) Read(p []byte) (int, error) {
@@ -95,43 +156,164 @@ func (c *respConn) scan(b []byte) error {
 				c.state = respType
 			}
 		case respType:
-			switch b[i] {
-			case '$', '=', '!': // string, verbatim string, error string
-				c.state, c.bulk, c.neg, c.n = respLen, true, false, 0
-			case '*', '%', '~', '>', '|': // array, map, set, push, attributes
-				c.state, c.bulk, c.neg, c.n = respLen, false, false, 0
-			default: // + - : , # ( _ and what is not RESP: a line
-				c.state = respLine
-			}
+			ch := b[i]
 			i++
+			c.line, c.n, c.neg, c.stream = 0, 0, false, false
+			if c.chunked { // rueidis takes whatever comes for a chunk's ';'
+				c.state, c.kind = respLen, kindChunk
+				continue
+			}
+			switch ch {
+			case '$', '=', '!': // string, verbatim string, error string
+				c.state, c.kind = respLen, kindString
+			case '*', '~', '>': // array, set, push
+				c.state, c.kind = respLen, kindArray
+			case '%':
+				c.state, c.kind = respLen, kindMap
+			case '|':
+				c.state, c.kind = respLen, kindAttribute
+			case '#': // a boolean: t or f and CRLF, whatever they are
+				c.state, c.n = respSkip, 3
+				if err := c.element(); err != nil {
+					return err
+				}
+			case '_', '.': // a null, a streamed aggregate's end: CRLF
+				c.state, c.n = respSkip, 2
+				if ch == '.' && c.depth > 0 && c.stack[c.depth-1]&frameStreamed != 0 {
+					c.depth--
+					if c.stack[c.depth]&frameAttribute != 0 {
+						continue
+					}
+				}
+				if err := c.element(); err != nil {
+					return err
+				}
+			default: // + - : , ( and what is not RESP (rueidis refuses it): a line
+				c.state = respLine
+				if err := c.element(); err != nil {
+					return err
+				}
+			}
 		case respLine:
 			j := bytes.IndexByte(b[i:], '\n')
 			if j < 0 {
+				if c.line += len(b) - i; c.line > MaxRESPLine-2 { // its '\n' to come
+					return &RESPError{"line", MaxRESPLine}
+				}
 				return nil
+			}
+			if c.line += j + 1; c.line > MaxRESPLine-1 {
+				return &RESPError{"line", MaxRESPLine}
 			}
 			i += j + 1
 			c.state = respType
 		case respLen:
 			ch := b[i]
 			i++
+			if c.line++; c.line > MaxRESPLine-2 && ch != '\n' {
+				return &RESPError{"line", MaxRESPLine}
+			}
 			switch {
 			case ch >= '0' && ch <= '9':
 				c.n = c.n*10 + int64(ch-'0')
-				if c.bulk && c.n > MaxRESPString {
-					return &RESPError{"string", MaxRESPString}
-				}
-				if !c.bulk && c.n > MaxRESPCount {
+				if c.kind <= kindChunk {
+					if c.n > MaxRESPString {
+						return &RESPError{"string", MaxRESPString}
+					}
+				} else if c.n > MaxRESPCount {
 					return &RESPError{"count", MaxRESPCount}
 				}
-			case ch == '-', ch == '?': // a null; RESP3's streamed string (in chunks, each a line)
+			case ch == '-':
 				c.neg = true
+			case ch == '?' && c.line == 1: // rueidis reads a streamed length at once
+				c.stream = true
 			case ch == '\n':
-				if c.bulk && !c.neg {
-					c.state, c.n = respSkip, c.n+2
-				} else {
-					c.state = respType
+				if err := c.header(); err != nil {
+					return err
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// header takes a header's length or count, at its end.
+func (c *respConn) header() error {
+	c.state = respType
+	if c.stream && c.kind != kindChunk {
+		if c.kind == kindString { // its chunks follow, to one of length 0
+			c.chunked, c.total = true, 0
+			return nil
+		}
+		return c.push(MaxRESPCount + 1)
+	}
+	if c.neg && (c.n != 1 || c.kind != kindString && c.kind != kindArray) {
+		return &RESPError{"length", -1}
+	}
+	switch c.kind {
+	case kindChunk:
+		if c.n == 0 {
+			c.chunked = false
+			return c.element()
+		}
+		if c.total += c.n; c.total > MaxRESPString {
+			return &RESPError{"string", MaxRESPString}
+		}
+		c.state, c.n = respSkip, c.n+2
+		return nil
+	case kindString:
+		if !c.neg {
+			c.state, c.n = respSkip, c.n+2
+		}
+		return c.element()
+	case kindArray:
+		if c.neg || c.n == 0 {
+			return c.element()
+		}
+		return c.push(uint32(c.n))
+	}
+	if c.n == 0 { // an empty map; an empty attribute describes what follows
+		if c.kind == kindAttribute {
+			return nil
+		}
+		return c.element()
+	}
+	return c.push(2 * uint32(c.n))
+}
+
+// push opens an aggregate of n elements (a streamed one may bring n-1).
+func (c *respConn) push(n uint32) error {
+	if c.depth == MaxRESPDepth {
+		return &RESPError{"depth", MaxRESPDepth}
+	}
+	if c.stream {
+		n |= frameStreamed
+		if c.kind != kindArray {
+			n = n&frameStreamed | (2*MaxRESPCount + 1)
+		}
+	}
+	if c.kind == kindAttribute {
+		n |= frameAttribute
+	}
+	c.stack[c.depth] = n
+	c.depth++
+	return nil
+}
+
+// element counts an element, whole, in the aggregates open: each one it
+// completes is an element of its parent, but for an attribute.
+func (c *respConn) element() error {
+	for c.depth > 0 {
+		f := &c.stack[c.depth-1]
+		if *f--; *f&frameCount != 0 {
+			return nil
+		}
+		if *f&frameStreamed != 0 {
+			return &RESPError{"count", MaxRESPCount}
+		}
+		c.depth--
+		if *f&frameAttribute != 0 {
+			return nil
 		}
 	}
 	return nil

@@ -30,16 +30,22 @@ func (c *replayConn) Read(p []byte) (int, error) {
 // readAll reads what BoundRESP lets through of replies given in pieces of
 // step bytes.
 func readAll(replies string, step int) error {
-	c := BoundRESP(&replayConn{data: []byte(replies), step: step})
+	_, err := scanAll(replies, step)
+	return err
+}
+
+// scanAll is readAll that gives the bound's state after the replies.
+func scanAll(replies string, step int) (*respConn, error) {
+	c := BoundRESP(&replayConn{data: []byte(replies), step: step}).(*respConn)
 	buf := make([]byte, 4096)
 	for got := 0; got < len(replies); {
 		n, err := c.Read(buf)
 		if err != nil {
-			return err
+			return c, err
 		}
 		got += n
 	}
-	return nil
+	return c, nil
 }
 
 // Replies within the bounds pass whatever pieces they come in (a string
@@ -62,12 +68,38 @@ func TestBoundRESP(t *testing.T) {
 		{"*2\r\n$1\r\nx\r\n*4194305\r\n", "count"},
 		{"%99999999999999999999999999\r\n", "count"},
 		{"!999999999\r\n", "string"},
+		{"$?\r\n;67108865\r\n", "string"},
+		// An endless line (rueidis held it whole), of every kind.
+		{"+" + strings.Repeat("a", MaxRESPLine+10), "line"},
+		{"+" + strings.Repeat("a", MaxRESPLine-2) + "\r\n", "line"}, // a byte past the bound
+		{"-ERR " + strings.Repeat("x", MaxRESPLine) + "\r\n", "line"},
+		{":" + strings.Repeat("1", MaxRESPLine+10), "line"},
+		{"," + strings.Repeat("1", MaxRESPLine+10), "line"},
+		{"(" + strings.Repeat("1", MaxRESPLine+10), "line"},
+		{"*1\r\n+" + strings.Repeat("a", MaxRESPLine+10), "line"},
+		{"$" + strings.Repeat("0", MaxRESPLine+10), "line"},
+		{"*" + strings.Repeat("0", MaxRESPLine) + "1\r\n", "line"},
+		// Aggregates nested past the bound (rueidis' stack overflowed),
+		// of every kind, an attribute's too.
+		{strings.Repeat("*1\r\n", MaxRESPDepth+1), "depth"},
+		{strings.Repeat("*2\r\n:1\r\n", MaxRESPDepth+1), "depth"},
+		{strings.Repeat("%1\r\n+k\r\n", MaxRESPDepth+1), "depth"},
+		{strings.Repeat("~1\r\n>1\r\n", MaxRESPDepth), "depth"},
+		{strings.Repeat("|1\r\n", MaxRESPDepth+1), "depth"},
+		{strings.Repeat("|1\r\n+k\r\n*1\r\n", MaxRESPDepth), "depth"},
+		{strings.Repeat("*?\r\n", MaxRESPDepth+1), "depth"},
+		// A negative length other than -1: rueidis gives it to make().
+		{"$-2\r\n", "length"},
+		{"*-5\r\n", "length"},
+		{"%-1\r\n", "length"},
+		{"|-1\r\n", "length"},
+		{"$?\r\n;-1\r\n", "length"},
 	} {
 		for _, step := range []int{1, 5, 4096} {
 			err := readAll(c.replies, step)
 			var re *RESPError
 			if !errors.As(err, &re) || re.What != c.what {
-				t.Errorf("%q in pieces of %d: %v, want a %s refused", c.replies, step, err, c.what)
+				t.Errorf("%.80q in pieces of %d: %v, want a %s refused", c.replies, step, err, c.what)
 			}
 		}
 	}
@@ -78,9 +110,85 @@ func TestBoundRESP(t *testing.T) {
 	}
 }
 
+// Aggregates are followed to their end, however their elements come:
+// a map's pairs, an attribute before the element it describes (not an
+// element itself), nulls and empty aggregates, streamed strings and
+// aggregates; nesting to the bound passes, as do many small elements.
+func TestBoundRESPNesting(t *testing.T) {
+	deep := strings.Repeat("*1\r\n", MaxRESPDepth) + ":1\r\n"
+	for _, c := range []struct {
+		replies string
+		depth   int
+	}{
+		{deep + deep + deep, 0},
+		{strings.Repeat("%1\r\n+k\r\n", MaxRESPDepth) + "_\r\n" + deep, 0},
+		{strings.Repeat("*2\r\n:1\r\n", MaxRESPDepth) + "#t\r\n" + deep, 0},
+		{strings.Repeat("|1\r\n+k\r\n+v\r\n*1\r\n", MaxRESPDepth) + ":1\r\n" + deep, 0},
+		{strings.Repeat("*?\r\n", MaxRESPDepth) + strings.Repeat(".\r\n", MaxRESPDepth) + deep, 0},
+		{"%2\r\n+a\r\n*1\r\n:1\r\n+b\r\n", 1},
+		{"%2\r\n+a\r\n*1\r\n:1\r\n+b\r\n:2\r\n", 0},
+		{"*2\r\n%1\r\n+a\r\n", 2},
+		{"*1\r\n|1\r\n+k\r\n+v\r\n", 1}, // the attribute is not the element
+		{"*1\r\n|1\r\n+k\r\n+v\r\n:1\r\n", 0},
+		{"*1\r\n|0\r\n", 1},
+		{"*1\r\n|0\r\n$1\r\nx\r\n", 0},
+		{"*6\r\n*-1\r\n*0\r\n%0\r\n$-1\r\n_\r\n~0\r\n", 0},
+		{"*3\r\n!3\r\nerr\r\n=7\r\ntxt:*99\r\n$0\r\n\r\n", 0},
+		{"*2\r\n$?\r\n;4\r\n*9\r\n\r\n;2\r\n%9\r\n;0\r\n", 1},
+		{"*2\r\n$?\r\n;4\r\n*9\r\n\r\n;0\r\n:1\r\n", 0},
+		{"*2\r\n*?\r\n:1\r\n%?\r\n+k\r\n.\r\n.\r\n", 1},
+		{"*2\r\n*?\r\n:1\r\n.\r\n.\r\n", 0}, // a '.' not ending an aggregate is a null
+		{"*1\r\n|?\r\n+k\r\n+v\r\n.\r\n:1\r\n", 0},
+		{"*1\r\n|?\r\n+k\r\n+v\r\n.\r\n", 1},
+		{"*2\r\n#\n\r\n*1\r\n", 2},                                   // a boolean is three bytes, whatever they are
+		{"*1\r\n+" + strings.Repeat("a", MaxRESPLine-3) + "\r\n", 0}, // a line at the bound
+	} {
+		for _, step := range []int{1, 3, 4096} {
+			rc, err := scanAll(c.replies, step)
+			if err != nil || rc.depth != c.depth || rc.chunked {
+				t.Errorf("%.60q in pieces of %d: %v, depth %d (chunked %v), want %d", c.replies, step, err, rc.depth, rc.chunked, c.depth)
+			}
+		}
+	}
+	// A reply of a million small elements of every kind.
+	var b strings.Builder
+	b.WriteString("*1000000\r\n")
+	for range 100000 {
+		b.WriteString("+OK\r\n:1\r\n$1\r\nx\r\n*0\r\n_\r\n-ERR\r\n%1\r\n+k\r\n:2\r\n#f\r\n,1.5\r\n*1\r\n*1\r\n$-1\r\n")
+	}
+	if rc, err := scanAll(b.String(), 4096); err != nil || rc.depth != 0 {
+		t.Errorf("a million small elements: %v, depth %d", err, rc.depth)
+	}
+	// A streamed string is bounded by the sum of its chunks, a streamed
+	// aggregate by the elements it brings.
+	c := &respConn{chunked: true, total: MaxRESPString - 10}
+	if err := c.scan([]byte(";10\r\n")); err != nil {
+		t.Errorf("a streamed string at its bound: %v", err)
+	}
+	c = &respConn{chunked: true, total: MaxRESPString - 10}
+	var re *RESPError
+	if err := c.scan([]byte(";11\r\n")); !errors.As(err, &re) || re.What != "string" {
+		t.Errorf("a streamed string past its bound: %v", err)
+	}
+	c = &respConn{}
+	if err := c.scan([]byte("*?\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	c.stack[0] -= MaxRESPCount - 2
+	if err := c.scan([]byte(":1\r\n:2\r\n.\r\n")); err != nil || c.depth != 0 {
+		t.Errorf("a streamed aggregate at its bound: %v, depth %d", err, c.depth)
+	}
+	c = &respConn{}
+	c.scan([]byte("*?\r\n"))
+	c.stack[0] -= MaxRESPCount - 2
+	if err := c.scan([]byte(":1\r\n:2\r\n:3\r\n")); !errors.As(err, &re) || re.What != "count" {
+		t.Errorf("a streamed aggregate past its bound: %v", err)
+	}
+}
+
 // The bound costs no allocation a read.
 func TestBoundRESPDoesNotAllocate(t *testing.T) {
-	c := BoundRESP(&replayConn{data: []byte("*2\r\n$5\r\nfield\r\n$100\r\n" + strings.Repeat("v", 100) + "\r\n+OK\r\n"), step: 37})
+	c := BoundRESP(&replayConn{data: []byte("*2\r\n$5\r\nfield\r\n$100\r\n" + strings.Repeat("v", 100) + "\r\n+OK\r\n%1\r\n*1\r\n:1\r\n|1\r\n+k\r\n+v\r\n*?\r\n:1\r\n.\r\n"), step: 37})
 	buf := make([]byte, 4096)
 	if n := testing.AllocsPerRun(1000, func() { c.Read(buf) }); n != 0 {
 		t.Errorf("%v allocations a read", n)
