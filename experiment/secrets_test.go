@@ -56,6 +56,12 @@ var secretForms = []string{
 	`mysql --password={S}`,
 	`psql "host=127.0.0.1 user=bench password={S} sslmode=disable"`,
 	`PGPASSWORD='{S}' pgbench -i`,
+	`echo mongosh --eval "db.createUser({user:\"u\", pwd:\"{S}\", roles:[]})" >/dev/null; echo {S}`,
+	`echo redis-cli ACL SETUSER u on '>{S}' >/dev/null; echo {S}`,
+	`echo Authorization: Bearer {S}; echo {S}`,
+	`echo mongodb://u@h/?authMechanismProperties=AWS_SESSION_TOKEN:{S}; echo {S}`,
+	`echo passwd={S}| cat; echo {S}`,
+	`echo psql "host=127.0.0.1 password=\{S}"; echo {S}`,
 }
 
 // Every value a rule finds secret anywhere in a plan (a step's command

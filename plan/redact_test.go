@@ -149,6 +149,12 @@ func TestRedactRepeatsWhatRulesFind(t *testing.T) {
       - shell: redis-cli -a hunter2x PING   # AUTH default hunter3x
       - shell: |
           openssl rsa -in k.pem -passin pass:hunter4x
+      - {shell: 'echo mongosh --eval "db.createUser({user:\"u\", pwd:\"hunter5x\", roles:[]})" >/dev/null; echo hunter5x'}
+      - {shell: "echo redis-cli ACL SETUSER u on '>hunter6x' >/dev/null; echo hunter6x"}
+      - {shell: 'echo Authorization: Bearer hunter7x; echo hunter7x'}
+      - {shell: 'echo mongodb://u@h/?authMechanismProperties=AWS_SESSION_TOKEN:hunter8x; echo hunter8x'}
+      - {shell: 'echo passwd=hunter9x| cat; echo hunter9x'}
+      - {shell: 'echo host=127.0.0.1 password=hunter\10x; echo hunter10x'}
 departures:
   - {what: hunter1x, why: "hunter2x hunter3x hunter4x"}
 # hunter1x hunter2x
@@ -157,8 +163,14 @@ departures:
 	if strings.Contains(out, "hunter") {
 		t.Errorf("a repeat is left:\n%s", out)
 	}
+	for _, kept := range []string{"Bearer REDACTED; echo REDACTED\"}", "| cat; echo REDACTED\"}", "' >/dev/null; echo REDACTED\"}", "REDACTED; echo REDACTED\"}"} { // the rest of each line kept
+		if !strings.Contains(out, kept) {
+			t.Errorf("%q not kept:\n%s", kept, out)
+		}
+	}
 	red := Secrets(in)
-	if got := red.HideKnown("hunter1x hunter2x hunter3x hunter4x"); got != "REDACTED REDACTED REDACTED REDACTED" {
+	all := "hunter1x hunter2x hunter3x hunter4x hunter5x hunter6x hunter7x hunter8x hunter9x hunter10x"
+	if got := red.HideKnown(all); got != strings.TrimSpace(strings.Repeat("REDACTED ", 10)) {
 		t.Errorf("Secrets knows: %q", got)
 	}
 }

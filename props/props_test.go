@@ -343,33 +343,50 @@ func TestRedactorKnownValues(t *testing.T) {
 // a subcommand's -p, a one-dash option that says pass; and the
 // token-bearing options of the drivers' URLs.
 func TestRedactTextMoreForms(t *testing.T) {
-	cases := []struct{ in, want string }{
-		{"kubectl create secret generic db --from-literal=password=hunter1", "kubectl create secret generic db --from-literal=password=REDACTED"},
-		{"docker run --env=POSTGRES_PASSWORD=hunter2 postgres", "docker run --env=POSTGRES_PASSWORD=REDACTED postgres"},
-		{"helm install db bitnami/mysql --set=auth.rootPassword=hunter3", "helm install db bitnami/mysql --set=auth.rootPassword=REDACTED"},
-		{`mongosh --eval 'db.createUser({user:"bench",pwd:"hunter4",roles:[]})'`, `mongosh --eval 'db.createUser({user:"bench",pwd:REDACTED,roles:[]})'`},
-		{"aws configure set aws_secret_access_key hunter5", "aws configure set aws_secret_access_key REDACTED"},
-		{"docker login -u bench -p hunter6 127.0.0.1:5000", "docker login -u bench -p REDACTED 127.0.0.1:5000"},
-		{"openssl pkcs12 -in k.p12 -passin pass:hunter7 -passout pass:hunter8", "openssl pkcs12 -in k.p12 -passin pass:REDACTED -passout pass:REDACTED"},
-		{"openssl rsa -in k.pem -passin env:KEYPASS", "openssl rsa -in k.pem -passin REDACTED"},
-		{"keytool -list -keystore k.jks -storepass hunter9", "keytool -list -keystore k.jks -storepass REDACTED"},
-		{"memtier_benchmark -s 127.0.0.1 -a hunter10", "memtier_benchmark -s 127.0.0.1 -a REDACTED"},
+	cases := []struct {
+		in, want string
+		read     []string // the secret as the program reads it, known exactly
+	}{
+		{"kubectl create secret generic db --from-literal=password=hunter1", "kubectl create secret generic db --from-literal=password=REDACTED", nil},
+		{"docker run --env=POSTGRES_PASSWORD=hunter2 postgres", "docker run --env=POSTGRES_PASSWORD=REDACTED postgres", nil},
+		{"helm install db bitnami/mysql --set=auth.rootPassword=hunter3", "helm install db bitnami/mysql --set=auth.rootPassword=REDACTED", nil},
+		{`mongosh --eval 'db.createUser({user:"bench",pwd:"hunter4",roles:[]})'`, `mongosh --eval 'db.createUser({user:"bench",pwd:REDACTED,roles:[]})'`, nil},
+		{"aws configure set aws_secret_access_key hunter5", "aws configure set aws_secret_access_key REDACTED", nil},
+		{"docker login -u bench -p hunter6 127.0.0.1:5000", "docker login -u bench -p REDACTED 127.0.0.1:5000", nil},
+		{"openssl pkcs12 -in k.p12 -passin pass:hunter7 -passout pass:hunter8", "openssl pkcs12 -in k.p12 -passin pass:REDACTED -passout pass:REDACTED", nil},
+		{"openssl rsa -in k.pem -passin env:KEYPASS", "openssl rsa -in k.pem -passin REDACTED", nil},
+		{"keytool -list -keystore k.jks -storepass hunter9", "keytool -list -keystore k.jks -storepass REDACTED", nil},
+		{"memtier_benchmark -s 127.0.0.1 -a hunter10", "memtier_benchmark -s 127.0.0.1 -a REDACTED", nil},
 		{"mongodb://127.0.0.1/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:hunter11",
-			"mongodb://127.0.0.1/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:REDACTED"},
+			"mongodb://127.0.0.1/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:REDACTED", nil},
 		{"mongodb://127.0.0.1/?authMechanismProperties=SERVICE_NAME:x,AWS_SESSION_TOKEN:hunter12&tls=true",
-			"mongodb://127.0.0.1/?authMechanismProperties=SERVICE_NAME:REDACTED,AWS_SESSION_TOKEN:REDACTED&tls=true"},
-		{"mongodb://127.0.0.1/?authMechanismProperties=AWS_SESSION_TOKEN%3Ahunter13%2Bx", "mongodb://127.0.0.1/?authMechanismProperties=AWS_SESSION_TOKEN%3AREDACTED"},
-		{"authMechanismProperties=AWS_SESSION_TOKEN:hunter14", "authMechanismProperties=REDACTED"},
+			"mongodb://127.0.0.1/?authMechanismProperties=SERVICE_NAME:REDACTED,AWS_SESSION_TOKEN:REDACTED&tls=true", nil},
+		{"mongodb://127.0.0.1/?authMechanismProperties=AWS_SESSION_TOKEN%3Ahunter13%2Bx", "mongodb://127.0.0.1/?authMechanismProperties=AWS_SESSION_TOKEN%3AREDACTED", nil},
+		{"authMechanismProperties=AWS_SESSION_TOKEN:hunter14", "authMechanismProperties=REDACTED", nil},
 		{"mongodb://h/?tlsPrivateKeyFile=/k/hunter15.pem&sslClientCertificateKeyFile=/k/hunter16.pem&tlsCertificateKeyFilePassword=hunter17&sslClientCertificateKeyPassword=hunter18&tlsCertificateFile=/k/c.pem",
-			"mongodb://h/?tlsPrivateKeyFile=REDACTED&sslClientCertificateKeyFile=REDACTED&tlsCertificateKeyFilePassword=REDACTED&sslClientCertificateKeyPassword=REDACTED&tlsCertificateFile=/k/c.pem"},
-		{"postgres://u@127.0.0.1/db?sslpassword=hunter19&sslmode=require", "postgres://u@127.0.0.1/db?sslpassword=REDACTED&sslmode=require"},
-		{"http://127.0.0.1:9000/b?X-Amz-Security-Token=hunter20&X-Amz-Date=1", "http://127.0.0.1:9000/b?X-Amz-Security-Token=REDACTED&X-Amz-Date=1"},
-		{"connect: token:hunter21", "connect: token:REDACTED"},
-		{`wget --header="X-Auth-Token: hunter22" http://127.0.0.1/`, `wget --header="X-Auth-Token: REDACTED" http://127.0.0.1/`},
+			"mongodb://h/?tlsPrivateKeyFile=REDACTED&sslClientCertificateKeyFile=REDACTED&tlsCertificateKeyFilePassword=REDACTED&sslClientCertificateKeyPassword=REDACTED&tlsCertificateFile=/k/c.pem", nil},
+		{"postgres://u@127.0.0.1/db?sslpassword=hunter19&sslmode=require", "postgres://u@127.0.0.1/db?sslpassword=REDACTED&sslmode=require", nil},
+		{"http://127.0.0.1:9000/b?X-Amz-Security-Token=hunter20&X-Amz-Date=1", "http://127.0.0.1:9000/b?X-Amz-Security-Token=REDACTED&X-Amz-Date=1", nil},
+		{"connect: token:hunter21", "connect: token:REDACTED", nil},
+		{`wget --header="X-Auth-Token: hunter22" http://127.0.0.1/`, `wget --header="X-Auth-Token: REDACTED" http://127.0.0.1/`, nil},
+		// Escaped quotes in a double-quoted shell string; ACL SETUSER's >pw
+		// quoted as a shell must, a redirection not hidden; a value ending at
+		// a shell's separator, the rest of the line kept.
+		{`echo mongosh --eval "db.createUser({user:\"u\", pwd:\"hunter23\", roles:[]})"; echo ok`, `echo mongosh --eval "db.createUser({user:\"u\", pwd:REDACTED, roles:[]})"; echo ok`, []string{"hunter23"}},
+		{`mongosh --eval "db.createUser({pwd:\"hunter 24\"})"`, `mongosh --eval "db.createUser({pwd:REDACTED})"`, []string{"hunter 24"}},
+		{`redis-cli ACL SETUSER u on '>hunter25' "#hunter26" >/dev/null`, `redis-cli ACL SETUSER u on '>REDACTED' "#REDACTED" >/dev/null`, []string{"hunter25", "hunter26"}},
+		{"echo Authorization: Bearer hunter27; echo ok", "echo Authorization: Bearer REDACTED; echo ok", []string{"hunter27"}},
+		{"echo Authorization: Bearer hunter28 >/dev/null", "echo Authorization: Bearer REDACTED >/dev/null", []string{"hunter28"}},
+		{"echo mongodb://u@h/?authMechanismProperties=AWS_SESSION_TOKEN:hunter29; echo ok", "echo mongodb://u@h/?authMechanismProperties=AWS_SESSION_TOKEN:REDACTED; echo ok", []string{"hunter29"}},
+		{"echo mongodb://h/?token=hunter30|cat", "echo mongodb://h/?token=REDACTED|cat", []string{"hunter30"}},
+		{"echo passwd=hunter31| cat", "echo passwd=REDACTED| cat", []string{"hunter31"}},
+		{"echo token=hunter32>/dev/null", "echo token=REDACTED>/dev/null", []string{"hunter32"}},
+		{`host=127.0.0.1 password=hunter\33 sslmode=disable`, `host=127.0.0.1 password=REDACTED sslmode=disable`, []string{"hunter33", `hunter\33`}},
+		{"psql postgres://u:hunter%4034@127.0.0.1/db", "psql postgres://u:REDACTED@127.0.0.1/db", []string{"hunter@34", "hunter%4034"}},
 		// Left alone: a port, a subcommand without a password, SQL's SET.
-		{"docker run -p 6379:6379 redis", "docker run -p 6379:6379 redis"},
-		{"redis-cli CONFIG SET maxmemory 1gb", "redis-cli CONFIG SET maxmemory 1gb"},
-		{"time: 12:30 host: 127.0.0.1:5432", "time: 12:30 host: 127.0.0.1:5432"},
+		{"docker run -p 6379:6379 redis", "docker run -p 6379:6379 redis", nil},
+		{"redis-cli CONFIG SET maxmemory 1gb", "redis-cli CONFIG SET maxmemory 1gb", nil},
+		{"time: 12:30 host: 127.0.0.1:5432", "time: 12:30 host: 127.0.0.1:5432", nil},
 	}
 	for _, c := range cases {
 		got := RedactText(c.in)
@@ -379,10 +396,15 @@ func TestRedactTextMoreForms(t *testing.T) {
 		if strings.Contains(got, "hunter") {
 			t.Errorf("%q keeps a secret: %q", c.in, got)
 		}
-		var r Redactor // what a rule hides is known by value
+		var r Redactor // what a rule hides is known by value, as written and as its program reads it
 		r.Hidden(c.in)
 		if h := r.HideKnown("said again: " + c.in); strings.Contains(h, "hunter") {
 			t.Errorf("Hidden(%q) does not know its secret: %q", c.in, h)
+		}
+		for _, s := range c.read {
+			if h := r.HideKnown("as read: " + s + "."); h != "as read: REDACTED." {
+				t.Errorf("Hidden(%q) does not know %q as its program reads it: %q", c.in, s, h)
+			}
 		}
 	}
 }

@@ -134,7 +134,8 @@ func (p *Props) Redacted() map[string]string { return (*Redactor)(nil).Props(p) 
 // (pw"x"): a quote that ends an argument ("token=x" -u ...) is not taken,
 // so the rest of the line is still read as commands.
 const valueRE = `('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|` +
-	`(?:[^\s&;,)}\]{\['"]|'[^'\s]*'|"[^"\s]*")(?:[^\s&;,)}\]'"]|'[^'\s]*'|"[^"\s]*")*)`
+	`\\"(?:[^"\\]|\\[^"])*\\"|\\'(?:[^'\\]|\\[^'])*\\'|` +
+	`(?:[^\s&;,)}\]{\['"|<>` + "`" + `]|'[^'\s]*'|"[^"\s]*")(?:[^\s&;,)}\]'"|<>` + "`" + `]|'[^'\s]*'|"[^"\s]*")*)`
 
 // pair matches name=value, and "name": value or name: value where the
 // name is quoted or begins a line, an object, a list item or a quoted
@@ -160,7 +161,7 @@ var pair = regexp.MustCompile(`([\w.-]+)(\s*=\s*)` + valueRE +
 var word = regexp.MustCompile(`\b((?i:set\s+password\s+for)\s+(?:'[^']*'@'[^']*'|"[^"]*"@"[^"]*"|\S+)\s*=\s*)` + valueRE +
 	`|\b((?i:password)\s+(?:=\s*)?)('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")` +
 	`|\b((?:PASSWORD(?:\s*=)?|(?i:identified\s+by|identified\s+with\s+\w+\s+(?:by|as)|requirepass|masterauth))\s+)` + valueRE +
-	`|\b((?i:(?:proxy-)?authorization)\s*:\s*(?:[A-Za-z][\w-]*\s+)?)([^\s"'][^"'\r\n]*)` +
+	`|\b((?i:(?:proxy-)?authorization)\s*:\s*(?:[A-Za-z][\w-]*\s+)?)([^\s"';|&<>` + "`" + `](?:[^"'\r\n;|&<>` + "`" + `]*[^\s"';|&<>` + "`" + `])?)` +
 	`|\b((?i:password|auth|changeUserPassword|updateUser)\s*\(\s*(?:(?:'[^']*'|"[^"]*")\s*,\s*)?)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")`)
 
 // RedactText hides credentials anywhere in a text: a statement, a shell
@@ -226,6 +227,10 @@ func redactPair(m string) string {
 // scheme (Authorization: Bearer REDACTED).
 var header = map[string]bool{"authorization": true, "proxy-authorization": true}
 
+// urlEnd ends a URL in free text: a space, a quote, or what no URL holds
+// unescaped and a shell reads as a separator or a redirection (| < > `).
+const urlEnd = " \t\r\n\"'|<>`"
+
 // redactURLs hides the password of every URL (scheme://user:password@host,
 // the password running to the last @ of the word, so it may hold / or #;
 // a comma followed by another URL ends the word).
@@ -242,7 +247,7 @@ func redactURLs(s string) string {
 		}
 		b.WriteString(rest[:i+3])
 		rest = rest[i+3:]
-		end := strings.IndexAny(rest, " \t\r\n\"'")
+		end := strings.IndexAny(rest, urlEnd)
 		if end < 0 {
 			end = len(rest)
 		}
@@ -264,7 +269,7 @@ func redactURLs(s string) string {
 }
 
 // redactQueries hides the value of every option of a URL's query whose
-// name IsSecretKey, up to the next & (so a list such as MongoDB's
+// name IsSecretKey, up to the next & or ; (so a list such as MongoDB's
 // authMechanismProperties=SERVICE_NAME:x,AWS_SESSION_TOKEN:y is hidden
 // whole, each pair's value where the list is of pairs).
 func redactQueries(s string) string {
@@ -279,7 +284,7 @@ func redactQueries(s string) string {
 		}
 		b.WriteString(s[:i+3])
 		s = s[i+3:]
-		end := strings.IndexAny(s, " \t\r\n\"'")
+		end := strings.IndexAny(s, urlEnd)
 		if end < 0 {
 			end = len(s)
 		}
@@ -302,7 +307,8 @@ func redactQuery(w string) string {
 	if q < 0 {
 		return w
 	}
-	opts := strings.Split(w[q+1:], "&")
+	opts := optSep.Split(w[q+1:], -1)
+	seps := optSep.FindAllString(w[q+1:], -1)
 	for i, o := range opts {
 		name, v, ok := strings.Cut(o, "=")
 		if n, err := url.QueryUnescape(name); err == nil {
@@ -316,8 +322,20 @@ func redactQuery(w string) string {
 			opts[i] = o[:len(o)-len(v)] + Redacted
 		}
 	}
-	return w[:q+1] + strings.Join(opts, "&")
+	var b strings.Builder
+	b.WriteString(w[:q+1])
+	for i, o := range opts {
+		b.WriteString(o)
+		if i < len(seps) {
+			b.WriteString(seps[i])
+		}
+	}
+	return b.String()
 }
+
+// optSep separates a query's options: & and, as MongoDB's connection
+// strings allow and a shell reads a command's end, ;.
+var optSep = regexp.MustCompile(`[&;]`)
 
 // listSep and pairSep split a list of pairs (K:V,K:V) as written in a
 // URL, escaped or not.
@@ -410,8 +428,8 @@ func redactCommands(s string) string {
 			out, hide = Redacted, hide-1
 		case hide > 0 || user > 0:
 			user, hide = 0, 0
-		case acl == 2 && len(w) > 1 && strings.IndexByte("><#!", w[0]) >= 0:
-			out = w[:1] + Redacted
+		case acl == 2 && aclPassword(w) != "":
+			out = aclPassword(w)
 		case prev != "" && takesPassword(program, sub, prev) == "-u:":
 			if k := strings.IndexByte(w, ':'); k >= 0 {
 				out = w[:k+1] + Redacted
@@ -450,6 +468,24 @@ func redactCommands(s string) string {
 		prev2, prev, n, i = prev, w, n+1, j
 	}
 	return b.String()
+}
+
+// aclPassword returns w, an argument of ACL SETUSER, with the password
+// or hash it sets or removes hidden (>pw, <pw, #hash, !hash; quoted as a
+// shell must: '>pw'), or "" if it holds none. A shell's redirection
+// (>/dev/null, >&2, >>log) is not one.
+func aclPassword(w string) string {
+	q := ""
+	if len(w) > 3 && (w[0] == '\'' || w[0] == '"') && w[len(w)-1] == w[0] {
+		q, w = w[:1], w[1:len(w)-1]
+	}
+	if len(w) < 2 || strings.IndexByte("><#!", w[0]) < 0 {
+		return ""
+	}
+	if q == "" && (w[0] == '>' || w[0] == '<') && strings.IndexByte("/&><", w[1]) >= 0 {
+		return ""
+	}
+	return q + w[:1] + Redacted + q
 }
 
 // authCommand are the Redis commands that take AUTH among their
@@ -712,12 +748,60 @@ func (r *Redactor) Hidden(text string) {
 			}
 			end = pos + i
 		}
-		r.Add(strings.Trim(text[pos:end], `"'`))
+		r.learn(text[pos:end])
 		pos = end + len(next)
 		if pos > len(text) {
 			return
 		}
 	}
+}
+
+// learn adds v, a value a rule found in text, as the program it is
+// written for reads it: without the quotes around it, escaped or not
+// (\"pw\" inside a double-quoted shell string, "pw" in JSON); and with
+// its backslash escapes undone too (a shell's, JSON's, a keyword/value
+// DSN's: password=a\\b is a\b to libpq and pgx), each form known. An
+// unquoted value ends, as a shell reads it, at the first separator or
+// redirection (pw>/dev/null is pw).
+func (r *Redactor) learn(v string) {
+	v = strings.TrimSpace(v)
+	quoted := strings.ContainsAny(v, `"'`)
+	for {
+		w := v
+		for _, q := range []string{`\"`, `\'`} {
+			if len(w) >= 2*len(q) && strings.HasPrefix(w, q) && strings.HasSuffix(w, q) {
+				w = w[len(q) : len(w)-len(q)]
+			}
+		}
+		w = strings.TrimSpace(strings.Trim(w, `"'`))
+		if w == v {
+			break
+		}
+		v = w
+	}
+	r.Add(v)
+	if strings.IndexByte(v, '\\') >= 0 {
+		r.Add(unbackslash(v))
+	}
+	if i := strings.IndexAny(v, shellEnd); i > 0 && !quoted {
+		r.Add(v[:i])
+	}
+}
+
+// shellEnd ends an unquoted word as a shell reads it.
+const shellEnd = " \t\r\n;|&<>()`"
+
+// unbackslash undoes backslash escapes: each backslash stands for the byte
+// after it.
+func unbackslash(v string) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' && i+1 < len(v) {
+			i++
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
 }
 
 // firstPiece is what a search for the text after a hidden word starts
@@ -740,8 +824,11 @@ func (r *Redactor) Add(v string) {
 	// The longest first: a secret that holds another is hidden whole.
 	i, _ := slices.BinarySearchFunc(r.known, v, func(a, b string) int { return len(b) - len(a) })
 	r.known = slices.Insert(r.known, i, v)
-	if strings.IndexByte(v, '%') >= 0 {
+	if strings.IndexByte(v, '%') >= 0 { // a query's escaping (+ for a space) and a path's or a URL's user's
 		if u, err := url.QueryUnescape(v); err == nil && u != v {
+			r.Add(u)
+		}
+		if u, err := url.PathUnescape(v); err == nil && u != v {
 			r.Add(u)
 		}
 	}
