@@ -264,7 +264,7 @@ func TestKubeconfigAttacks(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ file, want string }{{fifo, "is not a regular file"}, {fifo + "-none", "kubernetes: "}} {
+	for _, c := range []struct{ file, want string }{{fifo, "not a regular file"}, {fifo + "-none", "kubernetes: "}} {
 		done := make(chan [2]string, 1)
 		go func() {
 			code, _, e := servbench(t, "run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "--orchestrator", "kubernetes",
@@ -721,6 +721,71 @@ func TestSpreadRefusesOneProcessOutputs(t *testing.T) {
 		}
 		if left, _ := filepath.Glob(filepath.Join(dir, "h-*")); len(left) > 0 {
 			t.Errorf("%s: files written: %v", kv[0], left)
+		}
+	}
+}
+
+// Every kubeconfig client-go would read whole is checked first: a large
+// file (sparse here) or a pipe nobody writes, named by
+// kubernetes.kubeconfig, in $KUBECONFIG's list or as ~/.kube/config, and
+// the files a kubeconfig names (relative to its directory). Each is
+// refused in one line naming where it came from (exit 2): a 3 GB one ran
+// out of memory, a pipe held the command past Ctrl-C.
+func TestKubeconfigFilesBounded(t *testing.T) {
+	dir := t.TempDir()
+	big, fifo := filepath.Join(dir, "big"), filepath.Join(dir, "fifo")
+	if err := os.WriteFile(big, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 3<<30); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "good")
+	os.WriteFile(good, []byte("apiVersion: v1\nkind: Config\nclusters: []\n"), 0o600)
+	named := filepath.Join(dir, "sub", "named")
+	os.MkdirAll(filepath.Dir(named), 0o700)
+	if err := syscall.Mkfifo(filepath.Join(dir, "sub", "ca.crt"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(named, []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: lab\n  cluster:\n    server: https://127.0.0.1:1\n    certificate-authority: ca.crt\ncontexts:\n- name: lab\n  context: {cluster: lab, user: u}\ncurrent-context: lab\nusers:\n- name: u\n  user: {token: x}\n"), 0o600)
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".kube"), 0o700)
+	t.Setenv("HOME", home)
+	for _, c := range []struct{ name, prop, env, homeFile, want string }{
+		{"property big", big, "", "", "kubernetes.kubeconfig " + big + ": 3221225472 bytes, more than"},
+		{"KUBECONFIG big", "", good + ":" + big, "", "$KUBECONFIG " + big + ": 3221225472 bytes"},
+		{"KUBECONFIG fifo", "", good + ":" + fifo, "", "$KUBECONFIG " + fifo + ": a named pipe, not a regular file"},
+		{"home big", "", "", big, "the default kubeconfig " + filepath.Join(home, ".kube", "config") + ": 3221225472 bytes"},
+		{"home fifo", "", "", fifo, "the default kubeconfig " + filepath.Join(home, ".kube", "config") + ": a named pipe"},
+		{"named ca", named, "", "", `kubernetes.kubeconfig: cluster "lab": certificate-authority ` + filepath.Join(dir, "sub", "ca.crt") + ": a named pipe"},
+	} {
+		t.Setenv("KUBECONFIG", c.env)
+		cfg := filepath.Join(home, ".kube", "config")
+		os.Remove(cfg)
+		if c.homeFile != "" {
+			if err := os.Symlink(c.homeFile, cfg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		args := []string{"run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "--orchestrator", "kubernetes"}
+		if c.prop != "" {
+			args = append(args, "-p", "kubernetes.kubeconfig="+c.prop)
+		}
+		done := make(chan [2]string, 1)
+		go func() {
+			code, _, e := servbench(t, args...)
+			done <- [2]string{strconv.Itoa(code), e}
+		}()
+		select {
+		case r := <-done:
+			if r[0] != strconv.Itoa(ExitUsage) || !strings.Contains(r[1], c.want) || strings.Count(strings.TrimSpace(r[1]), "\n") > 0 {
+				t.Errorf("%s: exit %s: %s, want %q", c.name, r[0], r[1], c.want)
+			}
+		case <-time.After(2 * time.Minute): // a safety net, not a measurement
+			t.Fatalf("%s: the command did not end", c.name)
 		}
 	}
 }

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/servbench/servbench/db/wire"
 	"github.com/servbench/servbench/props"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -22,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	restclient "k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/homedir"
 )
 
 // kube runs the clients as a Kubernetes Indexed Job through the API, with
@@ -66,14 +69,9 @@ func init() {
 }
 
 func newKube(c Config) (*kube, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	if c.Kubeconfig != "" {
-		// client-go reads it whole and without a context: a pipe or a
-		// device would hold the command for ever.
-		if st, err := os.Stat(c.Kubeconfig); err == nil && !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("kubernetes.kubeconfig: %s is not a regular file", c.Kubeconfig)
-		}
-		rules.ExplicitPath = c.Kubeconfig
+	rules := kubeconfigRules(c.Kubeconfig)
+	if err := checkKubeconfig(rules); err != nil {
+		return nil, err
 	}
 	cfg := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: c.KubeContext})
 	rest, err := cfg.ClientConfig()
@@ -131,17 +129,96 @@ func newKubeClient(cfg *restclient.Config) (kubeClient, error) {
 	return kubeClient{core, batch}, err
 }
 
+// kubeconfigRules are client-go's rules for finding the kubeconfig:
+// explicit (kubernetes.kubeconfig), $KUBECONFIG's list, or
+// ~/.kube/config, the home directory's as the command runs (client-go's
+// default takes it once, as it starts).
+func kubeconfigRules(explicit string) *clientcmd.ClientConfigLoadingRules {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = explicit
+	if os.Getenv(clientcmd.RecommendedConfigPathEnvVar) == "" {
+		if home := homedir.HomeDir(); home != "" {
+			file := filepath.Join(home, clientcmd.RecommendedHomeDir, clientcmd.RecommendedFileName)
+			rules.Precedence = []string{file}
+			// An old ~/.kube/.kubeconfig is copied to a missing
+			// ~/.kube/config, read whole too.
+			rules.MigrationRules = map[string]string{file: filepath.Join(home, clientcmd.RecommendedHomeDir, ".kubeconfig")}
+		}
+	}
+	return rules
+}
+
+// checkKubeconfig checks every file client-go would read whole, without
+// a bound or a context, before it reads them: each kubeconfig
+// (kubernetes.kubeconfig, each of $KUBECONFIG's list, ~/.kube/config),
+// then the files they name (certificate-authority, client-certificate,
+// client-key, tokenFile, resolved against their kubeconfig's directory).
+// A pipe, a socket or a device (it would hold the command past Ctrl-C),
+// or a file over wire.MaxFile (a 3 GB one ran out of memory), is refused
+// in one line naming where the kubeconfig came from. What cannot be
+// loaded is left to client-go, whose error kubeconfigError says.
+func checkKubeconfig(rules *clientcmd.ClientConfigLoadingRules) error {
+	from := kubeconfigFrom(rules)
+	files := rules.GetLoadingPrecedence()
+	if rules.ExplicitPath == "" {
+		for _, old := range rules.MigrationRules {
+			files = append(files, old)
+		}
+	}
+	for _, f := range files {
+		if err := wire.RegularFile(f); err != nil {
+			return fmt.Errorf("%s %s: %v (client-go reads it whole)", from, props.Cut(f, 200), err)
+		}
+	}
+	cfg, err := rules.Load()
+	if err != nil {
+		return nil
+	}
+	check := func(what, f string, show bool) error {
+		if err := wire.RegularFile(f); err != nil {
+			if !show {
+				f = "(a key's)"
+			}
+			return fmt.Errorf("%s: %s %s: %v (client-go reads it whole)", from, what, props.Cut(f, 200), err)
+		}
+		return nil
+	}
+	for name, cl := range cfg.Clusters {
+		if err := check(fmt.Sprintf("cluster %q: certificate-authority", props.Cut(name, 60)), cl.CertificateAuthority, true); err != nil {
+			return err
+		}
+	}
+	for name, a := range cfg.AuthInfos {
+		user := fmt.Sprintf("user %q: ", props.Cut(name, 60))
+		if err := check(user+"client-certificate", a.ClientCertificate, true); err != nil {
+			return err
+		}
+		if err := check(user+"client-key", a.ClientKey, false); err != nil {
+			return err
+		}
+		if err := check(user+"tokenFile", a.TokenFile, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// kubeconfigFrom names where the kubeconfig comes from.
+func kubeconfigFrom(rules *clientcmd.ClientConfigLoadingRules) string {
+	switch {
+	case rules.ExplicitPath != "":
+		return "kubernetes.kubeconfig"
+	case os.Getenv(clientcmd.RecommendedConfigPathEnvVar) != "":
+		return "$" + clientcmd.RecommendedConfigPathEnvVar
+	}
+	return "the default kubeconfig"
+}
+
 // kubeconfigError says in one line which kubeconfig and context were
 // looked for, and why they cannot be used (client-go's own words for an
 // empty configuration name an environment variable of its own instead).
 func kubeconfigError(rules *clientcmd.ClientConfigLoadingRules, context string, err error) error {
-	from := "the default"
-	switch {
-	case rules.ExplicitPath != "":
-		from = "kubernetes.kubeconfig"
-	case os.Getenv(clientcmd.RecommendedConfigPathEnvVar) != "":
-		from = "$" + clientcmd.RecommendedConfigPathEnvVar
-	}
+	from := kubeconfigFrom(rules)
 	var files []string
 	missing := 0
 	for _, f := range rules.GetLoadingPrecedence() {

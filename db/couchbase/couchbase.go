@@ -178,6 +178,12 @@ func readConnection(p *props.Props) (connection, error) {
 	if err := wire.OptionFiles(p, "couchbase.url", opts); err != nil {
 		return c, err
 	}
+	// gocbcore gives memory to the counts the string names (a queue's
+	// length per connection, kv_pool_size=100000000 took 1.8 GB): bounded
+	// as the properties' pool sizes are.
+	if err := wire.CountOptions(p, "couchbase.url", opts, db.MaxConnections, "kv_pool_size", "max_queue_size", "max_idle_http_connections", "max_perhost_idle_http_connections", "max_perhost_http_connections", "orphaned_response_logging_sample_size"); err != nil {
+		return c, err
+	}
 	if u.User != nil {
 		return c, p.Errorf("couchbase.url", "gocb takes no credentials from the URL (it would connect without them): set couchbase.username and couchbase.password")
 	}

@@ -2,6 +2,7 @@ package dbtest
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,43 @@ func SizeBounded(t *testing.T, binding string, keys []string, kv ...string) {
 		}
 		if _, err := b.Open(context.Background(), Props(append([]string{key, "65535"}, kv...)...), db.Options{Threads: 1, CheckOnly: true, Schema: db.Schema{Fields: []string{"field0"}}}); err != nil {
 			t.Errorf("%s=65535: %v", key, err)
+		}
+	}
+}
+
+// URLSizeBounded checks that the counts a connection string names (pool
+// sizes, connection counts: options) are refused past db.MaxConnections
+// as the properties are, in one line naming key (the property holding
+// the string) and the option, when the run is checked. conn holds one
+// %s, replaced by option=value.
+func URLSizeBounded(t *testing.T, binding, key, conn string, options []string, kv ...string) {
+	t.Helper()
+	b, err := db.Lookup(binding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(option, value string) error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := b.Open(context.Background(), Props(append([]string{key, fmt.Sprintf(conn, option+"="+value)}, kv...)...), db.Options{Threads: 1, CheckOnly: true, Schema: db.Schema{Fields: []string{"field0"}}})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s=%s: no answer within 10 s", option, value)
+			return nil
+		}
+	}
+	for _, option := range options {
+		err := open(option, "100000000")
+		want := "property " + key + ": " + option + "=100000000 is more than 65535"
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s=100000000: %v, want %q", option, err, want)
+		}
+		if err := open(option, "65535"); err != nil {
+			t.Errorf("%s=65535: %v", option, err)
 		}
 	}
 }

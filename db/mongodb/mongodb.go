@@ -68,6 +68,11 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	// by value.
 	var red props.Redactor
 	red.Hidden(uri)
+	// The driver gives memory to the counts the string names: bounded as
+	// mongodb.poolsize is, before it is given them.
+	if err := wire.CountOptions(p, "mongodb.url", wire.QueryOptions(uri), db.MaxConnections, "maxPoolSize", "minPoolSize", "maxConnecting"); err != nil {
+		return nil, err
+	}
 	cs, err := parseURI(uri, o.CheckOnly)
 	if err != nil {
 		return nil, p.Errorf("mongodb.url", "%s", red.Redact(err.Error()))

@@ -163,6 +163,16 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		r.Add(connSettings(connURL)["sslkey"])
 		return nil, p.Errorf("postgres.url", "%s", r.Redact(err.Error()))
 	}
+	// The pool opens the connections its string asks for (pool_min_conns
+	// in a URL or a keyword string): bounded as postgres.poolsize is.
+	for _, c := range []struct {
+		name string
+		n    int32
+	}{{"pool_max_conns", cfg.MaxConns}, {"pool_min_conns", cfg.MinConns}, {"pool_min_idle_conns", cfg.MinIdleConns}} {
+		if c.n > db.MaxConnections {
+			return nil, p.Errorf("postgres.url", "%s=%d is more than %d", c.name, c.n, db.MaxConnections)
+		}
+	}
 	var asked wire.CertAsked
 	if err := sec.apply(ctx, p, &cfg.ConnConfig.Config, &asked); err != nil {
 		return nil, err

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -331,6 +332,17 @@ func (c *config) parseURL(u string) error {
 			c.password = user
 		}
 		rest = rest[at+1:]
+	}
+	// No option is read from the URL: one left in it would be taken for
+	// part of the port or the database (pool_size=N failed when
+	// connecting, "unknown port"), or given memory unbounded.
+	if _, q, ok := strings.Cut(rest, "?"); ok {
+		var names []string
+		for _, o := range wire.QueryOptions("?" + q) {
+			names = append(names, props.Cut(o.Name, 40))
+		}
+		sort.Strings(names)
+		return fmt.Errorf("options after ? (%s) are not read: set the redis.* properties instead (redis.poolsize, redis.db, redis.timeout, redis.tls.*)", strings.Join(names, ", "))
 	}
 	hosts, dbs, _ := strings.Cut(rest, "/")
 	if dbs != "" {

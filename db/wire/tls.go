@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/servbench/servbench/internal/format"
@@ -328,4 +330,54 @@ func HostOf(addr string) string {
 		return h
 	}
 	return addr
+}
+
+// CountOptions bounds the counts a driver reads from its connection
+// string (pool sizes, connection counts, queue lengths) and gives memory
+// to: an option named in names (any case) whose value is a number past
+// max, or below 0, is refused in one line naming key (the property) and
+// the option, before the driver is given it (maxConnecting=100000000 in
+// a MongoDB URL took 2.4 GB). A value that is no number is left to the
+// driver's own refusal.
+func CountOptions(p *props.Props, key string, opts []Option, max int64, names ...string) error {
+	for _, o := range opts {
+		for _, n := range names {
+			if !strings.EqualFold(o.Name, n) {
+				continue
+			}
+			v, err := strconv.ParseInt(strings.TrimSpace(o.Value), 10, 64)
+			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+				if strings.HasPrefix(strings.TrimSpace(o.Value), "-") {
+					return p.Errorf(key, "%s=%s is less than 0", n, props.Cut(o.Value, 40))
+				}
+				return p.Errorf(key, "%s=%s is more than %d", n, props.Cut(o.Value, 40), max)
+			}
+			switch {
+			case err != nil:
+			case v > max:
+				return p.Errorf(key, "%s=%d is more than %d", n, v, max)
+			case v < 0:
+				return p.Errorf(key, "%s=%d is less than 0", n, v)
+			}
+		}
+	}
+	return nil
+}
+
+// QueryOptions are the options of a connection string's query (what
+// follows its first ?), as a driver splits them; what cannot be parsed
+// is left out (the driver refuses it).
+func QueryOptions(conn string) []Option {
+	_, q, ok := strings.Cut(conn, "?")
+	if !ok {
+		return nil
+	}
+	vs, _ := url.ParseQuery(q)
+	var opts []Option
+	for k, v := range vs {
+		for _, x := range v {
+			opts = append(opts, Option{Name: k, Value: x})
+		}
+	}
+	return opts
 }
