@@ -588,7 +588,7 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (_ *Result, err
 	running := time.Since(runStart)
 	cpu, sched := CPUTime()-cpu0, schedDelay(sched0, schedSnapshot())
 	if rec != nil {
-		s.stopRecorder(rec)
+		s.stopRecorder(ctx, rec)
 		s.sayServerSide(rec)
 	}
 	if err != nil {
@@ -603,9 +603,35 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (_ *Result, err
 	out := &Result{YCSBRuntime: ycsbRuntime, Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: queryModel, Embedded: embedded, CPU: cpu, Sched: sched, Clock: clock, ID: result.NewID(), measurements: s.measurements, recorder: rec}
 	closed = true
 	if res.StuckThreads == 0 {
-		out.CloseErr = d.Close()
+		out.CloseErr = s.closeUnlessAbandoned(ctx, d)
 	}
 	return out, nil
+}
+
+// closeUnlessAbandoned closes d, which may talk to its server (a session
+// ended, a connection drained), and stops waiting for it once the run is
+// abandoned (runner.WithAbandon: a second Ctrl-C): the close is said to
+// be left, not an error of the run, the results are written at once, and
+// the close goes on, or ends with the process.
+func (s *Setup) closeUnlessAbandoned(ctx context.Context, d db.DB) error {
+	abandon := runner.AbandonOf(ctx)
+	if abandon == nil {
+		return d.Close()
+	}
+	done := make(chan error, 1)
+	go func() { done <- d.Close() }()
+	select {
+	case err := <-done:
+		return err
+	case <-abandon:
+		select {
+		case err := <-done:
+			return err
+		default:
+			s.logf("%s: closing left unfinished: the run was abandoned (a second signal)", s.Spec.Binding)
+			return nil
+		}
+	}
 }
 
 // removeRunInserts deletes, after the run and outside its measurements,
