@@ -100,6 +100,9 @@ func TestSecondSignalEndsBlockedProcess(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*.lock")); len(left) != 0 {
+		t.Errorf("lock files left: %v", left)
+	}
 }
 
 // After the second signal and its grace, an output being written is let
