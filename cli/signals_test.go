@@ -64,29 +64,36 @@ func (stallingServer) Open(ctx context.Context, p *props.Props, o db.Options) (d
 
 type stallingDB struct {
 	db.DB
-	samples atomic.Int64
+	read atomic.Bool // the run began (a load's samples all answer)
+}
+
+func (s *stallingDB) Read(ctx context.Context, table, key string, fields []string, r *db.Record) error {
+	s.read.Store(true)
+	return s.DB.Read(ctx, table, key, fields, r)
 }
 
 func (s *stallingDB) Sample(context.Context) (db.Sample, error) {
-	if s.samples.Add(1) > 1 {
+	if s.read.Load() {
 		fmt.Fprintln(os.Stderr, "test: the server stopped answering")
 		select {} // no context reaches it
 	}
 	return db.Sample{}, nil
 }
 
-func (s *stallingDB) Close() error { select {} }
+func (s *stallingDB) Close() error {
+	if s.read.Load() {
+		select {}
+	}
+	return s.DB.Close()
+}
 
-// Two signals in a row while the server stalls on every connection, its
-// server-side sampling's too, write what the run measured (-o and --csv)
-// and end the command without the forced exit: nothing after the run
-// waits on the server once it is abandoned.
-func TestSecondSignalWritesWhatTheStalledRunMeasured(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	out, csv := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.csv")
-	cmd := exec.Command(os.Args[0], "run", "stalling", "-w", "a", "-p", "recordcount=10", "-p", "operationcount=0",
-		"-p", "server.interval=0.1", "--duration", "600", "-o", out, "--csv", csv)
+// twoSignalsWhileStalled runs the command args with the stalling binding,
+// sends SIGINT once its server stalled and again until the second is
+// seen, and returns what it said once it ended, checking that it exited
+// 130 by itself, not forced after the grace.
+func twoSignalsWhileStalled(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "SERVBENCH_TEST_CLI=1", "SERVBENCH_TEST_STALLING=1")
 	stderr := &watchFor{want: "test: the server stopped answering", seen: make(chan struct{})}
 	stalled := stderr.seen
@@ -124,18 +131,56 @@ func TestSecondSignalWritesWhatTheStalledRunMeasured(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted || strings.Contains(stderr.String(), "exiting without waiting") {
 		t.Errorf("exit %d, want %d and no forced exit: %s", code, ExitInterrupted, stderr)
 	}
+	return stderr.String()
+}
+
+// Two signals in a row while the server stalls on every connection, its
+// server-side sampling's too, write what the run measured (-o and --csv)
+// and end the command without the forced exit: nothing after the run
+// waits on the server once it is abandoned.
+func TestSecondSignalWritesWhatTheStalledRunMeasured(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, csv := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.csv")
+	said := twoSignalsWhileStalled(t, "run", "stalling", "-w", "a", "-p", "recordcount=10", "-p", "operationcount=0",
+		"-p", "server.interval=0.1", "--duration", "600", "-o", out, "--csv", csv)
 	d, err := result.ReadFile(out)
 	if err != nil {
-		t.Fatalf("-o not written: %v: %s", err, stderr)
+		t.Fatalf("-o not written: %v: %s", err, said)
 	}
 	if d.Stop != result.Interrupted {
 		t.Errorf("stop %q, want interrupted", d.Stop)
 	}
 	if b, err := os.ReadFile(csv); err != nil || len(b) == 0 {
-		t.Errorf("--csv not written (%v): %s", err, stderr)
+		t.Errorf("--csv not written (%v): %s", err, said)
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
 		t.Errorf("left beside the outputs: %v", left)
+	}
+}
+
+// The same in a plan: the run's result and index.json are written.
+func TestSecondSignalWritesThePlanOfAStalledRun(t *testing.T) {
+	t.Parallel()
+	planFile := writePlan(t, `name: stalled
+deployments: [{label: stalling, binding: stalling, properties: {server.interval: 0.1}}]
+workloads: [a]
+records: [10]
+threads: [1]
+duration: 600
+`)
+	dir := filepath.Join(t.TempDir(), "out")
+	said := twoSignalsWhileStalled(t, "bench", planFile, "-o", dir)
+	ix := readIndex(t, dir)
+	if len(ix.Runs) != 1 || ix.Runs[0].Status != "interrupted" {
+		t.Fatalf("index %+v: %s", ix.Runs, said)
+	}
+	d, err := result.ReadFile(filepath.Join(dir, ix.Runs[0].Result))
+	if err != nil {
+		t.Fatalf("the run's result not written: %v: %s", err, said)
+	}
+	if d.Stop != result.Interrupted || d.Operations == 0 {
+		t.Errorf("the run's result: stop %q, %d operations", d.Stop, d.Operations)
 	}
 }
 
