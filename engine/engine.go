@@ -594,18 +594,50 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (_ *Result, err
 	if err != nil {
 		return nil, err
 	}
+	cleanupLeft := false // still deleting, abandoned: the binding is not closed under it
 	if removeInserts && res.StuckThreads == 0 && ctx.Err() == nil {
-		s.removeRunInserts(ctx, w, d)
+		cleanupLeft = !untilAbandoned(ctx, func() { s.removeRunInserts(ctx, w, d) })
+		if cleanupLeft {
+			s.logf("cleanupinserts: left unfinished: the run was abandoned (a second signal); the run's other inserts stay")
+		}
 	}
 	// YCSB's RunTime: from before its threads start, each connecting
 	// (db.init()), to the last one's cleanup; no warmup.
 	ycsbRuntime := opening + running - res.Warmup
 	out := &Result{YCSBRuntime: ycsbRuntime, Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: queryModel, Embedded: embedded, CPU: cpu, Sched: sched, Clock: clock, ID: result.NewID(), measurements: s.measurements, recorder: rec}
 	closed = true
-	if res.StuckThreads == 0 {
+	if res.StuckThreads == 0 && !cleanupLeft {
 		out.CloseErr = s.closeUnlessAbandoned(ctx, d)
 	}
 	return out, nil
+}
+
+// untilAbandoned runs f, which talks to the server after the run, and
+// returns whether it ended: it stops waiting for f once the run is
+// abandoned (runner.WithAbandon: a second Ctrl-C), f going on, or ending
+// with the process.
+func untilAbandoned(ctx context.Context, f func()) bool {
+	abandon := runner.AbandonOf(ctx)
+	if abandon == nil {
+		f()
+		return true
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+		return true
+	case <-abandon:
+		select {
+		case <-done:
+			return true
+		default:
+			return false
+		}
+	}
 }
 
 // closeUnlessAbandoned closes d, which may talk to its server (a session
@@ -614,24 +646,12 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (_ *Result, err
 // be left, not an error of the run, the results are written at once, and
 // the close goes on, or ends with the process.
 func (s *Setup) closeUnlessAbandoned(ctx context.Context, d db.DB) error {
-	abandon := runner.AbandonOf(ctx)
-	if abandon == nil {
-		return d.Close()
+	var err error
+	if !untilAbandoned(ctx, func() { err = d.Close() }) {
+		s.logf("%s: closing left unfinished: the run was abandoned (a second signal)", s.Spec.Binding)
+		return nil
 	}
-	done := make(chan error, 1)
-	go func() { done <- d.Close() }()
-	select {
-	case err := <-done:
-		return err
-	case <-abandon:
-		select {
-		case err := <-done:
-			return err
-		default:
-			s.logf("%s: closing left unfinished: the run was abandoned (a second signal)", s.Spec.Binding)
-			return nil
-		}
-	}
+	return err
 }
 
 // removeRunInserts deletes, after the run and outside its measurements,
