@@ -39,6 +39,9 @@ func TestMain(m *testing.M) {
 		if fifo := os.Getenv("SERVBENCH_TEST_BLOCKED_OPEN"); fifo != "" {
 			db.Register("blocked", blockedOpen(fifo))
 		}
+		if os.Getenv("SERVBENCH_TEST_STALLING") != "" {
+			db.Register("stalling", stallingServer{})
+		}
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	if os.Getenv("SERVBENCH_CLIENT") != "" {

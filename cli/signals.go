@@ -29,8 +29,8 @@ var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, sys
 // a named pipe, a handshake no context reaches), the process exits with
 // ExitInterrupted whatever is blocked, after an output being written
 // (atomicfile.Writing) has had up to writeGrace more, and with every
-// output's temporary file removed: each path keeps what it held. A third
-// signal exits at once, the same way.
+// output's temporary file and lock file (.NAME.lock) removed: each path
+// keeps what it held. A third signal exits at once, the same way.
 type ending struct {
 	grace, writeGrace time.Duration
 	exit              func(int) // os.Exit

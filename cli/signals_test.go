@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -41,6 +42,146 @@ func (b blockedOpen) Open(_ context.Context, _ *props.Props, o db.Options) (db.D
 		f.Close()
 	}
 	return nil, errors.New("test: the named pipe was opened")
+}
+
+// stallingServer is a binding (the basic one) whose server stops
+// answering once the run began, on every connection: its server-side
+// sampling answers the baseline, then never again, no context reaching
+// it, and its close never ends. The command the tests run as a child
+// process registers it (SERVBENCH_TEST_STALLING) as "stalling".
+type stallingServer struct{}
+
+func (stallingServer) Summary() string { return "a server that stops answering every connection" }
+
+func (stallingServer) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
+	b, _ := db.Lookup("basic")
+	d, err := b.Open(ctx, p, o)
+	if err != nil || d == nil {
+		return d, err
+	}
+	return &stallingDB{DB: d}, nil
+}
+
+type stallingDB struct {
+	db.DB
+	read atomic.Bool // the run began (a load's samples all answer)
+}
+
+func (s *stallingDB) Read(ctx context.Context, table, key string, fields []string, r *db.Record) error {
+	s.read.Store(true)
+	return s.DB.Read(ctx, table, key, fields, r)
+}
+
+func (s *stallingDB) Sample(context.Context) (db.Sample, error) {
+	if s.read.Load() {
+		fmt.Fprintln(os.Stderr, "test: the server stopped answering")
+		select {} // no context reaches it
+	}
+	return db.Sample{}, nil
+}
+
+func (s *stallingDB) Close() error {
+	if s.read.Load() {
+		select {}
+	}
+	return s.DB.Close()
+}
+
+// twoSignalsWhileStalled runs the command args with the stalling binding,
+// sends SIGINT once its server stalled and again until the second is
+// seen, and returns what it said once it ended, checking that it exited
+// 130 by itself, not forced after the grace.
+func twoSignalsWhileStalled(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "SERVBENCH_TEST_CLI=1", "SERVBENCH_TEST_STALLING=1")
+	stderr := &watchFor{want: "test: the server stopped answering", seen: make(chan struct{})}
+	stalled := stderr.seen
+	cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	failsafe := time.After(time.Minute)
+	select {
+	case <-stalled:
+	case err := <-done:
+		t.Fatalf("ended before the server stalled: %v: %s", err, stderr)
+	case <-failsafe:
+		cmd.Process.Kill()
+		t.Fatalf("the server never stalled: %s", stderr)
+	}
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	cmd.Process.Signal(syscall.SIGINT)
+	for ended := false; !ended; {
+		select {
+		case <-done:
+			ended = true
+		case <-tick.C:
+			if !strings.Contains(stderr.String(), "second signal") {
+				cmd.Process.Signal(syscall.SIGINT)
+			}
+		case <-failsafe:
+			cmd.Process.Kill()
+			t.Fatalf("not ended by a second signal: %s", stderr)
+		}
+	}
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted || strings.Contains(stderr.String(), "exiting without waiting") {
+		t.Errorf("exit %d, want %d and no forced exit: %s", code, ExitInterrupted, stderr)
+	}
+	return stderr.String()
+}
+
+// Two signals in a row while the server stalls on every connection, its
+// server-side sampling's too, write what the run measured (-o and --csv)
+// and end the command without the forced exit: nothing after the run
+// waits on the server once it is abandoned.
+func TestSecondSignalWritesWhatTheStalledRunMeasured(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, csv := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.csv")
+	said := twoSignalsWhileStalled(t, "run", "stalling", "-w", "a", "-p", "recordcount=10", "-p", "operationcount=0",
+		"-p", "server.interval=0.1", "--duration", "600", "-o", out, "--csv", csv)
+	d, err := result.ReadFile(out)
+	if err != nil {
+		t.Fatalf("-o not written: %v: %s", err, said)
+	}
+	if d.Stop != result.Interrupted {
+		t.Errorf("stop %q, want interrupted", d.Stop)
+	}
+	if b, err := os.ReadFile(csv); err != nil || len(b) == 0 {
+		t.Errorf("--csv not written (%v): %s", err, said)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
+		t.Errorf("left beside the outputs: %v", left)
+	}
+}
+
+// The same in a plan: the run's result and index.json are written.
+func TestSecondSignalWritesThePlanOfAStalledRun(t *testing.T) {
+	t.Parallel()
+	planFile := writePlan(t, `name: stalled
+deployments: [{label: stalling, binding: stalling, properties: {server.interval: 0.1}}]
+workloads: [a]
+records: [10]
+threads: [1]
+duration: 600
+`)
+	dir := filepath.Join(t.TempDir(), "out")
+	said := twoSignalsWhileStalled(t, "bench", planFile, "-o", dir)
+	ix := readIndex(t, dir)
+	if len(ix.Runs) != 1 || ix.Runs[0].Status != "interrupted" {
+		t.Fatalf("index %+v: %s", ix.Runs, said)
+	}
+	d, err := result.ReadFile(filepath.Join(dir, ix.Runs[0].Result))
+	if err != nil {
+		t.Fatalf("the run's result not written: %v: %s", err, said)
+	}
+	if d.Stop != result.Interrupted || d.Operations == 0 {
+		t.Errorf("the run's result: stop %q, %d operations", d.Stop, d.Operations)
+	}
 }
 
 // A second signal ends the process, whatever it is blocked in (here a
@@ -99,6 +240,9 @@ func TestSecondSignalEndsBlockedProcess(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*.lock")); len(left) != 0 {
+		t.Errorf("lock files left: %v", left)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -254,4 +255,103 @@ func unreadable(t *testing.T, dir string, keys []string) []string {
 		}
 	}
 	return out
+}
+
+var registerStuckDelete sync.Once
+
+// stuckDeleteNow is the stuckDelete binding's latest database.
+var stuckDeleteNow struct {
+	sync.Mutex
+	d *stuckDeleteDB
+}
+
+// stuckDelete is Pebble whose deletes never end, whatever their context
+// (a server that stops answering once the run is over).
+type stuckDelete struct{}
+
+func (stuckDelete) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
+	b, _ := db.Lookup("pebble")
+	d, err := b.Open(ctx, p, o)
+	if err != nil || d == nil || o.CheckOnly {
+		return d, err
+	}
+	s := &stuckDeleteDB{DB: d, deleting: make(chan struct{}), release: make(chan struct{})}
+	stuckDeleteNow.Lock()
+	stuckDeleteNow.d = s
+	stuckDeleteNow.Unlock()
+	return s, nil
+}
+
+func (stuckDelete) Summary() string { return "pebble whose deletes never answer" }
+
+type stuckDeleteDB struct {
+	db.DB
+	once     sync.Once
+	deleting chan struct{} // closed at the first delete
+	release  chan struct{} // closed by the test
+}
+
+func (s *stuckDeleteDB) Delete(context.Context, string, string) error {
+	s.once.Do(func() { close(s.deleting) })
+	<-s.release
+	return nil
+}
+
+// The removal of a run's inserts after it (cleanupinserts) gives way when
+// the run is abandoned (a second Ctrl-C) while a delete waits on its
+// server: the results are returned at once, the removal said unfinished.
+func TestCleanupInsertsAbandoned(t *testing.T) {
+	registerStuckDelete.Do(func() { db.Register("engine-test-stuck-delete", stuckDelete{}) })
+	dir := filepath.Join(t.TempDir(), "store")
+	spec := func(phase Phase, kv ...string) Spec {
+		p := props.New()
+		workloads.Load(p, "d")
+		p.Set("pebble.dir", dir, "test")
+		for i := 0; i+1 < len(kv); i += 2 {
+			p.Set(kv[i], kv[i+1], "test")
+		}
+		return Spec{Binding: "pebble", Properties: p, Phase: phase, Records: 300, Operations: 200, Threads: 2}
+	}
+	if _, err := Run(context.Background(), spec(LoadPhase)); err != nil {
+		t.Fatal(err)
+	}
+	s := spec(RunPhase, "cleanupinserts", "true")
+	s.Binding = "engine-test-stuck-delete"
+	log := &lockedLog{}
+	s.Log = log
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	abandon := make(chan struct{})
+	type answer struct {
+		res *Result
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, err := Run(runner.WithAbandon(ctx, abandon), s)
+		done <- answer{res, err}
+	}()
+	var d *stuckDeleteDB
+	for d == nil {
+		stuckDeleteNow.Lock()
+		d = stuckDeleteNow.d
+		stuckDeleteNow.Unlock()
+		time.Sleep(time.Millisecond)
+	}
+	defer close(d.release)
+	<-d.deleting
+	cancel()
+	close(abandon)
+	var a answer
+	select {
+	case a = <-done:
+	case <-time.After(30 * time.Second): // generous: the abandoned run waits for nothing
+		t.Fatal("the abandoned run still waits for its deletes")
+	}
+	if a.err != nil || a.res == nil {
+		t.Fatalf("%v %v", a.res, a.err)
+	}
+	if !strings.Contains(log.String(), "cleanupinserts: left unfinished") {
+		t.Errorf("not said: %s", log)
+	}
 }

@@ -594,24 +594,70 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (_ *Result, err
 	running := time.Since(runStart)
 	cpu, sched := CPUTime()-cpu0, schedDelay(sched0, schedSnapshot())
 	if rec != nil {
-		s.stopRecorder(rec)
+		s.stopRecorder(ctx, rec)
 		s.sayServerSide(rec)
 	}
 	if err != nil {
 		return nil, err
 	}
+	cleanupLeft := false // still deleting, abandoned: the binding is not closed under it
 	if owned.ok && res.StuckThreads == 0 && ctx.Err() == nil {
-		s.removeRunInserts(ctx, w, d, owned)
+		cleanupLeft = !untilAbandoned(ctx, func() { s.removeRunInserts(ctx, w, d, owned) })
+		if cleanupLeft {
+			s.logf("cleanupinserts: left unfinished: the run was abandoned (a second signal); the run's other inserts stay")
+		}
 	}
 	// YCSB's RunTime: from before its threads start, each connecting
 	// (db.init()), to the last one's cleanup; no warmup.
 	ycsbRuntime := opening + running - res.Warmup
 	out := &Result{YCSBRuntime: ycsbRuntime, Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: queryModel, Embedded: embedded, CPU: cpu, Sched: sched, Clock: clock, ID: result.NewID(), measurements: s.measurements, recorder: rec}
 	closed = true
-	if res.StuckThreads == 0 {
-		out.CloseErr = d.Close()
+	if res.StuckThreads == 0 && !cleanupLeft {
+		out.CloseErr = s.closeUnlessAbandoned(ctx, d)
 	}
 	return out, nil
+}
+
+// untilAbandoned runs f, which talks to the server after the run, and
+// returns whether it ended: it stops waiting for f once the run is
+// abandoned (runner.WithAbandon: a second Ctrl-C), f going on, or ending
+// with the process.
+func untilAbandoned(ctx context.Context, f func()) bool {
+	abandon := runner.AbandonOf(ctx)
+	if abandon == nil {
+		f()
+		return true
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+		return true
+	case <-abandon:
+		select {
+		case <-done:
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// closeUnlessAbandoned closes d, which may talk to its server (a session
+// ended, a connection drained), and stops waiting for it once the run is
+// abandoned (runner.WithAbandon: a second Ctrl-C): the close is said to
+// be left, not an error of the run, the results are written at once, and
+// the close goes on, or ends with the process.
+func (s *Setup) closeUnlessAbandoned(ctx context.Context, d db.DB) error {
+	var err error
+	if !untilAbandoned(ctx, func() { err = d.Close() }) {
+		s.logf("%s: closing left unfinished: the run was abandoned (a second signal)", s.Spec.Binding)
+		return nil
+	}
+	return err
 }
 
 // removeRunInserts deletes, after the run and outside its measurements,

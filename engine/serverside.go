@@ -14,6 +14,7 @@ import (
 	"github.com/servbench/servbench/probe"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/runner"
 )
 
 // ServerSide says what a run samples of the system under test beside its
@@ -116,14 +117,35 @@ func (s *Setup) recorder(d db.DB) *probe.Recorder {
 }
 
 // stopGraceSample bounds the last sample after the run.
-const stopGraceSample = 2 * time.Second
+var stopGraceSample = 2 * time.Second
 
-// stopRecorder takes the last sample and says, in a line each, which
-// sources could not be read.
-func (s *Setup) stopRecorder(r *probe.Recorder) {
-	ctx, cancel := context.WithTimeout(context.Background(), stopGraceSample)
+// stopRecorder takes the last sample, bounded by stopGraceSample, also
+// after a first Ctrl-C (run's context done: the last sample still covers
+// the run), and no longer once the run is abandoned (runner.WithAbandon:
+// a second Ctrl-C): a source that does not answer then keeps the samples
+// it had, the cut is said, and the results are written at once.
+func (s *Setup) stopRecorder(run context.Context, r *probe.Recorder) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(run), stopGraceSample)
 	defer cancel()
-	r.Stop(ctx)
+	abandon := runner.AbandonOf(run)
+	if abandon != nil {
+		go func() {
+			select {
+			case <-abandon:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	n := r.Stop(ctx)
+	if n == 0 {
+		return
+	}
+	select {
+	case <-abandon:
+		s.logf("server side: the last sample of %s cut short: the run was abandoned (a second signal); the samples before it are kept", plural(int64(n), "source"))
+	default:
+	}
 }
 
 // serverSide is the recorder's result for a run from start to end: on a

@@ -155,20 +155,27 @@ func (r *Recorder) Start(ctx context.Context) {
 // (bounded by ctx and the timeout), so that counters cover the whole run.
 // A sample that the stopping cut short is waited for (bounded by ctx)
 // before the last is asked: it is not a sample that did not answer.
-func (r *Recorder) Stop(ctx context.Context) {
+// It returns how many sources' last sample ctx cut short (a run
+// abandoned): each keeps the samples it had, and the cut is not counted
+// as a failed sample.
+func (r *Recorder) Stop(ctx context.Context) (cut int) {
 	if r.cancel != nil {
 		r.cancel()
 	}
 	r.wg.Wait()
 	var wg sync.WaitGroup
+	var n atomic.Int64
 	for _, t := range r.tracks {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r.sample(ctx, t, true)
+			if r.sample(ctx, t, true) {
+				n.Add(1)
+			}
 		}()
 	}
 	wg.Wait()
+	return int(n.Load())
 }
 
 // Sample takes one sample of every source now, in turn (for tests and
@@ -186,12 +193,14 @@ func (r *Recorder) Sample(ctx context.Context) {
 // last sample is still out. A sample cut short by the recorder's stopping
 // (or the run's end) is dropped, not counted as failed; the last one
 // (last: Stop's) waits for such a sample to end, until parent does.
-func (r *Recorder) sample(parent context.Context, t *track, last bool) {
+// It reports whether parent cut the sample short.
+func (r *Recorder) sample(parent context.Context, t *track, last bool) (cut bool) {
 	if !t.acquire(parent, last) {
 		if parent.Err() == nil {
 			t.add(r.now(), db.Sample{}, errors.New("its last sample has not answered yet"))
+			return false
 		}
-		return
+		return true
 	}
 	// The context is cancelled here, once an answer came or the time is
 	// up, never by the sampling goroutine: that made an answer and its
@@ -217,16 +226,17 @@ func (r *Recorder) sample(parent context.Context, t *track, last bool) {
 		case a = <-ch: // answered as the time ran out: it counts
 		default:
 			if parent.Err() != nil {
-				return
+				return true
 			}
 			t.add(r.now(), db.Sample{}, fmt.Errorf("no answer within %s", r.timeout()))
-			return
+			return false
 		}
 	}
 	if a.err != nil && parent.Err() != nil {
-		return
+		return true
 	}
 	t.add(r.now(), a.s, a.err)
+	return false
 }
 
 // Result is what was sampled, timed from start (the measured run's start)

@@ -192,6 +192,11 @@ func TestInterruptWhileServerHangs(t *testing.T) {
 	if d.Abandoned == 0 {
 		t.Error("no operation abandoned although every thread was inside the hung server")
 	}
+	// Nor does the last INFO sample wait for the hung server after the
+	// second Ctrl-C: it is cut short and said, and the results written.
+	if !strings.Contains(stderr, "cut short: the run was abandoned") {
+		t.Errorf("the last server-side sample not said cut short by the abandon: %s", stderr)
+	}
 	for _, op := range d.Ops {
 		for status, n := range op.Outcomes {
 			if status != "OK" {

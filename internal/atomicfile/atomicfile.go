@@ -81,10 +81,12 @@ func (f *File) ReadFrom(r io.Reader) (int64, error) {
 	return n, err
 }
 
-// unfinished is every File not yet committed or aborted.
+// unfinished is every File not yet committed or aborted, and every lock
+// file held (Lock) not yet released.
 var unfinished struct {
 	sync.Mutex
 	files map[*File]struct{}
+	locks map[*os.File]struct{}
 }
 
 func track(f *File) *File {
@@ -124,16 +126,22 @@ func Writing() bool {
 }
 
 // RemoveTemporary removes the temporary file of every file not yet
-// committed, for a process about to exit without waiting for them: each
-// path keeps what it held (a Commit renaming at that moment either
-// happened first, or finds nothing to rename and fails). It returns how
-// many it removed.
+// committed, and every lock file held (Lock), for a process about to exit
+// without waiting for them: each path keeps what it held (a Commit
+// renaming at that moment either happened first, or finds nothing to
+// rename and fails), and no .NAME.lock stays beside it. It returns how
+// many files it removed.
 func RemoveTemporary() int {
 	unfinished.Lock()
 	defer unfinished.Unlock()
 	n := 0
 	for f := range unfinished.files {
 		if !f.direct && os.Remove(f.Name()) == nil {
+			n++
+		}
+	}
+	for f := range unfinished.locks {
+		if os.Remove(f.Name()) == nil {
 			n++
 		}
 	}
@@ -402,13 +410,19 @@ var ErrBusy = errors.New("another servbench run is writing it now")
 // paths (or paths not made yet; links followed): a lock (flock) on a file
 // .NAME.lock beside each, so that a second run writing one of them at the
 // same time is refused (a *PathError wrapping ErrBusy) instead of mixing
-// its files with the first's. The kernel lets a lock go when its process
+// its files with the first's. A process exiting without waiting removes
+// them with RemoveTemporary. The kernel lets a lock go when its process
 // dies: a lock file a killed run left blocks no one. release removes the
 // lock files and lets the locks go. A lock file that cannot be made (a
 // directory not writable) is left out: the output's own creation says why.
 func Lock(paths []string) (release func(), err error) {
 	var held []*os.File
 	release = func() {
+		unfinished.Lock()
+		for _, f := range held {
+			delete(unfinished.locks, f)
+		}
+		unfinished.Unlock()
 		for _, f := range held {
 			os.Remove(f.Name()) // before the lock goes: no one takes a lock on a removed file
 			f.Close()
@@ -435,6 +449,12 @@ func Lock(paths []string) (release func(), err error) {
 		}
 		if err == nil {
 			held = append(held, f)
+			unfinished.Lock()
+			if unfinished.locks == nil {
+				unfinished.locks = map[*os.File]struct{}{}
+			}
+			unfinished.locks[f] = struct{}{} // removed by RemoveTemporary too
+			unfinished.Unlock()
 		}
 	}
 	return release, nil

@@ -349,3 +349,33 @@ func TestAppend(t *testing.T) {
 		t.Error("appended files said to be written as outputs")
 	}
 }
+
+// A process exiting without waiting (a second Ctrl-C) leaves no lock
+// file beside its outputs: RemoveTemporary removes those it holds, and
+// those released before are gone already.
+func TestRemoveTemporaryRemovesLocks(t *testing.T) {
+	dir := t.TempDir()
+	a, b, c := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.csv"), filepath.Join(dir, "c.json")
+	releaseC, err := Lock([]string{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	releaseC()
+	release, err := Lock([]string{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if locks, _ := filepath.Glob(filepath.Join(dir, ".*.lock")); len(locks) != 2 {
+		t.Fatalf("lock files %v, want those of a.json and b.csv", locks)
+	}
+	if n := RemoveTemporary(); n != 2 {
+		t.Errorf("removed %d files, want the 2 lock files", n)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
+		t.Errorf("left beside the outputs: %v", left)
+	}
+	release() // the exit that did not come: nothing to remove, no error
+	if n := RemoveTemporary(); n != 0 {
+		t.Errorf("after the release, removed %d", n)
+	}
+}
