@@ -39,6 +39,9 @@ func (binding) Summary() string {
 	return "Couchbase through gocb v2: key-value, SQL++ or range scans (couchbase.url, couchbase.bucket, couchbase.tls.*)"
 }
 
+// maxBufferBytes bounds the byte sizes couchbase.url may name (64 MiB).
+const maxBufferBytes = 64 << 20
+
 // Store is a connected cluster and collection.
 type Store struct {
 	cluster    *gocb.Cluster
@@ -182,6 +185,12 @@ func readConnection(p *props.Props) (connection, error) {
 	// length per connection, kv_pool_size=100000000 took 1.8 GB): bounded
 	// as the properties' pool sizes are.
 	if err := wire.CountOptions(p, "couchbase.url", opts, db.MaxConnections, "kv_pool_size", "max_queue_size", "max_idle_http_connections", "max_perhost_idle_http_connections", "max_perhost_http_connections", "orphaned_response_logging_sample_size"); err != nil {
+		return c, err
+	}
+	// And the sizes in bytes it allocates at once, a connection's read
+	// buffer (kv_buffer_size=100000000000 ended the process at its first
+	// connection): at most a record's bound four times.
+	if err := wire.CountOptions(p, "couchbase.url", opts, maxBufferBytes, "kv_buffer_size", "compression_min_size"); err != nil {
 		return c, err
 	}
 	if u.User != nil {
