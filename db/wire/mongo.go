@@ -37,31 +37,19 @@ func (e *MessageError) Error() string {
 // bound, before the driver reads it: a header's bytes of state, no
 // allocation a read, the rest of a message skipped whole.
 type mongoConn struct {
-	net.Conn
-	hdr    [25]byte
-	have   int   // header bytes read
-	left   int64 // message bytes left to skip
-	failed error
+	watched
+	hdr  [25]byte
+	have int   // header bytes read
+	left int64 // message bytes left to skip
 }
 
 // BoundMongo wraps a plain connection to a MongoDB server: a message
 // declaring more than MaxMongoMessage bytes, or an OP_COMPRESSED one
 // declaring more once uncompressed, fails the read that carries its
 // header, with a *MessageError, and every read after it.
-func BoundMongo(c net.Conn) net.Conn { return &mongoConn{Conn: c} }
+func BoundMongo(c net.Conn) net.Conn { return &mongoConn{watched: watched{Conn: c}} }
 
-func (c *mongoConn) Read(p []byte) (int, error) {
-	if c.failed != nil {
-		return 0, c.failed
-	}
-	n, err := c.Conn.Read(p)
-	if n > 0 {
-		if c.failed = c.scan(p[:n]); c.failed != nil {
-			return 0, c.failed
-		}
-	}
-	return n, err
-}
+func (c *mongoConn) Read(p []byte) (int, error) { return c.read(p, c.scan) }
 
 func (c *mongoConn) scan(b []byte) error {
 	for len(b) > 0 {

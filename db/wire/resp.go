@@ -112,7 +112,7 @@ const (
 // still holds gives the depth. About 600 bytes a connection, no
 // allocation a read, a string's bytes skipped whole.
 type respConn struct {
-	net.Conn
+	watched
 	state   uint8
 	kind    uint8 // respLen: what the header declares
 	neg     bool  // respLen: a '-' (-1 is a null)
@@ -123,7 +123,6 @@ type respConn struct {
 	total   int64 // a streamed string's bytes so far
 	depth   int
 	stack   [MaxRESPDepth]uint32
-	failed  error
 }
 
 // BoundRESP wraps a connection to a RESP server (Redis, Valkey): a reply
@@ -131,20 +130,9 @@ type respConn struct {
 // holding a line over MaxRESPLine or nesting aggregates deeper than
 // MaxRESPDepth fails the read that brings it there, with a *RESPError,
 // and every read after it.
-func BoundRESP(c net.Conn) net.Conn { return &respConn{Conn: c} }
+func BoundRESP(c net.Conn) net.Conn { return &respConn{watched: watched{Conn: c}} }
 
-func (c *respConn) Read(p []byte) (int, error) {
-	if c.failed != nil {
-		return 0, c.failed
-	}
-	n, err := c.Conn.Read(p)
-	if n > 0 {
-		if c.failed = c.scan(p[:n]); c.failed != nil {
-			return 0, c.failed
-		}
-	}
-	return n, err
-}
+func (c *respConn) Read(p []byte) (int, error) { return c.read(p, c.scan) }
 
 func (c *respConn) scan(b []byte) error {
 	for i := 0; i < len(b); {
