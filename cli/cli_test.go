@@ -41,6 +41,7 @@ func TestMain(m *testing.M) {
 		}
 		if os.Getenv("SERVBENCH_TEST_STALLING") != "" {
 			db.Register("stalling", stallingServer{})
+			db.Register("stuck", stuckServer{})
 		}
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}

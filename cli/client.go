@@ -11,11 +11,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/servbench/servbench/coordinator"
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/runner"
 	"github.com/servbench/servbench/sink"
 )
 
@@ -104,7 +106,11 @@ func runClient(ctx context.Context, s *coordinator.Session, ph *coordinator.Phas
 	noFiles(setup)
 	run, stop := context.WithCancel(ctx)
 	defer stop()
-	go s.Watch(run, stop)
+	watch, unwatch := context.WithCancel(context.WithoutCancel(ctx))
+	defer unwatch()
+	run = runner.WithAbandon(run, abandonOnEither(watch, runner.AbandonOf(ctx), func(abandon func()) {
+		go s.Watch(watch, stop, abandon)
+	}))
 	go s.Send(run)
 	res, err := setup.Execute(run, engine.Writers{Stderr: stderr}, s)
 	if res == nil {
@@ -123,6 +129,28 @@ func runClient(ctx context.Context, s *coordinator.Session, ph *coordinator.Phas
 		return ExitFailure, res.Err
 	}
 	return ExitOK, nil
+}
+
+// abandonOnEither is a channel closed when the process's own second
+// signal closes own (nil: none) or when the coordinator says to abandon
+// the operations in flight (its second Ctrl-C): watch is given the
+// function that closes it for the coordinator's word. Nothing is left
+// waiting after ctx ends.
+func abandonOnEither(ctx context.Context, own <-chan struct{}, watch func(abandon func())) <-chan struct{} {
+	c := make(chan struct{})
+	var once sync.Once
+	abandon := func() { once.Do(func() { close(c) }) }
+	if own != nil {
+		go func() {
+			select {
+			case <-own:
+				abandon()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	watch(abandon)
+	return c
 }
 
 // noFiles drops every file output from a client's setup, whatever the

@@ -87,6 +87,38 @@ func (s *stallingDB) Close() error {
 	return s.DB.Close()
 }
 
+// stuckServer is a binding (the basic one) whose operations stop
+// returning once the run has done some: every read after the twentieth
+// of a process blocks, no context reaching it (a server that accepts and
+// never answers). Registered as "stuck" with "stalling".
+type stuckServer struct{}
+
+func (stuckServer) Summary() string { return "a server whose operations stop returning" }
+
+func (stuckServer) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
+	b, _ := db.Lookup("basic")
+	d, err := b.Open(ctx, p, o)
+	if err != nil || d == nil {
+		return d, err
+	}
+	return &stuckDB{DB: d}, nil
+}
+
+var stuckReads atomic.Int64
+
+type stuckDB struct{ db.DB }
+
+func (s *stuckDB) Read(ctx context.Context, table, key string, fields []string, r *db.Record) error {
+	switch n := stuckReads.Add(1); {
+	case n == 20:
+		fmt.Fprintln(os.Stderr, "test: the server stopped answering")
+		fallthrough
+	case n > 20:
+		select {}
+	}
+	return s.DB.Read(ctx, table, key, fields, r)
+}
+
 // twoSignalsWhileStalled runs the command args with the stalling binding,
 // sends SIGINT once its server stalled and again until the second is
 // seen, and returns what it said once it ended, checking that it exited
@@ -156,6 +188,30 @@ func TestSecondSignalWritesWhatTheStalledRunMeasured(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
 		t.Errorf("left beside the outputs: %v", left)
+	}
+}
+
+// The same in a spread run: the coordinator tells its clients, stuck in
+// operations that never return, to abandon them; they send what they
+// measured and the merged result is written. (They were killed before
+// sending anything: nothing was merged.)
+func TestSecondSignalWritesWhatTheStuckClientsMeasured(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	said := twoSignalsWhileStalled(t, "run", "stuck", "-w", "c", "-p", "recordcount=10", "-p", "operationcount=0",
+		"--clients", "2", "--threads", "2", "--duration", "600", "-o", out)
+	d, err := result.ReadFile(out)
+	if err != nil {
+		t.Fatalf("-o not written: %v: %s", err, said)
+	}
+	if d.Stop != result.Interrupted || d.Operations == 0 {
+		t.Errorf("stop %q, %d operations: %s", d.Stop, d.Operations, said)
+	}
+	for i := range 2 {
+		if _, err := result.ReadFile(filepath.Join(dir, fmt.Sprintf("r.client-%d.json", i))); err != nil {
+			t.Errorf("client %d's result: %v", i, err)
+		}
 	}
 }
 

@@ -373,8 +373,12 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 		case <-ctxDone:
 			ctxDone = nil
 			stop()
-		case <-abandon: // a second Ctrl-C: no more waiting
+		case <-abandon: // a second Ctrl-C: no more waiting for operations
+			// The clients are told to abandon theirs and send what they
+			// measured at once; what has not come in abandonGrace is
+			// killed (the process itself ends a second after the signal).
 			abandon = nil
+			h.abandonAll()
 			var left []string
 			for i, m := range h.members() {
 				if !m.exited && m.result == nil {
@@ -383,10 +387,10 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 			}
 			if len(left) > 0 {
 				j.mu.Lock()
-				fmt.Fprintf(j.stderr, "servbench: second signal: killing %s, which had not stopped\n", strings.Join(left, ", "))
+				fmt.Fprintf(j.stderr, "servbench: second signal: %s told to abandon their operations in flight and send what they measured; killed in %s\n", strings.Join(left, ", "), abandonGrace)
 				j.mu.Unlock()
 			}
-			kill()
+			killAt = time.After(abandonGrace)
 		case <-h.changed:
 			check()
 			if killAt == nil && h.complete() {
@@ -422,6 +426,12 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 	live.take(h.progress()) // what came last
 	return gather(h.members(), live.measured, h.name)
 }
+
+// abandonGrace is how long clients told to abandon their operations (a
+// second Ctrl-C) have to send their results before they are killed: less
+// than the second's grace of the process (cli's secondGrace), so that what
+// came is merged and written.
+var abandonGrace = 600 * time.Millisecond
 
 // killGrace is how long clients told to stop may take to end and send
 // their results before whatever still runs is killed: a client's own

@@ -37,7 +37,12 @@ import (
 //	GET  /v1/phase     the phase: command, binding, properties (credentials too)
 //	GET  /v1/clock     the coordinator's time (ClockHandler)
 //	GET  /v1/stop      answers "stop" when the clients are to stop, or "run"
-//	                   after stopPoll: a client always has one open (liveness)
+//	                   after stopPoll: a client always has one open (liveness);
+//	                   "abandon" when they are to stop waiting for the
+//	                   operations in flight and send what they measured at
+//	                   once (the coordinator's second Ctrl-C). A client told
+//	                   to stop asks again with ?told=stop, answered only by
+//	                   "abandon" or "run"
 //	POST /v1/progress  one interval's counts (Progress), JSON, checked against
 //	                   what the client can have done since the run began
 //	POST /v1/result    the client's result document, JSON: taken once per
@@ -198,15 +203,17 @@ type hub struct {
 	clients   []member
 	receiving int64 // bytes of results being read
 	stopped   bool
+	abandoned bool
 	checked   time.Time     // the last look for silent clients
 	awake     time.Time     // the coordinator's last waking from a stall
 	stop      chan struct{} // closed when the clients are to stop
+	abandon   chan struct{} // closed when they are to abandon their operations in flight
 	changed   chan struct{} // a result or a failure arrived (buffered, 1)
 }
 
 func newHub(key, id string, n int, ph Phase, now func() time.Time) *hub {
 	return &hub{key: key, id: id, n: n, phase: ph, now: now, hold: stopPoll, begun: now(), clients: make([]member, n),
-		stop: make(chan struct{}), changed: make(chan struct{}, 1)}
+		stop: make(chan struct{}), abandon: make(chan struct{}), changed: make(chan struct{}, 1)}
 }
 
 func (h *hub) notify() {
@@ -231,6 +238,18 @@ func (h *hub) stopAll() {
 	if !h.stopped {
 		h.stopped = true
 		close(h.stop)
+	}
+}
+
+// abandonAll tells every client to stop at once, abandoning the
+// operations still in its binding, and send what it measured (once).
+func (h *hub) abandonAll() {
+	h.stopAll()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.abandoned {
+		h.abandoned = true
+		close(h.abandon)
 	}
 }
 
@@ -314,9 +333,20 @@ func (h *hub) servePhase(w http.ResponseWriter, i int) {
 func (h *hub) serveStop(w http.ResponseWriter, r *http.Request) {
 	t := time.NewTimer(h.hold)
 	defer t.Stop()
+	stop := h.stop
+	if r.URL.Query().Get("told") == "stop" {
+		stop = nil
+	}
 	select {
-	case <-h.stop:
-		io.WriteString(w, "stop")
+	case <-h.abandon:
+		io.WriteString(w, "abandon")
+	case <-stop:
+		select {
+		case <-h.abandon:
+			io.WriteString(w, "abandon")
+		default:
+			io.WriteString(w, "stop")
+		}
 	case <-t.C:
 		io.WriteString(w, "run")
 	case <-r.Context().Done():

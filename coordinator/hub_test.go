@@ -500,10 +500,22 @@ func TestSessionJoinAndWatch(t *testing.T) {
 	if err != nil || ph.Binding != "basic" {
 		t.Fatalf("join: %v %+v", err, ph)
 	}
-	stopped := make(chan struct{})
-	go s.Watch(context.Background(), func() { close(stopped) })
+	stopped, abandoned, watched := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		s.Watch(context.Background(), func() { close(stopped) }, func() { close(abandoned) })
+		close(watched)
+	}()
 	h.stopAll()
 	<-stopped
+	// Told to stop, the client goes on asking, for a second Ctrl-C's word.
+	select {
+	case <-watched:
+		t.Fatal("Watch returned at the word to stop; it is to wait for the word to abandon")
+	case <-time.After(50 * time.Millisecond):
+	}
+	h.abandonAll()
+	<-abandoned
+	<-watched
 	if _, _, err := Join(context.Background(), srv.URL, "wrong", pin, 0); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("a wrong secret: %v", err)
 	}

@@ -127,7 +127,11 @@ func (s *Session) call(ctx context.Context, method, path string, body []byte, li
 	if body != nil {
 		r = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, s.base+path+"?"+q.Encode(), r)
+	sep := "?"
+	if strings.Contains(path, "?") {
+		sep = "&"
+	}
+	req, err := http.NewRequestWithContext(ctx, method, s.base+path+sep+q.Encode(), r)
 	if err != nil {
 		return err
 	}
@@ -154,15 +158,22 @@ func (s *Session) call(ctx context.Context, method, path string, body []byte, li
 }
 
 // Watch asks the coordinator whether to stop, one long request after
-// another, until ctx ends; stop is called once when the coordinator says
-// so. (A coordinator that is gone is the engine's to notice: it watches
-// the clock.)
-func (s *Session) Watch(ctx context.Context, stop func()) {
+// another, until ctx ends: stop is called once when the coordinator says
+// to stop, abandon once when it says to abandon the operations in flight
+// (stop first if it had not been), and then Watch returns. (A
+// coordinator that is gone is the engine's to notice: it watches the
+// clock.)
+func (s *Session) Watch(ctx context.Context, stop, abandon func()) {
+	path := pathStop
 	for ctx.Err() == nil {
 		var word string
-		err := s.call(ctx, http.MethodGet, pathStop, nil, 64, func(b []byte) error { word = string(b); return nil })
-		if err == nil && word == "stop" {
+		err := s.call(ctx, http.MethodGet, path, nil, 64, func(b []byte) error { word = string(b); return nil })
+		if err == nil && (word == "stop" || word == "abandon") && path == pathStop {
 			stop()
+			path = pathStop + "?told=stop"
+		}
+		if err == nil && word == "abandon" {
+			abandon()
 			return
 		}
 		if err != nil {
