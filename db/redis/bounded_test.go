@@ -10,6 +10,11 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"unsafe"
+
+	"github.com/redis/rueidis"
+
+	"github.com/servbench/servbench/db/wire"
 )
 
 // hugeReplies is a server on 127.0.0.1 that speaks RESP and answers its
@@ -123,6 +128,14 @@ func readCommand(r *bufio.Reader) ([]string, error) {
 	return args, nil
 }
 
+// wire.RESPElementBytes is at least what rueidis gives an element of an
+// aggregate when its header comes.
+func TestRESPElementBytes(t *testing.T) {
+	if got := unsafe.Sizeof(rueidis.RedisMessage{}); got > wire.RESPElementBytes {
+		t.Errorf("rueidis.RedisMessage is %d bytes, wire.RESPElementBytes %d", got, wire.RESPElementBytes)
+	}
+}
+
 // A reply declaring a string of 999,999,999,999 bytes, or an array of
 // 2,147,483,647 elements, fails its operation as a server error (rueidis
 // gave memory to the declared length: the process died at once); the
@@ -166,6 +179,11 @@ func TestEndlessReplyFailsItsOperation(t *testing.T) {
 		{"an endless line", []func(io.Writer) error{endless("+", "a"), endless("-ERR ", "x")}},
 		{"endless nesting", []func(io.Writer) error{endless("", "*1\r\n"), endless("*2\r\n:1\r\n", "%1\r\n+k\r\n")}},
 		{"a negative length", []func(io.Writer) error{fixed("$-2\r\n"), fixed("*1\r\n%-1\r\n")}},
+		// Within every header's bound, past the reply's: arrays of
+		// 4,000,000 nested a hundred deep (16 GB declared), streamed
+		// aggregates that never end.
+		{"large arrays nested", []func(io.Writer) error{fixed(strings.Repeat("*4000000\r\n", 100)), endless("", "*4000000\r\n")}},
+		{"an endless streamed aggregate", []func(io.Writer) error{endless("*?\r\n", ":1\r\n"), endless("%?\r\n", "+k\r\n:1\r\n")}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			addr, reads := misbehaving(t, c.replies...)

@@ -152,7 +152,7 @@ func clientOptions(cfg *config) rueidis.ClientOption {
 	}
 	// rueidis' own dial: the bytes on the wire counted (TLS included), and
 	// each reply's header bounded before rueidis gives memory to it.
-	traffic := cfg.traffic
+	traffic, bounds := cfg.traffic, cfg.replies
 	o.DialCtxFn = func(ctx context.Context, dst string, d *net.Dialer, tc *tls.Config) (net.Conn, error) {
 		c, err := d.DialContext(ctx, "tcp", dst)
 		if err != nil {
@@ -172,7 +172,7 @@ func clientOptions(cfg *config) rueidis.ClientOption {
 		if err != nil {
 			return nil, err
 		}
-		return wire.BoundRESP(conn), nil
+		return wire.BoundRESP(conn, bounds), nil
 	}
 	if cfg.retries > 0 {
 		n := cfg.retries
@@ -187,7 +187,8 @@ func clientOptions(cfg *config) rueidis.ClientOption {
 }
 
 type config struct {
-	traffic            *wire.Traffic // counts the connections' bytes, when set
+	traffic            *wire.Traffic   // counts the connections' bytes, when set
+	replies            wire.RESPBounds // a reply's, from the run's longest answer
 	addrs              []string
 	cluster, pipelined bool
 	window             int           // redis.pipelining=N
@@ -206,7 +207,7 @@ type config struct {
 
 // parseConfig reads every redis.* property, whichever apply.
 func parseConfig(p *props.Props, o db.Options) (*config, error) {
-	c := &config{}
+	c := &config{replies: wire.RESPBoundsFor(o.AnswerBytes)}
 	var err error
 	if c.cluster, err = p.Bool("redis.cluster", false); err != nil {
 		return nil, err

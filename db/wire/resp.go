@@ -53,21 +53,60 @@ const (
 	MaxRESPDepth = 128
 )
 
+// RESPBounds are the bounds of one reply, on top of its headers' own:
+// the bytes of one string, of a reply's strings and lines in all, and a
+// reply's elements in all (declared or streamed; rueidis gives each 40
+// bytes, RESPElementBytes, when its aggregate's header comes). Without
+// them, a reply within every header's bound could still take gigabytes:
+// a hundred arrays of 4,000,000 elements nested one in the other, or a
+// streamed aggregate that never ends.
+type RESPBounds struct {
+	String, Reply, Elements int64
+}
+
+// RESPElementBytes is the memory rueidis gives an element of an aggregate
+// when its header declares it (its RedisMessage; db/redis checks the size).
+const RESPElementBytes = 40
+
+// RESPBoundsFor gives the bounds of a reply to a run whose longest answer
+// holds answer bytes as JSON (db.Options.AnswerBytes; 0: not known). A
+// record's reply is at most about its JSON (RESP frames a value in a few
+// bytes, where JSON may escape each byte six times) and holds at most two
+// elements a field and a few a record, where the JSON gives each field 64
+// bytes and each record 1 KiB: a string is bounded at 1 MiB more than the
+// answer (a server's INFO, a few kilobytes, fits), a reply's bytes at
+// twice the answer and 1 MiB, its elements at 65,536 and one for every 16
+// bytes of the answer. Not known: a string at MaxRESPString, a reply's
+// bytes at four times that, its elements at MaxRESPCount.
+func RESPBoundsFor(answer int64) RESPBounds {
+	if answer <= 0 {
+		return RESPBounds{String: MaxRESPString, Reply: 4 * MaxRESPString, Elements: MaxRESPCount}
+	}
+	return RESPBounds{
+		String:   min(MaxRESPString, 1<<20+answer),
+		Reply:    1<<20 + 2*answer,
+		Elements: min(MaxRESPCount, 1<<16+answer/16),
+	}
+}
+
 // RESPError is a reply refused where it passes its bound: a string or a
-// count past its bound (at its header), a line too long, aggregates
-// nested too deep, or a negative length other than -1 (a null), which
-// rueidis gives to make() and panics. The connection fails with it, and
-// with it the operations waiting on the connection, counted as server
-// errors (ERROR); the run goes on.
+// count past its bound (at its header), a reply's bytes or elements past
+// theirs, a line too long, aggregates nested too deep, or a negative
+// length other than -1 (a null), which rueidis gives to make() and
+// panics. The connection fails with it, and with it the operations
+// waiting on the connection, counted as server errors (ERROR); the run
+// goes on.
 type RESPError struct {
-	What string // "string", "count", "line", "depth" or "length"
+	What string // "string", "count", "reply", "line", "depth" or "length"
 	Max  int64
 }
 
 func (e *RESPError) Error() string {
 	switch e.What {
 	case "string":
-		return fmt.Sprintf("the server's reply declares a string of more than %s (a record is at most 16 MiB): the connection is closed", format.Bytes(e.Max))
+		return fmt.Sprintf("the server's reply declares a string of more than %s (the most this run's longest answer can hold): the connection is closed", format.Bytes(e.Max))
+	case "reply":
+		return fmt.Sprintf("the server's reply holds more than %s in its strings and lines (twice what this run's longest answer can hold): the connection is closed", format.Bytes(e.Max))
 	case "line":
 		return fmt.Sprintf("the server's reply holds a line (a status, an error, a number) of more than %s (Redis' are at most a few hundred bytes): the connection is closed", format.Bytes(e.Max))
 	case "depth":
@@ -75,7 +114,7 @@ func (e *RESPError) Error() string {
 	case "length":
 		return "the server's reply declares a negative length other than -1 (a null): the connection is closed"
 	}
-	return fmt.Sprintf("the server's reply declares more than %s elements (a scan's at most 2,000,000): the connection is closed", format.Thousands(e.Max))
+	return fmt.Sprintf("the server's reply holds more than %s elements (the most this run's longest answer can hold): the connection is closed", format.Thousands(e.Max))
 }
 
 // RESP states.
@@ -121,16 +160,21 @@ type respConn struct {
 	line    int   // respLine, respLen: the line's bytes so far
 	n       int64 // respLen: the number so far; respSkip: the bytes left
 	total   int64 // a streamed string's bytes so far
+	bytes   int64 // the reply's strings and lines so far
+	elems   int64 // the reply's elements so far
+	bounds  RESPBounds
 	depth   int
 	stack   [MaxRESPDepth]uint32
 }
 
 // BoundRESP wraps a connection to a RESP server (Redis, Valkey): a reply
-// declaring a string over MaxRESPString or a count over MaxRESPCount,
-// holding a line over MaxRESPLine or nesting aggregates deeper than
-// MaxRESPDepth fails the read that brings it there, with a *RESPError,
-// and every read after it.
-func BoundRESP(c net.Conn) net.Conn { return &respConn{watched: watched{Conn: c}} }
+// declaring a string over MaxRESPString or b.String or a count over
+// MaxRESPCount, holding more bytes or elements than b allows, a line over
+// MaxRESPLine or nesting aggregates deeper than MaxRESPDepth fails the
+// read that brings it there, with a *RESPError, and every read after it.
+func BoundRESP(c net.Conn, b RESPBounds) net.Conn {
+	return &respConn{watched: watched{Conn: c}, bounds: b}
+}
 
 func (c *respConn) Read(p []byte) (int, error) { return c.read(p, c.scan) }
 
@@ -147,6 +191,9 @@ func (c *respConn) scan(b []byte) error {
 			ch := b[i]
 			i++
 			c.line, c.n, c.neg, c.stream = 0, 0, false, false
+			if c.depth == 0 && !c.chunked { // a reply begins
+				c.bytes, c.elems = 0, 0
+			}
 			if c.chunked { // rueidis takes whatever comes for a chunk's ';'
 				c.state, c.kind = respLen, kindChunk
 				continue
@@ -193,6 +240,9 @@ func (c *respConn) scan(b []byte) error {
 			if c.line += j + 1; c.line > MaxRESPLine-1 {
 				return &RESPError{"line", MaxRESPLine}
 			}
+			if err := c.add(int64(c.line)); err != nil {
+				return err
+			}
 			i += j + 1
 			c.state = respType
 		case respLen:
@@ -205,8 +255,8 @@ func (c *respConn) scan(b []byte) error {
 			case ch >= '0' && ch <= '9':
 				c.n = c.n*10 + int64(ch-'0')
 				if c.kind <= kindChunk {
-					if c.n > MaxRESPString {
-						return &RESPError{"string", MaxRESPString}
+					if c.n > c.bounds.String {
+						return &RESPError{"string", c.bounds.String}
 					}
 				} else if c.n > MaxRESPCount {
 					return &RESPError{"count", MaxRESPCount}
@@ -244,19 +294,25 @@ func (c *respConn) header() error {
 			c.chunked = false
 			return c.element()
 		}
-		if c.total += c.n; c.total > MaxRESPString {
-			return &RESPError{"string", MaxRESPString}
+		if c.total += c.n; c.total > c.bounds.String {
+			return &RESPError{"string", c.bounds.String}
 		}
 		c.state, c.n = respSkip, c.n+2
-		return nil
+		return c.add(c.n)
 	case kindString:
 		if !c.neg {
 			c.state, c.n = respSkip, c.n+2
+			if err := c.add(c.n); err != nil {
+				return err
+			}
 		}
 		return c.element()
 	case kindArray:
 		if c.neg || c.n == 0 {
 			return c.element()
+		}
+		if err := c.count(c.n); err != nil {
+			return err
 		}
 		return c.push(uint32(c.n))
 	}
@@ -266,7 +322,26 @@ func (c *respConn) header() error {
 		}
 		return c.element()
 	}
+	if err := c.count(2 * c.n); err != nil {
+		return err
+	}
 	return c.push(2 * uint32(c.n))
+}
+
+// add counts n bytes of strings or lines in the reply.
+func (c *respConn) add(n int64) error {
+	if c.bytes += n; c.bytes > c.bounds.Reply {
+		return &RESPError{"reply", c.bounds.Reply}
+	}
+	return nil
+}
+
+// count counts n elements in the reply.
+func (c *respConn) count(n int64) error {
+	if c.elems += n; c.elems > c.bounds.Elements {
+		return &RESPError{"count", c.bounds.Elements}
+	}
+	return nil
 }
 
 // push opens an aggregate of n elements (a streamed one may bring n-1).
@@ -293,6 +368,11 @@ func (c *respConn) push(n uint32) error {
 func (c *respConn) element() error {
 	for c.depth > 0 {
 		f := &c.stack[c.depth-1]
+		if *f&frameStreamed != 0 { // its elements are counted as they come
+			if err := c.count(1); err != nil {
+				return err
+			}
+		}
 		if *f--; *f&frameCount != 0 {
 			return nil
 		}

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -36,7 +37,12 @@ func readAll(replies string, step int) error {
 
 // scanAll is readAll that gives the bound's state after the replies.
 func scanAll(replies string, step int) (*respConn, error) {
-	c := BoundRESP(&replayConn{data: []byte(replies), step: step}).(*respConn)
+	return scanWithin(replies, step, RESPBoundsFor(0))
+}
+
+// scanWithin is scanAll under bounds b.
+func scanWithin(replies string, step int, b RESPBounds) (*respConn, error) {
+	c := BoundRESP(&replayConn{data: []byte(replies), step: step}, b).(*respConn)
 	buf := make([]byte, 4096)
 	for got := 0; got < len(replies); {
 		n, err := c.Read(buf)
@@ -103,7 +109,7 @@ func TestBoundRESP(t *testing.T) {
 			}
 		}
 	}
-	c := BoundRESP(&replayConn{data: []byte("$999999999999\r\n"), step: 100})
+	c := BoundRESP(&replayConn{data: []byte("$999999999999\r\n"), step: 100}, RESPBoundsFor(0))
 	c.Read(make([]byte, 100))
 	if _, err := c.Read(make([]byte, 100)); err == nil {
 		t.Error("a read after the refused one succeeded")
@@ -161,16 +167,16 @@ func TestBoundRESPNesting(t *testing.T) {
 	}
 	// A streamed string is bounded by the sum of its chunks, a streamed
 	// aggregate by the elements it brings.
-	c := &respConn{chunked: true, total: MaxRESPString - 10}
+	c := &respConn{chunked: true, total: MaxRESPString - 10, bounds: RESPBoundsFor(0)}
 	if err := c.scan([]byte(";10\r\n")); err != nil {
 		t.Errorf("a streamed string at its bound: %v", err)
 	}
-	c = &respConn{chunked: true, total: MaxRESPString - 10}
+	c = &respConn{chunked: true, total: MaxRESPString - 10, bounds: RESPBoundsFor(0)}
 	var re *RESPError
 	if err := c.scan([]byte(";11\r\n")); !errors.As(err, &re) || re.What != "string" {
 		t.Errorf("a streamed string past its bound: %v", err)
 	}
-	c = &respConn{}
+	c = &respConn{bounds: RESPBoundsFor(0)}
 	if err := c.scan([]byte("*?\r\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +184,7 @@ func TestBoundRESPNesting(t *testing.T) {
 	if err := c.scan([]byte(":1\r\n:2\r\n.\r\n")); err != nil || c.depth != 0 {
 		t.Errorf("a streamed aggregate at its bound: %v, depth %d", err, c.depth)
 	}
-	c = &respConn{}
+	c = &respConn{bounds: RESPBoundsFor(0)}
 	c.scan([]byte("*?\r\n"))
 	c.stack[0] -= MaxRESPCount - 2
 	if err := c.scan([]byte(":1\r\n:2\r\n:3\r\n")); !errors.As(err, &re) || re.What != "count" {
@@ -186,9 +192,89 @@ func TestBoundRESPNesting(t *testing.T) {
 	}
 }
 
+// A reply within every header's bound is bounded as a whole: its
+// elements (declared or streamed) and the bytes of its strings and lines
+// in all. Each of these took gigabytes: a hundred arrays of 4,000,000
+// nested one in the other, a streamed aggregate or map that never ends,
+// thousands of strings at their bound. The count starts again with each
+// reply.
+func TestBoundRESPReply(t *testing.T) {
+	nested := strings.Repeat("*4000000\r\n", 100)
+	endless := "*?\r\n" + strings.Repeat(":1\r\n", MaxRESPCount+1)
+	endlessMap := "%?\r\n" + strings.Repeat("+k\r\n:1\r\n", MaxRESPCount/2+1)
+	var big strings.Builder
+	big.WriteString("*5\r\n")
+	for range 5 {
+		big.WriteString("$67108864\r\n" + strings.Repeat("x", 67108864) + "\r\n")
+	}
+	for _, c := range []struct{ replies, what string }{
+		{nested, "count"},
+		{endless, "count"},
+		{endlessMap, "count"},
+		{big.String(), "reply"},
+	} {
+		var re *RESPError
+		if err := readAll(c.replies, 1<<16); !errors.As(err, &re) || re.What != c.what {
+			t.Errorf("%.40q...: %v, want a %s refused", c.replies, err, c.what)
+		}
+	}
+	// Replies each at the bound, one after the other, pass.
+	at := "*4194304\r\n" + strings.Repeat(":1\r\n", 4194304)
+	if err := readAll(at+at+at, 1<<16); err != nil {
+		t.Errorf("replies at the bound, one after the other: %v", err)
+	}
+}
+
+// A run's bounds let through the largest reply its longest answer makes
+// (db.Options.AnswerBytes, as workload.Config.AnswerBytes computes it:
+// rows x (6 x record + 64 x fields + 1 KiB)), as a hash's fields
+// (HGETALL) or as FT.SEARCH's documents, and refuse a string, a reply or
+// elements past them.
+func TestRESPBoundsForTheRun(t *testing.T) {
+	for _, c := range []struct{ rows, fields, length int }{{1, 10, 100}, {1000, 10, 100}, {100, 1, 1}, {1, 1000, 1}, {10, 2, 40000}} {
+		answer := int64(c.rows) * (6*int64(c.fields*c.length) + 64*int64(c.fields) + 1<<10)
+		b := RESPBoundsFor(answer)
+		var r strings.Builder
+		// A scan's keys, then each record's fields and values.
+		fmt.Fprintf(&r, "*%d\r\n", c.rows)
+		for i := range c.rows {
+			fmt.Fprintf(&r, "$12\r\nuser%08d\r\n", i)
+		}
+		value := strings.Repeat("v", c.length)
+		for range c.rows {
+			fmt.Fprintf(&r, "*%d\r\n", 2*c.fields)
+			for f := range c.fields {
+				name := fmt.Sprintf("field%d", f)
+				fmt.Fprintf(&r, "$%d\r\n%s\r\n$%d\r\n%s\r\n", len(name), name, c.length, value)
+			}
+		}
+		// FT.SEARCH: a count, then each key and its document as JSON.
+		doc := "{" + strings.Repeat(`"field0":"`+value+`",`, c.fields) + "}"
+		fmt.Fprintf(&r, "*%d\r\n:%d\r\n", 1+2*c.rows, c.rows)
+		for i := range c.rows {
+			fmt.Fprintf(&r, "$12\r\nuser%08d\r\n*2\r\n$1\r\n$\r\n$%d\r\n%s\r\n", i, len(doc), doc)
+		}
+		if _, err := scanWithin(r.String(), 4096, b); err != nil {
+			t.Errorf("%+v: the run's largest replies: %v", c, err)
+		}
+		var re *RESPError
+		if _, err := scanWithin(fmt.Sprintf("$%d\r\n", b.String+1), 4096, b); !errors.As(err, &re) || re.What != "string" {
+			t.Errorf("%+v: a string past %d: %v", c, b.String, err)
+		}
+		if _, err := scanWithin(fmt.Sprintf("*%d\r\n", b.Elements+1), 4096, b); !errors.As(err, &re) || re.What != "count" {
+			t.Errorf("%+v: %d elements: %v", c, b.Elements+1, err)
+		}
+		n := b.Reply/b.String + 1
+		over := fmt.Sprintf("*%d\r\n", n) + strings.Repeat(fmt.Sprintf("$%d\r\n%s\r\n", b.String, strings.Repeat("x", int(b.String))), int(n))
+		if _, err := scanWithin(over, 1<<16, b); !errors.As(err, &re) || re.What != "reply" {
+			t.Errorf("%+v: %d strings of %d: %v", c, n, b.String, err)
+		}
+	}
+}
+
 // The bound costs no allocation a read.
 func TestBoundRESPDoesNotAllocate(t *testing.T) {
-	c := BoundRESP(&replayConn{data: []byte("*2\r\n$5\r\nfield\r\n$100\r\n" + strings.Repeat("v", 100) + "\r\n+OK\r\n%1\r\n*1\r\n:1\r\n|1\r\n+k\r\n+v\r\n*?\r\n:1\r\n.\r\n"), step: 37})
+	c := BoundRESP(&replayConn{data: []byte("*2\r\n$5\r\nfield\r\n$100\r\n" + strings.Repeat("v", 100) + "\r\n+OK\r\n%1\r\n*1\r\n:1\r\n|1\r\n+k\r\n+v\r\n*?\r\n:1\r\n.\r\n"), step: 37}, RESPBoundsFor(0))
 	buf := make([]byte, 4096)
 	if n := testing.AllocsPerRun(1000, func() { c.Read(buf) }); n != 0 {
 		t.Errorf("%v allocations a read", n)
@@ -202,7 +288,7 @@ func BenchmarkBoundRESP(b *testing.B) {
 	for i := range 10 {
 		reply += "$6\r\nfield" + string(rune('0'+i)) + "\r\n$100\r\n" + strings.Repeat("v", 100) + "\r\n"
 	}
-	c := BoundRESP(&replayConn{data: []byte(reply), step: len(reply)})
+	c := BoundRESP(&replayConn{data: []byte(reply), step: len(reply)}, RESPBoundsFor(0))
 	buf := make([]byte, 16<<10)
 	b.SetBytes(int64(len(reply)))
 	b.ReportAllocs()
