@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/servbench/servbench/coordinator"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
@@ -67,6 +68,8 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		code, err = phaseCommand(ctx, args[0], args[1:], stdout, stderr)
 	case "client":
 		code, err = client(ctx, args[1:], osGetenv, stdout, stderr)
+	case coordinator.CredentialCommand: // run by client-go, not listed
+		return coordinator.Credential(ctx, args[1:], stdout, stderr)
 	case "bench":
 		code, err = benchCmd(ctx, args[1:], stdout, stderr)
 	case "merge":

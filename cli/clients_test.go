@@ -282,6 +282,89 @@ func TestKubeconfigAttacks(t *testing.T) {
 	}
 }
 
+// execKubeconfig writes a kubeconfig whose user's credentials come from an
+// exec plugin, sh -c script, for an API server nobody serves.
+func execKubeconfig(t *testing.T, script string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "kubeconfig")
+	q := strconv.Quote(script)
+	os.WriteFile(f, []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: lab\n  cluster: {server: 'https://127.0.0.1:1', insecure-skip-tls-verify: true}\n"+
+		"contexts:\n- name: lab\n  context: {cluster: lab, user: u}\ncurrent-context: lab\nusers:\n- name: u\n  user:\n    exec:\n"+
+		"      apiVersion: client.authentication.k8s.io/v1beta1\n      command: sh\n      args: ['-c', "+q+"]\n      interactiveMode: Never\n"), 0o600)
+	return f
+}
+
+// A kubeconfig's exec credential plugin that prints without end is
+// stopped at 1 MiB, in one line naming it (client-go read it whole: out
+// of memory), and the command fails.
+func TestKubeconfigExecPluginOutputBounded(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "--orchestrator", "kubernetes",
+		"-p", "kubernetes.kubeconfig="+execKubeconfig(t, "exec yes"))
+	var errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &errb
+	cmd.Env = append(os.Environ(), "SERVBENCH_TEST_CLI=1")
+	err := cmd.Run()
+	if err == nil || !strings.Contains(errb.String(), "the kubeconfig's exec credential plugin sh printed more than 1 MiB") {
+		t.Errorf("%v: %s", err, errb.String())
+	}
+}
+
+// A kubeconfig's exec credential plugin that never answers is stopped by
+// Ctrl-C twice with the command, and with whatever it started: client-go
+// left it running.
+func TestKubeconfigExecPluginEndsWithTheCommand(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	cmd := exec.Command(os.Args[0], "run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "--orchestrator", "kubernetes",
+		"-p", "kubernetes.kubeconfig="+execKubeconfig(t, "sleep 600 & echo $! > "+pidFile+"; wait"))
+	stderr := &watchFor{want: "second signal", seen: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = io.Discard, stderr
+	cmd.Env = append(os.Environ(), "SERVBENCH_TEST_CLI=1")
+	cmd.WaitDelay = time.Second // the plugin's sleep holds stderr while it lives
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var pid int
+	for failsafe := time.Now().Add(time.Minute); pid == 0; time.Sleep(20 * time.Millisecond) {
+		b, _ := os.ReadFile(pidFile)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		select {
+		case err := <-done:
+			t.Fatalf("ended before the plugin started: %v: %s", err, stderr)
+		default:
+		}
+		if time.Now().After(failsafe) { // a safety net, not a measurement
+			cmd.Process.Kill()
+			t.Fatalf("the plugin never started: %s", stderr)
+		}
+	}
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	cmd.Process.Signal(syscall.SIGINT)
+	for ended := false; !ended; {
+		select {
+		case <-done:
+			ended = true
+		case <-tick.C:
+			if !strings.Contains(stderr.String(), "second signal") {
+				cmd.Process.Signal(syscall.SIGINT)
+			}
+		case <-time.After(time.Minute):
+			cmd.Process.Kill()
+			t.Fatalf("not ended by a second signal: %s", stderr)
+		}
+	}
+	// The kernel kills what was tied to the command as it ends; the
+	// plugin's child goes with its group.
+	for failsafe := time.Now().Add(time.Minute); syscall.Kill(pid, 0) == nil; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(failsafe) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the plugin's sleep (pid %d) still runs after the command ended: %s", pid, stderr)
+		}
+	}
+}
+
 // Every output of a spread phase is checked before any client starts:
 // a client's result beside -o that is a directory, or a link into a
 // directory that does not exist, the time series' path that is a

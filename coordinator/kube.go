@@ -78,6 +78,9 @@ func newKube(c Config) (*kube, error) {
 	if err != nil {
 		return nil, kubeconfigError(rules, c.KubeContext, err)
 	}
+	if err := boundExec(rest); err != nil {
+		return nil, err
+	}
 	ns := c.Namespace
 	if ns == "" {
 		if ns, _, err = cfg.Namespace(); err != nil || ns == "" {
