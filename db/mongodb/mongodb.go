@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -93,6 +94,24 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	pool, err := p.Int64Range("mongodb.poolsize", min(int64(max(o.Threads, 1))+2, db.MaxConnections), 1, db.MaxConnections)
 	if err != nil {
 		return nil, err
+	}
+	// The URL's maxPoolSize is the pool's size (it was silently replaced
+	// by mongodb.poolsize's default); 0, the driver's "no limit", is
+	// refused, as is a mongodb.poolsize that says otherwise.
+	for _, opt := range wire.QueryOptions(uri) {
+		if !strings.EqualFold(opt.Name, "maxPoolSize") {
+			continue
+		}
+		v, err := strconv.ParseInt(strings.TrimSpace(opt.Value), 10, 64)
+		switch _, given := p.Get("mongodb.poolsize"); {
+		case err != nil:
+			return nil, p.Errorf("mongodb.url", "maxPoolSize=%s is not a count", props.Cut(opt.Value, 40))
+		case v == 0:
+			return nil, p.Errorf("mongodb.url", "maxPoolSize=0 is no limit to the connections: give a count from 1 to %d", db.MaxConnections)
+		case given && v != pool:
+			return nil, p.Errorf("mongodb.url", "maxPoolSize=%d, but mongodb.poolsize=%d: give one", v, pool)
+		}
+		pool = v
 	}
 	s := &Store{colls: map[string]*mongo.Collection{}, copts: options.Collection()}
 	if s.create, err = p.Bool("mongodb.createcollection", true); err != nil {
