@@ -383,6 +383,9 @@ func TestRedactTextMoreForms(t *testing.T) {
 		{"echo token=hunter32>/dev/null", "echo token=REDACTED>/dev/null", []string{"hunter32"}},
 		{`host=127.0.0.1 password=hunter\33 sslmode=disable`, `host=127.0.0.1 password=REDACTED sslmode=disable`, []string{"hunter33", `hunter\33`}},
 		{"psql postgres://u:hunter%4034@127.0.0.1/db", "psql postgres://u:REDACTED@127.0.0.1/db", []string{"hunter@34", "hunter%4034"}},
+		// A line written with C's escapes: the value ends at the escape.
+		{`printf 'requirepass hunter35\n' >> redis.conf`, `printf 'requirepass REDACTED' >> redis.conf`, []string{"hunter35"}},
+		{`echo -e "masterauth hunter36\tx"`, `echo -e "masterauth REDACTED"`, []string{"hunter36"}},
 		// Left alone: a port, a subcommand without a password, SQL's SET.
 		{"docker run -p 6379:6379 redis", "docker run -p 6379:6379 redis", nil},
 		{"redis-cli CONFIG SET maxmemory 1gb", "redis-cli CONFIG SET maxmemory 1gb", nil},

@@ -786,6 +786,11 @@ func (r *Redactor) learn(v string) {
 	if i := strings.IndexAny(v, shellEnd); i > 0 && !quoted {
 		r.Add(v[:i])
 	}
+	// A line a program writes with C's escapes (printf 'requirepass
+	// pw\n', echo -e): the value ends at its first escaped control byte.
+	if i := strings.IndexByte(v, '\\'); i > 0 && i+1 < len(v) && strings.IndexByte("ntr0abfv", v[i+1]) >= 0 {
+		r.Add(v[:i])
+	}
 }
 
 // shellEnd ends an unquoted word as a shell reads it.
