@@ -60,6 +60,15 @@ type BatchInserter interface {
 // operation's error). A binding that knows which records a failed batch
 // wrote returns it, so that they count as done and only the others as
 // failed (or are sent again); any other error fails the whole batch.
+// InputError is a binding's refusal of its input that names no property
+// (a file the environment or a default names, a setting in a driver's
+// own file): bad input, as a property's error (props.Error) is; the
+// command exits as it does for bad input.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
 type BatchError struct {
 	Failed []int
 	Err    error

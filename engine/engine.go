@@ -504,7 +504,8 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (_ *Result, err
 	opening := time.Since(openStart)
 	if err != nil {
 		var pe *props.Error
-		if errors.As(err, &pe) {
+		var ie *db.InputError
+		if errors.As(err, &pe) || errors.As(err, &ie) {
 			return nil, bad(err)
 		}
 		if strings.HasPrefix(err.Error(), name+":") { // the binding named itself

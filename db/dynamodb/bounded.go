@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/db/wire"
 	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/props"
@@ -92,7 +93,7 @@ func fileError(err error) error {
 	if errors.As(err, &pe) {
 		return err
 	}
-	return fmt.Errorf("dynamodb: %w", err)
+	return &db.InputError{Err: fmt.Errorf("dynamodb: %w", err)}
 }
 
 // maxProcessOutput bounds what a credential_process prints (its JSON is

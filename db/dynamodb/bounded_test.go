@@ -156,8 +156,9 @@ func TestSharedFilesBounded(t *testing.T) {
 		kv   []string
 		want string
 	}{
-		{"dynamodb.configfile", nil, []string{"dynamodb.configfile", big}, "property dynamodb.configfile: dynamodb.configfile " + big + ": 5242880 bytes, more than 4 MiB"},
-		{"dynamodb.credentialsfile", nil, []string{"dynamodb.credentialsfile", big}, "property dynamodb.credentialsfile: dynamodb.credentialsfile: the file it names: 5242880 bytes"},
+		{"dynamodb.configfile", nil, []string{"dynamodb.configfile", big}, "property dynamodb.configfile: " + big + ": 5242880 bytes, more than 4 MiB"},
+		{"dynamodb.configfile a pipe", nil, []string{"dynamodb.configfile", fifo}, "property dynamodb.configfile: " + fifo + ": a named pipe, not a regular file"},
+		{"dynamodb.credentialsfile", nil, []string{"dynamodb.credentialsfile", big}, "property dynamodb.credentialsfile: 5242880 bytes"},
 		{"AWS_CONFIG_FILE", []string{"AWS_CONFIG_FILE", big}, nil, "dynamodb: AWS_CONFIG_FILE (environment) " + big + ": 5242880 bytes"},
 		{"AWS_SHARED_CREDENTIALS_FILE", []string{"AWS_SHARED_CREDENTIALS_FILE", fifo}, nil, "dynamodb: AWS_SHARED_CREDENTIALS_FILE (environment): the file it names: a named pipe"},
 		{"a setting naming a pipe", []string{"AWS_CONFIG_FILE", naming}, nil, "web_identity_token_file in AWS_CONFIG_FILE (environment): the file it names: a named pipe"},
@@ -180,6 +181,13 @@ func TestSharedFilesBounded(t *testing.T) {
 			case err := <-done:
 				if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 					t.Errorf("%v\nwant it to say %q", err, c.want)
+				}
+				// Bad input, a property's or not (the environment's
+				// exited 1, as a failed run).
+				var pe *props.Error
+				var ie *db.InputError
+				if !errors.As(err, &pe) && !errors.As(err, &ie) {
+					t.Errorf("%v: neither a property's error nor an input error", err)
 				}
 			case <-time.After(10 * time.Second):
 				t.Fatal("no answer within 10 s")

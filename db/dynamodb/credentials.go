@@ -108,9 +108,10 @@ func (c creds) files(p *props.Props) error {
 		if f.path == "" {
 			continue
 		}
-		if st, err := os.Stat(f.path); err != nil || !st.Mode().IsRegular() {
-			// The credentials file's path is not printed: its property
-			// is a secret's.
+		// The credentials file's path is not printed: its property is
+		// a secret's.
+		// One that is there but no regular file is checkFiles' to refuse.
+		if _, err := os.Stat(f.path); err != nil {
 			return p.Errorf(f.key, "no such file")
 		}
 	}

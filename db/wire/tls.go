@@ -218,6 +218,11 @@ func OptionFiles(p *props.Props, key string, opts []Option) error {
 		}
 		var msg string
 		switch {
+		case o.Name == key: // the property itself: named once
+			msg = fmt.Sprintf("%v: a driver reads it whole", err)
+			if !props.IsSecretKey(key) {
+				msg = fmt.Sprintf("%s: %v: a driver reads it whole", props.Cut(o.Value, 200), err)
+			}
 		case strings.Contains(strings.ToLower(o.Name), "key"):
 			msg = fmt.Sprintf("%s: the key file: %v: a driver reads it whole", o.Name, err)
 		case props.IsSecretKey(o.Name):
