@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/db/wire"
 	"github.com/servbench/servbench/props"
 )
@@ -90,8 +91,12 @@ func readTLS(p *props.Props, conn, key string) (connTLS, error) {
 	// pgx reads the files the string names, whole and without a bound:
 	// a named pipe with no writer would hold the run without end, a file
 	// without end fill memory.
-	if err := wire.OptionFiles(p, key, fileOptions(conn)); err != nil {
+	own, elsewhere := fileOptions(conn)
+	if err := wire.OptionFiles(p, key, own); err != nil {
 		return c, err
+	}
+	if err := wire.OptionFiles(p, "", elsewhere); err != nil { // named by no property
+		return c, &db.InputError{Err: fmt.Errorf("postgres: %w", err)}
 	}
 	switch c.mode {
 	case "disable":
@@ -114,23 +119,23 @@ func readTLS(p *props.Props, conn, key string) (connTLS, error) {
 var notFiles = map[string]bool{"host": true, "hostaddr": true, "port": true, "user": true, "dbname": true,
 	"database": true, "password": true, "service": true, "application_name": true}
 
-// fileOptions are the options pgx may read a file of: the connection
-// string's, the environment's (PGPASSFILE, PGSERVICEFILE, PGSSLROOTCERT,
-// ...), the files it reads by default in the home directory (~/.pgpass,
-// ~/.pg_service.conf, ~/.postgresql/root.crt, ...), and the entries of
-// the service file it reads (which name files too).
-func fileOptions(conn string) []wire.Option {
-	var out []wire.Option
-	add := func(k, v string) {
+// fileOptions are the options pgx may read a file of: own, the
+// connection string's, and the entries of a service file it names;
+// elsewhere, the environment's (PGPASSFILE, PGSERVICEFILE, PGSSLROOTCERT,
+// ...), the files pgx reads by default in the home directory (~/.pgpass,
+// ~/.pg_service.conf, ~/.postgresql/root.crt, ...) and the entries of a
+// service file they name (which name files too).
+func fileOptions(conn string) (own, elsewhere []wire.Option) {
+	add := func(to *[]wire.Option, k, v, where string) {
 		if !notFiles[k] && v != "" {
-			out = append(out, wire.Option{Name: k, Value: v})
+			*to = append(*to, wire.Option{Name: k + where, Value: v})
 		}
 	}
 	if strings.HasPrefix(conn, "postgres://") || strings.HasPrefix(conn, "postgresql://") {
 		if u, err := url.Parse(conn); err == nil {
 			for k, vs := range u.Query() {
 				for _, v := range vs {
-					add(k, v)
+					add(&own, k, v, "")
 				}
 			}
 		}
@@ -140,36 +145,39 @@ func fileOptions(conn string) []wire.Option {
 			if strings.HasPrefix(v, "'") {
 				v = strings.NewReplacer(`\'`, `'`, `\\`, `\`).Replace(strings.Trim(v, "'"))
 			}
-			add(m[1], v)
+			add(&own, m[1], v, "")
 		}
 	}
 	for _, kv := range os.Environ() {
 		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "PG") && !notFiles[strings.ToLower(strings.TrimPrefix(k, "PG"))] {
-			out = append(out, wire.Option{Name: k + " (environment)", Value: v})
+			elsewhere = append(elsewhere, wire.Option{Name: k + " (environment)", Value: v})
 		}
 	}
 	if home, err := os.UserHomeDir(); err == nil {
 		for _, f := range []string{".pgpass", ".pg_service.conf", ".postgresql/postgresql.crt", ".postgresql/postgresql.key", ".postgresql/root.crt"} {
-			out = append(out, wire.Option{Name: "~/" + f, Value: filepath.Join(home, f)})
+			elsewhere = append(elsewhere, wire.Option{Name: "~/" + f, Value: filepath.Join(home, f)})
 		}
 	}
 	// A service file's entries are settings as the string's are: its
 	// files are read too. Read here only when it passed the check.
-	for _, o := range out {
-		if !strings.Contains(strings.ToLower(o.Name), "service") || wire.RegularFile(o.Value) != nil {
-			continue
-		}
-		b, err := os.ReadFile(o.Value)
-		if err != nil || len(b) > wire.MaxFile {
-			continue
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, "="); ok {
-				add(strings.TrimSpace(k), strings.TrimSpace(v))
+	services := func(opts []wire.Option) (entries []wire.Option) {
+		for _, o := range opts {
+			if !strings.Contains(strings.ToLower(o.Name), "service") || wire.RegularFile(o.Value) != nil {
+				continue
+			}
+			b, err := os.ReadFile(o.Value)
+			if err != nil || len(b) > wire.MaxFile {
+				continue
+			}
+			for _, line := range strings.Split(string(b), "\n") {
+				if k, v, ok := strings.Cut(line, "="); ok {
+					add(&entries, strings.TrimSpace(k), strings.TrimSpace(v), " in "+o.Name)
+				}
 			}
 		}
+		return entries
 	}
-	return out
+	return append(own, services(own)...), append(elsewhere, services(elsewhere)...)
 }
 
 // tlsProperty is the first TLS property given that asks for TLS.

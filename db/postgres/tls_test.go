@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"errors"
 	"context"
 	"os"
 	"path/filepath"
@@ -169,7 +170,7 @@ func TestURLFiles(t *testing.T) {
 	}{
 		{"a password file in a pipe", noPassword + "&passfile=" + fifo, []string{"postgres.url", "passfile: the file it names: a named pipe"}},
 		{"a service file in a pipe", noPassword + "&servicefile=" + fifo + "&service=bench", []string{"postgres.url", "servicefile " + fifo + ": a named pipe"}},
-		{"a service file naming a pipe", noPassword + "&servicefile=" + service + "&service=bench", []string{"postgres.url", "sslrootcert " + fifo + ": a named pipe"}},
+		{"a service file naming a pipe", noPassword + "&servicefile=" + service + "&service=bench", []string{"postgres.url", "sslrootcert in servicefile " + fifo + ": a named pipe"}},
 		{"a service file in a pipe, keyword form", "host=127.0.0.1 user=u servicefile='" + fifo + "' service=bench", []string{"postgres.url", "servicefile " + fifo + ": a named pipe"}},
 		{"a CA without end", u + "&sslrootcert=" + big, []string{"postgres.url", "sslrootcert " + big + ": 5242880 bytes, more than 4 MiB"}},
 		{"a missing key", u + "&sslrootcert=" + certs.CA + "&sslcert=" + certs.ClientCert + "&sslkey=" + missing, []string{"postgres.url", "sslkey"}},
@@ -256,5 +257,24 @@ func TestEnvironmentFiles(t *testing.T) {
 				t.Errorf("got %v, want it to say %q", err, c.want)
 			}
 		})
+	}
+}
+
+// A file pgx reads by default from the home directory (~/.pgpass) that
+// is refused names no property: it is bad input (db.InputError), whichever
+// properties are given (it was blamed on postgres.sslmode beside
+// postgres.host, on postgres.url beside the URL).
+func TestHomeFilesNameNoProperty(t *testing.T) {
+	home := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(home, ".pgpass"), 0o600); err != nil {
+		t.Skip(err)
+	}
+	t.Setenv("HOME", home)
+	for _, kv := range [][]string{{"postgres.host", "127.0.0.1", "postgres.port", "1"}, {"postgres.url", "postgres://u@127.0.0.1:1/db"}} {
+		err := openErr(kv...)
+		var ie *db.InputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "postgres: ~/.pgpass: the file it names: a named pipe") || strings.Contains(err.Error(), "property") {
+			t.Errorf("%v: %v", kv, err)
+		}
 	}
 }
