@@ -1,8 +1,8 @@
 package postgres_test
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
