@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -278,5 +279,34 @@ func TestCredentialProcessStopped(t *testing.T) {
 			t.Fatal("the credential_process's child still runs after the stop")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// An endpoint that accepts and never answers is tried once when the
+// binding connects, and said with its wait (it was tried four times,
+// 40 s, and the wait unsaid).
+func TestSilentEndpointSaidWithItsWait(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepts := make(chan net.Conn, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepts <- c // held, never answered
+		}
+	}()
+	b, _ := db.Lookup("dynamodb")
+	_, err = b.Open(context.Background(), dbtest.Props("dynamodb.endpoint", "http://"+ln.Addr().String(), "dynamodb.timeout", "200"), db.Options{Threads: 1})
+	if err == nil || !strings.Contains(err.Error(), "no answer within 200ms (dynamodb.timeout)") || !strings.Contains(err.Error(), "attempts, 1") {
+		t.Errorf("%v", err)
+	}
+	if n := len(accepts); n != 1 {
+		t.Errorf("%d connections, want 1 try", n)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	ddb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -187,7 +189,16 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 			o.BaseEndpoint = aws.String(s.endpoint)
 		}
 	})
-	if _, err := s.c.ListTables(ctx, &ddb.ListTablesInput{Limit: aws.Int32(1)}); err != nil {
+	// One try: a server that never answers is said after its wait, not
+	// after dynamodb.retries more of them (four waits of 10 s, unsaid).
+	wait := time.Duration(ms) * time.Millisecond
+	if _, err := s.c.ListTables(ctx, &ddb.ListTablesInput{Limit: aws.Int32(1)}, func(o *ddb.Options) {
+		o.Retryer = retry.AddWithMaxAttempts(o.Retryer, 1)
+	}); err != nil {
+		var ne net.Error
+		if ctx.Err() == nil && errors.As(err, &ne) && ne.Timeout() {
+			err = fmt.Errorf("no answer within %s (dynamodb.timeout): %w", wait, err)
+		}
 		return nil, redacted{fmt.Errorf("dynamodb: connect %s: %w", s.where(), s.asked.Explain(s.tls, err))}
 	}
 	return s, nil
