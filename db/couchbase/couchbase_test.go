@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/couchbase"
 	"github.com/servbench/servbench/db/dbtest"
 	"github.com/servbench/servbench/db/jsondoc"
 )
@@ -85,5 +86,46 @@ func TestCustomerDocumentsKV(t *testing.T) {
 	}
 	if v, ok := jsondoc.FieldValue(&r, []string{"address", "country"}); !ok || len(v) == 0 || !r.JSON {
 		t.Errorf("address.country of customer 0: %q (JSON %v)", v, r.JSON)
+	}
+}
+
+// A scan's documents are read with one bulk get (every get sent before
+// an answer is awaited, as YCSB's couchbase2 binding's asynchronous
+// gets), each in the order of the ids found, to the fields asked for,
+// one deleted since left out. (The ids come from SQL++ or a range scan,
+// which the mock has not: given here.)
+func TestScanReadsItsDocumentsAtOnce(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_COUCHBASE_URL")
+	d := dbtest.Open(t, "couchbase", "couchbase.url", url, "couchbase.upsert", "true")
+	ctx := context.Background()
+	var ids []string
+	for i := range 50 {
+		id := fmt.Sprintf("sbscan%03d", i)
+		ids = append(ids, id)
+		r := &db.Record{}
+		r.Add("field0", []byte("a"+id))
+		r.Add("field1", []byte("b"+id))
+		if err := d.Insert(ctx, "", id, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.Delete(ctx, "", "sbscan007")
+	var dst db.RecordSet
+	if err := couchbase.GetAll(ctx, d, ids, []string{"field1"}, &dst); err != nil {
+		t.Fatal(err)
+	}
+	if dst.Len() != 49 {
+		t.Fatalf("%d documents, want 49 (one deleted)", dst.Len())
+	}
+	for i, k := 0, 0; i < 50; i++ {
+		if i == 7 {
+			continue
+		}
+		r := dst.Row(k)
+		k++
+		v, _ := r.Get("field1")
+		if string(r.Key) != ids[i] || r.Len() != 1 || string(v) != "b"+ids[i] {
+			t.Errorf("document %d: key %q, %d fields, field1 %q", i, r.Key, r.Len(), v)
+		}
 	}
 }
