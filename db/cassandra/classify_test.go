@@ -54,3 +54,23 @@ func TestWriteCoalesceWait(t *testing.T) {
 		t.Errorf("-1: %v", err)
 	}
 }
+
+// Requests go to a replica of their partition by default (token-aware,
+// replicas shuffled), as YCSB's binding's driver routes them; round
+// robin when asked; anything else refused naming cassandra.routing.
+func TestHostPolicy(t *testing.T) {
+	for _, c := range []struct{ value, want string }{{"", "tokenAware"}, {"token", "tokenAware"}, {"roundrobin", "roundRobin"}, {"any", "cassandra.routing"}} {
+		p := props.New()
+		if c.value != "" {
+			p.Set("cassandra.routing", c.value, "-p")
+		}
+		policy, err := hostPolicy(p)
+		got := fmt.Sprintf("%T", policy)
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.Contains(got, c.want) {
+			t.Errorf("cassandra.routing=%q: %s, want %s", c.value, got, c.want)
+		}
+	}
+}
