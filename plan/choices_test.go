@@ -70,6 +70,11 @@ func TestShippedPlansStateTheirChoices(t *testing.T) {
 				}
 			}
 		}
+		// A latency bound counts only steps whose operations answered: a
+		// mean lowered by operations that fail fast is no capacity.
+		if p.SLO != nil && p.SLO.MaxFailedPct < 0 {
+			t.Errorf("%s: its slo counts a step that answers fast by failing as within the bound (no max_failed_percent)", f)
+		}
 		for i := range p.Deployments {
 			d := &p.Deployments[i]
 			records := p.Records
