@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"net"
 	"net/url"
 	"strings"
@@ -537,5 +538,51 @@ func (s *Store) Admin(ctx context.Context, _, statement string) (string, error) 
 			answer = string(md.Status)
 		}
 	}
+	if createsIndex(statement) {
+		online, err := s.indexesOnline(ctx)
+		if err != nil {
+			return "", err
+		}
+		answer += "; " + online
+	}
 	return answer, nil
+}
+
+// createsIndex reports whether a statement creates or builds an index.
+var createsIndex = regexp.MustCompile(`(?is)^\s*(create\s+(primary\s+)?index|build\s+index)\b`).MatchString
+
+// indexWait bounds the wait for a collection's indexes to be online.
+var indexWait = time.Hour
+
+// indexesOnline waits until every index on the binding's collection is
+// online, asking once a second, at most indexWait: a CREATE INDEX may
+// return while the index (a deferred one, its replicas) still builds, and
+// the workload after the step (E's scans, the query) would start on an
+// index being built. It says how many were online after how long.
+func (s *Store) indexesOnline(ctx context.Context) (string, error) {
+	start := time.Now()
+	for {
+		ixs, err := s.coll.QueryIndexes().GetAllIndexes(&gocb.GetAllQueryIndexesOptions{Context: ctx})
+		if err != nil {
+			return "", fmt.Errorf("couchbase: waiting for the indexes of %s: %w", s.keyspace, err)
+		}
+		var building []string
+		for _, ix := range ixs {
+			if ix.State != "online" {
+				building = append(building, ix.Name+" "+ix.State)
+			}
+		}
+		waited := time.Since(start).Round(time.Second)
+		if len(building) == 0 {
+			return fmt.Sprintf("%d indexes of %s online after %s", len(ixs), s.keyspace, waited), nil
+		}
+		if waited >= indexWait {
+			return "", fmt.Errorf("couchbase: indexes of %s not online within %s: %s", s.keyspace, indexWait, strings.Join(building, ", "))
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("couchbase: stopped waiting for the indexes of %s to be online: %w", s.keyspace, ctx.Err())
+		case <-time.After(time.Second):
+		}
+	}
 }

@@ -2,7 +2,6 @@ package couchbase
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -40,12 +39,18 @@ func (s *Store) Index(ctx context.Context, _ string, ix db.Index) (string, error
 		if err := res.Close(); err != nil {
 			return "", wrap("create index on", ix.Field, err)
 		}
+		online, err := s.indexesOnline(ctx)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("native: GSI query1 on %s (%s), SQL++ SELECT RAW meta().id ... OFFSET $2 LIMIT $3", fieldPath(ix.Path), online), nil
 	}
 	return fmt.Sprintf("native: GSI query1 on %s, SQL++ SELECT RAW meta().id ... OFFSET $2 LIMIT $3", fieldPath(ix.Path)), nil
 }
 
-// Query runs the statement and, for whole documents, reads each id with a
-// key-value get (ids whose document was deleted since keep only their key).
+// Query runs the statement and, for whole documents, reads the ids it
+// found with key-value gets sent at once (getAll: a document deleted since
+// is left out).
 func (s *Store) Query(ctx context.Context, _ string, q *db.Query, dst *db.RecordSet) error {
 	res, err := s.cluster.Query(queryStatement(s.keyspace, q.Path), &gocb.QueryOptions{
 		PositionalParameters: []interface{}{q.Value, q.Offset, q.Limit}, Adhoc: false, Context: ctx,
@@ -57,14 +62,11 @@ func (s *Store) Query(ctx context.Context, _ string, q *db.Query, dst *db.Record
 	if err != nil {
 		return wrap("query", q.Value, err)
 	}
+	if q.Documents {
+		return s.getAll(ctx, ids, nil, dst) // at once, as a scan's
+	}
 	for _, id := range ids {
-		r := dst.Next()
-		r.SetKey([]byte(id))
-		if q.Documents {
-			if err := s.Read(ctx, "", id, nil, r); err != nil && !errors.Is(err, db.ErrNotFound) {
-				return err
-			}
-		}
+		dst.Next().SetKey([]byte(id))
 	}
 	return nil
 }

@@ -77,3 +77,23 @@ func TestQueryStatements(t *testing.T) {
 		t.Errorf("quoted path %s", got)
 	}
 }
+
+// A setup step that creates or builds an index waits for the
+// collection's indexes to be online; no other statement does.
+func TestCreatesIndex(t *testing.T) {
+	for s, want := range map[string]bool{
+		"CREATE PRIMARY INDEX ON {keyspace}":                      true,
+		"  create index `query1` IF NOT EXISTS ON {keyspace}(a)":  true,
+		"BUILD INDEX ON {keyspace}(`query1`)":                     true,
+		"CREATE\nINDEX x ON {keyspace}(a)":                        true,
+		"SELECT COUNT(*) FROM {keyspace}":                         false,
+		"DROP INDEX `query1` ON {keyspace}":                       false,
+		"UPDATE {keyspace} SET note = 'create index' WHERE x = 1": false,
+		"CREATE SCOPE b.s":                                        false,
+		"CREATE INDEXES":                                          false,
+	} {
+		if got := createsIndex(s); got != want {
+			t.Errorf("%q: %v, want %v", s, got, want)
+		}
+	}
+}
