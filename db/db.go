@@ -219,6 +219,25 @@ type Embedded interface {
 	DataDirProperty() string
 }
 
+// OneTable is a binding that keeps every table's records in one place
+// (YCSB's Redis and Couchbase bindings ignore the table): two data sets
+// of a plan cannot be kept side by side in it, and the next one's load
+// meets the keys of the one before. OneTable says where the records go,
+// for the log.
+type OneTable interface {
+	OneTable() string
+}
+
+// OneTableOf is where the binding named keeps every table's records, ""
+// when it keeps each table apart.
+func OneTableOf(name string) string {
+	b, _ := Lookup(name)
+	if o, ok := b.(OneTable); ok {
+		return o.OneTable()
+	}
+	return ""
+}
+
 // EmbeddedDir is the property that holds the store's directory when the
 // binding named name is Embedded ("pebble.dir"), "" for a server's.
 func EmbeddedDir(name string) string {

@@ -346,12 +346,13 @@ type tally struct {
 	loaded                        map[string]error // load key → its load's outcome, its setup steps' first
 	setUp                         map[string]bool  // a workload's setup steps on a deployment's data set, done
 	stopped                       map[string]error // deployment label → the setup step that stopped it
+	holds                         map[string]string // deployment label → the load key of the data set its one table holds (db.OneTable)
 }
 
 // run executes the runs not finished yet, loading each data set before
 // its first run; a capacity search chooses its runs as it goes.
 func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
-	t := &tally{start: time.Now(), loaded: map[string]error{}, setUp: map[string]bool{}, stopped: map[string]error{}}
+	t := &tally{start: time.Now(), loaded: map[string]error{}, setUp: map[string]bool{}, stopped: map[string]error{}, holds: map[string]string{}}
 	if r.pl.SLO != nil && r.pl.SLO.Search != "" {
 		return r.runCapacity(ctx, runs, t)
 	}
@@ -419,7 +420,9 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 		case lerr != nil && ctx.Err() == nil:
 			t.stopped[c.Deployment.Label] = lerr
 		case lerr == nil:
-			if lerr = r.load(ctx, key); lerr != nil {
+			if lerr = r.emptyBefore(ctx, key, c.Deployment, t); lerr != nil {
+				lerr = errors.New("emptying the data set before: " + oneLine(lerr))
+			} else if lerr = r.load(ctx, key); lerr != nil {
 				lerr = errors.New("load: " + oneLine(lerr))
 			}
 		}
@@ -651,6 +654,33 @@ func runsWord(n int) string {
 		return "1 run"
 	}
 	return fmt.Sprintf("%d runs", n)
+}
+
+// emptyBefore empties the data set the deployment's one table holds, if
+// another, before key's load (a binding that keeps every table's records
+// in one place, db.OneTable: the load would meet its keys; a Couchbase
+// insert of a key there fails), and notes that the table holds key's. The
+// emptied data set's runs are done: the plan's order loads each data set
+// once.
+func (r *Runner) emptyBefore(ctx context.Context, key string, d *plan.Deployment, t *tally) error {
+	where := db.OneTableOf(d.Binding)
+	if where == "" {
+		return nil
+	}
+	held := t.holds[d.Label]
+	t.holds[d.Label] = key
+	if held == "" || held == key { // a failed load's records are emptied too
+		return nil
+	}
+	fmt.Fprintf(r.stderr, "servbench: emptying %s before loading %s (%s)\n", held, key, where)
+	start := time.Now()
+	n, err := r.loads[held].Empty(ctx)
+	t.loaded[held] = fmt.Errorf("emptied before the load of %s (%s)", key, where)
+	if err != nil {
+		return fmt.Errorf("%s: %w (after %d records)", held, err, n)
+	}
+	fmt.Fprintf(r.stderr, "servbench: emptied %s: %d records deleted in %s\n", held, n, time.Since(start).Round(time.Millisecond))
+	return nil
 }
 
 // load runs the load phase of a data set unless it was loaded before.

@@ -15,9 +15,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"net"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -35,6 +35,13 @@ const Name = "couchbase"
 func init() { db.Register(Name, binding{}) }
 
 type binding struct{}
+
+// OneTable: the binding writes every table's documents into its one
+// collection (couchbase.bucket, .scope, .collection), as YCSB's Couchbase
+// bindings do.
+func (binding) OneTable() string {
+	return "Couchbase: one collection (couchbase.bucket, couchbase.scope, couchbase.collection)"
+}
 
 func (binding) Summary() string {
 	return "Couchbase through gocb v2: key-value, SQL++ or range scans (couchbase.url, couchbase.bucket, couchbase.tls.*)"

@@ -45,6 +45,10 @@ func init() { db.Register(Name, binding{}) }
 
 type binding struct{}
 
+// OneTable: the binding writes every table's records into its one
+// database (redis.db), keys unprefixed, as YCSB's Redis binding does.
+func (binding) OneTable() string { return "Redis: one database (redis.db), keys without the table" }
+
 func (binding) Summary() string {
 	return "Redis through rueidis, standalone or cluster, a connection per thread, auto-pipelined or in windows (redis.host, redis.port, redis.url, redis.cluster, redis.pipelining, redis.tls.*)"
 }
