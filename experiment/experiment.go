@@ -343,9 +343,9 @@ type tally struct {
 	start                         time.Time
 	failed, ran, doneNow, skipped int
 	runTime                       time.Duration
-	loaded                        map[string]error // load key → its load's outcome, its setup steps' first
-	setUp                         map[string]bool  // a workload's setup steps on a deployment's data set, done
-	stopped                       map[string]error // deployment label → the setup step that stopped it
+	loaded                        map[string]error  // load key → its load's outcome, its setup steps' first
+	setUp                         map[string]bool   // a workload's setup steps on a deployment's data set, done
+	stopped                       map[string]error  // deployment label → the setup step that stopped it
 	holds                         map[string]string // deployment label → the load key of the data set its one table holds (db.OneTable)
 }
 
