@@ -219,11 +219,12 @@ type Embedded interface {
 	DataDirProperty() string
 }
 
-// OneTable is a binding that keeps every table's records in one place
-// (YCSB's Redis and Couchbase bindings ignore the table): two data sets
-// of a plan cannot be kept side by side in it, and the next one's load
-// meets the keys of the one before. OneTable says where the records go,
-// for the log.
+// OneTable is a binding, and its DB, that keeps every table's records in
+// one place (YCSB's Redis and Couchbase bindings ignore the table): two
+// data sets of a plan cannot be kept side by side in it, and the next
+// one's load meets the keys of the one before. OneTable says where the
+// records go, for the log. The conformance kit (dbtest) checks the claim
+// both ways.
 type OneTable interface {
 	OneTable() string
 }

@@ -43,6 +43,9 @@ func (binding) OneTable() string {
 	return "Couchbase: one collection (couchbase.bucket, couchbase.scope, couchbase.collection)"
 }
 
+// OneTable: as its binding.
+func (s *Store) OneTable() string { return binding{}.OneTable() }
+
 func (binding) Summary() string {
 	return "Couchbase through gocb v2: key-value, SQL++ or range scans (couchbase.url, couchbase.bucket, couchbase.tls.*)"
 }

@@ -203,6 +203,37 @@ func operations(t *testing.T, d db.DB, table string, ordered, scan bool) {
 			t.Errorf("server version: %q, %v", v, err)
 		}
 	}
+	tablesApart(t, d, table)
+}
+
+// tablesApart checks that a record written in one table is not in
+// another (a plan keeps each data set in a table of its own), or, for a
+// binding that says it keeps every table's records in one place
+// (db.OneTable), that it is.
+func tablesApart(t *testing.T, d db.DB, table string) {
+	t.Helper()
+	ctx := context.Background()
+	other := table + "_apart"
+	if p, ok := d.(db.Preparer); ok {
+		if err := p.Prepare(ctx, other, true); err != nil {
+			t.Fatalf("prepare %s: %v", other, err)
+		}
+	}
+	d.Delete(ctx, table, "sbapart")
+	d.Delete(ctx, other, "sbapart")
+	if err := d.Insert(ctx, other, "sbapart", rec("field0", "in-"+other, "field1", "x", "field2", "x")); err != nil {
+		t.Fatalf("insert into %s: %v", other, err)
+	}
+	var r db.Record
+	err := d.Read(ctx, table, "sbapart", nil, &r)
+	_, one := d.(db.OneTable)
+	switch {
+	case one && err != nil:
+		t.Errorf("the binding says it keeps every table in one place, but a record written in %s is not read in %s: %v", other, table, err)
+	case !one && db.Classify(err, false) != db.NotFound:
+		t.Errorf("a record written in %s is read in %s (%v): data sets in tables of their own would share records; a binding that keeps one table says so (db.OneTable)", other, table, err)
+	}
+	d.Delete(ctx, other, "sbapart")
 }
 
 // runPhase runs one phase through the engine and returns its result document.

@@ -49,6 +49,9 @@ type binding struct{}
 // database (redis.db), keys unprefixed, as YCSB's Redis binding does.
 func (binding) OneTable() string { return "Redis: one database (redis.db), keys without the table" }
 
+// OneTable: as its binding.
+func (s *Store) OneTable() string { return binding{}.OneTable() }
+
 func (binding) Summary() string {
 	return "Redis through rueidis, standalone or cluster, a connection per thread, auto-pipelined or in windows (redis.host, redis.port, redis.url, redis.cluster, redis.pipelining, redis.tls.*)"
 }
