@@ -3,6 +3,7 @@ package plan
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,6 +70,12 @@ func TestShippedPlansStateTheirChoices(t *testing.T) {
 					}
 				}
 			}
+		}
+		// A plan of the study's client machines says how to place them:
+		// without an orchestrator its clients are processes here.
+		if raw, err := os.ReadFile(f); err == nil && slices.ContainsFunc(p.Clients, func(n int) bool { return n > 1 }) &&
+			!strings.Contains(string(raw), "orchestrator") {
+			t.Errorf("%s: %v clients, and nothing says how to place them on machines (orchestrator)", f, p.Clients)
 		}
 		// A latency bound counts only steps whose operations answered: a
 		// mean lowered by operations that fail fast is no capacity.
