@@ -88,8 +88,10 @@ func compareCmd(ctx context.Context, args []string, stdout io.Writer) (int, erro
 	return ExitOK, nil
 }
 
+// fmtNum is a figure as the table shows it: whole from 100 to 10^15, in
+// three significant digits otherwise (1e+300, not three hundred digits).
 func fmtNum(v float64) string {
-	if math.Abs(v) >= 100 {
+	if a := math.Abs(v); a >= 100 && a < 1e15 {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.3g", v)

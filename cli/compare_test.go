@@ -115,3 +115,13 @@ func TestCompare(t *testing.T) {
 		}
 	}
 }
+
+// A figure is shown whole up to 10^15 and in three significant digits
+// past it (1e300 was printed as three hundred digits).
+func TestCompareFigures(t *testing.T) {
+	for v, want := range map[float64]string{1e300: "1e+300", -1e300: "-1e+300", 12345.6: "12346", 1.23456: "1.23", 1e15: "1e+15", 999999999999999: "999999999999999"} {
+		if got := fmtNum(v); got != want {
+			t.Errorf("fmtNum(%g) = %q, want %q", v, got, want)
+		}
+	}
+}
