@@ -495,6 +495,14 @@ func (rd *reader) measure(section, metric string, v float64) error {
 		if both := haveMin | haveMax; flag&both != 0 && f.have&both == both && f.count > 0 && f.min > f.max {
 			return fmt.Errorf("[%s]: a minimum latency (%v) above the maximum (%v): not one run's output", cutText(section), f.min, f.max)
 		}
+		// The mean of what was measured lies between its least and its
+		// most, within the microsecond YCSB truncates them to (a mean of
+		// 0.04 beside a maximum of 0) and a double's rounding.
+		if all := haveMean | haveMin | haveMax; flag&all != 0 && f.have&all == all && f.count > 0 && f.min <= f.max {
+			if slack := 1 + 1e-9*math.Abs(f.max); f.mean < f.min-slack || f.mean > f.max+slack {
+				return fmt.Errorf("[%s]: an average latency (%v) outside the minimum and maximum (%v, %v): not one run's output", cutText(section), f.mean, f.min, f.max)
+			}
+		}
 		return nil
 	}
 	if len(f.pcts) >= MaxPercentiles {

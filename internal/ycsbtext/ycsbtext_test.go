@@ -463,3 +463,17 @@ func TestReadHidesSecretsByValue(t *testing.T) {
 		t.Errorf("properties %v", d.Properties)
 	}
 }
+
+// An average latency outside the minimum and maximum (past the
+// microsecond they are truncated to) is not one run's output: refused in
+// one line (it was imported).
+func TestReadAverageOutsideMinMax(t *testing.T) {
+	run := readGenuine(t)["ycsb-run-a.txt"]
+	for _, avg := range []string{"99999999", "3"} {
+		bad := strings.Replace(run, "[UPDATE], AverageLatency(us), ", "[UPDATE], AverageLatency(us), "+avg+"0", 1)
+		_, err := Read(strings.NewReader(bad), "avg.txt")
+		if err == nil || !strings.Contains(err.Error(), "avg.txt:") || !strings.Contains(err.Error(), "an average latency") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("an average of %s0: %v", avg, err)
+		}
+	}
+}
