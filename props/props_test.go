@@ -383,6 +383,12 @@ func TestRedactTextMoreForms(t *testing.T) {
 		{"echo token=hunter32>/dev/null", "echo token=REDACTED>/dev/null", []string{"hunter32"}},
 		{`host=127.0.0.1 password=hunter\33 sslmode=disable`, `host=127.0.0.1 password=REDACTED sslmode=disable`, []string{"hunter33", `hunter\33`}},
 		{"psql postgres://u:hunter%4034@127.0.0.1/db", "psql postgres://u:REDACTED@127.0.0.1/db", []string{"hunter@34", "hunter%4034"}},
+		// A client run inside a command substitution; a password the shell
+		// reads from a variable or a command, shown whole.
+		{`echo "$(redis-cli -a hunter37 PING)"`, `echo "$(redis-cli -a REDACTED PING)"`, []string{"hunter37"}},
+		{"out=`redis-cli -a hunter38 PING`", "out=`redis-cli -a REDACTED PING`", []string{"hunter38"}},
+		{`redis-cli -a $(cat /run/pw) PING`, `redis-cli -a $(cat /run/pw) PING`, nil},
+		{`redis-cli -a "$REDIS_PW" PING`, `redis-cli -a REDACTED PING`, nil},
 		// A line written with C's escapes: the value ends at the escape.
 		{`printf 'requirepass hunter35\n' >> redis.conf`, `printf 'requirepass REDACTED' >> redis.conf`, []string{"hunter35"}},
 		{`echo -e "masterauth hunter36\tx"`, `echo -e "masterauth REDACTED"`, []string{"hunter36"}},

@@ -434,7 +434,7 @@ func redactCommands(s string) string {
 			if k := strings.IndexByte(w, ':'); k >= 0 {
 				out = w[:k+1] + Redacted
 			}
-		case prev != "" && takesPassword(program, sub, prev) != "" && !strings.Contains(w, Redacted): // pass:REDACTED kept
+		case prev != "" && takesPassword(program, sub, prev) != "" && !strings.Contains(w, Redacted) && !strings.HasPrefix(w, "$"): // pass:REDACTED kept; $PW, $(cat f) name it, the shell gives it
 			out = Redacted
 		case strings.EqualFold(prev2, "set") && IsSecretKey(prev) && !strings.Contains(w, Redacted) && !strings.HasPrefix(w, "=") && !strings.EqualFold(w, "for"): // aws configure set aws_secret_access_key x; not SQL's SET PASSWORD FOR u = x
 			out = Redacted
@@ -459,7 +459,7 @@ func redactCommands(s string) string {
 		case acl == 1:
 			acl = 0
 		}
-		if base := path.Base(strings.Trim(w, `"'`)); shortPassword[base] != nil || (program == "" && !strings.Contains(w, "=") && !launcher[w]) {
+		if base := path.Base(programWord(w)); shortPassword[base] != nil || (program == "" && !strings.Contains(w, "=") && !launcher[w]) {
 			program, sub = base, "" // the first word, not VAR=value, sudo or env; or a client named later (ssh h redis-cli -a pw)
 		} else if program != "" && sub == "" && !strings.HasPrefix(w, "-") {
 			sub = w // docker login
@@ -468,6 +468,15 @@ func redactCommands(s string) string {
 		prev2, prev, n, i = prev, w, n+1, j
 	}
 	return b.String()
+}
+
+// programWord is the program a word names, out of the quotes and the
+// command substitution it may start ("$(redis-cli, out=`redis-cli).
+func programWord(w string) string {
+	if k := strings.LastIndexAny(w, "`("); k >= 0 {
+		w = w[k+1:]
+	}
+	return strings.Trim(w, `"'`)
 }
 
 // aclPassword returns w, an argument of ACL SETUSER, with the password
