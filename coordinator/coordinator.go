@@ -401,6 +401,17 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 			}
 		case ends = <-endsCh:
 		case <-killAt:
+			var left []string
+			for i, m := range h.members() {
+				if !m.exited {
+					left = append(left, h.name(i))
+				}
+			}
+			if len(left) > 0 {
+				j.mu.Lock()
+				fmt.Fprintf(j.stderr, "servbench: killing %s, which had not ended\n", strings.Join(left, ", "))
+				j.mu.Unlock()
+			}
 			kill()
 		case now := <-tick.C:
 			live.add(h.progress(), j)

@@ -60,6 +60,14 @@ type BatchInserter interface {
 // operation's error). A binding that knows which records a failed batch
 // wrote returns it, so that they count as done and only the others as
 // failed (or are sent again); any other error fails the whole batch.
+type BatchError struct {
+	Failed []int
+	Err    error
+}
+
+func (e *BatchError) Error() string { return e.Err.Error() }
+func (e *BatchError) Unwrap() error { return e.Err }
+
 // InputError is a binding's refusal of its input that names no property
 // (a file the environment or a default names, a setting in a driver's
 // own file): bad input, as a property's error (props.Error) is; the
@@ -68,14 +76,6 @@ type InputError struct{ Err error }
 
 func (e *InputError) Error() string { return e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
-
-type BatchError struct {
-	Failed []int
-	Err    error
-}
-
-func (e *BatchError) Error() string { return e.Err.Error() }
-func (e *BatchError) Unwrap() error { return e.Err }
 
 // Pipeliner is implemented by bindings that can send a thread's next
 // reads and updates together on one connection and then read their

@@ -36,14 +36,14 @@ func init() { db.Register(Name, binding{}) }
 
 type binding struct{}
 
-// OneTable: the binding writes every table's documents into its one
+// OneTable says the binding writes every table's documents into its one
 // collection (couchbase.bucket, .scope, .collection), as YCSB's Couchbase
 // bindings do.
 func (binding) OneTable() string {
 	return "Couchbase: one collection (couchbase.bucket, couchbase.scope, couchbase.collection)"
 }
 
-// OneTable: as its binding.
+// OneTable says where the records go, as its binding.
 func (s *Store) OneTable() string { return binding{}.OneTable() }
 
 func (binding) Summary() string {

@@ -45,11 +45,11 @@ func init() { db.Register(Name, binding{}) }
 
 type binding struct{}
 
-// OneTable: the binding writes every table's records into its one
+// OneTable says the binding writes every table's records into its one
 // database (redis.db), keys unprefixed, as YCSB's Redis binding does.
 func (binding) OneTable() string { return "Redis: one database (redis.db), keys without the table" }
 
-// OneTable: as its binding.
+// OneTable says where the records go, as its binding.
 func (s *Store) OneTable() string { return binding{}.OneTable() }
 
 func (binding) Summary() string {
