@@ -36,16 +36,6 @@ func init() { db.Register(Name, binding{}) }
 
 type binding struct{}
 
-// OneTable says the binding writes every table's documents into its one
-// collection (couchbase.bucket, .scope, .collection), as YCSB's Couchbase
-// bindings do.
-func (binding) OneTable() string {
-	return "Couchbase: one collection (couchbase.bucket, couchbase.scope, couchbase.collection)"
-}
-
-// OneTable says where the records go, as its binding.
-func (s *Store) OneTable() string { return binding{}.OneTable() }
-
 func (binding) Summary() string {
 	return "Couchbase through gocb v2: key-value, SQL++ or range scans (couchbase.url, couchbase.bucket, couchbase.tls.*)"
 }
@@ -303,6 +293,25 @@ func scanStatement(keyspace string) string {
 	return "SELECT RAW meta().id FROM " + keyspace + " WHERE meta().id >= $1 ORDER BY meta().id LIMIT $2"
 }
 
+// docID is the id of a record's document: its table, a colon and its key,
+// as YCSB's Couchbase bindings name it (formatId: "usertable:user6284781860667377211"),
+// so that tables share a collection and keep their records apart; the
+// key alone for no table.
+func docID(table, key string) string {
+	if table == "" {
+		return key
+	}
+	return table + ":" + key
+}
+
+// keyOf is the key of a document of table, its id without the table.
+func keyOf(table, id string) string {
+	if k, ok := strings.CutPrefix(id, table+":"); ok && table != "" {
+		return k
+	}
+	return id
+}
+
 // wrap maps gocb errors to outcomes; nil stays nil.
 func wrap(op, key string, err error) error {
 	switch {
@@ -346,8 +355,8 @@ func fieldValue(values *db.Record, v []byte) any {
 }
 
 // Read is a key-value get, projected to the fields asked for.
-func (s *Store) Read(ctx context.Context, _, key string, fields []string, dst *db.Record) error {
-	res, err := s.coll.Get(key, &gocb.GetOptions{Project: fields, Context: ctx})
+func (s *Store) Read(ctx context.Context, table, key string, fields []string, dst *db.Record) error {
+	res, err := s.coll.Get(docID(table, key), &gocb.GetOptions{Project: fields, Context: ctx})
 	if err != nil {
 		return wrap("read", key, err)
 	}
@@ -366,36 +375,38 @@ func (s *Store) Read(ctx context.Context, _, key string, fields []string, dst *d
 // fields (YCSB's couchbase2 binding); with couchbase.update=upsert,
 // upserts it (collection.upsert(id, content): the 2023 study's Table
 // 4.1.2 and 4.3.2, and YCSB's couchbase3 binding).
-func (s *Store) Update(ctx context.Context, _, key string, values *db.Record) error {
+func (s *Store) Update(ctx context.Context, table, key string, values *db.Record) error {
+	id := docID(table, key)
 	switch s.updateMode {
 	case "replace":
-		_, err := s.coll.Replace(key, newDoc(values), &gocb.ReplaceOptions{Expiry: s.expiry, DurabilityLevel: s.durability, Context: ctx})
+		_, err := s.coll.Replace(id, newDoc(values), &gocb.ReplaceOptions{Expiry: s.expiry, DurabilityLevel: s.durability, Context: ctx})
 		return wrap("update", key, err)
 	case "upsert":
-		_, err := s.coll.Upsert(key, newDoc(values), &gocb.UpsertOptions{Expiry: s.expiry, DurabilityLevel: s.durability, Context: ctx})
+		_, err := s.coll.Upsert(id, newDoc(values), &gocb.UpsertOptions{Expiry: s.expiry, DurabilityLevel: s.durability, Context: ctx})
 		return wrap("update", key, err)
 	}
 	specs := make([]gocb.MutateInSpec, 0, values.Len())
 	for _, f := range values.Fields() {
 		specs = append(specs, gocb.UpsertSpec(f.Name, fieldValue(values, f.Value), nil))
 	}
-	_, err := s.coll.MutateIn(key, specs, &gocb.MutateInOptions{Expiry: s.expiry, DurabilityLevel: s.durability, Context: ctx})
+	_, err := s.coll.MutateIn(id, specs, &gocb.MutateInOptions{Expiry: s.expiry, DurabilityLevel: s.durability, Context: ctx})
 	return wrap("update", key, err)
 }
 
 // Insert creates the document (or overwrites it with couchbase.upsert).
-func (s *Store) Insert(ctx context.Context, _, key string, values *db.Record) error {
+func (s *Store) Insert(ctx context.Context, table, key string, values *db.Record) error {
+	id := docID(table, key)
 	var err error
 	if s.upsert {
-		_, err = s.coll.Upsert(key, newDoc(values), &gocb.UpsertOptions{Expiry: s.expiry, DurabilityLevel: s.durability, Context: ctx})
+		_, err = s.coll.Upsert(id, newDoc(values), &gocb.UpsertOptions{Expiry: s.expiry, DurabilityLevel: s.durability, Context: ctx})
 	} else {
-		_, err = s.coll.Insert(key, newDoc(values), &gocb.InsertOptions{Expiry: s.expiry, DurabilityLevel: s.durability, Context: ctx})
+		_, err = s.coll.Insert(id, newDoc(values), &gocb.InsertOptions{Expiry: s.expiry, DurabilityLevel: s.durability, Context: ctx})
 	}
 	return wrap("insert", key, err)
 }
 
-func (s *Store) Delete(ctx context.Context, _, key string) error {
-	_, err := s.coll.Remove(key, &gocb.RemoveOptions{DurabilityLevel: s.durability, Context: ctx})
+func (s *Store) Delete(ctx context.Context, table, key string) error {
+	_, err := s.coll.Remove(docID(table, key), &gocb.RemoveOptions{DurabilityLevel: s.durability, Context: ctx})
 	return wrap("delete", key, err)
 }
 
@@ -428,12 +439,12 @@ func readIDs(r rows, max int) ([]string, error) {
 
 // Scan finds the ids with SQL++ (or a range scan) and reads them with
 // key-value gets, as the study did.
-func (s *Store) Scan(ctx context.Context, _, start string, count int, fields []string, dst *db.RecordSet) error {
+func (s *Store) Scan(ctx context.Context, table, start string, count int, fields []string, dst *db.RecordSet) error {
 	if s.scanMode == "rangescan" {
-		return s.rangeScan(ctx, start, count, fields, dst)
+		return s.rangeScan(ctx, table, start, count, fields, dst)
 	}
 	res, err := s.cluster.Query(scanStatement(s.keyspace), &gocb.QueryOptions{
-		PositionalParameters: []interface{}{start, count}, Adhoc: false, Context: ctx,
+		PositionalParameters: []interface{}{docID(table, start), count}, Adhoc: false, Context: ctx,
 	})
 	if err != nil {
 		return wrap("scan", start, err)
@@ -442,7 +453,7 @@ func (s *Store) Scan(ctx context.Context, _, start string, count int, fields []s
 	if err != nil {
 		return wrap("scan", start, err)
 	}
-	return s.getAll(ctx, ids, fields, dst)
+	return s.getAll(ctx, table, ids, fields, dst)
 }
 
 // getAll reads the documents ids at once, as YCSB's couchbase2 binding
@@ -451,7 +462,7 @@ func (s *Store) Scan(ctx context.Context, _, start string, count int, fields []s
 // took a round trip each (up to 100 a scan). Each document is added in
 // the order of ids, to the fields asked for (YCSB's couchbase2 filters
 // the whole document it gets); one deleted since the query is left out.
-func (s *Store) getAll(ctx context.Context, ids []string, fields []string, dst *db.RecordSet) error {
+func (s *Store) getAll(ctx context.Context, table string, ids []string, fields []string, dst *db.RecordSet) error {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -477,7 +488,7 @@ func (s *Store) getAll(ctx context.Context, ids []string, fields []string, dst *
 			return fmt.Errorf("couchbase: scan %s: %w", g.ID, err)
 		}
 		r := dst.Next()
-		r.SetKey([]byte(g.ID))
+		r.SetKey([]byte(keyOf(table, g.ID)))
 		if err := jsondoc.AddDocument(r, doc, jsondoc.Only(fields)); err != nil {
 			return fmt.Errorf("couchbase: scan %s: %w", g.ID, err)
 		}
@@ -485,8 +496,8 @@ func (s *Store) getAll(ctx context.Context, ids []string, fields []string, dst *
 	return nil
 }
 
-func (s *Store) rangeScan(ctx context.Context, start string, count int, fields []string, dst *db.RecordSet) error {
-	res, err := s.coll.Scan(gocb.RangeScan{From: &gocb.ScanTerm{Term: start}}, &gocb.ScanOptions{Context: ctx})
+func (s *Store) rangeScan(ctx context.Context, table, start string, count int, fields []string, dst *db.RecordSet) error {
+	res, err := s.coll.Scan(gocb.RangeScan{From: &gocb.ScanTerm{Term: docID(table, start)}}, &gocb.ScanOptions{Context: ctx})
 	if err != nil {
 		return wrap("scan", start, err)
 	}
@@ -497,7 +508,7 @@ func (s *Store) rangeScan(ctx context.Context, start string, count int, fields [
 			break
 		}
 		r := dst.Next()
-		r.SetKey([]byte(item.ID()))
+		r.SetKey([]byte(keyOf(table, item.ID())))
 		var doc json.RawMessage
 		if err := item.Content(&doc); err != nil {
 			return fmt.Errorf("couchbase: scan %s: %w", start, err)

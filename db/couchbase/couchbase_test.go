@@ -18,7 +18,7 @@ func TestCouchbaseMockKV(t *testing.T) {
 	url := dbtest.ServerURL(t, "SERVBENCH_COUCHBASE_URL")
 	d := dbtest.Open(t, "couchbase", "couchbase.url", url)
 	for i := 0; i < 30; i++ { // a rerun against the same mock starts clean
-		d.Delete(context.Background(), "", fmt.Sprintf("sbkey%03d", i))
+		d.Delete(context.Background(), "usertable", fmt.Sprintf("sbkey%03d", i))
 	}
 	dbtest.OperationsNoScan(t, d, "usertable")
 	v, err := d.(db.Describer).ServerVersion(context.Background())
@@ -81,7 +81,7 @@ func TestCustomerDocumentsKV(t *testing.T) {
 		"couchbase.url", url, "couchbase.upsert", "true", "document", "customer")
 	d := dbtest.Open(t, "couchbase", "couchbase.url", url)
 	var r db.Record
-	if err := d.Read(context.Background(), "", "user6284781860667377211", []string{"address", "doc_id"}, &r); err != nil {
+	if err := d.Read(context.Background(), "usertable", "user6284781860667377211", []string{"address", "doc_id"}, &r); err != nil {
 		t.Fatal(err)
 	}
 	if v, ok := jsondoc.FieldValue(&r, []string{"address", "country"}); !ok || len(v) == 0 || !r.JSON {
@@ -111,7 +111,7 @@ func TestScanReadsItsDocumentsAtOnce(t *testing.T) {
 	}
 	d.Delete(ctx, "", "sbscan007")
 	var dst db.RecordSet
-	if err := couchbase.GetAll(ctx, d, ids, []string{"field1"}, &dst); err != nil {
+	if err := couchbase.GetAll(ctx, d, "", ids, []string{"field1"}, &dst); err != nil {
 		t.Fatal(err)
 	}
 	if dst.Len() != 49 {

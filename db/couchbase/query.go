@@ -51,7 +51,7 @@ func (s *Store) Index(ctx context.Context, _ string, ix db.Index) (string, error
 // Query runs the statement and, for whole documents, reads the ids it
 // found with key-value gets sent at once (getAll: a document deleted since
 // is left out).
-func (s *Store) Query(ctx context.Context, _ string, q *db.Query, dst *db.RecordSet) error {
+func (s *Store) Query(ctx context.Context, table string, q *db.Query, dst *db.RecordSet) error {
 	res, err := s.cluster.Query(queryStatement(s.keyspace, q.Path), &gocb.QueryOptions{
 		PositionalParameters: []interface{}{q.Value, q.Offset, q.Limit}, Adhoc: false, Context: ctx,
 	})
@@ -63,10 +63,10 @@ func (s *Store) Query(ctx context.Context, _ string, q *db.Query, dst *db.Record
 		return wrap("query", q.Value, err)
 	}
 	if q.Documents {
-		return s.getAll(ctx, ids, nil, dst) // at once, as a scan's
+		return s.getAll(ctx, table, ids, nil, dst) // at once, as a scan's
 	}
 	for _, id := range ids {
-		dst.Next().SetKey([]byte(id))
+		dst.Next().SetKey([]byte(keyOf(table, id)))
 	}
 	return nil
 }

@@ -97,3 +97,20 @@ func TestCreatesIndex(t *testing.T) {
 		}
 	}
 }
+
+// A record's document is named as YCSB's Couchbase bindings name it
+// (formatId): its table, a colon, its key; a scan's or a query's ids give
+// back the key.
+func TestDocID(t *testing.T) {
+	if got := docID("usertable", "user6284781860667377211"); got != "usertable:user6284781860667377211" {
+		t.Errorf("docID: %q", got)
+	}
+	if got := docID("", "k"); got != "k" {
+		t.Errorf("docID without a table: %q", got)
+	}
+	for id, want := range map[string]string{"usertable:user1": "user1", "usertable_r100:user1": "usertable_r100:user1", "user1": "user1", "usertable:a:b": "a:b"} {
+		if got := keyOf("usertable", id); got != want {
+			t.Errorf("keyOf(usertable, %q) = %q, want %q", id, got, want)
+		}
+	}
+}
