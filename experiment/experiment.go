@@ -247,7 +247,7 @@ func (r *Runner) check(ctx context.Context) error {
 		}
 		tk := c.Deployment.Label + "\x00" + c.Workload.Name
 		r.docs[tk] = ch.s.Workload.Document
-		if _, named := r.tables[tk]; !named && len(r.pl.RecordsOf(c.Deployment)) > 1 && db.EmbeddedDir(c.Deployment.Binding) == "" && !r.setsTable(c.Deployment) {
+		if _, named := r.tables[tk]; !named && (len(r.pl.RecordsOf(c.Deployment)) > 1 || r.pl.SharesServer(c.Deployment)) && db.EmbeddedDir(c.Deployment.Binding) == "" && !r.setsTable(c.Deployment) {
 			r.tables[tk] = ch.s.Workload.Table
 		}
 		lk := r.loadKey(c.Deployment, c.Workload, c.Records)

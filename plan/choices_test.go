@@ -103,11 +103,11 @@ func TestShippedPlansStateTheirChoices(t *testing.T) {
 				if v, _ := strconv.ParseBool(propertyOf(p, d, "couchbase.upsert")); v && !stated("couchbase.upsert", "upsert") {
 					t.Errorf("%s: %s inserts by upsert (couchbase.upsert), no departure says so", f, d.Label)
 				}
-				if len(records) > 1 && propertyOf(p, d, "table") == "" && !stated("data sets kept side by side", "usertable_r<N>") {
+				if (len(records) > 1 || p.SharesServer(d)) && propertyOf(p, d, "table") == "" && !stated("data sets kept side by side", "usertable_r<N>") {
 					t.Errorf("%s: %s keeps %d data sets side by side, no departure says so", f, d.Label, len(records))
 				}
-			case "mongodb", "couchdb":
-				if len(records) > 1 && propertyOf(p, d, "table") == "" && !stated("data sets kept side by side", "usertable_r<N>") {
+			case "mongodb", "couchdb", "cassandra":
+				if (len(records) > 1 || p.SharesServer(d)) && propertyOf(p, d, "table") == "" && !stated("data sets kept side by side", "usertable_r<N>") {
 					t.Errorf("%s: %s keeps %d data sets side by side, no departure says so", f, d.Label, len(records))
 				}
 			}
