@@ -190,6 +190,11 @@ type Options struct {
 	// whole bounds it there, past its own framing: no answer of this run
 	// passes it.
 	AnswerBytes int64
+	// Memory is the memory available to the client (the kernel's
+	// MemAvailable; 0: not known), for a binding to refuse a
+	// configuration whose answers in flight could not fit (threads ×
+	// its window × an answer's bound).
+	Memory int64
 }
 
 // Schema describes the records a workload writes.

@@ -14,6 +14,8 @@ import (
 
 	"github.com/redis/rueidis"
 
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/dbtest"
 	"github.com/servbench/servbench/db/wire"
 )
 
@@ -208,5 +210,31 @@ func TestEndlessReplyFailsItsOperation(t *testing.T) {
 				t.Errorf("no READ in the result: %+v", d.Ops)
 			}
 		})
+	}
+}
+
+// A configuration whose threads' replies in flight, each within the
+// reply's bound, could not fit in the memory available is refused in one
+// line naming what to change (a thousand threads and windows of 500
+// replies took the process down, nothing written).
+func TestRepliesInFlightFitInMemory(t *testing.T) {
+	b, _ := db.Lookup("redis")
+	answer := int64(10*(6*100+64) + 1024) // a record of 10 fields of 100 bytes
+	for _, c := range []struct {
+		threads int
+		window  string
+		memory  int64
+		want    string
+	}{
+		{1000, "500", 8 << 30, "property redis.pipelining: 1000 threads × a window of 500 replies"},
+		{100000, "off", 8 << 30, "property threadcount: 100000 threads × a window of 1 replies"},
+		{1000, "off", 8 << 30, ""},
+		{1000, "500", 0, ""}, // memory not known
+	} {
+		_, err := b.Open(context.Background(), dbtest.Props("redis.url", "redis://127.0.0.1:1", "redis.pipelining", c.window),
+			db.Options{Threads: c.threads, CheckOnly: true, AnswerBytes: answer, Memory: c.memory, Schema: db.Schema{Fields: []string{"field0"}}})
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%d threads, window %s, %d bytes: %v, want %q", c.threads, c.window, c.memory, err, c.want)
+		}
 	}
 }

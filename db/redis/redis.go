@@ -34,6 +34,7 @@ import (
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/db/jsondoc"
 	"github.com/servbench/servbench/db/wire"
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/props"
 )
 
@@ -311,6 +312,17 @@ func parseConfig(p *props.Props, o db.Options) (*config, error) {
 	c.search = p.String("redis.searchindex", "query1-idx") // the 2023 study's name (000, 4.4.1)
 	if c.noContent, err = p.Bool("redis.nocontent", false); err != nil {
 		return nil, err
+	}
+	// Each thread may hold its window's replies, each within the
+	// reply's bound: what they could take together must fit.
+	threads, window := int64(max(o.Threads, 1)), int64(max(c.window, 1))
+	if per := window * c.replies.Memory(); o.Memory > 0 && threads*per > o.Memory {
+		key, fix := "threadcount", "give fewer threads"
+		if window > 1 {
+			key, fix = "redis.pipelining", "give a smaller window or fewer threads"
+		}
+		return nil, p.Errorf(key, "%d threads × a window of %d replies, each up to %s in the client (this run's longest answer), could take %s; this machine has %s available: %s",
+			threads, window, format.Bytes(c.replies.Memory()), format.Bytes(threads*per), format.Bytes(o.Memory), fix)
 	}
 	return c, nil
 }

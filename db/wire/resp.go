@@ -73,21 +73,30 @@ const RESPElementBytes = 40
 // record's reply is at most about its JSON (RESP frames a value in a few
 // bytes, where JSON may escape each byte six times) and holds at most two
 // elements a field and a few a record, where the JSON gives each field 64
-// bytes and each record 1 KiB: a string is bounded at 1 MiB more than the
-// answer (a server's INFO, a few kilobytes, fits), a reply's bytes at
-// twice the answer and 1 MiB, its elements at 65,536 and one for every 16
-// bytes of the answer. Not known: a string at MaxRESPString, a reply's
+// bytes and each record 1 KiB: a string is bounded at 256 KiB more than
+// the answer (a server's INFO, some kilobytes, fits), a reply's bytes at
+// twice the answer and 256 KiB, its elements at 1,024 and one for every 16
+// bytes of the answer (a record of 10 fields: about 1,500). Not known: a string at MaxRESPString, a reply's
 // bytes at four times that, its elements at MaxRESPCount.
 func RESPBoundsFor(answer int64) RESPBounds {
 	if answer <= 0 {
 		return RESPBounds{String: MaxRESPString, Reply: 4 * MaxRESPString, Elements: MaxRESPCount}
 	}
 	return RESPBounds{
-		String:   min(MaxRESPString, 1<<20+answer),
-		Reply:    1<<20 + 2*answer,
-		Elements: min(MaxRESPCount, 1<<16+answer/16),
+		String:   min(MaxRESPString, respSlack+answer),
+		Reply:    respSlack + 2*answer,
+		Elements: min(MaxRESPCount, 1<<10+answer/16),
 	}
 }
+
+// respSlack is what a reply may hold past the run's longest answer: a
+// server's INFO (a few kilobytes to some tens), an error, a status.
+const respSlack = 256 << 10
+
+// Memory is the most a reply within b takes in the client: its strings
+// and lines twice (rueidis' copy, then the record's), and each element's
+// RedisMessage.
+func (b RESPBounds) Memory() int64 { return 2*b.Reply + RESPElementBytes*b.Elements }
 
 // RESPError is a reply refused where it passes its bound: a string or a
 // count past its bound (at its header), a reply's bytes or elements past
