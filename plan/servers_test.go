@@ -10,11 +10,11 @@ import (
 func TestHostsOf(t *testing.T) {
 	for v, want := range map[string][]string{
 		"mongodb://u:p@h1:27017,h2:27018/db?x=1": {"h1", "h2"},
-		"couchbases://cb-1.x.com":                 {"cb-1.x.com"},
-		"10.0.0.1,10.0.0.2":                       {"10.0.0.1", "10.0.0.2"},
-		"http://127.0.0.1:8000":                   {"127.0.0.1"},
-		"rediss://default:a@b@r.io:12000":         {"r.io"},
-		"[::1]:9042":                              {"[::1]:9042"},
+		"couchbases://cb-1.x.com":                {"cb-1.x.com"},
+		"10.0.0.1,10.0.0.2":                      {"10.0.0.1", "10.0.0.2"},
+		"http://127.0.0.1:8000":                  {"127.0.0.1"},
+		"rediss://default:a@b@r.io:12000":        {"r.io"},
+		"[::1]:9042":                             {"[::1]:9042"},
 	} {
 		if got := hostsOf(v); !slices.Equal(got, want) {
 			t.Errorf("hostsOf(%q) = %v, want %v", v, got, want)
