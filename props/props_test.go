@@ -389,6 +389,10 @@ func TestRedactTextMoreForms(t *testing.T) {
 		{"out=`redis-cli -a hunter38 PING`", "out=`redis-cli -a REDACTED PING`", []string{"hunter38"}},
 		{`redis-cli -a $(cat /run/pw) PING`, `redis-cli -a $(cat /run/pw) PING`, nil},
 		{`redis-cli -a "$REDIS_PW" PING`, `redis-cli -a REDACTED PING`, nil},
+		// Escapes the program decodes: the password it reads is known.
+		{`printf 'requirepass \x53ecretHexR1\n' > conf`, `printf 'requirepass REDACTED' > conf`, []string{"SecretHexR1"}},
+		{`echo 'requirepass S\0145cretOctR2' > conf2`, `echo 'requirepass REDACTED' > conf2`, []string{"SecretOctR2"}},
+		{`redis-cli -a $'\x53ecretAnsE5' PING`, `redis-cli -a REDACTED PING`, []string{"SecretAnsE5"}},
 		// A line written with C's escapes: the value ends at the escape.
 		{`printf 'requirepass hunter35\n' >> redis.conf`, `printf 'requirepass REDACTED' >> redis.conf`, []string{"hunter35"}},
 		{`echo -e "masterauth hunter36\tx"`, `echo -e "masterauth REDACTED"`, []string{"hunter36"}},

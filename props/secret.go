@@ -434,7 +434,7 @@ func redactCommands(s string) string {
 			if k := strings.IndexByte(w, ':'); k >= 0 {
 				out = w[:k+1] + Redacted
 			}
-		case prev != "" && takesPassword(program, sub, prev) != "" && !strings.Contains(w, Redacted) && !strings.HasPrefix(w, "$"): // pass:REDACTED kept; $PW, $(cat f) name it, the shell gives it
+		case prev != "" && takesPassword(program, sub, prev) != "" && !strings.Contains(w, Redacted) && (!strings.HasPrefix(w, "$") || strings.HasPrefix(w, "$'")): // pass:REDACTED kept; $PW, $(cat f) name it, the shell gives it; $'...' is it
 			out = Redacted
 		case strings.EqualFold(prev2, "set") && IsSecretKey(prev) && !strings.Contains(w, Redacted) && !strings.HasPrefix(w, "=") && !strings.EqualFold(w, "for"): // aws configure set aws_secret_access_key x; not SQL's SET PASSWORD FOR u = x
 			out = Redacted
@@ -774,6 +774,9 @@ func (r *Redactor) Hidden(text string) {
 // redirection (pw>/dev/null is pw).
 func (r *Redactor) learn(v string) {
 	v = strings.TrimSpace(v)
+	if a, ok := strings.CutPrefix(v, "$'"); ok { // bash's $'...': C's escapes
+		v = "'" + a
+	}
 	quoted := strings.ContainsAny(v, `"'`)
 	for {
 		w := v
@@ -796,10 +799,76 @@ func (r *Redactor) learn(v string) {
 		r.Add(v[:i])
 	}
 	// A line a program writes with C's escapes (printf 'requirepass
-	// pw\n', echo -e): the value ends at its first escaped control byte.
-	if i := strings.IndexByte(v, '\\'); i > 0 && i+1 < len(v) && strings.IndexByte("ntr0abfv", v[i+1]) >= 0 {
-		r.Add(v[:i])
+	// \x53ecret\n', echo 'S\0145cret', bash's $'...'): the value as the
+	// escapes make it, ending at its first control byte.
+	if strings.IndexByte(v, '\\') >= 0 {
+		c := cUnescape(v)
+		if i := strings.IndexFunc(c, func(r rune) bool { return r < ' ' || r == 0x7f }); i >= 0 {
+			c = c[:i]
+		}
+		r.Add(c)
 	}
+}
+
+// cUnescape undoes C's escapes as printf, echo -e and a shell's $'...'
+// read them: \a \b \e \f \n \r \t \v \\ \' \", \xHH (one or two hex
+// digits), \0NNN and \NNN (octal, up to three digits after the 0 or in
+// all); any other backslash stands for itself.
+func cUnescape(v string) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] != '\\' || i+1 == len(v) {
+			b.WriteByte(v[i])
+			continue
+		}
+		i++
+		switch c := v[i]; c {
+		case 'a', 'b', 'e', 'f', 'n', 'r', 't', 'v':
+			b.WriteByte(map[byte]byte{'a': 7, 'b': 8, 'e': 27, 'f': 12, 'n': 10, 'r': 13, 't': 9, 'v': 11}[c])
+		case '\\', '\'', '"':
+			b.WriteByte(c)
+		case 'x':
+			n, k := 0, 0
+			for ; k < 2 && i+1 < len(v) && isHex(v[i+1]); k++ {
+				i++
+				n = n*16 + hexVal(v[i])
+			}
+			if k == 0 {
+				b.WriteString(`\x`)
+				continue
+			}
+			b.WriteByte(byte(n))
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			most := 3
+			n := 0
+			if c == '0' {
+				most = 3 // \0NNN: up to three after the 0
+			} else {
+				n, most = int(c-'0'), 2
+			}
+			for k := 0; k < most && i+1 < len(v) && v[i+1] >= '0' && v[i+1] <= '7'; k++ {
+				i++
+				n = n*8 + int(v[i]-'0')
+			}
+			b.WriteByte(byte(n))
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func hexVal(c byte) int {
+	switch {
+	case c >= 'a':
+		return int(c-'a') + 10
+	case c >= 'A':
+		return int(c-'A') + 10
+	}
+	return int(c - '0')
 }
 
 // shellEnd ends an unquoted word as a shell reads it.
