@@ -34,7 +34,25 @@ var sslSettings = []string{"sslmode", "sslrootcert", "sslcert", "sslkey"}
 
 // dsnSetting matches an option of a keyword/value connection string
 // (host=h sslmode=require).
-var dsnSetting = regexp.MustCompile(`(?:^|\s)(\w+)\s*=\s*('(?:[^'\\]|\\.)*'|\S*)`)
+var dsnSetting = regexp.MustCompile(`(?:^|\s)(\w+)\s*=\s*('(?:[^'\\]|\\.)*'|(?:[^\s\\]|\\.)*)`)
+
+// dsnValue is a keyword/value setting's value as pgx reads it: out of its
+// quotes, each backslash standing for the byte after it, quoted or not
+// (passfile=f\1 names f1: it passed the check as f\1, and a named pipe f1
+// held the run).
+func dsnValue(v string) string {
+	if len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' {
+		v = v[1 : len(v)-1]
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' && i+1 < len(v) {
+			i++
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
+}
 
 // connSettings reads a connection string's TLS options, in either form
 // (postgres://...?sslmode=require, or host=h sslmode=require).
@@ -54,10 +72,7 @@ func connSettings(conn string) map[string]string {
 		return out
 	}
 	for _, m := range dsnSetting.FindAllStringSubmatch(conn, -1) {
-		v := m[2]
-		if strings.HasPrefix(v, "'") {
-			v = strings.NewReplacer(`\'`, `'`, `\\`, `\`).Replace(strings.Trim(v, "'"))
-		}
+		v := dsnValue(m[2])
 		for _, k := range sslSettings {
 			if m[1] == k && v != "" {
 				out[k] = v
@@ -141,10 +156,7 @@ func fileOptions(conn string) (own, elsewhere []wire.Option) {
 		}
 	} else {
 		for _, m := range dsnSetting.FindAllStringSubmatch(conn, -1) {
-			v := m[2]
-			if strings.HasPrefix(v, "'") {
-				v = strings.NewReplacer(`\'`, `'`, `\\`, `\`).Replace(strings.Trim(v, "'"))
-			}
+			v := dsnValue(m[2])
 			add(&own, m[1], v, "")
 		}
 	}

@@ -177,6 +177,10 @@ func TestURLFiles(t *testing.T) {
 		{"another certificate's key", u + "&sslrootcert=" + certs.CA + "&sslcert=" + certs.ClientCert + "&sslkey=" + certs.OtherKey, []string{"postgres.url", "does not match"}},
 		{"a key in a pipe", u + "&sslcert=" + certs.ClientCert + "&sslkey=" + fifo, []string{"postgres.url", "sslkey: the key file: a named pipe"}},
 		{"a CA in a pipe", u + "&sslrootcert=" + fifo, []string{"postgres.url", "sslrootcert " + fifo + ": a named pipe"}},
+		// pgx takes each backslash of a keyword/value setting for the
+		// byte after it, quoted or not: f\o names fo.
+		{"a pass file escaped, keyword form", "host=127.0.0.1 user=u passfile=" + fifo[:len(fifo)-1] + `\` + fifo[len(fifo)-1:], []string{"postgres.url", "passfile: the file it names: a named pipe"}},
+		{"a service file escaped and quoted", "host=127.0.0.1 user=u servicefile='" + fifo[:len(fifo)-1] + `\` + fifo[len(fifo)-1:] + "' service=bench", []string{"postgres.url", "servicefile " + fifo + ": a named pipe"}},
 	} {
 		done := make(chan error, 1)
 		go func() {
