@@ -872,3 +872,74 @@ func TestKubeconfigFilesBounded(t *testing.T) {
 		}
 	}
 }
+
+// kubePlugin runs a spread run under a kubeconfig whose exec plugin is
+// sh -c script, sends sig (nil: none) once the plugin runs (it writes
+// started), and returns the exit code and what the command said.
+func kubePlugin(t *testing.T, script string, sig os.Signal) (int, string) {
+	t.Helper()
+	started := filepath.Join(t.TempDir(), "started")
+	cmd := exec.Command(os.Args[0], "run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "--orchestrator", "kubernetes",
+		"-p", "kubernetes.kubeconfig="+execKubeconfig(t, "touch "+started+"; "+script))
+	var errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &errb
+	cmd.Env = append(os.Environ(), "SERVBENCH_TEST_CLI=1")
+	cmd.WaitDelay = time.Second
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	if sig != nil {
+		for failsafe := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(started); err == nil {
+				break
+			}
+			if time.Now().After(failsafe) { // a safety net, not a measurement
+				cmd.Process.Kill()
+				t.Fatalf("the plugin never started: %s", errb.String())
+			}
+		}
+		cmd.Process.Signal(sig)
+	}
+	select {
+	case <-done:
+	case <-time.After(3 * time.Minute): // a safety net, not a measurement
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("not ended: %s", errb.String())
+	}
+	return cmd.ProcessState.ExitCode(), errb.String()
+}
+
+// One signal stops a run waiting for its kubeconfig's exec plugin: the
+// plugin is told to stop with it (client-go's wait for it takes no
+// context: the run went on until the plugin's minute was up, then its
+// cleanup waited a minute more), and the cleanup's own is given 10 s.
+func TestKubeconfigExecPluginStoppedByOneSignal(t *testing.T) {
+	code, said := kubePlugin(t, "sleep 600", syscall.SIGTERM)
+	if code != ExitInterrupted || strings.Contains(said, "second signal") || !strings.Contains(said, "plugin sh stopped (interrupted)") || strings.Contains(said, "within 1m0s") {
+		t.Errorf("exit %d: %s", code, said)
+	}
+}
+
+// A plugin that answers and exits, leaving behind a process that holds
+// its output, is taken at its word: its credentials are used (the
+// connection to the API server then fails), not awaited for the minute.
+func TestKubeconfigExecPluginLeavingAProcess(t *testing.T) {
+	cred := `{"apiVersion": "client.authentication.k8s.io/v1beta1", "kind": "ExecCredential", "status": {"token": "t0ken"}}`
+	code, said := kubePlugin(t, "setsid sleep 30 & echo '"+cred+"'", nil)
+	if code == ExitOK || strings.Contains(said, "gave no credentials") || !strings.Contains(said, "127.0.0.1:1") {
+		t.Errorf("exit %d: %s", code, said)
+	}
+}
+
+// What a plugin says on stderr is passed on bounded (64 KiB) and with its
+// control characters escaped (2 MB of escape sequences reached the
+// terminal raw).
+func TestKubeconfigExecPluginStderrBounded(t *testing.T) {
+	code, said := kubePlugin(t, `yes "$(printf '\033[31mRED')" | head -c 2000000 >&2; exit 3`, nil)
+	if code == ExitOK || len(said) > 200<<10 || strings.Contains(said, "\x1b") || !strings.Contains(said, "more on stderr, not shown") {
+		t.Errorf("exit %d, %d bytes said, ESC %v: %.300s", code, len(said), strings.Contains(said, "\x1b"), said)
+	}
+}

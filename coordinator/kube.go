@@ -53,11 +53,12 @@ type kube struct {
 	url       string // coordinator.url, as the pods reach it ("": the listening address)
 	poll      time.Duration
 	mu        sync.Mutex
-	created   bool // the Job exists
+	created   bool   // the Job exists
+	credDone  func() // ends boundExec's watch of the credential plugins
 }
 
 func init() {
-	register("kubernetes", func(_ context.Context, c Config) (orchestrator, error) { return newKube(c) })
+	register("kubernetes", func(ctx context.Context, c Config) (orchestrator, error) { return newKube(ctx, c) })
 	indexReaders["kubernetes"] = func(getenv func(string) string) (int, error) {
 		v := getenv(KubernetesIndexEnv)
 		i, err := strconv.Atoi(v)
@@ -68,7 +69,7 @@ func init() {
 	}
 }
 
-func newKube(c Config) (*kube, error) {
+func newKube(ctx context.Context, c Config) (*kube, error) {
 	rules := kubeconfigRules(c.Kubeconfig)
 	if err := checkKubeconfig(rules); err != nil {
 		return nil, err
@@ -78,7 +79,8 @@ func newKube(c Config) (*kube, error) {
 	if err != nil {
 		return nil, kubeconfigError(rules, c.KubeContext, err)
 	}
-	if err := boundExec(rest); err != nil {
+	credDone, err := boundExec(ctx, rest)
+	if err != nil {
 		return nil, err
 	}
 	ns := c.Namespace
@@ -97,7 +99,7 @@ func newKube(c Config) (*kube, error) {
 			return nil, err
 		}
 	}
-	return &kube{client: client, namespace: ns, image: c.Image, name: name, url: c.URL, poll: 500 * time.Millisecond}, nil
+	return &kube{client: client, namespace: ns, image: c.Image, name: name, url: c.URL, poll: 500 * time.Millisecond, credDone: credDone}, nil
 }
 
 // kubeClient speaks to the two API groups the orchestrator uses (core:
@@ -433,6 +435,7 @@ func (k *kube) deleteJob() {
 
 // cleanup deletes what the run created: the Job (its pods) and the Secret.
 func (k *kube) cleanup(j *job) {
+	defer k.credDone()
 	k.deleteJob()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -1,17 +1,23 @@
 package coordinator
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
+	"sync"
+	"syscall"
 	"time"
 
 	restclient "k8s.io/client-go/rest"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/servbench/servbench/internal/format"
 )
@@ -39,28 +45,56 @@ const (
 )
 
 // boundExec makes the kubeconfig's exec credential plugin, if any, run
-// through CredentialCommand.
-func boundExec(rest *restclient.Config) error {
+// through CredentialCommand; when ctx ends (the first signal), the ones
+// running then are told to stop (SIGTERM), and the directory they note
+// themselves in is removed.
+// done removes the directory (the orchestrator's cleanup).
+func boundExec(ctx context.Context, rest *restclient.Config) (done func(), err error) {
 	if rest.ExecProvider == nil {
-		return nil
+		return func() {}, nil
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("kubernetes: the kubeconfig's exec credential plugin: %w", err)
+		return nil, fmt.Errorf("kubernetes: the kubeconfig's exec credential plugin: %w", err)
 	}
+	dir, err := os.MkdirTemp("", "servbench-credential-")
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes: the kubeconfig's exec credential plugin: %w", err)
+	}
+	finished := make(chan struct{})
+	var once sync.Once
+	done = func() { once.Do(func() { close(finished); os.RemoveAll(dir) }) }
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-finished:
+			return
+		}
+		os.WriteFile(filepath.Join(dir, stopping), nil, 0o600)
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if pid, err := strconv.Atoi(e.Name()); err == nil && pid > 0 {
+				syscall.Kill(pid, syscall.SIGTERM)
+			}
+		}
+	}()
 	e := *rest.ExecProvider
 	e.Args = append([]string{CredentialCommand, strconv.Itoa(os.Getpid()), "--", e.Command}, e.Args...)
 	e.Command = exe
+	e.Env = append(slices.Clone(e.Env), clientcmdapi.ExecEnvVar{Name: CredentialDirEnv, Value: dir})
 	rest.ExecProvider = &e
-	return nil
+	return done, nil
 }
 
 // Credential is CredentialCommand: it runs the plugin args name,
 // passing on what it prints when it ends well within the bounds, and
 // returns the exit status (the plugin's when it failed). Why it stopped a
-// plugin is said in one line on stderr, which client-go passes on. It
-// ends when its parent does, and the plugin with it (what the plugin
-// started too, when it ends first: its process group is killed).
+// plugin is said in one line on stderr, which client-go passes on; what
+// the plugin says there is passed on too, its control characters
+// escaped, up to maxCredentialSays. It ends when its parent does, and the
+// plugin with it (what the plugin started too, when it ends first: its
+// process group is killed; a process the plugin puts in a session of its
+// own is its own), and when its parent stops (CredentialDirEnv).
 func Credential(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) < 3 || args[1] != "--" {
 		fmt.Fprintf(stderr, "servbench %s: usage: servbench %s PARENT_PID -- COMMAND [ARG...]\n", CredentialCommand, CredentialCommand)
@@ -75,48 +109,136 @@ func Credential(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "servbench %s: %v\n", CredentialCommand, err)
 		return 1
 	}
+	timeout := credentialTimeout
+	if dir := os.Getenv(CredentialDirEnv); dir != "" {
+		f := filepath.Join(dir, strconv.Itoa(os.Getpid()))
+		if os.WriteFile(f, nil, 0o600) == nil {
+			defer os.Remove(f)
+		}
+		if _, err := os.Stat(filepath.Join(dir, stopping)); err == nil {
+			timeout = stoppingTimeout // the cleanup of a stopped command
+		}
+	}
 	name := args[2]
-	ctx, cancel := context.WithTimeout(ctx, credentialTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	// The plugin is killed when the thread that started it ends
 	// (Pdeathsig): the thread is this goroutine's until the plugin ended.
 	runtime.LockOSThread()
 	cmd := exec.CommandContext(ctx, name, args[3:]...)
-	cmd.Env, cmd.Stdin, cmd.Stderr = os.Environ(), os.Stdin, stderr
+	out := &boundedBuffer{max: maxCredential}
+	says := &sayings{w: stderr, left: maxCredentialSays}
+	cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Environ(), os.Stdin, out, says
 	pluginGroup(cmd)
+	out.over = func() { killGroup(cmd) }
+	// A process the plugin left behind holding its output does not hold
+	// the answer: a second after the plugin ends, its pipes are closed.
 	cmd.WaitDelay = time.Second
-	out, err := cmd.StdoutPipe()
-	if err == nil {
-		err = cmd.Start()
-	}
-	if err != nil {
+	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(stderr, "servbench: the kubeconfig's exec credential plugin %s: %v\n", format.Printable(name), err)
 		return 1
 	}
-	b, rerr := io.ReadAll(io.LimitReader(out, maxCredential+1))
-	if len(b) > maxCredential {
-		killGroup(cmd)
-	}
 	werr := cmd.Wait()
+	says.end()
 	say := func(why string) int {
 		fmt.Fprintf(stderr, "servbench: the kubeconfig's exec credential plugin %s %s\n", format.Printable(name), why)
 		return 1
 	}
 	var exit *exec.ExitError
 	switch {
+	case out.overflowed:
+		return say(fmt.Sprintf("printed more than %s, more than credentials: stopped", format.Bytes(maxCredential)))
 	case ctx.Err() == context.DeadlineExceeded:
-		return say(fmt.Sprintf("gave no credentials within %s: stopped", credentialTimeout))
+		return say(fmt.Sprintf("gave no credentials within %s: stopped", timeout))
 	case ctx.Err() != nil:
 		return say("stopped (interrupted)")
-	case len(b) > maxCredential:
-		return say(fmt.Sprintf("printed more than %s, more than credentials: stopped", format.Bytes(maxCredential)))
-	case rerr != nil:
-		return say(fmt.Sprintf("could not be read: %v", rerr))
 	case errors.As(werr, &exit):
 		return exit.ExitCode()
-	case werr != nil:
+	case werr != nil && !errors.Is(werr, exec.ErrWaitDelay):
 		return say(fmt.Sprintf("failed: %v", werr))
 	}
-	stdout.Write(b)
+	stdout.Write(out.b)
 	return 0
+}
+
+// CredentialDirEnv names the directory where each CredentialCommand
+// running for this process notes its process id, so that the process's
+// first signal stops the plugins it waits for (client-go's wait for one
+// takes no context).
+const CredentialDirEnv = "SERVBENCH_CREDENTIAL_DIR"
+
+// stopping is the file in the CredentialDirEnv directory that says the
+// command is stopping: a plugin started then (for the cleanup) is given
+// stoppingTimeout.
+const (
+	stopping        = "stopping"
+	stoppingTimeout = 10 * time.Second
+)
+
+// maxCredentialSays bounds what a plugin's stderr passes on.
+const maxCredentialSays = 64 << 10
+
+// boundedBuffer keeps at most max bytes; past them it calls over once
+// and keeps nothing more.
+type boundedBuffer struct {
+	mu         sync.Mutex
+	b          []byte
+	max        int
+	overflowed bool
+	over       func()
+}
+
+func (w *boundedBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.overflowed {
+		return len(p), nil
+	}
+	if len(w.b)+len(p) > w.max {
+		w.overflowed = true
+		w.b = nil
+		if w.over != nil {
+			w.over()
+		}
+		return len(p), nil
+	}
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// sayings passes a plugin's stderr on, its control characters escaped
+// (lines kept), up to left bytes, then says how much more it dropped.
+type sayings struct {
+	mu      sync.Mutex
+	w       io.Writer
+	left    int
+	dropped int64
+}
+
+func (s *sayings) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(p)
+	if len(p) > s.left {
+		s.dropped += int64(len(p) - s.left)
+		p = p[:s.left]
+	}
+	s.left -= len(p)
+	for len(p) > 0 {
+		line, rest, nl := bytes.Cut(p, []byte("\n"))
+		io.WriteString(s.w, format.Printable(string(line)))
+		if nl {
+			io.WriteString(s.w, "\n")
+		}
+		p = rest
+	}
+	return n, nil
+}
+
+func (s *sayings) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dropped > 0 {
+		fmt.Fprintf(s.w, "\nservbench: the kubeconfig's exec credential plugin said %s more on stderr, not shown\n", format.Bytes(s.dropped))
+	}
 }
