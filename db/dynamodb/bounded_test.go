@@ -310,3 +310,32 @@ func TestSilentEndpointSaidWithItsWait(t *testing.T) {
 		t.Errorf("%d connections, want 1 try", n)
 	}
 }
+
+// The AWS configuration's settings that cannot be used (the
+// environment's, a profile's) are bad input, said in one line with their
+// control characters escaped (they exited 1, their escapes raw).
+func TestAWSSettingsBadInput(t *testing.T) {
+	for _, c := range []struct {
+		env  []string
+		kv   []string
+		want string
+	}{
+		{[]string{"AWS_MAX_ATTEMPTS", "abc"}, nil, "AWS_MAX_ATTEMPTS=abc"},
+		{[]string{"AWS_REGION", "us\x1b[31m"}, nil, `region (AWS_REGION, AWS_DEFAULT_REGION or a profile's region) "us\x1b[31m" is not`},
+		{nil, []string{"dynamodb.region", "us\x01east"}, `property dynamodb.region: "us\x01east" is not a region's name`},
+	} {
+		t.Run(c.want[:12], func(t *testing.T) {
+			t.Setenv("HOME", t.TempDir())
+			for i := 0; i < len(c.env); i += 2 {
+				t.Setenv(c.env[i], c.env[i+1])
+			}
+			b, _ := db.Lookup("dynamodb")
+			_, err := b.Open(context.Background(), dbtest.Props(append([]string{"dynamodb.endpoint", "http://127.0.0.1:1"}, c.kv...)...), db.Options{Threads: 1})
+			var pe *props.Error
+			var ie *db.InputError
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.ContainsAny(err.Error(), "\x1b\x01\n") || !errors.As(err, &pe) && !errors.As(err, &ie) {
+				t.Errorf("%v, want bad input saying %q", err, c.want)
+			}
+		})
+	}
+}

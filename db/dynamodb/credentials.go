@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/props"
 )
@@ -147,7 +148,12 @@ func (c creds) explain(p *props.Props, err error) error {
 	if errors.As(err, &nx) {
 		return p.Errorf("dynamodb.profile", "%q is in none of the AWS configuration files read (dynamodb.configfile, dynamodb.credentialsfile, else ~/.aws/config and ~/.aws/credentials)", nx.Profile)
 	}
-	return redacted{fmt.Errorf("dynamodb: the AWS configuration: %w", err)}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return redacted{fmt.Errorf("dynamodb: the AWS configuration: %w", err)}
+	}
+	// The environment's or the shared files' settings: bad input, said
+	// with its control characters escaped.
+	return &db.InputError{Err: redacted{fmt.Errorf("dynamodb: the AWS configuration: %s", format.Printable(err.Error()))}}
 }
 
 // loadConfig is config.LoadDefaultConfig, given up when ctx ends: the

@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,6 +33,10 @@ import (
 	"github.com/servbench/servbench/db/wire"
 	"github.com/servbench/servbench/props"
 )
+
+// regionName is what an AWS region's name is made of (a local endpoint
+// takes any such name).
+var regionName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
 
 // Name is the binding's name: engine.Spec{Binding: dynamodb.Name} runs it (and
 // the import that names it registers it).
@@ -177,6 +182,12 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
+	}
+	if !regionName.MatchString(cfg.Region) {
+		if _, given := p.Get("dynamodb.region"); given {
+			return nil, p.Errorf("dynamodb.region", "%q is not a region's name (us-east-1, eu-west-3, ...)", props.Cut(cfg.Region, 40))
+		}
+		return nil, &db.InputError{Err: fmt.Errorf("dynamodb: the AWS configuration's region (AWS_REGION, AWS_DEFAULT_REGION or a profile's region) %q is not a region's name (us-east-1, eu-west-3, ...)", props.Cut(cfg.Region, 40))}
 	}
 	s.region = cfg.Region
 	if cr.role != "" {
