@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"math"
 	"slices"
 	"testing"
@@ -58,5 +59,19 @@ func TestPublishedLatencyAbove(t *testing.T) {
 	}
 	if _, lat := s.published("Redis", "pagination", 18, 400); !math.IsNaN(lat) {
 		t.Errorf("a bound exceeded drawn as a mean latency: %v", lat)
+	}
+}
+
+// A runtime cell whose runs had failed operations says their share: a
+// failed operation may end sooner than it would have succeeded (S3's
+// runtimes counted timeouts unsaid).
+func TestRuntimeCellSaysFailures(t *testing.T) {
+	gs := []*Group{
+		{Key: Key{Deployment: "d", Workload: "a", Records: 100, Threads: 1}, Runtime: Stat{Mean: 12.5, N: 1}, FailedPct: Stat{Mean: 2.5, N: 1}},
+		{Key: Key{Deployment: "d", Workload: "c", Records: 100, Threads: 1}, Runtime: Stat{Mean: 3, N: 1}},
+	}
+	tb := newRuntimeMatrix(gs).table("d", 1)
+	if tb == nil || len(tb.Rows) != 3 || !strings.HasSuffix(tb.Rows[0][1], "(2.50% failed)") || strings.Contains(tb.Rows[1][1], "failed") {
+		t.Errorf("runtime table %+v", tb)
 	}
 }
