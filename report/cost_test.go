@@ -1,9 +1,9 @@
 package report
 
 import (
-	"strings"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/servbench/servbench/plan"
