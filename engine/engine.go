@@ -23,6 +23,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -410,17 +411,60 @@ func checkMemory(p *props.Props, threads int, records, avail int64) (warning str
 	return say + ": the client may run short of memory", nil
 }
 
-// availableMemory is the kernel's MemAvailable, in bytes (0: unknown).
+// availableMemory is the memory this process may still take, in bytes
+// (0: unknown): the least of the kernel's MemAvailable, what its cgroup's
+// memory.max leaves (a container's limit: Docker's, a Kubernetes pod's)
+// and what its address-space limit leaves (ulimit -v, prlimit --as).
 func availableMemory() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
+	least := int64(0)
+	take := func(v int64) {
+		if v > 0 && (least == 0 || v < least) {
+			least = v
+		}
+	}
+	take(kbField("/proc/meminfo", "MemAvailable:"))
+	take(cgroupMemoryLeft())
+	take(addressSpaceLeft())
+	return least
+}
+
+// kbField is a "Name: N kB" line's N of a /proc file, in bytes (0: none).
+func kbField(file, name string) int64 {
+	b, err := os.ReadFile(file)
 	if err != nil {
 		return 0
 	}
 	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "MemAvailable:"); ok {
+		if v, ok := strings.CutPrefix(l, name); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			return kb << 10
 		}
+	}
+	return 0
+}
+
+// cgroupMemoryLeft is the process's cgroup (v2) memory.max less its
+// memory.current, in bytes (0: no limit, or not known).
+func cgroupMemoryLeft() int64 {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return 0
+	}
+	path, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "0::")
+	if !ok || strings.Contains(path, "\n") {
+		return 0
+	}
+	dir := filepath.Join("/sys/fs/cgroup", filepath.Clean("/"+path))
+	read := func(name string) int64 {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return 0
+		}
+		v, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64) // "max": 0
+		return v
+	}
+	if limit := read("memory.max"); limit > 0 {
+		return max(limit-read("memory.current"), 1)
 	}
 	return 0
 }

@@ -105,7 +105,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	tr.TLSClientConfig = s.asked.Watch(tc)
 	// kivik reads an answer whole (a document, a page of a scan): bounded
 	// where no answer of the run reaches, an endless one fails its request.
-	bt := wire.BoundTransport{RoundTripper: tr, Max: wire.MaxHTTPAnswer + o.AnswerBytes}
+	bt := wire.BoundTransport{RoundTripper: tr, Max: wire.MaxHTTPAnswer + o.AnswerBytes, Budget: wire.NewAnswerBudget(o.Memory)}
 	hc := &http.Client{Transport: bt, Timeout: time.Duration(ms) * time.Millisecond}
 	s.base, s.hc = u, hc
 	if s.slow, err = kivik.New("couch", u.String(), couchdb.OptionHTTPClient(&http.Client{Transport: bt})); err != nil {

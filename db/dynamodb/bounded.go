@@ -210,14 +210,17 @@ func (p processCreds) Retrieve(context.Context) (aws.Credentials, error) {
 // transport, under the SDK's deserializers, whatever HTTP client the SDK
 // ends up with (it builds another when AWS_CA_BUNDLE is set). An endless
 // item held the process until it died, nothing written.
-type boundAnswers struct{ max int64 }
+type boundAnswers struct {
+	max    int64
+	budget *wire.AnswerBudget // every answer read at once (nil: none)
+}
 
 func (boundAnswers) ID() string { return "servbench.BoundAnswers" }
 
 func (b boundAnswers) HandleDeserialize(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (middleware.DeserializeOutput, middleware.Metadata, error) {
 	out, md, err := next.HandleDeserialize(ctx, in)
 	if resp, ok := out.RawResponse.(*smithyhttp.Response); ok && resp != nil && resp.Response != nil {
-		if berr := wire.BoundResponse(resp.Response, b.max); berr != nil && err == nil {
+		if berr := wire.BoundResponse(resp.Response, b.max, b.budget); berr != nil && err == nil {
 			err = berr
 		}
 	}

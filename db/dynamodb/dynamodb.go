@@ -193,7 +193,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if cr.role != "" {
 		cfg.Credentials = cr.assumeRole(cfg, time.Duration(ms)*time.Millisecond)
 	}
-	answers := boundAnswers{wire.MaxHTTPAnswer + o.AnswerBytes}
+	answers := boundAnswers{max: wire.MaxHTTPAnswer + o.AnswerBytes, budget: wire.NewAnswerBudget(o.Memory)}
 	s.c = ddb.NewFromConfig(cfg, func(o *ddb.Options) {
 		o.APIOptions = append(o.APIOptions, answers.addBound)
 		if s.endpoint != "" {

@@ -226,8 +226,8 @@ func TestRepliesInFlightFitInMemory(t *testing.T) {
 		memory  int64
 		want    string
 	}{
-		{1000, "500", 8 << 30, "property redis.pipelining: 1000 threads × a window of 500 replies"},
-		{100000, "off", 8 << 30, "property threadcount: 100000 threads × a window of 1 replies"},
+		{1000, "500", 8 << 30, "property redis.pipelining: 1000 connections, each with replies in flight up to"},
+		{100000, "off", 8 << 30, "property threadcount: 100000 connections"},
 		{1000, "off", 8 << 30, ""},
 		{1000, "500", 0, ""}, // memory not known
 	} {

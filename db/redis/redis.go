@@ -313,19 +313,31 @@ func parseConfig(p *props.Props, o db.Options) (*config, error) {
 	if c.noContent, err = p.Bool("redis.nocontent", false); err != nil {
 		return nil, err
 	}
-	// Each thread may hold its window's replies, each within the
-	// reply's bound: what they could take together must fit.
-	threads, window := int64(max(o.Threads, 1)), int64(max(c.window, 1))
-	if per := window * c.replies.Memory(); o.Memory > 0 && threads*per > o.Memory {
+	// The replies read after a write are bounded together: a thread's
+	// window of them, a scan's (one pipeline), or, auto-pipelined, every
+	// thread's on a shared connection. What every connection's could
+	// take together must fit.
+	threads, conns := int64(max(o.Threads, 1)), int64(max(o.Threads, 1))
+	switch {
+	case c.window > 1:
+		c.replies.Batch = int64(c.window)
+	case c.pipelined:
+		c.replies.Batch, conns = threads, min(threads, autoConns)
+	}
+	if per := c.replies.Memory(); o.Memory > 0 && conns*per > o.Memory {
 		key, fix := "threadcount", "give fewer threads"
-		if window > 1 {
+		if c.window > 1 {
 			key, fix = "redis.pipelining", "give a smaller window or fewer threads"
 		}
-		return nil, p.Errorf(key, "%d threads × a window of %d replies, each up to %s in the client (this run's longest answer), could take %s; this machine has %s available: %s",
-			threads, window, format.Bytes(c.replies.Memory()), format.Bytes(threads*per), format.Bytes(o.Memory), fix)
+		return nil, p.Errorf(key, "%d connections, each with replies in flight up to %s in the client (a batch of %d, each within this run's longest answer), could take %s; this machine has %s available: %s",
+			conns, format.Bytes(per), max(c.replies.Batch, 1), format.Bytes(conns*per), format.Bytes(o.Memory), fix)
 	}
 	return c, nil
 }
+
+// autoConns is how many connections rueidis' auto-pipelining shares its
+// requests over, at most (its pipe and its multiplexed copies).
+const autoConns = 4
 
 // tlsProperty is the first TLS property given that asks for TLS.
 func tlsProperty(p *props.Props) string {

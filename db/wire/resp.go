@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net"
+	"sync/atomic"
 
 	"github.com/servbench/servbench/internal/format"
 )
@@ -62,6 +63,12 @@ const (
 // streamed aggregate that never ends.
 type RESPBounds struct {
 	String, Reply, Elements int64
+	// Batch is how many replies the requests a connection sends at once
+	// may have (a pipelining window; 0: one): the replies read after a
+	// write hold at most Batch times Reply bytes and Elements elements
+	// together (a scan's records, one reply each in one pipeline, are
+	// bounded as its whole answer, not each as the whole answer).
+	Batch int64
 }
 
 // RESPElementBytes is the memory rueidis gives an element of an aggregate
@@ -79,8 +86,8 @@ const RESPElementBytes = 40
 // bytes of the answer (a record of 10 fields: about 1,500). Not known: a string at MaxRESPString, a reply's
 // bytes at four times that, its elements at MaxRESPCount.
 func RESPBoundsFor(answer int64) RESPBounds {
-	if answer <= 0 {
-		return RESPBounds{String: MaxRESPString, Reply: 4 * MaxRESPString, Elements: MaxRESPCount}
+	if answer <= 0 { // each reply bounded, not its batch
+		return RESPBounds{String: MaxRESPString, Reply: 4 * MaxRESPString, Elements: MaxRESPCount, Batch: 1 << 20}
 	}
 	return RESPBounds{
 		String:   min(MaxRESPString, respSlack+answer),
@@ -93,10 +100,16 @@ func RESPBoundsFor(answer int64) RESPBounds {
 // server's INFO (a few kilobytes to some tens), an error, a status.
 const respSlack = 256 << 10
 
-// Memory is the most a reply within b takes in the client: its strings
-// and lines twice (rueidis' copy, then the record's), and each element's
-// RedisMessage.
-func (b RESPBounds) Memory() int64 { return 2*b.Reply + RESPElementBytes*b.Elements }
+// Memory is the most a batch's replies within b take in the client: their strings
+// and lines three times (rueidis' copy, the record's, the allocator's
+// rounding), and each element's RedisMessage, string header and record
+// field, respElementMemory (attacked: 144,000 elements in 3 MB took 31 MB).
+func (b RESPBounds) Memory() int64 { return b.batch() * (3*b.Reply + respElementMemory*b.Elements) }
+
+// respElementMemory is what an element of a reply takes in the client
+// besides its bytes: rueidis' RedisMessage (RESPElementBytes), its
+// string's allocation, the record's field.
+const respElementMemory = 160
 
 // RESPError is a reply refused where it passes its bound: a string or a
 // count past its bound (at its header), a reply's bytes or elements past
@@ -106,7 +119,7 @@ func (b RESPBounds) Memory() int64 { return 2*b.Reply + RESPElementBytes*b.Eleme
 // waiting on the connection, counted as server errors (ERROR); the run
 // goes on.
 type RESPError struct {
-	What string // "string", "count", "reply", "line", "depth" or "length"
+	What string // "string", "count", "reply", "batch", "batch elements", "line", "depth" or "length"
 	Max  int64
 }
 
@@ -116,6 +129,10 @@ func (e *RESPError) Error() string {
 		return fmt.Sprintf("the server's reply declares a string of more than %s (the most this run's longest answer can hold): the connection is closed", format.Bytes(e.Max))
 	case "reply":
 		return fmt.Sprintf("the server's reply holds more than %s in its strings and lines (twice what this run's longest answer can hold): the connection is closed", format.Bytes(e.Max))
+	case "batch":
+		return fmt.Sprintf("the server's replies to one batch of requests hold more than %s in their strings and lines (what this run's answers to it can hold): the connection is closed", format.Bytes(e.Max))
+	case "batch elements":
+		return fmt.Sprintf("the server's replies to one batch of requests hold more than %s elements (what this run's answers to it can hold): the connection is closed", format.Thousands(e.Max))
 	case "line":
 		return fmt.Sprintf("the server's reply holds a line (a status, an error, a number) of more than %s (Redis' are at most a few hundred bytes): the connection is closed", format.Bytes(e.Max))
 	case "depth":
@@ -171,6 +188,9 @@ type respConn struct {
 	total   int64 // a streamed string's bytes so far
 	bytes   int64 // the reply's strings and lines so far
 	elems   int64 // the reply's elements so far
+	bbytes  int64 // the same over the replies since the last write
+	belems  int64
+	sent    atomic.Bool // a write since the last reply began: a new batch
 	bounds  RESPBounds
 	depth   int
 	stack   [MaxRESPDepth]uint32
@@ -187,6 +207,13 @@ func BoundRESP(c net.Conn, b RESPBounds) net.Conn {
 
 func (c *respConn) Read(p []byte) (int, error) { return c.read(p, c.scan) }
 
+// Write notes that a batch of requests went out (the driver's writer and
+// reader are goroutines of their own).
+func (c *respConn) Write(p []byte) (int, error) {
+	c.sent.Store(true)
+	return c.Conn.Write(p)
+}
+
 func (c *respConn) scan(b []byte) error {
 	for i := 0; i < len(b); {
 		switch c.state {
@@ -202,6 +229,9 @@ func (c *respConn) scan(b []byte) error {
 			c.line, c.n, c.neg, c.stream = 0, 0, false, false
 			if c.depth == 0 && !c.chunked { // a reply begins
 				c.bytes, c.elems = 0, 0
+				if c.sent.Swap(false) {
+					c.bbytes, c.belems = 0, 0
+				}
 			}
 			if c.chunked { // rueidis takes whatever comes for a chunk's ';'
 				c.state, c.kind = respLen, kindChunk
@@ -337,21 +367,29 @@ func (c *respConn) header() error {
 	return c.push(2 * uint32(c.n))
 }
 
-// add counts n bytes of strings or lines in the reply.
+// add counts n bytes of strings or lines in the reply, and its batch.
 func (c *respConn) add(n int64) error {
 	if c.bytes += n; c.bytes > c.bounds.Reply {
 		return &RESPError{"reply", c.bounds.Reply}
 	}
+	if c.bbytes += n; c.bbytes > c.bounds.batch()*c.bounds.Reply {
+		return &RESPError{"batch", c.bounds.batch() * c.bounds.Reply}
+	}
 	return nil
 }
 
-// count counts n elements in the reply.
+// count counts n elements in the reply, and its batch.
 func (c *respConn) count(n int64) error {
 	if c.elems += n; c.elems > c.bounds.Elements {
 		return &RESPError{"count", c.bounds.Elements}
 	}
+	if c.belems += n; c.belems > c.bounds.batch()*c.bounds.Elements {
+		return &RESPError{"batch elements", c.bounds.batch() * c.bounds.Elements}
+	}
 	return nil
 }
+
+func (b RESPBounds) batch() int64 { return max(b.Batch, 1) }
 
 // push opens an aggregate of n elements (a streamed one may bring n-1).
 func (c *respConn) push(n uint32) error {

@@ -19,6 +19,8 @@ type replayConn struct {
 	at   int
 }
 
+func (c *replayConn) Write(p []byte) (int, error) { return len(p), nil }
+
 func (c *replayConn) Read(p []byte) (int, error) {
 	if c.at == len(c.data) {
 		c.at = 0
@@ -269,6 +271,31 @@ func TestRESPBoundsForTheRun(t *testing.T) {
 		if _, err := scanWithin(over, 1<<16, b); !errors.As(err, &re) || re.What != "reply" {
 			t.Errorf("%+v: %d strings of %d: %v", c, n, b.String, err)
 		}
+	}
+}
+
+// The replies read after one write (a batch of requests: a scan's
+// records, one reply each, in one pipeline) are bounded together, at the
+// batch's share of the run's answers (a scan of 300 keys each answered at
+// the whole answer's bound took 6 GB); a write starts a new batch.
+func TestBoundRESPBatch(t *testing.T) {
+	b := RESPBoundsFor(8 << 10)
+	half := fmt.Sprintf("*%d\r\n", b.Elements/2+1) + strings.Repeat(":1\r\n", int(b.Elements/2+1))
+	var re *RESPError
+	if _, err := scanWithin(half+half, 1<<16, b); !errors.As(err, &re) || re.What != "batch elements" {
+		t.Errorf("two replies of half the bound and more after one write: %v", err)
+	}
+	c := BoundRESP(&replayConn{data: []byte(half), step: len(half)}, b).(*respConn)
+	buf := make([]byte, len(half))
+	for i := range 4 {
+		c.Write([]byte("*1\r\n$4\r\nPING\r\n"))
+		if _, err := c.Read(buf); err != nil {
+			t.Fatalf("reply %d after its own write: %v", i, err)
+		}
+	}
+	b.Batch = 2
+	if _, err := scanWithin(half+half, 1<<16, b); err != nil {
+		t.Errorf("two replies within a batch of two: %v", err)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -116,5 +118,41 @@ func TestConnectStoppable(t *testing.T) {
 	}
 	if v, err := Connect(context.Background(), func() (int, error) { return 3, nil }, func(int) {}); v != 3 || err != nil {
 		t.Errorf("connected: %d %v", v, err)
+	}
+}
+
+// The answers read at once are bounded together by a budget: one that
+// passes it fails as an answer cut (AnswerError, InFlight), and a closed
+// answer gives its bytes back (24 threads each within the answer's bound
+// ran the process out of memory).
+func TestAnswerBudget(t *testing.T) {
+	budget := &AnswerBudget{max: 100}
+	open := func(n int) *http.Response {
+		r := &http.Response{Body: io.NopCloser(strings.NewReader(strings.Repeat("x", n))), ContentLength: -1}
+		if err := BoundResponse(r, 1000, budget); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	a, b := open(60), open(60)
+	if got, err := io.ReadAll(a.Body); err != nil || len(got) != 60 {
+		t.Fatalf("the first answer, within the budget: %d bytes, %v", len(got), err)
+	}
+	var ae *AnswerError
+	if _, err := io.ReadAll(b.Body); !errors.As(err, &ae) || !ae.InFlight || ae.Max != 100 {
+		t.Errorf("the second answer, past the budget with the first unread: %v", err)
+	}
+	a.Body.Close()
+	b.Body.Close()
+	c := open(90)
+	if got, err := io.ReadAll(c.Body); err != nil || len(got) != 90 {
+		t.Errorf("an answer after the others were closed: %d bytes, %v", len(got), err)
+	}
+	c.Body.Close()
+	if budget.used.Load() != 0 {
+		t.Errorf("%d bytes still counted after every answer was closed", budget.used.Load())
+	}
+	if NewAnswerBudget(0) != nil {
+		t.Error("a budget without the memory known")
 	}
 }
