@@ -175,3 +175,43 @@ func TestPlanCheckHidesSecrets(t *testing.T) {
 		t.Errorf("check: %v", err)
 	}
 }
+
+// A secret the rules find only in a step's output (a password printed
+// from a variable, a printf argument) is known from then on: the step's
+// command, written in setup.log and setup.json after it ran, hides it, as
+// does what the run says. (The plan's copy, written before any step
+// runs, is the plan's text as the rules find it.)
+func TestStepOutputTeachesItsSecret(t *testing.T) {
+	text := `name: learned
+deployments:
+  - label: one
+    binding: basic
+    setup:
+      - shell: "P=hunterVarQ7; echo password=$P"
+      - shell: "printf 'password=%s\\n' hunterPfQ8"
+workloads: [c]
+records: [10]
+threads: [1]
+operations: 10
+`
+	pl := loadPlan(t, text)
+	dir := filepath.Join(t.TempDir(), "out")
+	var said bytes.Buffer
+	if err := New(pl, dir, &said).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"setup.log", "setup.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []string{"hunterVarQ7", "hunterPfQ8"} {
+			if bytes.Contains(b, []byte(s)) {
+				t.Errorf("%s holds %s: %s", f, s, b)
+			}
+		}
+	}
+	if strings.Contains(said.String(), "hunterVarQ7") || strings.Contains(said.String(), "hunterPfQ8") {
+		t.Errorf("said: %s", said.String())
+	}
+}

@@ -126,6 +126,7 @@ func (r *Runner) steps(ctx context.Context, scope string, t *plan.Deployment, w 
 			var output strings.Builder
 			answer, err := r.shell(ctx, st.Shell, t, w, records, load, &red, &output)
 			e.Seconds, e.Answer = time.Since(e.Started).Seconds(), answer
+			e.Text = red.Redact(st.Shell) // with what its output showed secret
 			if err != nil {
 				e.Error = red.Redact(oneLine(err))
 			}
@@ -196,6 +197,10 @@ func (r *Runner) shell(ctx context.Context, command string, t *plan.Deployment, 
 	if errors.As(err, &ee) && ctx.Err() == nil {
 		err = fmt.Errorf("exit status %d", ee.ExitCode())
 	}
+	// A secret a rule finds in the output (password=pw, printed from a
+	// variable, a printf argument, a decoding) is known from here on: the
+	// step's own command, written after it ran, hides it too.
+	red.Hidden(string(out.b))
 	text := strings.TrimRight(red.Redact(string(out.b)), "\n")
 	if out.cut > 0 {
 		fmt.Fprintf(w, "  (%d bytes of output before these left out)\n", out.cut)
