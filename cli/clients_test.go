@@ -925,12 +925,26 @@ func TestKubeconfigExecPluginStoppedByOneSignal(t *testing.T) {
 
 // A plugin that answers and exits, leaving behind a process that holds
 // its output, is taken at its word: its credentials are used (the
-// connection to the API server then fails), not awaited for the minute.
+// connection to the API server then fails), not awaited for the minute;
+// what it left in its process group ends with it.
 func TestKubeconfigExecPluginLeavingAProcess(t *testing.T) {
 	cred := `{"apiVersion": "client.authentication.k8s.io/v1beta1", "kind": "ExecCredential", "status": {"token": "t0ken"}}`
 	code, said := kubePlugin(t, "setsid sleep 30 & echo '"+cred+"'", nil)
 	if code == ExitOK || strings.Contains(said, "gave no credentials") || !strings.Contains(said, "127.0.0.1:1") {
 		t.Errorf("exit %d: %s", code, said)
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	kubePlugin(t, "sleep 300 & echo $! > "+pidFile+"; echo '"+cred+"'", nil)
+	b, _ := os.ReadFile(pidFile)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("the plugin's child: %q", b)
+	}
+	for failsafe := time.Now().Add(time.Minute); syscall.Kill(pid, 0) == nil; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(failsafe) { // a safety net, not a measurement
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the plugin's child (pid %d) outlived it", pid)
+		}
 	}
 }
 

@@ -139,6 +139,7 @@ func Credential(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return 1
 	}
 	werr := cmd.Wait()
+	killGroup(cmd) // what the plugin left running in its group ends with it
 	says.end()
 	say := func(why string) int {
 		fmt.Fprintf(stderr, "servbench: the kubeconfig's exec credential plugin %s %s\n", format.Printable(name), why)
