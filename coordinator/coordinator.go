@@ -481,7 +481,7 @@ func gather(ms []member, measured []time.Duration, name func(int) string) ([]*re
 	case len(none) == len(ms):
 		return nil, engine.ErrInterruptedBeforeMeasuring
 	case len(none) > 0:
-		return nil, fmt.Errorf("interrupted before client %s of %d measured anything: nothing merged", strings.Join(none, ", "), len(ms))
+		return nil, fmt.Errorf("interrupted: client %s of %d sent neither its result nor any progress (stopped before it measured, or hung before its first progress): nothing merged", strings.Join(none, ", "), len(ms))
 	}
 	return docs, nil
 }

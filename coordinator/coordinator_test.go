@@ -28,11 +28,11 @@ func TestGatherSaysWhatWasMeasured(t *testing.T) {
 	killed := member{exited: true, exitErr: errors.New("signal: killed")}
 	_, err := gather([]member{done, killed}, []time.Duration{4 * time.Second, 4 * time.Second}, name)
 	if err == nil || !strings.Contains(err.Error(), "client 1 of 2 had measured for at least 4.0 s, but ended (signal: killed) without sending its result") ||
-		strings.Contains(err.Error(), "measured anything") {
+		strings.Contains(err.Error(), "neither its result") {
 		t.Errorf("a client that measured 4 s: %v", err)
 	}
 	_, err = gather([]member{done, {exited: true}}, []time.Duration{4 * time.Second, 0}, name)
-	if err == nil || !strings.Contains(err.Error(), "interrupted before client 1 of 2 measured anything") {
+	if err == nil || !strings.Contains(err.Error(), "client 1 of 2 sent neither its result nor any progress") {
 		t.Errorf("a client that measured nothing: %v", err)
 	}
 	if _, err = gather([]member{{exited: true}, {exited: true}}, []time.Duration{0, 0}, name); !errors.Is(err, engine.ErrInterruptedBeforeMeasuring) {
