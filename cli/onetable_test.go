@@ -107,3 +107,29 @@ func TestPlanOfTwoDataSetsInOneTable(t *testing.T) {
 		t.Errorf("record 500 of the first data set, after the second's load: %v, want NOT_FOUND", err)
 	}
 }
+
+// Emptying a data set deletes the runs' inserts that stayed after its
+// loaded records too (cleanupinserts leaves those past what it could
+// learn were the run's): the next data set holds its own records only.
+func TestEmptyingDeletesTheRunsInserts(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
+	d := dbtest.Open(t, "redis", "redis.url", url)
+	ctx := context.Background()
+	rec := &db.Record{}
+	rec.Add("field0", []byte("x"))
+	for _, n := range []int64{1000, 1001, 1500} { // inserts a run left, one apart from the others
+		if err := d.Insert(ctx, "usertable", string(workload.AppendKey(nil, n, 1, false)), rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	said := benchTwoDataSets(t, "redis", "redis.url", url, "[1000, 300]")
+	if !strings.Contains(said, "1003 records deleted") {
+		t.Errorf("the run's inserts not deleted with the data set: %s", said)
+	}
+	for _, n := range []int64{1000, 1001, 1500} {
+		var r db.Record
+		if err := d.Read(ctx, "usertable", string(workload.AppendKey(nil, n, 1, false)), nil, &r); db.Classify(err, false) != db.NotFound {
+			t.Errorf("record %d after the emptying: %v, want NOT_FOUND", n, err)
+		}
+	}
+}
