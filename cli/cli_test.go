@@ -374,14 +374,23 @@ func interruptWritesResults(t *testing.T, sig syscall.Signal) {
 	dir := t.TempDir()
 	jsonPath := filepath.Join(dir, "r.json")
 	cmd := exec.Command(os.Args[0], "run", "pebble", "-w", "a", "-threads", "2", "-target", "2000",
-		"-p", "operationcount=0", "-o", jsonPath)
+		"-p", "operationcount=0", "-s", "-p", "status.interval=0.2", "-o", jsonPath)
 	cmd.Env = append(os.Environ(), "SERVBENCH_TEST_CLI=1")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
+	var out bytes.Buffer
+	// The signal comes once the run has measured (its first status
+	// line), however busy the machine (a fixed sleep came before it).
+	errb := &watchFor{want: "current ops/sec", seen: make(chan struct{})}
+	measuring := errb.seen
+	cmd.Stdout, cmd.Stderr = &out, errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(700 * time.Millisecond)
+	select {
+	case <-measuring:
+	case <-time.After(2 * time.Minute): // a safety net, not a measurement
+		cmd.Process.Kill()
+		t.Fatalf("the run never measured: %s", errb.String())
+	}
 	cmd.Process.Signal(sig)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

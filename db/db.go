@@ -190,6 +190,10 @@ type Options struct {
 	// whole bounds it there, past its own framing: no answer of this run
 	// passes it.
 	AnswerBytes int64
+	// AnswerElements is the most elements such an answer holds when
+	// structured (a name and a value a field, a few a record); 0 when
+	// not known.
+	AnswerElements int64
 	// Memory is the memory available to the client (the kernel's
 	// MemAvailable; 0: not known), for a binding to refuse a
 	// configuration whose answers in flight could not fit (threads ×

@@ -471,7 +471,8 @@ func cgroupMemoryLeft() int64 {
 
 func (s *Setup) bindingOptions(checkOnly bool) db.Options {
 	return db.Options{Threads: s.Runner.Threads, Load: s.Spec.Phase == LoadPhase, CheckOnly: checkOnly, Schema: s.Workload.Schema(),
-		AnswerBytes: s.Workload.AnswerBytes(s.Spec.Phase != LoadPhase), Memory: availableMemory()}
+		AnswerBytes: s.Workload.AnswerBytes(s.Spec.Phase != LoadPhase), AnswerElements: s.Workload.AnswerElements(s.Spec.Phase != LoadPhase),
+		Memory: availableMemory()}
 }
 
 // Result is a finished phase: the runner's measurements and what the

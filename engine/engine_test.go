@@ -120,7 +120,7 @@ func TestCheckOpensTheBindingOffline(t *testing.T) {
 	got = recorded
 	wantFields := []string{"field0", "field1", "field2", "field3", "field4", "field5", "field6", "field7", "field8", "field9"}
 	if len(got) != 1 || !reflect.DeepEqual(got[0], db.Options{Threads: 7, Load: true, CheckOnly: true, Schema: db.Schema{Fields: wantFields},
-		AnswerBytes: 10*(6*100+64) + 1024, Memory: got[0].Memory}) || got[0].Memory < 0 {
+		AnswerBytes: 10*(6*100+64) + 1024, AnswerElements: 2*10 + 4, Memory: got[0].Memory}) || got[0].Memory < 0 {
 		t.Errorf("the binding was opened with %+v, want once, offline, 7 threads, load, the workload's fields, one record's answer, the memory available", got)
 	}
 	spec.Properties.Set("recorder.urll", "x", "test")

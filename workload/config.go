@@ -431,6 +431,25 @@ func (c *Config) Schema() db.Schema {
 	return db.Schema{Fields: f}
 }
 
+// AnswerElements is the most elements a structured answer to one
+// operation holds (db.Options.AnswerElements): for each record of the
+// longest scan or query (one otherwise), a name and a value a field and a
+// few for the record (a customer document counted at 64 fields).
+func (c *Config) AnswerElements(run bool) int64 {
+	fields := int64(c.FieldCount)
+	if c.Document == "customer" {
+		fields = 64
+	}
+	rows := int64(1)
+	if run && c.Scan > 0 {
+		rows = max(rows, c.MaxScanLength)
+	}
+	if run && c.Query > 0 {
+		rows = max(rows, c.MaxQueryLength)
+	}
+	return rows * (2*fields + 4)
+}
+
 // AnswerBytes is the most an answer to one operation can hold when its
 // records are written as JSON (db.Options.AnswerBytes): the longest scan's
 // or query's records in a run phase (one record otherwise), each value's

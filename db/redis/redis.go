@@ -317,6 +317,9 @@ func parseConfig(p *props.Props, o db.Options) (*config, error) {
 	// window of them, a scan's (one pipeline), or, auto-pipelined, every
 	// thread's on a shared connection. What every connection's could
 	// take together must fit.
+	if o.AnswerElements > 0 { // a reply holds at most the answer's elements, and a few more
+		c.replies.Elements = min(c.replies.Elements, 1<<10+o.AnswerElements)
+	}
 	threads, conns := int64(max(o.Threads, 1)), int64(max(o.Threads, 1))
 	switch {
 	case c.window > 1:
