@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -14,7 +15,7 @@ func (p *Plan) SharesServer(t *Deployment) bool {
 	mine := p.servers(t)
 	for i := range p.Deployments {
 		o := &p.Deployments[i]
-		if o == t || o.Binding != t.Binding || sameRecords(p.RecordsOf(o), p.RecordsOf(t)) {
+		if o == t || o.Binding != t.Binding || slices.Equal(p.RecordsOf(o), p.RecordsOf(t)) {
 			continue
 		}
 		for h := range p.servers(o) {
@@ -24,18 +25,6 @@ func (p *Plan) SharesServer(t *Deployment) bool {
 		}
 	}
 	return false
-}
-
-func sameRecords(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // servers are the hosts deployment t's connection properties name (the

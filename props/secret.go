@@ -793,7 +793,7 @@ func (r *Redactor) learn(v string) {
 	}
 	r.Add(v)
 	if strings.IndexByte(v, '\\') >= 0 {
-		r.Add(unbackslash(v))
+		r.Add(Unbackslash(v))
 	}
 	if i := strings.IndexAny(v, shellEnd); i > 0 && !quoted {
 		r.Add(v[:i])
@@ -874,9 +874,9 @@ func hexVal(c byte) int {
 // shellEnd ends an unquoted word as a shell reads it.
 const shellEnd = " \t\r\n;|&<>()`"
 
-// unbackslash undoes backslash escapes: each backslash stands for the byte
-// after it.
-func unbackslash(v string) string {
+// Unbackslash undoes backslash escapes: each backslash stands for the
+// byte after it (a shell's, JSON's, libpq's keyword/value settings).
+func Unbackslash(v string) string {
 	var b strings.Builder
 	for i := 0; i < len(v); i++ {
 		if v[i] == '\\' && i+1 < len(v) {

@@ -44,14 +44,7 @@ func dsnValue(v string) string {
 	if len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' {
 		v = v[1 : len(v)-1]
 	}
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		if v[i] == '\\' && i+1 < len(v) {
-			i++
-		}
-		b.WriteByte(v[i])
-	}
-	return b.String()
+	return props.Unbackslash(v)
 }
 
 // connSettings reads a connection string's TLS options, in either form
