@@ -146,11 +146,15 @@ slo:
 
 // A server target with several record counts gets one table per data set
 // (table_r<records>), so loading the larger one does not collide with the
-// smaller; a plan that names its table keeps it.
+// smaller; a plan that names its table and gives several record counts is
+// refused before anything runs (the second load met the first's keys).
 func TestBenchTablePerDataSet(t *testing.T) {
+	pf := writePlan(t, "deployments: [{label: b, binding: basic}]\nworkloads: [c]\nrecords: [100, 200]\nthreads: [1]\noperations: 10\nproperties:\n  table: mine\n")
+	if code, _, e := servbench(t, "bench", pf, "-o", filepath.Join(t.TempDir(), "out")); code != ExitUsage || !strings.Contains(e, "the plan names its table (mine) and 2 record counts") {
+		t.Errorf("a named table of two data sets: exit %d: %s", code, e)
+	}
 	for _, tc := range []struct{ extra, want string }{
 		{"", "usertable_r100 usertable_r200"},
-		{"properties:\n  table: mine\n", "mine mine"},
 	} {
 		pf := writePlan(t, "deployments: [{label: b, binding: basic}]\nworkloads: [c]\nrecords: [100, 200]\nthreads: [1]\noperations: 10\n"+tc.extra)
 		dir := filepath.Join(t.TempDir(), "out")

@@ -247,6 +247,12 @@ func (r *Runner) check(ctx context.Context) error {
 		}
 		tk := c.Deployment.Label + "\x00" + c.Workload.Name
 		r.docs[tk] = ch.s.Workload.Document
+		// A table the plan names holds one data set: a second record
+		// count's load would meet the first's keys (it failed there, after
+		// the first's runs).
+		if n := len(r.pl.RecordsOf(c.Deployment)); n > 1 && r.setsTable(c.Deployment) && db.EmbeddedDir(c.Deployment.Binding) == "" && db.OneTableOf(c.Deployment.Binding) == "" {
+			return &plan.Error{File: r.pl.File, Line: c.Deployment.Line, Msg: fmt.Sprintf("deployment %s: the plan names its table (%s) and %d record counts: the second data set's load would meet the first's keys in it; leave table out (each data set gets usertable_r<N>) or give one record count", c.Deployment.Label, ch.s.Workload.Table, n)}
+		}
 		if _, named := r.tables[tk]; !named && (len(r.pl.RecordsOf(c.Deployment)) > 1 || r.pl.SharesServer(c.Deployment)) && db.EmbeddedDir(c.Deployment.Binding) == "" && !r.setsTable(c.Deployment) {
 			r.tables[tk] = ch.s.Workload.Table
 		}

@@ -245,3 +245,19 @@ func TestCapacitySearchRuns(t *testing.T) {
 }
 
 func thousands(v float64) string { return format.Thousands(int64(v)) }
+
+// A plan that names its table and gives a server deployment several
+// record counts is refused before anything runs, in one line naming the
+// deployment (the second load failed at the first's keys, after the first
+// data set's runs).
+func TestNamedTableOfSeveralDataSetsRefused(t *testing.T) {
+	pl := loadPlan(t, "name: t\ndeployments: [{label: pg, binding: basic, properties: {table: mytable}}]\nworkloads: [c]\nrecords: [1000, 300]\nthreads: [1]\noperations: 10\n")
+	err := New(pl, filepath.Join(t.TempDir(), "out"), io.Discard).Check()
+	if err == nil || !strings.Contains(err.Error(), "deployment pg: the plan names its table (mytable) and 2 record counts") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("%v", err)
+	}
+	pl = loadPlan(t, "name: t\ndeployments: [{label: pg, binding: basic}]\nworkloads: [c]\nrecords: [1000, 300]\nthreads: [1]\noperations: 10\n")
+	if err := New(pl, filepath.Join(t.TempDir(), "out"), io.Discard).Check(); err != nil {
+		t.Errorf("without a table named: %v", err)
+	}
+}
