@@ -90,13 +90,25 @@ func TestPlanOfTwoDataSetsOnCouchbase(t *testing.T) {
 	}
 }
 
+// redisOfItsOwn is the test Redis' database 9, which other tests do not
+// use, without the keys an earlier run of these tests left there.
+func redisOfItsOwn(t *testing.T) string {
+	t.Helper()
+	url := strings.TrimSuffix(dbtest.ServerURL(t, "SERVBENCH_REDIS_URL"), "/") + "/9"
+	d := dbtest.Open(t, "redis", "redis.url", url)
+	for n := range int64(5000) {
+		d.Delete(context.Background(), "usertable", string(workload.AppendKey(nil, n, 1, false)))
+	}
+	return url
+}
+
 // A plan of two record counts on a binding that keeps every table's
 // records in one place (Redis, as YCSB's): the first data set is emptied,
 // after its runs, before the second is loaded, so that the second holds
 // its own records only (the larger one first: its records past the
 // smaller's were left in the smaller data set).
 func TestPlanOfTwoDataSetsInOneTable(t *testing.T) {
-	url := dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
+	url := redisOfItsOwn(t)
 	said := benchTwoDataSets(t, "redis", "redis.url", url, "[1000, 300]")
 	if !strings.Contains(said, "emptied srv-r1000") || !strings.Contains(said, "1000 records deleted") {
 		t.Errorf("the first data set not emptied before the second's load: %s", said)
@@ -112,7 +124,7 @@ func TestPlanOfTwoDataSetsInOneTable(t *testing.T) {
 // loaded records too (cleanupinserts leaves those past what it could
 // learn were the run's): the next data set holds its own records only.
 func TestEmptyingDeletesTheRunsInserts(t *testing.T) {
-	url := dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
+	url := redisOfItsOwn(t)
 	d := dbtest.Open(t, "redis", "redis.url", url)
 	ctx := context.Background()
 	rec := &db.Record{}
