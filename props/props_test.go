@@ -389,6 +389,11 @@ func TestRedactTextMoreForms(t *testing.T) {
 		{"out=`redis-cli -a hunter38 PING`", "out=`redis-cli -a REDACTED PING`", []string{"hunter38"}},
 		{`redis-cli -a $(cat /run/pw) PING`, `redis-cli -a $(cat /run/pw) PING`, nil},
 		{`redis-cli -a "$REDIS_PW" PING`, `redis-cli -a REDACTED PING`, nil},
+		// Quotes inside a word, a shell's default: the password the
+		// program reads is known.
+		{`redis-cli -a Sec'ret'QtG7 ping`, `redis-cli -a REDACTED ping`, []string{"SecretQtG7"}},
+		{`redis-cli -a Sec"ret"DqS19 ping`, `redis-cli -a REDACTED ping`, []string{"SecretDqS19"}},
+		{`redis-cli -a ${PW:-SecretDfX24} ping`, `redis-cli -a ${PW:REDACTED} ping`, []string{"SecretDfX24"}},
 		// Escapes the program decodes: the password it reads is known.
 		{`printf 'requirepass \x53ecretHexR1\n' > conf`, `printf 'requirepass REDACTED' > conf`, []string{"SecretHexR1"}},
 		{`echo 'requirepass S\0145cretOctR2' > conf2`, `echo 'requirepass REDACTED' > conf2`, []string{"SecretOctR2"}},

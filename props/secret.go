@@ -777,6 +777,20 @@ func (r *Redactor) learn(v string) {
 	if a, ok := strings.CutPrefix(v, "$'"); ok { // bash's $'...': C's escapes
 		v = "'" + a
 	}
+	// A shell's default (${PW:-pw}) is the secret when the variable is
+	// not set; quotes inside a word (Sec'ret', Sec"ret") are the shell's,
+	// not the program's.
+	if a, ok := strings.CutPrefix(v, "${"); ok {
+		if _, def, ok := strings.Cut(a, ":-"); ok {
+			r.Add(strings.Trim(strings.TrimSuffix(def, "}"), `"'`))
+		}
+	}
+	if d, ok := strings.CutPrefix(v, "-"); ok { // ${PW:-pw} as a name:value rule cuts it: -pw
+		r.Add(strings.Trim(strings.TrimSuffix(d, "}"), `"'`))
+	}
+	if i := strings.IndexAny(v, `"'`); i > 0 && i < len(v)-1 {
+		r.Add(strings.NewReplacer(`'`, "", `"`, "").Replace(v))
+	}
 	quoted := strings.ContainsAny(v, `"'`)
 	for {
 		w := v
