@@ -339,22 +339,7 @@ func TestKubeconfigExecPluginEndsWithTheCommand(t *testing.T) {
 			t.Fatalf("the plugin never started: %s", stderr)
 		}
 	}
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	cmd.Process.Signal(syscall.SIGINT)
-	for ended := false; !ended; {
-		select {
-		case <-done:
-			ended = true
-		case <-tick.C:
-			if !strings.Contains(stderr.String(), "second signal") {
-				cmd.Process.Signal(syscall.SIGINT)
-			}
-		case <-time.After(time.Minute):
-			cmd.Process.Kill()
-			t.Fatalf("not ended by a second signal: %s", stderr)
-		}
-	}
+	signalTwice(t, cmd, done, stderr, time.After(time.Minute)) // a safety net, not a measurement
 	// The kernel kills what was tied to the command as it ends; the
 	// plugin's child goes with its group.
 	for failsafe := time.Now().Add(time.Minute); syscall.Kill(pid, 0) == nil; time.Sleep(20 * time.Millisecond) {

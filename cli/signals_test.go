@@ -119,6 +119,29 @@ func (s *stuckDB) Read(ctx context.Context, table, key string, fields []string, 
 	return s.DB.Read(ctx, table, key, fields, r)
 }
 
+// signalTwice sends cmd SIGINT, then again until it says it saw the
+// second (two sent at once may arrive as one), and returns when it ended
+// (done), killing it at failsafe.
+func signalTwice(t *testing.T, cmd *exec.Cmd, done <-chan error, stderr *watchFor, failsafe <-chan time.Time) {
+	t.Helper()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	cmd.Process.Signal(syscall.SIGINT)
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+			if !strings.Contains(stderr.String(), "second signal") {
+				cmd.Process.Signal(syscall.SIGINT)
+			}
+		case <-failsafe:
+			cmd.Process.Kill()
+			t.Fatalf("not ended by a second signal: %s", stderr)
+		}
+	}
+}
+
 // twoSignalsWhileStalled runs the command args with the stalling binding,
 // sends SIGINT once its server stalled and again until the second is
 // seen, and returns what it said once it ended, checking that it exited
@@ -144,22 +167,7 @@ func twoSignalsWhileStalled(t *testing.T, args ...string) string {
 		cmd.Process.Kill()
 		t.Fatalf("the server never stalled: %s", stderr)
 	}
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	cmd.Process.Signal(syscall.SIGINT)
-	for ended := false; !ended; {
-		select {
-		case <-done:
-			ended = true
-		case <-tick.C:
-			if !strings.Contains(stderr.String(), "second signal") {
-				cmd.Process.Signal(syscall.SIGINT)
-			}
-		case <-failsafe:
-			cmd.Process.Kill()
-			t.Fatalf("not ended by a second signal: %s", stderr)
-		}
-	}
+	signalTwice(t, cmd, done, stderr, failsafe)
 	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted || strings.Contains(stderr.String(), "exiting without waiting") {
 		t.Errorf("exit %d, want %d and no forced exit: %s", code, ExitInterrupted, stderr)
 	}
@@ -270,24 +278,7 @@ func TestSecondSignalEndsBlockedProcess(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatalf("never blocked: %s", stderr)
 	}
-	// Signals are sent until the second is seen (two sent at once may
-	// arrive as one).
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	cmd.Process.Signal(syscall.SIGINT)
-	for ended := false; !ended; {
-		select {
-		case <-done:
-			ended = true
-		case <-tick.C:
-			if !strings.Contains(stderr.String(), "second signal") {
-				cmd.Process.Signal(syscall.SIGINT)
-			}
-		case <-failsafe:
-			cmd.Process.Kill()
-			t.Fatalf("not ended by a second signal: %s", stderr)
-		}
-	}
+	signalTwice(t, cmd, done, stderr, failsafe)
 	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted || !strings.Contains(stderr.String(), "exiting without waiting") {
 		t.Errorf("exit %d, want %d: %s", code, ExitInterrupted, stderr)
 	}

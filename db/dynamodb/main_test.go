@@ -1,28 +1,11 @@
 package dynamodb
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/servbench/servbench/internal/testaws"
 )
 
-// TestMain keeps the tests from the machine's own AWS configuration: a
-// ~/.aws/credentials or AWS_PROFILE of the user running them (a profile
-// with a key and no secret failed every test that loads the
-// configuration). A test that wants a configuration sets its own.
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "servbench-aws-")
-	if err != nil {
-		panic(err)
-	}
-	os.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
-	os.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
-	for _, k := range []string{"AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
-		"AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN", "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"} {
-		os.Unsetenv(k)
-	}
-	os.Setenv("AWS_EC2_METADATA_DISABLED", "true") // never the instance metadata address, off loopback
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+// TestMain keeps the tests from the machine's own AWS configuration
+// (testaws.Main).
+func TestMain(m *testing.M) { testaws.Main(m) }

@@ -112,7 +112,7 @@ func BoundResponse(r *http.Response, max int64, budget ...*AnswerBudget) error {
 		r.Body = http.NoBody
 		return &AnswerError{Max: max}
 	}
-	b := &boundedBody{ReadCloser: r.Body, left: max, max: max}
+	b := BoundBody(r.Body, max).(*boundedBody)
 	if len(budget) > 0 {
 		b.budget = budget[0]
 	}
