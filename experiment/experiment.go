@@ -96,6 +96,8 @@ type Runner struct {
 	// secrets are the plan's secret values (plan.Secrets): every writer
 	// of the directory hides them wherever they are repeated.
 	secrets *props.Redactor
+	raw     string // the plan's text, as read when DIR was opened
+	kept    string // DIR/plan.yaml as last written: raw with its secrets hidden
 	// OnRun, when set, is called with each run's index entry once
 	// index.json holds it: every run this Run finished, failed or skipped,
 	// not one the context's end cut short nor those an earlier Run
@@ -197,8 +199,9 @@ func (r *Runner) dataDir(p *props.Props, t *plan.Deployment, w *plan.Workload, r
 // properties and workloads, as the engine itself would.
 func (r *Runner) check(ctx context.Context) error {
 	r.docs, r.loads, r.tables = map[string]string{}, map[string]*engine.Setup{}, map[string]string{}
+	r.secrets = &props.Redactor{}
 	if raw, err := inputfile.Read(ctx, r.pl.File, plan.MaxFileBytes); err == nil {
-		r.secrets = plan.Secrets(string(raw)) // the check's errors hide them too
+		r.secrets.Merge(plan.Secrets(string(raw))) // the check's errors hide them too
 	}
 	if err := r.checkSteps(); err != nil {
 		return err
@@ -300,17 +303,28 @@ func (r *Runner) openDir(ctx context.Context) error {
 		return fmt.Errorf("bench: %s: %w", r.pl.File, err)
 	}
 	// The copy has its credentials hidden; a copy kept whole, or hidden
-	// less, by an earlier version still counts as the same plan.
-	text := []byte(plan.Redact(string(raw)))
-	r.secrets = plan.Secrets(string(raw))
+	// less, by an earlier version still counts as the same plan. A copy
+	// that hides more (secrets a setup step's output showed, hidden after
+	// it ran) is the same plan too, and what it hides is known again.
+	r.raw = string(raw)
+	r.secrets.Merge(plan.Secrets(r.raw))
+	text := []byte(r.secrets.HideKnown(plan.Redact(r.raw)))
 	kept := filepath.Join(r.dir, "plan.yaml")
 	if old, err := inputfile.Read(ctx, kept, plan.MaxFileBytes); err == nil && !bytes.Equal(old, text) && !bytes.Equal(old, raw) &&
 		r.secrets.HideKnown(plan.Redact(string(old))) != string(text) {
-		return fmt.Errorf("bench: %s holds the results of another plan (%s differs from %s); give another -o", r.dir, kept, r.pl.File)
+		hidden, same := hiddenIn(string(old), r.raw)
+		if !same {
+			return fmt.Errorf("bench: %s holds the results of another plan (%s differs from %s); give another -o", r.dir, kept, r.pl.File)
+		}
+		for _, v := range hidden {
+			r.secrets.Add(v)
+		}
+		text = []byte(r.secrets.HideKnown(plan.Redact(r.raw)))
 	}
 	if err := atomicfile.WriteFile(kept, func(w io.Writer) error { _, err := w.Write(text); return err }); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
+	r.kept = string(text)
 	r.index = plan.Index{Format: plan.IndexFormat, Version: 1, Plan: r.pl.Name, File: r.pl.File, Currency: r.pl.Currency, Departures: r.pl.Departures}
 	if r.ref != nil { // checked by check
 		if err := atomicfile.WriteFile(filepath.Join(r.dir, plan.ReferenceFile), func(w io.Writer) error { _, err := w.Write(r.ref); return err }); err != nil {

@@ -189,29 +189,66 @@ deployments:
     setup:
       - shell: "P=hunterVarQ7; echo password=$P"
       - shell: "printf 'password=%s\\n' hunterPfQ8"
+      - shell: "echo hunterLateQ9 >/dev/null"
+      - shell: "X=hunterLateQ9; echo password=$X"
 workloads: [c]
 records: [10]
 threads: [1]
 operations: 10
+departures:
+  - what: "the step's value hunterLateQ9"
+    why: "said"
 `
 	pl := loadPlan(t, text)
 	dir := filepath.Join(t.TempDir(), "out")
+	check := func(said string) {
+		t.Helper()
+		for _, f := range []string{"setup.log", "setup.json", "plan.yaml", "index.json"} {
+			b, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range []string{"hunterVarQ7", "hunterPfQ8", "hunterLateQ9"} {
+				if bytes.Contains(b, []byte(s)) {
+					t.Errorf("%s holds %s: %s", f, s, b)
+				}
+			}
+		}
+		if strings.Contains(said, "hunterVarQ7") || strings.Contains(said, "hunterPfQ8") {
+			t.Errorf("said: %s", said)
+		}
+	}
 	var said bytes.Buffer
 	if err := New(pl, dir, &said).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"setup.log", "setup.json"} {
-		b, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range []string{"hunterVarQ7", "hunterPfQ8"} {
-			if bytes.Contains(b, []byte(s)) {
-				t.Errorf("%s holds %s: %s", f, s, b)
-			}
-		}
+	check(said.String())
+	// Run again in the same directory: the copy that hides more is the same
+	// plan, and it stays hidden.
+	said.Reset()
+	if err := New(loadPlan(t, text), dir, &said).Run(context.Background()); err != nil {
+		t.Fatal(err)
 	}
-	if strings.Contains(said.String(), "hunterVarQ7") || strings.Contains(said.String(), "hunterPfQ8") {
-		t.Errorf("said: %s", said.String())
+	check(said.String())
+}
+
+// hiddenIn finds what a copy of the plan hides, and refuses a copy that
+// is not the plan.
+func TestHiddenIn(t *testing.T) {
+	raw := "a: x\nshell: echo pw1234 >/dev/null\nb: pw1234\n"
+	kept := "a: x\nshell: echo REDACTED >/dev/null\nb: REDACTED\n"
+	got, ok := hiddenIn(kept, raw)
+	if !ok || len(got) != 2 || got[0] != "pw1234" || got[1] != "pw1234" {
+		t.Fatalf("hiddenIn = %q %v", got, ok)
+	}
+	for _, other := range []string{
+		"a: y\nshell: echo REDACTED >/dev/null\nb: REDACTED\n", // another value in clear
+		"a: x\nshell: echo REDACTED >/dev/null\n",              // shorter
+		"a: REDACTED\n", // a hidden piece across lines
+		"a: x\nshell: echo pw1234 >/dev/null\nb: pw1234\n", // nothing hidden
+	} {
+		if got, ok := hiddenIn(other, raw); ok {
+			t.Errorf("hiddenIn(%q) = %q, true", other, got)
+		}
 	}
 }

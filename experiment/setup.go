@@ -79,11 +79,6 @@ func (r *Runner) steps(ctx context.Context, scope string, t *plan.Deployment, w 
 	for _, st := range steps {
 		red.Hidden(st.Shell + "\n" + st.Statement)
 	}
-	text, err := os.OpenFile(filepath.Join(r.dir, "setup.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	defer text.Close()
 	entry := func(i int, st plan.Step) plan.SetupStep {
 		e := plan.SetupStep{ID: scope + "/" + strconv.Itoa(i+1), Deployment: t.Label, Records: records, Line: st.Line, Kind: "statement", Text: red.Redact(st.Statement)}
 		if st.Shell != "" {
@@ -104,7 +99,18 @@ func (r *Runner) steps(ctx context.Context, scope string, t *plan.Deployment, w 
 		} else if e.Answer != "" {
 			outcome = "done: " + e.Answer
 		}
-		fmt.Fprintf(text, "%s %s (line %d) %s: %s (%.3f s)\n%s", e.Started.Format(time.RFC3339), e.ID, e.Line, e.Text, outcome, e.Seconds, output)
+		// Opened for each step: a secret learned late writes it anew.
+		text, err := os.OpenFile(filepath.Join(r.dir, "setup.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(text, "%s %s (line %d) %s: %s (%.3f s)\n%s", e.Started.Format(time.RFC3339), e.ID, e.Line, e.Text, outcome, e.Seconds, output)
+		if cerr := text.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
 		fmt.Fprintf(r.stderr, "servbench: setup %s %s: %s %s (%.1f s)\n", e.ID, e.Kind, short(e.Text), short(outcome), e.Seconds)
 		return plan.WriteSetup(r.dir, log)
 	}
@@ -131,6 +137,9 @@ func (r *Runner) steps(ctx context.Context, scope string, t *plan.Deployment, w 
 				e.Error = red.Redact(oneLine(err))
 			}
 			if werr := record(e, output.String()); werr != nil {
+				return werr
+			}
+			if werr := r.learned(ctx, &red, log); werr != nil {
 				return werr
 			}
 			if err != nil {

@@ -1,0 +1,86 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/servbench/servbench/internal/atomicfile"
+	"github.com/servbench/servbench/internal/inputfile"
+	"github.com/servbench/servbench/plan"
+	"github.com/servbench/servbench/props"
+)
+
+// hiddenIn reports whether kept is raw with some of its words hidden
+// (each props.Redacted standing for a piece of one line), and returns the
+// pieces hidden. A word is matched at its first place after the piece
+// before it.
+func hiddenIn(kept, raw string) ([]string, bool) {
+	parts := strings.Split(kept, props.Redacted)
+	if len(parts) < 2 || !strings.HasPrefix(raw, parts[0]) {
+		return nil, false
+	}
+	var hidden []string
+	pos := len(parts[0])
+	for _, next := range parts[1:] {
+		end := len(raw)
+		if next != "" {
+			i := strings.Index(raw[pos+1:], next) // a hidden piece is never empty
+			if pos+1 > len(raw) || i < 0 {
+				return nil, false
+			}
+			end = pos + 1 + i
+		}
+		v := raw[pos:end]
+		if v == "" || strings.ContainsAny(v, "\n") {
+			return nil, false
+		}
+		hidden = append(hidden, v)
+		pos = end + len(next)
+	}
+	if pos != len(raw) {
+		return nil, false
+	}
+	return hidden, true
+}
+
+// learned makes the secrets red knows the plan's: when red hides more of
+// the plan's text than DIR/plan.yaml does (a setup step's output showed a
+// value that stood in its command, or in another step, in clear), the copy
+// of the plan, the setup log and its text are written again with them
+// hidden, and every later writer hides them too.
+func (r *Runner) learned(ctx context.Context, red *props.Redactor, log *plan.SetupLog) error {
+	text := red.HideKnown(r.kept)
+	if text == r.kept {
+		return nil
+	}
+	r.secrets.Merge(red)
+	if err := atomicfile.WriteFile(filepath.Join(r.dir, "plan.yaml"), func(w io.Writer) error { _, err := io.WriteString(w, text); return err }); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	r.kept = text
+	for i := range log.Steps {
+		e := &log.Steps[i]
+		e.Text, e.Answer, e.Error = red.HideKnown(e.Text), red.HideKnown(e.Answer), red.HideKnown(e.Error)
+	}
+	if err := plan.WriteSetup(r.dir, log); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	path := filepath.Join(r.dir, "setup.log")
+	old, err := inputfile.Read(ctx, path, maxSetupLog)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("bench: %s: %w", path, err)
+	}
+	return atomicfile.WriteFile(path, func(w io.Writer) error { _, err := io.WriteString(w, red.HideKnown(string(old))); return err })
+}
+
+// maxSetupLog bounds DIR/setup.log as read to hide a secret learned late:
+// each step's output is its last 64 KiB.
+const maxSetupLog = 256 << 20
