@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/servbench/servbench/experiment"
 	"github.com/servbench/servbench/plan"
@@ -29,6 +30,22 @@ bisection to precision_percent, the answer run repetitions times).
 
   -o DIR       where results go (required)
   --dry-run    check the plan and list the runs, run nothing
+
+A rehearsal runs the plan's whole shape small, against endpoints of your
+own (a laptop's servers, before a day of a service is paid for): every
+deployment, workload, record count, thread step, client count, rate,
+repetition, setup step, load and cleanup, record counts, operation counts
+and durations scaled (at least 100 records, 100 operations, 1 s), the
+clients started on this machine. It ends with a table of its cells:
+completed, failed (why) or not rehearsable on that endpoint (why).
+
+  --rehearse         rehearse the plan
+  --at NAME=URL      where deployments labelled NAME, or of binding NAME,
+                     run instead (repeatable; the plan's endpoint, its
+                     credentials and TLS files for it left out)
+  --scale F          the fraction of the plan's sizes (default 0.001)
+  -p KEY=VALUE       a property for the rehearsal's deployments
+                     (dynamodb.accesskey=local: that binding's only)
 `
 
 func isBuiltin(name string) bool { return slices.Contains(workloads.Names(), name) }
@@ -39,6 +56,26 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	fs.SetOutput(io.Discard)
 	dir := fs.String("o", "", "")
 	dry := fs.Bool("dry-run", false, "")
+	rehearse := fs.Bool("rehearse", false, "")
+	scale := fs.Float64("scale", 0, "")
+	var at []string
+	var extra []plan.Property
+	fs.Func("at", "", func(v string) error {
+		name, url, ok := strings.Cut(v, "=")
+		if !ok || name == "" || url == "" {
+			return fmt.Errorf("want NAME=URL, a deployment's label or a binding's name")
+		}
+		at = append(at, name, url)
+		return nil
+	})
+	fs.Func("p", "", func(v string) error {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("want KEY=VALUE")
+		}
+		extra = append(extra, plan.Property{Key: k, Value: val})
+		return nil
+	})
 	var planFile string
 	rest := args
 	for len(rest) > 0 { // the plan may come before or after the flags
@@ -73,6 +110,21 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		}
 		return ExitUsage, usageError{err}
 	}
+	if !*rehearse && (len(at) > 0 || len(extra) > 0 || *scale != 0) {
+		return ExitUsage, badf("bench: --at, --scale and -p are a rehearsal's: give --rehearse")
+	}
+	if *rehearse {
+		h := experiment.Rehearsal{At: map[string]string{}, Properties: extra, Scale: *scale}
+		for i := 0; i < len(at); i += 2 {
+			if _, dup := h.At[at[i]]; dup {
+				return ExitUsage, badf("bench: --at %s given twice", at[i])
+			}
+			h.At[at[i]] = at[i+1]
+		}
+		if pl, err = experiment.Rehearse(pl, h); err != nil {
+			return ExitUsage, badf("bench: %s: %v", planFile, err)
+		}
+	}
 	r := experiment.New(pl, *dir, stderr)
 	if err := r.CheckContext(ctx); err != nil {
 		if ctx.Err() != nil { // stopped while reading a file the plan names
@@ -100,6 +152,12 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return ExitOK, nil
 	}
 	err = r.Run(ctx)
+	if pl.Rehearsal != nil && !errors.As(err, new(*plan.Error)) {
+		// The table of cells, also when stopped: what ran, and what not.
+		if cells, cerr := experiment.Cells(*dir); cerr == nil {
+			experiment.WriteCells(stdout, cells)
+		}
+	}
 	var pe *plan.Error
 	switch {
 	case err == nil:

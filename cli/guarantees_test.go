@@ -675,3 +675,88 @@ func TestPlanRunFilesInTheOneList(t *testing.T) {
 		t.Errorf("the run: %+v", ix.Runs)
 	}
 }
+
+// No output of a run writes over a file it reads: a property file (-P)
+// or a file a property names, whichever flag names the output.
+func TestOutputsNeverNameAnInput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "wl.props")
+	const text = "recordcount=10\noperationcount=20\n"
+	os.WriteFile(in, []byte(text), 0o644)
+	link := filepath.Join(dir, "link.props")
+	os.Symlink(in, link)
+	for _, out := range [][]string{{"-o", in}, {"--csv", in}, {"-p", "exportfile=" + in}, {"--trace", in}, {"--cpuprofile", in}, {"-o", link}} {
+		code, _, e := servbench(t, append([]string{"run", "basic", "-w", "a", "-P", in}, out...)...)
+		if code != ExitUsage || strings.Count(e, "\n") != 1 || !strings.Contains(e, "a property file the run reads") {
+			t.Errorf("%v naming the property file: exit %d: %s", out, code, e)
+		}
+		if b, _ := os.ReadFile(in); string(b) != text {
+			t.Fatalf("%v naming the property file: it holds %.60q", out, b)
+		}
+	}
+	// A file another property names.
+	hist := filepath.Join(dir, "hist.txt")
+	os.WriteFile(hist, []byte("BlockSize\t1\n10\t1\n"), 0o644)
+	code, _, e := servbench(t, "run", "basic", "-w", "a", "-p", "recordcount=10", "-p", "operationcount=10", "-p", "fieldlengthdistribution=histogram",
+		"-p", "fieldlengthhistogram="+hist, "-o", hist)
+	if code != ExitUsage || !strings.Contains(e, "property fieldlengthhistogram") {
+		t.Errorf("-o naming the field length histogram: exit %d: %s", code, e)
+	}
+	if b, _ := os.ReadFile(hist); string(b) != "BlockSize\t1\n10\t1\n" {
+		t.Errorf("the histogram file holds %.60q", b)
+	}
+}
+
+// A plan's files are never among those bench writes: the kept copy of
+// the plan (DIR/plan.yaml) given as the plan, a workload file that is
+// DIR's setup log, are refused before anything runs.
+func TestBenchNeverWritesItsInputs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	os.MkdirAll(dir, 0o755)
+	kept := filepath.Join(dir, "plan.yaml")
+	const text = "name: t\ndeployments: [{label: basic, binding: basic}]\nworkloads: [c]\nrecords: [10]\nthreads: [1]\noperations: 10\n"
+	os.WriteFile(kept, []byte(text), 0o644)
+	code, _, e := servbench(t, "bench", kept, "-o", dir)
+	if code != ExitUsage || strings.Count(e, "\n") != 1 || !strings.Contains(e, "among the files bench writes") {
+		t.Errorf("bench DIR/plan.yaml -o DIR: exit %d: %s", code, e)
+	}
+	if b, _ := os.ReadFile(kept); string(b) != text {
+		t.Errorf("the plan holds %q", b)
+	}
+	wl := filepath.Join(dir, "setup.log")
+	os.WriteFile(wl, []byte("recordcount=10\n"), 0o644)
+	pf := writePlan(t, "name: t\ndeployments: [{label: basic, binding: basic, setup: [{shell: echo hi}]}]\nworkloads: ['"+wl+"']\nrecords: [10]\nthreads: [1]\noperations: 10\n")
+	code, _, e = servbench(t, "bench", pf, "-o", dir)
+	if code != ExitUsage || !strings.Contains(e, "among the files bench writes") {
+		t.Errorf("a workload file DIR/setup.log: exit %d: %s", code, e)
+	}
+	if b, _ := os.ReadFile(wl); string(b) != "recordcount=10\n" {
+		t.Errorf("the workload file holds %q", b)
+	}
+}
+
+// A plan's output that cannot be written (a run's text report or log, the
+// setup log, the index, each on a full device) fails the plan (exit 1),
+// named; the runs' results are written.
+func TestBenchOutputsThatFailAreSaid(t *testing.T) {
+	base := t.TempDir()
+	full := filepath.Join(base, "full")
+	if err := syscall.Mknod(full, syscall.S_IFCHR|0o666, (1<<8)|7); err != nil {
+		t.Skipf("mknod (needs root): %v", err)
+	}
+	pf := writePlan(t, "name: t\ndeployments: [{label: basic, binding: basic, setup: [{shell: echo hi}]}]\nworkloads: [c]\nrecords: [10]\nthreads: [1]\noperations: 10\n")
+	for _, f := range []string{"runs/basic/c/r10-t1-qmax-1.txt", "runs/basic/c/r10-t1-qmax-1.log", "setup.log", "index.json"} {
+		dir := filepath.Join(base, strings.NewReplacer("/", "-", ".", "-").Replace(f))
+		os.MkdirAll(filepath.Join(dir, "runs", "basic", "c"), 0o755)
+		os.Symlink(full, filepath.Join(dir, f))
+		code, _, e := servbench(t, "bench", pf, "-o", dir)
+		if code != ExitFailure || !strings.Contains(e, "no space left") {
+			t.Errorf("%s on a full device: exit %d: %s", f, code, e)
+		}
+		if f != "setup.log" {
+			if _, err := os.Stat(filepath.Join(dir, "runs", "basic", "c", "r10-t1-qmax-1.json")); err != nil {
+				t.Errorf("%s on a full device: the run's result: %v", f, err)
+			}
+		}
+	}
+}

@@ -228,6 +228,15 @@ type Embedded interface {
 	DataDirProperty() string
 }
 
+// Located is a binding of a server's: Location names the properties
+// that say where the server is and who the client is to it, the first
+// taking a URL (a plan's rehearsal puts the URL it is given there, and
+// leaves out the others the plan gives: its credentials and TLS files
+// are the service's, not the rehearsal's endpoint's).
+type Located interface {
+	Location() []string
+}
+
 // OneTable is a binding, and its DB, that keeps every table's records in
 // one place (YCSB's Redis and Couchbase bindings ignore the table): two
 // data sets of a plan cannot be kept side by side in it, and the next

@@ -95,9 +95,10 @@ type Runner struct {
 	index  plan.Index
 	// secrets are the plan's secret values (plan.Secrets): every writer
 	// of the directory hides them wherever they are repeated.
-	secrets *props.Redactor
-	raw     string // the plan's text, as read when DIR was opened
-	kept    string // DIR/plan.yaml as last written: raw with its secrets hidden
+	secrets  *props.Redactor
+	indexErr error  // the last write of DIR/index.json failed
+	raw      string // the plan's text, as read when DIR was opened
+	kept     string // DIR/plan.yaml as last written: raw with its secrets hidden
 	// OnRun, when set, is called with each run's index entry once
 	// index.json holds it: every run this Run finished, failed or skipped,
 	// not one the context's end cut short nor those an earlier Run
@@ -298,6 +299,9 @@ func (r *Runner) setsTable(t *plan.Deployment) bool {
 // openDir creates DIR, keeps a copy of the plan in it, refuses a DIR that
 // holds another plan's results, and reads the index of earlier runs.
 func (r *Runner) openDir(ctx context.Context) error {
+	if err := r.checkInputs(); err != nil {
+		return err
+	}
 	raw, err := inputfile.Read(ctx, r.pl.File, plan.MaxFileBytes)
 	if err != nil {
 		return fmt.Errorf("bench: %s: %w", r.pl.File, err)
@@ -326,6 +330,13 @@ func (r *Runner) openDir(ctx context.Context) error {
 	}
 	r.kept = string(text)
 	r.index = plan.Index{Format: plan.IndexFormat, Version: 1, Plan: r.pl.Name, File: r.pl.File, Currency: r.pl.Currency, Departures: r.pl.Departures}
+	if h := r.pl.Rehearsal; h != nil {
+		at := map[string]string{}
+		for k, v := range h.At {
+			at[k] = r.secrets.Redact(v)
+		}
+		r.index.Rehearsal = &plan.Rehearsal{Scale: h.Scale, At: at}
+	}
 	if r.ref != nil { // checked by check
 		if err := atomicfile.WriteFile(filepath.Join(r.dir, plan.ReferenceFile), func(w io.Writer) error { _, err := w.Write(r.ref); return err }); err != nil {
 			return fmt.Errorf("bench: %w", err)
@@ -413,6 +424,9 @@ func (r *Runner) end(t *tally, total int) error {
 	if t.failed > 0 {
 		return fmt.Errorf("bench: %d of %d runs failed (see %s)", t.failed, total, filepath.Join(r.dir, "index.json"))
 	}
+	if r.indexErr != nil {
+		return fmt.Errorf("bench: the index: %w", r.indexErr)
+	}
 	return nil
 }
 
@@ -431,6 +445,7 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 	}
 	key := r.loadKey(c.Deployment, c.Workload, c.Records)
 	lerr, tried := t.loaded[key]
+	said := tried
 	if serr := t.stopped[c.Deployment.Label]; serr != nil && !tried {
 		lerr, tried = serr, true
 	}
@@ -467,6 +482,9 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 		t.failed++
 		r.writeIndex()
 		r.ran(ic)
+		if !said { // the first run of the data set says why its runs fail
+			fmt.Fprintf(r.stderr, "servbench: [%s] %s: %s\n", pos, ic.ID, r.secrets.Redact(outcome(&ic)))
+		}
 		return ic, -1
 	}
 	if c.Spread() < c.Clients {
@@ -486,6 +504,10 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 		ic.Status = "interrupted"
 		r.index.Runs = append(r.index.Runs, ic)
 		return ic, 1
+	case ok && errors.As(err, new(*unwrittenError)):
+		r.finish(c, &ic, d)
+		ic.Status, ic.Error = "failed", "its result is written, not "+oneLine(err)
+		t.failed++
 	case ok:
 		r.finish(c, &ic, d)
 		t.doneNow++
@@ -726,16 +748,44 @@ func (r *Runner) phaseTo(ctx context.Context, spec engine.Spec, path, base strin
 	// The run's text report and log are among its outputs, so that no
 	// output its properties ask for is written over them.
 	spec.Outputs = append(slices.Clip(spec.Outputs), sink.Caller("the run's text report", base+".txt"), sink.Caller("the run's log", base+".log"))
-	lg, err := os.Create(base + ".log")
+	f, err := os.Create(base + ".log")
 	if err != nil {
 		return err
 	}
-	defer lg.Close()
+	lg := &firstErr{w: f}
 	err = r.phase(ctx, spec, path, base+".txt", lg)
 	if err != nil {
 		fmt.Fprintf(lg, "servbench: %s\n", r.secrets.Redact(oneLine(err)))
 	}
+	if cerr := f.Close(); lg.err == nil {
+		lg.err = cerr
+	}
+	if lg.err != nil && err == nil {
+		err = &unwrittenError{fmt.Errorf("the run's log %s: %w", base+".log", lg.err)}
+	}
 	return err
+}
+
+// An unwrittenError is a finished phase's output that could not be
+// written (its text report, its log): the run counts as failed, its
+// result kept.
+type unwrittenError struct{ err error }
+
+func (e *unwrittenError) Error() string { return e.err.Error() }
+func (e *unwrittenError) Unwrap() error { return e.err }
+
+// firstErr is a writer that keeps the first error of its writes.
+type firstErr struct {
+	w   io.Writer
+	err error
+}
+
+func (f *firstErr) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err != nil && f.err == nil {
+		f.err = err
+	}
+	return n, err
 }
 
 func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string, lg io.Writer) error {
@@ -764,7 +814,7 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 	}
 	switch {
 	case unwritten != nil:
-		return unwritten
+		return &unwrittenError{unwritten}
 	case o.Interrupted || ctx.Err() != nil:
 		return ErrInterrupted
 	}
@@ -802,5 +852,8 @@ func (r *Runner) writeIndex() {
 	}
 	if err := plan.WriteIndex(r.dir, &ix); err != nil {
 		fmt.Fprintf(r.stderr, "servbench: index: %v\n", err)
+		r.indexErr = err
+	} else {
+		r.indexErr = nil // written whole since
 	}
 }

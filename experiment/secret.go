@@ -84,3 +84,47 @@ func (r *Runner) learned(ctx context.Context, red *props.Redactor, log *plan.Set
 // maxSetupLog bounds DIR/setup.log as read to hide a secret learned late:
 // each step's output is its last 64 KiB.
 const maxSetupLog = 256 << 20
+
+// checkInputs fails when a file the plan reads (the plan, its workload
+// files, its reference) is one DIR's writers write: the plan's copy, the
+// index, the setup logs, the reference's copy, or a file under runs/ or
+// data/. DIR/plan.yaml given as the plan would be written over with its
+// secrets hidden; a workload file DIR/setup.log would grow with the log.
+func (r *Runner) checkInputs() error {
+	inputs := []string{r.pl.File, r.pl.Reference}
+	for _, w := range r.pl.Workloads {
+		inputs = append(inputs, w.File)
+	}
+	outputs := []string{"plan.yaml", "index.json", plan.SetupFile, "setup.log", plan.ReferenceFile}
+	for i, o := range outputs {
+		outputs[i] = filepath.Join(r.dir, o)
+	}
+	if i, j, dup := atomicfile.Collide(outputs, inputs); dup && j >= len(outputs) {
+		return fmt.Errorf("bench: %s is among the files bench writes in %s (%s): give the plan's own files, or another -o", inputs[j-len(outputs)], r.dir, filepath.Base(outputs[i]))
+	}
+	for _, sub := range []string{"runs", "data"} {
+		d, err := filepath.Abs(filepath.Join(r.dir, sub))
+		if err != nil {
+			continue
+		}
+		if e, err := filepath.EvalSymlinks(d); err == nil {
+			d = e
+		}
+		for _, in := range inputs {
+			if in == "" {
+				continue
+			}
+			abs, err := filepath.Abs(in)
+			if err != nil {
+				continue
+			}
+			if e, err := filepath.EvalSymlinks(abs); err == nil {
+				abs = e
+			}
+			if strings.HasPrefix(abs, d+string(filepath.Separator)) {
+				return fmt.Errorf("bench: %s is under %s, where bench writes its runs: give the plan's own files, or another -o", in, d)
+			}
+		}
+	}
+	return nil
+}

@@ -167,12 +167,17 @@ func (r *Runner) steps(ctx context.Context, scope string, t *plan.Deployment, w 
 			started = started.Add(took)
 			if serr != nil {
 				e.Error = red.Redact(oneLine(serr))
+				if r.pl.Rehearsal != nil && errors.Is(serr, db.ErrNotImplemented) {
+					e.Error = notRehearsable + e.Error
+				}
 				failed = &e
 			}
 			ran++
 			record(e, "")
 		})
 		switch {
+		case failed != nil && r.pl.Rehearsal != nil && errors.Is(err, db.ErrNotImplemented):
+			i = first + ran // a rehearsal's endpoint cannot run it: logged, and the next step runs
 		case failed != nil:
 			return fail(*failed)
 		case err != nil: // before the first statement: opening the binding

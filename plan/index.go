@@ -30,7 +30,11 @@ type Index struct {
 	SLO      *IndexSLO  `json:"slo,omitempty"`
 	// Departures are the plan's departures from its study.
 	Departures []Departure `json:"departures,omitempty"`
-	Updated    time.Time   `json:"updated"`
+	// Rehearsal, when set, says the runs are a rehearsal's: the plan's
+	// shape at a scale, against other endpoints; their figures are not
+	// the plan's.
+	Rehearsal *Rehearsal `json:"rehearsal,omitempty"`
+	Updated   time.Time  `json:"updated"`
 }
 
 // IndexRun is one run of the plan.

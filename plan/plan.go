@@ -60,6 +60,17 @@ type Plan struct {
 	Currency   string
 	Properties []Property
 	SLO        *SLO // nil: run every cell
+	// Rehearsal, when set, says the plan is a rehearsal of the plan in
+	// File: its shape at a scale, against other endpoints.
+	Rehearsal *Rehearsal
+}
+
+// Rehearsal is how a plan was reshaped to be rehearsed: its sizes' scale
+// and the endpoints its deployments ran against (deployment label or
+// binding → URL, credentials hidden where written).
+type Rehearsal struct {
+	Scale float64           `json:"scale"`
+	At    map[string]string `json:"at"`
 }
 
 // Deployment is one system at one size under test: a binding with its

@@ -125,6 +125,15 @@ func (p *Props) String(key, def string) string {
 // Source tells where key was set ("" when unset).
 func (p *Props) Source(key string) string { return p.m[key].source }
 
+// Each calls f with every key, in order, its value and where it was set,
+// without reading them: a key seen so is not asked (Asked).
+func (p *Props) Each(f func(key, value, source string)) {
+	for _, k := range p.Keys() {
+		e := p.m[k]
+		f(k, e.value, e.source)
+	}
+}
+
 // Keys returns every key, sorted.
 func (p *Props) Keys() []string {
 	return slices.Sorted(maps.Keys(p.m))

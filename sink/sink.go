@@ -23,7 +23,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -178,7 +180,55 @@ func Read(p *props.Props, extra ...Output) (Outputs, error) {
 	if err := CheckFiles(out.Files()); err != nil {
 		return nil, err
 	}
+	if err := checkInputs(out.Files(), p); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// checkInputs fails when an output writes a file the phase reads: a
+// property file (-P, a workload's), or a file another property names (a
+// fieldlengthhistogram, a CA), links followed. The run would write over
+// what it was given.
+func checkInputs(files []File, p *props.Props) error {
+	outKeys := map[string]bool{}
+	for _, d := range defs {
+		for _, k := range d.Properties {
+			outKeys[k] = true
+		}
+	}
+	var inputs, whats []string
+	seen := map[string]bool{}
+	add := func(path, what string) {
+		if path == "" || seen[path] {
+			return
+		}
+		if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+			return
+		}
+		seen[path] = true
+		inputs, whats = append(inputs, path), append(whats, what)
+	}
+	p.Each(func(k, v, src string) {
+		if i := strings.LastIndexByte(src, ':'); i > 0 {
+			if _, err := strconv.Atoi(src[i+1:]); err == nil {
+				add(src[:i], "a property file")
+			}
+		}
+		if !outKeys[k] {
+			add(v, "the file of property "+k)
+		}
+	})
+	outs := make([]string, len(files))
+	for i, f := range files {
+		if f.Ext == "" {
+			outs[i] = f.Path
+		}
+	}
+	if i, j, dup := atomicfile.Collide(outs, inputs); dup && j >= len(outs) {
+		return fmt.Errorf("output file %s (%s) is %s the run reads (%s): give another path", outs[i], files[i].What, whats[j-len(outs)], inputs[j-len(outs)])
+	}
+	return nil
 }
 
 // CheckFiles fails when two of files are one file (links followed), or

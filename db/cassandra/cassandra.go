@@ -36,6 +36,12 @@ func (binding) Summary() string {
 	return "Apache Cassandra through gocql v2 (hosts, port, cassandra.keyspace, cassandra.readconsistencylevel, cassandra.tls.*, ...)"
 }
 
+// Location is where the server is and who the client is to it
+// (db.Located): a rehearsal's URL goes to the first.
+func (binding) Location() []string {
+	return []string{"cassandra.url", "hosts", "cassandra.hosts", "port", "cassandra.username", "cassandra.password", "cassandra.tls", "cassandra.tls."}
+}
+
 // Store is a session on one keyspace.
 type Store struct {
 	traffic     wire.Traffic // the bytes its connections sent and received

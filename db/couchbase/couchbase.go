@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/couchbase/gocb/v2"
@@ -40,6 +41,12 @@ func (binding) Summary() string {
 	return "Couchbase through gocb v2: key-value, SQL++ or range scans (couchbase.url, couchbase.bucket, couchbase.tls.*)"
 }
 
+// Location is where the server is and who the client is to it
+// (db.Located): a rehearsal's URL goes to the first.
+func (binding) Location() []string {
+	return []string{"couchbase.url", "couchbase.host", "couchbase.managementport", "couchbase.username", "couchbase.password", "couchbase.tls", "couchbase.tls."}
+}
+
 // maxBufferBytes bounds the byte sizes couchbase.url may name (64 MiB).
 const maxBufferBytes = 64 << 20
 
@@ -57,6 +64,25 @@ type Store struct {
 	// mgmt reaches the cluster manager's REST API (see Sample) with the
 	// connection's security.
 	mgmt *manager
+	// mock is whether the server is CouchbaseMock, asked once, at the
+	// first failed SQL++ statement: the mock runs none.
+	mockOnce sync.Once
+	mock     bool
+}
+
+// queryErr is err, a SQL++ statement's failure, as NOT_IMPLEMENTED when
+// the server is CouchbaseMock, which has no query service (its answers
+// say "keyspace not found"): a rehearsal on it tells a scan or a setup
+// statement it cannot run from one that failed.
+func (s *Store) queryErr(ctx context.Context, err error) error {
+	s.mockOnce.Do(func() {
+		v, verr := s.mgmt.version(ctx)
+		s.mock = verr == nil && strings.HasPrefix(v, "CouchbaseMock")
+	})
+	if s.mock {
+		return fmt.Errorf("%w: CouchbaseMock runs no SQL++ (%v)", db.ErrNotImplemented, err)
+	}
+	return err
 }
 
 func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
@@ -447,11 +473,11 @@ func (s *Store) Scan(ctx context.Context, table, start string, count int, fields
 		PositionalParameters: []interface{}{docID(table, start), count}, Adhoc: false, Context: ctx,
 	})
 	if err != nil {
-		return wrap("scan", start, err)
+		return wrap("scan", start, s.queryErr(ctx, err))
 	}
 	ids, err := readIDs(res, count)
 	if err != nil {
-		return wrap("scan", start, err)
+		return wrap("scan", start, s.queryErr(ctx, err))
 	}
 	return s.getAll(ctx, table, ids, fields, dst)
 }
@@ -542,7 +568,7 @@ func (binding) AdminLanguage() string {
 func (s *Store) Admin(ctx context.Context, _, statement string) (string, error) {
 	res, err := s.cluster.Query(strings.ReplaceAll(statement, "{keyspace}", s.keyspace), &gocb.QueryOptions{Context: ctx})
 	if err != nil {
-		return "", fmt.Errorf("couchbase: %w", err)
+		return "", fmt.Errorf("couchbase: %w", s.queryErr(ctx, err))
 	}
 	answer := ""
 	if res.Next() {
@@ -552,7 +578,7 @@ func (s *Store) Admin(ctx context.Context, _, statement string) (string, error) 
 		}
 	}
 	if err := res.Close(); err != nil {
-		return "", fmt.Errorf("couchbase: %w", err)
+		return "", fmt.Errorf("couchbase: %w", s.queryErr(ctx, err))
 	}
 	if answer == "" {
 		if md, err := res.MetaData(); err == nil {

@@ -34,10 +34,10 @@ func (s *Store) Index(ctx context.Context, _ string, ix db.Index) (string, error
 	if ix.Create {
 		res, err := s.cluster.Query(indexStatement(s.keyspace, ix.Path), &gocb.QueryOptions{Context: ctx})
 		if err != nil {
-			return "", wrap("create index on", ix.Field, err)
+			return "", wrap("create index on", ix.Field, s.queryErr(ctx, err))
 		}
 		if err := res.Close(); err != nil {
-			return "", wrap("create index on", ix.Field, err)
+			return "", wrap("create index on", ix.Field, s.queryErr(ctx, err))
 		}
 		online, err := s.indexesOnline(ctx)
 		if err != nil {
@@ -56,11 +56,11 @@ func (s *Store) Query(ctx context.Context, table string, q *db.Query, dst *db.Re
 		PositionalParameters: []interface{}{q.Value, q.Offset, q.Limit}, Adhoc: false, Context: ctx,
 	})
 	if err != nil {
-		return wrap("query", q.Value, err)
+		return wrap("query", q.Value, s.queryErr(ctx, err))
 	}
 	ids, err := readIDs(res, q.Limit)
 	if err != nil {
-		return wrap("query", q.Value, err)
+		return wrap("query", q.Value, s.queryErr(ctx, err))
 	}
 	if q.Documents {
 		return s.getAll(ctx, table, ids, nil, dst) // at once, as a scan's

@@ -36,6 +36,12 @@ func (binding) Summary() string {
 	return "CouchDB HTTP API through kivik v4 (couchdb.url, couchdb.user, couchdb.password, couchdb.tls.*)"
 }
 
+// Location is where the server is and who the client is to it
+// (db.Located): a rehearsal's URL goes to the first.
+func (binding) Location() []string {
+	return []string{"couchdb.url", "couchdb.user", "couchdb.password", "couchdb.tls", "couchdb.tls."}
+}
+
 // Store is a client of one server.
 type Store struct {
 	traffic wire.Traffic // the bytes its connections sent and received

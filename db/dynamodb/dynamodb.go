@@ -50,6 +50,12 @@ func (binding) Summary() string {
 	return "Amazon DynamoDB through aws-sdk-go-v2 (dynamodb.endpoint, dynamodb.region, dynamodb.profile, dynamodb.role.arn, dynamodb.tls.*, dynamodb.primarykey, dynamodb.consistentreads)"
 }
 
+// Location is where the server is and who the client is to it
+// (db.Located): a rehearsal's URL goes to the first.
+func (binding) Location() []string {
+	return []string{"dynamodb.endpoint", "dynamodb.region", "dynamodb.accesskey", "dynamodb.secretkey", "dynamodb.sessiontoken", "dynamodb.profile", "dynamodb.configfile", "dynamodb.credentialsfile", "dynamodb.tls", "dynamodb.tls."}
+}
+
 // Store is a DynamoDB client.
 type Store struct {
 	traffic    wire.Traffic // the bytes its connections sent and received

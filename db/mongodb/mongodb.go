@@ -40,6 +40,12 @@ func (binding) Summary() string {
 	return "MongoDB wire protocol through mongo-driver v2 (mongodb.url, mongodb.database, mongodb.writeconcern, mongodb.readpreference, mongodb.tls.*)"
 }
 
+// Location is where the server is and who the client is to it
+// (db.Located): a rehearsal's URL goes to the first.
+func (binding) Location() []string {
+	return []string{"mongodb.url", "mongodb.tls", "mongodb.tls."}
+}
+
 // Store is a connected client and its database.
 type Store struct {
 	traffic wire.Traffic // the bytes its connections sent and received

@@ -38,6 +38,12 @@ func (binding) Summary() string {
 	return "PostgreSQL through pgx v5, JSONB documents or YCSB's column layout (postgres.url, postgres.layout, postgres.tls.*)"
 }
 
+// Location is where the server is and who the client is to it
+// (db.Located): a rehearsal's URL goes to the first.
+func (binding) Location() []string {
+	return []string{"postgres.url", "postgres.host", "postgres.port", "postgres.user", "postgres.password", "postgres.sslmode", "postgres.tls", "postgres.tls."}
+}
+
 // Store is an open connection pool.
 type Store struct {
 	traffic wire.Traffic // the bytes its connections sent and received

@@ -57,6 +57,12 @@ func (binding) Summary() string {
 	return "Redis through rueidis, standalone or cluster, a connection per thread, auto-pipelined or in windows (redis.host, redis.port, redis.url, redis.cluster, redis.pipelining, redis.tls.*)"
 }
 
+// Location is where the server is and who the client is to it
+// (db.Located): a rehearsal's URL goes to the first.
+func (binding) Location() []string {
+	return []string{"redis.url", "redis.host", "redis.port", "redis.username", "redis.password", "redis.cluster", "redis.tls", "redis.tls."}
+}
+
 // Store is an open Redis client.
 type Store struct {
 	traffic   wire.Traffic // the bytes its connections sent and received

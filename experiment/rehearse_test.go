@@ -1,0 +1,81 @@
+package experiment
+
+import (
+	"strings"
+	"testing"
+
+	_ "github.com/servbench/servbench/db/couchbase" // register
+	_ "github.com/servbench/servbench/db/redis"     // register
+	"github.com/servbench/servbench/plan"
+)
+
+// A rehearsal keeps the plan's shape and changes only its sizes, its
+// endpoints and where its clients run.
+func TestRehearseReshapes(t *testing.T) {
+	pl := loadPlan(t, `name: r
+deployments:
+  - {label: cb, binding: couchbase, records: [25000000], properties: {couchbase.url: "couchbases://cb.CHANGE-ME", couchbase.password: CHANGE-ME, couchbase.tls.ca: ca.pem, couchbase.update: upsert}}
+  - {label: rd, binding: redis, properties: {redis.url: "rediss://default:pw@r.CHANGE-ME:12000"}}
+  - {label: b, binding: basic}
+workloads: [a, c]
+records: [100000, 1000000, 10000000]
+threads: [1, 400]
+clients: [10]
+duration: 600
+warmup: 60
+repetitions: 3
+properties: {orchestrator: ssh, ssh.hosts: "10.0.0.1,10.0.0.2", fieldcount: 10}
+`)
+	got, err := Rehearse(pl, Rehearsal{At: map[string]string{"couchbase": "couchbase://127.0.0.1", "rd": "redis://127.0.0.1:6379"},
+		Properties: []plan.Property{{Key: "couchbase.username", Value: "Administrator"}, {Key: "redis.timeout", Value: "5s"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := got.Records; len(g) != 3 || g[0] != 100 || g[1] != 1000 || g[2] != 10000 {
+		t.Errorf("records %v", g)
+	}
+	if g := got.Deployments[0].Records; len(g) != 1 || g[0] != 25000 {
+		t.Errorf("cb's records %v", g)
+	}
+	if got.Duration != 1 || got.Warmup != 0.1 || got.Repetitions != 3 || len(got.Threads) != 2 || got.Clients[0] != 10 || len(got.Workloads) != 2 {
+		t.Errorf("duration %v warmup %v repetitions %d threads %v clients %v", got.Duration, got.Warmup, got.Repetitions, got.Threads, got.Clients)
+	}
+	props := func(d plan.Deployment) string {
+		var b strings.Builder
+		for _, p := range d.Properties {
+			b.WriteString(p.Key + "=" + p.Value + " ")
+		}
+		return b.String()
+	}
+	if s := props(got.Deployments[0]); s != "couchbase.update=upsert couchbase.url=couchbase://127.0.0.1 couchbase.username=Administrator " {
+		t.Errorf("cb's properties: %s", s)
+	}
+	if s := props(got.Deployments[1]); s != "redis.url=redis://127.0.0.1:6379 redis.timeout=5s " {
+		t.Errorf("rd's properties: %s", s)
+	}
+	if s := props(got.Deployments[2]); s != "" {
+		t.Errorf("b's properties: %s", s)
+	}
+	for _, p := range got.Properties {
+		if p.Key == "orchestrator" || strings.HasPrefix(p.Key, "ssh.") {
+			t.Errorf("the plan's clients are still placed: %s=%s", p.Key, p.Value)
+		}
+	}
+	if pl.Records[0] != 100000 || len(pl.Deployments[0].Properties) != 4 || pl.Rehearsal != nil {
+		t.Error("the plan itself was changed")
+	}
+	// Record counts that would meet are kept apart; a plan's own counts
+	// below the least stay data sets of their own.
+	if g := scaleRecords([]int64{1000, 50000, 100}, 0.001); g[0] != 100 || g[1] != 101 || g[2] != 102 {
+		t.Errorf("kept apart: %v", g)
+	}
+	for _, bad := range []Rehearsal{
+		{At: map[string]string{"couchbase": "couchbase://127.0.0.1"}},                                                                 // rd has none
+		{At: map[string]string{"couchbase": "couchbase://127.0.0.1", "redis": "redis://127.0.0.1", "mongodb": "mongodb://127.0.0.1"}}, // no mongodb
+		{At: map[string]string{"couchbase": "x", "redis": "y"}, Scale: 2},
+	} {
+		if _, err := Rehearse(pl, bad); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
