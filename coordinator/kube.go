@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/db/wire"
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/props"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -121,6 +123,9 @@ func newKubeClient(cfg *restclient.Config) (kubeClient, error) {
 	group := func(gv schema.GroupVersion, path string) (*restclient.RESTClient, error) {
 		c := *cfg
 		c.GroupVersion, c.APIPath, c.NegotiatedSerializer = &gv, path, codecs
+		c.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+			return wire.BoundTransport{RoundTripper: rt, Max: maxKubeAnswer, From: "the Kubernetes API server " + format.Printable(cfg.Host)}
+		})
 		if c.UserAgent == "" {
 			c.UserAgent = "servbench"
 		}
@@ -133,6 +138,12 @@ func newKubeClient(cfg *restclient.Config) (kubeClient, error) {
 	batch, err := group(batchv1.SchemeGroupVersion, "/apis")
 	return kubeClient{core, batch}, err
 }
+
+// maxKubeAnswer bounds each of the API server's answers: client-go
+// reads one whole before decoding it (an endless one filled memory); the
+// orchestrator's are a Secret, a Job, a Job's pods, a pod's log of at most
+// 1 MiB.
+var maxKubeAnswer int64 = 64 << 20
 
 // kubeconfigRules are client-go's rules for finding the kubeconfig:
 // explicit (kubernetes.kubeconfig), $KUBECONFIG's list, or
