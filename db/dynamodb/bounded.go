@@ -213,21 +213,38 @@ func (p processCreds) Retrieve(context.Context) (aws.Credentials, error) {
 type boundAnswers struct {
 	max    int64
 	budget *wire.AnswerBudget // every answer read at once (nil: none)
+	named  bool               // the cut names the endpoint that answered
 }
+
+// maxCredentialsAnswer bounds every answer the AWS SDK reads on the way
+// to credentials: a container's or the instance's (IMDS) credentials
+// endpoint, STS (a role assumed), SSO (an AssumeRole answer is about 2 KB,
+// a container's credentials less). One answering without end filled
+// memory.
+const maxCredentialsAnswer = 1 << 20
 
 func (boundAnswers) ID() string { return "servbench.BoundAnswers" }
 
 func (b boundAnswers) HandleDeserialize(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (middleware.DeserializeOutput, middleware.Metadata, error) {
 	out, md, err := next.HandleDeserialize(ctx, in)
 	if resp, ok := out.RawResponse.(*smithyhttp.Response); ok && resp != nil && resp.Response != nil {
-		if berr := wire.BoundResponse(resp.Response, b.max, b.budget); berr != nil && err == nil {
+		from := ""
+		if req, ok := in.Request.(*smithyhttp.Request); ok && b.named {
+			from = format.Printable(req.URL.Scheme + "://" + req.URL.Host)
+		}
+		if berr := wire.BoundResponseFrom(resp.Response, b.max, from, b.budget); berr != nil && err == nil {
 			err = berr
 		}
 	}
 	return out, md, err
 }
 
-// addBound adds boundAnswers to a client's stack, innermost.
+// addBound adds boundAnswers to a client's stack, innermost, in place of
+// the one there (the configuration's, at maxCredentialsAnswer).
 func (b boundAnswers) addBound(s *middleware.Stack) error {
+	if _, ok := s.Deserialize.Get(b.ID()); ok {
+		_, err := s.Deserialize.Swap(b.ID(), b)
+		return err
+	}
 	return s.Deserialize.Add(b, middleware.After)
 }
