@@ -2,6 +2,7 @@ package dynamodb_test
 
 import (
 	"context"
+	"crypto/sha1"
 	"fmt"
 	"io"
 	"net/http"
@@ -377,6 +378,57 @@ func TestCredentialsEndpointAnswerBounded(t *testing.T) {
 			p := dbtest.Props("dynamodb.endpoint", "http://127.0.0.1:1", "dynamodb.profile", "bench", "dynamodb.retries", "0")
 			_, err := b.Open(context.Background(), p, db.Options{Threads: 1})
 			want := srv.URL + " answered more than 1 MiB: cut there"
+			if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %v, want one line with %q", err, want)
+			}
+		})
+	}
+}
+
+// A profile's SSO token cache (~/.aws/sso/cache/SHA1.json, of its
+// sso_start_url or its sso_session's name) that is larger than a file the
+// SDK reads whole may be, a named pipe or a device is refused in one line
+// naming it, before the SDK reads it.
+func TestSSOCacheChecked(t *testing.T) {
+	for _, c := range []struct{ name, key, profile, want string }{
+		{"larger", "https://127.0.0.1/start", "sso_start_url = https://127.0.0.1/start\nsso_region = us-east-1\n", "4194305 bytes, more than 4 MiB"},
+		{"fifo", "bench", "sso_session = bench\n", "a named pipe, not a regular file"},
+		{"device", "https://127.0.0.1/start", "sso_start_url = https://127.0.0.1/start\nsso_region = us-east-1\n", "a device, not a regular file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			conf := filepath.Join(dir, "config")
+			text := "[profile sso]\nregion = us-east-1\nsso_account_id = 123456789012\nsso_role_name = bench\n" + c.profile +
+				"[sso-session bench]\nsso_start_url = https://127.0.0.1/start\nsso_region = us-east-1\n"
+			if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("HOME", dir)
+			t.Setenv("AWS_CONFIG_FILE", conf)
+			cache := filepath.Join(dir, ".aws", "sso", "cache")
+			if err := os.MkdirAll(cache, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(cache, fmt.Sprintf("%x.json", sha1.Sum([]byte(c.key))))
+			var err error
+			switch c.name {
+			case "larger":
+				err = os.WriteFile(file, nil, 0o600)
+				if err == nil {
+					err = os.Truncate(file, 4<<20+1)
+				}
+			case "fifo":
+				err = syscall.Mkfifo(file, 0o600)
+			case "device":
+				err = os.Symlink(os.DevNull, file)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := db.Lookup("dynamodb")
+			p := dbtest.Props("dynamodb.endpoint", "http://127.0.0.1:1", "dynamodb.profile", "sso", "dynamodb.retries", "0")
+			_, err = b.Open(context.Background(), p, db.Options{Threads: 1})
+			want := "the SSO cache of profile sso " + file + ": " + c.want
 			if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 				t.Errorf("error %v, want one line with %q", err, want)
 			}

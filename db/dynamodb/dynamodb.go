@@ -143,6 +143,9 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if err := cr.checkFiles(p); err != nil {
 		return nil, err
 	}
+	if err := cr.checkSSOCache(ctx, s.endpoint != ""); err != nil {
+		return nil, err
+	}
 	tc, err := s.tls.Config(ctx, p)
 	if err != nil {
 		return nil, err
