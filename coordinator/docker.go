@@ -2,7 +2,6 @@ package coordinator
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -290,19 +289,22 @@ func (d *docker) docker(ctx context.Context, args ...string) (string, error) {
 }
 
 // output runs the docker command and returns its standard output and
-// error.
+// error, bounded (runBounded).
 func (d *docker) output(ctx context.Context, args ...string) (string, string, error) {
-	var stdout, stderr bytes.Buffer
 	c := exec.CommandContext(ctx, d.bin, args...)
-	c.Stdout, c.Stderr = &stdout, &stderr
-	if err := c.Run(); err != nil {
-		msg, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
+	stdout, stderr, err := runBounded(c, "docker "+args[0])
+	var over *overflowError
+	if errors.As(err, &over) {
+		return "", "", err
+	}
+	if err != nil {
+		msg, _, _ := strings.Cut(strings.TrimSpace(string(stderr)), "\n")
 		if msg == "" {
 			msg = err.Error()
 		}
 		return "", "", fmt.Errorf("docker %s: %s", args[0], msg)
 	}
-	return stdout.String(), stderr.String(), nil
+	return string(stdout), string(stderr), nil
 }
 
 // serviceName is a new service's: servbench-<random>.

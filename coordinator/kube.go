@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/db/wire"
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/props"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -25,6 +27,7 @@ import (
 	restclient "k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/util/homedir"
+	"k8s.io/klog/v2"
 )
 
 // kube runs the clients as a Kubernetes Indexed Job through the API, with
@@ -121,6 +124,9 @@ func newKubeClient(cfg *restclient.Config) (kubeClient, error) {
 	group := func(gv schema.GroupVersion, path string) (*restclient.RESTClient, error) {
 		c := *cfg
 		c.GroupVersion, c.APIPath, c.NegotiatedSerializer = &gv, path, codecs
+		c.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+			return wire.BoundTransport{RoundTripper: rt, Max: maxKubeAnswer, From: "the Kubernetes API server " + format.Printable(cfg.Host)}
+		})
 		if c.UserAgent == "" {
 			c.UserAgent = "servbench"
 		}
@@ -133,6 +139,16 @@ func newKubeClient(cfg *restclient.Config) (kubeClient, error) {
 	batch, err := group(batchv1.SchemeGroupVersion, "/apis")
 	return kubeClient{core, batch}, err
 }
+
+// maxKubeAnswer bounds each of the API server's answers: client-go
+// reads one whole before decoding it (an endless one filled memory); the
+// orchestrator's are a Secret, a Job, a Job's pods, a pod's log of at most
+// 1 MiB.
+var maxKubeAnswer int64 = 64 << 20
+
+// quiet is ctx with client-go's log discarded: what a request says is
+// its error (an answer cut at maxKubeAnswer was logged on stderr too).
+func quiet(ctx context.Context) context.Context { return klog.NewContext(ctx, klog.Logger{}) }
 
 // kubeconfigRules are client-go's rules for finding the kubeconfig:
 // explicit (kubernetes.kubeconfig), $KUBECONFIG's list, or
@@ -273,7 +289,7 @@ func (k *kube) prepare(ctx context.Context, j *job) error {
 		Type:       corev1.SecretTypeOpaque,
 		StringData: map[string]string{"key": j.token, "url": k.podURL(j), "cert": j.pin},
 	}
-	if err := k.client.core.Post().Namespace(k.namespace).Resource("secrets").Body(sec).Do(ctx).Error(); err != nil {
+	if err := k.client.core.Post().Namespace(k.namespace).Resource("secrets").Body(sec).Do(quiet(ctx)).Error(); err != nil {
 		return fmt.Errorf("kubernetes: create Secret %s/%s: %v", k.namespace, k.name, oneLine(err.Error()))
 	}
 	return nil
@@ -323,7 +339,7 @@ func (k *kube) run(ctx context.Context, j *job) []error {
 		}
 		return ends
 	}
-	if err := k.client.batch.Post().Namespace(k.namespace).Resource("jobs").Body(k.job(j)).Do(context.Background()).Error(); err != nil {
+	if err := k.client.batch.Post().Namespace(k.namespace).Resource("jobs").Body(k.job(j)).Do(quiet(context.Background())).Error(); err != nil {
 		return fail(fmt.Errorf("kubernetes: create Job %s/%s: %v", k.namespace, k.name, oneLine(err.Error())))
 	}
 	k.mu.Lock()
@@ -346,7 +362,7 @@ func (k *kube) run(ctx context.Context, j *job) []error {
 		case <-tick.C:
 		}
 		var pods corev1.PodList
-		err := k.client.core.Get().Namespace(k.namespace).Resource("pods").Param("labelSelector", "batch.kubernetes.io/job-name="+k.name).Do(context.Background()).Into(&pods)
+		err := k.client.core.Get().Namespace(k.namespace).Resource("pods").Param("labelSelector", "batch.kubernetes.io/job-name="+k.name).Do(quiet(context.Background())).Into(&pods)
 		if err != nil {
 			continue // the API server may be busy; the coordinator's timeout bounds the wait
 		}
@@ -402,7 +418,7 @@ func podWhy(p *corev1.Pod) string {
 func (k *kube) logs(p *corev1.Pod, i int, j *job) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	raw, err := k.client.core.Get().Namespace(k.namespace).Resource("pods").Name(p.Name).SubResource("log").Param("limitBytes", strconv.Itoa(1<<20)).DoRaw(ctx)
+	raw, err := k.client.core.Get().Namespace(k.namespace).Resource("pods").Name(p.Name).SubResource("log").Param("limitBytes", strconv.Itoa(1<<20)).DoRaw(quiet(ctx))
 	if err != nil {
 		return
 	}
@@ -425,7 +441,7 @@ func (k *kube) deleteJob() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	bg := metav1.DeletePropagationBackground
-	err := k.client.batch.Delete().Namespace(k.namespace).Resource("jobs").Name(k.name).Body(&metav1.DeleteOptions{PropagationPolicy: &bg}).Do(ctx).Error()
+	err := k.client.batch.Delete().Namespace(k.namespace).Resource("jobs").Name(k.name).Body(&metav1.DeleteOptions{PropagationPolicy: &bg}).Do(quiet(ctx)).Error()
 	if err == nil || apierrors.IsNotFound(err) {
 		k.mu.Lock()
 		k.created = false
@@ -439,7 +455,7 @@ func (k *kube) cleanup(j *job) {
 	k.deleteJob()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := k.client.core.Delete().Namespace(k.namespace).Resource("secrets").Name(k.name).Do(ctx).Error(); err != nil && !apierrors.IsNotFound(err) {
+	if err := k.client.core.Delete().Namespace(k.namespace).Resource("secrets").Name(k.name).Do(quiet(ctx)).Error(); err != nil && !apierrors.IsNotFound(err) {
 		j.mu.Lock()
 		fmt.Fprintf(j.stderr, "servbench: kubernetes: delete Secret %s/%s: %v\n", k.namespace, k.name, oneLine(err.Error()))
 		j.mu.Unlock()

@@ -179,34 +179,6 @@ const (
 // maxCredentialSays bounds what a plugin's stderr passes on.
 const maxCredentialSays = 64 << 10
 
-// boundedBuffer keeps at most max bytes; past them it calls over once
-// and keeps nothing more.
-type boundedBuffer struct {
-	mu         sync.Mutex
-	b          []byte
-	max        int
-	overflowed bool
-	over       func()
-}
-
-func (w *boundedBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.overflowed {
-		return len(p), nil
-	}
-	if len(w.b)+len(p) > w.max {
-		w.overflowed = true
-		w.b = nil
-		if w.over != nil {
-			w.over()
-		}
-		return len(p), nil
-	}
-	w.b = append(w.b, p...)
-	return len(p), nil
-}
-
 // sayings passes a plugin's stderr on, its control characters escaped
 // (lines kept), up to left bytes, then says how much more it dropped.
 type sayings struct {

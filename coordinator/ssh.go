@@ -2,7 +2,6 @@ package coordinator
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -191,15 +190,19 @@ func (s *sshOrch) args(h sshHost, script string) []string {
 // ssh runs script on host h with stdin, and returns its standard output,
 // also what it wrote before it failed or was stopped (a copy's directory:
 // see prepareHost); its error names the host and says ssh's last line of
-// standard error.
+// standard error. Its output is bounded (runBounded).
 func (s *sshOrch) ssh(ctx context.Context, h sshHost, script string, stdin io.Reader) (string, error) {
-	var out, errb bytes.Buffer
 	c := exec.CommandContext(ctx, "ssh", s.args(h, script)...)
-	c.Stdin, c.Stdout, c.Stderr = stdin, &out, &errb
-	if err := c.Run(); err != nil {
-		return out.String(), fmt.Errorf("host %s: %s", h, lastLine(errb.String(), err))
+	c.Stdin = stdin
+	out, errb, err := runBounded(c, "ssh")
+	var over *overflowError
+	switch {
+	case errors.As(err, &over):
+		return string(out), fmt.Errorf("host %s: %w", h, err)
+	case err != nil:
+		return string(out), fmt.Errorf("host %s: %s", h, lastLine(string(errb), err))
 	}
-	return out.String(), nil
+	return string(out), nil
 }
 
 // lastLine is the last non-empty line of an ssh's standard error, or err.

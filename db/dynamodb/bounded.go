@@ -16,6 +16,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials/ssocreds"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/servbench/servbench/db"
@@ -107,29 +108,84 @@ const processTimeout = time.Minute
 // credentials from, when it would run one: "" otherwise (keys given, the
 // environment's keys, a role assumed from it: left to the SDK).
 func (c creds) process(ctx context.Context, local bool) string {
-	if c.accessKey != "" || (local && c.profile == "" && c.configFile == "" && c.credentialsFile == "" && c.role == "") {
+	if !c.fromChain(local) {
 		return ""
 	}
-	profile := c.profile
-	for _, k := range []string{"AWS_PROFILE", "AWS_DEFAULT_PROFILE"} {
-		if profile == "" {
-			profile = os.Getenv(k)
-		}
-	}
+	profile := c.namedProfile()
 	if profile == "" {
 		if os.Getenv("AWS_ACCESS_KEY_ID") != "" || os.Getenv("AWS_WEB_IDENTITY_TOKEN_FILE") != "" {
 			return "" // the environment's credentials come first
 		}
 		profile = "default"
 	}
-	conf, cred := c.sharedFiles()
-	sc, err := config.LoadSharedConfigProfile(ctx, profile, func(o *config.LoadSharedConfigOptions) {
-		o.ConfigFiles, o.CredentialsFiles = []string{conf[0].Value}, []string{cred[0].Value}
-	})
+	sc, err := c.sharedProfile(ctx, profile)
 	if err != nil || sc.RoleARN != "" || sc.CredentialProcess == "" {
 		return ""
 	}
 	return sc.CredentialProcess
+}
+
+// fromChain reports whether the AWS SDK looks for the credentials itself
+// (no keys given, no local endpoint without a profile).
+func (c creds) fromChain(local bool) bool {
+	return c.accessKey == "" && (!local || c.profile != "" || c.configFile != "" || c.credentialsFile != "" || c.role != "")
+}
+
+// namedProfile is the profile dynamodb.profile, AWS_PROFILE or
+// AWS_DEFAULT_PROFILE names, "" for none (the SDK's default).
+func (c creds) namedProfile() string {
+	profile := c.profile
+	for _, k := range []string{"AWS_PROFILE", "AWS_DEFAULT_PROFILE"} {
+		if profile == "" {
+			profile = os.Getenv(k)
+		}
+	}
+	return profile
+}
+
+// sharedProfile is profile as the shared files the SDK reads set it.
+func (c creds) sharedProfile(ctx context.Context, profile string) (config.SharedConfig, error) {
+	conf, cred := c.sharedFiles()
+	return config.LoadSharedConfigProfile(ctx, profile, func(o *config.LoadSharedConfigOptions) {
+		o.ConfigFiles, o.CredentialsFiles = []string{conf[0].Value}, []string{cred[0].Value}
+	})
+}
+
+// checkSSOCache checks the SSO token cache of the profile the SDK takes
+// its credentials from, and of the profiles it takes them through
+// (source_profile), before the SDK reads it whole
+// (~/.aws/sso/cache/SHA1.json, of sso_session's name or sso_start_url):
+// a link to /dev/zero filled memory, a named pipe held the run.
+func (c creds) checkSSOCache(ctx context.Context, local bool) error {
+	if !c.fromChain(local) {
+		return nil
+	}
+	profile := c.namedProfile()
+	if profile == "" {
+		profile = "default"
+	}
+	sc, err := c.sharedProfile(ctx, profile)
+	if err != nil {
+		return nil // the SDK's to say
+	}
+	for s := &sc; s != nil; s = s.Source {
+		key := s.SSOSessionName
+		if key == "" {
+			key = s.SSOStartURL
+		}
+		if key == "" {
+			continue
+		}
+		path, err := ssocreds.StandardCachedTokenFilepath(key)
+		if err != nil {
+			continue
+		}
+		name := "the SSO cache of profile " + props.Cut(format.Printable(s.Profile), 80)
+		if err := wire.OptionFiles(nil, "", []wire.Option{{Name: name, Value: path}}); err != nil {
+			return fileError(err)
+		}
+	}
+	return nil
 }
 
 // processCreds runs a credential_process as the AWS SDK's processcreds
@@ -213,21 +269,38 @@ func (p processCreds) Retrieve(context.Context) (aws.Credentials, error) {
 type boundAnswers struct {
 	max    int64
 	budget *wire.AnswerBudget // every answer read at once (nil: none)
+	named  bool               // the cut names the endpoint that answered
 }
+
+// maxCredentialsAnswer bounds every answer the AWS SDK reads on the way
+// to credentials: a container's or the instance's (IMDS) credentials
+// endpoint, STS (a role assumed), SSO (an AssumeRole answer is about 2 KB,
+// a container's credentials less). One answering without end filled
+// memory.
+const maxCredentialsAnswer = 1 << 20
 
 func (boundAnswers) ID() string { return "servbench.BoundAnswers" }
 
 func (b boundAnswers) HandleDeserialize(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (middleware.DeserializeOutput, middleware.Metadata, error) {
 	out, md, err := next.HandleDeserialize(ctx, in)
 	if resp, ok := out.RawResponse.(*smithyhttp.Response); ok && resp != nil && resp.Response != nil {
-		if berr := wire.BoundResponse(resp.Response, b.max, b.budget); berr != nil && err == nil {
+		from := ""
+		if req, ok := in.Request.(*smithyhttp.Request); ok && b.named {
+			from = format.Printable(req.URL.Scheme + "://" + req.URL.Host)
+		}
+		if berr := wire.BoundResponseFrom(resp.Response, b.max, from, b.budget); berr != nil && err == nil {
 			err = berr
 		}
 	}
 	return out, md, err
 }
 
-// addBound adds boundAnswers to a client's stack, innermost.
+// addBound adds boundAnswers to a client's stack, innermost, in place of
+// the one there (the configuration's, at maxCredentialsAnswer).
 func (b boundAnswers) addBound(s *middleware.Stack) error {
+	if _, ok := s.Deserialize.Get(b.ID()); ok {
+		_, err := s.Deserialize.Swap(b.ID(), b)
+		return err
+	}
 	return s.Deserialize.Add(b, middleware.After)
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"net/url"
 	"os"
 	"regexp"
@@ -186,42 +184,6 @@ type redacted struct{ err error }
 func (e redacted) Error() string { return props.RedactText(e.err.Error()) }
 func (e redacted) Unwrap() error { return e.err }
 
-// maxSTSAnswer bounds STS's answers (an AssumeRole answer is about 2
-// KB): an endpoint answering without end fails the request at the bound
-// instead of filling the client's memory until its timeout.
-const maxSTSAnswer = 1 << 20
-
-// bounded is an HTTP client whose answers' bodies end in an error past
-// max bytes.
-type bounded struct {
-	c interface {
-		Do(*http.Request) (*http.Response, error)
-	}
-	max int64
-}
-
-func (b bounded) Do(r *http.Request) (*http.Response, error) {
-	resp, err := b.c.Do(r)
-	if err == nil && resp.Body != nil {
-		resp.Body = boundedBody{http.MaxBytesReader(nil, resp.Body, b.max), b.max}
-	}
-	return resp, err
-}
-
-type boundedBody struct {
-	io.ReadCloser
-	max int64
-}
-
-func (b boundedBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	var mb *http.MaxBytesError
-	if errors.As(err, &mb) {
-		err = fmt.Errorf("an answer of more than %s", format.Bytes(b.max))
-	}
-	return n, err
-}
-
 // assumeRole is the role's credentials, assumed through STS with cfg's
 // credentials (signed by them) and refreshed before they expire. STS is
 // reached over a client of its own: its requests are not the database's
@@ -229,7 +191,7 @@ func (b boundedBody) Read(p []byte) (int, error) {
 // system's.
 func (c creds) assumeRole(cfg aws.Config, timeout time.Duration) aws.CredentialsProvider {
 	client := sts.NewFromConfig(cfg, func(o *sts.Options) {
-		o.HTTPClient = bounded{awshttp.NewBuildableClient().WithTimeout(timeout), maxSTSAnswer}
+		o.HTTPClient = awshttp.NewBuildableClient().WithTimeout(timeout) // its answers bounded as cfg's (maxCredentialsAnswer)
 		o.Retryer = retry.NewStandard()
 		if c.stsEndpoint != "" {
 			o.BaseEndpoint = aws.String(c.stsEndpoint)

@@ -2,6 +2,7 @@ package dynamodb_test
 
 import (
 	"context"
+	"crypto/sha1"
 	"fmt"
 	"io"
 	"net/http"
@@ -320,7 +321,7 @@ func TestSTSAnswerBounded(t *testing.T) {
 			"dynamodb.retries", "0", "dynamodb.timeout", "5000")
 		start := time.Now()
 		_, err := b.Open(context.Background(), p, db.Options{Threads: 1})
-		if err == nil || !strings.Contains(err.Error(), "an answer of more than 1 MiB") || strings.Contains(err.Error(), "\n") {
+		if err == nil || !strings.Contains(err.Error(), srv.URL+" answered more than 1 MiB: cut there") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("STS answering %d without end: %v", status, err)
 		}
 		if d := time.Since(start); d > 4*time.Second {
@@ -328,6 +329,110 @@ func TestSTSAnswerBounded(t *testing.T) {
 		}
 		srv.CloseClientConnections()
 		srv.Close()
+	}
+}
+
+// endlessServer answers for credentials with a body four times the bound
+// on their answers (1 MiB) long, then stops: without end, as far as a
+// bounded reader can tell. It answers IMDS' token and role name.
+func endlessServer(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/latest/api/token":
+			io.WriteString(w, "token")
+			return
+		case "/latest/meta-data/iam/security-credentials/":
+			io.WriteString(w, "bench")
+			return
+		}
+		io.WriteString(w, `{"AccessKeyId": "`)
+		chunk := strings.Repeat("A", 1<<16)
+		for range 64 { // 4 MiB, four times the bound
+			if _, err := io.WriteString(w, chunk); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// A container's credentials endpoint (AWS_CONTAINER_CREDENTIALS_FULL_URI)
+// and the instance's (IMDS, AWS_EC2_METADATA_SERVICE_ENDPOINT) answering
+// without end fail the connection at the bound, 1 MiB, in one line
+// naming the endpoint.
+func TestCredentialsEndpointAnswerBounded(t *testing.T) {
+	for _, env := range []string{"AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_EC2_METADATA_SERVICE_ENDPOINT"} {
+		t.Run(env, func(t *testing.T) {
+			srv := endlessServer(t)
+			dir := t.TempDir()
+			conf := filepath.Join(dir, "config")
+			if err := os.WriteFile(conf, []byte("[profile bench]\nregion = us-east-1\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("HOME", dir)
+			t.Setenv("AWS_CONFIG_FILE", conf)
+			t.Setenv("AWS_EC2_METADATA_DISABLED", "false")
+			t.Setenv(env, srv.URL+"/creds")
+			b, _ := db.Lookup("dynamodb")
+			p := dbtest.Props("dynamodb.endpoint", "http://127.0.0.1:1", "dynamodb.profile", "bench", "dynamodb.retries", "0")
+			_, err := b.Open(context.Background(), p, db.Options{Threads: 1})
+			want := srv.URL + " answered more than 1 MiB: cut there"
+			if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %v, want one line with %q", err, want)
+			}
+		})
+	}
+}
+
+// A profile's SSO token cache (~/.aws/sso/cache/SHA1.json, of its
+// sso_start_url or its sso_session's name) that is larger than a file the
+// SDK reads whole may be, a named pipe or a device is refused in one line
+// naming it, before the SDK reads it.
+func TestSSOCacheChecked(t *testing.T) {
+	for _, c := range []struct{ name, key, profile, want string }{
+		{"larger", "https://127.0.0.1/start", "sso_start_url = https://127.0.0.1/start\nsso_region = us-east-1\n", "4194305 bytes, more than 4 MiB"},
+		{"fifo", "bench", "sso_session = bench\n", "a named pipe, not a regular file"},
+		{"device", "https://127.0.0.1/start", "sso_start_url = https://127.0.0.1/start\nsso_region = us-east-1\n", "a device, not a regular file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			conf := filepath.Join(dir, "config")
+			text := "[profile sso]\nregion = us-east-1\nsso_account_id = 123456789012\nsso_role_name = bench\n" + c.profile +
+				"[sso-session bench]\nsso_start_url = https://127.0.0.1/start\nsso_region = us-east-1\n"
+			if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("HOME", dir)
+			t.Setenv("AWS_CONFIG_FILE", conf)
+			cache := filepath.Join(dir, ".aws", "sso", "cache")
+			if err := os.MkdirAll(cache, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(cache, fmt.Sprintf("%x.json", sha1.Sum([]byte(c.key))))
+			var err error
+			switch c.name {
+			case "larger":
+				err = os.WriteFile(file, nil, 0o600)
+				if err == nil {
+					err = os.Truncate(file, 4<<20+1)
+				}
+			case "fifo":
+				err = syscall.Mkfifo(file, 0o600)
+			case "device":
+				err = os.Symlink(os.DevNull, file)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := db.Lookup("dynamodb")
+			p := dbtest.Props("dynamodb.endpoint", "http://127.0.0.1:1", "dynamodb.profile", "sso", "dynamodb.retries", "0")
+			_, err = b.Open(context.Background(), p, db.Options{Threads: 1})
+			want := "the SSO cache of profile sso " + file + ": " + c.want
+			if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %v, want one line with %q", err, want)
+			}
+		})
 	}
 }
 

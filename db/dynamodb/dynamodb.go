@@ -29,6 +29,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/logging"
+	"github.com/aws/smithy-go/middleware"
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/db/wire"
 	"github.com/servbench/servbench/props"
@@ -148,6 +149,9 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if err := cr.checkFiles(p); err != nil {
 		return nil, err
 	}
+	if err := cr.checkSSOCache(ctx, s.endpoint != ""); err != nil {
+		return nil, err
+	}
 	tc, err := s.tls.Config(ctx, p)
 	if err != nil {
 		return nil, err
@@ -167,6 +171,10 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	opts := []func(*config.LoadOptions) error{
 		config.WithRetryer(func() aws.Retryer { return newRetryer(int(retries), &s.retried) }),
 		config.WithHTTPClient(hc),
+		// Every answer on the way to credentials (a container's or the
+		// instance's endpoint, STS, SSO) is bounded; DynamoDB's client
+		// takes the run's bound in its place.
+		config.WithAPIOptions([]func(*middleware.Stack) error{boundAnswers{max: maxCredentialsAnswer, named: true}.addBound}),
 		// The SDK's own warnings (a response body it could not close
 		// cleanly, say of a server cut short) would be printed on the
 		// run's standard error once per operation; what fails is counted,

@@ -22,12 +22,16 @@ const MaxHTTPAnswer = 64 << 20
 // it, counted as a server error (ERROR); the run goes on.
 type AnswerError struct {
 	Max      int64
-	InFlight bool // the answers read at once passed their budget
+	InFlight bool   // the answers read at once passed their budget
+	From     string // who answered, when it is no run's server (BoundResponseFrom)
 }
 
 func (e *AnswerError) Error() string {
 	if e.InFlight {
 		return fmt.Sprintf("the server's answers being read at once hold more than %s, what this machine's memory can take decoded: this one is cut", format.Bytes(e.Max))
+	}
+	if e.From != "" {
+		return fmt.Sprintf("%s answered more than %s: cut there", e.From, format.Bytes(e.Max))
 	}
 	return fmt.Sprintf("the server's answer is longer than %s, more than any request of a run asks for: cut there", format.Bytes(e.Max))
 }
@@ -41,6 +45,7 @@ func BoundBody(body io.ReadCloser, max int64) io.ReadCloser {
 type boundedBody struct {
 	io.ReadCloser
 	left, max int64
+	from      string        // AnswerError.From
 	budget    *AnswerBudget // nil: none
 	taken     int64         // what this body took of budget
 	once      sync.Once
@@ -48,14 +53,14 @@ type boundedBody struct {
 
 func (b *boundedBody) Read(p []byte) (int, error) {
 	if b.left < 0 {
-		return 0, &AnswerError{Max: b.max}
+		return 0, &AnswerError{Max: b.max, From: b.from}
 	}
 	if int64(len(p)) > b.left+1 {
 		p = p[:b.left+1]
 	}
 	n, err := b.ReadCloser.Read(p)
 	if b.left -= int64(n); b.left < 0 {
-		return 0, &AnswerError{Max: b.max}
+		return 0, &AnswerError{Max: b.max, From: b.from}
 	}
 	if b.budget != nil && n > 0 {
 		b.taken += int64(n)
@@ -104,28 +109,35 @@ const answerMemoryFactor = 10
 // the bytes of every answer read at once; an answer whose Content-Length
 // says more than max fails at once, its body closed.
 func BoundResponse(r *http.Response, max int64, budget ...*AnswerBudget) error {
+	var b *AnswerBudget
+	if len(budget) > 0 {
+		b = budget[0]
+	}
+	return BoundResponseFrom(r, max, "", b)
+}
+
+// BoundResponseFrom is BoundResponse whose cut names from, who answered
+// (AnswerError.From): an answer that is none of a run's.
+func BoundResponseFrom(r *http.Response, max int64, from string, budget *AnswerBudget) error {
 	if r == nil || r.Body == nil {
 		return nil
 	}
 	if r.ContentLength > max {
 		r.Body.Close()
 		r.Body = http.NoBody
-		return &AnswerError{Max: max}
+		return &AnswerError{Max: max, From: from}
 	}
-	b := BoundBody(r.Body, max).(*boundedBody)
-	if len(budget) > 0 {
-		b.budget = budget[0]
-	}
-	r.Body = b
+	r.Body = &boundedBody{ReadCloser: r.Body, left: max, max: max, from: from, budget: budget}
 	return nil
 }
 
 // BoundTransport is an http.RoundTripper whose answers are bounded at
-// max (BoundResponse), and together at Budget (nil: not).
+// max (BoundResponseFrom), and together at Budget (nil: not).
 type BoundTransport struct {
 	http.RoundTripper
 	Max    int64
 	Budget *AnswerBudget
+	From   string // AnswerError.From
 }
 
 func (t BoundTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -133,7 +145,7 @@ func (t BoundTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil {
 		return resp, err
 	}
-	if err := BoundResponse(resp, t.Max, t.Budget); err != nil {
+	if err := BoundResponseFrom(resp, t.Max, t.From, t.Budget); err != nil {
 		return nil, err
 	}
 	return resp, nil
