@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -120,28 +121,61 @@ func TestPlanOfTwoDataSetsInOneTable(t *testing.T) {
 	}
 }
 
-// Emptying a data set deletes the runs' inserts that stayed after its
-// loaded records too (cleanupinserts leaves those past what it could
-// learn were the run's): the next data set holds its own records only.
-func TestEmptyingDeletesTheRunsInserts(t *testing.T) {
+// Emptying a data set deletes the inserts its runs left after its loaded
+// records (workload D's, cleanupinserts off), and no key past those: a
+// key this plan did not write (another data set's in the same store) is
+// left as it was.
+func TestEmptyingDeletesTheRunsInsertsOnly(t *testing.T) {
 	url := redisOfItsOwn(t)
 	d := dbtest.Open(t, "redis", "redis.url", url)
 	ctx := context.Background()
 	rec := &db.Record{}
 	rec.Add("field0", []byte("x"))
-	for _, n := range []int64{1000, 1001, 1500} { // inserts a run left, one apart from the others
+	foreign := []int64{1300, 1301, 2500} // another's keys, past the runs' inserts
+	for _, n := range foreign {
 		if err := d.Insert(ctx, "usertable", string(workload.AppendKey(nil, n, 1, false)), rec); err != nil {
 			t.Fatal(err)
 		}
 	}
-	said := benchTwoDataSets(t, "redis", "redis.url", url, "[1000, 300]")
-	if !strings.Contains(said, "1003 records deleted") {
-		t.Errorf("the run's inserts not deleted with the data set: %s", said)
+	pf := writePlan(t, `name: twosets
+deployments: [{label: srv, binding: redis, properties: {redis.url: "`+url+`"}}]
+workloads: [d]
+records: [1000, 300]
+threads: [1]
+operations: 200
+properties: {insertproportion: 0.5, readproportion: 0.5, cleanupinserts: false}
+`)
+	dir := filepath.Join(t.TempDir(), "out")
+	var errb bytes.Buffer
+	if code := MainContext(ctx, []string{"bench", "-o", dir, pf}, &bytes.Buffer{}, &errb); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	for _, n := range []int64{1000, 1001, 1500} {
+	first, err := result.ReadFile(filepath.Join(dir, readIndex(t, dir).Runs[0].Result))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inserts int64
+	for _, op := range first.Ops {
+		if op.Name == "INSERT" {
+			inserts = op.Outcomes["OK"]
+		}
+	}
+	if inserts == 0 || inserts > 200 {
+		t.Fatalf("the first data set's run inserted %d", inserts)
+	}
+	if want := fmt.Sprintf("%d records deleted", 1000+inserts); !strings.Contains(errb.String(), want) {
+		t.Errorf("want %q: %s", want, errb.String())
+	}
+	for n := int64(1000); n < 1000+inserts; n++ {
 		var r db.Record
 		if err := d.Read(ctx, "usertable", string(workload.AppendKey(nil, n, 1, false)), nil, &r); db.Classify(err, false) != db.NotFound {
-			t.Errorf("record %d after the emptying: %v, want NOT_FOUND", n, err)
+			t.Errorf("the run's insert %d after the emptying: %v, want NOT_FOUND", n, err)
+		}
+	}
+	for _, n := range foreign {
+		var r db.Record
+		if err := d.Read(ctx, "usertable", string(workload.AppendKey(nil, n, 1, false)), nil, &r); err != nil {
+			t.Errorf("key %d the plan did not write: %v, want it kept", n, err)
 		}
 	}
 }

@@ -378,12 +378,13 @@ type tally struct {
 	setUp                         map[string]bool   // a workload's setup steps on a deployment's data set, done
 	stopped                       map[string]error  // deployment label → the setup step that stopped it
 	holds                         map[string]string // deployment label → the load key of the data set its one table holds (db.OneTable)
+	inserts                       map[string]int64  // load key → the most inserts a run on it attempted (its keys follow the loaded ones)
 }
 
 // run executes the runs not finished yet, loading each data set before
 // its first run; a capacity search chooses its runs as it goes.
 func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
-	t := &tally{start: time.Now(), loaded: map[string]error{}, setUp: map[string]bool{}, stopped: map[string]error{}, holds: map[string]string{}}
+	t := &tally{start: time.Now(), loaded: map[string]error{}, setUp: map[string]bool{}, stopped: map[string]error{}, holds: map[string]string{}, inserts: map[string]int64{}}
 	if r.pl.SLO != nil && r.pl.SLO.Search != "" {
 		return r.runCapacity(ctx, runs, t)
 	}
@@ -430,6 +431,22 @@ func (r *Runner) end(t *tally, total int) error {
 	return nil
 }
 
+// inserted notes the inserts the run whose result is path attempted, for
+// the data set of load key key: emptying it deletes keys that far past
+// the loaded ones, and no further. A result that cannot be read (the run
+// did not start) attempted none.
+func (t *tally) inserted(key, path string) {
+	d, err := result.ReadFile(path)
+	if err != nil {
+		return
+	}
+	for _, op := range d.Ops {
+		if op.Name == "INSERT" {
+			t.inserts[key] = max(t.inserts[key], op.Count)
+		}
+	}
+}
+
 // one runs c unless its result is there already, loading its data set
 // first; pos names it in progress lines ("3/40") and left is how many
 // runs follow it (-1: not known). It returns c's index entry, and cut
@@ -441,6 +458,7 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 		r.finish(c, &ic, d)
 		r.index.Runs = append(r.index.Runs, ic)
 		t.skipped++
+		t.inserted(r.loadKey(c.Deployment, c.Workload, c.Records), path)
 		return ic, -1
 	}
 	key := r.loadKey(c.Deployment, c.Workload, c.Records)
@@ -498,6 +516,7 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 	}
 	t.runTime += time.Since(t0)
 	t.ran++
+	t.inserted(key, path)
 	d, ok := done(ctx, path)
 	switch {
 	case ctx.Err() != nil:
@@ -716,7 +735,7 @@ func (r *Runner) emptyBefore(ctx context.Context, key string, d *plan.Deployment
 	}
 	fmt.Fprintf(r.stderr, "servbench: emptying %s before loading %s (%s)\n", held, key, where)
 	start := time.Now()
-	n, err := r.loads[held].Empty(ctx)
+	n, err := r.loads[held].Empty(ctx, t.inserts[held])
 	t.loaded[held] = fmt.Errorf("emptied before the load of %s (%s)", key, where)
 	if err != nil {
 		return fmt.Errorf("%s: %w (after %d records)", held, err, n)
