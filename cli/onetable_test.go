@@ -179,3 +179,25 @@ properties: {insertproportion: 0.5, readproportion: 0.5, cleanupinserts: false}
 		}
 	}
 }
+
+// cleanupinserts reads a run's insert keys before it in batches the
+// binding's replies are bounded for: against Redis, a first insert key
+// that is there (recordcount below the records loaded) is said as such,
+// not as a reply over its bound (the probe's batch of 256 reads was
+// bounded as one thread's one reply).
+func TestCleanupProbeWithinRedisBounds(t *testing.T) {
+	url := redisOfItsOwn(t)
+	ctx := context.Background()
+	var errb bytes.Buffer
+	if code := MainContext(ctx, []string{"load", "redis", "-w", "d", "-p", "redis.url=" + url, "-p", "recordcount=1000"}, &bytes.Buffer{}, &errb); code != ExitOK {
+		t.Fatalf("load: exit %d: %s", code, errb.String())
+	}
+	for _, window := range []string{"auto", "off", "300"} {
+		errb.Reset()
+		code := MainContext(ctx, []string{"run", "redis", "-w", "d", "-p", "redis.url=" + url, "-p", "recordcount=500", "-p", "operationcount=200",
+			"-p", "cleanupinserts=true", "-p", "redis.pipelining=" + window}, &bytes.Buffer{}, &errb)
+		if code != ExitOK || !strings.Contains(errb.String(), "is there before the run") || strings.Contains(errb.String(), "cannot tell") {
+			t.Errorf("window %s: exit %d: %s", window, code, errb.String())
+		}
+	}
+}

@@ -833,10 +833,17 @@ func (s *Setup) insertsOwned(ctx context.Context, w *workload.Workload, d db.DB)
 		s.logf("cleanupinserts: reading up to %d of the run's insert keys before it, to remove after it only those it creates; Ctrl-C stops", want)
 	})
 	defer slow.Stop()
+	// A batch is at most the binding's window: its replies are bounded
+	// by it (a Redis connection's, together).
 	pl, _ := cd.(db.Pipeliner)
+	batch := int64(probeBatch)
+	if pl != nil && pl.Window() < 2 {
+		pl = nil
+	}
 	var ops []db.PipelineOp
 	if pl != nil {
-		ops = make([]db.PipelineOp, 0, probeBatch)
+		batch = min(batch, int64(pl.Window()))
+		ops = make([]db.PipelineOp, 0, batch)
 	}
 	var rec db.Record
 	n := int64(0)
@@ -844,7 +851,7 @@ func (s *Setup) insertsOwned(ctx context.Context, w *workload.Workload, d db.DB)
 		if ctx.Err() != nil {
 			return probed{}
 		}
-		m := min(want-n, probeBatch)
+		m := min(want-n, batch)
 		there, err := int64(-1), error(nil)
 		if pl != nil {
 			ops = ops[:0]
