@@ -207,6 +207,12 @@ func (r *Runner) shell(ctx context.Context, command string, t *plan.Deployment, 
 	ownGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
+	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
+		// The shell ended well; what it left running (nohup server &)
+		// still holds its output: the step is taken at its word, and the
+		// output is what came within WaitDelay after it.
+		err = nil
+	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ctx.Err() == nil {
 		err = fmt.Errorf("exit status %d", ee.ExitCode())

@@ -214,3 +214,31 @@ operations: 10
 		t.Errorf("setup log: %+v, %v", log, err)
 	}
 }
+
+// A step that leaves a process running in the background (a server it
+// starts), holding its output, is taken at its word when its shell ends
+// well: done, its answer what it printed (it failed: "WaitDelay expired").
+func TestSetupStepLeavesABackgroundProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out the step's WaitDelay (5 s)")
+	}
+	text := strings.Replace(stepsPlan, `'echo "only-c $SERVBENCH_WORKLOAD" >> steps.txt'`, `'sleep 8 & echo started'`, 1)
+	pl := loadPlan(t, text)
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := New(pl, dir, io.Discard).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	log, _ := plan.ReadSetup(dir)
+	found := false
+	for _, e := range log.Steps {
+		if e.ID == "workload/one/r100/c/2" {
+			found = true
+			if e.Error != "" || e.Answer != "started" {
+				t.Errorf("the step: %+v", e)
+			}
+		}
+	}
+	if !found {
+		t.Error("the step not logged")
+	}
+}
