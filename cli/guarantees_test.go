@@ -760,3 +760,40 @@ func TestBenchOutputsThatFailAreSaid(t *testing.T) {
 		}
 	}
 }
+
+// A plan's workload file that never answers (a named pipe nobody writes)
+// gives way to the first Ctrl-C, as -P does.
+func TestPlanWorkloadFileStoppable(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "wl")
+	syscall.Mkfifo(fifo, 0o644)
+	pf := writePlan(t, "name: t\ndeployments: [{label: basic, binding: basic}]\nworkloads: ['"+fifo+"']\nrecords: [10]\nthreads: [1]\noperations: 10\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	var errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- MainContext(ctx, []string{"bench", pf, "-o", filepath.Join(dir, "out")}, io.Discard, &errb)
+	}()
+	// Once the workload file is being read, a writer that writes nothing
+	// holds the read; then Ctrl-C.
+	var w *os.File
+	for w == nil {
+		select {
+		case code := <-done:
+			t.Fatalf("ended before reading the workload file: exit %d: %s", code, errb.String())
+		default:
+		}
+		w, _ = os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0) // fails until a reader opened it
+		time.Sleep(time.Millisecond)
+	}
+	defer w.Close() // the read left behind ends
+	cancel()
+	select {
+	case code := <-done:
+		if code != ExitInterrupted {
+			t.Errorf("a plan's workload a pipe nobody writes, interrupted: exit %d: %s", code, errb.String())
+		}
+	case <-time.After(time.Minute): // a safety net, not a timing
+		t.Fatal("a plan's workload a pipe nobody writes: not stopped a minute after Ctrl-C")
+	}
+}

@@ -110,11 +110,11 @@ type Runner struct {
 
 // baseSpec is the spec a run shares with its load: the workload, the
 // plan's and the deployment's properties, the record count and the table.
-func (r *Runner) baseSpec(phase engine.Phase, t *plan.Deployment, w *plan.Workload, records int64) (engine.Spec, error) {
+func (r *Runner) baseSpec(ctx context.Context, phase engine.Phase, t *plan.Deployment, w *plan.Workload, records int64) (engine.Spec, error) {
 	p := props.New()
 	var err error
 	if w.File != "" {
-		err = p.LoadFile(w.File)
+		err = p.LoadFileContext(ctx, w.File) // a named pipe nobody writes gives way to Ctrl-C
 	} else {
 		err = workloads.Load(p, w.Name)
 	}
@@ -157,8 +157,8 @@ func setClients(p *props.Props, n int) {
 }
 
 // runSpec is the spec of one run.
-func (r *Runner) runSpec(c *plan.Run) (engine.Spec, error) {
-	spec, err := r.baseSpec(engine.RunPhase, c.Deployment, c.Workload, c.Records)
+func (r *Runner) runSpec(ctx context.Context, c *plan.Run) (engine.Spec, error) {
+	spec, err := r.baseSpec(ctx, engine.RunPhase, c.Deployment, c.Workload, c.Records)
 	if err != nil {
 		return spec, err
 	}
@@ -234,7 +234,7 @@ func (r *Runner) check(ctx context.Context) error {
 		key := fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%d\x00%g", c.Deployment.Label, c.Workload.Name, c.Records, c.Threads, c.Clients, c.Rate)
 		ch, ok := seen[key]
 		if !ok {
-			spec, err := r.baseSpec(engine.RunPhase, c.Deployment, c.Workload, c.Records)
+			spec, err := r.baseSpec(ctx, engine.RunPhase, c.Deployment, c.Workload, c.Records)
 			spec.Threads, spec.Rate = c.Threads, c.Rate // the rate's bounds, a paced thread's memory
 			if err == nil {
 				setClients(spec.Properties, c.Spread())
@@ -262,7 +262,7 @@ func (r *Runner) check(ctx context.Context) error {
 		}
 		lk := r.loadKey(c.Deployment, c.Workload, c.Records)
 		if _, ok := r.loads[lk]; !ok {
-			spec, err := r.baseSpec(engine.LoadPhase, c.Deployment, c.Workload, c.Records)
+			spec, err := r.baseSpec(ctx, engine.LoadPhase, c.Deployment, c.Workload, c.Records)
 			var s *engine.Setup
 			if err == nil {
 				spec.Threads, spec.Rate = r.pl.LoadThreads, c.Deployment.LoadRate
@@ -510,7 +510,7 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 			c.Threads, plural(c.Threads, "thread"), c.Spread(), plural(c.Spread(), "client"), c.Clients)
 	}
 	t0 := time.Now()
-	spec, err := r.runSpec(c)
+	spec, err := r.runSpec(ctx, c)
 	if err == nil {
 		err = r.phaseTo(ctx, spec, path, filepath.Join(r.dir, "runs", c.ID()))
 	}
