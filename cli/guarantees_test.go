@@ -655,6 +655,27 @@ func TestReportOutputsChecked(t *testing.T) {
 		if code, _, e := servbench(t, "report", dir, "-o", full); code != ExitFailure || !strings.Contains(e, "no space left") {
 			t.Errorf("report -o a full device: exit %d: %s", code, e)
 		}
+		// One output that cannot be written leaves every other written:
+		// the exports after a page that failed, the exports beside one
+		// that failed.
+		ex := filepath.Join(t.TempDir(), "ex")
+		code, _, e := servbench(t, "report", dir, "-o", full, "--export", ex)
+		files, _ := os.ReadDir(ex)
+		if code != ExitFailure || !strings.Contains(e, "no space left") || len(files) < 3 {
+			t.Errorf("report -o a full device --export: exit %d, %d exports: %s", code, len(files), e)
+		}
+		first := files[0].Name()
+		os.RemoveAll(ex)
+		os.MkdirAll(ex, 0o755)
+		os.Symlink(full, filepath.Join(ex, first))
+		code, _, e = servbench(t, "report", dir, "-o", page, "--export", ex)
+		again, _ := os.ReadDir(ex)
+		if code != ExitFailure || !strings.Contains(e, first) || len(again) != len(files) {
+			t.Errorf("an export on a full device: exit %d, %d of %d exports: %s", code, len(again), len(files), e)
+		}
+		if _, err := os.Stat(page); err != nil {
+			t.Errorf("the page beside an export on a full device: %v", err)
+		}
 	}
 }
 

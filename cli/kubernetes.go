@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/servbench/servbench/coordinator"
 	"github.com/servbench/servbench/engine"
@@ -39,7 +40,10 @@ func emit(cmd string, pa *phaseArgs, setup *engine.Setup, stdout io.Writer) (int
 	if err := os.MkdirAll(pa.emit, 0o755); err != nil {
 		return ExitUsage, badf("%s: --emit: %v", cmd, err)
 	}
+	// Every manifest is written whatever became of the others; each that
+	// failed is named.
 	secret := false
+	var failed []string
 	for _, f := range m {
 		path := filepath.Join(pa.emit, f.Name)
 		mode := os.FileMode(0o644)
@@ -47,9 +51,13 @@ func emit(cmd string, pa *phaseArgs, setup *engine.Setup, stdout io.Writer) (int
 			mode, secret = 0o600, true // never readable by others, not even while written
 		}
 		if err := atomicfile.WriteFileMode(path, mode, func(w io.Writer) error { _, err := w.Write(f.Text); return err }); err != nil {
-			return ExitFailure, fmt.Errorf("write %s: %w", path, err)
+			failed = append(failed, fmt.Sprintf("write %s: %v", path, err))
+			continue
 		}
 		fmt.Fprintln(stdout, path)
+	}
+	if failed != nil {
+		return ExitFailure, errors.New(strings.Join(failed, "; "))
 	}
 	if !secret { // an earlier emit's credentials must not be applied with these manifests
 		old := filepath.Join(pa.emit, coordinator.SecretFile)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/servbench/servbench/coordinator"
@@ -167,5 +168,32 @@ func TestKubernetesManifestsSecretsByValue(t *testing.T) {
 	}
 	if strings.Contains(stdout+stderr, "hunter") {
 		t.Errorf("a credential was printed: %s%s", stdout, stderr)
+	}
+}
+
+// A manifest that cannot be written (the Secret's on a full device, the
+// Job's a pipe nobody reads) fails --emit by name, every other written.
+func TestKubernetesManifestsEachWritten(t *testing.T) {
+	base := t.TempDir()
+	full := filepath.Join(base, "full")
+	if err := syscall.Mknod(full, syscall.S_IFCHR|0o666, (1<<8)|7); err != nil {
+		t.Skipf("mknod (needs root): %v", err)
+	}
+	for bad, other := range map[string]string{"secret.yaml": "job.yaml", "job.yaml": coordinator.SecretFile} {
+		dir := filepath.Join(base, bad)
+		os.MkdirAll(dir, 0o755)
+		if bad == "secret.yaml" {
+			os.Symlink(full, filepath.Join(dir, bad))
+		} else {
+			syscall.Mkfifo(filepath.Join(dir, bad), 0o644)
+		}
+		code, _, e := servbench(t, "run", "redis", "-w", "b", "--clients", "2", "-threads", "2", "--orchestrator", "kubernetes",
+			"-p", "kubernetes.claim=results", "-p", "redis.url=redis://u:s3cret@127.0.0.1:6379", "--emit", dir)
+		if code != ExitFailure || !strings.Contains(e, bad) {
+			t.Errorf("%s unwritable: exit %d: %s", bad, code, e)
+		}
+		if _, err := os.Stat(filepath.Join(dir, other)); err != nil {
+			t.Errorf("%s unwritable: %s: %v", bad, other, err)
+		}
 	}
 }

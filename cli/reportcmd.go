@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/report"
@@ -81,8 +82,12 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if err := checkReportOutputs(set, *out, *export, secs); err != nil {
 		return ExitUsage, usageError{err}
 	}
+	// Each output is written whatever became of the others; the first
+	// that failed is said, each in its line.
+	var failed error
 	if err := atomicfile.WriteFile(*out, func(w io.Writer) error { _, err := w.Write(page.Bytes()); return err }); err != nil {
-		return ExitFailure, fmt.Errorf("report: %w", err)
+		failed = fmt.Errorf("report: %w", err)
+		fmt.Fprintf(stderr, "servbench: %s\n", oneLine(failed))
 	}
 	figs, tables := 0, 0
 	for _, s := range secs {
@@ -92,13 +97,18 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		}
 		tables += len(s.Tables)
 	}
-	fmt.Fprintf(stderr, "servbench: report %s: %d runs in %d cells, %d charts, %d tables (%d KB)\n", *out, len(set.Runs), len(set.Groups), figs, tables, page.Len()/1024)
+	if failed == nil {
+		fmt.Fprintf(stderr, "servbench: report %s: %d runs in %d cells, %d charts, %d tables (%d KB)\n", *out, len(set.Runs), len(set.Groups), figs, tables, page.Len()/1024)
+	}
 	if *export != "" {
 		n, err := report.Export(*export, secs)
-		if err != nil {
-			return ExitFailure, fmt.Errorf("report: export: %w", err)
-		}
 		fmt.Fprintf(stderr, "servbench: exported %d files (SVG charts, CSV and Markdown tables) to %s\n", n, *export)
+		if err != nil {
+			return ExitFailure, fmt.Errorf("report: export: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
+		}
+	}
+	if failed != nil {
+		return ExitFailure, errors.New("report: " + *out + " not written (see above)")
 	}
 	return ExitOK, nil
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -100,19 +101,23 @@ func writeTable(b *strings.Builder, t *Table) {
 
 // Export writes every chart as an SVG file and every table as CSV and
 // Markdown into dir (the files ExportFiles names); it returns how many
-// files it wrote.
+// files it wrote. A file that cannot be written is named in the error,
+// and every other is written.
 func Export(dir string, secs []Section) (int, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
 	}
 	n := 0
+	var errs []error
 	for _, f := range exports(secs) {
-		n++
-		if err := atomicfile.WriteFile(filepath.Join(dir, f.name), func(w io.Writer) error { _, err := io.WriteString(w, f.text()); return err }); err != nil {
-			return n, err
+		path := filepath.Join(dir, f.name)
+		if err := atomicfile.WriteFile(path, func(w io.Writer) error { _, err := io.WriteString(w, f.text()); return err }); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", path, err))
+			continue
 		}
+		n++
 	}
-	return n, nil
+	return n, errors.Join(errs...)
 }
 
 // ExportFiles are the files Export writes into dir: a report's outputs,
