@@ -62,6 +62,8 @@ var secretForms = []string{
 	`echo mongodb://u@h/?authMechanismProperties=AWS_SESSION_TOKEN:{S}; echo {S}`,
 	`echo passwd={S}| cat; echo {S}`,
 	`echo psql "host=127.0.0.1 password=\{S}"; echo {S}`,
+	"redis-cli -h 127.0.0.1 \\\n  -a {S} ping",
+	"cqlsh 127.0.0.1 -u cassandra \\\n -p {S} -e 'x'",
 }
 
 // Every value a rule finds secret anywhere in a plan (a step's command

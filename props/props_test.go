@@ -401,6 +401,10 @@ func TestRedactTextMoreForms(t *testing.T) {
 		// A line written with C's escapes: the value ends at the escape.
 		{`printf 'requirepass hunter35\n' >> redis.conf`, `printf 'requirepass REDACTED' >> redis.conf`, []string{"hunter35"}},
 		{`echo -e "masterauth hunter36\tx"`, `echo -e "masterauth REDACTED"`, []string{"hunter36"}},
+		// A line ended by a backslash goes on in the next: one command.
+		{"redis-cli -h 127.0.0.1 \\\n  -a hunter39 ping", "redis-cli -h 127.0.0.1 \\\n  -a REDACTED ping", []string{"hunter39"}},
+		{"cqlsh 127.0.0.1 \\\r\n -p hunter40 -e 'x'", "cqlsh 127.0.0.1 \\\r\n -p REDACTED -e 'x'", []string{"hunter40"}},
+		{"cqlsh 127.0.0.1\n -p 9042", "cqlsh 127.0.0.1\n -p 9042", nil},
 		// Left alone: a port, a subcommand without a password, SQL's SET.
 		{"docker run -p 6379:6379 redis", "docker run -p 6379:6379 redis", nil},
 		{"redis-cli CONFIG SET maxmemory 1gb", "redis-cli CONFIG SET maxmemory 1gb", nil},

@@ -407,6 +407,11 @@ func redactCommands(s string) string {
 	n, acl, user, hide := 0, 0, 0, 0     // words of the command so far; ACL SETUSER seen (2); AUTH's user name still to keep, its password to hide
 	for i := 0; i < len(s); {
 		c := s[i]
+		if k := continuation(s, i); k > 0 { // the shell joins the lines: one command
+			b.WriteString(s[i : i+k])
+			i += k
+			continue
+		}
 		if strings.IndexByte(commandSep, c) >= 0 {
 			program, sub, prev, prev2, n, acl, user, hide = "", "", "", "", 0, 0, 0, 0
 			b.WriteByte(c)
@@ -468,6 +473,20 @@ func redactCommands(s string) string {
 		prev2, prev, n, i = prev, w, n+1, j
 	}
 	return b.String()
+}
+
+// continuation returns the length of the backslash-newline at i (a
+// backslash ending a line, which a shell joins to the next), or 0.
+func continuation(s string, i int) int {
+	switch {
+	case s[i] != '\\':
+		return 0
+	case strings.HasPrefix(s[i+1:], "\n"):
+		return 2
+	case strings.HasPrefix(s[i+1:], "\r\n"):
+		return 3
+	}
+	return 0
 }
 
 // programWord is the program a word names, out of the quotes and the
