@@ -64,6 +64,8 @@ var secretForms = []string{
 	`echo psql "host=127.0.0.1 password=\{S}"; echo {S}`,
 	"redis-cli -h 127.0.0.1 \\\n  -a {S} ping",
 	"cqlsh 127.0.0.1 -u cassandra \\\n -p {S} -e 'x'",
+	`curl -d "{\"token\": \"{S}\"}" http://127.0.0.1:1/; echo {S}`,
+	`echo "{\"password\":\"{S}\"}" > /dev/null; echo {S}`,
 }
 
 // Every value a rule finds secret anywhere in a plan (a step's command

@@ -405,6 +405,10 @@ func TestRedactTextMoreForms(t *testing.T) {
 		{"redis-cli -h 127.0.0.1 \\\n  -a hunter39 ping", "redis-cli -h 127.0.0.1 \\\n  -a REDACTED ping", []string{"hunter39"}},
 		{"cqlsh 127.0.0.1 \\\r\n -p hunter40 -e 'x'", "cqlsh 127.0.0.1 \\\r\n -p REDACTED -e 'x'", []string{"hunter40"}},
 		{"cqlsh 127.0.0.1\n -p 9042", "cqlsh 127.0.0.1\n -p 9042", nil},
+		// JSON inside a double-quoted shell string: its quotes escaped.
+		{`curl -d "{\"token\": \"hunter41\"}" http://127.0.0.1:1/`, `curl -d "{\"token\": REDACTED}" http://127.0.0.1:1/`, []string{"hunter41"}},
+		{`echo "{\"password\":\"hunter42\"}" > /dev/null`, `echo "{\"password\":REDACTED}" > /dev/null`, []string{"hunter42"}},
+		{`echo "{\"user\": \"bench\"}"`, `echo "{\"user\": \"bench\"}"`, nil},
 		// Left alone: a port, a subcommand without a password, SQL's SET.
 		{"docker run -p 6379:6379 redis", "docker run -p 6379:6379 redis", nil},
 		{"redis-cli CONFIG SET maxmemory 1gb", "redis-cli CONFIG SET maxmemory 1gb", nil},

@@ -137,16 +137,17 @@ const valueRE = `('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|` +
 	`\\"(?:[^"\\]|\\[^"])*\\"|\\'(?:[^'\\]|\\[^'])*\\'|` +
 	`(?:[^\s&;,)}\]{\['"|<>` + "`" + `]|'[^'\s]*'|"[^"\s]*")(?:[^\s&;,)}\]'"|<>` + "`" + `]|'[^'\s]*'|"[^"\s]*")*)`
 
-// pair matches name=value, and "name": value or name: value where the
-// name is quoted or begins a line, an object, a list item or a quoted
-// argument (curl -H 'X-Api-Key: x'), and name:value without a space where
-// the name begins a word, an object, a list item or a value (openssl's
-// pass:x, {pwd:"x"}, MongoDB's AWS_SESSION_TOKEN:x). Which names are
-// secret is IsSecretKey's to say; a value that is not secret is read
-// again for pairs of its own (--from-literal=password=x,
-// --set=auth.rootPassword=x, --env=POSTGRES_PASSWORD=x).
+// pair matches name=value, and "name": value (\"name\": \"value\" too,
+// inside a double-quoted shell string) or name: value where the name is
+// quoted or begins a line, an object, a list item or a quoted argument
+// (curl -H 'X-Api-Key: x'), and name:value without a space where the name
+// begins a word, an object, a list item or a value (openssl's pass:x,
+// {pwd:"x"}, MongoDB's AWS_SESSION_TOKEN:x). Which names are secret is
+// IsSecretKey's to say; a value that is not secret is read again for
+// pairs of its own (--from-literal=password=x, --set=auth.rootPassword=x,
+// --env=POSTGRES_PASSWORD=x).
 var pair = regexp.MustCompile(`([\w.-]+)(\s*=\s*)` + valueRE +
-	`|(["'])([\w.-]+)(["']\s*:\s*)` + valueRE +
+	`|(["'])([\w.-]+)(\\?["']\s*:\s*)` + valueRE +
 	`|((?:^|[{,\n#"']|^\s*-)\s*)([\w.-]+)(\s*:[ \t]+)` + valueRE +
 	`|((?:^|[\s{,(\[=&?;])\s*)([\w.-]+)(:)` + valueRE)
 
