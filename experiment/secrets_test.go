@@ -66,6 +66,8 @@ var secretForms = []string{
 	"cqlsh 127.0.0.1 -u cassandra \\\n -p {S} -e 'x'",
 	`curl -d "{\"token\": \"{S}\"}" http://127.0.0.1:1/; echo {S}`,
 	`echo "{\"password\":\"{S}\"}" > /dev/null; echo {S}`,
+	`P={S}; redis-cli -a "$P" ping`,
+	`export RPW={S} && redis-cli --pass "$RPW"; echo {S}`,
 }
 
 // Every value a rule finds secret anywhere in a plan (a step's command

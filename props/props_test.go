@@ -409,6 +409,13 @@ func TestRedactTextMoreForms(t *testing.T) {
 		{`curl -d "{\"token\": \"hunter41\"}" http://127.0.0.1:1/`, `curl -d "{\"token\": REDACTED}" http://127.0.0.1:1/`, []string{"hunter41"}},
 		{`echo "{\"password\":\"hunter42\"}" > /dev/null`, `echo "{\"password\":REDACTED}" > /dev/null`, []string{"hunter42"}},
 		{`echo "{\"user\": \"bench\"}"`, `echo "{\"user\": \"bench\"}"`, nil},
+		// A password the shell gives from a variable: where the variable is
+		// set in the same text, its value is the secret.
+		{`P=hunter43; redis-cli -a "$P" ping`, `P=REDACTED; redis-cli -a REDACTED ping`, []string{"hunter43"}},
+		{`export RPW=hunter44 && redis-cli --pass "$RPW"`, `export RPW=REDACTED && redis-cli --pass REDACTED`, []string{"hunter44"}},
+		{`X=hunter45; redis-cli -a ${X} ping`, `X=REDACTED; redis-cli -a ${X} ping`, []string{"hunter45"}},
+		{`Q=hunter46; P=$Q; psql "password=$P"`, `Q=REDACTED; P=$Q; psql "password=REDACTED"`, []string{"hunter46"}},
+		{`P=6379; redis-cli -p $P ping`, `P=6379; redis-cli -p $P ping`, nil},
 		// Left alone: a port, a subcommand without a password, SQL's SET.
 		{"docker run -p 6379:6379 redis", "docker run -p 6379:6379 redis", nil},
 		{"redis-cli CONFIG SET maxmemory 1gb", "redis-cli CONFIG SET maxmemory 1gb", nil},

@@ -172,6 +172,19 @@ func RedactText(s string) string {
 	if s == "" {
 		return s
 	}
+	var refs []string // the variables whose values the shell gives as secrets
+	red := redactRules(s, &refs)
+	for _, v := range hiddenPieces(s, red) {
+		if n := varRef(v); n != "" {
+			refs = append(refs, n)
+		}
+	}
+	return hideAssignments(red, refs)
+}
+
+// redactRules hides what the rules find in s, adding to refs the
+// variables a password option's unquoted value names (-a $PW).
+func redactRules(s string, refs *[]string) string {
 	s = redactQueries(redactURLs(s))
 	s = pair.ReplaceAllStringFunc(s, redactPair)
 	s = word.ReplaceAllStringFunc(s, func(m string) string {
@@ -183,7 +196,52 @@ func RedactText(s string) string {
 		}
 		return m
 	})
-	return redactCommands(s)
+	return redactCommands(s, refs)
+}
+
+// varRef returns the name of the shell variable v stands for ($PW, "$PW",
+// ${PW}), or "".
+func varRef(v string) string {
+	v = strings.TrimSpace(v)
+	if len(v) > 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		v = v[1 : len(v)-1]
+	}
+	if m := varRefRE.FindStringSubmatch(v); m != nil {
+		return m[1] + m[2]
+	}
+	return ""
+}
+
+var varRefRE = regexp.MustCompile(`^\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\})$`)
+
+// hideAssignments hides in s the value assigned to each variable of names
+// (P=pw, export P=pw, local P=pw): a value the shell gives where a
+// password is read. A value that names another variable (P=$Q) makes
+// that one's assignment secret too.
+func hideAssignments(s string, names []string) string {
+	seen := map[string]bool{}
+	for len(names) > 0 {
+		n := names[0]
+		names = names[1:]
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		re := regexp.MustCompile("(^|[\\s;&|(`])(" + n + "=)" + valueRE)
+		s = re.ReplaceAllStringFunc(s, func(m string) string {
+			sub := re.FindStringSubmatch(m)
+			v := m[len(sub[1])+len(sub[2]):]
+			if r := varRef(v); r != "" {
+				names = append(names, r)
+				return m
+			}
+			if v == Redacted {
+				return m
+			}
+			return sub[1] + sub[2] + Redacted
+		})
+	}
+	return s
 }
 
 func redactPair(m string) string {
@@ -401,7 +459,7 @@ const commandSep = ";|&\n"
 // --password=x (any option whose name IsSecretKey), curl's --user u:pw,
 // and each client's short options (shortPassword). A command ends at ;,
 // |, & or a line's end.
-func redactCommands(s string) string {
+func redactCommands(s string, refs *[]string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	var program, sub, prev, prev2 string // the program, its first word after it that is not an option, the two words before
@@ -442,13 +500,15 @@ func redactCommands(s string) string {
 			}
 		case prev != "" && takesPassword(program, sub, prev) != "" && !strings.Contains(w, Redacted) && (!strings.HasPrefix(w, "$") || strings.HasPrefix(w, "$'")): // pass:REDACTED kept; $PW, $(cat f) name it, the shell gives it; $'...' is it
 			out = Redacted
+		case prev != "" && takesPassword(program, sub, prev) != "" && varRef(w) != "":
+			*refs = append(*refs, varRef(w)) // shown: where it is set, its value is hidden
 		case strings.EqualFold(prev2, "set") && IsSecretKey(prev) && !strings.Contains(w, Redacted) && !strings.HasPrefix(w, "=") && !strings.EqualFold(w, "for"): // aws configure set aws_secret_access_key x; not SQL's SET PASSWORD FOR u = x
 			out = Redacted
 		default:
 			out = redactOption(program, sub, w)
 		}
 		if out == w && strings.ContainsAny(w, `"'`) {
-			out = redactQuoted(w)
+			out = redactQuoted(w, refs)
 		}
 		if w == "AUTH" || w == "AUTH2" || (out == w && (strings.EqualFold(w, "auth") || strings.EqualFold(w, "auth2")) &&
 			(n == 0 || redisClient[program] || authCommand[strings.ToLower(program)])) {
@@ -552,7 +612,7 @@ var redisClient = map[string]bool{"redis-cli": true, "valkey-cli": true, "keydb-
 
 // redactQuoted hides what the quoted parts of a word hold, each read as a
 // command of its own (sh -c '...', echo "AUTH user pw").
-func redactQuoted(w string) string {
+func redactQuoted(w string, refs *[]string) string {
 	var b strings.Builder
 	for i := 0; i < len(w); {
 		c := w[i]
@@ -569,11 +629,11 @@ func redactQuoted(w string) string {
 		inner := w[i+1 : k]
 		b.WriteByte(c)
 		if c == '"' && strings.IndexByte(inner, '\\') >= 0 { // sh -c "echo \"AUTH u pw\""
-			if t := shUnquote.Replace(inner); redactCommands(t) != t {
-				inner = shQuote.Replace(redactCommands(t))
+			if t := shUnquote.Replace(inner); redactCommands(t, refs) != t {
+				inner = shQuote.Replace(redactCommands(t, refs))
 			}
 		} else {
-			inner = redactCommands(inner)
+			inner = redactCommands(inner, refs)
 		}
 		b.WriteString(inner)
 		b.WriteByte(c)
@@ -757,32 +817,40 @@ func (r *Redactor) Merge(o *Redactor) {
 // Hidden adds what RedactText hides in text: the words a statement or a
 // command line carries as credentials.
 func (r *Redactor) Hidden(text string) {
-	red := RedactText(text)
-	if red == text {
-		return
+	for _, v := range hiddenPieces(text, RedactText(text)) {
+		r.learn(v)
 	}
-	// The redacted text is the original's pieces around each REDACTED:
-	// what stood between two pieces was hidden.
+}
+
+// hiddenPieces returns what red, text redacted, hides of text: the
+// redacted text is the original's pieces around each REDACTED, and what
+// stood between two pieces was hidden.
+func hiddenPieces(text, red string) []string {
+	if red == text {
+		return nil
+	}
 	parts := strings.Split(red, Redacted)
 	pos := len(parts[0])
 	if !strings.HasPrefix(text, parts[0]) {
-		return
+		return nil
 	}
+	var hidden []string
 	for _, next := range parts[1:] {
 		end := len(text)
 		if next != "" {
 			i := strings.Index(text[pos:], firstPiece(next))
 			if i < 0 {
-				return
+				return hidden
 			}
 			end = pos + i
 		}
-		r.learn(text[pos:end])
+		hidden = append(hidden, text[pos:end])
 		pos = end + len(next)
 		if pos > len(text) {
-			return
+			return hidden
 		}
 	}
+	return hidden
 }
 
 // learn adds v, a value a rule found in text, as the program it is
