@@ -68,6 +68,10 @@ var secretForms = []string{
 	`echo "{\"password\":\"{S}\"}" > /dev/null; echo {S}`,
 	`P={S}; redis-cli -a "$P" ping`,
 	`export RPW={S} && redis-cli --pass "$RPW"; echo {S}`,
+	`echo "Endpoint=sb://x/;SharedAccessKey={S};" > /dev/null; echo {S}`,
+	`mongostat -u u -p {S}`,
+	`htpasswd -b f user {S}`,
+	`echo 'u:{S}@tcp(127.0.0.1:3306)/d'; echo {S}`,
 }
 
 // Every value a rule finds secret anywhere in a plan (a step's command

@@ -299,6 +299,7 @@ func TestIsSecretKey(t *testing.T) {
 		"redis.pw": true, "nodetool-pw": true, "num_tokens": false, "author": false, "pwrlevel": false,
 		"dynamodb.credentialsfile": true, "dynamodb.profile": false, "dynamodb.role.arn": false, "dynamodb.role.externalid": false, // AWS: an external ID is not a secret
 		"sslkey": true, "tlsCertificateKeyFile": true, "sslPEMKeyFile": true, "sslcert": false, "sslrootcert": false, "tlsCAFile": false, // a connection string's key file
+		"SharedAccessKey": true, "AccountKey": true, "partitionKey": false, "sortKey": false, "SharedAccessKeyName": false,
 		"tlsPrivateKeyFile": true, "sslClientCertificateKeyFile": true, "tlsCertificateFile": false, "authMechanismProperties": true, // MONGODB-AWS's AWS_SESSION_TOKEN
 	} {
 		if got := IsSecretKey(name); got != want {
@@ -416,6 +417,14 @@ func TestRedactTextMoreForms(t *testing.T) {
 		{`X=hunter45; redis-cli -a ${X} ping`, `X=REDACTED; redis-cli -a ${X} ping`, []string{"hunter45"}},
 		{`Q=hunter46; P=$Q; psql "password=$P"`, `Q=REDACTED; P=$Q; psql "password=REDACTED"`, []string{"hunter46"}},
 		{`P=6379; redis-cli -p $P ping`, `P=6379; redis-cli -p $P ping`, nil},
+		// An Azure connection string's keys, more clients' passwords, a Go
+		// MySQL driver's DSN.
+		{`Endpoint=sb://x/;SharedAccessKeyName=root;SharedAccessKey=hunter47;`, `Endpoint=sb://x/;SharedAccessKeyName=root;SharedAccessKey=REDACTED;`, []string{"hunter47"}},
+		{`AccountName=a;AccountKey=hunter48;EndpointSuffix=x`, `AccountName=a;AccountKey=REDACTED;EndpointSuffix=x`, []string{"hunter48"}},
+		{"mongostat -u u -p hunter49 --port 27017", "mongostat -u u -p REDACTED --port 27017", []string{"hunter49"}},
+		{"htpasswd -b f user hunter50; htpasswd -nbB user hunter51", "htpasswd -b f user REDACTED; htpasswd -nbB user REDACTED", []string{"hunter50", "hunter51"}},
+		{"htpasswd -c f user", "htpasswd -c f user", nil},
+		{"dsn 'u:hunter52@tcp(127.0.0.1:3306)/d' and :hunter53@unix(/run/m.sock)/d", "dsn 'u:REDACTED@tcp(127.0.0.1:3306)/d' and :REDACTED@unix(/run/m.sock)/d", []string{"hunter52", "hunter53"}},
 		// Left alone: a port, a subcommand without a password, SQL's SET.
 		{"docker run -p 6379:6379 redis", "docker run -p 6379:6379 redis", nil},
 		{"redis-cli CONFIG SET maxmemory 1gb", "redis-cli CONFIG SET maxmemory 1gb", nil},

@@ -92,6 +92,10 @@ func IsSecretKey(name string) bool {
 	if !strings.HasSuffix(last, "key") {
 		return false
 	}
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	last = strings.ToLower(camelWord.ReplaceAllString(strings.Trim(name, `"' -`), "${1}_${2}")) // SharedAccessKey: shared_access_key
 	prefix := strings.TrimRight(strings.TrimSuffix(last, "key"), "_-")
 	for _, w := range keyWords {
 		if prefix == w || strings.HasSuffix(prefix, "_"+w) || strings.HasSuffix(prefix, "-"+w) {
@@ -100,6 +104,9 @@ func IsSecretKey(name string) bool {
 	}
 	return false
 }
+
+// camelWord finds where a camelCase name's words meet.
+var camelWord = regexp.MustCompile(`([a-z0-9])([A-Z])`)
 
 // RedactValue hides credentials in a value: the whole value for secret
 // keys; otherwise what RedactText finds.
@@ -186,6 +193,7 @@ func RedactText(s string) string {
 // variables a password option's unquoted value names (-a $PW).
 func redactRules(s string, refs *[]string) string {
 	s = redactQueries(redactURLs(s))
+	s = goDSN.ReplaceAllString(s, "${1}:"+Redacted+"@${2}")
 	s = pair.ReplaceAllStringFunc(s, redactPair)
 	s = word.ReplaceAllStringFunc(s, func(m string) string {
 		sub := word.FindStringSubmatch(m)
@@ -281,6 +289,10 @@ func redactPair(m string) string {
 	}
 	return m
 }
+
+// goDSN matches the password of a Go MySQL driver's DSN
+// (user:pw@tcp(host:port)/db): up to the last @ before its protocol.
+var goDSN = regexp.MustCompile(`((?:^|[\s"'=,;(])[^\s:@"'/;(]*):[^\s"']+@((?:tcp[46]?|udp|unix)\()`)
 
 // header are the names whose value word hides keeping its first word, the
 // scheme (Authorization: Bearer REDACTED).
@@ -434,7 +446,7 @@ var shortPassword = map[string][]string{
 	"mysql": {"-p="}, "mariadb": {"-p="}, "mysqldump": {"-p="}, "mysqladmin": {"-p="}, "mysqlslap": {"-p="},
 	"sshpass": {"-p"}, "cqlsh": {"-p"}, "nodetool": {"-pw"}, "couchbase-cli": {"-p"}, "cbc": {"-P"},
 	"cbq": {"-p"}, "cbimport": {"-p"}, "cbexport": {"-p"}, "cbstats": {"-p"}, "mongosh": {"-p"}, "mongo": {"-p"},
-	"mongodump": {"-p"}, "mongorestore": {"-p"}, "mongoimport": {"-p"}, "mongoexport": {"-p"},
+	"mongodump": {"-p"}, "mongostat": {"-p"}, "mongotop": {"-p"}, "mongofiles": {"-p"}, "mongorestore": {"-p"}, "mongoimport": {"-p"}, "mongoexport": {"-p"},
 	"curl": {"-u:"}, "memtier_benchmark": {"-a"},
 	// Subcommands: docker login's -p, not docker run's (a port).
 	"docker login": {"-p"}, "podman login": {"-p"}, "nerdctl login": {"-p"}, "buildah login": {"-p"},
@@ -462,8 +474,8 @@ const commandSep = ";|&\n"
 func redactCommands(s string, refs *[]string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	var program, sub, prev, prev2 string // the program, its first word after it that is not an option, the two words before
-	n, acl, user, hide := 0, 0, 0, 0     // words of the command so far; ACL SETUSER seen (2); AUTH's user name still to keep, its password to hide
+	var program, sub, prev, prev2, flags string // the program, its first word after it that is not an option, the two words before, its one-dash options' letters
+	n, acl, user, hide, args := 0, 0, 0, 0, 0   // words of the command so far; ACL SETUSER seen (2); AUTH's user name still to keep, its password to hide; the program's arguments that are not options
 	for i := 0; i < len(s); {
 		c := s[i]
 		if k := continuation(s, i); k > 0 { // the shell joins the lines: one command
@@ -472,7 +484,7 @@ func redactCommands(s string, refs *[]string) string {
 			continue
 		}
 		if strings.IndexByte(commandSep, c) >= 0 {
-			program, sub, prev, prev2, n, acl, user, hide = "", "", "", "", 0, 0, 0, 0
+			program, sub, prev, prev2, flags, n, acl, user, hide, args = "", "", "", "", "", 0, 0, 0, 0, 0
 			b.WriteByte(c)
 			i++
 			continue
@@ -502,6 +514,8 @@ func redactCommands(s string, refs *[]string) string {
 			out = Redacted
 		case prev != "" && takesPassword(program, sub, prev) != "" && varRef(w) != "":
 			*refs = append(*refs, varRef(w)) // shown: where it is set, its value is hidden
+		case !strings.HasPrefix(w, "-") && args+1 == batchPassword(program, flags) && !strings.HasPrefix(w, "$"): // htpasswd -b file user pw
+			out = Redacted
 		case strings.EqualFold(prev2, "set") && IsSecretKey(prev) && !strings.Contains(w, Redacted) && !strings.HasPrefix(w, "=") && !strings.EqualFold(w, "for"): // aws configure set aws_secret_access_key x; not SQL's SET PASSWORD FOR u = x
 			out = Redacted
 		default:
@@ -526,14 +540,34 @@ func redactCommands(s string, refs *[]string) string {
 			acl = 0
 		}
 		if base := path.Base(programWord(w)); shortPassword[base] != nil || (program == "" && !strings.Contains(w, "=") && !launcher[w]) {
-			program, sub = base, "" // the first word, not VAR=value, sudo or env; or a client named later (ssh h redis-cli -a pw)
-		} else if program != "" && sub == "" && !strings.HasPrefix(w, "-") {
-			sub = w // docker login
+			program, sub, flags, args = base, "", "", 0 // the first word, not VAR=value, sudo or env; or a client named later (ssh h redis-cli -a pw)
+		} else if program != "" {
+			if o, ok := strings.CutPrefix(w, "-"); ok {
+				flags += o
+			} else {
+				args++
+				if sub == "" {
+					sub = w // docker login
+				}
+			}
 		}
 		b.WriteString(out)
 		prev2, prev, n, i = prev, w, n+1, j
 	}
 	return b.String()
+}
+
+// batchPassword returns which of program's arguments that are not options
+// is a password given its one-dash options' letters (htpasswd -b file user
+// pw, htpasswd -nb user pw), or 0.
+func batchPassword(program, flags string) int {
+	switch {
+	case program != "htpasswd" || !strings.Contains(flags, "b"):
+		return 0
+	case strings.Contains(flags, "n"):
+		return 2
+	}
+	return 3
 }
 
 // continuation returns the length of the backslash-newline at i (a
