@@ -127,6 +127,23 @@ func TestRedactText(t *testing.T) {
 	}
 }
 
+// A "-p" argument that is not key=value is quoted in its error with the
+// value after a secret key's name hidden, as a key=value's would be.
+func TestParseAssignmentHidesSecret(t *testing.T) {
+	for arg, want := range map[string]string{
+		"redis.password hunter1x":   `-p "redis.password REDACTED": want key=value`,
+		"mongodb.url:hunter2x":      `-p "mongodb.url:hunter2x": want key=value`,
+		"x.token:hunter3x":          `-p "x.token:REDACTED": want key=value`,
+		"novalue":                   `-p "novalue": want key=value`,
+		"recordcount 1000":          `-p "recordcount 1000": want key=value`,
+		"cmd redis-cli -a hunter4x": `-p "cmd redis-cli -a REDACTED": want key=value`,
+	} {
+		if _, _, err := ParseAssignment(arg); err == nil || err.Error() != want {
+			t.Errorf("ParseAssignment(%q): %v, want %s", arg, err, want)
+		}
+	}
+}
+
 // Every getter records the key it was asked for, set or not; Unread is
 // what is set and nobody asked for; a clone starts with nothing asked.
 func TestUnreadAndAsked(t *testing.T) {
