@@ -442,6 +442,9 @@ func TestRedactTextMoreForms(t *testing.T) {
 		{"htpasswd -b f user hunter50; htpasswd -nbB user hunter51", "htpasswd -b f user REDACTED; htpasswd -nbB user REDACTED", []string{"hunter50", "hunter51"}},
 		{"htpasswd -c f user", "htpasswd -c f user", nil},
 		{"dsn 'u:hunter52@tcp(127.0.0.1:3306)/d' and :hunter53@unix(/run/m.sock)/d", "dsn 'u:REDACTED@tcp(127.0.0.1:3306)/d' and :REDACTED@unix(/run/m.sock)/d", []string{"hunter52", "hunter53"}},
+		// A password's hash as ACL LIST shows it.
+		{"[user bench on #" + strings.Repeat("5e884898", 8) + " ~* +@all]", "[user bench on #REDACTED ~* +@all]", nil},
+		{`1) "user default on #` + strings.Repeat("0a", 32) + ` ~*"; issue #12`, `1) "user default on #REDACTED ~*"; issue #12`, nil},
 		// Left alone: a port, a subcommand without a password, SQL's SET.
 		{"docker run -p 6379:6379 redis", "docker run -p 6379:6379 redis", nil},
 		{"redis-cli CONFIG SET maxmemory 1gb", "redis-cli CONFIG SET maxmemory 1gb", nil},

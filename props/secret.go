@@ -194,6 +194,7 @@ func RedactText(s string) string {
 func redactRules(s string, refs *[]string) string {
 	s = redactQueries(redactURLs(s))
 	s = goDSN.ReplaceAllString(s, "${1}:"+Redacted+"@${2}")
+	s = aclHash.ReplaceAllString(s, "${1}#"+Redacted)
 	s = pair.ReplaceAllStringFunc(s, redactPair)
 	s = word.ReplaceAllStringFunc(s, func(m string) string {
 		sub := word.FindStringSubmatch(m)
@@ -293,6 +294,10 @@ func redactPair(m string) string {
 // goDSN matches the password of a Go MySQL driver's DSN
 // (user:pw@tcp(host:port)/db): up to the last @ before its protocol.
 var goDSN = regexp.MustCompile(`((?:^|[\s"'=,;(])[^\s:@"'/;(]*):[^\s"']+@((?:tcp[46]?|udp|unix)\()`)
+
+// aclHash matches a password's hash as Redis' ACL LIST shows a user's
+// rules (user bench on #<SHA-256 in hex> ~* +@all), wherever it stands.
+var aclHash = regexp.MustCompile(`(^|[\s"'\[])#[0-9a-fA-F]{64}\b`)
 
 // header are the names whose value word hides keeping its first word, the
 // scheme (Authorization: Bearer REDACTED).
