@@ -445,6 +445,8 @@ func TestRedactTextMoreForms(t *testing.T) {
 		// A password's hash as ACL LIST shows it.
 		{"[user bench on #" + strings.Repeat("5e884898", 8) + " ~* +@all]", "[user bench on #REDACTED ~* +@all]", nil},
 		{`1) "user default on #` + strings.Repeat("0a", 32) + ` ~*"; issue #12`, `1) "user default on #REDACTED ~*"; issue #12`, nil},
+		// redis-cli's CONFIG GET answer, name and value on lines of their own.
+		{"maxclients\n10000\nrequirepass\nhunter55\ntls-key-file-pass\r\nhunter 56\n", "maxclients\n10000\nrequirepass\nREDACTED\ntls-key-file-pass\r\nREDACTED\n", []string{"hunter55", "hunter 56"}},
 		// Left alone: a port, a subcommand without a password, SQL's SET.
 		{"docker run -p 6379:6379 redis", "docker run -p 6379:6379 redis", nil},
 		{"redis-cli CONFIG SET maxmemory 1gb", "redis-cli CONFIG SET maxmemory 1gb", nil},

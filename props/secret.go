@@ -195,6 +195,7 @@ func redactRules(s string, refs *[]string) string {
 	s = redactQueries(redactURLs(s))
 	s = goDSN.ReplaceAllString(s, "${1}:"+Redacted+"@${2}")
 	s = aclHash.ReplaceAllString(s, "${1}#"+Redacted)
+	s = redisSetting.ReplaceAllString(s, "${1}"+Redacted)
 	s = pair.ReplaceAllStringFunc(s, redactPair)
 	s = word.ReplaceAllStringFunc(s, func(m string) string {
 		sub := word.FindStringSubmatch(m)
@@ -298,6 +299,11 @@ var goDSN = regexp.MustCompile(`((?:^|[\s"'=,;(])[^\s:@"'/;(]*):[^\s"']+@((?:tcp
 // aclHash matches a password's hash as Redis' ACL LIST shows a user's
 // rules (user bench on #<SHA-256 in hex> ~* +@all), wherever it stands.
 var aclHash = regexp.MustCompile(`(^|[\s"'\[])#[0-9a-fA-F]{64}\b`)
+
+// redisSetting matches a Redis setting that holds a password as
+// redis-cli prints CONFIG GET's answer to a pipe: its name on a line, its
+// value on the next.
+var redisSetting = regexp.MustCompile(`(?m)(^(?:requirepass|masterauth|tls-key-file-pass|tls-client-key-file-pass)\r?\n)[^\r\n]+`)
 
 // header are the names whose value word hides keeping its first word, the
 // scheme (Authorization: Bearer REDACTED).
