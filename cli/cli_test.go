@@ -304,6 +304,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "-w", "a", "-target", "-5"}, "target"},
 		{[]string{"run", "-w", "a", "-p", "operationcount=-1"}, "operationcount"},
 		{[]string{"run", "-w", "a", "-p", "novalue"}, "want key=value"},
+		{[]string{"run", "-w", "a", "-p", "redis.password hunter1x"}, `-p "redis.password REDACTED": want key=value`},
 		{[]string{"run", "-w", "a", "--bogus"}, "flag provided but not defined"},
 		{[]string{"run", "-w", "a", "-p", "measurementtype=rawest"}, "is not one of"},
 		{[]string{"run", "-w", "a", "-p", "measurement.interval=opp"}, "is not one of"},

@@ -897,6 +897,17 @@ func kubePlugin(t *testing.T, script string, sig os.Signal) (int, string) {
 	return cmd.ProcessState.ExitCode(), errb.String()
 }
 
+// What a plugin says on stderr is passed on with its secrets hidden: what
+// the rules find in it, and the values its command line and environment
+// carry as secrets, wherever it repeats them.
+func TestKubeconfigExecPluginStderrHidden(t *testing.T) {
+	t.Setenv("MYPASSWORD", "hunterKubeEnv1")
+	code, said := kubePlugin(t, `echo "login failed for token $MYPASSWORD (arg --password=hunterKubeArg1)" >&2; echo "again: hunterKubeArg1" >&2; exit 1`, nil)
+	if code == ExitOK || strings.Contains(said, "hunter") || !strings.Contains(said, "login failed for token REDACTED") || !strings.Contains(said, "again: REDACTED") {
+		t.Errorf("exit %d: %s", code, said)
+	}
+}
+
 // One signal stops a run waiting for its kubeconfig's exec plugin: the
 // plugin is told to stop with it (client-go's wait for it takes no
 // context: the run went on until the plugin's minute was up, then its

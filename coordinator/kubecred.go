@@ -1,7 +1,6 @@
 package coordinator
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +19,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/servbench/servbench/internal/format"
+	"github.com/servbench/servbench/internal/relay"
 )
 
 // CredentialCommand is the command servbench runs a kubeconfig's exec
@@ -90,8 +90,8 @@ func boundExec(ctx context.Context, rest *restclient.Config) (done func(), err e
 // passing on what it prints when it ends well within the bounds, and
 // returns the exit status (the plugin's when it failed). Why it stopped a
 // plugin is said in one line on stderr, which client-go passes on; what
-// the plugin says there is passed on too, its control characters
-// escaped, up to maxCredentialSays. It ends when its parent does, and the
+// the plugin says there is passed on too (relay.Stderr: bounded, its
+// secrets hidden, its control characters escaped). It ends when its parent does, and the
 // plugin with it (what the plugin started too, when it ends first: its
 // process group is killed; a process the plugin puts in a session of its
 // own is its own), and when its parent stops (CredentialDirEnv).
@@ -127,8 +127,9 @@ func Credential(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	runtime.LockOSThread()
 	cmd := exec.CommandContext(ctx, name, args[3:]...)
 	out := &boundedBuffer{max: maxCredential}
-	says := &sayings{w: stderr, left: maxCredentialSays}
-	cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Environ(), os.Stdin, out, says
+	cmd.Env = os.Environ()
+	says := relay.New(stderr, "the kubeconfig's exec credential plugin "+format.Printable(name), args[2:], cmd.Env)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, out, says
 	pluginGroup(cmd)
 	out.over = func() { killGroup(cmd) }
 	// A process the plugin left behind holding its output does not hold
@@ -140,7 +141,7 @@ func Credential(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	werr := cmd.Wait()
 	killGroup(cmd) // what the plugin left running in its group ends with it
-	says.end()
+	says.End()
 	say := func(why string) int {
 		fmt.Fprintf(stderr, "servbench: the kubeconfig's exec credential plugin %s %s\n", format.Printable(name), why)
 		return 1
@@ -175,43 +176,3 @@ const (
 	stopping        = "stopping"
 	stoppingTimeout = 10 * time.Second
 )
-
-// maxCredentialSays bounds what a plugin's stderr passes on.
-const maxCredentialSays = 64 << 10
-
-// sayings passes a plugin's stderr on, its control characters escaped
-// (lines kept), up to left bytes, then says how much more it dropped.
-type sayings struct {
-	mu      sync.Mutex
-	w       io.Writer
-	left    int
-	dropped int64
-}
-
-func (s *sayings) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := len(p)
-	if len(p) > s.left {
-		s.dropped += int64(len(p) - s.left)
-		p = p[:s.left]
-	}
-	s.left -= len(p)
-	for len(p) > 0 {
-		line, rest, nl := bytes.Cut(p, []byte("\n"))
-		io.WriteString(s.w, format.Printable(string(line)))
-		if nl {
-			io.WriteString(s.w, "\n")
-		}
-		p = rest
-	}
-	return n, nil
-}
-
-func (s *sayings) end() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.dropped > 0 {
-		fmt.Fprintf(s.w, "\nservbench: the kubeconfig's exec credential plugin said %s more on stderr, not shown\n", format.Bytes(s.dropped))
-	}
-}

@@ -62,6 +62,16 @@ var secretForms = []string{
 	`echo mongodb://u@h/?authMechanismProperties=AWS_SESSION_TOKEN:{S}; echo {S}`,
 	`echo passwd={S}| cat; echo {S}`,
 	`echo psql "host=127.0.0.1 password=\{S}"; echo {S}`,
+	"redis-cli -h 127.0.0.1 \\\n  -a {S} ping",
+	"cqlsh 127.0.0.1 -u cassandra \\\n -p {S} -e 'x'",
+	`curl -d "{\"token\": \"{S}\"}" http://127.0.0.1:1/; echo {S}`,
+	`echo "{\"password\":\"{S}\"}" > /dev/null; echo {S}`,
+	`P={S}; redis-cli -a "$P" ping`,
+	`export RPW={S} && redis-cli --pass "$RPW"; echo {S}`,
+	`echo "Endpoint=sb://x/;SharedAccessKey={S};" > /dev/null; echo {S}`,
+	`mongostat -u u -p {S}`,
+	`htpasswd -b f user {S}`,
+	`echo 'u:{S}@tcp(127.0.0.1:3306)/d'; echo {S}`,
 }
 
 // Every value a rule finds secret anywhere in a plan (a step's command

@@ -189,8 +189,8 @@ func applyEdits(text string, edits []edit) string {
 		start := starts[e.line-1] + byteCol(text[starts[e.line-1]:lineEnd], e.col)
 		if e.style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
 			end := blockEnd(text, starts, e.line)
-			if e.block { // the header kept, each content line redacted
-				text = text[:lineEnd] + redactLines(text[lineEnd:end]) + text[end:]
+			if e.block { // the header kept, the content redacted
+				text = text[:lineEnd] + redactBlock(text[lineEnd:end]) + text[end:]
 			} else {
 				text = text[:start] + e.repl + "\n" + text[end:]
 			}
@@ -201,6 +201,16 @@ func applyEdits(text string, edits []edit) string {
 		}
 	}
 	return redactLines(text) // comments, and what the edits left
+}
+
+// redactBlock applies props.RedactText to a block scalar's content lines
+// read together, as a shell reads them (a line a backslash ends goes on in
+// the next), if that keeps its lines; else to each line.
+func redactBlock(text string) string {
+	if r := props.RedactText(text); strings.Count(r, "\n") == strings.Count(text, "\n") {
+		return r
+	}
+	return redactLines(text)
 }
 
 // redactLines applies props.RedactText to each line of text.

@@ -184,3 +184,14 @@ func TestParseErrorsHideSecrets(t *testing.T) {
 		t.Errorf("error: %v", err)
 	}
 }
+
+// A block whose line a backslash ends is one command, as the shell reads
+// it: its password on the next line is hidden, and the copy keeps the
+// block as it was written, line breaks and all.
+func TestRedactContinuedBlock(t *testing.T) {
+	in := "setup:\n  - shell: |\n      redis-cli -h 127.0.0.1 \\\n        -a hunter1x ping; echo c1\n  - x: 1   # kept\n"
+	want := "setup:\n  - shell: |\n      redis-cli -h 127.0.0.1 \\\n        -a REDACTED ping; echo c1\n  - x: 1   # kept\n"
+	if out := Redact(in); out != want {
+		t.Errorf("Redact:\n%s\nwant\n%s", out, want)
+	}
+}

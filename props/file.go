@@ -162,9 +162,19 @@ func ParseAssignment(arg string) (string, string, error) {
 	k, v, ok := strings.Cut(arg, "=")
 	k = strings.TrimSpace(k)
 	if !ok || k == "" {
-		return "", "", fmt.Errorf("-p %q: want key=value", arg)
+		return "", "", fmt.Errorf("-p %q: want key=value", redactAssignment(arg))
 	}
 	return k, v, nil
+}
+
+// redactAssignment hides the secret of a "-p" argument that is not
+// key=value: the value after a secret key's name and a space or a colon
+// (redis.password pw), and what RedactText finds.
+func redactAssignment(arg string) string {
+	if i := strings.IndexAny(arg, " \t:"); i > 0 && IsSecretKey(arg[:i]) && strings.TrimSpace(arg[i+1:]) != "" {
+		return arg[:i+1] + Redacted
+	}
+	return RedactText(arg)
 }
 
 // Write writes p in the format Parse reads, one key=value line per

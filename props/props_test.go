@@ -127,6 +127,23 @@ func TestRedactText(t *testing.T) {
 	}
 }
 
+// A "-p" argument that is not key=value is quoted in its error with the
+// value after a secret key's name hidden, as a key=value's would be.
+func TestParseAssignmentHidesSecret(t *testing.T) {
+	for arg, want := range map[string]string{
+		"redis.password hunter1x":   `-p "redis.password REDACTED": want key=value`,
+		"mongodb.url:hunter2x":      `-p "mongodb.url:hunter2x": want key=value`,
+		"x.token:hunter3x":          `-p "x.token:REDACTED": want key=value`,
+		"novalue":                   `-p "novalue": want key=value`,
+		"recordcount 1000":          `-p "recordcount 1000": want key=value`,
+		"cmd redis-cli -a hunter4x": `-p "cmd redis-cli -a REDACTED": want key=value`,
+	} {
+		if _, _, err := ParseAssignment(arg); err == nil || err.Error() != want {
+			t.Errorf("ParseAssignment(%q): %v, want %s", arg, err, want)
+		}
+	}
+}
+
 // Every getter records the key it was asked for, set or not; Unread is
 // what is set and nobody asked for; a clone starts with nothing asked.
 func TestUnreadAndAsked(t *testing.T) {
@@ -299,6 +316,7 @@ func TestIsSecretKey(t *testing.T) {
 		"redis.pw": true, "nodetool-pw": true, "num_tokens": false, "author": false, "pwrlevel": false,
 		"dynamodb.credentialsfile": true, "dynamodb.profile": false, "dynamodb.role.arn": false, "dynamodb.role.externalid": false, // AWS: an external ID is not a secret
 		"sslkey": true, "tlsCertificateKeyFile": true, "sslPEMKeyFile": true, "sslcert": false, "sslrootcert": false, "tlsCAFile": false, // a connection string's key file
+		"SharedAccessKey": true, "AccountKey": true, "partitionKey": false, "sortKey": false, "SharedAccessKeyName": false,
 		"tlsPrivateKeyFile": true, "sslClientCertificateKeyFile": true, "tlsCertificateFile": false, "authMechanismProperties": true, // MONGODB-AWS's AWS_SESSION_TOKEN
 	} {
 		if got := IsSecretKey(name); got != want {
@@ -401,6 +419,34 @@ func TestRedactTextMoreForms(t *testing.T) {
 		// A line written with C's escapes: the value ends at the escape.
 		{`printf 'requirepass hunter35\n' >> redis.conf`, `printf 'requirepass REDACTED' >> redis.conf`, []string{"hunter35"}},
 		{`echo -e "masterauth hunter36\tx"`, `echo -e "masterauth REDACTED"`, []string{"hunter36"}},
+		// A line ended by a backslash goes on in the next: one command.
+		{"redis-cli -h 127.0.0.1 \\\n  -a hunter39 ping", "redis-cli -h 127.0.0.1 \\\n  -a REDACTED ping", []string{"hunter39"}},
+		{"cqlsh 127.0.0.1 \\\r\n -p hunter40 -e 'x'", "cqlsh 127.0.0.1 \\\r\n -p REDACTED -e 'x'", []string{"hunter40"}},
+		{"cqlsh 127.0.0.1\n -p 9042", "cqlsh 127.0.0.1\n -p 9042", nil},
+		// JSON inside a double-quoted shell string: its quotes escaped.
+		{`curl -d "{\"token\": \"hunter41\"}" http://127.0.0.1:1/`, `curl -d "{\"token\": REDACTED}" http://127.0.0.1:1/`, []string{"hunter41"}},
+		{`echo "{\"password\":\"hunter42\"}" > /dev/null`, `echo "{\"password\":REDACTED}" > /dev/null`, []string{"hunter42"}},
+		{`echo "{\"user\": \"bench\"}"`, `echo "{\"user\": \"bench\"}"`, nil},
+		// A password the shell gives from a variable: where the variable is
+		// set in the same text, its value is the secret.
+		{`P=hunter43; redis-cli -a "$P" ping`, `P=REDACTED; redis-cli -a REDACTED ping`, []string{"hunter43"}},
+		{`export RPW=hunter44 && redis-cli --pass "$RPW"`, `export RPW=REDACTED && redis-cli --pass REDACTED`, []string{"hunter44"}},
+		{`X=hunter45; redis-cli -a ${X} ping`, `X=REDACTED; redis-cli -a ${X} ping`, []string{"hunter45"}},
+		{`Q=hunter46; P=$Q; psql "password=$P"`, `Q=REDACTED; P=$Q; psql "password=REDACTED"`, []string{"hunter46"}},
+		{`P=6379; redis-cli -p $P ping`, `P=6379; redis-cli -p $P ping`, nil},
+		// An Azure connection string's keys, more clients' passwords, a Go
+		// MySQL driver's DSN.
+		{`Endpoint=sb://x/;SharedAccessKeyName=root;SharedAccessKey=hunter47;`, `Endpoint=sb://x/;SharedAccessKeyName=root;SharedAccessKey=REDACTED;`, []string{"hunter47"}},
+		{`AccountName=a;AccountKey=hunter48;EndpointSuffix=x`, `AccountName=a;AccountKey=REDACTED;EndpointSuffix=x`, []string{"hunter48"}},
+		{"mongostat -u u -p hunter49 --port 27017", "mongostat -u u -p REDACTED --port 27017", []string{"hunter49"}},
+		{"htpasswd -b f user hunter50; htpasswd -nbB user hunter51", "htpasswd -b f user REDACTED; htpasswd -nbB user REDACTED", []string{"hunter50", "hunter51"}},
+		{"htpasswd -c f user", "htpasswd -c f user", nil},
+		{"dsn 'u:hunter52@tcp(127.0.0.1:3306)/d' and :hunter53@unix(/run/m.sock)/d", "dsn 'u:REDACTED@tcp(127.0.0.1:3306)/d' and :REDACTED@unix(/run/m.sock)/d", []string{"hunter52", "hunter53"}},
+		// A password's hash as ACL LIST shows it.
+		{"[user bench on #" + strings.Repeat("5e884898", 8) + " ~* +@all]", "[user bench on #REDACTED ~* +@all]", nil},
+		{`1) "user default on #` + strings.Repeat("0a", 32) + ` ~*"; issue #12`, `1) "user default on #REDACTED ~*"; issue #12`, nil},
+		// redis-cli's CONFIG GET answer, name and value on lines of their own.
+		{"maxclients\n10000\nrequirepass\nhunter55\ntls-key-file-pass\r\nhunter 56\n", "maxclients\n10000\nrequirepass\nREDACTED\ntls-key-file-pass\r\nREDACTED\n", []string{"hunter55", "hunter 56"}},
 		// Left alone: a port, a subcommand without a password, SQL's SET.
 		{"docker run -p 6379:6379 redis", "docker run -p 6379:6379 redis", nil},
 		{"redis-cli CONFIG SET maxmemory 1gb", "redis-cli CONFIG SET maxmemory 1gb", nil},

@@ -92,6 +92,10 @@ func IsSecretKey(name string) bool {
 	if !strings.HasSuffix(last, "key") {
 		return false
 	}
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	last = strings.ToLower(camelWord.ReplaceAllString(strings.Trim(name, `"' -`), "${1}_${2}")) // SharedAccessKey: shared_access_key
 	prefix := strings.TrimRight(strings.TrimSuffix(last, "key"), "_-")
 	for _, w := range keyWords {
 		if prefix == w || strings.HasSuffix(prefix, "_"+w) || strings.HasSuffix(prefix, "-"+w) {
@@ -100,6 +104,9 @@ func IsSecretKey(name string) bool {
 	}
 	return false
 }
+
+// camelWord finds where a camelCase name's words meet.
+var camelWord = regexp.MustCompile(`([a-z0-9])([A-Z])`)
 
 // RedactValue hides credentials in a value: the whole value for secret
 // keys; otherwise what RedactText finds.
@@ -137,16 +144,17 @@ const valueRE = `('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|` +
 	`\\"(?:[^"\\]|\\[^"])*\\"|\\'(?:[^'\\]|\\[^'])*\\'|` +
 	`(?:[^\s&;,)}\]{\['"|<>` + "`" + `]|'[^'\s]*'|"[^"\s]*")(?:[^\s&;,)}\]'"|<>` + "`" + `]|'[^'\s]*'|"[^"\s]*")*)`
 
-// pair matches name=value, and "name": value or name: value where the
-// name is quoted or begins a line, an object, a list item or a quoted
-// argument (curl -H 'X-Api-Key: x'), and name:value without a space where
-// the name begins a word, an object, a list item or a value (openssl's
-// pass:x, {pwd:"x"}, MongoDB's AWS_SESSION_TOKEN:x). Which names are
-// secret is IsSecretKey's to say; a value that is not secret is read
-// again for pairs of its own (--from-literal=password=x,
-// --set=auth.rootPassword=x, --env=POSTGRES_PASSWORD=x).
+// pair matches name=value, and "name": value (\"name\": \"value\" too,
+// inside a double-quoted shell string) or name: value where the name is
+// quoted or begins a line, an object, a list item or a quoted argument
+// (curl -H 'X-Api-Key: x'), and name:value without a space where the name
+// begins a word, an object, a list item or a value (openssl's pass:x,
+// {pwd:"x"}, MongoDB's AWS_SESSION_TOKEN:x). Which names are secret is
+// IsSecretKey's to say; a value that is not secret is read again for
+// pairs of its own (--from-literal=password=x, --set=auth.rootPassword=x,
+// --env=POSTGRES_PASSWORD=x).
 var pair = regexp.MustCompile(`([\w.-]+)(\s*=\s*)` + valueRE +
-	`|(["'])([\w.-]+)(["']\s*:\s*)` + valueRE +
+	`|(["'])([\w.-]+)(\\?["']\s*:\s*)` + valueRE +
 	`|((?:^|[{,\n#"']|^\s*-)\s*)([\w.-]+)(\s*:[ \t]+)` + valueRE +
 	`|((?:^|[\s{,(\[=&?;])\s*)([\w.-]+)(:)` + valueRE)
 
@@ -171,7 +179,23 @@ func RedactText(s string) string {
 	if s == "" {
 		return s
 	}
+	var refs []string // the variables whose values the shell gives as secrets
+	red := redactRules(s, &refs)
+	for _, v := range hiddenPieces(s, red) {
+		if n := varRef(v); n != "" {
+			refs = append(refs, n)
+		}
+	}
+	return hideAssignments(red, refs)
+}
+
+// redactRules hides what the rules find in s, adding to refs the
+// variables a password option's unquoted value names (-a $PW).
+func redactRules(s string, refs *[]string) string {
 	s = redactQueries(redactURLs(s))
+	s = goDSN.ReplaceAllString(s, "${1}:"+Redacted+"@${2}")
+	s = aclHash.ReplaceAllString(s, "${1}#"+Redacted)
+	s = redisSetting.ReplaceAllString(s, "${1}"+Redacted)
 	s = pair.ReplaceAllStringFunc(s, redactPair)
 	s = word.ReplaceAllStringFunc(s, func(m string) string {
 		sub := word.FindStringSubmatch(m)
@@ -182,7 +206,52 @@ func RedactText(s string) string {
 		}
 		return m
 	})
-	return redactCommands(s)
+	return redactCommands(s, refs)
+}
+
+// varRef returns the name of the shell variable v stands for ($PW, "$PW",
+// ${PW}), or "".
+func varRef(v string) string {
+	v = strings.TrimSpace(v)
+	if len(v) > 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		v = v[1 : len(v)-1]
+	}
+	if m := varRefRE.FindStringSubmatch(v); m != nil {
+		return m[1] + m[2]
+	}
+	return ""
+}
+
+var varRefRE = regexp.MustCompile(`^\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\})$`)
+
+// hideAssignments hides in s the value assigned to each variable of names
+// (P=pw, export P=pw, local P=pw): a value the shell gives where a
+// password is read. A value that names another variable (P=$Q) makes
+// that one's assignment secret too.
+func hideAssignments(s string, names []string) string {
+	seen := map[string]bool{}
+	for len(names) > 0 {
+		n := names[0]
+		names = names[1:]
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		re := regexp.MustCompile("(^|[\\s;&|(`])(" + n + "=)" + valueRE)
+		s = re.ReplaceAllStringFunc(s, func(m string) string {
+			sub := re.FindStringSubmatch(m)
+			v := m[len(sub[1])+len(sub[2]):]
+			if r := varRef(v); r != "" {
+				names = append(names, r)
+				return m
+			}
+			if v == Redacted {
+				return m
+			}
+			return sub[1] + sub[2] + Redacted
+		})
+	}
+	return s
 }
 
 func redactPair(m string) string {
@@ -222,6 +291,19 @@ func redactPair(m string) string {
 	}
 	return m
 }
+
+// goDSN matches the password of a Go MySQL driver's DSN
+// (user:pw@tcp(host:port)/db): up to the last @ before its protocol.
+var goDSN = regexp.MustCompile(`((?:^|[\s"'=,;(])[^\s:@"'/;(]*):[^\s"']+@((?:tcp[46]?|udp|unix)\()`)
+
+// aclHash matches a password's hash as Redis' ACL LIST shows a user's
+// rules (user bench on #<SHA-256 in hex> ~* +@all), wherever it stands.
+var aclHash = regexp.MustCompile(`(^|[\s"'\[])#[0-9a-fA-F]{64}\b`)
+
+// redisSetting matches a Redis setting that holds a password as
+// redis-cli prints CONFIG GET's answer to a pipe: its name on a line, its
+// value on the next.
+var redisSetting = regexp.MustCompile(`(?m)(^(?:requirepass|masterauth|tls-key-file-pass|tls-client-key-file-pass)\r?\n)[^\r\n]+`)
 
 // header are the names whose value word hides keeping its first word, the
 // scheme (Authorization: Bearer REDACTED).
@@ -375,7 +457,7 @@ var shortPassword = map[string][]string{
 	"mysql": {"-p="}, "mariadb": {"-p="}, "mysqldump": {"-p="}, "mysqladmin": {"-p="}, "mysqlslap": {"-p="},
 	"sshpass": {"-p"}, "cqlsh": {"-p"}, "nodetool": {"-pw"}, "couchbase-cli": {"-p"}, "cbc": {"-P"},
 	"cbq": {"-p"}, "cbimport": {"-p"}, "cbexport": {"-p"}, "cbstats": {"-p"}, "mongosh": {"-p"}, "mongo": {"-p"},
-	"mongodump": {"-p"}, "mongorestore": {"-p"}, "mongoimport": {"-p"}, "mongoexport": {"-p"},
+	"mongodump": {"-p"}, "mongostat": {"-p"}, "mongotop": {"-p"}, "mongofiles": {"-p"}, "mongorestore": {"-p"}, "mongoimport": {"-p"}, "mongoexport": {"-p"},
 	"curl": {"-u:"}, "memtier_benchmark": {"-a"},
 	// Subcommands: docker login's -p, not docker run's (a port).
 	"docker login": {"-p"}, "podman login": {"-p"}, "nerdctl login": {"-p"}, "buildah login": {"-p"},
@@ -400,15 +482,20 @@ const commandSep = ";|&\n"
 // --password=x (any option whose name IsSecretKey), curl's --user u:pw,
 // and each client's short options (shortPassword). A command ends at ;,
 // |, & or a line's end.
-func redactCommands(s string) string {
+func redactCommands(s string, refs *[]string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	var program, sub, prev, prev2 string // the program, its first word after it that is not an option, the two words before
-	n, acl, user, hide := 0, 0, 0, 0     // words of the command so far; ACL SETUSER seen (2); AUTH's user name still to keep, its password to hide
+	var program, sub, prev, prev2, flags string // the program, its first word after it that is not an option, the two words before, its one-dash options' letters
+	n, acl, user, hide, args := 0, 0, 0, 0, 0   // words of the command so far; ACL SETUSER seen (2); AUTH's user name still to keep, its password to hide; the program's arguments that are not options
 	for i := 0; i < len(s); {
 		c := s[i]
+		if k := continuation(s, i); k > 0 { // the shell joins the lines: one command
+			b.WriteString(s[i : i+k])
+			i += k
+			continue
+		}
 		if strings.IndexByte(commandSep, c) >= 0 {
-			program, sub, prev, prev2, n, acl, user, hide = "", "", "", "", 0, 0, 0, 0
+			program, sub, prev, prev2, flags, n, acl, user, hide, args = "", "", "", "", "", 0, 0, 0, 0, 0
 			b.WriteByte(c)
 			i++
 			continue
@@ -436,13 +523,17 @@ func redactCommands(s string) string {
 			}
 		case prev != "" && takesPassword(program, sub, prev) != "" && !strings.Contains(w, Redacted) && (!strings.HasPrefix(w, "$") || strings.HasPrefix(w, "$'")): // pass:REDACTED kept; $PW, $(cat f) name it, the shell gives it; $'...' is it
 			out = Redacted
+		case prev != "" && takesPassword(program, sub, prev) != "" && varRef(w) != "":
+			*refs = append(*refs, varRef(w)) // shown: where it is set, its value is hidden
+		case !strings.HasPrefix(w, "-") && args+1 == batchPassword(program, flags) && !strings.HasPrefix(w, "$"): // htpasswd -b file user pw
+			out = Redacted
 		case strings.EqualFold(prev2, "set") && IsSecretKey(prev) && !strings.Contains(w, Redacted) && !strings.HasPrefix(w, "=") && !strings.EqualFold(w, "for"): // aws configure set aws_secret_access_key x; not SQL's SET PASSWORD FOR u = x
 			out = Redacted
 		default:
 			out = redactOption(program, sub, w)
 		}
 		if out == w && strings.ContainsAny(w, `"'`) {
-			out = redactQuoted(w)
+			out = redactQuoted(w, refs)
 		}
 		if w == "AUTH" || w == "AUTH2" || (out == w && (strings.EqualFold(w, "auth") || strings.EqualFold(w, "auth2")) &&
 			(n == 0 || redisClient[program] || authCommand[strings.ToLower(program)])) {
@@ -460,14 +551,48 @@ func redactCommands(s string) string {
 			acl = 0
 		}
 		if base := path.Base(programWord(w)); shortPassword[base] != nil || (program == "" && !strings.Contains(w, "=") && !launcher[w]) {
-			program, sub = base, "" // the first word, not VAR=value, sudo or env; or a client named later (ssh h redis-cli -a pw)
-		} else if program != "" && sub == "" && !strings.HasPrefix(w, "-") {
-			sub = w // docker login
+			program, sub, flags, args = base, "", "", 0 // the first word, not VAR=value, sudo or env; or a client named later (ssh h redis-cli -a pw)
+		} else if program != "" {
+			if o, ok := strings.CutPrefix(w, "-"); ok {
+				flags += o
+			} else {
+				args++
+				if sub == "" {
+					sub = w // docker login
+				}
+			}
 		}
 		b.WriteString(out)
 		prev2, prev, n, i = prev, w, n+1, j
 	}
 	return b.String()
+}
+
+// batchPassword returns which of program's arguments that are not options
+// is a password given its one-dash options' letters (htpasswd -b file user
+// pw, htpasswd -nb user pw), or 0.
+func batchPassword(program, flags string) int {
+	switch {
+	case program != "htpasswd" || !strings.Contains(flags, "b"):
+		return 0
+	case strings.Contains(flags, "n"):
+		return 2
+	}
+	return 3
+}
+
+// continuation returns the length of the backslash-newline at i (a
+// backslash ending a line, which a shell joins to the next), or 0.
+func continuation(s string, i int) int {
+	switch {
+	case s[i] != '\\':
+		return 0
+	case strings.HasPrefix(s[i+1:], "\n"):
+		return 2
+	case strings.HasPrefix(s[i+1:], "\r\n"):
+		return 3
+	}
+	return 0
 }
 
 // programWord is the program a word names, out of the quotes and the
@@ -532,7 +657,7 @@ var redisClient = map[string]bool{"redis-cli": true, "valkey-cli": true, "keydb-
 
 // redactQuoted hides what the quoted parts of a word hold, each read as a
 // command of its own (sh -c '...', echo "AUTH user pw").
-func redactQuoted(w string) string {
+func redactQuoted(w string, refs *[]string) string {
 	var b strings.Builder
 	for i := 0; i < len(w); {
 		c := w[i]
@@ -549,11 +674,11 @@ func redactQuoted(w string) string {
 		inner := w[i+1 : k]
 		b.WriteByte(c)
 		if c == '"' && strings.IndexByte(inner, '\\') >= 0 { // sh -c "echo \"AUTH u pw\""
-			if t := shUnquote.Replace(inner); redactCommands(t) != t {
-				inner = shQuote.Replace(redactCommands(t))
+			if t := shUnquote.Replace(inner); redactCommands(t, refs) != t {
+				inner = shQuote.Replace(redactCommands(t, refs))
 			}
 		} else {
-			inner = redactCommands(inner)
+			inner = redactCommands(inner, refs)
 		}
 		b.WriteString(inner)
 		b.WriteByte(c)
@@ -737,32 +862,40 @@ func (r *Redactor) Merge(o *Redactor) {
 // Hidden adds what RedactText hides in text: the words a statement or a
 // command line carries as credentials.
 func (r *Redactor) Hidden(text string) {
-	red := RedactText(text)
-	if red == text {
-		return
+	for _, v := range hiddenPieces(text, RedactText(text)) {
+		r.learn(v)
 	}
-	// The redacted text is the original's pieces around each REDACTED:
-	// what stood between two pieces was hidden.
+}
+
+// hiddenPieces returns what red, text redacted, hides of text: the
+// redacted text is the original's pieces around each REDACTED, and what
+// stood between two pieces was hidden.
+func hiddenPieces(text, red string) []string {
+	if red == text {
+		return nil
+	}
 	parts := strings.Split(red, Redacted)
 	pos := len(parts[0])
 	if !strings.HasPrefix(text, parts[0]) {
-		return
+		return nil
 	}
+	var hidden []string
 	for _, next := range parts[1:] {
 		end := len(text)
 		if next != "" {
 			i := strings.Index(text[pos:], firstPiece(next))
 			if i < 0 {
-				return
+				return hidden
 			}
 			end = pos + i
 		}
-		r.learn(text[pos:end])
+		hidden = append(hidden, text[pos:end])
 		pos = end + len(next)
 		if pos > len(text) {
-			return
+			return hidden
 		}
 	}
+	return hidden
 }
 
 // learn adds v, a value a rule found in text, as the program it is

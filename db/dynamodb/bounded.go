@@ -22,6 +22,7 @@ import (
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/db/wire"
 	"github.com/servbench/servbench/internal/format"
+	"github.com/servbench/servbench/internal/relay"
 	"github.com/servbench/servbench/props"
 )
 
@@ -189,7 +190,9 @@ func (c creds) checkSSOCache(ctx context.Context, local bool) error {
 }
 
 // processCreds runs a credential_process as the AWS SDK's processcreds
-// does (sh -c, the environment, stderr and stdin passed on), bounded: its
+// does (sh -c, the environment and stdin passed on; its stderr too, as
+// relay.Stderr passes it on: bounded, its secrets hidden, its control
+// characters escaped), bounded: its
 // output read up to maxProcessOutput (past it the process is killed and
 // the credentials refused), its time to processTimeout, and when ctx ends
 // (Ctrl-C) it is killed with what it started (its process group), at
@@ -201,6 +204,7 @@ func (c creds) checkSSOCache(ctx context.Context, local bool) error {
 type processCreds struct {
 	ctx     context.Context
 	command string
+	stderr  io.Writer // where its stderr is passed on (nil: os.Stderr)
 }
 
 func (p processCreds) Retrieve(context.Context) (aws.Credentials, error) {
@@ -209,7 +213,13 @@ func (p processCreds) Retrieve(context.Context) (aws.Credentials, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", p.command)
 	cmd.Env = os.Environ()
-	cmd.Stderr, cmd.Stdin = os.Stderr, os.Stdin
+	stderr := p.stderr
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	says := relay.New(stderr, "credential_process", []string{p.command}, cmd.Env)
+	defer says.End()
+	cmd.Stderr, cmd.Stdin = says, os.Stdin
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second

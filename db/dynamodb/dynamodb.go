@@ -188,7 +188,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if cmd := cr.process(ctx, s.endpoint != ""); cmd != "" {
 		// The SDK's own runs it without a bound on its output, and
 		// leaves it running on Ctrl-C.
-		opts = append(opts, config.WithCredentialsProvider(aws.NewCredentialsCache(processCreds{ctx, cmd})))
+		opts = append(opts, config.WithCredentialsProvider(aws.NewCredentialsCache(processCreds{ctx: ctx, command: cmd})))
 	}
 	cfg, err := loadConfig(ctx, opts)
 	if err != nil {

@@ -744,7 +744,8 @@ func (s *Store) Pipeline(ctx context.Context, _ string, ops []db.PipelineOp) {
 func (binding) AdminLanguage() string { return "a Redis command" }
 
 // Admin sends one Redis command, written as redis-cli takes it (words,
-// "quoted" or 'quoted' where they hold spaces), and returns its reply.
+// "quoted" or 'quoted' where they hold spaces), and returns its reply
+// (formatReply).
 // Keyless commands go to one node of a cluster.
 func (s *Store) Admin(ctx context.Context, _, statement string) (string, error) {
 	args, err := splitCommand(statement)
@@ -755,7 +756,7 @@ func (s *Store) Admin(ctx context.Context, _, statement string) (string, error) 
 	if err != nil {
 		return "", fmt.Errorf("redis: %s: %w", args[0], err)
 	}
-	return fmt.Sprint(reply), nil
+	return formatReply(args, reply), nil
 }
 
 // splitCommand splits a command line into words: blanks separate them,

@@ -29,10 +29,10 @@ var layers = [][]string{
 	{"internal/format", "internal/testcert", "internal/testaws"}, // testcert: the TLS tests' certificates; testaws: the AWS tests' own configuration
 	{"internal/inputfile"},
 	{"result", "props", "generator", "report/chart", "internal/atomicfile", "spread"}, // depend on nothing of ours
-	{"internal/ycsbtext"},                     // reads YCSB's text into a result
-	{"db", "workloads", "plan"},               // plan reads plans and results, never runs them
-	{"db/jsondoc", "db/wire"},                 // what bindings share: document JSON, counted connections
-	{"measure", "workload/customer", "probe"}, // probe samples servers, never operations
+	{"internal/ycsbtext", "internal/relay"},                                           // reads YCSB's text into a result; relays a helper process's stderr, secrets hidden
+	{"db", "workloads", "plan"},                                                       // plan reads plans and results, never runs them
+	{"db/jsondoc", "db/wire"},                                                         // what bindings share: document JSON, counted connections
+	{"measure", "workload/customer", "probe"},                                         // probe samples servers, never operations
 	{"db/*", "workload"},
 	{"runner"},
 	{"sink"},
