@@ -642,3 +642,50 @@ operations: 10
 		t.Fatal("a run's result a pipe that never ends: not stopped a minute after Ctrl-C")
 	}
 }
+
+// An output that writes a named pipe whose reader never reads (-o) holds
+// only itself: the outputs to regular files (--csv) are written before it,
+// and two signals end the command.
+func TestStuckPipeOutputLosesNoOtherOutput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	pipe, csv := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.csv")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.OpenFile(pipe, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a reader that never reads
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// A result larger than the pipe's buffer: a time series of 300 points.
+	cmd := exec.Command(os.Args[0], "run", "basic", "-w", "a", "-p", "recordcount=10", "-p", "operationcount=0",
+		"-p", "timeseries.interval=0.01", "--duration", "3", "-o", pipe, "--csv", csv)
+	cmd.Env = append(os.Environ(), "SERVBENCH_TEST_CLI=1")
+	stderr := &watchFor{}
+	cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	failsafe := time.After(time.Minute)
+	for { // until --csv is written (the run ended and the pipe holds -o)
+		if st, err := os.Stat(csv); err == nil && st.Size() > 0 {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("ended with the pipe unread: %v: %s", err, stderr)
+		case <-failsafe:
+			cmd.Process.Kill()
+			t.Fatalf("--csv never written: %s", stderr)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	signalTwice(t, cmd, done, stderr, failsafe)
+	b, err := os.ReadFile(csv)
+	if err != nil || !strings.Contains(string(b), "\n") {
+		t.Errorf("--csv: %v %.80q", err, b)
+	}
+}

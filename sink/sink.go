@@ -324,17 +324,39 @@ func Find[T Output](o Outputs) (T, bool) {
 }
 
 // Open opens every output; when one fails, those opened are dropped.
+// Those that write a named pipe or a device in place come last, so that
+// they are ended last: a reader that never reads holds one of them, not
+// the files written before it.
 func (o Outputs) Open(env *Env) (Opened, error) {
-	var opened Opened
+	var opened, inPlace Opened
 	for _, x := range o {
 		s, err := x.Open(env)
 		if err != nil {
 			opened.Drop()
+			inPlace.Drop()
 			return nil, err
+		}
+		if writesInPlace(x) {
+			inPlace = append(inPlace, s)
+			continue
 		}
 		opened = append(opened, s)
 	}
-	return opened, nil
+	return append(opened, inPlace...), nil
+}
+
+// writesInPlace reports whether one of x's files is a named pipe or a
+// device (written in place, never replaced).
+func writesInPlace(x Output) bool {
+	for _, f := range x.Files() {
+		if f.Ext != "" || f.Path == "" {
+			continue
+		}
+		if st, err := os.Stat(f.Path); err == nil && st.Mode()&(os.ModeNamedPipe|os.ModeDevice|os.ModeCharDevice) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Opened are a phase's opened outputs.
