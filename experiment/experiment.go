@@ -753,8 +753,29 @@ func (r *Runner) load(ctx context.Context, key string) error {
 	if _, ok := done(ctx, out+".json"); ok {
 		return nil
 	}
+	if h := r.pl.Rehearsal; h != nil && !isEmbedded(r.loads[key]) {
+		// A rehearsal's endpoint is the user's own: what an earlier
+		// rehearsal left in the data set's table (its loaded keys, the
+		// inserts of runs as long as the plan's) is deleted, so that the
+		// load does not meet it.
+		more := max(r.pl.Operations, r.loads[key].Workload.RecordCount)
+		n, err := r.loads[key].Empty(ctx, more)
+		if err != nil {
+			return fmt.Errorf("emptying %s before its load: %w", key, err)
+		}
+		if n > 0 {
+			fmt.Fprintf(r.stderr, "servbench: rehearsal: %d records an earlier run left in %s deleted before its load\n", n, key)
+		}
+	}
 	fmt.Fprintf(r.stderr, "servbench: loading %s\n", key)
 	return r.phaseTo(ctx, r.loads[key].Spec, out+".json", out)
+}
+
+// isEmbedded reports whether the load's binding keeps its store in the
+// client (db.Embedded): a plan gives each data set a store of its own.
+func isEmbedded(s *engine.Setup) bool {
+	_, ok := s.Binding.(db.Embedded)
+	return ok
 }
 
 // phaseTo runs a phase with its result document in path, its text report
