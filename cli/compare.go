@@ -106,7 +106,9 @@ func stat(s report.Stat) string {
 
 // loadSide reads DIR, DIR:LABEL or a comma-separated list of result files.
 func loadSide(spec string) (*report.Set, error) {
-	if strings.Contains(spec, ",") || strings.HasSuffix(spec, ".json") {
+	// A file that is not a directory (a result named otherwise, a device,
+	// a pipe) is read as a result, and refused as one.
+	if st, err := os.Stat(spec); strings.Contains(spec, ",") || strings.HasSuffix(spec, ".json") || err == nil && !st.IsDir() {
 		return report.LoadFiles(strings.Split(spec, ","))
 	}
 	dir, label := spec, ""

@@ -125,3 +125,23 @@ func TestCompareFigures(t *testing.T) {
 		}
 	}
 }
+
+// A side that is a file but not a directory is read as a result and
+// refused as one (/dev/zero was taken for a plan's directory:
+// "/dev/zero/index.json: not a directory"); report names a file given
+// for its directory.
+func TestCompareSideNotADirectory(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.json")
+	if code, _, e := servbench(t, "run", "basic", "-w", "c", "-p", "recordcount=10", "-p", "operationcount=10", "-o", a); code != ExitOK {
+		t.Fatalf("run: %d %s", code, e)
+	}
+	code, _, e := servbench(t, "compare", a, "/dev/zero")
+	if code != ExitUsage || !strings.Contains(e, "/dev/zero: not a result file") || strings.Contains(e, "index.json") {
+		t.Errorf("compare a.json /dev/zero: exit %d: %s", code, e)
+	}
+	code, _, e = servbench(t, "report", a, "-o", filepath.Join(dir, "r.html"))
+	if code == ExitOK || !strings.Contains(e, a+" is not a directory") {
+		t.Errorf("report a.json: exit %d: %s", code, e)
+	}
+}

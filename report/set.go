@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -67,6 +68,9 @@ func (r *Run) key() Key {
 
 // Load reads a plan directory's index and every finished run in it.
 func Load(dir string) (*Set, error) {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory: give a plan's directory (bench -o DIR)", dir)
+	}
 	ix, err := plan.ReadIndex(dir)
 	if err != nil {
 		return nil, err
