@@ -29,8 +29,11 @@ func hiddenIn(kept, raw string) ([]string, bool) {
 	for _, next := range parts[1:] {
 		end := len(raw)
 		if next != "" {
+			if pos+1 > len(raw) {
+				return nil, false
+			}
 			i := strings.Index(raw[pos+1:], next) // a hidden piece is never empty
-			if pos+1 > len(raw) || i < 0 {
+			if i < 0 {
 				return nil, false
 			}
 			end = pos + 1 + i
@@ -54,11 +57,11 @@ func hiddenIn(kept, raw string) ([]string, bool) {
 // of the plan, the setup log and its text are written again with them
 // hidden, and every later writer hides them too.
 func (r *Runner) learned(ctx context.Context, red *props.Redactor, log *plan.SetupLog) error {
+	r.secrets.Merge(red) // known from here on, wherever they are written
 	text := red.HideKnown(r.kept)
 	if text == r.kept {
 		return nil
 	}
-	r.secrets.Merge(red)
 	if err := atomicfile.WriteFile(filepath.Join(r.dir, "plan.yaml"), func(w io.Writer) error { _, err := io.WriteString(w, text); return err }); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}

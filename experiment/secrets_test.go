@@ -201,6 +201,8 @@ deployments:
       - shell: "printf 'password=%s\\n' hunterPfQ8"
       - shell: "echo hunterLateQ9 >/dev/null"
       - shell: "X=hunterLateQ9; echo password=$X"
+      - shell: "P=$(printf 'hunter%sQ1' Gen); echo password=$P"
+      - {before: c, shell: "printf 'again hunter%sQ1\\n' Gen"}
 workloads: [c]
 records: [10]
 threads: [1]
@@ -218,13 +220,13 @@ departures:
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, s := range []string{"hunterVarQ7", "hunterPfQ8", "hunterLateQ9"} {
+			for _, s := range []string{"hunterVarQ7", "hunterPfQ8", "hunterLateQ9", "hunterGenQ1"} {
 				if bytes.Contains(b, []byte(s)) {
 					t.Errorf("%s holds %s: %s", f, s, b)
 				}
 			}
 		}
-		if strings.Contains(said, "hunterVarQ7") || strings.Contains(said, "hunterPfQ8") {
+		if strings.Contains(said, "hunterVarQ7") || strings.Contains(said, "hunterPfQ8") || strings.Contains(said, "hunterLateQ9") || strings.Contains(said, "hunterGenQ1") {
 			t.Errorf("said: %s", said)
 		}
 	}
@@ -252,6 +254,7 @@ func TestHiddenIn(t *testing.T) {
 		t.Fatalf("hiddenIn = %q %v", got, ok)
 	}
 	for _, other := range []string{
+		"a: x\nshell: echo pw1234 >/dev/null\nb: pw1234\nREDACTEDx", // past the plan's end
 		"a: y\nshell: echo REDACTED >/dev/null\nb: REDACTED\n", // another value in clear
 		"a: x\nshell: echo REDACTED >/dev/null\n",              // shorter
 		"a: REDACTED\n", // a hidden piece across lines
