@@ -255,8 +255,8 @@ func TestHiddenIn(t *testing.T) {
 	}
 	for _, other := range []string{
 		"a: x\nshell: echo pw1234 >/dev/null\nb: pw1234\nREDACTEDx", // past the plan's end
-		"a: y\nshell: echo REDACTED >/dev/null\nb: REDACTED\n", // another value in clear
-		"a: x\nshell: echo REDACTED >/dev/null\n",              // shorter
+		"a: y\nshell: echo REDACTED >/dev/null\nb: REDACTED\n",      // another value in clear
+		"a: x\nshell: echo REDACTED >/dev/null\n",                   // shorter
 		"a: REDACTED\n", // a hidden piece across lines
 		"a: x\nshell: echo pw1234 >/dev/null\nb: pw1234\n", // nothing hidden
 	} {
