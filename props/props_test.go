@@ -109,6 +109,10 @@ func TestRedactText(t *testing.T) {
 		{"http://127.0.0.1:8000/?token=abc&x=1 failed", "http://127.0.0.1:8000/?token=REDACTED&x=1 failed"},
 		{"no credentials at http://127.0.0.1:8000/x", "no credentials at http://127.0.0.1:8000/x"},
 		{"redis: read user123: EOF", "redis: read user123: EOF"},
+		// Redis' clients read a URL's one word of userinfo as the password;
+		// other schemes' one word is a user's name.
+		{"dial redis://s3cret@127.0.0.1:6379 and rediss://hunter2@h:1", "dial redis://REDACTED@127.0.0.1:6379 and rediss://REDACTED@h:1"},
+		{"postgres://bob@h/db", "postgres://bob@h/db"},
 		// A list of URLs (server.metrics): each keeps its own host.
 		{"http://127.0.0.1:9100/metrics,http://bob:s3cret@db2:9100/metrics", "http://127.0.0.1:9100/metrics,http://bob:REDACTED@db2:9100/metrics"},
 		{"http://a:s3cret@db1:9100/m,https://db2/m", "http://a:REDACTED@db1:9100/m,https://db2/m"},

@@ -316,6 +316,11 @@ const urlEnd = " \t\r\n\"'|<>`"
 // redactURLs hides the password of every URL (scheme://user:password@host,
 // the password running to the last @ of the word, so it may hold / or #;
 // a comma followed by another URL ends the word).
+// passwordOnly are the URL schemes whose userinfo without a colon is a
+// password, not a user's name (redis://PW@host, as redis-py, rueidis and
+// go-redis read it).
+var passwordOnly = map[string]bool{"redis": true, "rediss": true, "valkey": true, "valkeys": true, "unix+redis": true}
+
 func redactURLs(s string) string {
 	if !strings.Contains(s, "://") {
 		return s
@@ -327,6 +332,9 @@ func redactURLs(s string) string {
 		if i < 0 {
 			break
 		}
+		scheme := strings.ToLower(rest[strings.LastIndexFunc(rest[:i], func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')
+		})+1 : i])
 		b.WriteString(rest[:i+3])
 		rest = rest[i+3:]
 		end := strings.IndexAny(rest, urlEnd)
@@ -342,6 +350,9 @@ func redactURLs(s string) string {
 		if at := strings.LastIndex(w, "@"); at >= 0 {
 			if c := strings.Index(w[:at], ":"); c >= 0 {
 				b.WriteString(w[:c+1] + Redacted + "@")
+				rest = rest[at+1:]
+			} else if passwordOnly[scheme] && at > 0 { // redis://PW@host: Redis' clients take the one word as the password
+				b.WriteString(Redacted + "@")
 				rest = rest[at+1:]
 			}
 		}
