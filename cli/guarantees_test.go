@@ -818,3 +818,25 @@ func TestPlanWorkloadFileStoppable(t *testing.T) {
 		t.Fatal("a plan's workload a pipe nobody writes: not stopped a minute after Ctrl-C")
 	}
 }
+
+// The files bench and report read back from a plan's directory (its setup
+// log, its index) are its own regular files: a link to a device there is
+// refused, named, before memory is given to it (/dev/zero was read to a
+// gigabyte).
+func TestBenchReadsBackOnlyItsOwnFiles(t *testing.T) {
+	pf := writePlan(t, "name: t\ndeployments: [{label: basic, binding: basic, setup: [{shell: echo hi}]}]\nworkloads: [c]\nrecords: [10]\nthreads: [1]\noperations: 10\n")
+	for _, f := range []string{"setup.json"} {
+		dir := filepath.Join(t.TempDir(), "out")
+		os.MkdirAll(dir, 0o755)
+		os.Symlink("/dev/zero", filepath.Join(dir, f))
+		code, _, e := servbench(t, "bench", pf, "-o", dir)
+		if code == ExitOK || !strings.Contains(e, f) || !strings.Contains(e, "not a regular file") {
+			t.Errorf("%s a link to /dev/zero: exit %d: %s", f, code, e)
+		}
+	}
+	dir := t.TempDir()
+	os.Symlink("/dev/zero", filepath.Join(dir, "index.json"))
+	if code, _, e := servbench(t, "report", dir, "-o", filepath.Join(t.TempDir(), "r.html")); code != ExitUsage || !strings.Contains(e, "index.json: not a regular file") {
+		t.Errorf("report of an index.json linked to /dev/zero: exit %d: %s", code, e)
+	}
+}

@@ -366,9 +366,10 @@ func TestRawOutputPipeNobodyReads(t *testing.T) {
 	}
 }
 
-// merge, report and compare read their inputs until Ctrl-C: a named pipe
-// nobody writes (a result, a plan directory's index.json) gives way, exit
-// 130. A pipe is still read: a result may come from one (/dev/stdin).
+// merge and compare read their inputs until Ctrl-C: a named pipe nobody
+// writes (a result) gives way, exit 130. A pipe is still read: a result
+// may come from one (/dev/stdin). A plan directory's index.json, which
+// bench writes as a regular file, is refused when it is not one.
 func TestInputsGiveWayToCtrlC(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo.json")
@@ -384,7 +385,6 @@ func TestInputsGiveWayToCtrlC(t *testing.T) {
 		pipe string
 	}{
 		{[]string{"merge", fifo, "-o", filepath.Join(dir, "m.json")}, fifo},
-		{[]string{"report", plan, "-o", filepath.Join(dir, "r.html")}, filepath.Join(plan, "index.json")},
 		{[]string{"compare", fifo, fifo}, fifo},
 	} {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -403,6 +403,9 @@ func TestInputsGiveWayToCtrlC(t *testing.T) {
 		if w, err := os.OpenFile(c.pipe, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 			w.Close() // the read left behind ends
 		}
+	}
+	if code, _, e := servbench(t, "report", plan, "-o", filepath.Join(dir, "r.html")); code != ExitUsage || !strings.Contains(e, "not a regular file") || strings.Count(e, "\n") != 1 {
+		t.Errorf("report of a directory whose index.json is a pipe: exit %d: %s", code, e)
 	}
 	// A result from a pipe is read.
 	var res [2]string

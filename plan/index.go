@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -141,7 +142,7 @@ const MaxIndexBytes = 1 << 30
 // DIR.
 func ReadIndex(dir string) (*Index, error) {
 	path := filepath.Join(dir, "index.json")
-	raw, err := inputfile.Read(context.Background(), path, MaxIndexBytes)
+	raw, err := readOwn(path, MaxIndexBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -244,16 +245,34 @@ type SetupStep struct {
 	Error      string    `json:"error,omitempty"`
 }
 
+// MaxSetupBytes is the largest setup log read: each step's answer is a
+// line.
+const MaxSetupBytes = 64 << 20
+
+// readOwn reads a file bench writes in a plan's directory: a regular file
+// of at most limit bytes (a device or a pipe there was never written by
+// bench: /dev/zero read to the bound took a gigabyte).
+func readOwn(path string, limit int64) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s): bench writes it as one", st.Mode().Type())
+	}
+	return inputfile.Read(context.Background(), path, limit)
+}
+
 // ReadSetup reads DIR/setup.json; a directory without one has an empty
 // log.
 func ReadSetup(dir string) (*SetupLog, error) {
 	path := filepath.Join(dir, SetupFile)
-	raw, err := inputfile.Read(context.Background(), path, MaxIndexBytes)
+	raw, err := readOwn(path, MaxSetupBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &SetupLog{Format: "servbench-setup"}, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var l SetupLog
 	if err := json.Unmarshal(raw, &l); err != nil || l.Format != "servbench-setup" {
