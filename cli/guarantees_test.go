@@ -715,6 +715,29 @@ func TestOutputsNeverNameAnInput(t *testing.T) {
 			t.Fatalf("%v naming the property file: it holds %.60q", out, b)
 		}
 	}
+	// A property file none of whose keys is left (every one set again,
+	// or none at all), and one among the files an HdrHistogram prefix
+	// writes.
+	comments := filepath.Join(dir, "c.props")
+	os.WriteFile(comments, []byte("# nothing\n"), 0o644)
+	hlog := filepath.Join(dir, "x-READ.hlog")
+	os.WriteFile(hlog, []byte("recordcount=10\n"), 0o644)
+	for _, c := range [][]string{
+		{"-P", in, "-p", "recordcount=10", "-p", "operationcount=20", "-o", in},
+		{"-P", comments, "-o", comments},
+		{"-P", hlog, "--hlog", filepath.Join(dir, "x-")},
+	} {
+		code, _, e := servbench(t, append([]string{"run", "basic", "-w", "a"}, c...)...)
+		if code != ExitUsage || !strings.Contains(e, "a property file the run reads") {
+			t.Errorf("%v: exit %d: %s", c, code, e)
+		}
+	}
+	if b, _ := os.ReadFile(comments); string(b) != "# nothing\n" {
+		t.Errorf("the comments' file holds %.60q", b)
+	}
+	if b, _ := os.ReadFile(hlog); string(b) != "recordcount=10\n" {
+		t.Errorf("the HdrHistogram-named property file holds %.60q", b)
+	}
 	// A file another property names.
 	hist := filepath.Join(dir, "hist.txt")
 	os.WriteFile(hist, []byte("BlockSize\t1\n10\t1\n"), 0o644)
@@ -753,6 +776,38 @@ func TestBenchNeverWritesItsInputs(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(wl); string(b) != "recordcount=10\n" {
 		t.Errorf("the workload file holds %q", b)
+	}
+	// A run's output naming the directory's own files or the plan's
+	// reference fails that run; the file keeps what it held.
+	base := t.TempDir()
+	ref := filepath.Join(base, "ref.csv")
+	const refText = "system,workload,threads,throughput,latency_ms,latency,source\nbasic,c,1,1000,,,a study\n"
+	os.WriteFile(ref, []byte(refText), 0o644)
+	out := filepath.Join(base, "out")
+	for _, target := range []string{filepath.Join(out, "plan.yaml"), filepath.Join(out, "setup.log"), filepath.Join(out, ".lock"), ref} {
+		pf := writePlan(t, "name: t\nreference: '"+ref+"'\ndeployments: [{label: basic, binding: basic, properties: {exportfile: '"+target+"'}}]\nworkloads: [c]\nrecords: [10]\nthreads: [1]\noperations: 10\n")
+		code, _, e := servbench(t, "bench", pf, "-o", out)
+		if code != ExitFailure {
+			t.Errorf("exportfile %s: exit %d: %s", target, code, e)
+		}
+		if b, _ := os.ReadFile(ref); string(b) != refText {
+			t.Fatalf("exportfile %s: the reference holds %.60q", target, b)
+		}
+		if b, _ := os.ReadFile(filepath.Join(out, "plan.yaml")); !strings.HasPrefix(string(b), "name: t") {
+			t.Fatalf("exportfile %s: DIR/plan.yaml holds %.60q", target, b)
+		}
+		os.RemoveAll(out)
+	}
+	// A workload file at the path of a load's log is refused, not emptied.
+	logPath := filepath.Join(out, "loads", "basic-r10-fields.log")
+	os.MkdirAll(filepath.Dir(logPath), 0o755)
+	os.WriteFile(logPath, []byte("recordcount=10\n"), 0o644)
+	pf = writePlan(t, "name: t\ndeployments: [{label: basic, binding: basic}]\nworkloads: ['"+logPath+"']\nrecords: [10]\nthreads: [1]\noperations: 10\n")
+	if code, _, e := servbench(t, "bench", pf, "-o", out); code != ExitUsage {
+		t.Errorf("a workload file at a load's log: exit %d: %s", code, e)
+	}
+	if b, _ := os.ReadFile(logPath); string(b) != "recordcount=10\n" {
+		t.Errorf("the workload file at a load's log holds %q", b)
 	}
 }
 

@@ -92,6 +92,10 @@ type Spec struct {
 	// for (sink.Process: the command line's --cpuprofile and --trace),
 	// checked, opened and ended with them.
 	Outputs []sink.Output
+	// Inputs are files the phase reads that its properties do not name
+	// (a plan's file, its reference, its directory's own files): no
+	// output may write one.
+	Inputs []sink.Input
 	// Secrets are secret values known from elsewhere (a plan's steps and
 	// comments, props.Redactor): the run hides them, as it hides its
 	// properties' own, wherever it writes them (properties, server
@@ -327,7 +331,7 @@ func check(ctx context.Context, spec Spec) (*Setup, error) {
 		}
 		s.measurements.TimeSeries = &sink.Buckets{Enabled: true}
 	}
-	if s.Outputs, err = sink.Read(p, spec.Outputs...); err != nil {
+	if s.Outputs, err = sink.Read(p, spec.Inputs, spec.Outputs...); err != nil {
 		return nil, bad(err)
 	}
 	for _, k := range p.Keys() {

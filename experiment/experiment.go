@@ -785,9 +785,19 @@ func (r *Runner) phaseTo(ctx context.Context, spec engine.Spec, path, base strin
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 		return err
 	}
-	// The run's text report and log are among its outputs, so that no
-	// output its properties ask for is written over them.
+	// The run's text report and log are among its outputs, and so are
+	// the directory's own files, so that no output its properties ask for
+	// is written over them; the plan's files are its inputs.
 	spec.Outputs = append(slices.Clip(spec.Outputs), sink.Caller("the run's text report", base+".txt"), sink.Caller("the run's log", base+".log"))
+	for _, f := range []string{"plan.yaml", "index.json", plan.SetupFile, "setup.log", plan.ReferenceFile, ".lock"} {
+		spec.Outputs = append(spec.Outputs, sink.Caller("the plan directory's "+f, filepath.Join(r.dir, f)))
+	}
+	spec.Inputs = r.inputs()
+	// The log is made once the run's outputs are checked: a log that is
+	// an input (a workload file at its path) is refused, not emptied.
+	if _, err := engine.CheckContext(ctx, withLog(spec, io.Discard)); err != nil {
+		return err
+	}
 	f, err := os.Create(base + ".log")
 	if err != nil {
 		return err
@@ -804,6 +814,23 @@ func (r *Runner) phaseTo(ctx context.Context, spec engine.Spec, path, base strin
 		err = &unwrittenError{fmt.Errorf("the run's log %s: %w", base+".log", lg.err)}
 	}
 	return err
+}
+
+// withLog is spec with its messages going to w.
+func withLog(spec engine.Spec, w io.Writer) engine.Spec {
+	spec.Log = w
+	spec.Properties = spec.Properties.Clone()
+	return spec
+}
+
+// inputs are the files the plan reads beside its properties: the plan,
+// its workload files, its reference.
+func (r *Runner) inputs() []sink.Input {
+	in := []sink.Input{{What: "the plan", Path: r.pl.File}, {What: "the plan's reference", Path: r.pl.Reference}}
+	for _, w := range r.pl.Workloads {
+		in = append(in, sink.Input{What: "the plan's workload file", Path: w.File})
+	}
+	return in
 }
 
 // An unwrittenError is a finished phase's output that could not be

@@ -105,7 +105,7 @@ func (r *Runner) checkInputs() error {
 	if i, j, dup := atomicfile.Collide(outputs, inputs); dup && j >= len(outputs) {
 		return fmt.Errorf("bench: %s is among the files bench writes in %s (%s): give the plan's own files, or another -o", inputs[j-len(outputs)], r.dir, filepath.Base(outputs[i]))
 	}
-	for _, sub := range []string{"runs", "data"} {
+	for _, sub := range []string{"runs", "data", "loads"} {
 		d, err := filepath.Abs(filepath.Join(r.dir, sub))
 		if err != nil {
 			continue

@@ -27,6 +27,7 @@ func (p *Props) LoadFileContext(ctx context.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("property file %s: %w", path, err)
 	}
+	p.files = append(p.files, path)
 	return p.Parse(bytes.NewReader(raw), path)
 }
 

@@ -22,6 +22,7 @@ import (
 // set or not: after every component has read its configuration, Unread
 // names the keys nobody asked for, and Asked the names somebody knows.
 type Props struct {
+	files []string // the property files loaded, in order
 	m     map[string]entry
 	mu    sync.Mutex
 	asked map[string]bool
@@ -72,7 +73,7 @@ func (p *Props) Merge(q *Props) {
 
 // Clone returns an independent copy.
 func (p *Props) Clone() *Props {
-	return &Props{m: maps.Clone(p.m)}
+	return &Props{m: maps.Clone(p.m), files: slices.Clone(p.files)}
 }
 
 // lookup returns key's entry and records that somebody asked for it.
@@ -124,6 +125,10 @@ func (p *Props) String(key, def string) string {
 
 // Source tells where key was set ("" when unset).
 func (p *Props) Source(key string) string { return p.m[key].source }
+
+// Files are the property files loaded into p (LoadFile), in order: a
+// file whose every key a later one set is still one the run read.
+func (p *Props) Files() []string { return slices.Clone(p.files) }
 
 // Each calls f with every key, in order, its value and where it was set,
 // without reading them: a key seen so is not asked (Asked).

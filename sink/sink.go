@@ -165,7 +165,7 @@ type Outputs []Output
 // outputs a caller asks for beside the properties: Process), and checks
 // that no two of them write one file: every file output of a phase is
 // in the one list Read returns.
-func Read(p *props.Props, extra ...Output) (Outputs, error) {
+func Read(p *props.Props, inputs []Input, extra ...Output) (Outputs, error) {
 	var out Outputs
 	for _, d := range defs {
 		o, err := d.Read(p)
@@ -180,17 +180,22 @@ func Read(p *props.Props, extra ...Output) (Outputs, error) {
 	if err := CheckFiles(out.Files()); err != nil {
 		return nil, err
 	}
-	if err := checkInputs(out.Files(), p); err != nil {
+	if err := checkInputs(out.Files(), p, inputs); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
+// An Input is a file a phase reads that its properties do not name (a
+// plan's file, its reference), named for messages.
+type Input struct{ What, Path string }
+
 // checkInputs fails when an output writes a file the phase reads: a
-// property file (-P, a workload's), or a file another property names (a
-// fieldlengthhistogram, a CA), links followed. The run would write over
-// what it was given.
-func checkInputs(files []File, p *props.Props) error {
+// property file (-P, a workload's), a file another property names (a
+// fieldlengthhistogram, a CA), or one of more, links followed; an output
+// that writes files under a prefix (HdrHistogram logs) when one of them is
+// one. The run would write over what it was given.
+func checkInputs(files []File, p *props.Props, more []Input) error {
 	outKeys := map[string]bool{}
 	for _, d := range defs {
 		for _, k := range d.Properties {
@@ -208,6 +213,12 @@ func checkInputs(files []File, p *props.Props) error {
 		}
 		seen[path] = true
 		inputs, whats = append(inputs, path), append(whats, what)
+	}
+	for _, in := range more {
+		add(in.Path, in.What)
+	}
+	for _, f := range p.Files() {
+		add(f, "a property file")
 	}
 	p.Each(func(k, v, src string) {
 		if i := strings.LastIndexByte(src, ':'); i > 0 {
@@ -227,6 +238,16 @@ func checkInputs(files []File, p *props.Props) error {
 	}
 	if i, j, dup := atomicfile.Collide(outs, inputs); dup && j >= len(outs) {
 		return fmt.Errorf("output file %s (%s) is %s the run reads (%s): give another path", outs[i], files[i].What, whats[j-len(outs)], inputs[j-len(outs)])
+	}
+	for _, f := range files {
+		if f.Ext == "" {
+			continue
+		}
+		for j, in := range inputs {
+			if atomicfile.Named(f.Path, f.Ext, in) {
+				return fmt.Errorf("%s writes %s<NAME>%s, and %s is %s the run reads: give another prefix", f.What, f.Path, f.Ext, in, whats[j])
+			}
+		}
 	}
 	return nil
 }
