@@ -129,14 +129,8 @@ func TestEmptyingDeletesTheRunsInsertsOnly(t *testing.T) {
 	url := redisOfItsOwn(t)
 	d := dbtest.Open(t, "redis", "redis.url", url)
 	ctx := context.Background()
-	rec := &db.Record{}
-	rec.Add("field0", []byte("x"))
 	foreign := []int64{1300, 1301, 2500} // another's keys, past the runs' inserts
-	for _, n := range foreign {
-		if err := d.Insert(ctx, "usertable", string(workload.AppendKey(nil, n, 1, false)), rec); err != nil {
-			t.Fatal(err)
-		}
-	}
+	insertKeys(t, d, foreign...)
 	pf := writePlan(t, `name: twosets
 deployments: [{label: srv, binding: redis, properties: {redis.url: "`+url+`"}}]
 workloads: [d]
@@ -198,6 +192,99 @@ func TestCleanupProbeWithinRedisBounds(t *testing.T) {
 			"-p", "cleanupinserts=true", "-p", "redis.pipelining=" + window}, &bytes.Buffer{}, &errb)
 		if code != ExitOK || !strings.Contains(errb.String(), "is there before the run") || strings.Contains(errb.String(), "cannot tell") {
 			t.Errorf("window %s: exit %d: %s", window, code, errb.String())
+		}
+	}
+}
+
+// A rehearsal loads only into a table that holds none of its keys (a
+// Redis insert replaces one silently), and removes what it loaded and
+// inserted when it ends, nothing else.
+func TestRehearsalTouchesOnlyItsOwnKeys(t *testing.T) {
+	url := redisOfItsOwn(t)
+	d := dbtest.Open(t, "redis", "redis.url", url)
+	ctx := context.Background()
+	pf := writePlan(t, `name: reh
+deployments: [{label: r, binding: redis, properties: {redis.url: "redis://CHANGE-ME:6379"}}]
+workloads: [d]
+records: [100000]
+threads: [1]
+operations: 100000
+properties: {insertproportion: 0.5, readproportion: 0.5, cleanupinserts: false}
+`)
+	rehearse := func() (int, string, string) {
+		var out, errb bytes.Buffer
+		code := MainContext(ctx, []string{"bench", pf, "--rehearse", "--at", "redis=" + url, "-o", filepath.Join(t.TempDir(), "out")}, &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	// A key of the user's where the rehearsal would load: refused, kept.
+	user := string(workload.AppendKey(nil, 50, 1, false))
+	insertKeys(t, d, 50)
+	code, table, said := rehearse()
+	if code != ExitFailure || !strings.Contains(table, "already holds "+user) {
+		t.Errorf("a table holding a key of the user's: exit %d: %s%s", code, table, said)
+	}
+	var r db.Record
+	if err := d.Read(ctx, "usertable", user, nil, &r); err != nil {
+		t.Errorf("the user's key after a refused rehearsal: %v", err)
+	} else if v, _ := r.Get("field0"); string(v) != "x" {
+		t.Errorf("the user's key after a refused rehearsal holds %q", v)
+	}
+	d.Delete(ctx, "usertable", user)
+	// A key past the rehearsal's: kept; the rehearsal's: removed.
+	other := string(workload.AppendKey(nil, 4000, 1, false))
+	insertKeys(t, d, 4000)
+	code, table, said = rehearse()
+	if code != ExitOK || !strings.Contains(table, "1 completed") || !strings.Contains(said, "removed from its endpoint") {
+		t.Fatalf("rehearsal: exit %d: %s%s", code, table, said)
+	}
+	for n := range int64(300) {
+		if err := d.Read(ctx, "usertable", string(workload.AppendKey(nil, n, 1, false)), nil, &r); db.Classify(err, false) != db.NotFound {
+			t.Errorf("key %d after the rehearsal: %v, want NOT_FOUND", n, err)
+		}
+	}
+	if err := d.Read(ctx, "usertable", other, nil, &r); err != nil {
+		t.Errorf("a key the rehearsal did not write: %v", err)
+	}
+}
+
+// Emptying a data set loaded from insertstart deletes the keys it loaded,
+// not those before them (the user's own).
+func TestEmptyingKeepsKeysBeforeInsertStart(t *testing.T) {
+	url := redisOfItsOwn(t)
+	d := dbtest.Open(t, "redis", "redis.url", url)
+	ctx := context.Background()
+	insertKeys(t, d, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9)
+	pf := writePlan(t, `name: start
+deployments: [{label: srv, binding: redis, properties: {redis.url: "`+url+`"}}]
+workloads: [c]
+records: [200, 300]
+threads: [1]
+operations: 50
+properties: {insertstart: 100, insertcount: 100}
+`)
+	var errb bytes.Buffer
+	if code := MainContext(ctx, []string{"bench", "-o", filepath.Join(t.TempDir(), "out"), pf}, &bytes.Buffer{}, &errb); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "100 records deleted") {
+		t.Errorf("want the 100 loaded records deleted: %s", errb.String())
+	}
+	for n := range int64(10) {
+		var r db.Record
+		if err := d.Read(ctx, "usertable", string(workload.AppendKey(nil, n, 1, false)), nil, &r); err != nil {
+			t.Errorf("key %d before insertstart: %v, want it kept", n, err)
+		}
+	}
+}
+
+// insertKeys inserts a record of one field under each key number ns.
+func insertKeys(t *testing.T, d db.DB, ns ...int64) {
+	t.Helper()
+	rec := &db.Record{}
+	rec.Add("field0", []byte("x"))
+	for _, n := range ns {
+		if err := d.Insert(context.Background(), "usertable", string(workload.AppendKey(nil, n, 1, false)), rec); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -95,10 +95,11 @@ type Runner struct {
 	index  plan.Index
 	// secrets are the plan's secret values (plan.Secrets): every writer
 	// of the directory hides them wherever they are repeated.
-	secrets  *props.Redactor
-	indexErr error  // the last write of DIR/index.json failed
-	raw      string // the plan's text, as read when DIR was opened
-	kept     string // DIR/plan.yaml as last written: raw with its secrets hidden
+	secrets   *props.Redactor
+	indexErr  error    // the last write of DIR/index.json failed
+	rehearsed []string // load keys a rehearsal loaded, to remove at its end
+	raw       string   // the plan's text, as read when DIR was opened
+	kept      string   // DIR/plan.yaml as last written: raw with its secrets hidden
 	// OnRun, when set, is called with each run's index entry once
 	// index.json holds it: every run this Run finished, failed or skipped,
 	// not one the context's end cut short nor those an earlier Run
@@ -410,6 +411,7 @@ func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
 			return r.stop(runs[i+cut:], cut)
 		}
 	}
+	r.tidy(ctx, t)
 	return r.end(t, len(runs))
 }
 
@@ -603,6 +605,7 @@ func (r *Runner) runCapacity(ctx context.Context, seeds []plan.Run, t *tally) er
 			}
 		}
 	}
+	r.tidy(ctx, t)
 	return r.end(t, len(r.index.Runs))
 }
 
@@ -753,22 +756,45 @@ func (r *Runner) load(ctx context.Context, key string) error {
 	if _, ok := done(ctx, out+".json"); ok {
 		return nil
 	}
-	if h := r.pl.Rehearsal; h != nil && !isEmbedded(r.loads[key]) {
-		// A rehearsal's endpoint is the user's own: what an earlier
-		// rehearsal left in the data set's table (its loaded keys, the
-		// inserts of runs as long as the plan's) is deleted, so that the
-		// load does not meet it.
-		more := max(r.pl.Operations, r.loads[key].Workload.RecordCount)
-		n, err := r.loads[key].Empty(ctx, more)
+	if r.pl.Rehearsal != nil && !isEmbedded(r.loads[key]) {
+		// A rehearsal's endpoint may hold the user's own data: it loads
+		// only into a table that holds none of its keys, and removes what
+		// it loaded when it ends.
+		held, err := r.loads[key].Holds(ctx)
 		if err != nil {
-			return fmt.Errorf("emptying %s before its load: %w", key, err)
+			return err
 		}
-		if n > 0 {
-			fmt.Fprintf(r.stderr, "servbench: rehearsal: %d records an earlier run left in %s deleted before its load\n", n, key)
+		if held != "" {
+			return fmt.Errorf("the table already holds %s, a key this data set loads (an earlier rehearsal's, or data of your own): a rehearsal loads only into tables that hold none of its keys; empty it or give another table", held)
 		}
+		r.rehearsed = append(r.rehearsed, key) // removed when the rehearsal ends
 	}
 	fmt.Fprintf(r.stderr, "servbench: loading %s\n", key)
 	return r.phaseTo(ctx, r.loads[key].Spec, out+".json", out)
+}
+
+// tidy removes, at a rehearsal's end, what it wrote on its endpoints:
+// each data set it loaded whole (its keys, numbered as the load numbers
+// them) and its runs' inserts after them, nothing else; a rehearsal
+// stopped first leaves them, said. A load that failed (its table held
+// keys: an earlier rehearsal's, the user's) removes nothing.
+func (r *Runner) tidy(ctx context.Context, t *tally) {
+	for _, key := range r.rehearsed {
+		if err, tried := t.loaded[key]; !tried || err != nil {
+			continue // a load that failed may have met keys not its own: none is removed
+		}
+		if ctx.Err() != nil {
+			fmt.Fprintf(r.stderr, "servbench: rehearsal: %s left on its endpoint (stopped)\n", key)
+			continue
+		}
+		n, err := r.loads[key].Empty(ctx, t.inserts[key])
+		if err != nil {
+			fmt.Fprintf(r.stderr, "servbench: rehearsal: removing %s: %s (%d records removed)\n", key, r.secrets.Redact(oneLine(err)), n)
+			continue
+		}
+		fmt.Fprintf(r.stderr, "servbench: rehearsal: %s removed from its endpoint: %d records\n", key, n)
+	}
+	r.rehearsed = nil
 }
 
 // isEmbedded reports whether the load's binding keeps its store in the

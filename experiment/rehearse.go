@@ -241,7 +241,7 @@ func Cells(dir string) ([]Cell, error) {
 		case "pending", "interrupted":
 			c.Outcome = NotRun
 		default:
-			c.Outcome, c.Why = Failed, run.Status+": "+run.Error
+			c.Outcome, c.Why = Failed, run.Error
 			if strings.Contains(run.Error, db.NotImplemented.String()) {
 				c.Outcome = NotRehearsable
 			}
