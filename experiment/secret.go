@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -57,15 +58,30 @@ func hiddenIn(kept, raw string) ([]string, bool) {
 // of the plan, the setup log and its text are written again with them
 // hidden, and every later writer hides them too.
 func (r *Runner) learned(ctx context.Context, red *props.Redactor, log *plan.SetupLog) error {
+	known := r.secrets.Count()
 	r.secrets.Merge(red) // known from here on, wherever they are written
-	text := red.HideKnown(r.kept)
-	if text == r.kept {
+	if r.secrets.Count() == known {
 		return nil
 	}
-	if err := atomicfile.WriteFile(filepath.Join(r.dir, "plan.yaml"), func(w io.Writer) error { _, err := io.WriteString(w, text); return err }); err != nil {
-		return fmt.Errorf("bench: %w", err)
+	if text := red.HideKnown(r.kept); text != r.kept {
+		if err := atomicfile.WriteFile(filepath.Join(r.dir, "plan.yaml"), func(w io.Writer) error { _, err := io.WriteString(w, text); return err }); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		r.kept = text
 	}
-	r.kept = text
+	// What the runs and loads wrote before (a result's properties, its
+	// text report and log) is written again with them hidden.
+	for _, sub := range []string{"runs", "loads"} {
+		err := filepath.WalkDir(filepath.Join(r.dir, sub), func(path string, e fs.DirEntry, err error) error {
+			if err != nil || !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
+				return nil
+			}
+			return hideIn(ctx, path, r.secrets)
+		})
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+	}
 	for i := range log.Steps {
 		e := &log.Steps[i]
 		e.Text, e.Answer, e.Error = red.HideKnown(e.Text), red.HideKnown(e.Answer), red.HideKnown(e.Error)
@@ -74,19 +90,25 @@ func (r *Runner) learned(ctx context.Context, red *props.Redactor, log *plan.Set
 		return fmt.Errorf("bench: %w", err)
 	}
 	path := filepath.Join(r.dir, "setup.log")
-	old, err := inputfile.Read(ctx, path, maxSetupLog)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		return fmt.Errorf("bench: %s: %w", path, err)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil
 	}
-	return atomicfile.WriteFile(path, func(w io.Writer) error { _, err := io.WriteString(w, red.HideKnown(string(old))); return err })
+	return hideIn(ctx, path, r.secrets)
 }
 
-// maxSetupLog bounds DIR/setup.log as read to hide a secret learned late:
-// each step's output is its last 64 KiB.
-const maxSetupLog = 256 << 20
+// hideIn writes path again with every secret red knows hidden, when it
+// holds one: at most 512 MiB of it read (a result's bound).
+func hideIn(ctx context.Context, path string, red *props.Redactor) error {
+	b, err := inputfile.Read(ctx, path, 512<<20)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	text := red.HideKnown(string(b))
+	if text == string(b) {
+		return nil
+	}
+	return atomicfile.WriteFile(path, func(w io.Writer) error { _, err := io.WriteString(w, text); return err })
+}
 
 // checkInputs fails when a file the plan reads (the plan, its workload
 // files, its reference) is one DIR's writers write: the plan's copy, the

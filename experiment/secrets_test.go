@@ -265,3 +265,39 @@ func TestHiddenIn(t *testing.T) {
 		}
 	}
 }
+
+// A secret a step's output shows late is hidden in what was written
+// before it too: the results, text reports and logs of the loads and runs
+// that ran first.
+func TestLateSecretHiddenInEarlierResults(t *testing.T) {
+	text := `name: late
+deployments:
+  - label: one
+    binding: basic
+    properties: {table: hunterTabQ2}
+    setup:
+      - {before: a, shell: "P=hunterTab; echo password=${P}Q2"}
+workloads: [c, a]
+records: [10]
+threads: [1]
+operations: 10
+`
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := New(loadPlan(t, text), dir, io.Discard).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	filepath.WalkDir(dir, func(path string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return nil
+		}
+		n++
+		if b, _ := os.ReadFile(path); bytes.Contains(b, []byte("hunterTabQ2")) {
+			t.Errorf("%s holds the secret", path)
+		}
+		return nil
+	})
+	if n < 6 {
+		t.Errorf("%d files written", n)
+	}
+}

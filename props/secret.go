@@ -860,6 +860,14 @@ func (r *Redactor) KnownMap(m map[string]string) {
 	}
 }
 
+// Count is how many secret values r knows (a nil r knows none).
+func (r *Redactor) Count() int {
+	if r == nil {
+		return 0
+	}
+	return len(r.known)
+}
+
 // Merge adds every secret o knows (a nil o knows none).
 func (r *Redactor) Merge(o *Redactor) {
 	if o == nil {
