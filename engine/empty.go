@@ -54,7 +54,19 @@ func (s *Setup) Empty(ctx context.Context, inserted int64) (int64, error) {
 func (s *Setup) Holds(ctx context.Context) (string, error) {
 	cfg := s.Workload
 	var found atomic.Pointer[string]
-	err := s.eachKey(ctx, cfg.InsertCount, func(i int64) int64 { return cfg.InsertStart + i }, func(td db.DB, key string) (bool, error) {
+	// A binding that reads a key it never stored as found (BasicDB) holds
+	// nothing it can tell: none is reported.
+	never := string(workload.AppendKey(nil, cfg.InsertStart, cfg.ZeroPadding, cfg.OrderedInserts)) + "~servbench-absent"
+	err := s.eachKey(ctx, 1, func(int64) int64 { return 0 }, func(td db.DB, _ string) (bool, error) {
+		if err := td.Read(ctx, cfg.Table, never, nil, new(db.Record)); err == nil {
+			found.Store(&never)
+		}
+		return true, nil
+	})
+	if err != nil || found.Load() != nil {
+		return "", err
+	}
+	err = s.eachKey(ctx, cfg.InsertCount, func(i int64) int64 { return cfg.InsertStart + i }, func(td db.DB, key string) (bool, error) {
 		switch err := td.Read(ctx, cfg.Table, key, nil, new(db.Record)); {
 		case err == nil:
 			found.CompareAndSwap(nil, &key)

@@ -303,6 +303,19 @@ func (r *Runner) openDir(ctx context.Context) error {
 	if err := r.checkInputs(); err != nil {
 		return err
 	}
+	// A rehearsal's results and the plan's are never in one directory:
+	// one would be taken for the other's finished runs.
+	if ix, err := plan.ReadIndex(r.dir); err == nil && len(ix.Runs) > 0 {
+		was, is := ix.Rehearsal, r.pl.Rehearsal
+		switch {
+		case was == nil && is != nil:
+			return fmt.Errorf("bench: %s holds the plan's own results: give a rehearsal another -o", r.dir)
+		case was != nil && is == nil:
+			return fmt.Errorf("bench: %s holds a rehearsal's results: give the plan another -o", r.dir)
+		case was != nil && was.Scale != is.Scale:
+			return fmt.Errorf("bench: %s holds a rehearsal at scale %g, not %g: give another -o", r.dir, was.Scale, is.Scale)
+		}
+	}
 	raw, err := inputfile.Read(ctx, r.pl.File, plan.MaxFileBytes)
 	if err != nil {
 		return fmt.Errorf("bench: %s: %w", r.pl.File, err)

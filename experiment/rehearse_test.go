@@ -1,6 +1,9 @@
 package experiment
 
 import (
+	"context"
+	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -77,5 +80,36 @@ properties: {orchestrator: ssh, ssh.hosts: "10.0.0.1,10.0.0.2", fieldcount: 10}
 		if _, err := Rehearse(pl, bad); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}
+	}
+}
+
+// A rehearsal's results and the plan's never share a directory: each
+// would be taken for the other's finished runs.
+func TestRehearsalKeepsItsOwnDirectory(t *testing.T) {
+	text := "name: r\ndeployments: [{label: b, binding: basic}]\nworkloads: [c]\nrecords: [100000]\nthreads: [1]\noperations: 100000\n"
+	rehearsal := func() *Runner {
+		pl, err := Rehearse(loadPlan(t, text), Rehearsal{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return New(pl, "", io.Discard)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	r := rehearsal()
+	r.dir = dir
+	if err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := New(loadPlan(t, text), dir, io.Discard).Run(context.Background()); err == nil || !strings.Contains(err.Error(), "holds a rehearsal's results") {
+		t.Errorf("the plan into a rehearsal's directory: %v", err)
+	}
+	dir2 := filepath.Join(t.TempDir(), "out")
+	if err := New(loadPlan(t, strings.Replace(text, "operations: 100000", "operations: 100", 1)), dir2, io.Discard).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r = rehearsal()
+	r.dir = dir2
+	if err := r.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "holds the plan's own results") {
+		t.Errorf("a rehearsal into the plan's directory: %v", err)
 	}
 }

@@ -54,7 +54,7 @@ func (binding) Summary() string {
 // Location is where the server is and who the client is to it
 // (db.Located): a rehearsal's URL goes to the first.
 func (binding) Location() []string {
-	return []string{"dynamodb.endpoint", "dynamodb.region", "dynamodb.accesskey", "dynamodb.secretkey", "dynamodb.sessiontoken", "dynamodb.profile", "dynamodb.configfile", "dynamodb.credentialsfile", "dynamodb.tls", "dynamodb.tls."}
+	return []string{"dynamodb.endpoint", "dynamodb.region", "dynamodb.accesskey", "dynamodb.secretkey", "dynamodb.sessiontoken", "dynamodb.profile", "dynamodb.configfile", "dynamodb.credentialsfile", "dynamodb.role.", "dynamodb.sts.", "dynamodb.tls", "dynamodb.tls."}
 }
 
 // Store is a DynamoDB client.
