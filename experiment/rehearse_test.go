@@ -10,6 +10,7 @@ import (
 	_ "github.com/servbench/servbench/db/couchbase" // register
 	_ "github.com/servbench/servbench/db/redis"     // register
 	"github.com/servbench/servbench/plan"
+	"github.com/servbench/servbench/report"
 )
 
 // A rehearsal keeps the plan's shape and changes only its sizes, its
@@ -99,6 +100,14 @@ func TestRehearsalKeepsItsOwnDirectory(t *testing.T) {
 	r.dir = dir
 	if err := r.Run(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+	// Its report says so first.
+	set, err := report.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if secs := set.Sections(); secs[0].ID != "rehearsal" || !strings.Contains(secs[0].Intro, "at 0.001 of its sizes") {
+		t.Errorf("the report's first section: %+v", secs[0])
 	}
 	if err := New(loadPlan(t, text), dir, io.Discard).Run(context.Background()); err == nil || !strings.Contains(err.Error(), "holds a rehearsal's results") {
 		t.Errorf("the plan into a rehearsal's directory: %v", err)

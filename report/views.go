@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +21,9 @@ import (
 // search), runtimes and scale-up, then each run's own charts, and the environment with every parameter.
 func (s *Set) Sections() []Section {
 	var out []Section
+	if h := s.rehearsal(); h != nil {
+		out = append(out, *h)
+	}
 	out = append(out, s.findings(), s.summary(), s.quality())
 	if sec, ok := s.departures(); ok {
 		out = append(out, sec)
@@ -557,4 +561,29 @@ func plural(n int, word string) string {
 		return word
 	}
 	return word + "s"
+}
+
+// rehearsal is the section that says the results are a rehearsal's: the
+// plan's shape at a scale, against other endpoints, its figures not the
+// plan's (nil when they are the plan's own).
+func (s *Set) rehearsal() *Section {
+	if s.Index == nil || s.Index.Rehearsal == nil {
+		return nil
+	}
+	h := s.Index.Rehearsal
+	names := make([]string, 0, len(h.At))
+	for n := range h.At {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	at := make([]string, len(names))
+	for i, n := range names {
+		at[i] = n + " at " + h.At[n]
+	}
+	where := "the plan's endpoints"
+	if len(at) > 0 {
+		where = strings.Join(at, ", ")
+	}
+	return &Section{ID: "rehearsal", Title: "A rehearsal, not the plan's results",
+		Intro: fmt.Sprintf("These runs rehearse the plan %s at %g of its sizes (records, operations, durations), against %s, its clients on one machine: they show that every cell runs, and their figures, costs and comparisons with published ones are not the plan's.", s.Name, h.Scale, where)}
 }
