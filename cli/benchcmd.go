@@ -122,7 +122,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 			h.At[at[i]] = at[i+1]
 		}
 		if pl, err = experiment.Rehearse(pl, h); err != nil {
-			return ExitUsage, badf("bench: %s: %v", planFile, err)
+			return ExitUsage, badf("bench: %v", err)
 		}
 	}
 	r := experiment.New(pl, *dir, stderr)

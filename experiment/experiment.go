@@ -124,7 +124,11 @@ func (r *Runner) baseSpec(ctx context.Context, phase engine.Phase, t *plan.Deplo
 	}
 	for _, list := range [][]plan.Property{r.pl.Properties, t.Properties} {
 		for _, x := range list {
-			p.Set(x.Key, x.Value, fmt.Sprintf("%s:%d", r.pl.File, x.Line))
+			src := fmt.Sprintf("%s:%d", r.pl.File, x.Line)
+			if x.Source != "" {
+				src = x.Source
+			}
+			p.Set(x.Key, x.Value, src)
 		}
 	}
 	p.Set("label", t.Label, "plan deployment")

@@ -98,13 +98,20 @@ func Rehearse(pl *plan.Plan, r Rehearsal) (*plan.Plan, error) {
 			if !ok {
 				return nil, fmt.Errorf("--at: deployment %s (binding %s) has no endpoint: give --at %s=URL or --at %s=URL", t.Label, t.Binding, t.Binding, t.Label)
 			}
-			t.Properties = append(t.Properties, plan.Property{Key: loc[0], Value: url})
+			name := t.Label
+			if !used[t.Label] {
+				name = t.Binding
+			}
+			t.Properties = append(t.Properties, plan.Property{Key: loc[0], Value: url, Source: "--at " + format.Printable(name)})
 		}
 		for _, p := range r.Properties {
 			if b, _, ok := strings.Cut(p.Key, "."); ok && b != t.Binding && isBinding(b) {
 				continue
 			}
 			t.Properties = slices.DeleteFunc(t.Properties, func(q plan.Property) bool { return q.Key == p.Key })
+			if p.Source == "" {
+				p.Source = "-p"
+			}
 			t.Properties = append(t.Properties, p)
 		}
 		out.Deployments[i] = t

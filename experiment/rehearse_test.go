@@ -57,6 +57,14 @@ properties: {orchestrator: ssh, ssh.hosts: "10.0.0.1,10.0.0.2", fieldcount: 10}
 	if s := props(got.Deployments[1]); s != "redis.url=redis://127.0.0.1:6379 redis.timeout=5s " {
 		t.Errorf("rd's properties: %s", s)
 	}
+	for _, p := range got.Deployments[0].Properties {
+		if p.Key == "couchbase.url" && p.Source != "--at couchbase" || p.Key == "couchbase.username" && p.Source != "-p" {
+			t.Errorf("%s comes from %q", p.Key, p.Source)
+		}
+	}
+	if p := got.Deployments[1].Properties[0]; p.Source != "--at rd" {
+		t.Errorf("%s comes from %q", p.Key, p.Source)
+	}
 	if s := props(got.Deployments[2]); s != "" {
 		t.Errorf("b's properties: %s", s)
 	}

@@ -112,6 +112,9 @@ type Workload struct {
 type Property struct {
 	Key, Value string
 	Line       int
+	// Source, when set, is where the property comes from instead of the
+	// plan's line (a rehearsal's --at or -p).
+	Source string
 }
 
 // A Departure is where a plan departs from the study it reproduces, and

@@ -126,7 +126,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		// cassandra://[user:password@]host1,host2[:port][/keyspace]
 		rest, found := strings.CutPrefix(u, "cassandra://")
 		if !found || rest == "" {
-			return nil, p.Errorf("cassandra.url", "want cassandra://[user:password@]host[,host][:port][/keyspace]")
+			return nil, p.Errorf("cassandra.url", "want cassandra://host[,host][:port][/keyspace], a user and password before the host as in any URL")
 		}
 		if at := strings.LastIndex(rest, "@"); at >= 0 {
 			// The password runs to the last '@': it may hold '@', '/' or

@@ -210,7 +210,7 @@ func parseURI(uri string, offline bool) (*connstring.ConnString, error) {
 	if rest, srv := strings.CutPrefix(uri, "mongodb+srv://"); srv && offline {
 		u, err := url.Parse(uri)
 		if err != nil || u.Host == "" || rest == "" {
-			return nil, fmt.Errorf("want mongodb+srv://[user:password@]host[/database][?options]")
+			return nil, fmt.Errorf("want mongodb+srv://host[/database][?options], a user and password before the host as in any URL")
 		}
 		return &connstring.ConnString{Original: uri, Hosts: []string{u.Host}, Database: strings.TrimPrefix(u.Path, "/")}, nil
 	}

@@ -362,7 +362,7 @@ func (c *config) parseURL(u string) error {
 	rest, ok := strings.CutPrefix(u, "redis://")
 	if !ok {
 		if rest, ok = strings.CutPrefix(u, "rediss://"); !ok {
-			return errors.New("want redis://[user:password@]host:port[/db]")
+			return errors.New("want redis://host:port[/db], a user and password before the host as in any URL")
 		}
 	}
 	if at := strings.LastIndex(rest, "@"); at >= 0 {
