@@ -889,6 +889,12 @@ func TestBenchReadsBackOnlyItsOwnFiles(t *testing.T) {
 			t.Errorf("%s a link to /dev/zero: exit %d: %s", f, code, e)
 		}
 	}
+	fifoDir := filepath.Join(t.TempDir(), "out")
+	os.MkdirAll(fifoDir, 0o755)
+	syscall.Mkfifo(filepath.Join(fifoDir, "setup.log"), 0o644)
+	if code, _, e := servbench(t, "bench", pf, "-o", fifoDir); code == ExitOK || !strings.Contains(e, "setup.log: not a regular file") {
+		t.Errorf("setup.log a named pipe: exit %d: %s", code, e)
+	}
 	dir := t.TempDir()
 	os.Symlink("/dev/zero", filepath.Join(dir, "index.json"))
 	if code, _, e := servbench(t, "report", dir, "-o", filepath.Join(t.TempDir(), "r.html")); code != ExitUsage || !strings.Contains(e, "index.json: not a regular file") {

@@ -99,8 +99,13 @@ func (r *Runner) steps(ctx context.Context, scope string, t *plan.Deployment, w 
 		} else if e.Answer != "" {
 			outcome = "done: " + e.Answer
 		}
-		// Opened for each step: a secret learned late writes it anew.
-		text, err := os.OpenFile(filepath.Join(r.dir, "setup.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		// Opened for each step: a secret learned late writes it anew. It
+		// is bench's own regular file (a named pipe there held the plan).
+		logPath := filepath.Join(r.dir, "setup.log")
+		if st, err := os.Stat(logPath); err == nil && !st.Mode().IsRegular() {
+			return fmt.Errorf("%s: not a regular file (%s): bench writes it as one", logPath, st.Mode().Type())
+		}
+		text, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			return err
 		}
