@@ -99,11 +99,12 @@ func (r *Runner) steps(ctx context.Context, scope string, t *plan.Deployment, w 
 		} else if e.Answer != "" {
 			outcome = "done: " + e.Answer
 		}
-		// Opened for each step: a secret learned late writes it anew. It
-		// is bench's own regular file (a named pipe there held the plan).
+		// Opened for each step: a secret learned late writes it anew. A
+		// named pipe or socket there is refused (a pipe held the plan); a
+		// device is written in place, as every output's is.
 		logPath := filepath.Join(r.dir, "setup.log")
-		if st, err := os.Stat(logPath); err == nil && !st.Mode().IsRegular() {
-			return fmt.Errorf("%s: not a regular file (%s): bench writes it as one", logPath, st.Mode().Type())
+		if st, err := os.Stat(logPath); err == nil && st.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0 {
+			return fmt.Errorf("%s: a named pipe or socket (%s), not a file: bench writes it as one", logPath, st.Mode().Type())
 		}
 		text, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
