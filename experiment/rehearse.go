@@ -89,17 +89,20 @@ func Rehearse(pl *plan.Plan, r Rehearsal) (*plan.Plan, error) {
 		loc := location(t.Binding)
 		t.Properties = keep(t.Properties, func(k string) bool { return !isOrchestration(k) && !inLocation(setOf(loc), k) })
 		if len(loc) > 0 {
+			if _, ok := r.At[t.Binding]; ok {
+				used[t.Binding] = true // named for this binding, whichever its deployments take
+			}
 			url, ok := r.At[t.Label]
 			if ok {
 				used[t.Label] = true
-			} else if url, ok = r.At[t.Binding]; ok {
-				used[t.Binding] = true
+			} else {
+				url, ok = r.At[t.Binding]
 			}
 			if !ok {
 				return nil, fmt.Errorf("--at: deployment %s (binding %s) has no endpoint: give --at %s=URL or --at %s=URL", t.Label, t.Binding, t.Binding, t.Label)
 			}
 			name := t.Label
-			if !used[t.Label] {
+			if _, byLabel := r.At[t.Label]; !byLabel {
 				name = t.Binding
 			}
 			t.Properties = append(t.Properties, plan.Property{Key: loc[0], Value: url, Source: "--at " + format.Printable(name)})
@@ -118,7 +121,7 @@ func Rehearse(pl *plan.Plan, r Rehearsal) (*plan.Plan, error) {
 	}
 	for name := range r.At {
 		if !used[name] {
-			return nil, fmt.Errorf("--at %s: no deployment of the plan is labelled so or uses that binding with a server", name)
+			return nil, fmt.Errorf("--at %s: no deployment of the plan is labelled so or uses that binding with a server", format.Printable(name))
 		}
 	}
 	return &out, nil

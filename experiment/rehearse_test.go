@@ -81,6 +81,10 @@ properties: {orchestrator: ssh, ssh.hosts: "10.0.0.1,10.0.0.2", fieldcount: 10}
 	if g := scaleRecords([]int64{1000, 50000, 100}, 0.001); g[0] != 100 || g[1] != 101 || g[2] != 102 {
 		t.Errorf("kept apart: %v", g)
 	}
+	// A binding named beside every one of its deployments' labels is used.
+	if _, err := Rehearse(pl, Rehearsal{At: map[string]string{"cb": "couchbase://127.0.0.1", "couchbase": "couchbase://127.0.0.2", "redis": "redis://127.0.0.1"}}); err != nil {
+		t.Errorf("a binding and a label both named: %v", err)
+	}
 	for _, bad := range []Rehearsal{
 		{At: map[string]string{"couchbase": "couchbase://127.0.0.1"}},                                                                 // rd has none
 		{At: map[string]string{"couchbase": "couchbase://127.0.0.1", "redis": "redis://127.0.0.1", "mongodb": "mongodb://127.0.0.1"}}, // no mongodb
