@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -142,22 +143,31 @@ func signalTwice(t *testing.T, cmd *exec.Cmd, done <-chan error, stderr *watchFo
 	}
 }
 
-// twoSignalsWhileStalled runs the command args with the stalling binding,
-// sends SIGINT once its server stalled and again until the second is
-// seen, and returns what it said once it ended, checking that it exited
-// 130 by itself, not forced after the grace.
-func twoSignalsWhileStalled(t *testing.T, args ...string) string {
+// startCommand starts the command args in a process of its own (this
+// test binary as servbench), with env added to its environment and its
+// stderr going to stderr; done receives its end.
+func startCommand(t *testing.T, stderr io.Writer, env []string, args ...string) (*exec.Cmd, <-chan error) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "SERVBENCH_TEST_CLI=1", "SERVBENCH_TEST_STALLING=1")
-	stderr := &watchFor{want: "test: the server stopped answering", seen: make(chan struct{})}
-	stalled := stderr.seen
+	cmd.Env = append(append(os.Environ(), "SERVBENCH_TEST_CLI=1"), env...)
 	cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	return cmd, done
+}
+
+// twoSignalsWhileStalled runs the command args with the stalling binding,
+// sends SIGINT once its server stalled and again until the second is
+// seen, and returns what it said once it ended, checking that it exited
+// 130 by itself, not forced after the grace.
+func twoSignalsWhileStalled(t *testing.T, args ...string) string {
+	t.Helper()
+	stderr := &watchFor{want: "test: the server stopped answering", seen: make(chan struct{})}
+	stalled := stderr.seen
+	cmd, done := startCommand(t, stderr, []string{"SERVBENCH_TEST_STALLING=1"}, args...)
 	failsafe := time.After(time.Minute)
 	select {
 	case <-stalled:
@@ -662,16 +672,9 @@ func TestStuckPipeOutputLosesNoOtherOutput(t *testing.T) {
 	}
 	defer r.Close()
 	// A result larger than the pipe's buffer: a time series of 300 points.
-	cmd := exec.Command(os.Args[0], "run", "basic", "-w", "a", "-p", "recordcount=10", "-p", "operationcount=0",
-		"-p", "timeseries.interval=0.01", "--duration", "3", "-o", pipe, "--csv", csv)
-	cmd.Env = append(os.Environ(), "SERVBENCH_TEST_CLI=1")
 	stderr := &watchFor{}
-	cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	cmd, done := startCommand(t, stderr, nil, "run", "basic", "-w", "a", "-p", "recordcount=10", "-p", "operationcount=0",
+		"-p", "timeseries.interval=0.01", "--duration", "3", "-o", pipe, "--csv", csv)
 	failsafe := time.After(time.Minute)
 	for { // until --csv is written (the run ended and the pipe holds -o)
 		if st, err := os.Stat(csv); err == nil && st.Size() > 0 {

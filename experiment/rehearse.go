@@ -76,18 +76,16 @@ func Rehearse(pl *plan.Plan, r Rehearsal) (*plan.Plan, error) {
 	} else {
 		out.Warmup = pl.Warmup * f
 	}
-	located := map[string]bool{} // every location key of the plan's bindings
+	var located []string // every location key of the plan's bindings
 	for _, t := range pl.Deployments {
-		for _, k := range location(t.Binding) {
-			located[k] = true
-		}
+		located = append(located, location(t.Binding)...)
 	}
 	out.Properties = keep(pl.Properties, func(k string) bool { return !isOrchestration(k) && !inLocation(located, k) })
 	out.Deployments = make([]plan.Deployment, len(pl.Deployments))
 	for i, t := range pl.Deployments {
 		t.Records = scaleRecords(t.Records, f)
 		loc := location(t.Binding)
-		t.Properties = keep(t.Properties, func(k string) bool { return !isOrchestration(k) && !inLocation(setOf(loc), k) })
+		t.Properties = keep(t.Properties, func(k string) bool { return !isOrchestration(k) && !inLocation(loc, k) })
 		if len(loc) > 0 {
 			if _, ok := r.At[t.Binding]; ok {
 				used[t.Binding] = true // named for this binding, whichever its deployments take
@@ -157,26 +155,12 @@ func location(b string) []string {
 	return nil
 }
 
-func setOf(keys []string) map[string]bool {
-	m := make(map[string]bool, len(keys))
-	for _, k := range keys {
-		m[k] = true
-	}
-	return m
-}
-
 // inLocation reports whether key is one of loc's keys, or under one of
 // its prefixes (a key ending in a dot).
-func inLocation(loc map[string]bool, key string) bool {
-	if loc[key] {
-		return true
-	}
-	for k := range loc {
-		if strings.HasSuffix(k, ".") && strings.HasPrefix(key, k) {
-			return true
-		}
-	}
-	return false
+func inLocation(loc []string, key string) bool {
+	return slices.ContainsFunc(loc, func(k string) bool {
+		return k == key || strings.HasSuffix(k, ".") && strings.HasPrefix(key, k)
+	})
 }
 
 // isOrchestration reports whether key places a plan's clients: the

@@ -128,25 +128,9 @@ func (r *Runner) checkInputs() error {
 		return fmt.Errorf("bench: %s is among the files bench writes in %s (%s): give the plan's own files, or another -o", inputs[j-len(outputs)], r.dir, filepath.Base(outputs[i]))
 	}
 	for _, sub := range []string{"runs", "data", "loads"} {
-		d, err := filepath.Abs(filepath.Join(r.dir, sub))
-		if err != nil {
-			continue
-		}
-		if e, err := filepath.EvalSymlinks(d); err == nil {
-			d = e
-		}
+		d := atomicfile.Target(filepath.Join(r.dir, sub))
 		for _, in := range inputs {
-			if in == "" {
-				continue
-			}
-			abs, err := filepath.Abs(in)
-			if err != nil {
-				continue
-			}
-			if e, err := filepath.EvalSymlinks(abs); err == nil {
-				abs = e
-			}
-			if strings.HasPrefix(abs, d+string(filepath.Separator)) {
+			if in != "" && strings.HasPrefix(atomicfile.Target(in), d+string(filepath.Separator)) {
 				return fmt.Errorf("bench: %s is under %s, where bench writes its runs: give the plan's own files, or another -o", in, d)
 			}
 		}

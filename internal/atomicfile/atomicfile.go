@@ -369,6 +369,17 @@ func Collide(outputs, inputs []string) (i, j int, found bool) {
 	return 0, 0, false
 }
 
+// Target is path made absolute with its links followed (a link to a file
+// not made yet, or through a linked directory, too): the file a write to
+// path reaches.
+func Target(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = filepath.Clean(path)
+	}
+	return linkTarget(abs)
+}
+
 // Named reports whether path (links followed) is one of the files named
 // prefix + NAME + ext that an output writes as it goes (NAME holding no
 // path separator): HdrHistogram logs, one a section.
