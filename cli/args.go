@@ -130,7 +130,7 @@ func parsePhase(ctx context.Context, cmd string, args []string, stderr io.Writer
 				pa.help = true
 				return pa, nil
 			}
-			return nil, badf("%s: %v (see 'servbench %s --help')", cmd, err, cmd)
+			return nil, badf("%s: %s (see 'servbench %s --help')", cmd, props.RedactText(err.Error()), cmd) // the flag package quotes a bad value whole
 		}
 		args = fs.Args()
 		if len(args) == 0 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/servbench/servbench/experiment"
 	"github.com/servbench/servbench/plan"
+	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/workloads"
 )
 
@@ -58,24 +59,11 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	dry := fs.Bool("dry-run", false, "")
 	rehearse := fs.Bool("rehearse", false, "")
 	scale := fs.Float64("scale", 0, "")
-	var at []string
-	var extra []plan.Property
-	fs.Func("at", "", func(v string) error {
-		name, url, ok := strings.Cut(v, "=")
-		if !ok || name == "" || url == "" {
-			return fmt.Errorf("want NAME=URL, a deployment's label or a binding's name")
-		}
-		at = append(at, name, url)
-		return nil
-	})
-	fs.Func("p", "", func(v string) error {
-		k, val, ok := strings.Cut(v, "=")
-		if !ok || k == "" {
-			return fmt.Errorf("want KEY=VALUE")
-		}
-		extra = append(extra, plan.Property{Key: k, Value: val})
-		return nil
-	})
+	// --at and -p are checked after the flags are read: the flag
+	// package's own error quotes the value whole (a password).
+	var atArgs, pArgs []string
+	fs.Func("at", "", func(v string) error { atArgs = append(atArgs, v); return nil })
+	fs.Func("p", "", func(v string) error { pArgs = append(pArgs, v); return nil })
 	var planFile string
 	rest := args
 	for len(rest) > 0 { // the plan may come before or after the flags
@@ -84,7 +72,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 				fmt.Fprint(stdout, benchUsage)
 				return ExitOK, nil
 			}
-			return ExitUsage, badf("bench: %v", err)
+			return ExitUsage, badf("bench: %s", props.RedactText(err.Error()))
 		}
 		rest = fs.Args()
 		if len(rest) > 0 {
@@ -96,6 +84,22 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	}
 	if planFile == "" {
 		return ExitUsage, badf("bench: no plan file (usage: servbench bench PLAN.yaml -o DIR)")
+	}
+	var at []string
+	for _, v := range atArgs {
+		name, url, ok := strings.Cut(v, "=")
+		if !ok || name == "" || url == "" {
+			return ExitUsage, badf("bench: --at %q: want NAME=URL, a deployment's label or a binding's name", props.RedactText(v))
+		}
+		at = append(at, name, url)
+	}
+	var extra []plan.Property
+	for _, v := range pArgs {
+		k, val, err := props.ParseAssignment(v)
+		if err != nil {
+			return ExitUsage, badf("bench: %v", err)
+		}
+		extra = append(extra, plan.Property{Key: k, Value: val})
 	}
 	if *dir == "" && !*dry {
 		return ExitUsage, badf("bench: no output directory (-o DIR)")

@@ -306,6 +306,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "-w", "a", "-p", "novalue"}, "want key=value"},
 		{[]string{"run", "-w", "a", "-p", "redis.password hunter1x"}, `-p "redis.password REDACTED": want key=value`},
 		{[]string{"run", "-w", "a", "--bogus"}, "flag provided but not defined"},
+		{[]string{"bench", "p.yaml", "--rehearse", "-o", filepath.Join(dir, "b"), "-p", "redis.password hunter3x"}, `-p "redis.password REDACTED": want key=value`},
+		{[]string{"bench", "p.yaml", "--rehearse", "-o", filepath.Join(dir, "b"), "--at", "redis redis://:hunter4x@127.0.0.1:1"}, "want NAME=URL"},
 		{[]string{"run", "-w", "a", "-p", "measurementtype=rawest"}, "is not one of"},
 		{[]string{"run", "-w", "a", "-p", "measurement.interval=opp"}, "is not one of"},
 		{[]string{"run", "-w", "a", "-p", "measurementtype=timeseries", "-p", "timeseries.granularity=1500", "-p", "timeseries.interval=1"}, "not a multiple"},
@@ -320,6 +322,9 @@ func TestBadInput(t *testing.T) {
 		}
 		if !strings.HasPrefix(errOut, "servbench: ") || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: stderr %q, want one line containing %q", c.args, errOut, c.want)
+		}
+		if strings.Contains(errOut, "hunter") {
+			t.Errorf("%v: stderr %q shows the password", c.args, errOut)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/servbench/servbench/internal/atomicfile"
+	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/report"
 )
 
@@ -35,7 +36,10 @@ func flagsAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for len(args) > 0 {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, errors.New(props.RedactText(err.Error())) // the flag package quotes a bad value whole
 		}
 		args = fs.Args()
 		if len(args) > 0 {
