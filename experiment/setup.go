@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -207,7 +208,7 @@ func (r *Runner) shell(ctx context.Context, command string, t *plan.Deployment, 
 	cmd.Env = append(os.Environ(),
 		"SERVBENCH_DEPLOYMENT="+t.Label, "SERVBENCH_BINDING="+t.Binding, "SERVBENCH_WORKLOAD="+filepath.Base(wl.Name),
 		"SERVBENCH_RECORDS="+strconv.FormatInt(records, 10), "SERVBENCH_TABLE="+load.Workload.Table)
-	out := &tail{}
+	out := &tail{red: red}
 	cmd.Stdout = out
 	cmd.Stderr = out
 	ownGroup(cmd)
@@ -223,11 +224,12 @@ func (r *Runner) shell(ctx context.Context, command string, t *plan.Deployment, 
 	if errors.As(err, &ee) && ctx.Err() == nil {
 		err = fmt.Errorf("exit status %d", ee.ExitCode())
 	}
-	// A secret a rule finds in the output (password=pw, printed from a
-	// variable, a printf argument, a decoding) is known from here on: the
-	// step's own command, written after it ran, hides it too.
-	red.Hidden(string(out.b))
-	text := strings.TrimRight(red.Redact(string(out.b)), "\n")
+	// A secret a rule finds anywhere in the output (password=pw, printed
+	// from a variable, a printf argument, a decoding), not only in what is
+	// kept of it, is known from here on: the step's own command, written
+	// after it ran, hides it too.
+	out.finish()
+	text := strings.TrimRight(red.Redact(string(out.kept())), "\n")
 	if out.cut > 0 {
 		fmt.Fprintf(w, "  (%d bytes of output before these left out)\n", out.cut)
 	}
@@ -245,21 +247,79 @@ func (r *Runner) shell(ctx context.Context, command string, t *plan.Deployment, 
 	return "", err
 }
 
-// tail keeps the last tailMax bytes written to it and counts the rest.
+// tail keeps the last tailMax bytes written to it and counts the rest;
+// every byte written passes red's rules on its way (look), whole lines at
+// a time, so that a secret in what is not kept is known too.
 type tail struct {
-	b   []byte
-	cut int64
+	b    []byte
+	cut  int64
+	red  *props.Redactor
+	scan []byte // what is not yet looked at: at most scanMax bytes, from a line's start
 }
 
-const tailMax = 64 << 10
+const (
+	tailMax = 64 << 10
+	scanMax = 64 << 10
+	// scanOver is what a line longer than scanMax is looked at again of,
+	// with the next piece: a secret and its name cut between two pieces.
+	scanOver = 4 << 10
+)
 
 func (t *tail) Write(p []byte) (int, error) {
-	t.b = append(t.b, p...)
-	if over := len(t.b) - tailMax; over > 0 {
-		t.cut += int64(over)
-		t.b = append(t.b[:0], t.b[over:]...)
+	n := len(p)
+	for len(p) > 0 {
+		k := min(len(p), scanMax)
+		t.look(p[:k])
+		t.b = append(t.b, p[:k]...)
+		if over := len(t.b) - tailMax; over > 0 {
+			t.cut += int64(over)
+			t.b = append(t.b[:0], t.b[over:]...)
+		}
+		p = p[k:]
 	}
-	return len(p), nil
+	return n, nil
+}
+
+// look passes p to the rules once the lines it ends are whole, or a line
+// has grown to scanMax.
+func (t *tail) look(p []byte) {
+	if t.red == nil {
+		return
+	}
+	t.scan = append(t.scan, p...)
+	for len(t.scan) >= scanMax {
+		if i := bytes.LastIndexByte(t.scan[:scanMax], '\n'); i >= 0 {
+			t.red.Hidden(string(t.scan[:i+1]))
+			t.scan = append(t.scan[:0], t.scan[i+1:]...)
+			continue
+		}
+		t.red.Hidden(string(t.scan[:scanMax]))
+		t.scan = append(t.scan[:0], t.scan[scanMax-scanOver:]...)
+	}
+}
+
+// finish passes what is left to the rules.
+func (t *tail) finish() {
+	if t.red != nil && len(t.scan) > 0 {
+		t.red.Hidden(string(t.scan))
+		t.scan = t.scan[:0]
+	}
+}
+
+// kept is what is shown of the output: the tail, from its first whole
+// line when the rest was cut (a line cut in two could show a piece of a
+// secret that no longer matches it whole).
+func (t *tail) kept() []byte {
+	if t.cut == 0 {
+		return t.b
+	}
+	i := bytes.IndexByte(t.b, '\n')
+	if i < 0 {
+		t.cut += int64(len(t.b))
+		return nil
+	}
+	t.cut += int64(i + 1)
+	return t.b[i+1:]
 }
 
 // short cuts a text for a progress line.

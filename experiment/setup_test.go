@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/servbench/servbench/plan"
+	"github.com/servbench/servbench/props"
 )
 
 // stepsPlan: shell steps before each load, before each workload, before
@@ -191,24 +193,7 @@ operations: 10
 	if err := New(pl, dir, io.Discard).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		n++
-		if i := strings.Index(string(b), "hunter"); i >= 0 {
-			t.Errorf("%s holds a secret: %q", path, b[max(0, i-40):min(len(b), i+20)])
-		}
-		return nil
-	})
-	if err != nil || n < 4 {
-		t.Errorf("%d files read: %v", n, err)
-	}
+	noFileHolds(t, dir, "hunter")
 	log, err := plan.ReadSetup(dir)
 	if err != nil || len(log.Steps) != 3 || !strings.Contains(log.Steps[0].Text, `echo "HELLO 3 AUTH default REDACTED"; echo "AUTH default REDACTED"`) {
 		t.Errorf("setup log: %+v, %v", log, err)
@@ -240,5 +225,65 @@ func TestSetupStepLeavesABackgroundProcess(t *testing.T) {
 	}
 	if !found {
 		t.Error("the step not logged")
+	}
+}
+
+// A secret is known however a step shows it: in output that is not kept
+// (a step's first line, 70 KB before its end, and one cut where the kept
+// tail begins, right after its name), and as the shell gives it to its
+// program when the step joins it from quoted pieces ('hun”ter', "hun"ter).
+// A later step's output shows each one, and no file holds it.
+func TestSecretsOutOfSight(t *testing.T) {
+	pl := loadPlan(t, `name: sight
+deployments:
+  - label: one
+    binding: basic
+    setup:
+      - {shell: 'printf "pass""word=hun%s\n" ter11x; head -c 70000 /dev/zero | tr "\0" a; echo; echo end'}
+      - {shell: 'printf "pass""word=hun%s\n" ter12x; head -c 65525 /dev/zero | tr "\0" b; echo'}
+      - {shell: "true || redis-cli -a 'hun''ter13x' ping"}
+      - {shell: "true || redis-cli -a \"hun\"ter14x ping"}
+      - {shell: 'for s in 11 12 13 14; do echo "hun""ter${s}x"; done'}
+workloads: [c]
+records: [10]
+threads: [1]
+operations: 10
+`)
+	dir := filepath.Join(t.TempDir(), "out")
+	var stderr bytes.Buffer
+	if err := New(pl, dir, &stderr).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if i := strings.Index(stderr.String(), "hunter"); i >= 0 {
+		t.Errorf("the terminal shows a secret: %q", stderr.String()[max(0, i-40):min(stderr.Len(), i+20)])
+	}
+	noFileHolds(t, dir, "hunter")
+	log, err := plan.ReadSetup(dir)
+	if err != nil || len(log.Steps) != 5 || log.Steps[4].Answer != props.Redacted {
+		t.Errorf("setup log: %+v, %v", log, err)
+	}
+}
+
+// noFileHolds fails t for each file under dir that holds secret, and when
+// fewer than four files are there to read.
+func noFileHolds(t *testing.T, dir, secret string) {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n++
+		if i := strings.Index(string(b), secret); i >= 0 {
+			t.Errorf("%s holds a secret: %q", path, b[max(0, i-40):min(len(b), i+20)])
+		}
+		return nil
+	})
+	if err != nil || n < 4 {
+		t.Errorf("%d files read: %v", n, err)
 	}
 }

@@ -943,6 +943,9 @@ func (r *Redactor) learn(v string) {
 	if i := strings.IndexAny(v, `"'`); i > 0 && i < len(v)-1 {
 		r.Add(strings.NewReplacer(`'`, "", `"`, "").Replace(v))
 	}
+	if w, ok := shellWord(v); ok { // 'Sec''ret', "Sec"ret: the pieces a shell joins
+		r.Add(w)
+	}
 	quoted := strings.ContainsAny(v, `"'`)
 	for {
 		w := v
@@ -974,6 +977,51 @@ func (r *Redactor) learn(v string) {
 		}
 		r.Add(c)
 	}
+}
+
+// shellWord is the word a POSIX shell makes of v, its first word: quoted
+// pieces joined with what stands beside them, '...' as written, "..." with
+// \" \\ \$ \` undone, a backslash outside quotes taking the next byte as
+// it is; ok when v holds a quote and its quotes close.
+func shellWord(v string) (string, bool) {
+	if !strings.ContainsAny(v, `"'`) {
+		return "", false
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; c {
+		case '\'':
+			j := strings.IndexByte(v[i+1:], '\'')
+			if j < 0 {
+				return "", false
+			}
+			b.WriteString(v[i+1 : i+1+j])
+			i += j + 1
+		case '"':
+			for i++; ; i++ {
+				if i >= len(v) {
+					return "", false
+				}
+				if v[i] == '"' {
+					break
+				}
+				if v[i] == '\\' && i+1 < len(v) && strings.IndexByte("\"\\$`", v[i+1]) >= 0 {
+					i++
+				}
+				b.WriteByte(v[i])
+			}
+		case '\\':
+			if i+1 < len(v) {
+				i++
+				b.WriteByte(v[i])
+			}
+		case ' ', '\t', '\n', ';', '&', '|', '<', '>', '(', ')':
+			return b.String(), b.Len() > 0
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), b.Len() > 0
 }
 
 // cUnescape undoes C's escapes as printf, echo -e and a shell's $'...'
