@@ -209,6 +209,16 @@ func (r *Runner) check(ctx context.Context) error {
 	if raw, err := inputfile.Read(ctx, r.pl.File, plan.MaxFileBytes); err == nil {
 		r.secrets.Merge(plan.Secrets(string(raw))) // the check's errors hide them too
 	}
+	if h := r.pl.Rehearsal; h != nil { // its -p and --at, whichever deployments read them
+		given := props.New()
+		for _, p := range h.Properties {
+			given.Set(p.Key, p.Value, "-p")
+		}
+		for name, url := range h.At {
+			given.Set("at."+name, url, "--at")
+		}
+		r.secrets.Known(given)
+	}
 	if err := r.checkSteps(); err != nil {
 		return err
 	}

@@ -61,7 +61,7 @@ func Rehearse(pl *plan.Plan, r Rehearsal) (*plan.Plan, error) {
 		return nil, fmt.Errorf("--scale %g: want a fraction of the plan's size, more than 0 and at most 1", f)
 	}
 	out := *pl
-	out.Rehearsal = &plan.Rehearsal{Scale: f, At: r.At}
+	out.Rehearsal = &plan.Rehearsal{Scale: f, At: r.At, Properties: r.Properties}
 	used := map[string]bool{}
 	out.Records = scaleRecords(pl.Records, f)
 	if pl.Operations > 0 {

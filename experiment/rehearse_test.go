@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"path/filepath"
@@ -133,4 +134,25 @@ func TestRehearsalKeepsItsOwnDirectory(t *testing.T) {
 	if err := r.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "holds the plan's own results") {
 		t.Errorf("a rehearsal into the plan's directory: %v", err)
 	}
+}
+
+// A rehearsal's -p that no deployment reads (another binding's password:
+// Redis', the deployment's binding basic)
+// is a secret known all the same: a step that prints it shows it hidden,
+// on the terminal and in every file.
+func TestRehearsalKnowsItsOwnSecrets(t *testing.T) {
+	text := "name: r\ndeployments: [{label: b, binding: basic, setup: [{shell: 'echo hun\"\"ter21x'}]}]\nworkloads: [c]\nrecords: [100]\nthreads: [1]\noperations: 100\n"
+	pl, err := Rehearse(loadPlan(t, text), Rehearsal{Properties: []plan.Property{{Key: "redis.password", Value: "hunter21x"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	var stderr bytes.Buffer
+	if err := New(pl, dir, &stderr).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stderr.String(), "hunter") {
+		t.Errorf("the terminal shows the secret: %s", stderr.String())
+	}
+	noFileHolds(t, dir, "hunter")
 }

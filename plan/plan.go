@@ -71,6 +71,10 @@ type Plan struct {
 type Rehearsal struct {
 	Scale float64           `json:"scale"`
 	At    map[string]string `json:"at"`
+	// Properties are the rehearsal's own (-p), also those no deployment
+	// reads: never written, each secret one known wherever the plan
+	// writes.
+	Properties []Property `json:"-"`
 }
 
 // Deployment is one system at one size under test: a binding with its
