@@ -5,6 +5,8 @@ import (
 	"compress/zlib"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,5 +163,31 @@ func TestMergeCountsEachRunOnce(t *testing.T) {
 	big.Operations, big.OKOperations = 1<<63-1, 1<<63-1
 	if _, err := Merge([]*Doc{a, big}); err == nil || !strings.Contains(err.Error(), "more than a count can hold") {
 		t.Errorf("an overflowing sum: %v", err)
+	}
+}
+
+// A time series is bounded by its count of intervals, not only by the
+// file's size (a point takes about ten times its text in memory): one
+// past MaxPoints, or an interval naming more than MaxPointOps
+// operations, is refused as it is read; a short one reads back whole.
+func TestTimeSeriesBounded(t *testing.T) {
+	many := `{"format":"servbench-result","timeseries":[` + strings.Repeat(`{"ops":{"READ":{"count":0}}},`, MaxPoints) + `{}]}`
+	if _, err := Decode([]byte(many)); err == nil || !strings.Contains(err.Error(), "more than 1048576 intervals") {
+		t.Errorf("%d intervals: %v", MaxPoints+1, err)
+	}
+	var ops strings.Builder
+	for i := 0; i <= MaxPointOps; i++ {
+		fmt.Fprintf(&ops, `"OP%d":{},`, i)
+	}
+	wide := `{"format":"servbench-result","timeseries":[{"ops":{` + strings.TrimSuffix(ops.String(), ",") + `}}]}`
+	if _, err := Decode([]byte(wide)); err == nil || !strings.Contains(err.Error(), "interval 1 names 1025 operations") {
+		t.Errorf("an interval of %d operations: %v", MaxPointOps+1, err)
+	}
+	var s TimeSeries
+	if err := json.Unmarshal([]byte(`[{"start_s":1,"ops":{"READ":{"count":2}}},{"start_s":2}]`), &s); err != nil || len(s) != 2 || s[0].Ops["READ"].Count != 2 || s[1].StartS != 2 {
+		t.Errorf("two intervals: %+v, %v", s, err)
+	}
+	if err := json.Unmarshal([]byte(`null`), &s); err != nil || s != nil {
+		t.Errorf("null: %+v, %v", s, err)
 	}
 }

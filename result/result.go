@@ -1,6 +1,7 @@
 package result
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -118,8 +119,8 @@ type Doc struct {
 	// (YCSB's CLEANUP).
 	Cleanup *Latency `json:"cleanup,omitempty"`
 	// Histogram geometry of every encoded histogram: nanoseconds.
-	HistogramUnit string  `json:"histogram_unit"`
-	Series        []Point `json:"timeseries"`
+	HistogramUnit string     `json:"histogram_unit"`
+	Series        TimeSeries `json:"timeseries"`
 	// Stages are a shaped load's stages (stages), each measured apart.
 	Stages []StageResult `json:"stages,omitempty"`
 	// Imported names where a result not measured by servbench came from
@@ -159,6 +160,48 @@ type Schedule struct {
 	LateThreshold float64  `json:"late_threshold_us"`
 	Late          int64    `json:"late_operations"`
 	Histogram     string   `json:"histogram"`
+}
+
+// TimeSeries is a run's time series, an interval a point.
+type TimeSeries []Point
+
+// MaxPoints bounds the intervals a result's time series may hold: a
+// day's run at a tenth of a second has 864,000. A point takes about ten
+// times its JSON text in memory (its map of operations), so the file's
+// size alone bounded a reader's memory at gigabytes.
+const MaxPoints = 1 << 20
+
+// MaxPointOps bounds the operations one interval may name.
+const MaxPointOps = 1 << 10
+
+// UnmarshalJSON reads the points one at a time, refusing the one past
+// MaxPoints, or one naming more than MaxPointOps operations, before
+// memory is given to it.
+func (s *TimeSeries) UnmarshalJSON(b []byte) error {
+	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+		*s = nil
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return fmt.Errorf("timeseries: not a list")
+	}
+	out := TimeSeries{}
+	for dec.More() {
+		if len(out) == MaxPoints {
+			return fmt.Errorf("timeseries: more than %d intervals", MaxPoints)
+		}
+		var p Point
+		if err := dec.Decode(&p); err != nil {
+			return fmt.Errorf("timeseries: interval %d: %w", len(out)+1, err)
+		}
+		if len(p.Ops) > MaxPointOps {
+			return fmt.Errorf("timeseries: interval %d names %d operations, more than %d", len(out)+1, len(p.Ops), MaxPointOps)
+		}
+		out = append(out, p)
+	}
+	*s = out
+	return nil
 }
 
 // Point is one interval of the time series.
