@@ -264,6 +264,9 @@ func (r *Runner) check(ctx context.Context) error {
 		if ch.err != nil {
 			return &plan.Error{File: r.pl.File, Line: c.Deployment.Line, Msg: fmt.Sprintf("deployment %s, workload %s (line %d): %s", c.Deployment.Label, c.Workload.Name, c.Workload.Line, oneLine(ch.err))}
 		}
+		if err := r.sharedOutput(c.Deployment, ch.s); err != nil {
+			return err
+		}
 		tk := c.Deployment.Label + "\x00" + c.Workload.Name
 		r.docs[tk] = ch.s.Workload.Document
 		// A table the plan names holds one data set: a second record
@@ -295,6 +298,32 @@ func (r *Runner) check(ctx context.Context) error {
 			}
 			r.loads[lk] = s
 		}
+	}
+	return nil
+}
+
+// sharedOutput refuses an output file a property of the plan names
+// (exportfile, timeseries.file, ...): one path for every load, run and
+// repetition, each would write over the one before. The plan writes each
+// run's outputs beside its result.
+func (r *Runner) sharedOutput(t *plan.Deployment, s *engine.Setup) error {
+	for _, o := range s.Outputs {
+		files := o.Files()
+		if len(files) == 0 {
+			continue
+		}
+		key, line := sink.Asking(o), t.Line
+		for _, list := range [][]plan.Property{r.pl.Properties, t.Properties} {
+			for _, p := range list {
+				if slices.Contains(sink.Properties(o.Name()), p.Key) {
+					key, line = p.Key, p.Line
+					if p.Source != "" {
+						key = p.Source + " " + p.Key
+					}
+				}
+			}
+		}
+		return &plan.Error{File: r.pl.File, Line: line, Msg: fmt.Sprintf("deployment %s: %s names one file for every load, run and repetition of the plan (%s): each would write over the one before; leave it out: each run's result and text report are written beside each other under DIR/runs", t.Label, key, files[0].Path)}
 	}
 	return nil
 }
