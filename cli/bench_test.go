@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/servbench/servbench/plan"
@@ -86,6 +87,25 @@ func TestBenchPlanExitCodes(t *testing.T) {
 	other := writePlan(t, strings.Replace(testPlan, "repetitions: 2", "repetitions: 3", 1))
 	if code, _, e := servbench(t, "bench", other, "-o", dir); code != ExitUsage || !strings.Contains(e, "another plan") {
 		t.Errorf("another plan into the same directory: exit %d: %s", code, e)
+	}
+	// The plan's copy is read as bench wrote it or not at all: a named
+	// pipe there (which waited for a writer without end) is refused, and
+	// with no copy the index still names its plan.
+	kept := filepath.Join(dir, "plan.yaml")
+	os.Rename(kept, kept+".was")
+	if err := syscall.Mkfifo(kept, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, e := servbench(t, "bench", planFile, "-o", dir); code != ExitUsage || strings.Count(e, "\n") != 1 || !strings.Contains(e, "plan.yaml: not a regular file") {
+		t.Errorf("DIR/plan.yaml a named pipe: exit %d: %s", code, e)
+	}
+	os.Remove(kept)
+	renamed := writePlan(t, strings.Replace(testPlan, "name: t\n", "name: u\n", 1))
+	if code, _, e := servbench(t, "bench", renamed, "-o", dir); code != ExitUsage || !strings.Contains(e, `its index names plan "t", not "u"`) {
+		t.Errorf("another plan into a directory without its copy: exit %d: %s", code, e)
+	}
+	if code, _, e := servbench(t, "bench", planFile, "-o", dir); code != ExitOK || !strings.Contains(e, "0 runs done now, 16 found done") {
+		t.Errorf("the plan into its directory without its copy: exit %d: %s", code, e)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -371,7 +372,19 @@ func (r *Runner) openDir(ctx context.Context) error {
 	r.secrets.Merge(plan.Secrets(r.raw))
 	text := []byte(r.secrets.HideKnown(plan.Redact(r.raw)))
 	kept := filepath.Join(r.dir, "plan.yaml")
-	if old, err := inputfile.Read(ctx, kept, plan.MaxFileBytes); err == nil && !bytes.Equal(old, text) && !bytes.Equal(old, raw) &&
+	// The copy is read as the index is, a regular file bench wrote; one
+	// that cannot be read (a pipe, too large, Ctrl-C while reading) is not
+	// taken for no copy: the directory's results would go to another plan.
+	old, err := plan.ReadKept(ctx, kept)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if ix, ierr := plan.ReadIndex(r.dir); ierr == nil && len(ix.Runs) > 0 && ix.Plan != r.pl.Name {
+			return fmt.Errorf("bench: %s holds the results of another plan (its index names plan %q, not %q); give another -o", r.dir, format.Printable(ix.Plan), format.Printable(r.pl.Name))
+		}
+	case err != nil:
+		return fmt.Errorf("bench: %s: %w", kept, err)
+	}
+	if err == nil && !bytes.Equal(old, text) && !bytes.Equal(old, raw) &&
 		r.secrets.HideKnown(plan.Redact(string(old))) != string(text) {
 		hidden, same := hiddenIn(string(old), r.raw)
 		if !same {

@@ -249,10 +249,22 @@ type SetupStep struct {
 // line.
 const MaxSetupBytes = 64 << 20
 
+// ReadKept reads DIR/plan.yaml, the plan's copy bench keeps: a regular
+// file of at most MaxFileBytes; Ctrl-C stops the read.
+func ReadKept(ctx context.Context, path string) ([]byte, error) {
+	return readOwnContext(ctx, path, MaxFileBytes)
+}
+
 // readOwn reads a file bench writes in a plan's directory: a regular file
 // of at most limit bytes (a device or a pipe there was never written by
 // bench: /dev/zero read to the bound took a gigabyte).
 func readOwn(path string, limit int64) ([]byte, error) {
+	return readOwnContext(context.Background(), path, limit)
+}
+
+// readOwnContext reads a file bench writes, a regular one of at most
+// limit bytes.
+func readOwnContext(ctx context.Context, path string, limit int64) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -260,7 +272,7 @@ func readOwn(path string, limit int64) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("not a regular file (%s): bench writes it as one", st.Mode().Type())
 	}
-	return inputfile.Read(context.Background(), path, limit)
+	return inputfile.Read(ctx, path, limit)
 }
 
 // ReadSetup reads DIR/setup.json; a directory without one has an empty
