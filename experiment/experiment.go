@@ -532,6 +532,9 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 		t.inserted(r.loadKey(c.Deployment, c.Workload, c.Records), path)
 		return ic, -1
 	}
+	if ctx.Err() != nil { // stopped while its result was read: nothing more starts
+		return ic, 0
+	}
 	key := r.loadKey(c.Deployment, c.Workload, c.Records)
 	lerr, tried := t.loaded[key]
 	said := tried
@@ -541,7 +544,9 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 	if !tried {
 		lerr = r.steps(ctx, "load/"+key, c.Deployment, c.Workload, c.Records, c.Deployment.StepsBeforeLoad(), false)
 		switch {
-		case lerr != nil && ctx.Err() == nil:
+		case ctx.Err() != nil: // stopped during its steps: the load does not start
+			return ic, 0
+		case lerr != nil:
 			t.stopped[c.Deployment.Label] = lerr
 		case lerr == nil:
 			if lerr = r.emptyBefore(ctx, key, c.Deployment, t); lerr != nil {

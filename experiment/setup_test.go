@@ -287,3 +287,31 @@ func noFileHolds(t *testing.T, dir, secret string) {
 		t.Errorf("%d files read: %v", n, err)
 	}
 }
+
+// cancelOn cancels a plan when its progress says text.
+type cancelOn struct {
+	text   string
+	cancel context.CancelFunc
+	buf    bytes.Buffer
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	c.buf.Write(p)
+	if strings.Contains(c.buf.String(), c.text) {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+// A plan stopped while a setup step runs starts nothing after it: its
+// load does not begin (it began after Ctrl-C, the step having ended well).
+func TestStoppedDuringAStepLoadsNothing(t *testing.T) {
+	pl := loadPlan(t, "name: s\ndeployments: [{label: b, binding: basic, setup: [{shell: 'echo hi'}]}]\nworkloads: [c]\nrecords: [100]\nthreads: [1]\noperations: 100\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := &cancelOn{text: "setup load/", cancel: cancel}
+	err := New(pl, filepath.Join(t.TempDir(), "out"), w).Run(ctx)
+	if err == nil || strings.Contains(w.buf.String(), "loading") {
+		t.Errorf("stopped during its step: %v\n%s", err, w.buf.String())
+	}
+}
