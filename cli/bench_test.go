@@ -483,3 +483,16 @@ func TestCappedClientsStayOnTheirCurve(t *testing.T) {
 		t.Errorf("cells %d of deployments %q, want 3 of basic (4 clients)", len(set.Groups), deps)
 	}
 }
+
+// A spread run's merged result is found done when the plan runs again:
+// its operation count is one client's share (1,000 over 3: 333).
+func TestBenchSpreadRunFoundDone(t *testing.T) {
+	t.Parallel() // the test binary is the clients' servbench (TestMain)
+	pf := writePlan(t, "name: s\ndeployments: [{label: b, binding: basic}]\nworkloads: [c]\nrecords: [1000]\nthreads: [4]\nclients: [3]\noperations: 1000\n")
+	dir := filepath.Join(t.TempDir(), "out")
+	for i, want := range []string{"1 run done now, 0 found done", "0 runs done now, 1 found done"} {
+		if code, _, e := servbench(t, "bench", pf, "-o", dir); code != ExitOK || !strings.Contains(e, want) {
+			t.Errorf("run %d: exit %d: %s", i+1, code, e)
+		}
+	}
+}

@@ -415,6 +415,25 @@ func (r *Runner) openDir(ctx context.Context) error {
 	return nil
 }
 
+// otherRun says how a finished result differs from run c in its record
+// or operation count, or "" when it does not.
+func (r *Runner) otherRun(c *plan.Run, d *result.Doc) string {
+	if v, ok := d.Properties["recordcount"]; ok && v != strconv.FormatInt(c.Records, 10) {
+		return fmt.Sprintf("recordcount %s, not %d", format.Printable(v), c.Records)
+	}
+	if n := r.pl.OperationsOf(c.Records); n > 0 {
+		v, ok := d.Properties["operationcount"]
+		got, err := strconv.ParseInt(v, 10, 64)
+		// A merged result's is one client's share, within one of the
+		// count over the clients.
+		k := int64(max(d.Clients, 1))
+		if ok && (err != nil || got*k < n-k || got*k > n+k) {
+			return fmt.Sprintf("operationcount %s, not %d", format.Printable(v), n)
+		}
+	}
+	return ""
+}
+
 // done reports whether a result file holds a finished run; a file that
 // does not answer (a named pipe nobody writes) gives way when ctx ends, as
 // not done (the read left behind ends with the process).
@@ -526,6 +545,17 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 	ic = newIndexRun(c)
 	path := filepath.Join(r.dir, ic.Result)
 	if d, ok := done(ctx, path); ok {
+		if other := r.otherRun(c, d); other != "" {
+			// Another plan's, or a rehearsal's (an index that would say so
+			// removed): neither taken for this run's nor written over.
+			ic.Status, ic.Error = "failed", fmt.Sprintf("%s holds another run's result (%s): another plan's or a rehearsal's; give the plan another -o", ic.Result, other)
+			r.index.Runs = append(r.index.Runs, ic)
+			t.failed++
+			r.writeIndex()
+			r.ran(ic)
+			fmt.Fprintf(r.stderr, "servbench: [%s] %s: %s\n", pos, ic.ID, r.secrets.Redact(outcome(&ic)))
+			return ic, -1
+		}
 		r.finish(c, &ic, d)
 		r.index.Runs = append(r.index.Runs, ic)
 		t.skipped++

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -133,6 +134,27 @@ func TestRehearsalKeepsItsOwnDirectory(t *testing.T) {
 	r.dir = dir2
 	if err := r.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "holds the plan's own results") {
 		t.Errorf("a rehearsal into the plan's directory: %v", err)
+	}
+	// Without the index that says whose they are, a result of the run's
+	// name but of other sizes (a rehearsal's of a plan's smallest data
+	// set) is neither taken for the run's nor written over.
+	text = strings.Replace(text, "records: [100000]", "records: [100]", 1)
+	dir3 := filepath.Join(t.TempDir(), "out")
+	r = rehearsal()
+	r.dir = dir3
+	if err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir3, "index.json"))
+	res := filepath.Join(dir3, "runs", "b", "c", "r100-t1-qmax-1.json")
+	before, _ := os.ReadFile(res)
+	err = New(loadPlan(t, text), dir3, io.Discard).Run(context.Background())
+	ix, _ := plan.ReadIndex(dir3)
+	if err == nil || ix == nil || len(ix.Runs) != 1 || !strings.Contains(ix.Runs[0].Error, "holds another run's result (operationcount 100, not 100000)") {
+		t.Errorf("the plan over a rehearsal's results without its index: %v, %+v", err, ix)
+	}
+	if after, _ := os.ReadFile(res); len(before) == 0 || !bytes.Equal(before, after) {
+		t.Errorf("the rehearsal's result was written over")
 	}
 }
 
