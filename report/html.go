@@ -78,7 +78,7 @@ func (s *Set) HTML(w io.Writer, secs []Section) error {
 }
 
 func writeTable(b *strings.Builder, t *Table) {
-	e := html.EscapeString
+	e := func(s string) string { return html.EscapeString(cellText(s)) }
 	// A wide table scrolls in its own box: the page never runs off the
 	// screen's right edge.
 	fmt.Fprintf(b, "<div class=\"wide\"><table id=\"tab-%s\"><caption>%s</caption><thead><tr>", t.Name, e(t.Title))

@@ -16,7 +16,6 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/servbench/servbench/internal/inputfile"
 	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/result"
 )
@@ -78,7 +77,7 @@ func Load(dir string) (*Set, error) {
 	s := &Set{Name: ix.Plan, Dir: dir, Index: ix}
 	// The plan as run, bounded as every other input (a link to /dev/zero
 	// held memory until the process died); it may be missing.
-	switch b, err := inputfile.Read(context.Background(), filepath.Join(dir, "plan.yaml"), plan.MaxFileBytes); {
+	switch b, err := plan.ReadKept(context.Background(), filepath.Join(dir, "plan.yaml")); {
 	case err == nil:
 		s.PlanText = string(b)
 	case !errors.Is(err, fs.ErrNotExist):

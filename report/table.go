@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/csv"
+	"github.com/servbench/servbench/internal/format"
 	"strconv"
 	"strings"
 )
@@ -34,6 +35,7 @@ func (t *Table) CSV() string {
 func inert(cells []string) []string {
 	out := make([]string, len(cells))
 	for i, c := range cells {
+		c = csvText(c)
 		out[i] = c
 		if len(c) > 1 && strings.IndexByte("=+-@\t\r", c[0]) >= 0 && !number(c) {
 			out[i] = "'" + c
@@ -79,8 +81,35 @@ func (t *Table) Markdown() string {
 }
 
 // mdText is text from results and plans (names, labels, errors) made
-// inert in Markdown: no HTML of its own, no line that breaks the table.
-var mdText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\r", " ", "\n", " ").Replace
+// inert in Markdown: no HTML of its own, no line that breaks the table,
+// no control or direction character (cellText).
+func mdText(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(cellText(s))
+}
+
+// csvText is cellText for a CSV cell, which keeps its line breaks and
+// tabs (quoted).
+func csvText(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexAny(s, "\t\r\n")
+		if i < 0 {
+			b.WriteString(format.Printable(s))
+			return b.String()
+		}
+		b.WriteString(format.Printable(s[:i]))
+		b.WriteByte(s[i])
+		s = s[i+1:]
+	}
+}
+
+// cellText is a table's text from results and plans as every export
+// shows it: a line break or tab a space, any other control character, or
+// one that turns the text's direction (U+202E), escaped (\x1b): a terminal
+// showing an export runs no escape sequence, a page's table reads in order.
+func cellText(s string) string {
+	return format.Printable(strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ", "\t", " ").Replace(s))
+}
 
 // Figure is one of the report's charts.
 type Figure struct {

@@ -38,3 +38,17 @@ func TestCSVIsInert(t *testing.T) {
 		t.Errorf("exported %q\nwant %q", rows, want)
 	}
 }
+
+// A control or direction character from a result (a server's version
+// string) reaches no export raw: the Markdown, CSV and HTML of a table
+// show it escaped.
+func TestTableTextIsPrintable(t *testing.T) {
+	tb := &Table{Name: "t", Title: "deployments", Header: []string{"server"}, Rows: [][]string{{"v1\x1b[31m\u202ered\x07"}}}
+	var page strings.Builder
+	writeTable(&page, tb)
+	for name, out := range map[string]string{"markdown": tb.Markdown(), "csv": tb.CSV(), "html": page.String()} {
+		if strings.ContainsAny(out, "\x1b\u202e\x07") || !strings.Contains(out, `v1\x1b[31m\u202ered\x07`) {
+			t.Errorf("%s: %q", name, out)
+		}
+	}
+}
