@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/db/dbtest"
@@ -286,5 +287,25 @@ func insertKeys(t *testing.T, d db.DB, ns ...int64) {
 		if err := d.Insert(context.Background(), "usertable", string(workload.AppendKey(nil, n, 1, false)), rec); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// A rehearsal into a table that is not there yet makes it first, as the
+// load would, to ask it for the data set's keys (DynamoDB's read of a
+// table not made failed the load as BAD_REQUEST).
+func TestRehearsalOfATableNotThereYet(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_DYNAMODB_URL")
+	table := fmt.Sprintf("sbfresh%d", time.Now().UnixNano())
+	pf := writePlan(t, `name: fresh
+deployments: [{label: d, binding: dynamodb, properties: {dynamodb.endpoint: "http://CHANGE-ME:8000", table: `+table+`}}]
+workloads: [c]
+records: [1000]
+threads: [1]
+operations: 1000
+`)
+	var out, errb bytes.Buffer
+	code := MainContext(context.Background(), []string{"bench", pf, "--rehearse", "--at", "dynamodb=" + url, "-o", filepath.Join(t.TempDir(), "out")}, &out, &errb)
+	if code != ExitOK || !strings.Contains(out.String(), "1 completed") {
+		t.Errorf("a rehearsal into a table not there yet: exit %d: %s%s", code, out.String(), errb.String())
 	}
 }

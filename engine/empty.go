@@ -36,7 +36,7 @@ func (s *Setup) Empty(ctx context.Context, inserted int64) (int64, error) {
 		return cfg.RecordCount*(1+g/cfg.InsertCount) + cfg.InsertStart + g%cfg.InsertCount
 	}
 	var deleted atomic.Int64
-	err := s.eachKey(ctx, cfg.InsertCount+max(inserted, 0), keynum, func(td db.DB, key string) (bool, error) {
+	err := s.eachKey(ctx, false, cfg.InsertCount+max(inserted, 0), keynum, func(td db.DB, key string) (bool, error) {
 		switch err := td.Delete(ctx, cfg.Table, key); {
 		case err == nil:
 			deleted.Add(1)
@@ -57,7 +57,7 @@ func (s *Setup) Holds(ctx context.Context) (string, error) {
 	// A binding that reads a key it never stored as found (BasicDB) holds
 	// nothing it can tell: none is reported.
 	never := string(workload.AppendKey(nil, cfg.InsertStart, cfg.ZeroPadding, cfg.OrderedInserts)) + "~servbench-absent"
-	err := s.eachKey(ctx, 1, func(int64) int64 { return 0 }, func(td db.DB, _ string) (bool, error) {
+	err := s.eachKey(ctx, true, 1, func(int64) int64 { return 0 }, func(td db.DB, _ string) (bool, error) {
 		if err := td.Read(ctx, cfg.Table, never, nil, new(db.Record)); err == nil {
 			found.Store(&never)
 		}
@@ -66,7 +66,7 @@ func (s *Setup) Holds(ctx context.Context) (string, error) {
 	if err != nil || found.Load() != nil {
 		return "", err
 	}
-	err = s.eachKey(ctx, cfg.InsertCount, func(i int64) int64 { return cfg.InsertStart + i }, func(td db.DB, key string) (bool, error) {
+	err = s.eachKey(ctx, true, cfg.InsertCount, func(i int64) int64 { return cfg.InsertStart + i }, func(td db.DB, key string) (bool, error) {
 		switch err := td.Read(ctx, cfg.Table, key, nil, new(db.Record)); {
 		case err == nil:
 			found.CompareAndSwap(nil, &key)
@@ -82,10 +82,12 @@ func (s *Setup) Holds(ctx context.Context) (string, error) {
 	return "", err
 }
 
-// eachKey opens the binding for a load and calls f with the keys of
-// numbers keynum(0) to keynum(end-1), emptyWorkers at once, until f says
-// stop (its error the first kept), ctx ends or every key is done.
-func (s *Setup) eachKey(ctx context.Context, end int64, keynum func(int64) int64, f func(td db.DB, key string) (stop bool, err error)) error {
+// eachKey opens the binding for a load (its table made first when
+// prepare: a table not there yet holds no key, and the load makes it
+// anyway) and calls f with the keys of numbers keynum(0) to
+// keynum(end-1), emptyWorkers at once, until f says stop (its error the
+// first kept), ctx ends or every key is done.
+func (s *Setup) eachKey(ctx context.Context, prepare bool, end int64, keynum func(int64) int64, f func(td db.DB, key string) (stop bool, err error)) error {
 	o := s.bindingOptions(false)
 	o.Load = true
 	d, err := s.Binding.Open(ctx, s.Props, o)
@@ -93,6 +95,11 @@ func (s *Setup) eachKey(ctx context.Context, end int64, keynum func(int64) int64
 		return fmt.Errorf("%s: %w", s.Spec.Binding, err)
 	}
 	defer d.Close()
+	if p, ok := d.(db.Preparer); ok && prepare {
+		if err := p.Prepare(ctx, s.Workload.Table, true); err != nil {
+			return fmt.Errorf("%s: %w", s.Spec.Binding, err)
+		}
+	}
 	cfg := s.Workload
 	var next atomic.Int64
 	var once sync.Once
