@@ -516,6 +516,13 @@ func (s *Store) Admin(ctx context.Context, _, statement string) (string, error) 
 		return "", errors.New("mongodb: an empty command")
 	}
 	raw, err := target.RunCommand(ctx, cmd).Raw()
+	var ce mongo.CommandError
+	if errors.As(err, &ce) && (ce.Code == 59 || ce.Name == "CommandNotFound") {
+		// A server without the command (shardCollection on FerretDB or a
+		// mongod that is no router): NOT_IMPLEMENTED, which a rehearsal
+		// tells from a statement that failed.
+		return "", fmt.Errorf("mongodb: %s: %w: the server has no such command (%v)", cmd[0].Key, db.ErrNotImplemented, err)
+	}
 	if err != nil {
 		return "", fmt.Errorf("mongodb: %s: %w", cmd[0].Key, err)
 	}

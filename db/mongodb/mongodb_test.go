@@ -118,4 +118,11 @@ func TestAdmin(t *testing.T) {
 	if len(got) != 1 || !strings.HasPrefix(got[0], "error: mongodb: a command is a JSON document") {
 		t.Errorf("bad JSON: %q", got)
 	}
+	// A command the server does not have (sharding on a server that is
+	// no router: FerretDB here) is NOT_IMPLEMENTED, which a rehearsal
+	// states as not rehearsable instead of failing its data set.
+	got = dbtest.Admin(t, "mongodb", []string{`{"servbenchNoSuchCommand": 1}`}, "mongodb.url", url, "table", "sbadmin")
+	if len(got) != 1 || !strings.Contains(got[0], "NOT_IMPLEMENTED: the server has no such command") {
+		t.Errorf("a command the server does not have: %q", got)
+	}
 }
