@@ -309,3 +309,24 @@ operations: 1000
 		t.Errorf("a rehearsal into a table not there yet: exit %d: %s%s", code, out.String(), errb.String())
 	}
 }
+
+// Deployments a rehearsal runs at one endpoint share its one table: each
+// data set is emptied after its runs, before the next deployment's is
+// loaded (S1's four Redis services, rehearsed on one server: the second
+// found the first's keys and failed its load).
+func TestRehearsalOfDeploymentsAtOneEndpoint(t *testing.T) {
+	url := redisOfItsOwn(t)
+	pf := writePlan(t, `name: one
+deployments:
+  - {label: small, binding: redis, records: [100000], properties: {redis.url: "redis://small.CHANGE-ME:6379"}}
+  - {label: large, binding: redis, records: [200000], properties: {redis.url: "redis://large.CHANGE-ME:6379"}}
+workloads: [c]
+threads: [1]
+operations: 100000
+`)
+	var out, errb bytes.Buffer
+	code := MainContext(context.Background(), []string{"bench", pf, "--rehearse", "--at", "redis=" + url, "-o", filepath.Join(t.TempDir(), "out")}, &out, &errb)
+	if code != ExitOK || !strings.Contains(out.String(), "2 completed") || !strings.Contains(errb.String(), "emptying small-r100-fields before loading large-r200-fields") {
+		t.Errorf("two deployments at one endpoint: exit %d: %s%s", code, out.String(), errb.String())
+	}
+}

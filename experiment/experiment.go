@@ -466,7 +466,7 @@ type tally struct {
 	loaded                        map[string]error  // load key → its load's outcome, its setup steps' first
 	setUp                         map[string]bool   // a workload's setup steps on a deployment's data set, done
 	stopped                       map[string]error  // deployment label → the setup step that stopped it
-	holds                         map[string]string // deployment label → the load key of the data set its one table holds (db.OneTable)
+	holds                         map[string]string // a server (plan.Server) → the load key of the data set its one table holds (db.OneTable)
 	inserts                       map[string]int64  // load key → the most inserts a run on it attempted (its keys follow the loaded ones)
 }
 
@@ -835,8 +835,11 @@ func (r *Runner) emptyBefore(ctx context.Context, key string, d *plan.Deployment
 	if where == "" {
 		return nil
 	}
-	held := t.holds[d.Label]
-	t.holds[d.Label] = key
+	// Deployments of one server (a rehearsal's, given one endpoint) keep
+	// their data sets in its one table: one at a time.
+	server := r.pl.Server(d)
+	held := t.holds[server]
+	t.holds[server] = key
 	if held == "" || held == key { // a failed load's records are emptied too
 		return nil
 	}

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -25,6 +26,18 @@ func (p *Plan) SharesServer(t *Deployment) bool {
 		}
 	}
 	return false
+}
+
+// Server names the server deployment t's data sets are kept on: its
+// binding and the hosts its connection properties name, or its label when
+// they name none. Deployments of one Server share one server (a
+// rehearsal's, given one endpoint).
+func (p *Plan) Server(t *Deployment) string {
+	hosts := slices.Sorted(maps.Keys(p.servers(t)))
+	if len(hosts) == 0 {
+		return "deployment " + t.Label
+	}
+	return t.Binding + " on " + strings.Join(hosts, ",")
 }
 
 // servers are the hosts deployment t's connection properties name (the
