@@ -613,3 +613,25 @@ func TestErrorLineHidesCommandLineSecrets(t *testing.T) {
 		t.Errorf("exit %d: %s%s", code, stdout, stderr)
 	}
 }
+
+// A label is written and printed wherever the run is named: a secret it
+// holds (found by a rule, or a secret property's value it repeats) is
+// hidden in the result and on the terminal, as in its properties.
+func TestLabelHidesSecrets(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, errOut := servbench(t, "run", "basic", "-w", "c", "-p", "operationcount=200", "-s", "-p", "redis.password=hunter7x",
+		"-l", "redis-cli -a hunter5x password=hunter6x hunter7x", "-o", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	raw, _ := os.ReadFile(out)
+	for name, text := range map[string]string{"result": string(raw), "stdout": stdout, "stderr": errOut} {
+		if i := strings.Index(text, "hunter"); i >= 0 {
+			t.Errorf("%s shows a secret: %q", name, text[max(0, i-40):min(len(text), i+20)])
+		}
+	}
+	var d result.Doc
+	if err := json.Unmarshal(raw, &d); err != nil || !strings.HasPrefix(d.Label, "redis-cli -a REDACTED") {
+		t.Errorf("label %q: %v", d.Label, err)
+	}
+}

@@ -345,7 +345,9 @@ func check(ctx context.Context, spec Spec) (*Setup, error) {
 	if s.removeInserts, err = p.Bool("cleanupinserts", false); err != nil {
 		return nil, bad(err)
 	}
-	s.Label = p.String("label", "")
+	// The label is written and printed wherever the run is named (results,
+	// status lines, metrics): a secret it repeats is hidden there too.
+	s.Label = s.redactor.Redact(p.String("label", ""))
 	if strings.ContainsFunc(s.Label, unicode.IsControl) || len(s.Label) > 200 {
 		return nil, bad(p.Errorf("label", "want at most 200 bytes and no control characters (it is printed on terminals and pages)"))
 	}
