@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -329,4 +331,42 @@ operations: 100000
 	if code != ExitOK || !strings.Contains(out.String(), "2 completed") || !strings.Contains(errb.String(), "emptying small-r100-fields before loading large-r200-fields") {
 		t.Errorf("two deployments at one endpoint: exit %d: %s%s", code, out.String(), errb.String())
 	}
+}
+
+// A secret a rule finds in a setup statement's answer (CONFIG GET
+// masterauth) is known from then on: the answer's other mention of it,
+// a later step's output and every file of the directory hide it.
+func TestStatementAnswerSecretLearned(t *testing.T) {
+	url := redisOfItsOwn(t)
+	dbtest.Admin(t, "redis", []string{"CONFIG SET masterauth hunter31x"}, "redis.url", url)
+	t.Cleanup(func() { dbtest.Admin(t, "redis", []string{`CONFIG SET masterauth ""`}, "redis.url", url) })
+	pf := writePlan(t, `name: answers
+deployments:
+  - label: r
+    binding: redis
+    properties: {redis.url: "`+url+`"}
+    setup:
+      - statement: CONFIG GET masterauth
+      - shell: 'echo "it is hun""ter31x"'
+workloads: [c]
+records: [100]
+threads: [1]
+operations: 100
+`)
+	dir := filepath.Join(t.TempDir(), "out")
+	var out, errb bytes.Buffer
+	if code := MainContext(context.Background(), []string{"bench", pf, "-o", dir}, &out, &errb); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if strings.Contains(errb.String(), "hunter") {
+		t.Errorf("the terminal shows the secret: %s", errb.String())
+	}
+	filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err == nil && e.Type().IsRegular() {
+			if b, _ := os.ReadFile(path); bytes.Contains(b, []byte("hunter")) {
+				t.Errorf("%s holds the secret", path)
+			}
+		}
+		return nil
+	})
 }

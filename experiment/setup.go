@@ -169,6 +169,13 @@ func (r *Runner) steps(ctx context.Context, scope string, t *plan.Deployment, w 
 		var failed *plan.SetupStep
 		ran := 0
 		err = setup.Admin(ctx, batch, func(j int, answer string, took time.Duration, serr error) {
+			// A secret a rule finds in the answer (CONFIG GET masterauth)
+			// is known from here on, as a shell step's output's is: the
+			// answer's other mentions of it are hidden too.
+			red.Hidden(answer)
+			if serr != nil {
+				red.Hidden(serr.Error())
+			}
 			e := entry(first+j, steps[first+j])
 			e.Started, e.Seconds, e.Answer = started, took.Seconds(), red.Redact(answer)
 			started = started.Add(took)
@@ -182,6 +189,9 @@ func (r *Runner) steps(ctx context.Context, scope string, t *plan.Deployment, w 
 			ran++
 			record(e, "")
 		})
+		if werr := r.learned(ctx, &red, log); werr != nil {
+			return werr
+		}
 		switch {
 		case failed != nil && r.pl.Rehearsal != nil && errors.Is(err, db.ErrNotImplemented):
 			i = first + ran // a rehearsal's endpoint cannot run it: logged, and the next step runs
