@@ -115,7 +115,12 @@ func splitLine(line string) (string, string, error) {
 	}
 	value, err := unescape(rest)
 	if err != nil {
-		return "", "", err
+		// The message quotes the value: not a secret key's, and with
+		// what the rules find hidden.
+		if IsSecretKey(key) {
+			return "", "", fmt.Errorf("property %s: a malformed \\u escape in its value", key)
+		}
+		return "", "", errors.New(RedactText(err.Error()))
 	}
 	return key, value, nil
 }

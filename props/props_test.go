@@ -521,3 +521,18 @@ func TestHideKnownKeepsPropertyNames(t *testing.T) {
 		t.Errorf("HideKnown:\n got %s\nwant %s", got, want)
 	}
 }
+
+// A malformed escape in a property file is said without the value of a
+// secret key, nor a password a rule finds in another's.
+func TestParseErrorHidesSecret(t *testing.T) {
+	for src, want := range map[string]string{
+		"recordcount=1\nredis.password=hunter9\\u00zz1\n": "f:2: property redis.password: a malformed \\u escape in its value",
+		"mongodb.url=mongodb://u:hunter8@h/\\u00zz\n":     "malformed \\u escape",
+		"field\\u00zzname=1\n":                            "malformed \\u escape",
+	} {
+		err := New().Parse(strings.NewReader(src), "f")
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "hunter") {
+			t.Errorf("%q: %v, want %q and no password", src, err, want)
+		}
+	}
+}
