@@ -113,8 +113,8 @@ type Doc struct {
 	OKOperations int64   `json:"ok_operations"` // operations that succeeded
 	Goodput      float64 `json:"goodput"`       // ok_operations / runtime
 
-	Ops      []OpResult `json:"ops"`
-	Schedule *Schedule  `json:"schedule,omitempty"`
+	Ops      Ops       `json:"ops"`
+	Schedule *Schedule `json:"schedule,omitempty"`
 	// Cleanup is each thread's release of its binding state after the run
 	// (YCSB's CLEANUP).
 	Cleanup *Latency `json:"cleanup,omitempty"`
@@ -133,9 +133,9 @@ type Doc struct {
 
 // OpResult is one operation's totals.
 type OpResult struct {
-	Name     string           `json:"name"`
-	Count    int64            `json:"count"`
-	Outcomes map[string]int64 `json:"outcomes"`
+	Name     string         `json:"name"`
+	Count    int64          `json:"count"`
+	Outcomes Bounded[int64] `json:"outcomes"`
 	// Latency of successful operations (service time: actual start to
 	// end), and of failed ones.
 	Latency       *Latency `json:"latency,omitempty"`
@@ -146,11 +146,11 @@ type OpResult struct {
 	// Histograms per outcome in HdrHistogram's standard encoding (base64 of
 	// the compressed V2 form, readable by HdrHistogram's own decoders), so
 	// results of several clients merge exactly.
-	Histograms map[string]string `json:"histograms"`
+	Histograms Bounded[string] `json:"histograms"`
 	// Errors holds the first error message of each failed outcome, with
 	// credentials hidden.
-	Errors             map[string]string `json:"errors,omitempty"`
-	ResponseHistograms map[string]string `json:"response_histograms,omitempty"`
+	Errors             Bounded[string] `json:"errors,omitempty"`
+	ResponseHistograms Bounded[string] `json:"response_histograms,omitempty"`
 }
 
 // Schedule describes how late operations started behind their intended
@@ -218,15 +218,15 @@ type Point struct {
 
 // PointOp is one operation within an interval.
 type PointOp struct {
-	Count     int64            `json:"count"`
-	Failed    map[string]int64 `json:"failed,omitempty"`
-	MeanUs    float64          `json:"mean_us"`
-	P50Us     float64          `json:"p50_us"`
-	P99Us     float64          `json:"p99_us"`
-	P999Us    float64          `json:"p999_us"`
-	MaxUs     float64          `json:"max_us"`
-	RespP99Us float64          `json:"response_p99_us,omitempty"`
-	Histogram string           `json:"histogram,omitempty"` // service time, all outcomes
+	Count     int64          `json:"count"`
+	Failed    Bounded[int64] `json:"failed,omitempty"`
+	MeanUs    float64        `json:"mean_us"`
+	P50Us     float64        `json:"p50_us"`
+	P99Us     float64        `json:"p99_us"`
+	P999Us    float64        `json:"p999_us"`
+	MaxUs     float64        `json:"max_us"`
+	RespP99Us float64        `json:"response_p99_us,omitempty"`
+	Histogram string         `json:"histogram,omitempty"` // service time, all outcomes
 }
 
 // SetServiceTime fills the operation's service-time figures (mean, p50,
