@@ -54,25 +54,35 @@ type Ops []OpResult
 
 // UnmarshalJSON reads the operations one at a time.
 func (o *Ops) UnmarshalJSON(b []byte) error {
+	list, err := decodeList(b, "ops", "operations", MaxOps, func(*OpResult, int) error { return nil })
+	*o = list
+	return err
+}
+
+// decodeList reads a JSON list of T one element at a time, refusing the
+// one past max before memory is given to it, and each that check refuses
+// (n counts from 1); null is a nil list.
+func decodeList[T any](b []byte, field, what string, max int, check func(x *T, n int) error) ([]T, error) {
 	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
-		*o = nil
-		return nil
+		return nil, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-		return fmt.Errorf("ops: not a list")
+		return nil, fmt.Errorf("%s: not a list", field)
 	}
-	out := Ops{}
+	out := []T{}
 	for dec.More() {
-		if len(out) == MaxOps {
-			return fmt.Errorf("ops: more than %d operations", MaxOps)
+		if len(out) == max {
+			return nil, fmt.Errorf("%s: more than %d %s", field, max, what)
 		}
-		var op OpResult
-		if err := dec.Decode(&op); err != nil {
-			return fmt.Errorf("ops: operation %d: %w", len(out)+1, err)
+		var x T
+		if err := dec.Decode(&x); err != nil {
+			return nil, fmt.Errorf("%s: %d: %w", field, len(out)+1, err)
 		}
-		out = append(out, op)
+		if err := check(&x, len(out)+1); err != nil {
+			return nil, err
+		}
+		out = append(out, x)
 	}
-	*o = out
-	return nil
+	return out, nil
 }

@@ -1,7 +1,6 @@
 package result
 
 import (
-	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -178,30 +177,14 @@ const MaxPointOps = 1 << 10
 // MaxPoints, or one naming more than MaxPointOps operations, before
 // memory is given to it.
 func (s *TimeSeries) UnmarshalJSON(b []byte) error {
-	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
-		*s = nil
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-		return fmt.Errorf("timeseries: not a list")
-	}
-	out := TimeSeries{}
-	for dec.More() {
-		if len(out) == MaxPoints {
-			return fmt.Errorf("timeseries: more than %d intervals", MaxPoints)
-		}
-		var p Point
-		if err := dec.Decode(&p); err != nil {
-			return fmt.Errorf("timeseries: interval %d: %w", len(out)+1, err)
-		}
+	list, err := decodeList(b, "timeseries", "intervals", MaxPoints, func(p *Point, n int) error {
 		if len(p.Ops) > MaxPointOps {
-			return fmt.Errorf("timeseries: interval %d names %d operations, more than %d", len(out)+1, len(p.Ops), MaxPointOps)
+			return fmt.Errorf("timeseries: interval %d names %d operations, more than %d", n, len(p.Ops), MaxPointOps)
 		}
-		out = append(out, p)
-	}
-	*s = out
-	return nil
+		return nil
+	})
+	*s = list
+	return err
 }
 
 // Point is one interval of the time series.
