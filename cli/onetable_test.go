@@ -13,6 +13,7 @@ import (
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/db/dbtest"
+	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/workload"
 )
@@ -369,4 +370,31 @@ operations: 100
 		}
 		return nil
 	})
+}
+
+// A rehearsal of a plan it need not scale (100 records, 100 operations)
+// measures at its own endpoint: with the index that says so removed, the
+// plan does not take that result for its run's.
+func TestRehearsalResultNotThePlans(t *testing.T) {
+	url := redisOfItsOwn(t)
+	pf := writePlan(t, `name: small
+deployments: [{label: r, binding: redis, properties: {redis.url: "redis://127.0.0.1:1"}}]
+workloads: [c]
+records: [100]
+threads: [1]
+operations: 100
+`)
+	dir := filepath.Join(t.TempDir(), "out")
+	var out, errb bytes.Buffer
+	if code := MainContext(context.Background(), []string{"bench", pf, "--rehearse", "--at", "redis=" + url, "-o", dir}, &out, &errb); code != ExitOK {
+		t.Fatalf("rehearsal: exit %d: %s%s", code, out.String(), errb.String())
+	}
+	os.Remove(filepath.Join(dir, "index.json"))
+	errb.Reset()
+	code := MainContext(context.Background(), []string{"bench", pf, "-o", dir}, &out, &errb)
+	ix := readIndex(t, dir)
+	want := "holds another run's result (measured at " + strings.Join(plan.Endpoints(url), ",") + ", not 127.0.0.1:1 (redis.url))"
+	if code != ExitFailure || len(ix.Runs) != 1 || !strings.Contains(ix.Runs[0].Error, want) {
+		t.Errorf("the plan over its rehearsal's result: exit %d, %+v: %s", code, ix.Runs, errb.String())
+	}
 }

@@ -418,6 +418,18 @@ func (r *Runner) openDir(ctx context.Context) error {
 // otherRun says how a finished result differs from run c in its record
 // or operation count, or "" when it does not.
 func (r *Runner) otherRun(c *plan.Run, d *result.Doc) string {
+	// Measured at another endpoint: a rehearsal's (at the plan's sizes,
+	// which a small plan keeps) or a plan's whose endpoints were changed.
+	for _, k := range location(c.Deployment.Binding) {
+		if props.IsSecretKey(k) { // hidden in the result
+			continue
+		}
+		got, ok := d.Properties[k]
+		want, set := r.propertyOf(c.Deployment, k)
+		if ok && set && !slices.Equal(plan.Endpoints(got), plan.Endpoints(want)) {
+			return fmt.Sprintf("measured at %s, not %s (%s)", format.Printable(strings.Join(plan.Endpoints(got), ",")), format.Printable(strings.Join(plan.Endpoints(want), ",")), k)
+		}
+	}
 	if v, ok := d.Properties["recordcount"]; ok && v != strconv.FormatInt(c.Records, 10) {
 		return fmt.Sprintf("recordcount %s, not %d", format.Printable(v), c.Records)
 	}
@@ -432,6 +444,19 @@ func (r *Runner) otherRun(c *plan.Run, d *result.Doc) string {
 		}
 	}
 	return ""
+}
+
+// propertyOf is the value deployment t's run gives key: its own, else
+// the plan's.
+func (r *Runner) propertyOf(t *plan.Deployment, key string) (string, bool) {
+	for _, list := range [][]plan.Property{t.Properties, r.pl.Properties} {
+		for _, p := range list {
+			if p.Key == key {
+				return p.Value, true
+			}
+		}
+	}
+	return "", false
 }
 
 // done reports whether a result file holds a finished run; a file that

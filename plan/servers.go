@@ -62,6 +62,30 @@ func (p *Plan) servers(t *Deployment) map[string]bool {
 	return hosts
 }
 
+// Endpoints are the hosts a connection string or a host list names, each
+// with its port when it has one, lower case and sorted: where a run
+// measured (credentials are not among them, so a value with its password
+// hidden names the same).
+func Endpoints(v string) []string {
+	if _, rest, ok := strings.Cut(v, "://"); ok {
+		v = rest
+	}
+	if i := strings.IndexAny(v, "/?"); i >= 0 {
+		v = v[:i]
+	}
+	if i := strings.LastIndexByte(v, '@'); i >= 0 {
+		v = v[i+1:]
+	}
+	var out []string
+	for _, h := range strings.Split(v, ",") {
+		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+			out = append(out, h)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // hostsOf are the hosts a connection string or a host list names:
 // scheme://[user[:password]@]host[:port][,host[:port]...][/...][?...],
 // or host[,host...].
