@@ -67,17 +67,8 @@ func (p *Plan) servers(t *Deployment) map[string]bool {
 // measured (credentials are not among them, so a value with its password
 // hidden names the same).
 func Endpoints(v string) []string {
-	if _, rest, ok := strings.Cut(v, "://"); ok {
-		v = rest
-	}
-	if i := strings.IndexAny(v, "/?"); i >= 0 {
-		v = v[:i]
-	}
-	if i := strings.LastIndexByte(v, '@'); i >= 0 {
-		v = v[i+1:]
-	}
 	var out []string
-	for _, h := range strings.Split(v, ",") {
+	for _, h := range strings.Split(hostPart(v), ",") {
 		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
 			out = append(out, h)
 		}
@@ -90,17 +81,8 @@ func Endpoints(v string) []string {
 // scheme://[user[:password]@]host[:port][,host[:port]...][/...][?...],
 // or host[,host...].
 func hostsOf(v string) []string {
-	if _, rest, ok := strings.Cut(v, "://"); ok {
-		v = rest
-	}
-	if i := strings.IndexAny(v, "/?"); i >= 0 {
-		v = v[:i]
-	}
-	if i := strings.LastIndexByte(v, '@'); i >= 0 {
-		v = v[i+1:]
-	}
 	var out []string
-	for _, h := range strings.Split(v, ",") {
+	for _, h := range strings.Split(hostPart(v), ",") {
 		h = strings.TrimSpace(h)
 		if i := strings.LastIndexByte(h, ':'); i >= 0 && !strings.Contains(h[i+1:], "]") && strings.Count(h, ":") == 1 {
 			h = h[:i]
@@ -110,4 +92,19 @@ func hostsOf(v string) []string {
 		}
 	}
 	return out
+}
+
+// hostPart is a connection string's list of hosts and ports: without its
+// scheme, credentials, path and query.
+func hostPart(v string) string {
+	if _, rest, ok := strings.Cut(v, "://"); ok {
+		v = rest
+	}
+	if i := strings.IndexAny(v, "/?"); i >= 0 {
+		v = v[:i]
+	}
+	if i := strings.LastIndexByte(v, '@'); i >= 0 {
+		v = v[i+1:]
+	}
+	return v
 }
