@@ -315,3 +315,34 @@ func TestStoppedDuringAStepLoadsNothing(t *testing.T) {
 		t.Errorf("stopped during its step: %v\n%s", err, w.buf.String())
 	}
 }
+
+// A password the shell assembles is known as the shell makes it: from
+// variables the step assigns (-a "${P}x", -p$P$Q), and with an escaped
+// space inside it (--pass=a\ b). A later step's output shows each one.
+func TestShellAssembledSecrets(t *testing.T) {
+	pl := loadPlan(t, `name: shell
+deployments:
+  - label: one
+    binding: basic
+    setup:
+      - {shell: 'true || { P=hun; redis-cli -a "${P}ter15x" ping; }'}
+      - {shell: 'true || { P=hunt; Q=er16x; mysql -u u -p$P$Q; }'}
+      - {shell: 'true || redis-cli --pass=sec\ ter17x ping'}
+      - {shell: 'echo "it is hun""ter15x, hun""ter16x and sec ter17x"'}
+workloads: [c]
+records: [10]
+threads: [1]
+operations: 10
+`)
+	dir := filepath.Join(t.TempDir(), "out")
+	var stderr bytes.Buffer
+	if err := New(pl, dir, &stderr).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"hunter15x", "hunter16x", "ter17x"} {
+		if strings.Contains(stderr.String(), s) {
+			t.Errorf("the terminal shows %s: %s", s, stderr.String())
+		}
+		noFileHolds(t, dir, s)
+	}
+}

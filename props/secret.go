@@ -142,7 +142,7 @@ func (p *Props) Redacted() map[string]string { return (*Redactor)(nil).Props(p) 
 // so the rest of the line is still read as commands.
 const valueRE = `('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|` +
 	`\\"(?:[^"\\]|\\[^"])*\\"|\\'(?:[^'\\]|\\[^'])*\\'|` +
-	`(?:[^\s&;,)}\]{\['"|<>` + "`" + `]|'[^'\s]*'|"[^"\s]*")(?:[^\s&;,)}\]'"|<>` + "`" + `]|'[^'\s]*'|"[^"\s]*")*)`
+	`(?:\\[ \t]|[^\s&;,)}\]{\['"|<>` + "`" + `]|'[^'\s]*'|"[^"\s]*")(?:\\[ \t]|[^\s&;,)}\]'"|<>` + "`" + `]|'[^'\s]*'|"[^"\s]*")*)`
 
 // pair matches name=value, and "name": value (\"name\": \"value\" too,
 // inside a double-quoted shell string) or name: value where the name is
@@ -881,9 +881,78 @@ func (r *Redactor) Merge(o *Redactor) {
 // Hidden adds what RedactText hides in text: the words a statement or a
 // command line carries as credentials.
 func (r *Redactor) Hidden(text string) {
+	var vars map[string]string
 	for _, v := range hiddenPieces(text, RedactText(text)) {
 		r.learn(v)
+		// A value the shell assembles from variables the text assigns
+		// (P=pw1; -a "${P}x", -p$P$Q) is known as the shell makes it.
+		if strings.Contains(v, "$") {
+			if vars == nil {
+				vars = assignments(text)
+			}
+			w, ok := shellWord(v)
+			if !ok {
+				w = v
+			}
+			if x, ok := expand(w, vars); ok {
+				r.learn(x)
+			}
+		}
 	}
+}
+
+// assignRE is a shell's assignment of a variable: NAME=value after a
+// command's start (export, local, readonly too).
+var assignRE = regexp.MustCompile("(?:^|[\\s;&|(`])(?:(?:export|local|readonly)\\s+)?([A-Za-z_]\\w*)=" + valueRE)
+
+// assignments are the variables text assigns, each its last value as
+// the shell gives it (quotes joined, escapes undone).
+func assignments(text string) map[string]string {
+	vars := map[string]string{}
+	for _, m := range assignRE.FindAllStringSubmatch(text, -1) {
+		v := m[2]
+		if w, ok := shellWord(v); ok {
+			v = w
+		} else {
+			v = Unbackslash(v)
+		}
+		vars[m[1]] = v
+	}
+	return vars
+}
+
+// expand replaces each $NAME and ${NAME} of v with its value in vars; ok
+// when v names at least one and vars has each.
+func expand(v string, vars map[string]string) (string, bool) {
+	var b strings.Builder
+	named := false
+	for i := 0; i < len(v); i++ {
+		if v[i] != '$' || i+1 == len(v) {
+			b.WriteByte(v[i])
+			continue
+		}
+		j, name := i+1, ""
+		if v[j] == '{' {
+			k := strings.IndexByte(v[j:], '}')
+			if k < 0 {
+				return "", false
+			}
+			name, j = v[j+1:j+k], j+k+1
+		} else {
+			for j < len(v) && (v[j] == '_' || v[j] >= 'a' && v[j] <= 'z' || v[j] >= 'A' && v[j] <= 'Z' || j > i+1 && v[j] >= '0' && v[j] <= '9') {
+				j++
+			}
+			name = v[i+1 : j]
+		}
+		x, ok := vars[name]
+		if name == "" || !ok {
+			return "", false
+		}
+		b.WriteString(x)
+		named = true
+		i = j - 1
+	}
+	return b.String(), named
 }
 
 // hiddenPieces returns what red, text redacted, hides of text: the
