@@ -249,15 +249,7 @@ records: [10]
 threads: [1]
 operations: 10
 `)
-	dir := filepath.Join(t.TempDir(), "out")
-	var stderr bytes.Buffer
-	if err := New(pl, dir, &stderr).Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if i := strings.Index(stderr.String(), "hunter"); i >= 0 {
-		t.Errorf("the terminal shows a secret: %q", stderr.String()[max(0, i-40):min(stderr.Len(), i+20)])
-	}
-	noFileHolds(t, dir, "hunter")
+	dir := runHiding(t, pl, "hunter")
 	log, err := plan.ReadSetup(dir)
 	if err != nil || len(log.Steps) != 5 || log.Steps[4].Answer != props.Redacted {
 		t.Errorf("setup log: %+v, %v", log, err)
@@ -334,15 +326,23 @@ records: [10]
 threads: [1]
 operations: 10
 `)
+	runHiding(t, pl, "hunter15x", "hunter16x", "ter17x")
+}
+
+// runHiding runs pl into a directory of its own, which it returns, and
+// fails t for each of secrets its terminal output or a file shows.
+func runHiding(t *testing.T, pl *plan.Plan, secrets ...string) string {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "out")
 	var stderr bytes.Buffer
 	if err := New(pl, dir, &stderr).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"hunter15x", "hunter16x", "ter17x"} {
-		if strings.Contains(stderr.String(), s) {
-			t.Errorf("the terminal shows %s: %s", s, stderr.String())
+	for _, s := range secrets {
+		if i := strings.Index(stderr.String(), s); i >= 0 {
+			t.Errorf("the terminal shows a secret: %q", stderr.String()[max(0, i-40):min(stderr.Len(), i+20)])
 		}
 		noFileHolds(t, dir, s)
 	}
+	return dir
 }
