@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/report"
 )
 
@@ -61,7 +62,12 @@ func compareCmd(ctx context.Context, args []string, stdout io.Writer) (int, erro
 	if err != nil {
 		return ExitUsage, badf("compare: %v", err)
 	}
-	fmt.Fprintf(stdout, "A: %s\nB: %s\n\n", pos[0], pos[1])
+	// The table's text comes from the results (names, labels, workloads):
+	// a control character in them is shown escaped. A write that fails
+	// (a full device) fails the command.
+	out := &stickyWriter{w: stdout}
+	stdout = out
+	fmt.Fprintf(stdout, "A: %s\nB: %s\n\n", format.Printable(pos[0]), format.Printable(pos[1]))
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', tabwriter.AlignRight)
 	cell := ""
 	for _, d := range diffs {
@@ -71,7 +77,7 @@ func compareCmd(ctx context.Context, args []string, stdout io.Writer) (int, erro
 			}
 			cell = d.Cell
 			tw.Flush()
-			fmt.Fprintf(stdout, "%s\n", cell)
+			fmt.Fprintf(stdout, "%s\n", format.Printable(cell))
 			fmt.Fprintf(tw, "metric\tA (n)\tB (n)\tB − A\tchange\tverdict\t\n")
 		}
 		change := fmt.Sprintf("%+.1f%%", 100*d.Relative)
@@ -82,10 +88,29 @@ func compareCmd(ctx context.Context, args []string, stdout io.Writer) (int, erro
 				change += fmt.Sprintf(" ± %.1f%%", 100*d.CI/d.A.Mean)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s (%d)\t%s (%d)\t%s\t%s\t%s\t\n", d.Metric, stat(d.A), d.A.N, stat(d.B), d.B.N, delta, change, d.Verdict)
+		fmt.Fprintf(tw, "%s\t%s (%d)\t%s (%d)\t%s\t%s\t%s\t\n", format.Printable(d.Metric), stat(d.A), d.A.N, stat(d.B), d.B.N, delta, change, d.Verdict)
 	}
 	tw.Flush()
+	if out.err != nil {
+		return ExitFailure, fmt.Errorf("compare: write the table: %w", out.err)
+	}
 	return ExitOK, nil
+}
+
+// stickyWriter writes to w and keeps its first error: a command whose
+// output could not be written says so.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	s.err = err
+	return n, err
 }
 
 // fmtNum is a figure as the table shows it: whole from 100 to 10^15, in

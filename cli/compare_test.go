@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -143,5 +147,47 @@ func TestCompareSideNotADirectory(t *testing.T) {
 	code, _, e = servbench(t, "report", a, "-o", filepath.Join(dir, "r.html"))
 	if code == ExitOK || !strings.Contains(e, a+" is not a directory") {
 		t.Errorf("report a.json: exit %d: %s", code, e)
+	}
+}
+
+// failingWriter fails every write, as a full device does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// compare and merge say when their output cannot be written (exit 1; the
+// merged file is written all the same), and show a result's control
+// characters escaped (a workload named with ESC [2J cleared the screen).
+func TestCompareAndMergeOutput(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	writeResults(t, dir, map[string]float64{"fast": 1, "slow": 3})
+	a, b := filepath.Join(dir, "runs/fast/c/r100-t1-qmax-1.json"), filepath.Join(dir, "runs/slow/c/r100-t1-qmax-1.json")
+	var errb bytes.Buffer
+	if code := MainContext(context.Background(), []string{"compare", a, b}, failingWriter{}, &errb); code != ExitFailure || !strings.Contains(errb.String(), "compare: write the table: no space left") {
+		t.Errorf("compare to a full device: exit %d: %s", code, errb.String())
+	}
+	raw, _ := os.ReadFile(a)
+	var doc map[string]any
+	json.Unmarshal(raw, &doc)
+	doc["label"] = "fast\x1b[2J"
+	raw, _ = json.Marshal(doc)
+	odd := filepath.Join(t.TempDir(), "odd.json")
+	os.WriteFile(odd, raw, 0o644)
+	code, out, e := servbench(t, "compare", odd, odd)
+	if code != ExitOK || strings.Contains(out, "\x1b") || !strings.Contains(out, `fast\x1b[2J`) {
+		t.Errorf("a label with ESC: exit %d: %q %s", code, out, e)
+	}
+	spread := filepath.Join(t.TempDir(), "r.json")
+	if code, _, e := servbench(t, "run", "basic", "-w", "c", "-p", "operationcount=100", "-threads", "2", "--clients", "2", "-o", spread); code != ExitOK {
+		t.Fatalf("a spread run: exit %d: %s", code, e)
+	}
+	m := filepath.Join(t.TempDir(), "m.json")
+	errb.Reset()
+	c0, c1 := strings.TrimSuffix(spread, ".json")+".client-0.json", strings.TrimSuffix(spread, ".json")+".client-1.json"
+	if code := MainContext(context.Background(), []string{"merge", c0, c1, "-o", m}, failingWriter{}, &errb); code != ExitFailure || !strings.Contains(errb.String(), "its summary: no space left") {
+		t.Errorf("merge's summary to a full device: exit %d: %s", code, errb.String())
+	}
+	if _, err := result.ReadFile(m); err != nil {
+		t.Errorf("the merged file: %v", err)
 	}
 }

@@ -54,17 +54,22 @@ func merge(ctx context.Context, args []string, stdout io.Writer) (int, error) {
 	}
 	m, err := result.Merge(docs)
 	if err != nil {
-		return ExitUsage, usageError{err}
+		return ExitUsage, usageError{errors.New(format.Printable(err.Error()))} // it may quote a result's names
 	}
 	if err := atomicfile.WriteFile(*out, func(w io.Writer) error { return result.WriteJSON(w, m) }); err != nil {
 		return ExitFailure, fmt.Errorf("merge: write %s: %w", *out, err)
 	}
+	sum := &stickyWriter{w: stdout}
+	stdout = sum
 	fmt.Fprintf(stdout, "merged %d clients: common window %.1f s, %s ops/s, %s operations (%s ok)\n",
 		m.Clients, m.RuntimeMs/1000, format.Round(m.Throughput), format.Thousands(m.Operations), format.Thousands(m.OKOperations))
 	for _, o := range m.Ops {
 		if o.Latency != nil {
-			fmt.Fprintf(stdout, "  %-18s %13s  avg %s µs  p99 %s µs\n", o.Name, format.Thousands(o.Count), format.Round(o.Latency.MeanUs), format.Round(o.Latency.Percentiles["99"]))
+			fmt.Fprintf(stdout, "  %-18s %13s  avg %s µs  p99 %s µs\n", format.Printable(o.Name), format.Thousands(o.Count), format.Round(o.Latency.MeanUs), format.Round(o.Latency.Percentiles["99"]))
 		}
+	}
+	if sum.err != nil {
+		return ExitFailure, fmt.Errorf("merge: wrote %s; its summary: %w", *out, sum.err)
 	}
 	return ExitOK, nil
 }
