@@ -631,7 +631,8 @@ func TestReportOutputsChecked(t *testing.T) {
 		t.Fatalf("bench: exit %d: %s", code, e)
 	}
 	keep := map[string][]byte{}
-	for _, f := range []string{"index.json", "reference.csv", "plan.yaml"} {
+	os.WriteFile(filepath.Join(dir, ".lock"), []byte("lock"), 0o644)
+	for _, f := range []string{"index.json", "reference.csv", "plan.yaml", ".lock", "runs/basic/c/r10-t1-qmax-1.txt"} {
 		b, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			t.Fatal(err)
@@ -643,6 +644,11 @@ func TestReportOutputsChecked(t *testing.T) {
 		{"-o", filepath.Join(dir, "index.json")},
 		{"-o", page, "--export", dir},
 		{"-o", filepath.Join(filepath.Dir(page), "summary.csv"), "--export", filepath.Dir(page)},
+		// The files bench writes there: its lock (a second bench would
+		// then be let in), setup log, a run's text report.
+		{"-o", filepath.Join(dir, ".lock")},
+		{"-o", filepath.Join(dir, "setup.log")},
+		{"-o", filepath.Join(dir, "runs", "basic", "c", "r10-t1-qmax-1.txt")},
 	} {
 		code, _, e := servbench(t, append([]string{"report", dir}, args...)...)
 		t.Logf("report %v: %s", args, e)
@@ -654,6 +660,9 @@ func TestReportOutputsChecked(t *testing.T) {
 		if now, _ := os.ReadFile(filepath.Join(dir, f)); !bytes.Equal(now, b) {
 			t.Errorf("%s was overwritten", f)
 		}
+	}
+	if code, _, e := servbench(t, "report", dir, "-o", filepath.Join(dir, "report.html")); code != ExitOK {
+		t.Errorf("a report of its own name in the plan's directory: exit %d: %s", code, e)
 	}
 	full := filepath.Join(t.TempDir(), "full")
 	if err := syscall.Mknod(full, syscall.S_IFCHR|0o666, (1<<8)|7); err == nil {

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/servbench/servbench/internal/atomicfile"
@@ -128,6 +129,11 @@ func checkReportOutputs(set *report.Set, out, export string, secs []report.Secti
 			outs, what = append(outs, f), append(what, "--export")
 		}
 	}
+	for i, o := range outs {
+		if set.Dir != "" && benchOwns(set.Dir, o) {
+			return fmt.Errorf("report: %s would write %s, among the files bench writes in %s (its lock, logs, runs and loads): write it elsewhere", what[i], o, set.Dir)
+		}
+	}
 	ins := set.Inputs()
 	i, j, dup := atomicfile.Collide(outs, ins)
 	switch {
@@ -137,4 +143,34 @@ func checkReportOutputs(set *report.Set, out, export string, secs []report.Secti
 		return fmt.Errorf("report: %s and %s both write %s", what[i], what[j], outs[j])
 	}
 	return fmt.Errorf("report: %s would write %s, which the report reads: write it elsewhere", what[i], ins[j-len(outs)])
+}
+
+// benchOwns reports whether path, links followed, is one of the files
+// bench writes in its plan directory dir: its lock, plan copy, index,
+// setup logs and reference, or anything under runs, loads and data (a
+// report over DIR/.lock let a second bench into a directory in use).
+func benchOwns(dir, path string) bool {
+	real := func(p string) string {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return p
+		}
+		if r, err := filepath.EvalSymlinks(a); err == nil {
+			return r
+		}
+		if r, err := filepath.EvalSymlinks(filepath.Dir(a)); err == nil { // a file not there yet
+			return filepath.Join(r, filepath.Base(a))
+		}
+		return a
+	}
+	rel, err := filepath.Rel(real(dir), real(path))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return false
+	}
+	first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+	switch first {
+	case "runs", "loads", "data", ".lock", "plan.yaml", "index.json", "setup.json", "setup.log", "reference.csv":
+		return true
+	}
+	return false
 }
