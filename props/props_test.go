@@ -536,3 +536,29 @@ func TestParseErrorHidesSecret(t *testing.T) {
 		}
 	}
 }
+
+// A password a command reads from a variable is hidden where the variable
+// is set, however the command uses it: in a subshell, a command
+// substitution, a loop, beside other text, through an expansion or
+// another variable.
+func TestVariablesUsedAsPasswords(t *testing.T) {
+	for _, form := range []string{
+		`(P=hunter1; redis-cli -a $P)`,
+		`X=$(P=hunter2; redis-cli -a "$P")`,
+		`for P in hunter3; do redis-cli -a "$P"; done`,
+		`P=hunter4; redis-cli -a $P,x`,
+		`P=hunter5; redis-cli -a $P.x`,
+		`P=hunter6; redis-cli -a "$P"-x`,
+		`P=hunter7; redis-cli -a x/$P`,
+		`P=hunter8; redis-cli -a "$P@"`,
+		`P=hunter9x; redis-cli -a "${P%x}"`,
+		`P=hunter10; redis-cli -a "${P:-y}"`,
+		`P=hunter11; Q=x$P; redis-cli -a "$Q"`,
+		`P=hunter12; redis-cli --password=$P:x`,
+		`P=hunter13; redis-cli -a "${P}x"`,
+	} {
+		if got := RedactText(form); strings.Contains(got, "hunter") {
+			t.Errorf("%s: %s", form, got)
+		}
+	}
+}

@@ -182,9 +182,7 @@ func RedactText(s string) string {
 	var refs []string // the variables whose values the shell gives as secrets
 	red := redactRules(s, &refs)
 	for _, v := range hiddenPieces(s, red) {
-		if n := varRef(v); n != "" {
-			refs = append(refs, n)
-		}
+		refs = append(refs, varRefs(v)...)
 	}
 	return hideAssignments(red, refs)
 }
@@ -224,6 +222,19 @@ func varRef(v string) string {
 
 var varRefRE = regexp.MustCompile(`^\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\})$`)
 
+// varRefs are the names of the shell variables v uses anywhere in it
+// ($P,x, "$P"-x, x/$P, ${P%x}, ${P:-y}): the shell makes the value from
+// theirs, so their values are secret when v is.
+func varRefs(v string) []string {
+	var names []string
+	for _, m := range varUseRE.FindAllStringSubmatch(v, -1) {
+		names = append(names, m[1]+m[2])
+	}
+	return names
+}
+
+var varUseRE = regexp.MustCompile(`\$(?:\{([A-Za-z_]\w*)|([A-Za-z_]\w*))`)
+
 // hideAssignments hides in s the value assigned to each variable of names
 // (P=pw, export P=pw, local P=pw): a value the shell gives where a
 // password is read. A value that names another variable (P=$Q) makes
@@ -241,14 +252,20 @@ func hideAssignments(s string, names []string) string {
 		s = re.ReplaceAllStringFunc(s, func(m string) string {
 			sub := re.FindStringSubmatch(m)
 			v := m[len(sub[1])+len(sub[2]):]
-			if r := varRef(v); r != "" {
-				names = append(names, r)
-				return m
-			}
-			if v == Redacted {
+			names = append(names, varRefs(v)...) // Q=x$P: P's value is in Q's
+			if varRef(v) != "" || v == Redacted {
 				return m
 			}
 			return sub[1] + sub[2] + Redacted
+		})
+		// for P in pw; do ...: the loop's words are the values it takes.
+		loop := regexp.MustCompile(`(\bfor\s+` + n + `\s+in\s+)([^;\n]+)`)
+		s = loop.ReplaceAllStringFunc(s, func(m string) string {
+			sub := loop.FindStringSubmatch(m)
+			if strings.TrimSpace(sub[2]) == Redacted {
+				return m
+			}
+			return sub[1] + Redacted
 		})
 	}
 	return s
@@ -534,8 +551,9 @@ func redactCommands(s string, refs *[]string) string {
 			}
 		case prev != "" && takesPassword(program, sub, prev) != "" && !strings.Contains(w, Redacted) && (!strings.HasPrefix(w, "$") || strings.HasPrefix(w, "$'")): // pass:REDACTED kept; $PW, $(cat f) name it, the shell gives it; $'...' is it
 			out = Redacted
-		case prev != "" && takesPassword(program, sub, prev) != "" && varRef(w) != "":
-			*refs = append(*refs, varRef(w)) // shown: where it is set, its value is hidden
+			*refs = append(*refs, varRefs(w)...) // "$P"-x: P's value is in it
+		case prev != "" && takesPassword(program, sub, prev) != "" && len(varRefs(w)) > 0:
+			*refs = append(*refs, varRefs(w)...) // shown: where each is set, its value is hidden
 		case !strings.HasPrefix(w, "-") && args+1 == batchPassword(program, flags) && !strings.HasPrefix(w, "$"): // htpasswd -b file user pw
 			out = Redacted
 		case strings.EqualFold(prev2, "set") && IsSecretKey(prev) && !strings.Contains(w, Redacted) && !strings.HasPrefix(w, "=") && !strings.EqualFold(w, "for"): // aws configure set aws_secret_access_key x; not SQL's SET PASSWORD FOR u = x
