@@ -22,31 +22,132 @@ type Bounded[V any] map[string]V
 
 // UnmarshalJSON reads the entries one at a time.
 func (m *Bounded[V]) UnmarshalJSON(b []byte) error {
+	x, err := decodeMap[V](b, MaxEntries)
+	*m = x
+	return err
+}
+
+// MaxSettings bounds a result's properties and server settings: a run's
+// are a few hundred.
+const MaxSettings = 1 << 14
+
+// Settings are a result's properties or server settings, refused past
+// MaxSettings as they are read.
+type Settings map[string]string
+
+// UnmarshalJSON reads the entries one at a time.
+func (m *Settings) UnmarshalJSON(b []byte) error {
+	x, err := decodeMap[string](b, MaxSettings)
+	*m = x
+	return err
+}
+
+// PointOps are an interval's operations, refused past MaxPointOps.
+type PointOps map[string]PointOp
+
+// UnmarshalJSON reads the operations one at a time.
+func (m *PointOps) UnmarshalJSON(b []byte) error {
+	x, err := decodeMap[PointOp](b, MaxPointOps)
+	*m = x
+	return err
+}
+
+// StageOps are a stage's operations, refused past MaxPointOps.
+type StageOps map[string]StageOp
+
+// UnmarshalJSON reads the operations one at a time.
+func (m *StageOps) UnmarshalJSON(b []byte) error {
+	x, err := decodeMap[StageOp](b, MaxPointOps)
+	*m = x
+	return err
+}
+
+// decodeMap reads a JSON object's entries one at a time, refusing the
+// one past max before memory is given to it; null is a nil map.
+func decodeMap[V any](b []byte, max int) (map[string]V, error) {
 	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
-		*m = nil
-		return nil
+		return nil, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return fmt.Errorf("not an object")
+		return nil, fmt.Errorf("not an object")
 	}
-	out := Bounded[V]{}
+	out := map[string]V{}
 	for n := 0; dec.More(); n++ {
-		if n == MaxEntries {
-			return fmt.Errorf("more than %d entries", MaxEntries)
+		if n == max {
+			return nil, fmt.Errorf("more than %d entries", max)
 		}
 		k, err := dec.Token()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var v V
 		if err := dec.Decode(&v); err != nil {
-			return err
+			return nil, err
 		}
 		out[k.(string)] = v
 	}
-	*m = out
-	return nil
+	return out, nil
+}
+
+// Bounds of a result's lists: a spread phase's clients (a plan's at most
+// 10,000), a shaped load's stages, the server-side sources, a source's
+// series (the sampler keeps 2,000), a series' points (a day at a tenth of
+// a second), the names a source does not answer.
+const (
+	MaxClientRuns = 1 << 14
+	MaxStages     = 1 << 10
+	MaxSources    = 1 << 10
+	MaxSeries     = 1 << 12
+	MaxSamples    = MaxPoints
+	MaxNames      = 1 << 10
+)
+
+// ClientRunList, StageList, SourceList, SeriesList, SampleList and
+// NameList are a result's lists, each refused past its bound as it is read.
+type (
+	ClientRunList []ClientRun
+	StageList     []StageResult
+	SourceList    []Source
+	SeriesList    []Series
+	SampleList    [][2]float64
+	NameList      []string
+)
+
+func (l *ClientRunList) UnmarshalJSON(b []byte) error {
+	x, err := decodeList(b, "client_runs", "clients", MaxClientRuns, func(*ClientRun, int) error { return nil })
+	*l = x
+	return err
+}
+
+func (l *StageList) UnmarshalJSON(b []byte) error {
+	x, err := decodeList(b, "stages", "stages", MaxStages, func(*StageResult, int) error { return nil })
+	*l = x
+	return err
+}
+
+func (l *SourceList) UnmarshalJSON(b []byte) error {
+	x, err := decodeList(b, "sources", "sources", MaxSources, func(*Source, int) error { return nil })
+	*l = x
+	return err
+}
+
+func (l *SeriesList) UnmarshalJSON(b []byte) error {
+	x, err := decodeList(b, "series", "series", MaxSeries, func(*Series, int) error { return nil })
+	*l = x
+	return err
+}
+
+func (l *SampleList) UnmarshalJSON(b []byte) error {
+	x, err := decodeList(b, "points", "points", MaxSamples, func(*[2]float64, int) error { return nil })
+	*l = x
+	return err
+}
+
+func (l *NameList) UnmarshalJSON(b []byte) error {
+	x, err := decodeList(b, "missing", "names", MaxNames, func(*string, int) error { return nil })
+	*l = x
+	return err
 }
 
 // Ops are a result's operations, refused past MaxOps as they are read.

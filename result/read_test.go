@@ -180,7 +180,7 @@ func TestTimeSeriesBounded(t *testing.T) {
 		fmt.Fprintf(&ops, `"OP%d":{},`, i)
 	}
 	wide := `{"format":"servbench-result","timeseries":[{"ops":{` + strings.TrimSuffix(ops.String(), ",") + `}}]}`
-	if _, err := Decode([]byte(wide)); err == nil || !strings.Contains(err.Error(), "interval 1 names 1025 operations") {
+	if _, err := Decode([]byte(wide)); err == nil || !strings.Contains(err.Error(), "timeseries: 1: more than 1024 entries") {
 		t.Errorf("an interval of %d operations: %v", MaxPointOps+1, err)
 	}
 	var s TimeSeries
@@ -217,5 +217,37 @@ func TestOpsBounded(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"name":"READ","count":3,"outcomes":{"OK":2,"ERROR":1},"errors":{"ERROR":"x"},"histograms":null}`), &op); err != nil ||
 		op.Outcomes["OK"] != 2 || op.Outcomes["ERROR"] != 1 || op.Errors["ERROR"] != "x" || op.Histograms != nil {
 		t.Errorf("an operation: %+v, %v", op, err)
+	}
+}
+
+// Every list and map of a result is bounded as it is read, not only by
+// the file's size: properties, server settings, clients, stages, the
+// server-side sources, their series and points, percentiles.
+func TestEveryListBounded(t *testing.T) {
+	entries := func(n int, entry func(i int) string) string {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(entry(i))
+		}
+		return b.String()
+	}
+	key := func(i int) string { return fmt.Sprintf(`"k%d":""`, i) }
+	empty := func(int) string { return "{}" }
+	for name, c := range map[string]struct{ doc, want string }{
+		"properties":      {`{"properties":{` + entries(MaxSettings+1, key) + `}}`, "more than 16384 entries"},
+		"server_settings": {`{"server_settings":{` + entries(MaxSettings+1, key) + `}}`, "more than 16384 entries"},
+		"client_runs":     {`{"client_runs":[` + entries(MaxClientRuns+1, empty) + `]}`, "client_runs: more than 16384 clients"},
+		"stages":          {`{"stages":[` + entries(MaxStages+1, empty) + `]}`, "stages: more than 1024 stages"},
+		"sources":         {`{"server_side":{"sources":[` + entries(MaxSources+1, empty) + `]}}`, "sources: more than 1024 sources"},
+		"series":          {`{"server_side":{"sources":[{"series":[` + entries(MaxSeries+1, empty) + `]}]}}`, "series: more than 4096 series"},
+		"points":          {`{"server_side":{"sources":[{"series":[{"points":[` + entries(MaxSamples+1, func(int) string { return "[0,0]" }) + `]}]}]}}`, "points: more than 1048576 points"},
+		"percentiles":     {`{"ops":[{"latency":{"percentiles_us":{` + entries(MaxEntries+1, func(i int) string { return fmt.Sprintf(`"%d":1`, i) }) + `}}}]}`, "more than 256 entries"},
+	} {
+		if _, err := Decode([]byte(c.doc)); err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s past its bound: %v, want %q", name, err, c.want)
+		}
 	}
 }

@@ -62,21 +62,21 @@ type Doc struct {
 	// plan states them (a deployment's server:, properties
 	// server.setting.NAME): the storage engine, shards, persistence,
 	// replicas. servbench records them; it does not check them.
-	ServerSettings map[string]string `json:"server_settings,omitempty"`
-	Driver         string            `json:"driver,omitempty"` // the client library, its version and how it is used
-	Workload       string            `json:"workload,omitempty"`
-	Label          string            `json:"label,omitempty"`
+	ServerSettings Settings `json:"server_settings,omitempty"`
+	Driver         string   `json:"driver,omitempty"` // the client library, its version and how it is used
+	Workload       string   `json:"workload,omitempty"`
+	Label          string   `json:"label,omitempty"`
 	// QueryModel says how the binding answers queries: the database's own
 	// secondary index, or a data-model change or emulation.
-	QueryModel string            `json:"query_model,omitempty"`
-	Properties map[string]string `json:"properties"` // every property in force, credentials redacted
-	Threads    int               `json:"threads"`
-	Rate       float64           `json:"target_ops_per_sec,omitempty"`
-	Seed       uint64            `json:"seed"`
-	Start      time.Time         `json:"start"`
-	End        time.Time         `json:"end"`
-	RuntimeMs  float64           `json:"runtime_ms"`
-	WarmupMs   float64           `json:"warmup_ms,omitempty"`
+	QueryModel string    `json:"query_model,omitempty"`
+	Properties Settings  `json:"properties"` // every property in force, credentials redacted
+	Threads    int       `json:"threads"`
+	Rate       float64   `json:"target_ops_per_sec,omitempty"`
+	Seed       uint64    `json:"seed"`
+	Start      time.Time `json:"start"`
+	End        time.Time `json:"end"`
+	RuntimeMs  float64   `json:"runtime_ms"`
+	WarmupMs   float64   `json:"warmup_ms,omitempty"`
 	// YCSBRuntimeMs is the runtime as YCSB counts its RunTime: the
 	// binding's connecting and each thread's start and cleanup included,
 	// warmup not (0: not measured; a merged phase: its slowest client's).
@@ -105,7 +105,7 @@ type Doc struct {
 	// Start and End are then on the coordinator's clock.
 	Clock *Clock `json:"clock,omitempty"`
 	// ClientRuns are, in a merged result, the merged clients one by one.
-	ClientRuns []ClientRun `json:"client_runs,omitempty"`
+	ClientRuns ClientRunList `json:"client_runs,omitempty"`
 
 	Operations   int64   `json:"operations"`    // client operations, any outcome (YCSB's count)
 	Throughput   float64 `json:"throughput"`    // operations / runtime, as YCSB
@@ -121,7 +121,7 @@ type Doc struct {
 	HistogramUnit string     `json:"histogram_unit"`
 	Series        TimeSeries `json:"timeseries"`
 	// Stages are a shaped load's stages (stages), each measured apart.
-	Stages []StageResult `json:"stages,omitempty"`
+	Stages StageList `json:"stages,omitempty"`
 	// Imported names where a result not measured by servbench came from
 	// ("YCSB text output run1.txt": servbench import ycsb).
 	Imported string `json:"imported,omitempty"`
@@ -174,15 +174,9 @@ const MaxPoints = 1 << 20
 const MaxPointOps = 1 << 10
 
 // UnmarshalJSON reads the points one at a time, refusing the one past
-// MaxPoints, or one naming more than MaxPointOps operations, before
-// memory is given to it.
+// MaxPoints before memory is given to it.
 func (s *TimeSeries) UnmarshalJSON(b []byte) error {
-	list, err := decodeList(b, "timeseries", "intervals", MaxPoints, func(p *Point, n int) error {
-		if len(p.Ops) > MaxPointOps {
-			return fmt.Errorf("timeseries: interval %d names %d operations, more than %d", n, len(p.Ops), MaxPointOps)
-		}
-		return nil
-	})
+	list, err := decodeList(b, "timeseries", "intervals", MaxPoints, func(*Point, int) error { return nil }) // each interval's operations bounded by PointOps
 	*s = list
 	return err
 }
@@ -193,10 +187,10 @@ type Point struct {
 	EndS   float64 `json:"end_s"`
 	// Partial marks a last interval shorter than the others (a sliver is
 	// merged into the one before it instead).
-	Partial    bool               `json:"partial,omitempty"`
-	Operations int64              `json:"operations"`
-	Throughput float64            `json:"throughput"`
-	Ops        map[string]PointOp `json:"ops"`
+	Partial    bool     `json:"partial,omitempty"`
+	Operations int64    `json:"operations"`
+	Throughput float64  `json:"throughput"`
+	Ops        PointOps `json:"ops"`
 }
 
 // PointOp is one operation within an interval.
@@ -360,13 +354,13 @@ func mergedID(ids []string) string {
 // the measured run (seconds), the rate it asked (from and to: a ramp, or
 // equal: a step), and what the intervals whose middle fell in it did.
 type StageResult struct {
-	StartS     float64            `json:"start_s"`
-	EndS       float64            `json:"end_s"`
-	FromRate   float64            `json:"from_ops_per_sec"`
-	ToRate     float64            `json:"to_ops_per_sec"`
-	Operations int64              `json:"operations"`
-	Throughput float64            `json:"throughput"`
-	Ops        map[string]StageOp `json:"ops,omitempty"`
+	StartS     float64  `json:"start_s"`
+	EndS       float64  `json:"end_s"`
+	FromRate   float64  `json:"from_ops_per_sec"`
+	ToRate     float64  `json:"to_ops_per_sec"`
+	Operations int64    `json:"operations"`
+	Throughput float64  `json:"throughput"`
+	Ops        StageOps `json:"ops,omitempty"`
 }
 
 // StageOp is one operation within a stage: its count, and its service

@@ -15,7 +15,7 @@ type ServerSide struct {
 	// IntervalS is the sampling interval, in seconds.
 	IntervalS float64 `json:"interval_s"`
 	// Sources are what was sampled, each once.
-	Sources []Source `json:"sources"`
+	Sources SourceList `json:"sources"`
 }
 
 // Source kinds.
@@ -41,12 +41,12 @@ type Source struct {
 	Failed int    `json:"failed_samples,omitempty"`
 	// Missing names what the server does not answer (a stand-in that
 	// serves part of serverStatus).
-	Missing []string `json:"missing,omitempty"`
+	Missing NameList `json:"missing,omitempty"`
 	// Dropped is how many series the source served, in its largest
 	// sample, beyond those kept: past the bound on series a source may
 	// have, or named with control characters or at length.
-	Dropped int      `json:"dropped_series,omitempty"`
-	Series  []Series `json:"series"`
+	Dropped int        `json:"dropped_series,omitempty"`
+	Series  SeriesList `json:"series"`
 }
 
 // Series is one quantity of a source over the run.
@@ -62,7 +62,7 @@ type Series struct {
 	Counter bool `json:"counter,omitempty"`
 	// Points are [seconds from the measured start, value]; negative
 	// times fall in the warmup.
-	Points [][2]float64 `json:"points"`
+	Points SampleList `json:"points"`
 	// FromS is when a counter was first read: its first point's rate is
 	// over the time from there.
 	FromS float64 `json:"from_s,omitempty"`

@@ -10,12 +10,12 @@ import (
 // Latency summarises one histogram of nanoseconds in microseconds, the
 // unit of YCSB's reports.
 type Latency struct {
-	Count       int64              `json:"count"`
-	MeanUs      float64            `json:"mean_us"`
-	MinUs       float64            `json:"min_us"`
-	MaxUs       float64            `json:"max_us"`
-	StdDevUs    float64            `json:"stddev_us"`
-	Percentiles map[string]float64 `json:"percentiles_us"` // "50", "99.9" -> µs
+	Count       int64            `json:"count"`
+	MeanUs      float64          `json:"mean_us"`
+	MinUs       float64          `json:"min_us"`
+	MaxUs       float64          `json:"max_us"`
+	StdDevUs    float64          `json:"stddev_us"`
+	Percentiles Bounded[float64] `json:"percentiles_us"` // "50", "99.9" -> µs
 }
 
 // DefaultPercentiles are those the JSON result and time series carry.
