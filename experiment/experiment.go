@@ -463,6 +463,9 @@ func (r *Runner) propertyOf(t *plan.Deployment, key string) (string, bool) {
 // does not answer (a named pipe nobody writes) gives way when ctx ends, as
 // not done (the read left behind ends with the process).
 func done(ctx context.Context, path string) (*result.Doc, bool) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, false // a pipe or device holds no finished run; writing there is refused by name
+	}
 	type answer struct {
 		d   *result.Doc
 		err error
@@ -551,6 +554,9 @@ func (r *Runner) end(t *tally, total int) error {
 // the loaded ones, and no further. A result that cannot be read (the run
 // did not start) attempted none.
 func (t *tally) inserted(key, path string) {
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return // a pipe there waited for a writer without end, past Ctrl-C
+	}
 	d, err := result.ReadFile(path)
 	if err != nil {
 		return

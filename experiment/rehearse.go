@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -249,6 +250,9 @@ func Cells(dir string) ([]Cell, error) {
 // failed, not rehearsable when every failure was NOT_IMPLEMENTED, failed
 // otherwise, with the first cause.
 func resultOutcome(path string) (string, string) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return Failed, fmt.Sprintf("%s: not a regular file (%s)", path, st.Mode().Type()) // a pipe would hold the table
+	}
 	d, err := result.ReadFile(path)
 	if err != nil {
 		return Failed, err.Error()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/servbench/servbench/plan"
@@ -345,4 +346,23 @@ func runHiding(t *testing.T, pl *plan.Plan, secrets ...string) string {
 		noFileHolds(t, dir, s)
 	}
 	return dir
+}
+
+// A named pipe where a load's or a run's result goes holds no finished
+// run: the phase fails naming it, and the plan goes on (it waited for a
+// writer without end).
+func TestPipeAtAResult(t *testing.T) {
+	for _, at := range []string{"loads/b-r100-fields.json", "runs/b/c/r100-t1-qmax-1.json"} {
+		dir := filepath.Join(t.TempDir(), "out")
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, at)), 0o755)
+		if err := syscall.Mkfifo(filepath.Join(dir, at), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		pl := loadPlan(t, "name: f\ndeployments: [{label: b, binding: basic}]\nworkloads: [c]\nrecords: [100]\nthreads: [1]\noperations: 100\n")
+		err := New(pl, dir, io.Discard).Run(context.Background())
+		ix, _ := plan.ReadIndex(dir)
+		if err == nil || ix == nil || len(ix.Runs) != 1 || !strings.Contains(ix.Runs[0].Error, "named pipe") {
+			t.Errorf("a pipe at %s: %v, %+v", at, err, ix)
+		}
+	}
 }
