@@ -36,11 +36,14 @@ func ReadFile(path string) (*Doc, error) {
 		return nil, fmt.Errorf("%s: %d bytes, more than a result file's %d MiB", path, st.Size(), MaxFileBytes>>20)
 	}
 	lr := &io.LimitedReader{R: f, N: MaxFileBytes + 1}
-	dec := json.NewDecoder(lr)
+	dec := json.NewDecoder(&shape{r: lr})
 	var d Doc
 	if err := dec.Decode(&d); err != nil {
 		if lr.N <= 0 {
 			return nil, fmt.Errorf("%s: more than a result file's %d MiB", path, MaxFileBytes>>20)
+		}
+		if errors.Is(err, errShape) {
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		return nil, fmt.Errorf("%s: not a result file: %w", path, err)
 	}
@@ -55,6 +58,9 @@ func Decode(raw []byte) (*Doc, error) {
 	if len(raw) > MaxFileBytes {
 		return nil, fmt.Errorf("more than a result file's %d MiB", MaxFileBytes>>20)
 	}
+	if err := (&shape{}).scan(raw); err != nil {
+		return nil, err
+	}
 	var d Doc
 	if err := json.Unmarshal(raw, &d); err != nil {
 		return nil, fmt.Errorf("not a result file: %w", err)
@@ -63,6 +69,54 @@ func Decode(raw []byte) (*Doc, error) {
 		return nil, err
 	}
 	return &d, nil
+}
+
+// MaxContainers bounds the objects and lists a result holds in all, each
+// list's and map's own bound aside: those multiply (a million intervals
+// of a thousand operations each), and an empty object takes a hundred
+// bytes and more in memory for its two of text. A day's run at one-second
+// intervals holds under a million.
+const MaxContainers = 1 << 22
+
+var errShape = fmt.Errorf("more than %d objects and lists: a result's are far fewer", MaxContainers)
+
+// shape counts the objects and lists of the JSON text read through it,
+// outside strings, and fails the read past MaxContainers, before the
+// decoder gives memory to them.
+type shape struct {
+	r                io.Reader
+	inString, escape bool
+	n                int
+}
+
+func (s *shape) Read(p []byte) (int, error) {
+	k, err := s.r.Read(p)
+	if serr := s.scan(p[:k]); serr != nil {
+		return 0, serr
+	}
+	return k, err
+}
+
+func (s *shape) scan(b []byte) error {
+	for _, c := range b {
+		switch {
+		case s.escape:
+			s.escape = false
+		case s.inString:
+			if c == '\\' {
+				s.escape = true
+			} else if c == '"' {
+				s.inString = false
+			}
+		case c == '"':
+			s.inString = true
+		case c == '{' || c == '[':
+			if s.n++; s.n > MaxContainers {
+				return errShape
+			}
+		}
+	}
+	return nil
 }
 
 // Validate checks what a result document says against what a run can

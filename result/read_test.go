@@ -251,3 +251,25 @@ func TestEveryListBounded(t *testing.T) {
 		}
 	}
 }
+
+// The bounds of a result's lists and maps multiply (a million intervals
+// of a thousand operations): the objects and lists of the whole are
+// bounded too, counted as the text is read, strings aside.
+func TestContainersBounded(t *testing.T) {
+	ops := "{" + strings.Repeat(`"a":{},`, 1023) + `"b":{}}`
+	doc := `{"format":"servbench-result","label":"{[{[","timeseries":[` + strings.Repeat(`{"ops":`+ops+`},`, MaxContainers/1024) + `{}]}`
+	if _, err := Decode([]byte(doc)); err == nil || !strings.Contains(err.Error(), "more than 4194304 objects and lists") {
+		t.Errorf("Decode: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(path); err == nil || !strings.Contains(err.Error(), path+": more than 4194304 objects and lists") {
+		t.Errorf("ReadFile: %v", err)
+	}
+	var s shape
+	if err := s.scan([]byte(`{"a":"{[\"{[","b":[{}]}`)); err != nil || s.n != 3 {
+		t.Errorf("a string's brackets counted: %d, %v", s.n, err)
+	}
+}
