@@ -562,3 +562,20 @@ func TestVariablesUsedAsPasswords(t *testing.T) {
 		}
 	}
 }
+
+// A variable's value given by the shell in other ways than P=pw is hidden
+// too: appended (P+=pw), defaulted (${P:=pw}), in an eval's string, or
+// printed by a command substitution.
+func TestVariablesSetOtherWays(t *testing.T) {
+	for _, form := range []string{
+		`P=Abcd9; P+=hunter21; redis-cli -a "$P"`,
+		`: ${P:=hunter22}; redis-cli -a "$P"`,
+		`eval "P=hunter23"; redis-cli -a "$P"`,
+		`P=$(echo hunter24); redis-cli -a "$P"`,
+		"P=`echo hunter25`; redis-cli -a \"$P\"",
+	} {
+		if got := RedactText(form); strings.Contains(got, "hunter") {
+			t.Errorf("%s: %s", form, got)
+		}
+	}
+}

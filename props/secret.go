@@ -207,6 +207,54 @@ func redactRules(s string, refs *[]string) string {
 	return redactCommands(s, refs)
 }
 
+// hideSubstitution hides the command substitution assigned to variable n
+// (P=$(echo pw), P=`cat f`): what it prints is the value.
+func hideSubstitution(s, n string) string {
+	for _, open := range []string{n + "=$(", n + "=`"} {
+		from := 0
+		for {
+			i := strings.Index(s[from:], open)
+			if i < 0 {
+				break
+			}
+			i += from
+			if i > 0 && (isWordByte(s[i-1])) {
+				from = i + len(open)
+				continue
+			}
+			start := i + len(n) + 1 // the value: $( or `
+			end := -1
+			if open[len(open)-1] == '`' {
+				if k := strings.IndexByte(s[start+1:], '`'); k >= 0 {
+					end = start + 1 + k + 1
+				}
+			} else {
+				depth := 0
+				for k := start + 1; k < len(s); k++ {
+					if s[k] == '(' {
+						depth++
+					} else if s[k] == ')' {
+						if depth--; depth == 0 {
+							end = k + 1
+							break
+						}
+					}
+				}
+			}
+			if end < 0 {
+				break
+			}
+			s = s[:start] + Redacted + s[end:]
+			from = start + len(Redacted)
+		}
+	}
+	return s
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
 // varRef returns the name of the shell variable v stands for ($PW, "$PW",
 // ${PW}), or "".
 func varRef(v string) string {
@@ -248,7 +296,17 @@ func hideAssignments(s string, names []string) string {
 			continue
 		}
 		seen[n] = true
-		re := regexp.MustCompile("(^|[\\s;&|(`])(" + n + "=)" + valueRE)
+		s = hideSubstitution(s, n)
+		// ${P:=pw}, ${P=pw}, ${P:-pw}: a value the shell gives P.
+		def := regexp.MustCompile(`(\$\{` + n + `:?[-=])([^}]*)\}`)
+		s = def.ReplaceAllStringFunc(s, func(m string) string {
+			sub := def.FindStringSubmatch(m)
+			if sub[2] == "" || sub[2] == Redacted {
+				return m
+			}
+			return sub[1] + Redacted + "}"
+		})
+		re := regexp.MustCompile("(^|[\\s;&|(`\"'])(" + n + "\\+?=)" + valueRE) // P=pw, P+=pw, eval "P=pw"
 		s = re.ReplaceAllStringFunc(s, func(m string) string {
 			sub := re.FindStringSubmatch(m)
 			v := m[len(sub[1])+len(sub[2]):]
