@@ -125,4 +125,10 @@ func TestAdmin(t *testing.T) {
 	if len(got) != 1 || !strings.Contains(got[0], "NOT_IMPLEMENTED: the server has no such command") {
 		t.Errorf("a command the server does not have: %q", got)
 	}
+	// What FerretDB, the stand-in here, cannot run (a hashed index, S1's
+	// Atlas setup) is NOT_IMPLEMENTED on it too.
+	got = dbtest.Admin(t, "mongodb", []string{`{"createIndexes": "{table}", "indexes": [{"key": {"_id": "hashed"}, "name": "_id_hashed"}]}`}, "mongodb.url", url, "table", "sbadmin")
+	if len(got) != 1 || strings.HasPrefix(got[0], "error: ") && !strings.Contains(got[0], "NOT_IMPLEMENTED: FerretDB") {
+		t.Errorf("a hashed index on the stand-in: %q", got)
+	}
 }
