@@ -635,7 +635,9 @@ operations: 10
 	}
 	var errb bytes.Buffer
 	done := make(chan int, 1)
-	go func() { done <- MainContext(context.Background(), []string{"bench", planFile, "-o", dir}, &bytes.Buffer{}, &errb) }()
+	go func() {
+		done <- MainContext(context.Background(), []string{"bench", planFile, "-o", dir}, &bytes.Buffer{}, &errb)
+	}()
 	select {
 	case code := <-done:
 		if code != ExitFailure || !strings.Contains(errb.String(), "named pipe") {
