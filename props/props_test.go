@@ -579,3 +579,29 @@ func TestVariablesSetOtherWays(t *testing.T) {
 		}
 	}
 }
+
+// Bash's other ways of giving the variable a password option reads its
+// value are hidden too: a name reference, an array's element or literal,
+// an associative array, printf -v.
+func TestBashVariablesAsPasswords(t *testing.T) {
+	for _, form := range []string{
+		`P=hunter31; declare -n R=P; redis-cli -a "$R"`,
+		`P[0]=hunter32; redis-cli -a "${P[0]}"`,
+		`printf -v P %s hunter33; redis-cli -a "$P"`,
+		`declare -A M=([k]=hunter34); redis-cli -a "${M[k]}"`,
+		`P=([0]=hunter35); redis-cli -a "${P[0]}"`,
+		`P=(hunter36); redis-cli -a "$P"`,
+		`P+=(hunter37); redis-cli -a "${P[1]}"`,
+	} {
+		if got := RedactText(form); strings.Contains(got, "hunter") {
+			t.Errorf("%s: %s", form, got)
+		}
+	}
+	// An array's literal is learned element by element: the step's output
+	// of the value alone is hidden.
+	var r Redactor
+	r.Hidden(`P=(hunter38 hunter39); redis-cli -a "$P"`)
+	if got := r.Redact("got -a hunter38 and hunter39"); strings.Contains(got, "hunter") {
+		t.Errorf("an array's elements not learned: %s", got)
+	}
+}

@@ -268,6 +268,8 @@ func varRef(v string) string {
 	return ""
 }
 
+var identRE = regexp.MustCompile(`^[A-Za-z_]\w*$`)
+
 var varRefRE = regexp.MustCompile(`^\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\})$`)
 
 // varRefs are the names of the shell variables v uses anywhere in it
@@ -306,15 +308,28 @@ func hideAssignments(s string, names []string) string {
 			}
 			return sub[1] + Redacted + "}"
 		})
-		re := regexp.MustCompile("(^|[\\s;&|(`\"'])(" + n + "\\+?=)" + valueRE) // P=pw, P+=pw, eval "P=pw"
+		// P=pw, P+=pw, eval "P=pw", P[0]=pw, P=(pw ...), P+=(pw), M=([k]=pw)
+		re := regexp.MustCompile("(^|[\\s;&|(`\"'])(" + n + `(?:\[[^\]]*\])?\+?=)(\([^)]*\)|` + valueRE + ")")
 		s = re.ReplaceAllStringFunc(s, func(m string) string {
 			sub := re.FindStringSubmatch(m)
 			v := m[len(sub[1])+len(sub[2]):]
 			names = append(names, varRefs(v)...) // Q=x$P: P's value is in Q's
+			if identRE.MatchString(v) {
+				names = append(names, v) // declare -n R=P: R is P
+			}
 			if varRef(v) != "" || v == Redacted {
 				return m
 			}
 			return sub[1] + sub[2] + Redacted
+		})
+		// printf -v P FORMAT pw: printf's words after the name make it.
+		pv := regexp.MustCompile(`(\bprintf\s+-v\s+` + n + `\s+)([^;&|\n]+)`)
+		s = pv.ReplaceAllStringFunc(s, func(m string) string {
+			sub := pv.FindStringSubmatch(m)
+			if strings.TrimSpace(sub[2]) == Redacted {
+				return m
+			}
+			return sub[1] + Redacted
 		})
 		// for P in pw; do ...: the loop's words are the values it takes.
 		loop := regexp.MustCompile(`(\bfor\s+` + n + `\s+in\s+)([^;\n]+)`)
@@ -1071,6 +1086,15 @@ func hiddenPieces(text, red string) []string {
 // redirection (pw>/dev/null is pw).
 func (r *Redactor) learn(v string) {
 	v = strings.TrimSpace(v)
+	// An array's literal, (pw1 pw2) or ([k]=pw): each element is a value.
+	if len(v) > 2 && v[0] == '(' && v[len(v)-1] == ')' {
+		for _, e := range strings.Fields(v[1 : len(v)-1]) {
+			if i := strings.Index(e, "]="); strings.HasPrefix(e, "[") && i > 0 {
+				e = e[i+2:]
+			}
+			r.learn(e)
+		}
+	}
 	if a, ok := strings.CutPrefix(v, "$'"); ok { // bash's $'...': C's escapes
 		v = "'" + a
 	}
