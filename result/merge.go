@@ -210,7 +210,15 @@ type opMerge struct {
 	ops               map[string]*OpResult
 	order             []string
 	service, response map[string]map[string]*hdr.Histogram
+	buckets           int64 // of the histograms kept, in all
 }
+
+// MaxMergeBuckets bounds the buckets of the histograms a merge keeps, in
+// all (256 MiB): each histogram's own bound multiplied by the operations
+// and outcomes a result may name (two 80 KB results of 512 histograms of
+// 131,072 buckets each ran merge out of memory). A run's few operations
+// and outcomes keep a few hundred thousand.
+const MaxMergeBuckets = 1 << 25
 
 func newOpMerge() *opMerge {
 	return &opMerge{ops: map[string]*OpResult{}, service: map[string]map[string]*hdr.Histogram{}, response: map[string]map[string]*hdr.Histogram{}}
@@ -231,10 +239,10 @@ func (o *opMerge) add(d *Doc, sum *counts) error {
 			sum.add(&v, n)
 			r.Outcomes[s] = v
 		}
-		if err := addAll(o.service[x.Name], x.Histograms); err != nil {
+		if err := o.addAll(o.service[x.Name], x.Histograms); err != nil {
 			return fmt.Errorf("%s: %w", x.Name, err)
 		}
-		if err := addAll(o.response[x.Name], x.ResponseHistograms); err != nil {
+		if err := o.addAll(o.response[x.Name], x.ResponseHistograms); err != nil {
 			return fmt.Errorf("%s: %w", x.Name, err)
 		}
 	}
@@ -428,7 +436,7 @@ func mergeSeries(docs []*Doc, from time.Time) ([]Point, error) {
 	return out, nil
 }
 
-func addAll(dst map[string]*hdr.Histogram, enc map[string]string) error {
+func (o *opMerge) addAll(dst map[string]*hdr.Histogram, enc map[string]string) error {
 	for s, e := range enc {
 		h, err := DecodeHistogram(e)
 		if err != nil {
@@ -436,9 +444,12 @@ func addAll(dst map[string]*hdr.Histogram, enc map[string]string) error {
 		}
 		if old, ok := dst[s]; ok {
 			old.Merge(h)
-		} else {
-			dst[s] = h
+			continue
 		}
+		if o.buckets += countsLen(h.LowestTrackableValue(), h.HighestTrackableValue(), int32(h.SignificantFigures())); o.buckets > MaxMergeBuckets {
+			return fmt.Errorf("the histograms to merge hold more than %d buckets in all: a run's are far fewer", MaxMergeBuckets)
+		}
+		dst[s] = h
 	}
 	return nil
 }

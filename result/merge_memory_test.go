@@ -1,6 +1,8 @@
 package result
 
 import (
+	"fmt"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -40,5 +42,32 @@ func TestMergeSeriesMemory(t *testing.T) {
 	}
 	if grew := (after.Maxrss - before.Maxrss) << 10; grew > 200<<20 {
 		t.Errorf("the merge's peak memory grew by %d MB", grew>>20)
+	}
+}
+
+// The histograms a merge keeps are bounded in all, not only one by one:
+// operations × outcomes × service and response time of the largest
+// geometry a result may have (131,072 buckets, 1 MiB decoded) is refused
+// in one line past MaxMergeBuckets (two 80 KB results ran merge out of
+// memory).
+func TestMergeHistogramsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("decodes 256 MiB of histograms: the full suite runs it")
+	}
+	h := hdr.New(1, 2_000_000, 4)
+	h.RecordValue(1000)
+	enc := Encode(h)
+	d := &Doc{}
+	for op := 0; op < 2; op++ {
+		x := OpResult{Name: fmt.Sprintf("OP%d", op), Histograms: Bounded[string]{}, ResponseHistograms: Bounded[string]{}}
+		for s := 0; s < 256; s++ {
+			x.Histograms[fmt.Sprintf("S%d", s)] = enc
+			x.ResponseHistograms[fmt.Sprintf("S%d", s)] = enc
+		}
+		d.Ops = append(d.Ops, x)
+	}
+	err := newOpMerge().add(d, &counts{})
+	if err == nil || !strings.Contains(err.Error(), "more than 33554432 buckets in all") {
+		t.Errorf("1,024 histograms of 131,072 buckets: %v", err)
 	}
 }
