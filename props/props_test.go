@@ -592,6 +592,8 @@ func TestBashVariablesAsPasswords(t *testing.T) {
 		`P=([0]=hunter35); redis-cli -a "${P[0]}"`,
 		`P=(hunter36); redis-cli -a "$P"`,
 		`P+=(hunter37); redis-cli -a "${P[1]}"`,
+		`set -- hunter40; redis-cli -a "$1"`,
+		`set -e; set -- x hunter41; redis-cli -a "${2}"`,
 	} {
 		if got := RedactText(form); strings.Contains(got, "hunter") {
 			t.Errorf("%s: %s", form, got)

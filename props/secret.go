@@ -283,7 +283,7 @@ func varRefs(v string) []string {
 	return names
 }
 
-var varUseRE = regexp.MustCompile(`\$(?:\{([A-Za-z_]\w*)|([A-Za-z_]\w*))`)
+var varUseRE = regexp.MustCompile(`\$(?:\{([A-Za-z_]\w*|[1-9][0-9]*)|([A-Za-z_]\w*|[1-9]))`)
 
 // hideAssignments hides in s the value assigned to each variable of names
 // (P=pw, export P=pw, local P=pw): a value the shell gives where a
@@ -322,6 +322,18 @@ func hideAssignments(s string, names []string) string {
 			}
 			return sub[1] + sub[2] + Redacted
 		})
+		// set -- pw ...: the positional parameters ($1, ${2}) are its words.
+		if n[0] >= '1' && n[0] <= '9' {
+			set := regexp.MustCompile(`(\bset\s+(?:--\s+)?)([^;&|\n]+)`)
+			s = set.ReplaceAllStringFunc(s, func(m string) string {
+				sub := set.FindStringSubmatch(m)
+				if strings.TrimSpace(sub[2]) == Redacted || strings.HasPrefix(strings.TrimSpace(sub[2]), "-") {
+					return m // set -e, set -o pipefail: options, no words
+				}
+				return sub[1] + Redacted
+			})
+			continue
+		}
 		// printf -v P FORMAT pw: printf's words after the name make it.
 		pv := regexp.MustCompile(`(\bprintf\s+-v\s+` + n + `\s+)([^;&|\n]+)`)
 		s = pv.ReplaceAllStringFunc(s, func(m string) string {
