@@ -594,6 +594,8 @@ func TestBashVariablesAsPasswords(t *testing.T) {
 		`P+=(hunter37); redis-cli -a "${P[1]}"`,
 		`set -- hunter40; redis-cli -a "$1"`,
 		`set -e; set -- x hunter41; redis-cli -a "${2}"`,
+		`P="hunter42""gggg"; mysql -p"$P"`,
+		`P=hunter43; redis-cli -a $P"hunter44"`,
 	} {
 		if got := RedactText(form); strings.Contains(got, "hunter") {
 			t.Errorf("%s: %s", form, got)

@@ -140,7 +140,7 @@ func (p *Props) Redacted() map[string]string { return (*Redactor)(nil).Props(p) 
 // word holds quotes only as quoted parts of its own, without spaces
 // (pw"x"): a quote that ends an argument ("token=x" -u ...) is not taken,
 // so the rest of the line is still read as commands.
-const valueRE = `('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|` +
+const valueRE = `((?:'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")(?:'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|[^\s&;,)}\]'"|<>` + "`" + `])*|` +
 	`\\"(?:[^"\\]|\\[^"])*\\"|\\'(?:[^'\\]|\\[^'])*\\'|` +
 	`(?:\\[ \t]|[^\s&;,)}\]{\['"|<>` + "`" + `]|'[^'\s]*'|"[^"\s]*")(?:\\[ \t]|[^\s&;,)}\]'"|<>` + "`" + `]|'[^'\s]*'|"[^"\s]*")*)`
 
@@ -638,7 +638,10 @@ func redactCommands(s string, refs *[]string) string {
 			out = Redacted
 			*refs = append(*refs, varRefs(w)...) // "$P"-x: P's value is in it
 		case prev != "" && takesPassword(program, sub, prev) != "" && len(varRefs(w)) > 0:
-			*refs = append(*refs, varRefs(w)...) // shown: where each is set, its value is hidden
+			*refs = append(*refs, varRefs(w)...) // where each is set, its value is hidden
+			if varRef(w) == "" && !strings.Contains(w, Redacted) {
+				out = Redacted // $P"x": the text beside the variable is the password's too
+			}
 		case !strings.HasPrefix(w, "-") && args+1 == batchPassword(program, flags) && !strings.HasPrefix(w, "$"): // htpasswd -b file user pw
 			out = Redacted
 		case strings.EqualFold(prev2, "set") && IsSecretKey(prev) && !strings.Contains(w, Redacted) && !strings.HasPrefix(w, "=") && !strings.EqualFold(w, "for"): // aws configure set aws_secret_access_key x; not SQL's SET PASSWORD FOR u = x
