@@ -306,10 +306,9 @@ records: [1000]
 threads: [1]
 operations: 1000
 `)
-	var out, errb bytes.Buffer
-	code := MainContext(context.Background(), []string{"bench", pf, "--rehearse", "--at", "dynamodb=" + url, "-o", filepath.Join(t.TempDir(), "out")}, &out, &errb)
-	if code != ExitOK || !strings.Contains(out.String(), "1 completed") {
-		t.Errorf("a rehearsal into a table not there yet: exit %d: %s%s", code, out.String(), errb.String())
+	code, out, e := servbench(t, "bench", pf, "--rehearse", "--at", "dynamodb="+url, "-o", filepath.Join(t.TempDir(), "out"))
+	if code != ExitOK || !strings.Contains(out, "1 completed") {
+		t.Errorf("a rehearsal into a table not there yet: exit %d: %s%s", code, out, e)
 	}
 }
 
@@ -327,10 +326,9 @@ workloads: [c]
 threads: [1]
 operations: 100000
 `)
-	var out, errb bytes.Buffer
-	code := MainContext(context.Background(), []string{"bench", pf, "--rehearse", "--at", "redis=" + url, "-o", filepath.Join(t.TempDir(), "out")}, &out, &errb)
-	if code != ExitOK || !strings.Contains(out.String(), "2 completed") || !strings.Contains(errb.String(), "emptying small-r100-fields before loading large-r200-fields") {
-		t.Errorf("two deployments at one endpoint: exit %d: %s%s", code, out.String(), errb.String())
+	code, out, e := servbench(t, "bench", pf, "--rehearse", "--at", "redis="+url, "-o", filepath.Join(t.TempDir(), "out"))
+	if code != ExitOK || !strings.Contains(out, "2 completed") || !strings.Contains(e, "emptying small-r100-fields before loading large-r200-fields") {
+		t.Errorf("two deployments at one endpoint: exit %d: %s%s", code, out, e)
 	}
 }
 
@@ -355,12 +353,12 @@ threads: [1]
 operations: 100
 `)
 	dir := filepath.Join(t.TempDir(), "out")
-	var out, errb bytes.Buffer
-	if code := MainContext(context.Background(), []string{"bench", pf, "-o", dir}, &out, &errb); code != ExitOK {
-		t.Fatalf("exit %d: %s", code, errb.String())
+	code, _, e := servbench(t, "bench", pf, "-o", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, e)
 	}
-	if strings.Contains(errb.String(), "hunter") {
-		t.Errorf("the terminal shows the secret: %s", errb.String())
+	if strings.Contains(e, "hunter") {
+		t.Errorf("the terminal shows the secret: %s", e)
 	}
 	filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
 		if err == nil && e.Type().IsRegular() {
@@ -385,16 +383,14 @@ threads: [1]
 operations: 100
 `)
 	dir := filepath.Join(t.TempDir(), "out")
-	var out, errb bytes.Buffer
-	if code := MainContext(context.Background(), []string{"bench", pf, "--rehearse", "--at", "redis=" + url, "-o", dir}, &out, &errb); code != ExitOK {
-		t.Fatalf("rehearsal: exit %d: %s%s", code, out.String(), errb.String())
+	if code, out, e := servbench(t, "bench", pf, "--rehearse", "--at", "redis="+url, "-o", dir); code != ExitOK {
+		t.Fatalf("rehearsal: exit %d: %s%s", code, out, e)
 	}
 	os.Remove(filepath.Join(dir, "index.json"))
-	errb.Reset()
-	code := MainContext(context.Background(), []string{"bench", pf, "-o", dir}, &out, &errb)
+	code, _, e := servbench(t, "bench", pf, "-o", dir)
 	ix := readIndex(t, dir)
 	want := "holds another run's result (measured at " + strings.Join(plan.Endpoints(url), ",") + ", not 127.0.0.1:1 (redis.url))"
 	if code != ExitFailure || len(ix.Runs) != 1 || !strings.Contains(ix.Runs[0].Error, want) {
-		t.Errorf("the plan over its rehearsal's result: exit %d, %+v: %s", code, ix.Runs, errb.String())
+		t.Errorf("the plan over its rehearsal's result: exit %d, %+v: %s", code, ix.Runs, e)
 	}
 }
