@@ -601,6 +601,21 @@ func TestBashVariablesAsPasswords(t *testing.T) {
 			t.Errorf("%s: %s", form, got)
 		}
 	}
+	// A value holding what also follows it in the command (P="a;b";
+	// redis-cli ...) is learned whole, and nothing else is: the command's
+	// words stay as written.
+	for _, form := range []string{
+		`P="a;bhunter45"; redis-cli -a "$P" ping`,
+		`P='hunt;er46 x'; redis-cli -a "$P"`,
+		`redis-cli -a "x;hunter47 -a " ping; redis-cli -a hunter48 ping`,
+	} {
+		var r Redactor
+		r.Hidden(form)
+		got := r.Redact(form + "\necho " + form)
+		if strings.Contains(got, "hunt") || strings.Count(got, "redis-cli -a ") != 2*strings.Count(form, "redis-cli -a ") {
+			t.Errorf("%s: %s", form, got)
+		}
+	}
 	// An array's literal is learned element by element: the step's output
 	// of the value alone is hidden.
 	var r Redactor

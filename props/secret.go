@@ -1061,33 +1061,56 @@ func expand(v string, vars map[string]string) (string, bool) {
 	return b.String(), named
 }
 
-// hiddenPieces returns what red, text redacted, hides of text: the
-// redacted text is the original's pieces around each REDACTED, and what
-// stood between two pieces was hidden.
+// hiddenPieces returns what red, text redacted, hides of text. The
+// rules only replace pieces of text with REDACTED, so red is text's
+// pieces around each REDACTED: the pieces are matched against text in
+// order, each hidden word the shortest that lets every later piece match
+// too (a piece that also stands inside a secret, P="a;b"; ..., does not
+// cut it short). When no match is found within a bounded search, nothing
+// is returned: a wrong piece learned would hide ordinary text elsewhere.
 func hiddenPieces(text, red string) []string {
 	if red == text {
 		return nil
 	}
 	parts := strings.Split(red, Redacted)
-	pos := len(parts[0])
-	if !strings.HasPrefix(text, parts[0]) {
+	if !strings.HasPrefix(text, parts[0]) || !strings.HasSuffix(text, parts[len(parts)-1]) ||
+		len(text) < len(parts[0])+len(parts[len(parts)-1]) {
 		return nil
 	}
-	var hidden []string
-	for _, next := range parts[1:] {
-		end := len(text)
-		if next != "" {
-			i := strings.Index(text[pos:], firstPiece(next))
-			if i < 0 {
-				return hidden
+	hidden := make([]string, len(parts)-1)
+	budget := 4096 // the searches tried: a bound on the backtracking
+	var match func(k, pos int) bool
+	match = func(k, pos int) bool { // hidden[k-1] starts at pos
+		if budget--; budget < 0 {
+			return false
+		}
+		next := parts[k]
+		if k == len(parts)-1 { // the last piece ends text
+			end := len(text) - len(next)
+			if end <= pos {
+				return false
 			}
-			end = pos + i
+			hidden[k-1] = text[pos:end]
+			return true
 		}
-		hidden = append(hidden, text[pos:end])
-		pos = end + len(next)
-		if pos > len(text) {
-			return hidden
+		for from := pos; from <= len(text); {
+			i := strings.Index(text[from:], next)
+			if i < 0 {
+				return false
+			}
+			end := from + i
+			if end > pos { // a hidden word is not empty
+				hidden[k-1] = text[pos:end]
+				if match(k+1, end+len(next)) {
+					return true
+				}
+			}
+			from = end + 1
 		}
+		return false
+	}
+	if !match(1, len(parts[0])) {
+		return nil
 	}
 	return hidden
 }
@@ -1283,16 +1306,6 @@ func Unbackslash(v string) string {
 		b.WriteByte(v[i])
 	}
 	return b.String()
-}
-
-// firstPiece is what a search for the text after a hidden word starts
-// with: up to its first space, so that a later change in it does not lose
-// the word.
-func firstPiece(s string) string {
-	if i := strings.IndexAny(s, " \t\n"); i > 0 {
-		return s[:i]
-	}
-	return s
 }
 
 // Add makes v a known secret (unless it is shorter than minKnown), and
