@@ -67,22 +67,26 @@ func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 // knows who asked; http carries the client's secret and trusts only the
 // coordinator's certificate.
 type gate struct {
-	url  string
-	http *http.Client
+	url   string // the clock's
+	ready string // the ready barrier's
+	http  *http.Client
 }
 
 // Gate is the engine's way to this session's coordinator for client i:
 // its clock before the common start, and the watch that stops the run
 // when the coordinator is gone.
 func (s *Session) Gate(i int) engine.Gate {
-	u := s.base + pathClock
-	if pu, err := url.Parse(u); err == nil {
-		q := pu.Query()
-		q.Set("client", strconv.Itoa(i))
-		pu.RawQuery = q.Encode()
-		u = pu.String()
+	at := func(path string) string {
+		u := s.base + path
+		if pu, err := url.Parse(u); err == nil {
+			q := pu.Query()
+			q.Set("client", strconv.Itoa(i))
+			pu.RawQuery = q.Encode()
+			u = pu.String()
+		}
+		return u
 	}
-	return gate{url: u, http: s.http}
+	return gate{url: at(pathClock), ready: at(pathReady), http: s.http}
 }
 
 func (g gate) String() string { return g.url }
@@ -90,6 +94,39 @@ func (g gate) Clock(ctx context.Context) (*result.Clock, error) {
 	return measureClock(ctx, g.url, g.http)
 }
 func (g gate) Watch(ctx context.Context, gone func()) { watchCoordinator(ctx, g.url, g.http, gone) }
+
+// Ready says this client is ready and returns the common start the
+// coordinator answers (on its clock; zero: keep startat), waiting at most
+// until latest, a little after the latest start.
+func (g gate) Ready(ctx context.Context, latest time.Time) (time.Time, error) {
+	ctx, cancel := context.WithDeadline(ctx, latest.Add(10*time.Second))
+	defer cancel()
+	c := g.http
+	if c == nil {
+		c = http.DefaultClient
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, g.ready, nil)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("ready %q: %w", g.ready, err)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("ready: ask the coordinator at %s: %w", g.ready, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64))
+	if err != nil {
+		return time.Time{}, fmt.Errorf("ready: ask the coordinator at %s: %w", g.ready, err)
+	}
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(body)), 10, 64)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return time.Time{}, fmt.Errorf("ready: the coordinator at %s answered %s %q, not a time", g.ready, resp.Status, props.Cut(string(body), 40))
+	}
+	if ns == 0 {
+		return time.Time{}, nil
+	}
+	return time.Unix(0, ns), nil
+}
 
 // measureClock asks url clockSamples times; an error names the URL
 // (which a coordinator makes and which holds no credentials).

@@ -116,8 +116,10 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 	if err := orch.prepare(ctx, j); err != nil {
 		return nil, err
 	}
-	// Long enough for every client to start and connect first.
+	// Long enough for every client to start and connect first; they start
+	// sooner when every one says it is ready (hub.serveReady).
 	j.start = time.Now().Add(orch.lead() + time.Duration(n)*100*time.Millisecond).UTC()
+	h.setStart(j.start)
 	cp := ClientProps(setup.Properties())
 	cp.Set("coordinator.id", j.id, "coordinator")
 	cp.Set("startat", j.start.Format(time.RFC3339Nano), "coordinator")
@@ -127,7 +129,7 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 		return nil, fmt.Errorf("clients: %w", err)
 	}
 	h.setProperties(text.String())
-	fmt.Fprintf(stderr, "servbench: %s on %d clients (%s), starting together at %s; coordinator at %s\n", cmd, n, orch, j.start.Format("15:04:05.000"), l.Addr())
+	fmt.Fprintf(stderr, "servbench: %s on %d clients (%s), starting together once all are ready, at %s at the latest; coordinator at %s\n", cmd, n, orch, j.start.Format("15:04:05.000"), l.Addr())
 	cpu0, t0 := engine.CPUTime(), time.Now()
 	docs, err := follow(ctx, orch, h, j, setup)
 	if cpu, wall := engine.CPUTime()-cpu0, time.Since(t0); cpu > 0 { // the coordinator's own cost: it must not be the limit either

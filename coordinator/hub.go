@@ -36,6 +36,11 @@ import (
 //
 //	GET  /v1/phase     the phase: command, binding, properties (credentials too)
 //	GET  /v1/clock     the coordinator's time (ClockHandler)
+//	GET  /v1/ready     the client is ready to measure (connected, its clock
+//	                   measured); answered, in Unix nanoseconds on the
+//	                   coordinator's clock, with the common start: readyLead
+//	                   after the last client said it is ready, or startat if
+//	                   that comes first (a client that never starts)
 //	GET  /v1/stop      answers "stop" when the clients are to stop, or "run"
 //	                   after stopPoll: a client always has one open (liveness);
 //	                   "abandon" when they are to stop waiting for the
@@ -53,6 +58,7 @@ import (
 const (
 	pathPhase    = "/v1/phase"
 	pathClock    = "/v1/clock"
+	pathReady    = "/v1/ready"
 	pathStop     = "/v1/stop"
 	pathProgress = "/v1/progress"
 	pathResult   = "/v1/result"
@@ -178,6 +184,7 @@ type member struct {
 	ops       int64 // operations its progress counted so far
 	held      int   // bytes of histograms in progress
 	warned    uint8 // what it was warned of (warn*)
+	ready     bool  // it said it is ready to measure
 }
 
 // What a client is warned of on the console, once each.
@@ -209,11 +216,71 @@ type hub struct {
 	stop      chan struct{} // closed when the clients are to stop
 	abandon   chan struct{} // closed when they are to abandon their operations in flight
 	changed   chan struct{} // a result or a failure arrived (buffered, 1)
+
+	// The common start: at the latest startAt (set before the clients
+	// start), sooner once every client is ready.
+	startAt time.Time
+	ready   int           // the clients that said they are ready
+	started time.Time     // the start decided when the last was ready
+	allIn   chan struct{} // closed when started is decided
 }
+
+// readyLead is how long after its last client said it is ready a spread
+// phase starts: time for the answer to reach every client.
+const readyLead = 250 * time.Millisecond
 
 func newHub(key, id string, n int, ph Phase, now func() time.Time) *hub {
 	return &hub{key: key, id: id, n: n, phase: ph, now: now, hold: stopPoll, begun: now(), clients: make([]member, n),
-		stop: make(chan struct{}), abandon: make(chan struct{}), changed: make(chan struct{}, 1)}
+		stop: make(chan struct{}), abandon: make(chan struct{}), changed: make(chan struct{}, 1), allIn: make(chan struct{})}
+}
+
+// setStart sets the phase's latest common start (startat).
+func (h *hub) setStart(t time.Time) {
+	h.mu.Lock()
+	h.startAt = t
+	h.mu.Unlock()
+}
+
+// serveReady notes that client i is ready and answers, once every client
+// is or startat comes, with the common start.
+func (h *hub) serveReady(w http.ResponseWriter, r *http.Request, i int) {
+	h.mu.Lock()
+	m := &h.clients[i]
+	if !m.ready {
+		m.ready = true
+		h.ready++
+		if h.ready == h.n {
+			h.started = h.now().Add(readyLead)
+			if !h.startAt.IsZero() && h.started.After(h.startAt) {
+				h.started = h.startAt
+			}
+			close(h.allIn)
+		}
+	}
+	latest := h.startAt
+	h.mu.Unlock()
+	start := latest
+	wait := time.Until(latest)
+	if latest.IsZero() {
+		wait = h.hold
+	}
+	t := time.NewTimer(max(wait, 0))
+	defer t.Stop()
+	select {
+	case <-h.allIn:
+		h.mu.Lock()
+		start = h.started
+		h.mu.Unlock()
+	case <-t.C:
+	case <-h.stop:
+	case <-r.Context().Done():
+		return
+	}
+	if start.IsZero() {
+		io.WriteString(w, "0") // no startat: the client keeps its own
+		return
+	}
+	io.WriteString(w, strconv.FormatInt(start.UnixNano(), 10))
 }
 
 func (h *hub) notify() {
@@ -276,6 +343,8 @@ func (h *hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == pathClock && r.Method == http.MethodGet:
 		ClockHandler(h.now).ServeHTTP(w, r)
+	case r.URL.Path == pathReady && r.Method == http.MethodGet:
+		h.serveReady(w, r, i)
 	case r.URL.Path == pathPhase && r.Method == http.MethodGet:
 		h.servePhase(w, i)
 	case r.URL.Path == pathStop && r.Method == http.MethodGet:

@@ -84,7 +84,7 @@ func docJSON(id, index string) []byte {
 // without it.
 func TestHubRefusesWithoutTheSecret(t *testing.T) {
 	_, srv, c := testHub(t)
-	for _, path := range []string{pathPhase, pathClock, pathStop, pathProgress, pathResult, pathFail} {
+	for _, path := range []string{pathPhase, pathClock, pathReady, pathStop, pathProgress, pathResult, pathFail} {
 		for _, token := range []string{"", "wrong", testKey, sec(1), sec(0)[:63], sec(0) + "0", clientSecret("s3cre", 0)} {
 			code, body := do(t, c, http.MethodGet, srv.URL+path+"?client=0", token, nil)
 			if code != http.StatusUnauthorized || strings.Contains(body, "pw") {
@@ -675,5 +675,56 @@ func TestClientLinesHideSecrets(t *testing.T) {
 	j.say(1, "error: hunter1x hunter2x tok3n-hunter3x AUTH default hunter4x")
 	if got := out.String(); strings.Contains(got, "hunter") || !strings.Contains(got, "client 1: error:") {
 		t.Errorf("a client's line: %q", got)
+	}
+}
+
+// The clients of a phase start together as soon as every one says it is
+// ready, not at startat (set long enough for the slowest orchestrator):
+// each is answered the one start, readyLead after the last was ready. A
+// phase whose client never says so starts at startat.
+func TestReadyBarrier(t *testing.T) {
+	h, srv, c := testHub(t)
+	latest := time.Now().Add(time.Hour)
+	h.setStart(latest)
+	answers := make(chan string, 1)
+	go func() {
+		_, body := do(t, c, http.MethodGet, srv.URL+pathReady+"?client=0", sec(0), nil)
+		answers <- body
+	}()
+	for { // client 0's request is held, not answered
+		h.mu.Lock()
+		n := h.ready
+		h.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	select {
+	case b := <-answers:
+		t.Fatalf("client 0 answered %q before client 1 was ready", b)
+	default:
+	}
+	before := time.Now()
+	code, body := do(t, c, http.MethodGet, srv.URL+pathReady+"?client=1", sec(1), nil)
+	first := <-answers
+	if code != http.StatusOK || body != first {
+		t.Fatalf("client 1: %d %q; client 0: %q: want one start", code, body, first)
+	}
+	var ns int64
+	fmt.Sscan(body, &ns)
+	if at := time.Unix(0, ns); at.Before(before.Add(readyLead)) || !at.Before(latest) {
+		t.Errorf("start %s: want readyLead after the last ready (%s), before startat %s", at, before, latest)
+	}
+	// Asked again (a retry), the same start.
+	if _, again := do(t, c, http.MethodGet, srv.URL+pathReady+"?client=1", sec(1), nil); again != body {
+		t.Errorf("asked again: %q, want %q", again, body)
+	}
+
+	h, srv, c = testHub(t)
+	latest = time.Now().Add(100 * time.Millisecond).Round(0)
+	h.setStart(latest)
+	if _, body := do(t, c, http.MethodGet, srv.URL+pathReady+"?client=0", sec(0), nil); body != fmt.Sprint(latest.UnixNano()) {
+		t.Errorf("client 1 never ready: %q, want startat %d", body, latest.UnixNano())
 	}
 }

@@ -141,16 +141,17 @@ func (s *Setup) takeShare(p *props.Props) error {
 	return nil
 }
 
-// waitForStart sleeps until the common start, if any; false when ctx ended
-// first. A client that arrives late starts at once and says by how much.
-// offset is the coordinator's clock minus this one's (0 when not measured).
-func (c Client) waitForStart(ctx context.Context, offset time.Duration, logf func(string, ...any)) bool {
-	if c.StartAt.IsZero() {
+// waitForStart sleeps until the common start, if any (start: startat, or
+// sooner when every client was ready); false when ctx ended first. A
+// client that arrives late starts at once and says by how much. offset is
+// the coordinator's clock minus this one's (0 when not measured).
+func (c Client) waitForStart(ctx context.Context, start time.Time, offset time.Duration, logf func(string, ...any)) bool {
+	if start.IsZero() {
 		return true
 	}
-	d := time.Until(c.StartAt.Add(-offset))
+	d := time.Until(start.Add(-offset))
 	if d > 5*time.Second {
-		logf("%s: waiting %s for the common start (startat %s); Ctrl-C stops", c, d.Round(time.Second), c.StartAt.UTC().Format(time.RFC3339))
+		logf("%s: waiting %s for the common start (%s); Ctrl-C stops", c, d.Round(time.Second), start.UTC().Format(time.RFC3339))
 	}
 	if d <= 0 {
 		if d < -100*time.Millisecond {

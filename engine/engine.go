@@ -613,6 +613,7 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (_ *Result, err
 	}
 	var clock *result.Clock
 	var offset time.Duration
+	start := s.Client.StartAt // sooner when every client is ready
 	if g := s.Spec.Gate; g != nil {
 		// A client whose coordinator is gone stops as if interrupted.
 		watched, stop := context.WithCancel(ctx)
@@ -631,8 +632,19 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (_ *Result, err
 		if math.Abs(clock.OffsetMs) > clockWarnMs {
 			s.logf("%s: this clock is %.1f ms off the coordinator's (± %.1f ms); start and end are on the coordinator's", s.Client, -clock.OffsetMs, clock.RTTMs/2)
 		}
+		if !s.Client.StartAt.IsZero() {
+			at, err := g.Ready(ctx, s.Client.StartAt)
+			switch {
+			case ctx.Err() != nil:
+				return nil, ErrInterruptedBeforeMeasuring
+			case err != nil: // startat stands
+				s.logf("%s: %v; starting at startat", s.Client, err)
+			case !at.IsZero() && at.Before(s.Client.StartAt):
+				start = at
+			}
+		}
 	}
-	if !s.Client.waitForStart(ctx, offset, s.logf) {
+	if !s.Client.waitForStart(ctx, start, offset, s.logf) {
 		return nil, ErrInterruptedBeforeMeasuring
 	}
 	rec := s.recorder(d)
