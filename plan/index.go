@@ -14,6 +14,7 @@ import (
 	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/internal/inputfile"
 	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/result"
 )
 
 // IndexFormat identifies a plan's index file, DIR/index.json.
@@ -135,8 +136,12 @@ type SLOPoint struct {
 	Runs       int     `json:"runs,omitempty"` // a capacity search's runs of the step
 }
 
-// MaxIndexBytes is the largest index read: a million runs fit.
-const MaxIndexBytes = 1 << 30
+// MaxIndexBytes is the largest index read: maxRuns runs fit many times.
+const MaxIndexBytes = 256 << 20
+
+// maxIndexContainers bounds the objects and lists of an index: a run's
+// few, for each of maxRuns, and the rest of the document's.
+const maxIndexContainers = 8*maxRuns + 1<<16
 
 // ReadIndex reads DIR/index.json. Every result it names must lie inside
 // DIR.
@@ -145,6 +150,12 @@ func ReadIndex(dir string) (*Index, error) {
 	raw, err := readOwn(path, MaxIndexBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	// A plan runs at most maxRuns runs, each a few objects in the index
+	// (itself, its usage prices, a capacity search's step): a small file
+	// of many empty ones would take gigabytes decoded.
+	if err := result.CheckShape(raw, maxIndexContainers); err != nil {
+		return nil, fmt.Errorf("%s: %w: a plan's index holds at most %d runs", path, err, maxRuns)
 	}
 	var ix Index
 	if err := json.Unmarshal(raw, &ix); err != nil {

@@ -3,6 +3,7 @@ package plan
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -29,5 +30,20 @@ func TestReadIndex(t *testing.T) {
 	again, err := ReadIndex(dir)
 	if err != nil || len(again.Runs) != 1 || again.Runs[0].Deployment != "pebble" || again.SLO.Curves[0].Deployment != "redis" {
 		t.Fatalf("written index read as %+v, %v", again, err)
+	}
+}
+
+// An index of more objects than a plan's runs can make is refused before
+// it is decoded: 900,000 empty runs are 2.7 MB of text and hundreds of MB
+// decoded (ten million ran report out of memory).
+func TestReadIndexBoundsItsRuns(t *testing.T) {
+	dir := t.TempDir()
+	body := `{"format":"servbench-plan","version":1,"plan":"p","plan_file":"plan.yaml","runs":[{}` + strings.Repeat(",{}", 900_000) + `]}`
+	if err := os.WriteFile(filepath.Join(dir, "index.json"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadIndex(dir)
+	if err == nil || !strings.Contains(err.Error(), "index.json") || !strings.Contains(err.Error(), "at most 100000 runs") {
+		t.Errorf("got %v, want the index refused, named, with its bound", err)
 	}
 }

@@ -36,7 +36,7 @@ func ReadFile(path string) (*Doc, error) {
 		return nil, fmt.Errorf("%s: %d bytes, more than a result file's %d MiB", path, st.Size(), MaxFileBytes>>20)
 	}
 	lr := &io.LimitedReader{R: f, N: MaxFileBytes + 1}
-	dec := json.NewDecoder(&shape{r: lr})
+	dec := json.NewDecoder(&shape{r: lr, max: MaxContainers})
 	var d Doc
 	if err := dec.Decode(&d); err != nil {
 		if lr.N <= 0 {
@@ -58,7 +58,7 @@ func Decode(raw []byte) (*Doc, error) {
 	if len(raw) > MaxFileBytes {
 		return nil, fmt.Errorf("more than a result file's %d MiB", MaxFileBytes>>20)
 	}
-	if err := (&shape{}).scan(raw); err != nil {
+	if err := (&shape{max: MaxContainers}).scan(raw); err != nil {
 		return nil, err
 	}
 	var d Doc
@@ -80,13 +80,23 @@ const MaxContainers = 1 << 22
 
 var errShape = fmt.Errorf("more than %d objects and lists: a result's are far fewer", MaxContainers)
 
+// CheckShape fails when the JSON text raw holds more than max objects and
+// lists in all (counted outside strings), before a decoder gives memory
+// to them: a plan's index.json is bounded so too.
+func CheckShape(raw []byte, max int) error {
+	if err := (&shape{max: max}).scan(raw); err != nil {
+		return fmt.Errorf("more than %d objects and lists", max)
+	}
+	return nil
+}
+
 // shape counts the objects and lists of the JSON text read through it,
-// outside strings, and fails the read past MaxContainers, before the
-// decoder gives memory to them.
+// outside strings, and fails the read past max, before the decoder gives
+// memory to them.
 type shape struct {
 	r                io.Reader
 	inString, escape bool
-	n                int
+	n, max           int
 }
 
 func (s *shape) Read(p []byte) (int, error) {
@@ -111,7 +121,7 @@ func (s *shape) scan(b []byte) error {
 		case c == '"':
 			s.inString = true
 		case c == '{' || c == '[':
-			if s.n++; s.n > MaxContainers {
+			if s.n++; s.n > s.max {
 				return errShape
 			}
 		}

@@ -268,7 +268,7 @@ func TestContainersBounded(t *testing.T) {
 	if _, err := ReadFile(path); err == nil || !strings.Contains(err.Error(), path+": more than 4194304 objects and lists") {
 		t.Errorf("ReadFile: %v", err)
 	}
-	var s shape
+	s := shape{max: MaxContainers}
 	if err := s.scan([]byte(`{"a":"{[\"{[","b":[{}]}`)); err != nil || s.n != 3 {
 		t.Errorf("a string's brackets counted: %d, %v", s.n, err)
 	}
