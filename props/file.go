@@ -111,16 +111,13 @@ func splitLine(line string) (string, string, error) {
 	}
 	key, err := unescape(rawKey)
 	if err != nil {
-		return "", "", err
+		return "", "", fmt.Errorf("a malformed \\u escape in the key %q", RedactText(rawKey))
 	}
 	value, err := unescape(rest)
 	if err != nil {
-		// The message quotes the value: not a secret key's, and with
-		// what the rules find hidden.
-		if IsSecretKey(key) {
-			return "", "", fmt.Errorf("property %s: a malformed \\u escape in its value", key)
-		}
-		return "", "", errors.New(RedactText(err.Error()))
+		// Said by its key and place, never quoted: a value may be a
+		// secret by its key, a rule's or as another property's value.
+		return "", "", fmt.Errorf("property %s: a malformed \\u escape in its value (%v)", key, err)
 	}
 	return key, value, nil
 }
@@ -148,11 +145,11 @@ func unescape(s string) (string, error) {
 			b.WriteByte('\f')
 		case 'u':
 			if i+4 >= len(s) {
-				return "", fmt.Errorf("malformed \\u escape in %q", s)
+				return "", fmt.Errorf("at byte %d of %d", i, len(s))
 			}
 			r, err := strconv.ParseUint(s[i+1:i+5], 16, 16)
 			if err != nil {
-				return "", fmt.Errorf("malformed \\u escape in %q", s)
+				return "", fmt.Errorf("at byte %d of %d", i, len(s))
 			}
 			b.WriteRune(rune(r))
 			i += 4

@@ -526,9 +526,11 @@ func TestHideKnownKeepsPropertyNames(t *testing.T) {
 // secret key, nor a password a rule finds in another's.
 func TestParseErrorHidesSecret(t *testing.T) {
 	for src, want := range map[string]string{
-		"recordcount=1\nredis.password=hunter9\\u00zz1\n": "f:2: property redis.password: a malformed \\u escape in its value",
+		"recordcount=1\nredis.password=hunter9\\u00zz1\n": "f:2: property redis.password: a malformed \\u escape in its value (at byte 8 of 14)",
 		"mongodb.url=mongodb://u:hunter8@h/\\u00zz\n":     "malformed \\u escape",
-		"field\\u00zzname=1\n":                            "malformed \\u escape",
+		"field\\u00zzname=1\n":                            "malformed \\u escape in the key",
+		// another property's value, which is a secret's
+		"redis.password=hunter7x\nnote=hunter7x \\uZZZZ\n": "f:2: property note: a malformed \\u escape in its value",
 	} {
 		err := New().Parse(strings.NewReader(src), "f")
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "hunter") {
