@@ -626,3 +626,33 @@ func TestBashVariablesAsPasswords(t *testing.T) {
 		t.Errorf("an array's elements not learned: %s", got)
 	}
 }
+
+// A property's value that is a URL as a whole has its password hidden
+// whatever bytes it holds (| > ' ` and spaces end a URL in free text, but
+// the drivers take them), there and wherever it is repeated.
+func TestURLPasswordOfAnyBytes(t *testing.T) {
+	for i, pw := range []string{"ab|hunter51", "a>hunter52", "a hunter53", "a`hunter54", "a'hunter55", "a/b@hunter56"} {
+		for _, v := range []string{
+			"mongodb://u:" + pw + "@127.0.0.1:1/ycsb",
+			"mongodb://u:" + pw + "@h1:1,h2:2/ycsb?replicaSet=x&w=1",
+			"redis://" + pw + "@127.0.0.1:6379",
+			" postgres://u:" + pw + "@127.0.0.1/db",
+		} {
+			if got := RedactValue("x.url", v); strings.Contains(got, "hunter") || !strings.Contains(got, "@") {
+				t.Errorf("%d: RedactValue(%q) = %q", i, v, got)
+			}
+			p := New()
+			p.Set("x.url", v, "")
+			var r Redactor
+			r.Known(p)
+			if got := r.Redact("echo " + pw + "; " + v); strings.Contains(got, "hunter") {
+				t.Errorf("%d: known from %q: %q", i, v, got)
+			}
+		}
+	}
+	for _, v := range []string{"mongodb://127.0.0.1/ycsb", "mongodb://u@h/db", "http://h/a@b?x=@y", "cassandra://127.0.0.1:9042"} {
+		if got := RedactValue("x.url", v); got != v {
+			t.Errorf("RedactValue(%q) = %q: nothing to hide", v, got)
+		}
+	}
+}

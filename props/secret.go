@@ -114,7 +114,46 @@ func RedactValue(key, value string) string {
 	if IsSecretKey(key) && value != "" {
 		return Redacted
 	}
+	if pw, at, ok := urlPassword(value); ok {
+		value = value[:at] + Redacted + value[at+len(pw):]
+	}
 	return RedactText(value)
+}
+
+// urlScheme begins a value that is a URL as a whole.
+var urlScheme = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9+.-]*)://`)
+
+// urlPassword returns the password of value when value is a URL as a
+// whole (a property's, an --at's): its userinfo is up to the last @
+// before the query, the password after its first colon (or the whole
+// userinfo where the scheme reads one word as the password, redis://PW@),
+// whatever it holds (| > ' ` and spaces, which end a URL in free text,
+// the drivers take), and its offset in value.
+func urlPassword(value string) (pw string, at int, ok bool) {
+	m := urlScheme.FindStringSubmatchIndex(value)
+	if m == nil {
+		return "", 0, false
+	}
+	rest := value[m[1]:]
+	end := len(rest)
+	if q := strings.IndexByte(rest, '?'); q >= 0 {
+		end = q
+	}
+	a := strings.LastIndexByte(rest[:end], '@')
+	if a <= 0 {
+		return "", 0, false
+	}
+	user := rest[:a]
+	if c := strings.IndexByte(user, ':'); c >= 0 {
+		if c+1 == len(user) {
+			return "", 0, false
+		}
+		return user[c+1:], m[1] + c + 1, true
+	}
+	if passwordOnly[strings.ToLower(value[m[2]:m[3]])] {
+		return user, m[1], true
+	}
+	return "", 0, false
 }
 
 // redactValue is RedactValue that also hides every secret the other
@@ -987,6 +1026,9 @@ func (r *Redactor) Merge(o *Redactor) {
 // Hidden adds what RedactText hides in text: the words a statement or a
 // command line carries as credentials.
 func (r *Redactor) Hidden(text string) {
+	if pw, _, ok := urlPassword(text); ok { // a URL as a whole: its password whatever it holds
+		r.Add(pw)
+	}
 	var vars map[string]string
 	for _, v := range hiddenPieces(text, RedactText(text)) {
 		r.learn(v)
