@@ -463,8 +463,19 @@ func (r *Runner) propertyOf(t *plan.Deployment, key string) (string, bool) {
 // does not answer (a named pipe nobody writes) gives way when ctx ends, as
 // not done (the read left behind ends with the process).
 func done(ctx context.Context, path string) (*result.Doc, bool) {
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return nil, false // a pipe or device holds no finished run; writing there is refused by name
+	d, ok, _ := read(ctx, path)
+	return d, ok
+}
+
+// read is done that also says why a result at path cannot be read (nil
+// when there is none, or ctx ended).
+func read(ctx context.Context, path string) (*result.Doc, bool, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, false, nil
+	}
+	if !st.Mode().IsRegular() {
+		return nil, false, nil // a pipe or device holds no finished run; writing there is refused by name
 	}
 	type answer struct {
 		d   *result.Doc
@@ -478,11 +489,11 @@ func done(ctx context.Context, path string) (*result.Doc, bool) {
 	select {
 	case a := <-ch:
 		if a.err != nil {
-			return nil, false
+			return nil, false, a.err
 		}
-		return a.d, a.d.Stop.Finished()
+		return a.d, a.d.Stop.Finished(), nil
 	case <-ctx.Done():
-		return nil, false
+		return nil, false, nil
 	}
 }
 
@@ -654,7 +665,7 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 	t.runTime += time.Since(t0)
 	t.ran++
 	t.inserted(key, path)
-	d, ok := done(ctx, path)
+	d, ok, rerr := read(ctx, path)
 	switch {
 	case ctx.Err() != nil:
 		ic.Status = "interrupted"
@@ -669,10 +680,17 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 		t.doneNow++
 	default:
 		ic.Status = "failed"
-		if err != nil {
+		switch {
+		case err != nil:
 			ic.Error = oneLine(err)
-		} else if d != nil && d.Error != "" {
+		case rerr != nil: // written, but no reader would take it
+			ic.Error = "its result cannot be read: " + oneLine(rerr)
+		case d != nil && d.Error != "":
 			ic.Error = d.Error
+		case d != nil:
+			ic.Error = "its result says it stopped: " + string(d.Stop)
+		default:
+			ic.Error = "no result was written"
 		}
 		t.failed++
 	}

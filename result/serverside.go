@@ -180,7 +180,7 @@ func mergeServerSide(docs []*Doc, operations int64) *ServerSide {
 			case have == nil:
 				m.Sources = append(m.Sources, cloneSource(src))
 			case src.PerClient:
-				addSource(have, src)
+				addSource(have, src, m.IntervalS)
 			}
 		}
 	}
@@ -206,9 +206,11 @@ func cloneSource(s Source) Source {
 	return s
 }
 
-// addSource adds a client's per-client counts to have's: point by point
-// where both have a point, appended where only the client has.
-func addSource(have *Source, src Source) {
+// addSource adds a client's per-client counts to have's: its points
+// merged in time order with have's, two points of one interval (interval
+// s, the sampling's: the clients sample on their own clocks' ticks) summed
+// into one at have's time.
+func addSource(have *Source, src Source, interval float64) {
 	have.Failed += src.Failed
 	have.Dropped = max(have.Dropped, src.Dropped)
 	if have.Error == "" {
@@ -221,12 +223,38 @@ func addSource(have *Source, src Source) {
 			continue
 		}
 		h.Total += x.Total
-		for k, p := range x.Points {
-			if k < len(h.Points) {
-				h.Points[k][1] += p[1]
-			} else {
-				h.Points = append(h.Points, p)
-			}
+		h.Points = mergePoints(h.Points, x.Points, interval)
+	}
+}
+
+// mergePoints merges two series' points, each in time order, into one in
+// time order, summing two of the same interval (the same time when
+// interval is 0).
+func mergePoints(a, b [][2]float64, interval float64) [][2]float64 {
+	slot := func(t float64) float64 {
+		if interval > 0 {
+			return math.Round(t / interval)
+		}
+		return t
+	}
+	out := make([][2]float64, 0, max(len(a), len(b)))
+	i, k := 0, 0
+	for i < len(a) || k < len(b) {
+		switch {
+		case k == len(b) || i < len(a) && slot(a[i][0]) < slot(b[k][0]):
+			out = append(out, a[i])
+			i++
+		case i == len(a) || slot(b[k][0]) < slot(a[i][0]):
+			out = append(out, b[k])
+			k++
+		default:
+			out = append(out, [2]float64{a[i][0], a[i][1] + b[k][1]})
+			i++
+			k++
+		}
+		if n := len(out); n > 1 && out[n-1][0] < out[n-2][0] { // two of one list in one interval
+			out[n-1][0] = out[n-2][0]
 		}
 	}
+	return out
 }

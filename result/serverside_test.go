@@ -1,6 +1,8 @@
 package result
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -56,6 +58,38 @@ func TestMergeServerSide(t *testing.T) {
 	}
 	if d0.ServerSide.Sources[0].Series[0].Points[0][1] != 10 {
 		t.Error("merging changed a client's result")
+	}
+}
+
+// Clients sample on their own ticks and measure for different lengths:
+// their per-client points are merged by interval, in time order (a
+// client of one point at 0.5 s and another of points at 0.3 and 0.45 s
+// made a merged result out of time order, which every reader refused).
+func TestMergeServerSidePointsInTimeOrder(t *testing.T) {
+	t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	sent := func(pts ...[2]float64) Source {
+		return Source{Name: "cassandra", Kind: SourceClient, PerClient: true,
+			Series: []Series{{Name: "sent_bytes", Unit: "B/s", Counter: true, Points: pts}}}
+	}
+	docs := []*Doc{
+		serverDoc(0, t0, 10, sent([2]float64{1.02, 10})),
+		serverDoc(1, t0, 10, sent([2]float64{0.3, 1}, [2]float64{0.98, 2}, [2]float64{2.01, 4})),
+		serverDoc(2, t0, 10, sent([2]float64{1.1, 100}, [2]float64{3, 1000})),
+	}
+	for i, d := range docs {
+		d.Properties["clientindex"], d.Properties["clients"] = strconv.Itoa(i), "3"
+	}
+	m, err := Merge(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Validate(); err != nil {
+		t.Fatalf("the merged result: %v", err)
+	}
+	got := m.ServerSide.Find(SourceClient, "cassandra").Get("sent_bytes", "").Points
+	want := [][2]float64{{0.3, 1}, {1.02, 112}, {2.01, 4}, {3, 1000}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("points %v, want %v", got, want)
 	}
 }
 
