@@ -656,3 +656,53 @@ func TestURLPasswordOfAnyBytes(t *testing.T) {
 		}
 	}
 }
+
+// A password a script gives where no rule reads its text: through a
+// function's or sh -c's positional parameters, a command substitution, an
+// escape inside sh -c's double quotes, a here-string read into a
+// variable, an indirection, a quoted AUTH, settings after CONFIG SET or
+// SENTINEL SET, an ACL file's here-document, helm's --set lists. The
+// shell's own reading finds each (shellSecrets), and the value is hidden
+// in the script and wherever it is repeated.
+func TestShellEvaluatedSecrets(t *testing.T) {
+	for form, secret := range map[string]string{
+		`f() { redis-cli -a "$1" ping; }; f hunter60`:                      "hunter60",
+		`sh -c 'redis-cli -a "$1" ping' sh hunter61`:                       "hunter61",
+		"redis-cli -a `echo hunter62` ping":                                "hunter62",
+		`redis-cli -a $(echo hunter63) ping`:                               "hunter63",
+		`redis-cli --pass=$(printf %s hunter64) ping`:                      "hunter64",
+		`sh -c "redis-cli -a hunter65 ping > \$HOME/log"; echo done`:       "hunter65",
+		`read -r P <<< hunter66; redis-cli -a "$P"`:                        "hunter66",
+		`IFS= read -r P < <(echo hunter67); redis-cli -a "$P"`:             "hunter67",
+		`N=P; P=hunter68; redis-cli -a "${!N}" ping`:                       "hunter68",
+		`redis-cli -h h "AUTH" hunter69`:                                   "hunter69",
+		`redis-cli -h h 'auth' hunter70`:                                   "hunter70",
+		`redis-cli CONFIG SET maxmemory 1gb tls-key-file-pass hunter71`:    "hunter71",
+		`redis-cli -p 26379 SENTINEL SET mymaster auth-pass hunter72`:      "hunter72",
+		"cat > users.acl <<EOF\nuser default on >hunter73 ~* +@all\nEOF\n": "hunter73",
+		`helm install r c --set auth.password={hunter74}`:                  "hunter74",
+		`helm install r c --set 'auth.passwords={hunter75,x}'`:             "hunter75",
+		`eval "redis-cli -a hunter76 ping"`:                                "hunter76",
+		`P=hunter77; bash -c "redis-cli -a $P ping"`:                       "hunter77",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+}
+
+// A password hidden inside sh -c's double quotes leaves the rest of the
+// string as written: the copy of the step means the same command.
+func TestQuotedScriptKeptAsWritten(t *testing.T) {
+	for form, want := range map[string]string{
+		`sh -c "redis-cli -a hunter80 ping > \$HOME/log"`:  `sh -c "redis-cli -a REDACTED ping > \$HOME/log"`,
+		`sh -c "echo \"AUTH u hunter81\" | redis-cli -x"`:  `sh -c "echo \"AUTH u REDACTED\" | redis-cli -x"`,
+		"bash -c \"redis-cli --pass hunter82 \\`date\\`\"": "bash -c \"redis-cli --pass REDACTED \\`date\\`\"",
+	} {
+		if got := RedactText(form); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", form, got, want)
+		}
+	}
+}

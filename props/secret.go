@@ -831,7 +831,7 @@ func redactQuoted(w string, refs *[]string) string {
 		b.WriteByte(c)
 		if c == '"' && strings.IndexByte(inner, '\\') >= 0 { // sh -c "echo \"AUTH u pw\""
 			if t := shUnquote.Replace(inner); redactCommands(t, refs) != t {
-				inner = shQuote.Replace(redactCommands(t, refs))
+				inner = hideEscaped(inner, t, redactCommands(t, refs))
 			}
 		} else {
 			inner = redactCommands(inner, refs)
@@ -843,10 +843,35 @@ func redactQuoted(w string, refs *[]string) string {
 	return b.String()
 }
 
+// hideEscaped hides in inner, the text of a double-quoted string, what
+// red hides of t, the string as the shell reads it: each hidden piece
+// where inner writes it (escaped or not), the rest of inner as written
+// (a \$HOME stays \$HOME: the copy means the same command). When a piece
+// cannot be found so, red, escaped again, stands for the whole.
+func hideEscaped(inner, t, red string) string {
+	pieces := hiddenPieces(t, red)
+	out := inner
+	for _, h := range pieces {
+		switch e := shEscape.Replace(h); {
+		case strings.Contains(out, e):
+			out = strings.Replace(out, e, Redacted, 1)
+		case strings.Contains(out, h):
+			out = strings.Replace(out, h, Redacted, 1)
+		default:
+			pieces = nil
+		}
+	}
+	if pieces == nil {
+		return shQuote.Replace(red)
+	}
+	return out
+}
+
 // What a backslash escapes within double quotes, as sh reads it.
 var (
 	shUnquote = strings.NewReplacer(`\\`, `\`, `\"`, `"`, `\$`, `$`, "\\`", "`")
 	shQuote   = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	shEscape  = strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`, "`", "\\`")
 )
 
 // closingQuote returns the index of the quote that closes the one at i
@@ -1028,6 +1053,10 @@ func (r *Redactor) Merge(o *Redactor) {
 func (r *Redactor) Hidden(text string) {
 	if pw, _, ok := urlPassword(text); ok { // a URL as a whole: its password whatever it holds
 		r.Add(pw)
+	}
+	for _, v := range shellSecrets(text) { // a script's words as the shell makes them
+		r.Add(v)
+		r.learn(v)
 	}
 	var vars map[string]string
 	for _, v := range hiddenPieces(text, RedactText(text)) {

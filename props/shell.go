@@ -1,0 +1,481 @@
+package props
+
+import (
+	"path"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Secrets in a shell's commands, read as the shell reads them. The rules
+// of RedactText see text; a shell joins words from quotes, variables,
+// positional parameters (set --, a function's, sh -c's), command
+// substitutions, here-strings (read P <<< x) and indirection (${!N}), so
+// the words a program is given are not the text. shellSecrets parses a
+// script (bash's grammar, mvdan.cc/sh) and evaluates what it can of it
+// without running anything: each variable's value as assigned, each
+// command's words as expanded. Then the rules' own tests run on each
+// command's words (an option that takes a password, name=value of a
+// secret name, a statement's PASSWORD 'x'), and what they find is a
+// secret, known by its exact value to every writer. A word the shell
+// would make from what cannot be known here (a file's contents, a
+// variable from the environment) is unknown, and nothing is learned from
+// it; the rules on the text still hide what they can.
+
+// maxShellText bounds the text read as a script: a command, a step, a
+// comment; not a command's output.
+const maxShellText = 64 << 10
+
+// maxShellDepth bounds the scripts read inside others (sh -c, eval, a
+// function's body at its call).
+const maxShellDepth = 4
+
+// unknownWord stands for a word this evaluation cannot know.
+const unknownWord = "\x00"
+
+// shells are the programs whose -c argument is a script.
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ash": true, "ksh": true, "busybox": true}
+
+// shellSecrets returns the secrets a shell script gives where a password
+// is read, or none when text is not a script.
+func shellSecrets(text string) []string {
+	if len(text) > maxShellText || !strings.ContainsAny(text, " \t") {
+		return nil
+	}
+	s := &shellState{vars: map[string]string{}, funcs: map[string]*syntax.Stmt{}}
+	s.script(text, nil, 0)
+	return s.found
+}
+
+// shellState is what the evaluation knows: the variables, the positional
+// parameters, the functions declared, and the secrets found.
+type shellState struct {
+	vars  map[string]string
+	pos   []string
+	funcs map[string]*syntax.Stmt
+	found []string
+	stdin string // a here-string's or process substitution's text, for read
+}
+
+func (s *shellState) secret(v string) {
+	if v != "" && !strings.Contains(v, unknownWord) {
+		s.found = append(s.found, v)
+	}
+}
+
+// script parses text and evaluates its commands with pos as $1, $2, ...
+func (s *shellState) script(text string, pos []string, depth int) {
+	if depth > maxShellDepth {
+		return
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
+	if err != nil {
+		return
+	}
+	saved := s.pos
+	if pos != nil || depth == 0 {
+		s.pos = pos
+	}
+	for _, st := range f.Stmts {
+		s.walk(st, depth)
+	}
+	s.pos = saved
+}
+
+// walk evaluates the commands of node n in order.
+func (s *shellState) walk(n syntax.Node, depth int) {
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.Stmt:
+			s.stdin = ""
+			for _, r := range x.Redirs {
+				s.redirect(r, depth)
+			}
+		case *syntax.FuncDecl:
+			s.funcs[x.Name.Value] = x.Body
+			return true // read now too, with no arguments known
+		case *syntax.DeclClause:
+			for _, a := range x.Args {
+				s.assign(a)
+			}
+			return false
+		case *syntax.CallExpr:
+			for _, a := range x.Assigns {
+				s.assign(a)
+			}
+			if len(x.Args) > 0 {
+				s.call(x.Args, depth)
+			}
+			return true // command substitutions inside its words
+		}
+		return true
+	})
+}
+
+// redirect reads what a redirection gives: a here-document's text (an
+// ACL file's lines, a statement), a here-string's word for read.
+func (s *shellState) redirect(r *syntax.Redirect, depth int) {
+	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		if r.Hdoc != nil {
+			body, _ := s.word(r.Hdoc, true)
+			s.text(body)
+		}
+	case syntax.WordHdoc:
+		s.stdin, _ = s.word(r.Word, false)
+	case syntax.RdrIn:
+		if len(r.Word.Parts) == 1 {
+			if p, ok := r.Word.Parts[0].(*syntax.ProcSubst); ok {
+				s.stdin = s.output(p.Stmts)
+			}
+		}
+	}
+}
+
+// text finds what the rules find in text given to a program (a
+// here-document): each line too, and an ACL file's user lines' >password.
+func (s *shellState) text(t string) {
+	for ln := range strings.SplitSeq(t, "\n") {
+		for _, v := range hiddenPieces(ln, RedactText(ln)) {
+			s.secret(strings.Trim(v, `"'`))
+		}
+		if f := strings.Fields(ln); len(f) > 2 && f[0] == "user" {
+			for _, w := range f[2:] {
+				if len(w) > 1 && strings.IndexByte("><#!", w[0]) >= 0 {
+					s.secret(w[1:])
+				}
+			}
+		}
+	}
+}
+
+func (s *shellState) assign(a *syntax.Assign) {
+	if a.Name == nil {
+		return
+	}
+	v := ""
+	switch {
+	case a.Value != nil:
+		v, _ = s.word(a.Value, false)
+	case a.Array != nil:
+		for i, e := range a.Array.Elems {
+			if e.Value == nil {
+				continue
+			}
+			w, _ := s.word(e.Value, false)
+			if i == 0 {
+				v = w
+			}
+			if IsSecretKey(a.Name.Value) {
+				s.secret(w)
+			}
+			s.vars[a.Name.Value+"["+strconv.Itoa(i)+"]"] = w
+		}
+	default:
+		return
+	}
+	if a.Append {
+		v = s.vars[a.Name.Value] + v
+	}
+	s.vars[a.Name.Value] = v
+	if IsSecretKey(a.Name.Value) {
+		s.secret(v)
+	}
+}
+
+// call evaluates one command: its words expanded, then what it does to
+// the state (set, read, printf -v, a function, sh -c, eval) or what it is
+// given as a password.
+func (s *shellState) call(words []*syntax.Word, depth int) {
+	args := make([]string, len(words))
+	for i, w := range words {
+		args[i], _ = s.word(w, false)
+	}
+	prog := path.Base(args[0])
+	for (launcher[prog] || prog == "builtin") && len(args) > 1 { // sudo redis-cli ...
+		args = args[1:]
+		prog = path.Base(args[0])
+	}
+	switch {
+	case prog == "set":
+		rest := args[1:]
+		for len(rest) > 0 && strings.HasPrefix(rest[0], "-") && rest[0] != "--" {
+			if rest[0] == "-o" && len(rest) > 1 {
+				rest = rest[1:]
+			}
+			rest = rest[1:]
+		}
+		if len(rest) > 0 && rest[0] == "--" {
+			rest = rest[1:]
+		}
+		if len(rest) > 0 || len(args) > 1 && args[1] == "--" {
+			s.pos = rest
+		}
+		return
+	case prog == "read":
+		var names []string
+		for i := 1; i < len(args); i++ {
+			switch a := args[i]; {
+			case a == "-p" || a == "-d" || a == "-u" || a == "-n" || a == "-N" || a == "-t" || a == "-i":
+				i++
+			case a == "-a" && i+1 < len(args):
+				names = append(names, args[i+1])
+				i++
+			case strings.HasPrefix(a, "-"):
+			default:
+				names = append(names, a)
+			}
+		}
+		line, _, _ := strings.Cut(s.stdin, "\n")
+		for _, n := range names {
+			s.vars[n] = line
+		}
+		return
+	case prog == "printf" && len(args) > 3 && args[1] == "-v":
+		s.vars[args[2]] = printf(args[3:])
+		return
+	case prog == "eval":
+		s.script(strings.Join(args[1:], " "), nil, depth+1)
+		return
+	case shells[prog]:
+		for i := 1; i < len(args); i++ {
+			if args[i] == "-c" && i+1 < len(args) {
+				var pos []string
+				if i+3 <= len(args) {
+					pos = args[i+3:] // after the script, $0 and then $1 ...
+				}
+				if pos == nil {
+					pos = []string{}
+				}
+				s.script(args[i+1], pos, depth+1)
+				return
+			}
+		}
+	}
+	if body, ok := s.funcs[prog]; ok && depth < maxShellDepth {
+		saved := s.pos
+		s.pos = append([]string{}, args[1:]...)
+		s.walk(body, depth+1)
+		s.pos = saved
+	}
+	s.given(prog, args)
+}
+
+// given finds the passwords among a program's words: an option's that
+// takes one (-a pw, --pass=pw, -ppw, -u user:pw), a name=value of a
+// secret name (--set auth.password={pw}), a setting of a secret name
+// after SET (CONFIG SET ... tls-key-file-pass pw), AUTH's, and what the
+// rules find in each word (a statement's PASSWORD 'x').
+func (s *shellState) given(prog string, args []string) {
+	sub := ""
+	set := false
+	for i := 1; i < len(args); i++ {
+		a, prev := args[i], args[i-1]
+		switch form := takesPassword(prog, sub, prev); {
+		case i == 1:
+		case form == "-u:":
+			if _, pw, ok := strings.Cut(a, ":"); ok {
+				s.secret(pw)
+			}
+		case form != "":
+			s.secret(a)
+		}
+		if sub == "" && !strings.HasPrefix(a, "-") {
+			sub = a // docker login
+		}
+		if red := redactOption(prog, sub, a); red != a {
+			for _, v := range hiddenPieces(a, red) {
+				s.secret(v)
+			}
+		}
+		if k, v, ok := strings.Cut(strings.TrimLeft(a, "-"), "="); ok && !strings.ContainsAny(a, " \t\n") { // a word with spaces is text: the rules read it below
+			if i := strings.LastIndexByte(k, '='); i >= 0 { // --set=auth.password=x
+				k = k[i+1:]
+			}
+			if IsSecretKey(k) {
+				for _, e := range strings.Split(strings.Trim(v, "{}[]"), ",") {
+					s.secret(e)
+				}
+			}
+			if k2, v2, ok := strings.Cut(v, "="); ok && IsSecretKey(k2) { // --set=auth.password=x, --from-literal=password=x
+				s.secret(v2)
+			}
+		}
+		if strings.EqualFold(a, "set") {
+			set = true
+		} else if set && i+1 < len(args) && IsSecretKey(a) {
+			s.secret(args[i+1])
+		}
+		if (strings.EqualFold(a, "auth") || strings.EqualFold(a, "auth2")) && redisClient[prog] && i+1 < len(args) {
+			s.secret(args[len(args)-1]) // AUTH [user] pw, the command's last word
+		}
+		if strings.ContainsAny(a, " \t") {
+			for _, v := range hiddenPieces(a, RedactText(a)) {
+				s.secret(strings.Trim(v, `"'`))
+			}
+		}
+	}
+}
+
+// printf is what printf makes of its format and words, %s's and %b's at
+// least; unknown when the format asks for what is not known.
+func printf(args []string) string {
+	f := cUnescape(args[0])
+	rest := args[1:]
+	var b strings.Builder
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' || i+1 == len(f) {
+			b.WriteByte(f[i])
+			continue
+		}
+		i++
+		switch f[i] {
+		case '%':
+			b.WriteByte('%')
+		case 's', 'b', 'd', 'q':
+			if len(rest) > 0 {
+				b.WriteString(rest[0])
+				rest = rest[1:]
+			}
+		default:
+			return unknownWord
+		}
+	}
+	return b.String()
+}
+
+// output is what a command substitution's commands print, when they are
+// echo or printf of words that are known; else unknownWord.
+func (s *shellState) output(stmts []*syntax.Stmt) string {
+	if len(stmts) != 1 {
+		return unknownWord
+	}
+	c, ok := stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 {
+		return unknownWord
+	}
+	args := make([]string, len(c.Args))
+	for i, w := range c.Args {
+		args[i], _ = s.word(w, false)
+	}
+	switch path.Base(args[0]) {
+	case "echo":
+		rest := args[1:]
+		for len(rest) > 0 && (rest[0] == "-n" || rest[0] == "-e" || rest[0] == "-E") {
+			rest = rest[1:]
+		}
+		return strings.Join(rest, " ")
+	case "printf":
+		if len(args) > 1 {
+			return strings.TrimRight(printf(args[1:]), "\n")
+		}
+	}
+	return unknownWord
+}
+
+// word expands w as the shell would, as far as it can be known; ok false
+// (and unknownWord inside the value) where it cannot. A here-document's
+// body (hdoc) keeps its backslashes but before $, ` and \.
+func (s *shellState) word(w *syntax.Word, hdoc bool) (string, bool) {
+	var b strings.Builder
+	ok := s.parts(&b, w.Parts, false, hdoc)
+	return b.String(), ok
+}
+
+func (s *shellState) parts(b *strings.Builder, parts []syntax.WordPart, quoted, hdoc bool) bool {
+	ok := true
+	for _, p := range parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(unescapeLit(x.Value, quoted || hdoc))
+		case *syntax.SglQuoted:
+			if x.Dollar {
+				b.WriteString(cUnescape(x.Value))
+			} else {
+				b.WriteString(x.Value)
+			}
+		case *syntax.DblQuoted:
+			ok = s.parts(b, x.Parts, true, false) && ok
+		case *syntax.ParamExp:
+			v, known := s.param(x)
+			b.WriteString(v)
+			ok = ok && known
+		case *syntax.CmdSubst:
+			v := s.output(x.Stmts)
+			b.WriteString(v)
+			ok = ok && v != unknownWord
+		default:
+			b.WriteString(unknownWord)
+			ok = false
+		}
+	}
+	return ok
+}
+
+// param is a parameter's value: a variable's, a positional one's, an
+// indirect one's (${!N}), a default's (${P:-x}).
+func (s *shellState) param(x *syntax.ParamExp) (string, bool) {
+	if x.Param == nil {
+		return unknownWord, false
+	}
+	name := x.Param.Value
+	if x.Index != nil {
+		if idx, ok := x.Index.(*syntax.Word); ok {
+			if i, known := s.word(idx, false); known {
+				name += "[" + i + "]"
+			}
+		}
+	}
+	v, ok := s.lookup(name)
+	if x.Excl && ok { // ${!N}: the variable N names
+		v, ok = s.lookup(v)
+	}
+	if !ok && x.Exp != nil && x.Exp.Word != nil {
+		switch x.Exp.Op {
+		case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
+			return s.word(x.Exp.Word, false)
+		}
+	}
+	if !ok {
+		return unknownWord, false
+	}
+	return v, true
+}
+
+func (s *shellState) lookup(name string) (string, bool) {
+	if n, err := strconv.Atoi(name); err == nil {
+		if n >= 1 && n <= len(s.pos) {
+			return s.pos[n-1], true
+		}
+		return "", false
+	}
+	if name == "@" || name == "*" {
+		return strings.Join(s.pos, " "), s.pos != nil
+	}
+	v, ok := s.vars[name]
+	if !ok && strings.HasSuffix(name, "[0]") {
+		v, ok = s.vars[strings.TrimSuffix(name, "[0]")]
+	}
+	return v, ok
+}
+
+// unescapeLit undoes a literal's backslashes: every one outside quotes;
+// inside double quotes (or a here-document) only before $ ` " \ and a
+// newline.
+func unescapeLit(v string, quoted bool) string {
+	if strings.IndexByte(v, '\\') < 0 {
+		return v
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' && i+1 < len(v) && (!quoted || strings.IndexByte("$`\"\\\n", v[i+1]) >= 0) {
+			i++
+			if v[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
+}
