@@ -478,9 +478,13 @@ func TestCtrlCWhileConnecting(t *testing.T) {
 		cancel()
 	}()
 	var e bytes.Buffer
-	code := runUntil(t, ctx, make(chan struct{}), &e, "run", "postgres", "-w", "a", "-p", "postgres.url=postgres://u@"+addr+"/db?sslmode=disable", "-p", "postgres.connecttimeout=120000")
-	if code != ExitInterrupted {
-		t.Errorf("Ctrl-C while connecting: exit %d, want %d: %s", code, ExitInterrupted, e.String())
+	out := filepath.Join(t.TempDir(), "r.json")
+	code := runUntil(t, ctx, make(chan struct{}), &e, "run", "postgres", "-w", "a", "-p", "postgres.url=postgres://u@"+addr+"/db?sslmode=disable", "-p", "postgres.connecttimeout=120000", "-o", out)
+	if code != ExitInterrupted || !strings.Contains(e.String(), "nothing was measured") {
+		t.Errorf("Ctrl-C while connecting: exit %d, want %d, saying nothing was measured: %s", code, ExitInterrupted, e.String())
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a run that measured nothing wrote %s (%v): guarantees.md says it writes none", out, err)
 	}
 }
 
