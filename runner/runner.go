@@ -294,7 +294,8 @@ loop:
 // and why it ended.
 func (r *run) result(ctx, stopCtx context.Context, th *threads, start, end int64) *Result {
 	res := &Result{Config: r.cfg, Threads: r.threads, StuckThreads: th.stuck}
-	ms := r.measureStart()
+	end = max(end, start) // stopped before the schedule's origin: nothing ran
+	ms := max(r.measureStart(), start)
 	if ms > end {
 		ms = end // stopped during warmup
 	}

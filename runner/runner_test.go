@@ -750,3 +750,20 @@ func TestStagesRefused(t *testing.T) {
 		t.Errorf("a warmup as long as the stages: %v", err)
 	}
 }
+
+// A run stopped before its schedule's origin (a spread client told to
+// stop as its common start came) measured nothing: its warmup and
+// runtime are zero, never negative (its result was refused by the
+// coordinator, and with it what the other clients measured).
+func TestStoppedBeforeItsStart(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cfg, w := setup(t, false, "threadcount", "2", "operationcount", "0", "warmuptime", "1")
+	res, err := Run(ctx, cfg, w, &store{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Warmup < 0 || res.Runtime < 0 || res.End.Before(res.Start) {
+		t.Errorf("warmup %s, runtime %s, start %s, end %s: want none negative", res.Warmup, res.Runtime, res.Start, res.End)
+	}
+}
