@@ -165,7 +165,7 @@ func ParseAssignment(arg string) (string, string, error) {
 	k, v, ok := strings.Cut(arg, "=")
 	k = strings.TrimSpace(k)
 	if !ok || k == "" {
-		return "", "", fmt.Errorf("-p %q: want key=value", redactAssignment(arg))
+		return "", "", fmt.Errorf("-p %q is not key=value", redactAssignment(arg))
 	}
 	return k, v, nil
 }

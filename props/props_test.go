@@ -135,12 +135,12 @@ func TestRedactText(t *testing.T) {
 // value after a secret key's name hidden, as a key=value's would be.
 func TestParseAssignmentHidesSecret(t *testing.T) {
 	for arg, want := range map[string]string{
-		"redis.password hunter1x":   `-p "redis.password REDACTED": want key=value`,
-		"mongodb.url:hunter2x":      `-p "mongodb.url:hunter2x": want key=value`,
-		"x.token:hunter3x":          `-p "x.token:REDACTED": want key=value`,
-		"novalue":                   `-p "novalue": want key=value`,
-		"recordcount 1000":          `-p "recordcount 1000": want key=value`,
-		"cmd redis-cli -a hunter4x": `-p "cmd redis-cli -a REDACTED": want key=value`,
+		"redis.password hunter1x":   `-p "redis.password REDACTED" is not key=value`,
+		"mongodb.url:hunter2x":      `-p "mongodb.url:hunter2x" is not key=value`,
+		"x.token:hunter3x":          `-p "x.token:REDACTED" is not key=value`,
+		"novalue":                   `-p "novalue" is not key=value`,
+		"recordcount 1000":          `-p "recordcount 1000" is not key=value`,
+		"cmd redis-cli -a hunter4x": `-p "cmd redis-cli -a REDACTED" is not key=value`,
 	} {
 		if _, _, err := ParseAssignment(arg); err == nil || err.Error() != want {
 			t.Errorf("ParseAssignment(%q): %v, want %s", arg, err, want)
