@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/servbench/servbench/internal/inputfile"
 )
@@ -111,7 +112,7 @@ func splitLine(line string) (string, string, error) {
 	}
 	key, err := unescape(rawKey)
 	if err != nil {
-		return "", "", fmt.Errorf("a malformed \\u escape in the key %q", RedactText(rawKey))
+		return "", "", fmt.Errorf("a malformed \\u escape in its key (%v; the key not quoted: it may hold a value)", err)
 	}
 	value, err := unescape(rest)
 	if err != nil {
@@ -174,8 +175,13 @@ func ParseAssignment(arg string) (string, string, error) {
 // key=value: the value after a secret key's name and a space or a colon
 // (redis.password pw), and what RedactText finds.
 func redactAssignment(arg string) string {
-	if i := strings.IndexAny(arg, " \t:"); i > 0 && IsSecretKey(arg[:i]) && strings.TrimSpace(arg[i+1:]) != "" {
-		return arg[:i+1] + Redacted
+	t := strings.TrimLeftFunc(arg, unicode.IsSpace)
+	if i := strings.IndexFunc(t, func(r rune) bool { return unicode.IsSpace(r) || r == ':' }); i > 0 && IsSecretKey(t[:i]) && strings.TrimSpace(t[i:]) != "" {
+		sep := " " // a space of any kind, \r, said as a space
+		if t[i] == ':' {
+			sep = ":"
+		}
+		return arg[:len(arg)-len(t)+i] + sep + Redacted
 	}
 	return RedactText(arg)
 }

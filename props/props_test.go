@@ -135,12 +135,15 @@ func TestRedactText(t *testing.T) {
 // value after a secret key's name hidden, as a key=value's would be.
 func TestParseAssignmentHidesSecret(t *testing.T) {
 	for arg, want := range map[string]string{
-		"redis.password hunter1x":   `-p "redis.password REDACTED" is not key=value`,
-		"mongodb.url:hunter2x":      `-p "mongodb.url:hunter2x" is not key=value`,
-		"x.token:hunter3x":          `-p "x.token:REDACTED" is not key=value`,
-		"novalue":                   `-p "novalue" is not key=value`,
-		"recordcount 1000":          `-p "recordcount 1000" is not key=value`,
-		"cmd redis-cli -a hunter4x": `-p "cmd redis-cli -a REDACTED" is not key=value`,
+		"redis.password hunter1x":      `-p "redis.password REDACTED" is not key=value`,
+		"mongodb.url:hunter2x":         `-p "mongodb.url:hunter2x" is not key=value`,
+		"x.token:hunter3x":             `-p "x.token:REDACTED" is not key=value`,
+		"novalue":                      `-p "novalue" is not key=value`,
+		"recordcount 1000":             `-p "recordcount 1000" is not key=value`,
+		"cmd redis-cli -a hunter4x":    `-p "cmd redis-cli -a REDACTED" is not key=value`,
+		" redis.password hunter5x":     `-p " redis.password REDACTED" is not key=value`,
+		"redis.password\u00a0hunter6x": `-p "redis.password REDACTED" is not key=value`,
+		"redis.password\rhunter7x":     `-p "redis.password REDACTED" is not key=value`,
 	} {
 		if _, _, err := ParseAssignment(arg); err == nil || err.Error() != want {
 			t.Errorf("ParseAssignment(%q): %v, want %s", arg, err, want)
@@ -528,7 +531,8 @@ func TestParseErrorHidesSecret(t *testing.T) {
 	for src, want := range map[string]string{
 		"recordcount=1\nredis.password=hunter9\\u00zz1\n": "f:2: property redis.password: a malformed \\u escape in its value (at byte 8 of 14)",
 		"mongodb.url=mongodb://u:hunter8@h/\\u00zz\n":     "malformed \\u escape",
-		"field\\u00zzname=1\n":                            "malformed \\u escape in the key",
+		"field\\u00zzname=1\n":                            "malformed \\u escape in its key",
+		"redis.password\\ hunter6x\\u12=1\n":              "malformed \\u escape in its key",
 		// another property's value, which is a secret's
 		"redis.password=hunter7x\nnote=hunter7x \\uZZZZ\n": "f:2: property note: a malformed \\u escape in its value",
 	} {
@@ -703,6 +707,96 @@ func TestQuotedScriptKeptAsWritten(t *testing.T) {
 	} {
 		if got := RedactText(form); got != want {
 			t.Errorf("%s:\n got %s\nwant %s", form, got, want)
+		}
+	}
+}
+
+// A script's evaluation is bounded: a function calling itself many times
+// over (400 bytes of f;f;f...) or many times (15 KB) ends at once, and
+// finds what it found.
+func TestShellEvaluationBounded(t *testing.T) {
+	for _, text := range []string{
+		"f() { " + strings.Repeat("f;", 200) + " }; f",
+		"f() { " + strings.Repeat("redis-cli -a "+strings.Repeat("A", 3000)+";", 5) + strings.Repeat("f;", 60) + " }; f",
+		"redis-cli -a hunter90 ping; g() { g; g; g; g; g; g; g; g; g; g; g; }; g",
+	} {
+		done := make(chan []string, 1)
+		go func() { done <- shellSecrets(text) }()
+		found := <-done
+		if len(found) > maxShellFound {
+			t.Errorf("%d found", len(found))
+		}
+		if strings.HasPrefix(text, "redis-cli") && (len(found) == 0 || found[0] != "hunter90") {
+			t.Errorf("found %q, want hunter90 first", found)
+		}
+	}
+}
+
+// More of the shell's ways to give a password: wrappers before sh -c or
+// the client (timeout, nice, setsid, sudo -u, docker exec, kubectl exec),
+// $0 and combined flags (sh -ec), a variable named as a password set by
+// read or printf -v or a here-document, an array's elements, what a pipe
+// gives read, xargs or a client's stdin, mapfile, an alias.
+func TestShellEvaluatedSecretsMore(t *testing.T) {
+	for form, secret := range map[string]string{
+		`timeout 10 sh -c 'redis-cli -a "$1" ping' _ hunter91`:              "hunter91",
+		`nice -n 5 bash -c 'redis-cli -a "$1" ping' _ hunter92`:             "hunter92",
+		`sudo -u redis sh -c 'redis-cli -a "$1" ping' _ hunter93`:           "hunter93",
+		`docker exec c sh -c 'redis-cli -a "$1" ping' _ hunter94`:           "hunter94",
+		`kubectl exec p -- sh -c 'redis-cli -a "$1" ping' _ hunter95`:       "hunter95",
+		`sh -c 'redis-cli -a "$0" ping' hunter96`:                           "hunter96",
+		`sh -ec 'redis-cli -a "$1" ping' _ hunter97`:                        "hunter97",
+		`read -r PGPASSWORD <<< hunter98; export PGPASSWORD; psql -c 'x'`:   "hunter98",
+		`printf -v PGPASSWORD %s hunter99; export PGPASSWORD; psql`:         "hunter99",
+		"read -r PGPASSWORD <<EOF\nhunter100\nEOF\nexport PGPASSWORD; psql": "hunter100",
+		`args=(-a hunter101); redis-cli "${args[@]}" ping`:                  "hunter101",
+		`echo hunter102 | xargs redis-cli -a`:                               "hunter102",
+		`echo hunter103 | { read P; redis-cli -a "$P"; }`:                   "hunter103",
+		`while read P; do redis-cli -a "$P" ping; done <<< hunter104`:       "hunter104",
+		`mapfile -t P <<< hunter105; redis-cli -a "$P" ping`:                "hunter105",
+		`alias r='redis-cli -a'; r hunter106 ping`:                          "hunter106",
+		`redis-cli --askpass ping <<< hunter107`:                            "hunter107",
+		`docker login -u u --password-stdin <<< hunter108`:                  "hunter108",
+		`echo hunter109 | docker login -u u --password-stdin r`:             "hunter109",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+}
+
+// A password word written with escapes (a backslash before a space, a
+// backslash-newline inside it) is hidden as written.
+func TestEscapedPasswordWords(t *testing.T) {
+	for _, form := range []string{"redis-cli -a hun\\ ter110 ping", "redis-cli -a hun\\\nter111 ping"} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form); strings.Contains(got, "ter11") {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+}
+
+// The shell's PWD and OLDPWD are directories, not passwords; MySQL's
+// REPLACE 'current' and CouchDB's admin password by curl are passwords.
+func TestPWDAndMoreForms(t *testing.T) {
+	if got := RedactText("PWD=/tmp/plan\nOLDPWD=/tmp"); got != "PWD=/tmp/plan\nOLDPWD=/tmp" {
+		t.Errorf("PWD hidden: %q", got)
+	}
+	if got := RedactText(`db.createUser({user:"u",pwd:"hunter112"})`); strings.Contains(got, "hunter") {
+		t.Errorf("pwd: %q", got)
+	}
+	for form, secret := range map[string]string{
+		`mysql -e "ALTER USER u IDENTIFIED BY 'hunter113' REPLACE 'hunter114'"`:                  "hunter114",
+		`curl -X PUT http://127.0.0.1:5984/_node/_local/_config/admins/bob -d '"hunter115"'`:     "hunter115",
+		`curl -X PUT http://127.0.0.1:5984/_node/_local/_config/admins/bob --data '"hunter116"'`: "hunter116",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
 		}
 	}
 }

@@ -54,7 +54,7 @@ var keyWords = []string{"api", "access", "private", "master", "account", "sas", 
 // name, a mechanism, a flag without a value.
 var notSecret = map[string]bool{
 	"authsource": true, "authmechanism": true, "authenticationdatabase": true,
-	"authdb": true, "askpass": true, "no-auth-warning": true, "passes": true, "compass": true, "bypass": true,
+	"authdb": true, "askpass": true, "no-auth-warning": true, "password-stdin": true, "pass-stdin": true, "passes": true, "compass": true, "bypass": true,
 	"author": true, "authors": true, "passive": true, "passthrough": true,
 	"tokens": true, "num_tokens": true, "initial_token": true, "tokenizer": true, // Cassandra's ring; a search index's
 }
@@ -69,6 +69,9 @@ var keyFiles = map[string]bool{"sslkey": true, "sslpemkeyfile": true}
 // IsSecretKey reports whether a property, option or key named name holds
 // a credential.
 func IsSecretKey(name string) bool {
+	if n := strings.Trim(name, `"' -`); n == "PWD" || n == "OLDPWD" { // the shell's working directory
+		return false
+	}
 	last := strings.ToLower(strings.Trim(name, `"' -`))
 	if i := strings.LastIndexByte(last, '.'); i >= 0 {
 		if last = last[i+1:]; last == "key" {
@@ -243,8 +246,15 @@ func redactRules(s string, refs *[]string) string {
 		}
 		return m
 	})
+	if strings.Contains(strings.ToLower(s), "identified") { // MySQL's ALTER USER ... IDENTIFIED BY 'new' REPLACE 'current'
+		s = replaceClause.ReplaceAllString(s, "${1}"+Redacted)
+	}
 	return redactCommands(s, refs)
 }
+
+// replaceClause is MySQL's REPLACE 'current password' of ALTER USER and
+// SET PASSWORD.
+var replaceClause = regexp.MustCompile(`(?i)(\breplace\s+)('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")`)
 
 // hideSubstitution hides the command substitution assigned to variable n
 // (P=$(echo pw), P=`cat f`): what it prints is the value.

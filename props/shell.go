@@ -31,6 +31,14 @@ const maxShellText = 64 << 10
 // function's body at its call).
 const maxShellDepth = 4
 
+// maxShellSteps bounds the nodes and calls one evaluation visits: a
+// function that calls itself many times over (f() { f;f;f; }) would
+// otherwise take exponential time; past it, what was found stands.
+const maxShellSteps = 100_000
+
+// maxShellFound bounds the secrets one evaluation finds.
+const maxShellFound = 1024
+
 // unknownWord stands for a word this evaluation cannot know.
 const unknownWord = "\x00"
 
@@ -43,7 +51,8 @@ func shellSecrets(text string) []string {
 	if len(text) > maxShellText || !strings.ContainsAny(text, " \t") {
 		return nil
 	}
-	s := &shellState{vars: map[string]string{}, funcs: map[string]*syntax.Stmt{}}
+	s := &shellState{vars: map[string]string{}, funcs: map[string]*syntax.Stmt{}, steps: maxShellSteps, called: map[string]bool{},
+		arrays: map[string][]string{}, aliases: map[string]string{}}
 	s.script(text, nil, 0)
 	return s.found
 }
@@ -51,44 +60,80 @@ func shellSecrets(text string) []string {
 // shellState is what the evaluation knows: the variables, the positional
 // parameters, the functions declared, and the secrets found.
 type shellState struct {
-	vars  map[string]string
-	pos   []string
-	funcs map[string]*syntax.Stmt
-	found []string
-	stdin string // a here-string's or process substitution's text, for read
+	vars    map[string]string
+	pos     []string
+	funcs   map[string]*syntax.Stmt
+	found   []string
+	src     string   // the script being read
+	stdin   string   // a here-string's, here-document's or process substitution's text, for read
+	pipe    []string // what the commands before each pipe print (unknownWord when not known)
+	zero    string   // $0 of sh -c 'script' NAME
+	arrays  map[string][]string
+	aliases map[string]string
+	steps   int // left of maxShellSteps
+	// called are the function calls evaluated, by name and arguments:
+	// each once.
+	called map[string]bool
 }
 
 func (s *shellState) secret(v string) {
-	if v != "" && !strings.Contains(v, unknownWord) {
+	if v != "" && !strings.Contains(v, unknownWord) && len(s.found) < maxShellFound {
 		s.found = append(s.found, v)
 	}
 }
 
+// step takes one step of the budget; false when it is spent.
+func (s *shellState) step() bool {
+	s.steps--
+	return s.steps >= 0
+}
+
 // script parses text and evaluates its commands with pos as $1, $2, ...
 func (s *shellState) script(text string, pos []string, depth int) {
-	if depth > maxShellDepth {
+	if depth > maxShellDepth || !s.step() {
 		return
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
 	if err != nil {
 		return
 	}
-	saved := s.pos
+	saved, savedSrc := s.pos, s.src
 	if pos != nil || depth == 0 {
 		s.pos = pos
 	}
+	s.src = text
 	for _, st := range f.Stmts {
 		s.walk(st, depth)
 	}
-	s.pos = saved
+	s.pos, s.src = saved, savedSrc
 }
 
 // walk evaluates the commands of node n in order.
 func (s *shellState) walk(n syntax.Node, depth int) {
+	var open []syntax.Node // the pipes being walked, innermost last
 	syntax.Walk(n, func(n syntax.Node) bool {
+		if n == nil {
+			return true
+		}
+		if !s.step() {
+			return false
+		}
 		switch x := n.(type) {
+		case *syntax.BinaryCmd:
+			if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
+				// what the left prints is the right's input (read P,
+				// xargs, a program's password from stdin)
+				s.walk(x.X, depth)
+				s.pipe = append(s.pipe, s.output([]*syntax.Stmt{x.X}))
+				s.walk(x.Y, depth)
+				s.pipe = s.pipe[:len(s.pipe)-1]
+				return false
+			}
+			_ = open
 		case *syntax.Stmt:
-			s.stdin = ""
+			if len(x.Redirs) > 0 { // a loop's or a group's input is its commands' too
+				s.stdin = ""
+			}
 			for _, r := range x.Redirs {
 				s.redirect(r, depth)
 			}
@@ -121,6 +166,7 @@ func (s *shellState) redirect(r *syntax.Redirect, depth int) {
 		if r.Hdoc != nil {
 			body, _ := s.word(r.Hdoc, true)
 			s.text(body)
+			s.stdin = body
 		}
 	case syntax.WordHdoc:
 		s.stdin, _ = s.word(r.Word, false)
@@ -171,6 +217,7 @@ func (s *shellState) assign(a *syntax.Assign) {
 				s.secret(w)
 			}
 			s.vars[a.Name.Value+"["+strconv.Itoa(i)+"]"] = w
+			s.arrays[a.Name.Value] = append(s.arrays[a.Name.Value], w)
 		}
 	default:
 		return
@@ -188,14 +235,59 @@ func (s *shellState) assign(a *syntax.Assign) {
 // the state (set, read, printf -v, a function, sh -c, eval) or what it is
 // given as a password.
 func (s *shellState) call(words []*syntax.Word, depth int) {
-	args := make([]string, len(words))
-	for i, w := range words {
-		args[i], _ = s.word(w, false)
+	var args, raw []string // raw: each word as the script writes it ("" when not one word of it)
+	for _, w := range words {
+		if f, ok := s.fields(w); ok { // "${a[@]}": an array's elements, each a word
+			args = append(args, f...)
+			raw = append(raw, make([]string, len(f))...)
+			continue
+		}
+		v, _ := s.word(w, false)
+		args = append(args, v)
+		r := ""
+		if o, e := int(w.Pos().Offset()), int(w.End().Offset()); o < e && e <= len(s.src) {
+			r = s.src[o:e]
+		}
+		raw = append(raw, r)
+	}
+	if len(args) == 0 {
+		return
+	}
+	if a, ok := s.aliases[args[0]]; ok && depth < maxShellDepth { // alias r='redis-cli -a'; r pw
+		s.script(a+" "+shellQuote(args[1:]), s.pos, depth+1)
+		return
 	}
 	prog := path.Base(args[0])
-	for (launcher[prog] || prog == "builtin") && len(args) > 1 { // sudo redis-cli ...
-		args = args[1:]
+	if prog == "xargs" && len(s.pipe) > 0 && s.pipe[len(s.pipe)-1] != unknownWord { // echo pw | xargs redis-cli -a
+		rest := args[1:]
+		for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
+			rest = rest[1:]
+		}
+		if len(rest) > 0 {
+			s.given(path.Base(rest[0]), append(append([]string{}, rest...), strings.Fields(s.pipe[len(s.pipe)-1])...))
+		}
+		return
+	}
+	// A wrapper runs the command after it: sudo, timeout 10, nice -n 5,
+	// docker exec C, kubectl exec P --, ssh h; a shell's script or a
+	// client with a password option is found wherever it stands.
+	for k := 1; k < len(args) && !shells[prog] && shortPassword[prog] == nil && !redisClient[prog]; k++ {
+		b := path.Base(args[k])
+		if shells[b] || shortPassword[b] != nil || redisClient[b] {
+			args, raw, prog = args[k:], raw[k:], b
+			break
+		}
+	}
+	for (launcher[prog] || prog == "builtin") && len(args) > 1 { // env X=1 cmd, command cmd
+		args, raw = args[1:], raw[1:]
 		prog = path.Base(args[0])
+	}
+	var in string // what the command reads: a pipe's, a here-string's
+	switch {
+	case len(s.pipe) > 0 && s.pipe[len(s.pipe)-1] != unknownWord:
+		in = s.pipe[len(s.pipe)-1]
+	case s.stdin != "":
+		in = s.stdin
 	}
 	switch {
 	case prog == "set":
@@ -227,39 +319,79 @@ func (s *shellState) call(words []*syntax.Word, depth int) {
 				names = append(names, a)
 			}
 		}
-		line, _, _ := strings.Cut(s.stdin, "\n")
+		line, _, _ := strings.Cut(in, "\n")
 		for _, n := range names {
 			s.vars[n] = line
+			if IsSecretKey(n) { // read -r PGPASSWORD <<< pw
+				s.secret(line)
+			}
 		}
 		return
 	case prog == "printf" && len(args) > 3 && args[1] == "-v":
 		s.vars[args[2]] = printf(args[3:])
+		if IsSecretKey(args[2]) {
+			s.secret(s.vars[args[2]])
+		}
 		return
 	case prog == "eval":
 		s.script(strings.Join(args[1:], " "), nil, depth+1)
 		return
 	case shells[prog]:
 		for i := 1; i < len(args); i++ {
-			if args[i] == "-c" && i+1 < len(args) {
-				var pos []string
+			if isDashC(args[i]) && i+1 < len(args) {
+				pos := []string{}
 				if i+3 <= len(args) {
 					pos = args[i+3:] // after the script, $0 and then $1 ...
 				}
-				if pos == nil {
-					pos = []string{}
+				saved := s.zero
+				if i+2 < len(args) {
+					s.zero = args[i+2]
 				}
 				s.script(args[i+1], pos, depth+1)
+				s.zero = saved
 				return
 			}
 		}
+	case prog == "alias":
+		for _, a := range args[1:] {
+			if n, v, ok := strings.Cut(a, "="); ok {
+				s.aliases[n] = v
+			}
+		}
+		return
+	case prog == "mapfile" || prog == "readarray":
+		if n := args[len(args)-1]; len(args) > 1 && !strings.HasPrefix(n, "-") {
+			lines := strings.Split(strings.TrimRight(in, "\n"), "\n")
+			s.arrays[n] = lines
+			s.vars[n] = lines[0]
+			if IsSecretKey(n) {
+				s.secret(lines[0])
+			}
+		}
+		return
 	}
-	if body, ok := s.funcs[prog]; ok && depth < maxShellDepth {
+	if in != "" && readsPasswordFromStdin(prog, args) { // redis-cli --askpass, docker login --password-stdin, redis-cli -x AUTH
+		line, _, _ := strings.Cut(in, "\n")
+		s.secret(line)
+	}
+	if body, ok := s.funcs[prog]; ok && depth < maxShellDepth && !s.called[strings.Join(args, "\x00")] {
+		s.called[strings.Join(args, "\x00")] = true // the same call again finds nothing new
 		saved := s.pos
 		s.pos = append([]string{}, args[1:]...)
 		s.walk(body, depth+1)
 		s.pos = saved
 	}
+	n := len(s.found)
 	s.given(prog, args)
+	// A secret word the script writes with escapes (pw\ x, a
+	// backslash-newline inside it) is known as written too.
+	for _, v := range s.found[n:] {
+		for i, a := range args {
+			if a == v && raw[i] != "" && raw[i] != a && !strings.ContainsAny(raw[i], "$`") {
+				s.secret(strings.Trim(raw[i], `"'`))
+			}
+		}
+	}
 }
 
 // given finds the passwords among a program's words: an option's that
@@ -300,6 +432,13 @@ func (s *shellState) given(prog string, args []string) {
 			}
 			if k2, v2, ok := strings.Cut(v, "="); ok && IsSecretKey(k2) { // --set=auth.password=x, --from-literal=password=x
 				s.secret(v2)
+			}
+		}
+		if prog == "curl" && i+1 < len(args) && (strings.HasPrefix(a, "-d") || strings.HasPrefix(a, "--data")) {
+			for _, u := range args { // CouchDB's admin: PUT /_node/_local/_config/admins/NAME -d '"pw"'
+				if strings.Contains(u, "/_config/admins/") && i+1 < len(args) {
+					s.secret(strings.Trim(args[i+1], `"`))
+				}
 			}
 		}
 		if strings.EqualFold(a, "set") {
@@ -445,6 +584,9 @@ func (s *shellState) param(x *syntax.ParamExp) (string, bool) {
 
 func (s *shellState) lookup(name string) (string, bool) {
 	if n, err := strconv.Atoi(name); err == nil {
+		if n == 0 && s.zero != "" {
+			return s.zero, true
+		}
 		if n >= 1 && n <= len(s.pos) {
 			return s.pos[n-1], true
 		}
@@ -478,4 +620,61 @@ func unescapeLit(v string, quoted bool) string {
 		b.WriteByte(v[i])
 	}
 	return b.String()
+}
+
+// isDashC reports whether a shell's option word holds -c (-c, -ec, -xc).
+func isDashC(a string) bool {
+	return len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a, 'c') > 0
+}
+
+// readsPasswordFromStdin reports whether program, given args, reads a
+// password from its input: redis-cli --askpass, docker login
+// --password-stdin, redis-cli -x (the last argument, AUTH's password).
+func readsPasswordFromStdin(prog string, args []string) bool {
+	for _, a := range args[1:] {
+		switch strings.ToLower(a) {
+		case "--askpass", "--password-stdin", "--pass-stdin", "--passwd-stdin":
+			return true
+		case "-x":
+			if redisClient[prog] && strings.EqualFold(args[len(args)-1], "auth") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fields expands w when it is an array's elements ("${a[@]}", ${a[*]}):
+// each a word.
+func (s *shellState) fields(w *syntax.Word) ([]string, bool) {
+	var p *syntax.ParamExp
+	switch x := w.Parts[0].(type) {
+	case *syntax.ParamExp:
+		p = x
+	case *syntax.DblQuoted:
+		if len(x.Parts) == 1 {
+			p, _ = x.Parts[0].(*syntax.ParamExp)
+		}
+	}
+	if len(w.Parts) != 1 || p == nil || p.Param == nil || p.Index == nil {
+		return nil, false
+	}
+	idx, ok := p.Index.(*syntax.Word)
+	if !ok {
+		return nil, false
+	}
+	if i, _ := s.word(idx, false); i != "@" && i != "*" {
+		return nil, false
+	}
+	a, ok := s.arrays[p.Param.Value]
+	return a, ok
+}
+
+// shellQuote writes words as one line a shell reads back as them.
+func shellQuote(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
 }

@@ -61,11 +61,11 @@ func readCredentials(p *props.Props) (creds, error) {
 	shared := c.profile != "" || c.configFile != "" || c.credentialsFile != ""
 	switch {
 	case c.accessKey != "" && c.secretKey == "":
-		return c, p.Errorf("dynamodb.accesskey", "an access key needs its secret key: set dynamodb.secretkey too")
+		return c, p.Errorf("dynamodb.accesskey", "an access key needs its secret key: give dynamodb.secretkey as well")
 	case c.secretKey != "" && c.accessKey == "":
-		return c, p.Errorf("dynamodb.secretkey", "a secret key needs its access key: set dynamodb.accesskey too")
+		return c, p.Errorf("dynamodb.secretkey", "a secret key needs its access key: give dynamodb.accesskey as well")
 	case c.token != "" && c.accessKey == "":
-		return c, p.Errorf("dynamodb.sessiontoken", "a session token goes with the temporary keys issued with it: set dynamodb.accesskey and dynamodb.secretkey too")
+		return c, p.Errorf("dynamodb.sessiontoken", "a session token goes with the temporary keys issued with it: give dynamodb.accesskey and dynamodb.secretkey as well")
 	case c.accessKey != "" && shared:
 		name := "dynamodb.profile"
 		if c.profile == "" {
