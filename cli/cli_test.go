@@ -305,6 +305,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "-w", "a", "-p", "operationcount=-1"}, "operationcount"},
 		{[]string{"run", "-w", "a", "-p", "novalue"}, "is not key=value"},
 		{[]string{"run", "-w", "a", "-p", "redis.password"}, `-p "redis.password" is not key=value`},
+		{[]string{"run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "-p", "startat=" + time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}, "startat: a spread run's clients start together when all are ready"},
 		{[]string{"run", "-w", "a", "-p", "redis.password hunter1x"}, `-p "redis.password REDACTED" is not key=value`},
 		{[]string{"run", "-w", "a", "--bogus"}, "flag provided but not defined"},
 		{[]string{"bench", "p.yaml", "--rehearse", "-o", filepath.Join(dir, "b"), "-p", "redis.password hunter3x"}, `-p "redis.password REDACTED" is not key=value`},

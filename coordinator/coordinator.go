@@ -71,6 +71,9 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 	if err := CheckOutputs(setup); err != nil {
 		return nil, err
 	}
+	if !setup.Client.StartAt.IsZero() { // the coordinator sets the common start
+		return nil, specErrorf("%s: startat: a spread run's clients start together when all are ready, the coordinator says when: give no startat with clients (startat is for clients started by hand, each with its --client-index)", cmd)
+	}
 	metricsAddr := metricsAddrOf(setup)
 	// The clients' results are written beside out: every path is checked
 	// now, not after the run.
