@@ -143,6 +143,10 @@ const MaxIndexBytes = 256 << 20
 // few, for each of maxRuns, and the rest of the document's.
 const maxIndexContainers = 8*maxRuns + 1<<16
 
+// maxIndexMembers bounds the names of an index's objects: a run's fields
+// and its deployment's usage prices, a few dozen, for each of maxRuns.
+const maxIndexMembers = 64*maxRuns + 1<<16
+
 // ReadIndex reads DIR/index.json. Every result it names must lie inside
 // DIR.
 func ReadIndex(dir string) (*Index, error) {
@@ -154,7 +158,7 @@ func ReadIndex(dir string) (*Index, error) {
 	// A plan runs at most maxRuns runs, each a few objects in the index
 	// (itself, its usage prices, a capacity search's step): a small file
 	// of many empty ones would take gigabytes decoded.
-	if err := result.CheckShape(raw, maxIndexContainers); err != nil {
+	if err := result.CheckShape(raw, maxIndexContainers, maxIndexMembers); err != nil {
 		return nil, fmt.Errorf("%s: %w: a plan's index holds at most %d runs", path, err, maxRuns)
 	}
 	var ix Index

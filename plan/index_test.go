@@ -3,6 +3,7 @@ package plan
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -45,5 +46,29 @@ func TestReadIndexBoundsItsRuns(t *testing.T) {
 	_, err := ReadIndex(dir)
 	if err == nil || !strings.Contains(err.Error(), "index.json") || !strings.Contains(err.Error(), "at most 100000 runs") {
 		t.Errorf("got %v, want the index refused, named, with its bound", err)
+	}
+}
+
+// A map in the index (a run's usage prices) is bounded too: 5,000,000
+// names in 59 MB took report 470 MB.
+func TestReadIndexBoundsItsMaps(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString(`{"format":"servbench-plan","version":1,"plan":"p","plan_file":"plan.yaml","runs":[{"usage_prices":{`)
+	for i := range 7_000_000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"`)
+		b.WriteString(strconv.Itoa(i))
+		b.WriteString(`":1`)
+	}
+	b.WriteString(`}}]}`)
+	if err := os.WriteFile(filepath.Join(dir, "index.json"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadIndex(dir)
+	if err == nil || !strings.Contains(err.Error(), "names in its objects") {
+		t.Errorf("got %v, want the index refused by its names", err)
 	}
 }

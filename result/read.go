@@ -81,10 +81,15 @@ const MaxContainers = 1 << 22
 var errShape = fmt.Errorf("more than %d objects and lists: a result's are far fewer", MaxContainers)
 
 // CheckShape fails when the JSON text raw holds more than max objects and
-// lists in all (counted outside strings), before a decoder gives memory
-// to them: a plan's index.json is bounded so too.
-func CheckShape(raw []byte, max int) error {
-	if err := (&shape{max: max}).scan(raw); err != nil {
+// lists in all, or more than maxMembers names in its objects (0: any;
+// both counted outside strings), before a decoder gives memory to them:
+// a plan's index.json is bounded so.
+func CheckShape(raw []byte, max, maxMembers int) error {
+	sh := &shape{max: max, maxMembers: maxMembers}
+	if err := sh.scan(raw); err != nil {
+		if sh.members > maxMembers && maxMembers > 0 {
+			return fmt.Errorf("more than %d names in its objects", maxMembers)
+		}
 		return fmt.Errorf("more than %d objects and lists", max)
 	}
 	return nil
@@ -97,6 +102,9 @@ type shape struct {
 	r                io.Reader
 	inString, escape bool
 	n, max           int
+	// members counts the names of objects (each name's colon), bounded by
+	// maxMembers when it is not 0: a map of millions of small entries.
+	members, maxMembers int
 }
 
 func (s *shape) Read(p []byte) (int, error) {
@@ -122,6 +130,10 @@ func (s *shape) scan(b []byte) error {
 			s.inString = true
 		case c == '{' || c == '[':
 			if s.n++; s.n > s.max {
+				return errShape
+			}
+		case c == ':' && s.maxMembers > 0:
+			if s.members++; s.members > s.maxMembers {
 				return errShape
 			}
 		}
