@@ -75,7 +75,9 @@ func Merge(docs []*Doc) (*Doc, error) {
 		return nil, err
 	}
 	m.Series = series
-	m.ServerSide = mergeServerSide(docs, m.Operations)
+	if m.ServerSide, err = mergeServerSide(docs, m.Operations); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 

@@ -165,7 +165,7 @@ func (s *ServerSide) validate() error {
 // mergeServerSide takes the server's whole from the first client that
 // sampled it, and sums what each client counted of its own operations,
 // point by point.
-func mergeServerSide(docs []*Doc, operations int64) *ServerSide {
+func mergeServerSide(docs []*Doc, operations int64) (*ServerSide, error) {
 	var m *ServerSide
 	for _, d := range docs {
 		if d.ServerSide == nil {
@@ -185,14 +185,18 @@ func mergeServerSide(docs []*Doc, operations int64) *ServerSide {
 		}
 	}
 	if m == nil {
-		return nil
+		return nil, nil
 	}
 	for i := range m.Sources {
 		for j := range m.Sources[i].Series {
-			m.Sources[i].Series[j].Summarise(operations)
+			x := &m.Sources[i].Series[j]
+			if len(x.Points) > MaxSamples { // no reader would take the merged result
+				return nil, fmt.Errorf("server_side: %s %s: the clients' points merged are %d, more than a result holds (%d)", cut(m.Sources[i].Name), cut(x.Name), len(x.Points), MaxSamples)
+			}
+			x.Summarise(operations)
 		}
 	}
-	return m
+	return m, nil
 }
 
 func cloneSource(s Source) Source {

@@ -167,3 +167,22 @@ func intervals(bounds ...float64) []Point {
 	}
 	return pts
 }
+
+// Clients' per-client points merged past what a result may hold make the
+// merge fail, not a result that every reader refuses.
+func TestMergeServerSidePointsBounded(t *testing.T) {
+	t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	half := MaxSamples/2 + 1
+	docs := make([]*Doc, 2)
+	for c := range docs {
+		pts := make([][2]float64, half)
+		for i := range pts {
+			pts[i] = [2]float64{float64(2*i + c), 1}
+		}
+		docs[c] = serverDoc(c, t0, 10, Source{Name: "redis", Kind: SourceClient, PerClient: true,
+			Series: []Series{{Name: "sent_bytes", Unit: "B/s", Counter: true, Points: pts}}})
+	}
+	if _, err := Merge(docs); err == nil || !strings.Contains(err.Error(), "more than a result holds") {
+		t.Errorf("merged %d points each: %v", half, err)
+	}
+}
