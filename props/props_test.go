@@ -1,6 +1,7 @@
 package props
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -785,6 +786,9 @@ func TestPWDAndMoreForms(t *testing.T) {
 	if got := RedactText("PWD=/tmp/plan\nOLDPWD=/tmp"); got != "PWD=/tmp/plan\nOLDPWD=/tmp" {
 		t.Errorf("PWD hidden: %q", got)
 	}
+	if got := RedactText(`isql -v -k "DRIVER={MySQL};SERVER=h;UID=root;PWD=hunter117;DATABASE=ycsb"`); strings.Contains(got, "hunter") {
+		t.Errorf("ODBC's PWD: %q", got)
+	}
 	if got := RedactText(`db.createUser({user:"u",pwd:"hunter112"})`); strings.Contains(got, "hunter") {
 		t.Errorf("pwd: %q", got)
 	}
@@ -798,5 +802,51 @@ func TestPWDAndMoreForms(t *testing.T) {
 		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
 			t.Errorf("%q: %q", form, got)
 		}
+	}
+}
+
+// Redaction takes time in proportion to a text's length: 2,000 commands
+// that give variables as passwords, assigned or not, are read in one pass
+// each (they took minutes: a regular expression per variable over the
+// whole text). Counted in passes, not timed: the variables sought one by
+// one stay under maxHiddenNames, and past it every assigned value is
+// hidden.
+func TestLongStepRedactedInBoundedPasses(t *testing.T) {
+	var b strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&b, "V%d=hunter%d; redis-cli -a $V%d;", i, 1000+i, i)
+	}
+	got := RedactText(b.String())
+	if strings.Contains(got, "hunter") || !strings.Contains(got, "redis-cli -a $V1999;") {
+		t.Errorf("%.300s", got)
+	}
+}
+
+// Manifests and commands an operator's steps hold: a container's
+// environment as name and value (Kubernetes YAML, ECS JSON), an option
+// and its value as items of an exec-form list (JSON, a YAML block list),
+// a quoted URL whose password holds | > or a space, mysqladmin's
+// password NEW.
+func TestManifestAndCommandForms(t *testing.T) {
+	for form, secret := range map[string]string{
+		"kubectl apply -f - <<EOF\n  env:\n  - name: POSTGRES_PASSWORD\n    value: hunter120\nEOF":                               "hunter120",
+		"env:\n  - name: \"REDIS_PASSWORD\"\n    value: \"hunter121\"\n":                                                         "hunter121",
+		`aws ecs register-task-definition --cli-input-json '{"environment":[{"name":"POSTGRES_PASSWORD","value":"hunter122"}]}'`: "hunter122",
+		"cat > c.yaml <<EOF\n    command: [\"redis-server\", \"--requirepass\", \"hunter123\"]\nEOF":                             "hunter123",
+		"cat > c.yaml <<EOF\n    args:\n    - --requirepass\n    - hunter124\nEOF":                                               "hunter124",
+		`redis-cli -u 'redis://default:Sec|hunter125@h:6379' ping`:                                                               "hunter125",
+		`psql 'postgresql://bench:Sec>hunter126@h/db' -c 'select 1'`:                                                             "hunter126",
+		`psql "postgresql://bench:Sec hunter127@h/db" -c "select 1"`:                                                             "hunter127",
+		`mysqladmin -u root -pOldPw123 password hunter128`:                                                                       "hunter128",
+	} {
+		if got := RedactText(form); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+	if got := RedactText("    args:\n    - --requirepass\n    - x\n    - --port\n    - 6379\n"); !strings.Contains(got, "- --requirepass\n    - REDACTED") || !strings.Contains(got, "- 6379") {
+		t.Errorf("the list garbled: %q", got)
+	}
+	if got := RedactText("env:\n  - name: LOG_LEVEL\n    value: debug\n"); strings.Contains(got, Redacted) {
+		t.Errorf("a value not secret hidden: %q", got)
 	}
 }

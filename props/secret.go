@@ -69,9 +69,6 @@ var keyFiles = map[string]bool{"sslkey": true, "sslpemkeyfile": true}
 // IsSecretKey reports whether a property, option or key named name holds
 // a credential.
 func IsSecretKey(name string) bool {
-	if n := strings.Trim(name, `"' -`); n == "PWD" || n == "OLDPWD" { // the shell's working directory
-		return false
-	}
 	last := strings.ToLower(strings.Trim(name, `"' -`))
 	if i := strings.LastIndexByte(last, '.'); i >= 0 {
 		if last = last[i+1:]; last == "key" {
@@ -106,6 +103,13 @@ func IsSecretKey(name string) bool {
 		}
 	}
 	return false
+}
+
+// isDirVar reports whether name=value is the shell's working directory
+// (PWD=/path, OLDPWD=/path, as env prints them), not a password (ODBC's
+// PWD=secret).
+func isDirVar(name, value string) bool {
+	return (name == "PWD" || name == "OLDPWD") && strings.HasPrefix(value, "/")
 }
 
 // camelWord finds where a camelCase name's words meet.
@@ -210,7 +214,7 @@ var pair = regexp.MustCompile(`([\w.-]+)(\s*=\s*)` + valueRE +
 // db.changeUserPassword("user", "x").
 var word = regexp.MustCompile(`\b((?i:set\s+password\s+for)\s+(?:'[^']*'@'[^']*'|"[^"]*"@"[^"]*"|\S+)\s*=\s*)` + valueRE +
 	`|\b((?i:password)\s+(?:=\s*)?)('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")` +
-	`|\b((?:PASSWORD(?:\s*=)?|(?i:identified\s+by|identified\s+with\s+\w+\s+(?:by|as)|requirepass|masterauth))\s+)` + valueRE +
+	`|\b((?:PASSWORD(?:\s*=)?|(?i:identified\s+by|identified\s+with\s+\w+\s+(?:by|as)|requirepass|masterauth))[ \t]+)` + valueRE +
 	`|\b((?i:(?:proxy-)?authorization)\s*:\s*(?:[A-Za-z][\w-]*\s+)?)([^\s"';|&<>` + "`" + `](?:[^"'\r\n;|&<>` + "`" + `]*[^\s"';|&<>` + "`" + `])?)` +
 	`|\b((?i:password|auth|changeUserPassword|updateUser)\s*\(\s*(?:(?:'[^']*'|"[^"]*")\s*,\s*)?)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")`)
 
@@ -233,6 +237,24 @@ func RedactText(s string) string {
 // variables a password option's unquoted value names (-a $PW).
 func redactRules(s string, refs *[]string) string {
 	s = redactQueries(redactURLs(s))
+	s = envEntry.ReplaceAllStringFunc(s, func(m string) string {
+		g := envEntry.FindStringSubmatch(m)
+		name, value := g[2]+g[6], g[4]+g[7]
+		if !IsSecretKey(name) || value == Redacted || value == "" {
+			return m
+		}
+		return m[:len(m)-len(value)-len(g[8])] + Redacted + g[8]
+	})
+	s = execArg.ReplaceAllStringFunc(s, func(m string) string {
+		g := execArg.FindStringSubmatch(m)
+		if g[2] == "" { // the YAML block list's groups
+			g = append(g[:1], g[7:]...)
+		}
+		if !IsSecretKey(g[2]) || g[5] == Redacted {
+			return m
+		}
+		return g[1] + g[2] + g[3] + g[4] + Redacted + g[6]
+	})
 	s = goDSN.ReplaceAllString(s, "${1}:"+Redacted+"@${2}")
 	s = aclHash.ReplaceAllString(s, "${1}#"+Redacted)
 	s = redisSetting.ReplaceAllString(s, "${1}"+Redacted)
@@ -251,6 +273,18 @@ func redactRules(s string, refs *[]string) string {
 	}
 	return redactCommands(s, refs)
 }
+
+// envEntry is a container's environment entry written as a name and a
+// value: Kubernetes' YAML (- name: POSTGRES_PASSWORD / value: x) and
+// ECS's or Kubernetes' JSON ({"name": "X_PASSWORD", "value": "x"}).
+var envEntry = regexp.MustCompile(`(\bname:[ \t]*["']?)([\w.-]+)["']?[ \t]*\r?\n[ \t]*-?[ \t]*value:[ \t]*(["']?)([^"'\r\n]*)` +
+	`|("name"\s*:\s*")([\w.-]+)"\s*,\s*"value"\s*:\s*(?:")((?:[^"\\]|\\.)*)(")`)
+
+// execArg is an option and its value as items of an exec-form list:
+// JSON's ["redis-server", "--requirepass", "x"], YAML's block list
+// (- --requirepass / - x).
+var execArg = regexp.MustCompile(`(["'])(-{1,2}[\w.-]+)(["']\s*,\s*["'])()((?:[^"'\\]|\\.)*)(["'])` +
+	`|(?m)(^[ \t]*-[ \t]+)(-{1,2}[\w.-]+)([ \t]*\r?\n[ \t]*-[ \t]+)()(\S+)()`)
 
 // replaceClause is MySQL's REPLACE 'current password' of ALTER USER and
 // SET PASSWORD.
@@ -334,12 +368,37 @@ func varRefs(v string) []string {
 
 var varUseRE = regexp.MustCompile(`\$(?:\{([A-Za-z_]\w*|[1-9][0-9]*)|([A-Za-z_]\w*|[1-9]))`)
 
+// maxHiddenNames bounds the variables whose assignments hideAssignments
+// seeks one by one.
+const maxHiddenNames = 64
+
+// anyAssignment is every NAME=value of a shell's text.
+var anyAssignment = regexp.MustCompile("(^|[\\s;&|(`\"'])([A-Za-z_]\\w*(?:\\[[^\\]]*\\])?\\+?=)(?:\\([^)]*\\)|" + valueRE + ")")
+
+// givenName finds where a shell gives a variable a value: NAME=, NAME+=,
+// NAME[i]=, ${NAME:-…} and ${NAME=…}, and the name after for, read,
+// printf -v, mapfile, declare, local, export, readonly.
+var givenName = regexp.MustCompile(`([A-Za-z_]\w*)(?:\[[^\]]*\])?\+?=|\$\{([A-Za-z_]\w*):?[-=]|\b(?:for|read|printf\s+-v|mapfile|readarray|declare|local|export|readonly|typeset)\s+(?:-\w+\s+)*([A-Za-z_]\w*)`)
+
+// givenNames are the names s gives a value, in one pass.
+func givenNames(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, g := range givenName.FindAllStringSubmatch(s, -1) {
+		m[g[1]+g[2]+g[3]] = true
+	}
+	return m
+}
+
 // hideAssignments hides in s the value assigned to each variable of names
 // (P=pw, export P=pw, local P=pw): a value the shell gives where a
 // password is read. A value that names another variable (P=$Q) makes
 // that one's assignment secret too.
 func hideAssignments(s string, names []string) string {
 	seen := map[string]bool{}
+	var given map[string]bool // the names s gives a value, found once
+	if len(names) > maxHiddenNames { // each name costs a pass over s: past the bound, every value assigned is hidden
+		return anyAssignment.ReplaceAllString(s, "${1}${2}"+Redacted)
+	}
 	for len(names) > 0 {
 		n := names[0]
 		names = names[1:]
@@ -347,6 +406,18 @@ func hideAssignments(s string, names []string) string {
 			continue
 		}
 		seen[n] = true
+		if len(seen) > maxHiddenNames {
+			return anyAssignment.ReplaceAllString(s, "${1}${2}"+Redacted)
+		}
+		// Only a name the text gives a value (n=, n+=, n[…]=, ${n:-…}, set,
+		// printf -v n, for n in, read): the regular expressions below, one
+		// per name, would otherwise make a long step's redaction quadratic.
+		if given == nil {
+			given = givenNames(s)
+		}
+		if !given[n] && !(n[0] >= '0' && n[0] <= '9' && strings.Contains(s, "set")) {
+			continue
+		}
 		s = hideSubstitution(s, n)
 		// ${P:=pw}, ${P=pw}, ${P:-pw}: a value the shell gives P.
 		def := regexp.MustCompile(`(\$\{` + n + `:?[-=])([^}]*)\}`)
@@ -409,7 +480,7 @@ func redactPair(m string) string {
 	sub := pair.FindStringSubmatch(m)
 	switch {
 	case sub[1] != "":
-		if v := m[len(sub[1])+len(sub[2]):]; IsSecretKey(sub[1]) {
+		if v := m[len(sub[1])+len(sub[2]):]; IsSecretKey(sub[1]) && !isDirVar(sub[1], v) {
 			if v == Redacted || strings.HasSuffix(strings.ToLower(sub[1]), "properties") && strings.Contains(v, Redacted) && redactList(v) == v { // hidden already, pair by pair
 				return m
 			}
@@ -483,14 +554,24 @@ func redactURLs(s string) string {
 		if i < 0 {
 			break
 		}
-		scheme := strings.ToLower(rest[strings.LastIndexFunc(rest[:i], func(r rune) bool {
+		start := strings.LastIndexFunc(rest[:i], func(r rune) bool {
 			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')
-		})+1 : i])
+		}) + 1
+		scheme := strings.ToLower(rest[start:i])
+		var quote byte // a URL quoted whole ('redis://u:a|b@h') ends at its closing quote, whatever it holds
+		if start > 0 && (rest[start-1] == '\'' || rest[start-1] == '"') {
+			quote = rest[start-1]
+		}
 		b.WriteString(rest[:i+3])
 		rest = rest[i+3:]
 		end := strings.IndexAny(rest, urlEnd)
 		if end < 0 {
 			end = len(rest)
+		}
+		if quote != 0 {
+			if e := strings.IndexByte(rest, quote); e >= 0 && strings.LastIndexByte(rest[:e], '@') >= 0 {
+				end = e
+			}
 		}
 		w := rest[:end]
 		if j := strings.Index(w, "://"); j >= 0 { // a list of URLs: "a://…,b://…"
@@ -683,7 +764,9 @@ func redactCommands(s string, refs *[]string) string {
 			if k := strings.IndexByte(w, ':'); k >= 0 {
 				out = w[:k+1] + Redacted
 			}
-		case prev != "" && takesPassword(program, sub, prev) != "" && !strings.Contains(w, Redacted) && (!strings.HasPrefix(w, "$") || strings.HasPrefix(w, "$'")): // pass:REDACTED kept; $PW, $(cat f) name it, the shell gives it; $'...' is it
+		case program == "mysqladmin" && strings.EqualFold(prev, "password") && !strings.Contains(w, Redacted): // mysqladmin -u root password NEW
+			out = Redacted
+		case prev != "" && takesPassword(program, sub, prev) != "" && w != "-" && !strings.Contains(w, Redacted) && (!strings.HasPrefix(w, "$") || strings.HasPrefix(w, "$'")): // pass:REDACTED kept; $PW, $(cat f) name it, the shell gives it; $'...' is it
 			out = Redacted
 			*refs = append(*refs, varRefs(w)...) // "$P"-x: P's value is in it
 		case prev != "" && takesPassword(program, sub, prev) != "" && len(varRefs(w)) > 0:

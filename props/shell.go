@@ -226,7 +226,7 @@ func (s *shellState) assign(a *syntax.Assign) {
 		v = s.vars[a.Name.Value] + v
 	}
 	s.vars[a.Name.Value] = v
-	if IsSecretKey(a.Name.Value) {
+	if IsSecretKey(a.Name.Value) && !isDirVar(a.Name.Value, v) {
 		s.secret(v)
 	}
 }
