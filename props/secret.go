@@ -395,7 +395,7 @@ func givenNames(s string) map[string]bool {
 // that one's assignment secret too.
 func hideAssignments(s string, names []string) string {
 	seen := map[string]bool{}
-	var given map[string]bool // the names s gives a value, found once
+	var given map[string]bool        // the names s gives a value, found once
 	if len(names) > maxHiddenNames { // each name costs a pass over s: past the bound, every value assigned is hidden
 		return anyAssignment.ReplaceAllString(s, "${1}${2}"+Redacted)
 	}
