@@ -218,6 +218,13 @@ func (r *Runner) shell(ctx context.Context, command string, t *plan.Deployment, 
 	cmd.Env = append(os.Environ(),
 		"SERVBENCH_DEPLOYMENT="+t.Label, "SERVBENCH_BINDING="+t.Binding, "SERVBENCH_WORKLOAD="+filepath.Base(wl.Name),
 		"SERVBENCH_RECORDS="+strconv.FormatInt(records, 10), "SERVBENCH_TABLE="+load.Workload.Table)
+	// Every property of the deployment's phase, by name: a step that
+	// needs a password says "$SERVBENCH_PROPERTY_REDIS_PASSWORD", and the
+	// step's text, copied into the plan's directory and report, holds the
+	// reference, never the value.
+	load.Props.Each(func(k, v, _ string) { // not read: an unknown property is still said
+		cmd.Env = append(cmd.Env, PropertyEnv(k)+"="+v)
+	})
 	out := &tail{red: red}
 	cmd.Stdout = out
 	cmd.Stderr = out
@@ -339,4 +346,18 @@ func short(s string) string {
 		return string(r[:117]) + "..."
 	}
 	return string(r)
+}
+
+// PropertyEnv is the environment variable a shell step reads property
+// key from: SERVBENCH_PROPERTY_ and the key in capitals, each byte that
+// is not a letter or digit an underscore (redis.password:
+// SERVBENCH_PROPERTY_REDIS_PASSWORD).
+func PropertyEnv(key string) string {
+	b := []byte("SERVBENCH_PROPERTY_" + strings.ToUpper(key))
+	for i := len("SERVBENCH_PROPERTY_"); i < len(b); i++ {
+		if c := b[i]; !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
 }

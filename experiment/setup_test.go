@@ -366,3 +366,46 @@ func TestPipeAtAResult(t *testing.T) {
 		}
 	}
 }
+
+// A step reads the deployment's properties from its environment
+// ($SERVBENCH_PROPERTY_REDIS_PASSWORD): the password is given to the
+// program it runs, and the step's text, written in the plan's directory,
+// holds the reference, never the value; what the step prints of it is
+// hidden.
+func TestStepReadsPropertiesFromItsEnvironment(t *testing.T) {
+	pl := loadPlan(t, `name: env
+deployments:
+  - label: one
+    binding: basic
+    properties: {redis.password: hunter130x}
+    setup:
+      - {shell: 'printf %s "$SERVBENCH_PROPERTY_REDIS_PASSWORD" > pw.txt; echo "got $SERVBENCH_PROPERTY_REDIS_PASSWORD"'}
+workloads: [a]
+records: [100]
+threads: [1]
+operations: 10
+`)
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := New(pl, dir, io.Discard).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(pl.Dir, "pw.txt"))
+	if err != nil || string(got) != "hunter130x" {
+		t.Fatalf("the step read %q (%v), want the deployment's redis.password", got, err)
+	}
+	for _, f := range []string{"plan.yaml", "setup.json", "setup.log"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "hunter130x") {
+			t.Errorf("%s holds the password", f)
+		}
+		if f != "plan.yaml" && !strings.Contains(string(b), "$SERVBENCH_PROPERTY_REDIS_PASSWORD") {
+			t.Errorf("%s does not hold the step's reference", f)
+		}
+	}
+	if got := PropertyEnv("mongodb.url"); got != "SERVBENCH_PROPERTY_MONGODB_URL" {
+		t.Errorf("PropertyEnv(mongodb.url) = %s", got)
+	}
+}
