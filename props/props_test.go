@@ -850,3 +850,25 @@ func TestManifestAndCommandForms(t *testing.T) {
 		t.Errorf("a value not secret hidden: %q", got)
 	}
 }
+
+// A password a client is given on its input, in the forms an operator's
+// steps take: xargs -I{}, redis-cli -x, kubectl's --from-file=password=/dev/stdin,
+// docker secret create NAME -, printf "AUTH %s" "$P" | redis-cli; a
+// camelCase name ending in Pw.
+func TestStdinPasswords(t *testing.T) {
+	for form, secret := range map[string]string{
+		`echo hunter131 | xargs -I{} redis-cli -a {} ping`:                                    "hunter131",
+		`echo -n hunter132 | redis-cli -x config set requirepass`:                             "hunter132",
+		`kubectl exec -i redis-0 -- redis-cli -x CONFIG SET requirepass <<< hunter133`:        "hunter133",
+		`echo -n hunter134 | kubectl create secret generic x --from-file=password=/dev/stdin`: "hunter134",
+		`printf hunter135 | docker secret create pg_password -`:                               "hunter135",
+		`P=hunter136; printf "AUTH %s\n" "$P" | redis-cli -h h`:                               "hunter136",
+		`kubectl create secret generic db --from-literal=adminPw=hunter137`:                   "hunter137",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+}

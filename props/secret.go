@@ -86,7 +86,7 @@ func IsSecretKey(name string) bool {
 			return true
 		}
 	}
-	if last == "pw" || strings.HasSuffix(last, "_pw") || strings.HasSuffix(last, "-pw") { // redis.pw, nodetool -pw
+	if last == "pw" || strings.HasSuffix(last, "_pw") || strings.HasSuffix(last, "-pw") || strings.HasSuffix(name, "Pw") || strings.HasSuffix(name, "PW") && len(name) > 2 && name[len(name)-3] >= 'a' { // redis.pw, nodetool -pw, adminPw
 		return true
 	}
 	if !strings.HasSuffix(last, "key") {

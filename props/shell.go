@@ -2,6 +2,7 @@ package props
 
 import (
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -259,12 +260,27 @@ func (s *shellState) call(words []*syntax.Word, depth int) {
 	}
 	prog := path.Base(args[0])
 	if prog == "xargs" && len(s.pipe) > 0 && s.pipe[len(s.pipe)-1] != unknownWord { // echo pw | xargs redis-cli -a
-		rest := args[1:]
+		in := s.pipe[len(s.pipe)-1]
+		rest, replace := args[1:], ""
 		for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
+			if rest[0] == "-I" && len(rest) > 1 { // -I {}: each line stands where {} does
+				replace, rest = rest[1], rest[1:]
+			} else if r, ok := strings.CutPrefix(rest[0], "-I"); ok && r != "" {
+				replace = r
+			}
 			rest = rest[1:]
 		}
 		if len(rest) > 0 {
-			s.given(path.Base(rest[0]), append(append([]string{}, rest...), strings.Fields(s.pipe[len(s.pipe)-1])...))
+			words := append([]string{}, rest...)
+			if replace != "" {
+				line, _, _ := strings.Cut(strings.TrimSpace(in), "\n")
+				for i := range words {
+					words[i] = strings.ReplaceAll(words[i], replace, line)
+				}
+			} else {
+				words = append(words, strings.Fields(in)...)
+			}
+			s.given(path.Base(rest[0]), words)
 		}
 		return
 	}
@@ -373,6 +389,19 @@ func (s *shellState) call(words []*syntax.Word, depth int) {
 	if in != "" && readsPasswordFromStdin(prog, args) { // redis-cli --askpass, docker login --password-stdin, redis-cli -x AUTH
 		line, _, _ := strings.Cut(in, "\n")
 		s.secret(line)
+	}
+	if in != "" && redisClient[prog] && slices.Contains(args, "-x") { // redis-cli -x CONFIG SET requirepass: the input is the last word
+		line, _, _ := strings.Cut(in, "\n")
+		s.given(prog, append(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "-x" }), line))
+	}
+	if in != "" && stdinIsSecret(prog, args) { // --from-file=password=/dev/stdin, docker secret create NAME -
+		s.secret(strings.TrimRight(in, "\n"))
+	}
+	if prog == "printf" && len(args) > 1 { // printf "AUTH %s\n" "$P" | redis-cli: what it prints is read by the rules
+		out := printf(args[1:])
+		for _, v := range hiddenPieces(out, RedactText(out)) {
+			s.secret(strings.TrimSpace(v))
+		}
 	}
 	if body, ok := s.funcs[prog]; ok && depth < maxShellDepth && !s.called[strings.Join(args, "\x00")] {
 		s.called[strings.Join(args, "\x00")] = true // the same call again finds nothing new
@@ -677,4 +706,21 @@ func shellQuote(words []string) string {
 		q[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 	}
 	return strings.Join(q, " ")
+}
+
+// stdinIsSecret reports whether program, given args, takes its input as a
+// secret: kubectl create secret's --from-file=NAME=/dev/stdin of a
+// secret NAME, docker secret create NAME -.
+func stdinIsSecret(prog string, args []string) bool {
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "--from-file="); ok {
+			if k, f, ok := strings.Cut(v, "="); ok && (f == "/dev/stdin" || f == "-") && IsSecretKey(k) {
+				return true
+			}
+		}
+		if prog == "docker" && a == "secret" && i+3 < len(args) && args[i+1] == "create" && args[len(args)-1] == "-" {
+			return true
+		}
+	}
+	return false
 }
