@@ -111,11 +111,7 @@ func (s *shellState) script(text string, pos []string, depth int) {
 
 // walk evaluates the commands of node n in order.
 func (s *shellState) walk(n syntax.Node, depth int) {
-	var open []syntax.Node // the pipes being walked, innermost last
 	syntax.Walk(n, func(n syntax.Node) bool {
-		if n == nil {
-			return true
-		}
 		if !s.step() {
 			return false
 		}
@@ -130,7 +126,6 @@ func (s *shellState) walk(n syntax.Node, depth int) {
 				s.pipe = s.pipe[:len(s.pipe)-1]
 				return false
 			}
-			_ = open
 		case *syntax.Stmt:
 			if len(x.Redirs) > 0 { // a loop's or a group's input is its commands' too
 				s.stdin = ""
@@ -386,7 +381,7 @@ func (s *shellState) call(words []*syntax.Word, depth int) {
 		}
 		return
 	}
-	if in != "" && readsPasswordFromStdin(prog, args) { // redis-cli --askpass, docker login --password-stdin, redis-cli -x AUTH
+	if in != "" && readsPasswordFromStdin(args) { // redis-cli --askpass, docker login --password-stdin
 		line, _, _ := strings.Cut(in, "\n")
 		s.secret(line)
 	}
@@ -656,18 +651,14 @@ func isDashC(a string) bool {
 	return len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a, 'c') > 0
 }
 
-// readsPasswordFromStdin reports whether program, given args, reads a
+// readsPasswordFromStdin reports whether a program given args reads a
 // password from its input: redis-cli --askpass, docker login
-// --password-stdin, redis-cli -x (the last argument, AUTH's password).
-func readsPasswordFromStdin(prog string, args []string) bool {
+// --password-stdin (redis-cli -x's input, its last word, is read by call).
+func readsPasswordFromStdin(args []string) bool {
 	for _, a := range args[1:] {
 		switch strings.ToLower(a) {
 		case "--askpass", "--password-stdin", "--pass-stdin", "--passwd-stdin":
 			return true
-		case "-x":
-			if redisClient[prog] && strings.EqualFold(args[len(args)-1], "auth") {
-				return true
-			}
 		}
 	}
 	return false
