@@ -2,8 +2,10 @@ package mongodb_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/db/dbtest"
@@ -130,5 +132,54 @@ func TestAdmin(t *testing.T) {
 	got = dbtest.Admin(t, "mongodb", []string{`{"createIndexes": "{table}", "indexes": [{"key": {"_id": "hashed"}, "name": "_id_hashed"}]}`}, "mongodb.url", url, "table", "sbadmin")
 	if len(got) != 1 || strings.HasPrefix(got[0], "error: ") && !strings.Contains(got[0], "NOT_IMPLEMENTED: FerretDB") {
 		t.Errorf("a hashed index on the stand-in: %q", got)
+	}
+}
+
+// More updates at once than FerretDB's PostgreSQL pool held by default
+// (50: each update holds one connection while it waits for a second)
+// all complete: scripts/servers sizes the stand-in's pool past what its
+// runs send (S2's rehearsal sends 512 at once), where it used to stop
+// answering every client for good.
+func TestManyUpdatesAtOnce(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_MONGODB_URL")
+	dropDB(t, url, "sbmany")
+	const writers = 120
+	d := dbtest.Open(t, "mongodb", "mongodb.url", url, "mongodb.database", "sbmany", "mongodb.poolsize", "200")
+	ctx := context.Background()
+	if err := d.(db.Preparer).Prepare(ctx, "usertable", true); err != nil {
+		t.Fatal(err)
+	}
+	rec := func(v string) *db.Record { r := &db.Record{}; r.Add("field0", []byte(v)); return r }
+	for i := range 10 {
+		if err := d.Insert(ctx, "usertable", fmt.Sprintf("k%d", i), rec("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A wedged server answers nothing: each update is given long enough
+	// for any machine, and one that ends with its context failed.
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	errs := make(chan error, writers)
+	for w := range writers {
+		go func() {
+			var err error
+			for i := range 5 {
+				if err = d.Update(ctx, "usertable", fmt.Sprintf("k%d", (w+i)%10), rec(fmt.Sprintf("w%d-%d", w, i))); err != nil {
+					break
+				}
+			}
+			errs <- err
+		}()
+	}
+	failed := 0
+	for range writers {
+		if err := <-errs; err != nil {
+			if failed++; failed == 1 {
+				t.Errorf("update: %v", err)
+			}
+		}
+	}
+	if failed > 0 {
+		t.Errorf("%d of %d writers failed: the server stopped answering updates at once", failed, writers)
 	}
 }
