@@ -94,18 +94,7 @@ func metricName(s string) bool {
 // the first client of a spread phase samples the servers' whole, every
 // client what it counts of its own operations. Nil: nothing to sample.
 func (s *Setup) recorder(d db.DB) *probe.Recorder {
-	var sources []probe.Source
-	if sm, ok := d.(db.Sampler); ok && s.ServerSide.Binding {
-		sources = append(sources, probe.Binding(s.Spec.Binding, sm))
-	}
-	if tc, ok := d.(db.TrafficCounter); ok && s.ServerSide.Binding {
-		sources = append(sources, probe.Client(s.Spec.Binding, tc))
-	}
-	if s.Client.Index == 0 {
-		for _, u := range s.ServerSide.Endpoints {
-			sources = append(sources, probe.NewPrometheus(u, s.ServerSide.Series))
-		}
-	}
+	sources := s.sources(d)
 	if len(sources) == 0 {
 		return nil
 	}
@@ -114,6 +103,29 @@ func (s *Setup) recorder(d db.DB) *probe.Recorder {
 		every = max(s.Runner.Interval, time.Second)
 	}
 	return probe.New(every, sources...)
+}
+
+// sources are what this client samples: the servers' whole (the
+// binding's statistics, the endpoints) on the first client only, which
+// the merge keeps (the others' would be the same servers' counters, asked
+// of them once more by each client: S2's 32 clients queried Cassandra's
+// virtual tables 32 times a second); what it counts of its own traffic on
+// every client, which the merge sums.
+func (s *Setup) sources(d db.DB) []probe.Source {
+	var sources []probe.Source
+	first := s.Client.Index == 0
+	if sm, ok := d.(db.Sampler); ok && s.ServerSide.Binding && first {
+		sources = append(sources, probe.Binding(s.Spec.Binding, sm))
+	}
+	if tc, ok := d.(db.TrafficCounter); ok && s.ServerSide.Binding {
+		sources = append(sources, probe.Client(s.Spec.Binding, tc))
+	}
+	if first {
+		for _, u := range s.ServerSide.Endpoints {
+			sources = append(sources, probe.NewPrometheus(u, s.ServerSide.Series))
+		}
+	}
+	return sources
 }
 
 // stopGraceSample bounds the last sample after the run.
