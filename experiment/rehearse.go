@@ -41,16 +41,22 @@ type Rehearsal struct {
 const DefaultScale = 0.001
 
 // The least a rehearsal scales to: a data set of 100 records (a scan's
-// longest, YCSB's maxscanlength), a run of 100 operations or 1 s.
+// longest, YCSB's maxscanlength), a run of 100 operations or 1 s. A run of
+// a number of operations ends at maxOpsSeconds too: a stand-in that
+// scans by reading every record (FerretDB sorts a collection whole for
+// each of E's scans: 2 a second at 1,000 records) would otherwise take
+// most of a rehearsal's time with a few cells.
 const (
 	minRecords    = 100
 	minOperations = 100
 	minSeconds    = 1.0
+	maxOpsSeconds = 3.0
 )
 
 // Rehearse returns pl reshaped by r: its record counts, operation counts,
 // durations and warmups scaled (no less than the least above; record
-// counts kept apart; a run of as many operations as records, minOperations), each deployment's location (db.Located) replaced by
+// counts kept apart; a run of as many operations as records, minOperations; a run of operations at most
+// maxOpsSeconds long), each deployment's location (db.Located) replaced by
 // its URL, the plan's orchestrator left out (its clients start here), and
 // r's properties set. pl is not changed. Its errors name the flag.
 func Rehearse(pl *plan.Plan, r Rehearsal) (*plan.Plan, error) {
@@ -76,6 +82,7 @@ func Rehearse(pl *plan.Plan, r Rehearsal) (*plan.Plan, error) {
 		out.Warmup = pl.Warmup * out.Duration / pl.Duration
 	} else {
 		out.Warmup = pl.Warmup * f
+		out.Duration = maxOpsSeconds + out.Warmup
 	}
 	var located []string // every location key of the plan's bindings
 	for _, t := range pl.Deployments {

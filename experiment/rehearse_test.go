@@ -13,6 +13,7 @@ import (
 	_ "github.com/servbench/servbench/db/redis"     // register
 	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/report"
+	"github.com/servbench/servbench/result"
 )
 
 // A rehearsal keeps the plan's shape and changes only its sizes, its
@@ -177,4 +178,29 @@ func TestRehearsalKnowsItsOwnSecrets(t *testing.T) {
 		t.Errorf("the terminal shows the secret: %s", stderr.String())
 	}
 	noFileHolds(t, dir, "hunter")
+}
+
+// A rehearsal's run of a number of operations ends at maxOpsSeconds too:
+// 100 operations of a second each (a stand-in that reads a collection
+// whole for each scan) stop at the bound, said as the run's stop.
+func TestRehearsalBoundsARunOfOperations(t *testing.T) {
+	text := "name: r\ndeployments: [{label: b, binding: basic, properties: {basicdb.simulatedelay: 1000}}]\nworkloads: [c]\nrecords: [100000]\nthreads: [1]\nload_threads: 100\noperations: records\n"
+	pl, err := Rehearse(loadPlan(t, text), Rehearsal{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl.Operations != minOperations || pl.Duration != maxOpsSeconds {
+		t.Fatalf("operations %d, duration %v: want %d and %v", pl.Operations, pl.Duration, minOperations, maxOpsSeconds)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := New(pl, dir, io.Discard).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	d, err := result.ReadFile(filepath.Join(dir, "runs", "b", "c", "r100-t1-qmax-1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Stop != result.TimeLimit || d.Operations >= minOperations {
+		t.Errorf("the run stopped at %q after %d operations: want maxexecutiontime, before %d", d.Stop, d.Operations, minOperations)
+	}
 }
