@@ -16,6 +16,8 @@ import (
 	"os/signal"
 	"runtime"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/servbench/servbench/coordinator"
 	"github.com/servbench/servbench/db"
@@ -50,6 +52,20 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	sigs := make(chan os.Signal, 3)
 	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
+	// A closed pipe on standard output or error (`| head -1`) would kill
+	// the process there, before it wrote what it measured: ignored, such
+	// a write fails, and the first one stops the command as Ctrl-C does.
+	signal.Ignore(syscall.SIGPIPE)
+	var once sync.Once
+	broken := func() {
+		once.Do(func() {
+			select {
+			case sigs <- syscall.SIGPIPE:
+			default: // signals are there already
+			}
+		})
+	}
+	stdout, stderr = pipeWatch{stdout, broken}, pipeWatch{stderr, broken}
 	e := &ending{grace: secondGrace, writeGrace: writeGrace, exit: os.Exit, stderr: stderr}
 	return e.run(sigs, func(ctx context.Context) int { return MainContext(ctx, args, stdout, stderr) })
 }
@@ -229,3 +245,17 @@ The text report goes to standard output (or exportfile); status lines and
 progress to standard error. Exit status: 0 done, 1 failed, 2 bad input,
 130 interrupted (results so far are still written).
 `
+
+// pipeWatch is a standard stream whose write to a closed pipe calls broken.
+type pipeWatch struct {
+	w      io.Writer
+	broken func()
+}
+
+func (p pipeWatch) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	if errors.Is(err, syscall.EPIPE) {
+		p.broken()
+	}
+	return n, err
+}

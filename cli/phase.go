@@ -123,6 +123,9 @@ func checkPhase(ctx context.Context, cmd string, spec engine.Spec, stderr io.Wri
 }
 
 func isTerminal(w io.Writer) bool {
+	if p, ok := w.(pipeWatch); ok {
+		w = p.w
+	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
