@@ -101,6 +101,9 @@ func mergeable(docs []*Doc) (from, to time.Time, common bool, err error) {
 			return from, to, false, fmt.Errorf("merge: result %d is %s %s %s, result 1 is %s %s %s: only runs of one experiment merge",
 				i+1, d.Command, d.Binding, d.Workload, first.Command, first.Binding, first.Workload)
 		}
+		if err := spanAgrees(d); err != nil {
+			return from, to, false, fmt.Errorf("merge: result %d: %w", i+1, err)
+		}
 		if d.Driver != first.Driver {
 			return from, to, false, fmt.Errorf("merge: result %d used driver %q, result 1 %q: only runs of one experiment merge", i+1, d.Driver, first.Driver)
 		}
@@ -132,6 +135,23 @@ func mergeable(docs []*Doc) (from, to time.Time, common bool, err error) {
 		return from, to, false, errors.New("merge: the clients measured for no time at all")
 	}
 	return from, to, false, nil
+}
+
+// spanAgrees checks that a result's start and end are its runtime apart
+// (within a second and 1%: both are rounded, and a client's are moved by
+// its clock's measured offset), as every writer makes them: the window a
+// merge counts in comes from them, its throughput from the window. A
+// result without them (imported from a text that gave none) has no
+// window to disagree.
+func spanAgrees(d *Doc) error {
+	if d.Start.IsZero() && d.End.IsZero() {
+		return nil
+	}
+	span, runtime := d.End.Sub(d.Start).Seconds(), d.RuntimeMs/1000
+	if math.Abs(span-runtime) > 1+0.01*math.Max(span, runtime) {
+		return fmt.Errorf("its start and end are %.3f s apart, its runtime_ms says %.3f s: one of them was changed", span, runtime)
+	}
+	return nil
 }
 
 // CommonWindow is the window in which every one of docs was measuring,

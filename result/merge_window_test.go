@@ -62,3 +62,22 @@ func TestMergeShortRunOfOneCoordinator(t *testing.T) {
 		t.Error("clients that measured no time merged")
 	}
 }
+
+// A result whose start or end was changed so that they no longer lie its
+// runtime apart (a start in year 1 stretched the window the merge counts
+// in, and the merged throughput fell to one client's) is refused, naming
+// it; results of a second's rounding and clock offset still merge.
+func TestMergeRefusesAWindowAtOddsWithItsRuntime(t *testing.T) {
+	t0 := time.Date(2026, 11, 25, 1, 14, 41, 0, time.UTC)
+	a := windowClient(0, "c0ffee", t0, 2*time.Second)
+	b := windowClient(1, "c0ffee", t0, 2*time.Second)
+	b.Start = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	if _, err := Merge([]*Doc{a, b}); err == nil || !strings.Contains(err.Error(), "result 2: its start and end are") {
+		t.Errorf("a start in year 1: %v, want refused naming result 2", err)
+	}
+	c := windowClient(1, "c0ffee", t0.Add(10*time.Millisecond), 2*time.Second)
+	c.End = c.End.Add(300 * time.Millisecond)
+	if _, err := Merge([]*Doc{a, c}); err != nil {
+		t.Errorf("a window 0.3 s longer than its runtime: %v", err)
+	}
+}
