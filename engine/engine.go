@@ -149,8 +149,9 @@ func (s *Setup) redacted(err error) error {
 }
 
 // ErrInterruptedBeforeMeasuring is returned when the context ends while an
-// ephemeral store is being filled, before anything was measured.
-var ErrInterruptedBeforeMeasuring = errors.New("interrupted while loading; nothing was measured")
+// ephemeral store is being filled, the inserts a run may remove are read
+// or the clients wait to start together: before anything was measured.
+var ErrInterruptedBeforeMeasuring = errors.New("interrupted before the run measured: nothing was measured")
 
 // Setup is a checked Spec: everything a phase needs that can be known
 // without a database.

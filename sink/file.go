@@ -1,8 +1,10 @@
 package sink
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 
 	"github.com/servbench/servbench/internal/atomicfile"
 )
@@ -36,7 +38,7 @@ func openWhole(path string, w io.Writer, write func(io.Writer, Ended) error) (Si
 func (s *wholeFile) End(e Ended) error {
 	if err := s.write(s.w, e); err != nil {
 		if s.f != nil {
-			return fmt.Errorf("write %s: %w", s.f.Path(), err)
+			return writeErr(s.f.Path(), err)
 		}
 		return err
 	}
@@ -52,9 +54,19 @@ func (s *wholeFile) Close(keep bool) error {
 		return nil
 	}
 	if err := s.f.Commit(); err != nil {
-		return fmt.Errorf("write %s: %w", s.f.Path(), err)
+		return writeErr(s.f.Path(), err)
 	}
 	return nil
+}
+
+// writeErr says that writing path failed, once: an error of the file's
+// own (write /dev/full: no space left on device) names it already.
+func writeErr(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		return err
+	}
+	return fmt.Errorf("write %s: %w", path, err)
 }
 
 // fileOutput is an output that writes one file, named by one property,
