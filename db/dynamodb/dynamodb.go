@@ -68,6 +68,7 @@ type Store struct {
 	create     bool
 	billing    types.BillingMode
 	rcu, wcu   int64
+	maxUnits   int64      // dynamodb.maxcapacity; 0: none
 	retries    int        // dynamodb.retries: also how often a batch's unprocessed items are sent again
 	retried    retryCount // the requests sent again (see Sample)
 	qix        *queryIndex
@@ -103,6 +104,14 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if s.wcu, err = p.Int64Min("dynamodb.writecapacity", 1000, 1); err != nil {
 		return nil, err
 	}
+	// dynamodb.maxcapacity: the most capacity units a table is given each
+	// way, a plan's or a statement's more cut to it (an account's quota
+	// below a plan's, or DynamoDB Local's fixed 40,000 a table in a
+	// rehearsal); the answer of a statement so cut says so.
+	if s.maxUnits, err = p.Int64Min("dynamodb.maxcapacity", 0, 0); err != nil {
+		return nil, err
+	}
+	s.rcu, s.wcu = s.capped(s.rcu), s.capped(s.wcu)
 	// Retried as YCSB's binding retries (retry.go): 3 times at most, with
 	// the AWS SDK for Java's delays; 0 counts each throttled call once.
 	retries, err := p.Int64Min("dynamodb.retries", ycsbRetries, 0)
@@ -622,7 +631,7 @@ func (s *Store) Admin(ctx context.Context, table, statement string) (string, err
 		if u.BillingMode != "" {
 			in.BillingMode = types.BillingModeProvisioned
 		}
-		in.ProvisionedThroughput = &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(u.Read), WriteCapacityUnits: aws.Int64(u.Write)}
+		in.ProvisionedThroughput = &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(s.capped(u.Read)), WriteCapacityUnits: aws.Int64(s.capped(u.Write))}
 	}
 	answer := "updated"
 	if _, err := s.c.UpdateTable(ctx, in); err != nil {
@@ -631,6 +640,9 @@ func (s *Store) Admin(ctx context.Context, table, statement string) (string, err
 			return "", wrapErr("update table", table, err)
 		}
 		answer = "unchanged"
+	}
+	if in.ProvisionedThroughput != nil && (s.capped(u.Read) < u.Read || s.capped(u.Write) < u.Write) {
+		answer += fmt.Sprintf(" (read %d and write %d asked, cut to dynamodb.maxcapacity %d)", u.Read, u.Write, s.maxUnits)
 	}
 	w := ddb.NewTableExistsWaiter(s.c)
 	out, err := w.WaitForOutput(ctx, &ddb.DescribeTableInput{TableName: aws.String(table)}, 5*time.Minute)
@@ -645,6 +657,14 @@ func (s *Store) Admin(ctx context.Context, table, statement string) (string, err
 		return fmt.Sprintf("%s: %s read %d, write %d capacity units, %s", answer, table, aws.ToInt64(pt.ReadCapacityUnits), aws.ToInt64(pt.WriteCapacityUnits), t.TableStatus), nil
 	}
 	return fmt.Sprintf("%s: %s %s", answer, table, t.TableStatus), nil
+}
+
+// capped is units, at most dynamodb.maxcapacity.
+func (s *Store) capped(units int64) int64 {
+	if s.maxUnits > 0 {
+		return min(units, s.maxUnits)
+	}
+	return units
 }
 
 // unchanged reports whether UpdateTable refused a capacity the table has

@@ -132,3 +132,27 @@ func TestAdmin(t *testing.T) {
 		t.Errorf("unknown field: %q", got)
 	}
 }
+
+// dynamodb.maxcapacity cuts a plan's capacities to it, at the table's
+// creation and in a setup statement, which says so: DynamoDB Local
+// refuses more than 40,000 units a table, as AWS's default quota does,
+// where S1's plan asks 53,315 (and 271,580 for E).
+func TestMaxCapacity(t *testing.T) {
+	endpoint := dbtest.ServerURL(t, "SERVBENCH_DYNAMODB_URL")
+	dropTables(t, endpoint, "sbcap")
+	kv := []string{"dynamodb.endpoint", endpoint, "table", "sbcap", "dynamodb.billingmode", "provisioned",
+		"dynamodb.readcapacity", "5000", "dynamodb.writecapacity", "53315"}
+	statement := []string{`{"read_capacity_units": 47470, "write_capacity_units": 900}`}
+	d := dbtest.Open(t, "dynamodb", kv...)
+	err := d.(db.Preparer).Prepare(context.Background(), "sbcap", true)
+	if err == nil || !strings.Contains(err.Error(), "40,000 units") {
+		t.Fatalf("without a cut, 53,315 units: %v, want the server's refusal", err)
+	}
+	dropTables(t, endpoint, "sbcap")
+	got := dbtest.Admin(t, "dynamodb", statement, append(kv, "dynamodb.maxcapacity", "1000")...)
+	want := "updated (read 47470 and write 900 asked, cut to dynamodb.maxcapacity 1000): sbcap read 1000, write 900 capacity units, ACTIVE"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("answers %q, want %q", got, want)
+	}
+	dropTables(t, endpoint, "sbcap")
+}
