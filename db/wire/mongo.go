@@ -88,13 +88,16 @@ func (c *mongoConn) scan(b []byte) error {
 		}
 		k := copy(c.hdr[c.have:want], b)
 		b = b[k:]
-		if c.have += k; c.have < want {
+		c.have += k
+		// The driver reads the length alone and gives memory to it: the
+		// read that carries it fails.
+		if length = int64(int32(binary.LittleEndian.Uint32(c.hdr[0:4]))); c.have >= 4 && (length < 16 || length > MaxMongoMessage) {
+			return &MessageError{"message", MaxMongoMessage}
+		}
+		if c.have < want {
 			continue
 		}
-		length = int64(int32(binary.LittleEndian.Uint32(c.hdr[0:4])))
 		switch {
-		case length < 16 || length > MaxMongoMessage:
-			return &MessageError{"message", MaxMongoMessage}
 		case want == 16 && binary.LittleEndian.Uint32(c.hdr[12:16]) == opCompressed && length >= 25:
 			continue // its uncompressed size next
 		case want == 25:

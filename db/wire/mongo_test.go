@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -140,5 +141,22 @@ func TestBoundMongoHosts(t *testing.T) {
 				t.Errorf("%s, in pieces of %d: %v", name, step, err)
 			}
 		}
+	}
+}
+
+// The driver reads a message's length (4 bytes) alone, then gives memory
+// to it: the read that carries those 4 bytes fails, not the rest of the
+// header's (a 2 GB message got its 2 GB).
+func TestBoundMongoAtItsLength(t *testing.T) {
+	huge := message(16, 2013, 0)
+	binary.LittleEndian.PutUint32(huge[0:], 0x7fffffff)
+	c := BoundMongo(&replayConn{data: append(message(100, 2013, 0), huge...), step: 4096})
+	buf := make([]byte, 100)
+	if _, err := io.ReadFull(c, buf); err != nil {
+		t.Fatal(err)
+	}
+	var me *MessageError
+	if n, err := c.Read(buf[:4]); n != 0 || !errors.As(err, &me) {
+		t.Errorf("the length's read: %d bytes, %v: want the bound's error", n, err)
 	}
 }
