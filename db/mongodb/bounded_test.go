@@ -3,12 +3,16 @@ package mongodb_test
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/dbtest"
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/workloads"
@@ -32,13 +36,13 @@ func hugeMessages(t *testing.T, huge int64) (string, *atomic.Int64) {
 			if err != nil {
 				return
 			}
-			go serveMongo(c, huge, &finds)
+			go serveMongo(c, huge, &finds, nil)
 		}
 	}()
 	return ln.Addr().String(), &finds
 }
 
-func serveMongo(c net.Conn, huge int64, finds *atomic.Int64) {
+func serveMongo(c net.Conn, huge int64, finds *atomic.Int64, extra bson.D) {
 	defer c.Close()
 	var id int32
 	reply := func(to int32, op uint32, body []byte) error {
@@ -55,7 +59,8 @@ func serveMongo(c net.Conn, huge int64, finds *atomic.Int64) {
 		{Key: "maxMessageSizeBytes", Value: int32(2147483647)}, {Key: "maxWriteBatchSize", Value: int32(100000)},
 		{Key: "localTime", Value: time.Now()}, {Key: "logicalSessionTimeoutMinutes", Value: int32(30)},
 		{Key: "connectionId", Value: int32(1)}, {Key: "minWireVersion", Value: int32(0)}, {Key: "maxWireVersion", Value: int32(17)},
-		{Key: "readOnly", Value: false}, {Key: "ok", Value: 1.0}}
+		{Key: "readOnly", Value: false}}
+	hello = append(append(hello, extra...), bson.E{Key: "ok", Value: 1.0})
 	for {
 		var h [16]byte
 		if _, err := io.ReadFull(c, h[:]); err != nil {
@@ -144,5 +149,40 @@ func TestHugeMessageFailsItsOperation(t *testing.T) {
 	}
 	if !read {
 		t.Errorf("no READ in the result")
+	}
+}
+
+// A server whose hello lists 20,000 hosts (the driver made a server, a
+// monitor and a pool for each: 30,000 took 1.85 GB) fails the connect,
+// naming mongodb.url and the bound, before the driver takes the list.
+func TestManyHostsFailTheConnect(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	hosts := bson.A{ln.Addr().String()}
+	for i := range 20000 { // loopback addresses, on a port nothing listens on
+		hosts = append(hosts, fmt.Sprintf("127.255.%d.%d:1", i/250, i%250+1))
+	}
+	var finds atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go serveMongo(c, 0, &finds, bson.D{{Key: "setName", Value: "rs"}, {Key: "hosts", Value: hosts}})
+		}
+	}()
+	b, _ := db.Lookup("mongodb")
+	d, err := b.Open(context.Background(), dbtest.Props("mongodb.url", "mongodb://"+ln.Addr().String()+"/", "mongodb.connecttimeout", "5000"), db.Options{Threads: 1})
+	if err == nil {
+		d.Close()
+		t.Fatal("connected")
+	}
+	t.Log(err)
+	if !strings.Contains(err.Error(), "mongodb.url") || !strings.Contains(err.Error(), "more than 1,000 hosts") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("error: %v", err)
 	}
 }

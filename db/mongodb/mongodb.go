@@ -19,8 +19,10 @@ import (
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/db/jsondoc"
 	"github.com/servbench/servbench/db/wire"
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/props"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
@@ -168,16 +170,23 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		return nil, nil
 	}
 	connect := time.Duration(ms) * time.Millisecond
+	// The driver makes a server, a monitor and a pool for each host a hello
+	// lists: a plain connection's replies listing more than
+	// wire.MaxMongoHosts fail as they arrive, before it reads them; over
+	// TLS, the topology is counted once the driver has taken the list.
+	// Either fails the connect.
+	hosts := &hostsRefused{said: make(chan struct{})}
 	var dialer options.ContextDialer = s.traffic.ContextDialer(&net.Dialer{Timeout: connect, KeepAlive: 5 * time.Minute}) // TLS runs over it
 	if !sec.On {
 		// The driver gives memory to what a message declares, up to the
 		// bound the server states (4 GB at most): a plain connection's
 		// messages are bounded as they arrive. Over TLS the driver's own
 		// handshake hides them from the dialer.
-		dialer = boundDialer{dialer}
+		dialer = boundDialer{dialer, hosts.tell}
 	}
 	co := options.Client().ApplyURI(uri).SetMaxPoolSize(uint64(pool)).SetRetryWrites(false).SetRetryReads(false).
-		SetConnectTimeout(connect).SetServerSelectionTimeout(connect).SetDialer(dialer)
+		SetConnectTimeout(connect).SetServerSelectionTimeout(connect).SetDialer(dialer).
+		SetServerMonitor(&event.ServerMonitor{TopologyDescriptionChanged: hosts.topology})
 	if tc != nil {
 		co.SetTLSConfig(tc)
 	}
@@ -190,7 +199,20 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	}
 	pctx, cancel := context.WithTimeout(ctx, connect)
 	defer cancel()
-	if err := s.client.Ping(pctx, nil); err != nil {
+	go func() {
+		select {
+		case <-hosts.said:
+			cancel()
+		case <-pctx.Done():
+		}
+	}()
+	err = s.client.Ping(pctx, nil)
+	if hosts.hit() {
+		s.client.Disconnect(context.Background())
+		return nil, p.Errorf("mongodb.url", "connect %s: the server's hello lists more than %s hosts (hosts, passives, arbiters; a replica set has 50 members at most): not connected",
+			strings.Join(cs.Hosts, ","), format.Thousands(wire.MaxMongoHosts))
+	}
+	if err != nil {
 		s.client.Disconnect(context.Background())
 		if e, ok := sec.explain(err, &asked); ok { // the servers' TLS failed: said in one line
 			return nil, fmt.Errorf("mongodb: connect %s: %w", strings.Join(cs.Hosts, ","), e)
@@ -545,12 +567,48 @@ func (s *Store) Traffic() (sent, received int64) { return s.traffic.Bytes() }
 
 // boundDialer dials as its dialer does, each connection's messages
 // bounded (wire.BoundMongo).
-type boundDialer struct{ options.ContextDialer }
+type boundDialer struct {
+	options.ContextDialer
+	refused func(error) // told why a connection failed its bound
+}
 
 func (d boundDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	c, err := d.ContextDialer.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
-	return wire.BoundMongo(c), nil
+	return wire.BoundMongoTold(c, d.refused), nil
+}
+
+// hostsRefused is said once a connection's reply, or the topology, held
+// more than wire.MaxMongoHosts hosts.
+type hostsRefused struct {
+	once sync.Once
+	said chan struct{}
+}
+
+// tell says it when err is a connection's refusal of a reply's hosts.
+func (h *hostsRefused) tell(err error) {
+	var he *wire.HostsError
+	if errors.As(err, &he) {
+		h.once.Do(func() { close(h.said) })
+	}
+}
+
+// topology says it when the topology holds more servers than the bound
+// (the driver calls it with the topology locked: it only says).
+func (h *hostsRefused) topology(e *event.TopologyDescriptionChangedEvent) {
+	if len(e.NewDescription.Servers) > wire.MaxMongoHosts {
+		h.once.Do(func() { close(h.said) })
+	}
+}
+
+// hit says whether it was said.
+func (h *hostsRefused) hit() bool {
+	select {
+	case <-h.said:
+		return true
+	default:
+		return false
+	}
 }

@@ -3,12 +3,15 @@ package postgres_test
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
+	"io"
 	"net"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/servbench/servbench/db/wire"
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/workloads"
@@ -150,5 +153,61 @@ func TestHugeRowFailsItsOperation(t *testing.T) {
 	}
 	if !read {
 		t.Errorf("no READ in the result")
+	}
+}
+
+// A server that answers the startup with ParameterStatus messages without
+// end (pgx kept each, every one within the message bound: gigabytes)
+// fails the connect at wire.MaxStartup, naming postgres.url and the bound.
+func TestEndlessStartupFailsTheConnect(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	const most = 64 << 20 // the stand-in stops there, the test failing without the bound
+	var sent atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		c.(*net.TCPConn).SetWriteBuffer(64 << 10)
+		be := pgproto3.NewBackend(c, c)
+		if _, err := be.ReceiveStartupMessage(); err != nil {
+			return
+		}
+		be.Send(&pgproto3.AuthenticationOk{})
+		for i := 0; sent.Load() < most; {
+			var buf []byte
+			for len(buf) < 64<<10 {
+				buf, _ = (&pgproto3.ParameterStatus{Name: fmt.Sprintf("p%d", i), Value: "v"}).Encode(buf)
+				i++
+			}
+			n, err := c.Write(buf)
+			sent.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+		io.Copy(io.Discard, c) // until the client hangs up
+	}()
+	err = openErr("postgres.url", "postgres://u@"+ln.Addr().String()+"/db?sslmode=disable", "postgres.connecttimeout", "3000")
+	if err == nil {
+		t.Fatal("connected")
+	}
+	if !strings.Contains(err.Error(), "postgres.url") || !strings.Contains(err.Error(), "more than 1 MiB before its connection was ready") ||
+		strings.Contains(err.Error(), "\n") {
+		t.Errorf("error: %v", err)
+	}
+	ln.Close()
+	<-done
+	t.Logf("%v; the stand-in sent %d bytes", err, sent.Load())
+	// What the stand-in sent past the bound is what the sockets' buffers held.
+	if n := sent.Load(); n > wire.MaxStartup+8<<20 {
+		t.Errorf("the stand-in sent %d bytes before the client hung up: more than the bound (%d) and 8 MiB", n, wire.MaxStartup)
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/db/jsondoc"
 	"github.com/servbench/servbench/db/wire"
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/props"
 )
 
@@ -202,15 +203,52 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	// row holds one record at most.
 	cfg.ConnConfig.MaxProtocolMessageBodyLen = wire.MaxRecordMessage
 	cfg.ConnConfig.DialFunc = s.traffic.Dialer(cfg.ConnConfig.DialFunc) // TLS, when asked, runs over it: the bytes on the wire
+	// pgx keeps every ParameterStatus a server sends before it is ready,
+	// without end: what a connection reads until then, its TLS handshake
+	// included, is bounded (wire.MaxStartup); once established, its
+	// messages are (MaxProtocolMessageBodyLen).
+	dial := cfg.ConnConfig.DialFunc
+	cfg.ConnConfig.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return wire.BoundStartup(c, wire.MaxStartup), nil
+	}
+	after := cfg.ConnConfig.AfterConnect
+	cfg.ConnConfig.AfterConnect = func(ctx context.Context, c *pgconn.PgConn) error {
+		wire.StartupReady(c.Conn())
+		if after != nil {
+			return after(ctx, c)
+		}
+		return nil
+	}
 	cfg.MaxConns = int32(conns)
 	where := cfg.ConnConfig.Host + ":" + fmt.Sprint(cfg.ConnConfig.Port)
+	serverKey := "postgres.url"
+	if urlKey != "postgres.url" {
+		serverKey = "postgres.host"
+	}
+	startup := func(err error) error {
+		var se *wire.StartupError
+		if !errors.As(err, &se) {
+			return nil
+		}
+		return p.Errorf(serverKey, "the server at %s sent more than %s before its connection was ready (a PostgreSQL server's startup takes a few KiB): not connected", where, format.Bytes(se.Max))
+	}
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+		if e := startup(err); e != nil {
+			return nil, e
+		}
 		return nil, fmt.Errorf("postgres: connect %s: %w", where, sec.explain(err, &asked))
 	}
 	pctx, cancel := context.WithTimeout(ctx, connect)
 	defer cancel()
 	if err := s.pool.Ping(pctx); err != nil {
 		s.pool.Close()
+		if e := startup(err); e != nil {
+			return nil, e
+		}
 		if ctx.Err() == nil && (pctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err)) {
 			return nil, fmt.Errorf("postgres: connect %s: no answer within %s (postgres.connecttimeout)", where, connect)
 		}
