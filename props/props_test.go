@@ -872,3 +872,32 @@ func TestStdinPasswords(t *testing.T) {
 		}
 	}
 }
+
+// Couchbase's clients: libcouchbase's cbc and cbc-* tools (-P PW,
+// -PPW, -P=PW), cbq's -c and --credentials user:PW (the user shown),
+// cbworkloadgen's and cbbackupmgr's -p.
+func TestCouchbaseClientsPasswords(t *testing.T) {
+	for form, secret := range map[string]string{
+		`cbc-pillowfight -U couchbase://127.0.0.1/b -u Administrator -P hunter140`:                       "hunter140",
+		`cbc-pillowfight -U couchbase://127.0.0.1/b -u Administrator -Phunter141`:                        "hunter141",
+		`cbc-n1qlback -U couchbase://h/b -u A -P=hunter142 -q q.txt`:                                     "hunter142",
+		`cbc-pillowfight -U couchbase://h/b --password=hunter143`:                                        "hunter143",
+		`cbq -e http://127.0.0.1:8093 -u Administrator -p hunter144`:                                     "hunter144",
+		`cbq -e http://127.0.0.1:8093 -c Administrator:hunter145 -s 'select 1'`:                          "hunter145",
+		`cbq -e http://127.0.0.1:8093 --credentials=Administrator:hunter146`:                             "hunter146",
+		`cbq -e http://127.0.0.1:8093 --credentials Administrator:hunter147`:                             "hunter147",
+		`cbworkloadgen -n 127.0.0.1:8091 -u Administrator -p hunter148`:                                  "hunter148",
+		`cbbackupmgr backup -a /tmp -r r -c couchbase://h -u Administrator -p hunter149`:                 "hunter149",
+		`cbbackupmgr config -a /tmp/b -r r && cbbackupmgr restore -a /tmp/b -r r -c h -u A -p hunter150`: "hunter150",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		got := r.Redact(form + "\necho " + secret)
+		if strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+		if strings.Contains(form, "Administrator:") && !strings.Contains(got, "Administrator:") {
+			t.Errorf("%q: the user hidden: %q", form, got)
+		}
+	}
+}

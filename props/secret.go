@@ -484,6 +484,9 @@ func redactPair(m string) string {
 			if v == Redacted || strings.HasSuffix(strings.ToLower(sub[1]), "properties") && strings.Contains(v, Redacted) && redactList(v) == v { // hidden already, pair by pair
 				return m
 			}
+			if userPassName(sub[1]) {
+				return sub[1] + sub[2] + hideAfterColon(v)
+			}
 			return sub[1] + sub[2] + Redacted
 		}
 		if v := m[len(sub[1])+len(sub[2]):]; strings.ContainsAny(v, "=:") {
@@ -512,6 +515,26 @@ func redactPair(m string) string {
 		}
 	}
 	return m
+}
+
+// userPassName reports whether a secret option or key named name holds
+// user:password, the user's name no secret (cbq's --credentials).
+func userPassName(name string) bool {
+	return strings.ToLower(strings.Trim(name, `-"' `)) == "credentials"
+}
+
+// hideAfterColon hides a user:password value's password (the quotes
+// around it kept), or the whole value when it holds no colon.
+func hideAfterColon(v string) string {
+	q := ""
+	if len(v) > 1 && (v[0] == '\'' || v[0] == '"') && v[len(v)-1] == v[0] {
+		q, v = v[:1], v[1:len(v)-1]
+	}
+	c := strings.IndexByte(v, ':')
+	if c <= 0 || c == len(v)-1 || strings.Contains(v, "://") {
+		return q + Redacted + q
+	}
+	return q + v[:c+1] + Redacted + q
 }
 
 // goDSN matches the password of a Go MySQL driver's DSN
@@ -699,7 +722,8 @@ var shortPassword = map[string][]string{
 	"redis-cli": {"-a"}, "redis-benchmark": {"-a"}, "valkey-cli": {"-a"}, "keydb-cli": {"-a"},
 	"mysql": {"-p="}, "mariadb": {"-p="}, "mysqldump": {"-p="}, "mysqladmin": {"-p="}, "mysqlslap": {"-p="},
 	"sshpass": {"-p"}, "cqlsh": {"-p"}, "nodetool": {"-pw"}, "couchbase-cli": {"-p"}, "cbc": {"-P"},
-	"cbq": {"-p"}, "cbimport": {"-p"}, "cbexport": {"-p"}, "cbstats": {"-p"}, "mongosh": {"-p"}, "mongo": {"-p"},
+	"cbq": {"-p", "-c:", "--credentials:"}, "cbimport": {"-p"}, "cbexport": {"-p"}, "cbstats": {"-p"},
+	"cbworkloadgen": {"-p"}, "cbbackupmgr": {"-p"}, "mongosh": {"-p"}, "mongo": {"-p"},
 	"mongodump": {"-p"}, "mongostat": {"-p"}, "mongotop": {"-p"}, "mongofiles": {"-p"}, "mongorestore": {"-p"}, "mongoimport": {"-p"}, "mongoexport": {"-p"},
 	"curl": {"-u:"}, "memtier_benchmark": {"-a"},
 	// Subcommands: docker login's -p, not docker run's (a port).
@@ -707,13 +731,26 @@ var shortPassword = map[string][]string{
 	"skopeo login": {"-p"}, "oras login": {"-p"}, "helm registry": {"-p"},
 }
 
+// passwordOptions returns the options of program, a client's name, that
+// take a password (shortPassword's): libcouchbase's cbc-* tools
+// (cbc-pillowfight, cbc-n1qlback) take cbc's.
+func passwordOptions(program string) []string {
+	if o, ok := shortPassword[program]; ok {
+		return o
+	}
+	if strings.HasPrefix(program, "cbc-") {
+		return shortPassword["cbc"]
+	}
+	return nil
+}
+
 // shortOptions returns the short options of program (and of its
 // subcommand sub) that take a password.
 func shortOptions(program, sub string) []string {
 	if sub == "" {
-		return shortPassword[program]
+		return passwordOptions(program)
 	}
-	return slices.Concat(shortPassword[program+" "+sub], shortPassword[program])
+	return slices.Concat(shortPassword[program+" "+sub], passwordOptions(program))
 }
 
 // commandSep ends a command in a shell line or a Redis pipeline.
@@ -760,7 +797,7 @@ func redactCommands(s string, refs *[]string) string {
 			user, hide = 0, 0
 		case acl == 2 && aclPassword(w) != "":
 			out = aclPassword(w)
-		case prev != "" && takesPassword(program, sub, prev) == "-u:":
+		case prev != "" && strings.HasSuffix(takesPassword(program, sub, prev), ":"):
 			if k := strings.IndexByte(w, ':'); k >= 0 {
 				out = w[:k+1] + Redacted
 			}
@@ -799,7 +836,7 @@ func redactCommands(s string, refs *[]string) string {
 		case acl == 1:
 			acl = 0
 		}
-		if base := path.Base(programWord(w)); shortPassword[base] != nil || (program == "" && !strings.Contains(w, "=") && !launcher[w]) {
+		if base := path.Base(programWord(w)); passwordOptions(base) != nil || (program == "" && !strings.Contains(w, "=") && !launcher[w]) {
 			program, sub, flags, args = base, "", "", 0 // the first word, not VAR=value, sudo or env; or a client named later (ssh h redis-cli -a pw)
 		} else if program != "" {
 			if o, ok := strings.CutPrefix(w, "-"); ok {
@@ -1006,6 +1043,11 @@ func wordEnd(s string, i int) int {
 // takesPassword returns the form in which the option opt of program takes
 // a password as its next word ("-a", "-p", "-u:"), or "".
 func takesPassword(program, sub, opt string) string {
+	for _, o := range shortOptions(program, sub) { // cbq's --credentials user:pw before the rule of its name
+		if strings.HasPrefix(o, "--") && opt == strings.TrimSuffix(o, ":") {
+			return o
+		}
+	}
 	if strings.HasPrefix(opt, "-") && len(opt) > 3 && !strings.Contains(opt, "=") && IsSecretKey(opt) {
 		return opt // --password x, and one dash: openssl's -passin, keytool's -storepass
 	}
@@ -1034,6 +1076,12 @@ func takesPassword(program, sub, opt string) string {
 func redactOption(program, sub, w string) string {
 	if strings.HasPrefix(w, "--") {
 		if k := strings.IndexByte(w, '='); k >= 0 {
+			if slices.Contains(shortOptions(program, sub), w[:k]+":") { // cbq's --credentials=user:pw
+				if c := strings.IndexByte(w[k:], ':'); c >= 0 {
+					return w[:k+c+1] + Redacted
+				}
+				return w
+			}
 			if IsSecretKey(w[:k]) {
 				return w[:k+1] + Redacted
 			}
@@ -1045,14 +1093,17 @@ func redactOption(program, sub, w string) string {
 		}
 		return w
 	}
-	for _, o := range shortOptions(program, sub) {
-		o = strings.TrimSuffix(strings.TrimSuffix(o, "="), ":")
+	for _, form := range shortOptions(program, sub) {
+		o := strings.TrimSuffix(strings.TrimSuffix(form, "="), ":")
 		if len(w) > len(o) && strings.HasPrefix(w, o) && strings.HasPrefix(o, "-") && !strings.HasPrefix(w, "--") {
-			if program == "curl" {
+			if program == "curl" || strings.HasSuffix(form, ":") { // user:pw
 				if c := strings.IndexByte(w, ':'); c >= 0 {
 					return w[:c+1] + Redacted
 				}
 				return w
+			}
+			if w[len(o)] == '=' && len(w) > len(o)+1 { // -P=PW: the password after the =
+				return o + "=" + Redacted
 			}
 			return o + Redacted
 		}

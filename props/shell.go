@@ -282,9 +282,9 @@ func (s *shellState) call(words []*syntax.Word, depth int) {
 	// A wrapper runs the command after it: sudo, timeout 10, nice -n 5,
 	// docker exec C, kubectl exec P --, ssh h; a shell's script or a
 	// client with a password option is found wherever it stands.
-	for k := 1; k < len(args) && !shells[prog] && shortPassword[prog] == nil && !redisClient[prog]; k++ {
+	for k := 1; k < len(args) && !shells[prog] && passwordOptions(prog) == nil && !redisClient[prog]; k++ {
 		b := path.Base(args[k])
-		if shells[b] || shortPassword[b] != nil || redisClient[b] {
+		if shells[b] || passwordOptions(b) != nil || redisClient[b] {
 			args, raw, prog = args[k:], raw[k:], b
 			break
 		}
@@ -430,7 +430,7 @@ func (s *shellState) given(prog string, args []string) {
 		a, prev := args[i], args[i-1]
 		switch form := takesPassword(prog, sub, prev); {
 		case i == 1:
-		case form == "-u:":
+		case strings.HasSuffix(form, ":"):
 			if _, pw, ok := strings.Cut(a, ":"); ok {
 				s.secret(pw)
 			}
@@ -448,6 +448,9 @@ func (s *shellState) given(prog string, args []string) {
 		if k, v, ok := strings.Cut(strings.TrimLeft(a, "-"), "="); ok && !strings.ContainsAny(a, " \t\n") { // a word with spaces is text: the rules read it below
 			if i := strings.LastIndexByte(k, '='); i >= 0 { // --set=auth.password=x
 				k = k[i+1:]
+			}
+			if userPassName(k) && strings.IndexByte(v, ':') > 0 { // --credentials=user:pw
+				_, v, _ = strings.Cut(v, ":")
 			}
 			if IsSecretKey(k) {
 				for _, e := range strings.Split(strings.Trim(v, "{}[]"), ",") {
