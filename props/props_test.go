@@ -901,3 +901,27 @@ func TestCouchbaseClientsPasswords(t *testing.T) {
 		}
 	}
 }
+
+// A keyword's value that holds the keyword again (sed's
+// s/^requirepass .*/requirepass PW/, whose first value is
+// .*/requirepass) does not hide the later one's secret: it is found too,
+// in the text and as sed writes it.
+func TestKeywordAgainInItsValue(t *testing.T) {
+	for form, secret := range map[string]string{
+		`sed -i 's/^requirepass .*/requirepass hunter151/' /etc/redis/redis.conf`:        "hunter151",
+		`sed -i -e 's|^# masterauth .*|masterauth hunter152|' redis.conf`:                "hunter152",
+		`sed -i "s/^requirepass.*/requirepass hunter153/; s/^port .*/port 7000/" r.conf`: "hunter153",
+	} {
+		if got := RedactText(form); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+	if got := RedactText("sed -i 's/^port .*/port 7000/' r.conf"); got != "sed -i 's/^port .*/port 7000/' r.conf" {
+		t.Errorf("a substitution without a secret changed: %q", got)
+	}
+}

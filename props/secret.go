@@ -218,6 +218,38 @@ var word = regexp.MustCompile(`\b((?i:set\s+password\s+for)\s+(?:'[^']*'@'[^']*'
 	`|\b((?i:(?:proxy-)?authorization)\s*:\s*(?:[A-Za-z][\w-]*\s+)?)([^\s"';|&<>` + "`" + `](?:[^"'\r\n;|&<>` + "`" + `]*[^\s"';|&<>` + "`" + `])?)` +
 	`|\b((?i:password|auth|changeUserPassword|updateUser)\s*\(\s*(?:(?:'[^']*'|"[^"]*")\s*,\s*)?)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")`)
 
+// wordKey is where word's keywords that take a bare value begin.
+var wordKey = regexp.MustCompile(`\b(?:PASSWORD|(?i:identified\s+by|identified\s+with|requirepass|masterauth))\b`)
+
+// redactWords hides what word finds, each keyword's value. A value that
+// holds such a keyword again (sed's s/^requirepass .*/requirepass PW/,
+// whose first value is .*/requirepass) ends where that keyword begins,
+// and the keyword is read again with its own value: the later secret is
+// found too. Each value is searched once, so the pass stays linear.
+func redactWords(s string) string {
+	var b strings.Builder
+	for {
+		m := word.FindStringSubmatchIndex(s)
+		if m == nil {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := m[1]
+		for i := 2; i+3 < len(m); i += 4 { // the words kept, then the secret
+			if m[i] < 0 {
+				continue
+			}
+			if k := wordKey.FindStringIndex(s[m[i+2]:m[i+3]]); k != nil && k[0] > 0 {
+				end = m[i+2] + k[0]
+			}
+			b.WriteString(s[:m[i+1]])
+			b.WriteString(Redacted)
+			break
+		}
+		s = s[end:]
+	}
+}
+
 // RedactText hides credentials anywhere in a text: a statement, a shell
 // command, a server's answer, an error message. See the package's
 // redaction rules above.
@@ -259,15 +291,7 @@ func redactRules(s string, refs *[]string) string {
 	s = aclHash.ReplaceAllString(s, "${1}#"+Redacted)
 	s = redisSetting.ReplaceAllString(s, "${1}"+Redacted)
 	s = pair.ReplaceAllStringFunc(s, redactPair)
-	s = word.ReplaceAllStringFunc(s, func(m string) string {
-		sub := word.FindStringSubmatch(m)
-		for i := 1; i < len(sub); i += 2 { // the words kept, then the secret
-			if sub[i] != "" {
-				return sub[i] + Redacted
-			}
-		}
-		return m
-	})
+	s = redactWords(s)
 	if strings.Contains(strings.ToLower(s), "identified") { // MySQL's ALTER USER ... IDENTIFIED BY 'new' REPLACE 'current'
 		s = replaceClause.ReplaceAllString(s, "${1}"+Redacted)
 	}

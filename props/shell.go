@@ -398,6 +398,15 @@ func (s *shellState) call(words []*syntax.Word, depth int) {
 			s.secret(strings.TrimSpace(v))
 		}
 	}
+	if prog == "sed" { // sed -i 's/^requirepass .*/requirepass PW/': what a substitution writes is read by the rules
+		for _, a := range args[1:] {
+			for _, rep := range sedReplacements(a) {
+				for _, v := range hiddenPieces(rep, RedactText(rep)) {
+					s.secret(strings.TrimSpace(v))
+				}
+			}
+		}
+	}
 	if body, ok := s.funcs[prog]; ok && depth < maxShellDepth && !s.called[strings.Join(args, "\x00")] {
 		s.called[strings.Join(args, "\x00")] = true // the same call again finds nothing new
 		saved := s.pos
@@ -717,4 +726,40 @@ func stdinIsSecret(prog string, args []string) bool {
 		}
 	}
 	return false
+}
+
+// sedReplacements returns the replacements of the s commands of a sed
+// script (s/PATTERN/REPLACEMENT/, any delimiter), each with its escaped
+// delimiters undone: the text sed writes into a file.
+func sedReplacements(script string) []string {
+	var reps []string
+	for i := 0; i+1 < len(script); i++ {
+		if script[i] != 's' || i > 0 && strings.IndexByte("; \t\n{", script[i-1]) < 0 {
+			continue
+		}
+		d := script[i+1]
+		if d == '\\' || d == '\n' || d == ' ' || isWordByte(d) {
+			continue
+		}
+		var parts [2]string
+		j := i + 2
+		for k := range parts {
+			var b strings.Builder
+			for ; j < len(script) && script[j] != d; j++ {
+				if script[j] == '\\' && j+1 < len(script) {
+					if j++; script[j] != d {
+						b.WriteByte('\\')
+					}
+				}
+				b.WriteByte(script[j])
+			}
+			parts[k] = b.String()
+			j++
+		}
+		if j <= len(script) {
+			reps = append(reps, parts[1])
+		}
+		i = j - 1
+	}
+	return reps
 }
