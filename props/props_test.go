@@ -925,3 +925,24 @@ func TestKeywordAgainInItsValue(t *testing.T) {
 		t.Errorf("a substitution without a secret changed: %q", got)
 	}
 }
+
+// NAME: VALUE after ordinary words, in a comment or an echo's words,
+// as at a line's start.
+func TestNameColonValueAfterWords(t *testing.T) {
+	for form, secret := range map[string]string{
+		"# the redis password: hunter154":    "hunter154",
+		"# redis password: hunter155":        "hunter155",
+		"# The admin Password: hunter156":    "hunter156",
+		"echo the redis password: hunter157": "hunter157",
+		"echo 'admin token:  hunter158'":     "hunter158",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+	if got := RedactText("# the redis port: 6379"); got != "# the redis port: 6379" {
+		t.Errorf("a name not secret: %q", got)
+	}
+}

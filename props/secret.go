@@ -192,8 +192,9 @@ const valueRE = `((?:'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")(?:'(?:[^'\\]|\\.|''
 
 // pair matches name=value, and "name": value (\"name\": \"value\" too,
 // inside a double-quoted shell string) or name: value where the name is
-// quoted or begins a line, an object, a list item or a quoted argument
-// (curl -H 'X-Api-Key: x'), and name:value without a space where the name
+// quoted or begins a line, an object, a list item, a quoted argument
+// (curl -H 'X-Api-Key: x') or a word (# the redis password: x; a word
+// after a secret name's colon in prose is hidden too), and name:value without a space where the name
 // begins a word, an object, a list item or a value (openssl's pass:x,
 // {pwd:"x"}, MongoDB's AWS_SESSION_TOKEN:x). Which names are secret is
 // IsSecretKey's to say; a value that is not secret is read again for
@@ -201,7 +202,7 @@ const valueRE = `((?:'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")(?:'(?:[^'\\]|\\.|''
 // --env=POSTGRES_PASSWORD=x).
 var pair = regexp.MustCompile(`([\w.-]+)(\s*=\s*)` + valueRE +
 	`|(["'])([\w.-]+)(\\?["']\s*:\s*)` + valueRE +
-	`|((?:^|[{,\n#"']|^\s*-)\s*)([\w.-]+)(\s*:[ \t]+)` + valueRE +
+	`|((?:^|[{,#"'\s]|^\s*-)\s*)([\w.-]+)(\s*:[ \t]+)` + valueRE +
 	`|((?:^|[\s{,(\[=&?;])\s*)([\w.-]+)(:)` + valueRE)
 
 // word matches a command word that takes a password and what follows:
