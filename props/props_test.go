@@ -946,3 +946,21 @@ func TestNameColonValueAfterWords(t *testing.T) {
 		t.Errorf("a name not secret: %q", got)
 	}
 }
+
+// PostgreSQL's dollar quoting after PASSWORD in any case, with a tag or
+// without: the password as PostgreSQL reads it is known too.
+func TestDollarQuotedPasswords(t *testing.T) {
+	for form, secret := range map[string]string{
+		`psql -c 'alter user u with password $$hunter159$$'`: "hunter159",
+		`alter role u password $$hunter160$$`:                "hunter160",
+		`ALTER ROLE u PASSWORD $tag$hunter161$tag$`:          "hunter161",
+		`Alter Role u Password $pw$hunter162$pw$;`:           "hunter162",
+		`ALTER ROLE u PASSWORD $$hunter163$$`:                "hunter163",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+}

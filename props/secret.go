@@ -205,8 +205,16 @@ var pair = regexp.MustCompile(`([\w.-]+)(\s*=\s*)` + valueRE +
 	`|((?:^|[{,#"'\s]|^\s*-)\s*)([\w.-]+)(\s*:[ \t]+)` + valueRE +
 	`|((?:^|[\s{,(\[=&?;])\s*)([\w.-]+)(:)` + valueRE)
 
+// dollarQuoted is PostgreSQL's dollar-quoted string, $$x$$ or $tag$x$tag$
+// (one without a $ inside).
+const dollarQuoted = `\$(?:[A-Za-z_]\w*)?\$[^$]*\$(?:[A-Za-z_]\w*)?\$`
+
+// dollarString is a dollar-quoted string whole: its opening tag, its
+// text, its closing tag.
+var dollarString = regexp.MustCompile(`^\$(\w*)\$([^$]*)\$(\w*)\$$`)
+
 // word matches a command word that takes a password and what follows:
-// PASSWORD 'x' in any case, PASSWORD x in capitals (prose's "password
+// PASSWORD 'x' (or PostgreSQL's $$x$$, $tag$x$tag$) in any case, PASSWORD x in capitals (prose's "password
 // authentication failed" is left alone), PASSWORD = x, SET PASSWORD FOR
 // user = x, IDENTIFIED BY x, IDENTIFIED WITH plugin BY (or AS) x,
 // requirepass x, masterauth x; an Authorization header's credential
@@ -214,7 +222,7 @@ var pair = regexp.MustCompile(`([\w.-]+)(\s*=\s*)` + valueRE +
 // whose name says so: PASSWORD('x'), db.auth("user", "x"),
 // db.changeUserPassword("user", "x").
 var word = regexp.MustCompile(`\b((?i:set\s+password\s+for)\s+(?:'[^']*'@'[^']*'|"[^"]*"@"[^"]*"|\S+)\s*=\s*)` + valueRE +
-	`|\b((?i:password)\s+(?:=\s*)?)('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")` +
+	`|\b((?i:password)\s+(?:=\s*)?)('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|` + dollarQuoted + `)` +
 	`|\b((?:PASSWORD(?:\s*=)?|(?i:identified\s+by|identified\s+with\s+\w+\s+(?:by|as)|requirepass|masterauth))[ \t]+)` + valueRE +
 	`|\b((?i:(?:proxy-)?authorization)\s*:\s*(?:[A-Za-z][\w-]*\s+)?)([^\s"';|&<>` + "`" + `](?:[^"'\r\n;|&<>` + "`" + `]*[^\s"';|&<>` + "`" + `])?)` +
 	`|\b((?i:password|auth|changeUserPassword|updateUser)\s*\(\s*(?:(?:'[^']*'|"[^"]*")\s*,\s*)?)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")`)
@@ -1372,6 +1380,9 @@ func (r *Redactor) learn(v string) {
 			}
 			r.learn(e)
 		}
+	}
+	if m := dollarString.FindStringSubmatch(v); m != nil && m[1] == m[3] { // PostgreSQL's $$pw$$, $tag$pw$tag$
+		r.Add(m[2])
 	}
 	if a, ok := strings.CutPrefix(v, "$'"); ok { // bash's $'...': C's escapes
 		v = "'" + a
