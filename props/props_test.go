@@ -964,3 +964,26 @@ func TestDollarQuotedPasswords(t *testing.T) {
 		}
 	}
 }
+
+// Lines of credential files a step writes: libpq's password file
+// (host:port:db:user:PW, where the text names .pgpass or PGPASSFILE) and
+// a Redis ACL file's user line (user NAME on >PW ~* +@all).
+func TestCredentialFileLines(t *testing.T) {
+	for form, secret := range map[string]string{
+		`echo "h:5432:db:u:hunter164" > ~/.pgpass`:                                           "hunter164",
+		`echo '127.0.0.1:5432:*:postgres:hunter165' >> ~/.pgpass`:                            "hunter165",
+		`printf '%s\n' 'h:5432:db:u:hunter166' > "$PGPASSFILE"`:                              "hunter166",
+		"cat > ~/.pgpass <<EOF\n*:*:*:bench:hunter167\nEOF\nchmod 600 ~/.pgpass":             "hunter167",
+		`echo 'user bench on >hunter168 ~* +@all' >> users.acl`:                              "hunter168",
+		"cat > users.acl <<EOF\nuser default off\nuser bench on >hunter169 ~* &* +@all\nEOF": "hunter169",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+	if got := RedactText(`echo "h:5432:db:u:x" > other.txt`); strings.Contains(got, Redacted) {
+		t.Errorf("a line of another file: %q", got)
+	}
+}

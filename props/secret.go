@@ -296,6 +296,9 @@ func redactRules(s string, refs *[]string) string {
 		}
 		return g[1] + g[2] + g[3] + g[4] + Redacted + g[6]
 	})
+	if strings.Contains(s, ".pgpass") || strings.Contains(s, "PGPASSFILE") {
+		s = pgpassLine.ReplaceAllString(s, "${1}${2}"+Redacted)
+	}
 	s = goDSN.ReplaceAllString(s, "${1}:"+Redacted+"@${2}")
 	s = aclHash.ReplaceAllString(s, "${1}#"+Redacted)
 	s = redisSetting.ReplaceAllString(s, "${1}"+Redacted)
@@ -569,6 +572,12 @@ func hideAfterColon(v string) string {
 	}
 	return q + v[:c+1] + Redacted + q
 }
+
+// pgpassLine matches a line of libpq's password file,
+// host:port:database:user:password (a field's colon escaped \:), in a
+// text that names the file (.pgpass, PGPASSFILE): the password is the
+// rest of the line.
+var pgpassLine = regexp.MustCompile(`(^|[\s'"])((?:[^\s:'"\\]|\\.)+:(?:\d+|\*):(?:[^\s:'"\\]|\\.)+:(?:[^\s:'"\\]|\\.)+:)(?:[^\s'"\\]|\\.)+`)
 
 // goDSN matches the password of a Go MySQL driver's DSN
 // (user:pw@tcp(host:port)/db): up to the last @ before its protocol.
@@ -864,6 +873,8 @@ func redactCommands(s string, refs *[]string) string {
 		switch {
 		case acl == 0 && strings.EqualFold(w, "ACL"):
 			acl = 1
+		case acl == 0 && n == 0 && w == "user": // an ACL file's line: user NAME on >pw ~* +@all
+			acl = 2
 		case acl == 1 && strings.EqualFold(w, "SETUSER"):
 			acl = 2
 		case acl == 1:
