@@ -987,3 +987,39 @@ func TestCredentialFileLines(t *testing.T) {
 		t.Errorf("a line of another file: %q", got)
 	}
 }
+
+// A JavaScript variable given to db.auth as its password: the string
+// the script assigns to it is the password.
+func TestJSVariablePasswords(t *testing.T) {
+	for form, secret := range map[string]string{
+		`mongosh --eval 'var p="hunter170"; db.auth("u", p)'`:                     "hunter170",
+		`mongosh --eval 'let p = "hunter171"; db.auth("u", p)'`:                   "hunter171",
+		`mongosh --eval "const s = \"hunter172\"; db.auth('u', s)"`:               "hunter172",
+		`mongosh --eval 'let x = "hunter173"; db.changeUserPassword("u", x, {})'`: "hunter173",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+	if got := RedactText(`mongosh --eval 'let n = "bench"; db.auth("u", p)'`); strings.Contains(got, Redacted) {
+		t.Errorf("a variable not given as a password: %q", got)
+	}
+}
+
+// db.auth("user", p) keeps the user: the password is the variable, not
+// the string before it; db.auth("pw") alone is still the password.
+func TestAuthCallKeepsUser(t *testing.T) {
+	if got := RedactText(`db.auth("bench", p)`); got != `db.auth("bench", p)` {
+		t.Errorf("the user hidden: %q", got)
+	}
+	for form, want := range map[string]string{
+		`db.auth("bench", "hunter174")`: `db.auth("bench", REDACTED)`,
+		`SELECT PASSWORD('hunter175')`:  `SELECT PASSWORD(REDACTED)`,
+	} {
+		if got := RedactText(form); got != want {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+}

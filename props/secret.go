@@ -248,6 +248,12 @@ func redactWords(s string) string {
 			if m[i] < 0 {
 				continue
 			}
+			if i == 18 && !strings.Contains(s[m[i]:m[i+1]], ",") && strings.HasPrefix(strings.TrimLeft(s[m[1]:], " \t"), ",") {
+				// db.auth("u", p): the string is the user, the password a
+				// variable (jsPasswordVars finds its value).
+				b.WriteString(s[:m[1]])
+				break
+			}
 			if k := wordKey.FindStringIndex(s[m[i+2]:m[i+3]]); k != nil && k[0] > 0 {
 				end = m[i+2] + k[0]
 			}
@@ -257,6 +263,38 @@ func redactWords(s string) string {
 		}
 		s = s[end:]
 	}
+}
+
+// jsAuthVar is a mongosh call whose password argument is a JavaScript
+// variable: db.auth("u", p), db.changeUserPassword("u", p).
+var jsAuthVar = regexp.MustCompile(`\b(?:auth|changeUserPassword)\s*\(\s*(?:'[^']*'|"[^"]*"|\\"[^"\\]*\\"|[A-Za-z_$][\w$]*)\s*,\s*([A-Za-z_$][\w$]*)\s*[,)]`)
+
+// jsAssign is a JavaScript variable's declaration with a string value:
+// var p = "x", let p = 'x', const p = \"x\" (inside a double-quoted
+// shell string).
+var jsAssign = regexp.MustCompile(`\b((?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\\"(?:[^"\\]|\\[^"])*\\")`)
+
+// redactJSPasswordVars hides the string a script assigns to a JavaScript
+// variable it then gives as a password (var p = "x"; db.auth("u", p)):
+// one pass for the calls, one for the declarations.
+func redactJSPasswordVars(s string) string {
+	if !strings.Contains(s, "uth") && !strings.Contains(s, "Password") {
+		return s
+	}
+	names := map[string]bool{}
+	for _, m := range jsAuthVar.FindAllStringSubmatch(s, -1) {
+		names[m[1]] = true
+	}
+	if len(names) == 0 {
+		return s
+	}
+	return jsAssign.ReplaceAllStringFunc(s, func(m string) string {
+		sub := jsAssign.FindStringSubmatch(m)
+		if !names[sub[2]] {
+			return m
+		}
+		return sub[1] + Redacted
+	})
 }
 
 // RedactText hides credentials anywhere in a text: a statement, a shell
@@ -304,6 +342,7 @@ func redactRules(s string, refs *[]string) string {
 	s = redisSetting.ReplaceAllString(s, "${1}"+Redacted)
 	s = pair.ReplaceAllStringFunc(s, redactPair)
 	s = redactWords(s)
+	s = redactJSPasswordVars(s)
 	if strings.Contains(strings.ToLower(s), "identified") { // MySQL's ALTER USER ... IDENTIFIED BY 'new' REPLACE 'current'
 		s = replaceClause.ReplaceAllString(s, "${1}"+Redacted)
 	}
