@@ -872,3 +872,154 @@ func TestStdinPasswords(t *testing.T) {
 		}
 	}
 }
+
+// Couchbase's clients: libcouchbase's cbc and cbc-* tools (-P PW,
+// -PPW, -P=PW), cbq's -c and --credentials user:PW (the user shown),
+// cbworkloadgen's and cbbackupmgr's -p.
+func TestCouchbaseClientsPasswords(t *testing.T) {
+	for form, secret := range map[string]string{
+		`cbc-pillowfight -U couchbase://127.0.0.1/b -u Administrator -P hunter140`:                       "hunter140",
+		`cbc-pillowfight -U couchbase://127.0.0.1/b -u Administrator -Phunter141`:                        "hunter141",
+		`cbc-n1qlback -U couchbase://h/b -u A -P=hunter142 -q q.txt`:                                     "hunter142",
+		`cbc-pillowfight -U couchbase://h/b --password=hunter143`:                                        "hunter143",
+		`cbq -e http://127.0.0.1:8093 -u Administrator -p hunter144`:                                     "hunter144",
+		`cbq -e http://127.0.0.1:8093 -c Administrator:hunter145 -s 'select 1'`:                          "hunter145",
+		`cbq -e http://127.0.0.1:8093 --credentials=Administrator:hunter146`:                             "hunter146",
+		`cbq -e http://127.0.0.1:8093 --credentials Administrator:hunter147`:                             "hunter147",
+		`cbworkloadgen -n 127.0.0.1:8091 -u Administrator -p hunter148`:                                  "hunter148",
+		`cbbackupmgr backup -a /tmp -r r -c couchbase://h -u Administrator -p hunter149`:                 "hunter149",
+		`cbbackupmgr config -a /tmp/b -r r && cbbackupmgr restore -a /tmp/b -r r -c h -u A -p hunter150`: "hunter150",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		got := r.Redact(form + "\necho " + secret)
+		if strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+		if strings.Contains(form, "Administrator:") && !strings.Contains(got, "Administrator:") {
+			t.Errorf("%q: the user hidden: %q", form, got)
+		}
+	}
+}
+
+// A keyword's value that holds the keyword again (sed's
+// s/^requirepass .*/requirepass PW/, whose first value is
+// .*/requirepass) does not hide the later one's secret: it is found too,
+// in the text and as sed writes it.
+func TestKeywordAgainInItsValue(t *testing.T) {
+	for form, secret := range map[string]string{
+		`sed -i 's/^requirepass .*/requirepass hunter151/' /etc/redis/redis.conf`:        "hunter151",
+		`sed -i -e 's|^# masterauth .*|masterauth hunter152|' redis.conf`:                "hunter152",
+		`sed -i "s/^requirepass.*/requirepass hunter153/; s/^port .*/port 7000/" r.conf`: "hunter153",
+	} {
+		if got := RedactText(form); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+	if got := RedactText("sed -i 's/^port .*/port 7000/' r.conf"); got != "sed -i 's/^port .*/port 7000/' r.conf" {
+		t.Errorf("a substitution without a secret changed: %q", got)
+	}
+}
+
+// NAME: VALUE after ordinary words, in a comment or an echo's words,
+// as at a line's start.
+func TestNameColonValueAfterWords(t *testing.T) {
+	for form, secret := range map[string]string{
+		"# the redis password: hunter154":    "hunter154",
+		"# redis password: hunter155":        "hunter155",
+		"# The admin Password: hunter156":    "hunter156",
+		"echo the redis password: hunter157": "hunter157",
+		"echo 'admin token:  hunter158'":     "hunter158",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+	if got := RedactText("# the redis port: 6379"); got != "# the redis port: 6379" {
+		t.Errorf("a name not secret: %q", got)
+	}
+}
+
+// PostgreSQL's dollar quoting after PASSWORD in any case, with a tag or
+// without: the password as PostgreSQL reads it is known too.
+func TestDollarQuotedPasswords(t *testing.T) {
+	for form, secret := range map[string]string{
+		`psql -c 'alter user u with password $$hunter159$$'`: "hunter159",
+		`alter role u password $$hunter160$$`:                "hunter160",
+		`ALTER ROLE u PASSWORD $tag$hunter161$tag$`:          "hunter161",
+		`Alter Role u Password $pw$hunter162$pw$;`:           "hunter162",
+		`ALTER ROLE u PASSWORD $$hunter163$$`:                "hunter163",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+}
+
+// Lines of credential files a step writes: libpq's password file
+// (host:port:db:user:PW, where the text names .pgpass or PGPASSFILE) and
+// a Redis ACL file's user line (user NAME on >PW ~* +@all).
+func TestCredentialFileLines(t *testing.T) {
+	for form, secret := range map[string]string{
+		`echo "h:5432:db:u:hunter164" > ~/.pgpass`:                                           "hunter164",
+		`echo '127.0.0.1:5432:*:postgres:hunter165' >> ~/.pgpass`:                            "hunter165",
+		`printf '%s\n' 'h:5432:db:u:hunter166' > "$PGPASSFILE"`:                              "hunter166",
+		"cat > ~/.pgpass <<EOF\n*:*:*:bench:hunter167\nEOF\nchmod 600 ~/.pgpass":             "hunter167",
+		`echo 'user bench on >hunter168 ~* +@all' >> users.acl`:                              "hunter168",
+		"cat > users.acl <<EOF\nuser default off\nuser bench on >hunter169 ~* &* +@all\nEOF": "hunter169",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+	if got := RedactText(`echo "h:5432:db:u:x" > other.txt`); strings.Contains(got, Redacted) {
+		t.Errorf("a line of another file: %q", got)
+	}
+}
+
+// A JavaScript variable given to db.auth as its password: the string
+// the script assigns to it is the password.
+func TestJSVariablePasswords(t *testing.T) {
+	for form, secret := range map[string]string{
+		`mongosh --eval 'var p="hunter170"; db.auth("u", p)'`:                     "hunter170",
+		`mongosh --eval 'let p = "hunter171"; db.auth("u", p)'`:                   "hunter171",
+		`mongosh --eval "const s = \"hunter172\"; db.auth('u', s)"`:               "hunter172",
+		`mongosh --eval 'let x = "hunter173"; db.changeUserPassword("u", x, {})'`: "hunter173",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+	if got := RedactText(`mongosh --eval 'let n = "bench"; db.auth("u", p)'`); strings.Contains(got, Redacted) {
+		t.Errorf("a variable not given as a password: %q", got)
+	}
+}
+
+// db.auth("user", p) keeps the user: the password is the variable, not
+// the string before it; db.auth("pw") alone is still the password.
+func TestAuthCallKeepsUser(t *testing.T) {
+	if got := RedactText(`db.auth("bench", p)`); got != `db.auth("bench", p)` {
+		t.Errorf("the user hidden: %q", got)
+	}
+	for form, want := range map[string]string{
+		`db.auth("bench", "hunter174")`: `db.auth("bench", REDACTED)`,
+		`SELECT PASSWORD('hunter175')`:  `SELECT PASSWORD(REDACTED)`,
+	} {
+		if got := RedactText(form); got != want {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+}

@@ -192,8 +192,9 @@ const valueRE = `((?:'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")(?:'(?:[^'\\]|\\.|''
 
 // pair matches name=value, and "name": value (\"name\": \"value\" too,
 // inside a double-quoted shell string) or name: value where the name is
-// quoted or begins a line, an object, a list item or a quoted argument
-// (curl -H 'X-Api-Key: x'), and name:value without a space where the name
+// quoted or begins a line, an object, a list item, a quoted argument
+// (curl -H 'X-Api-Key: x') or a word (# the redis password: x; a word
+// after a secret name's colon in prose is hidden too), and name:value without a space where the name
 // begins a word, an object, a list item or a value (openssl's pass:x,
 // {pwd:"x"}, MongoDB's AWS_SESSION_TOKEN:x). Which names are secret is
 // IsSecretKey's to say; a value that is not secret is read again for
@@ -201,11 +202,19 @@ const valueRE = `((?:'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")(?:'(?:[^'\\]|\\.|''
 // --env=POSTGRES_PASSWORD=x).
 var pair = regexp.MustCompile(`([\w.-]+)(\s*=\s*)` + valueRE +
 	`|(["'])([\w.-]+)(\\?["']\s*:\s*)` + valueRE +
-	`|((?:^|[{,\n#"']|^\s*-)\s*)([\w.-]+)(\s*:[ \t]+)` + valueRE +
+	`|((?:^|[{,#"'\s]|^\s*-)\s*)([\w.-]+)(\s*:[ \t]+)` + valueRE +
 	`|((?:^|[\s{,(\[=&?;])\s*)([\w.-]+)(:)` + valueRE)
 
+// dollarQuoted is PostgreSQL's dollar-quoted string, $$x$$ or $tag$x$tag$
+// (one without a $ inside).
+const dollarQuoted = `\$(?:[A-Za-z_]\w*)?\$[^$]*\$(?:[A-Za-z_]\w*)?\$`
+
+// dollarString is a dollar-quoted string whole: its opening tag, its
+// text, its closing tag.
+var dollarString = regexp.MustCompile(`^\$(\w*)\$([^$]*)\$(\w*)\$$`)
+
 // word matches a command word that takes a password and what follows:
-// PASSWORD 'x' in any case, PASSWORD x in capitals (prose's "password
+// PASSWORD 'x' (or PostgreSQL's $$x$$, $tag$x$tag$) in any case, PASSWORD x in capitals (prose's "password
 // authentication failed" is left alone), PASSWORD = x, SET PASSWORD FOR
 // user = x, IDENTIFIED BY x, IDENTIFIED WITH plugin BY (or AS) x,
 // requirepass x, masterauth x; an Authorization header's credential
@@ -213,10 +222,80 @@ var pair = regexp.MustCompile(`([\w.-]+)(\s*=\s*)` + valueRE +
 // whose name says so: PASSWORD('x'), db.auth("user", "x"),
 // db.changeUserPassword("user", "x").
 var word = regexp.MustCompile(`\b((?i:set\s+password\s+for)\s+(?:'[^']*'@'[^']*'|"[^"]*"@"[^"]*"|\S+)\s*=\s*)` + valueRE +
-	`|\b((?i:password)\s+(?:=\s*)?)('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")` +
+	`|\b((?i:password)\s+(?:=\s*)?)('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|` + dollarQuoted + `)` +
 	`|\b((?:PASSWORD(?:\s*=)?|(?i:identified\s+by|identified\s+with\s+\w+\s+(?:by|as)|requirepass|masterauth))[ \t]+)` + valueRE +
 	`|\b((?i:(?:proxy-)?authorization)\s*:\s*(?:[A-Za-z][\w-]*\s+)?)([^\s"';|&<>` + "`" + `](?:[^"'\r\n;|&<>` + "`" + `]*[^\s"';|&<>` + "`" + `])?)` +
 	`|\b((?i:password|auth|changeUserPassword|updateUser)\s*\(\s*(?:(?:'[^']*'|"[^"]*")\s*,\s*)?)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")`)
+
+// wordKey is where word's keywords that take a bare value begin.
+var wordKey = regexp.MustCompile(`\b(?:PASSWORD|(?i:identified\s+by|identified\s+with|requirepass|masterauth))\b`)
+
+// redactWords hides what word finds, each keyword's value. A value that
+// holds such a keyword again (sed's s/^requirepass .*/requirepass PW/,
+// whose first value is .*/requirepass) ends where that keyword begins,
+// and the keyword is read again with its own value: the later secret is
+// found too. Each value is searched once, so the pass stays linear.
+func redactWords(s string) string {
+	var b strings.Builder
+	for {
+		m := word.FindStringSubmatchIndex(s)
+		if m == nil {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := m[1]
+		for i := 2; i+3 < len(m); i += 4 { // the words kept, then the secret
+			if m[i] < 0 {
+				continue
+			}
+			if i == 18 && !strings.Contains(s[m[i]:m[i+1]], ",") && strings.HasPrefix(strings.TrimLeft(s[m[1]:], " \t"), ",") {
+				// db.auth("u", p): the string is the user, the password a
+				// variable (jsPasswordVars finds its value).
+				b.WriteString(s[:m[1]])
+				break
+			}
+			if k := wordKey.FindStringIndex(s[m[i+2]:m[i+3]]); k != nil && k[0] > 0 {
+				end = m[i+2] + k[0]
+			}
+			b.WriteString(s[:m[i+1]])
+			b.WriteString(Redacted)
+			break
+		}
+		s = s[end:]
+	}
+}
+
+// jsAuthVar is a mongosh call whose password argument is a JavaScript
+// variable: db.auth("u", p), db.changeUserPassword("u", p).
+var jsAuthVar = regexp.MustCompile(`\b(?:auth|changeUserPassword)\s*\(\s*(?:'[^']*'|"[^"]*"|\\"[^"\\]*\\"|[A-Za-z_$][\w$]*)\s*,\s*([A-Za-z_$][\w$]*)\s*[,)]`)
+
+// jsAssign is a JavaScript variable's declaration with a string value:
+// var p = "x", let p = 'x', const p = \"x\" (inside a double-quoted
+// shell string).
+var jsAssign = regexp.MustCompile(`\b((?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\\"(?:[^"\\]|\\[^"])*\\")`)
+
+// redactJSPasswordVars hides the string a script assigns to a JavaScript
+// variable it then gives as a password (var p = "x"; db.auth("u", p)):
+// one pass for the calls, one for the declarations.
+func redactJSPasswordVars(s string) string {
+	if !strings.Contains(s, "uth") && !strings.Contains(s, "Password") {
+		return s
+	}
+	names := map[string]bool{}
+	for _, m := range jsAuthVar.FindAllStringSubmatch(s, -1) {
+		names[m[1]] = true
+	}
+	if len(names) == 0 {
+		return s
+	}
+	return jsAssign.ReplaceAllStringFunc(s, func(m string) string {
+		sub := jsAssign.FindStringSubmatch(m)
+		if !names[sub[2]] {
+			return m
+		}
+		return sub[1] + Redacted
+	})
+}
 
 // RedactText hides credentials anywhere in a text: a statement, a shell
 // command, a server's answer, an error message. See the package's
@@ -255,19 +334,15 @@ func redactRules(s string, refs *[]string) string {
 		}
 		return g[1] + g[2] + g[3] + g[4] + Redacted + g[6]
 	})
+	if strings.Contains(s, ".pgpass") || strings.Contains(s, "PGPASSFILE") {
+		s = pgpassLine.ReplaceAllString(s, "${1}${2}"+Redacted)
+	}
 	s = goDSN.ReplaceAllString(s, "${1}:"+Redacted+"@${2}")
 	s = aclHash.ReplaceAllString(s, "${1}#"+Redacted)
 	s = redisSetting.ReplaceAllString(s, "${1}"+Redacted)
 	s = pair.ReplaceAllStringFunc(s, redactPair)
-	s = word.ReplaceAllStringFunc(s, func(m string) string {
-		sub := word.FindStringSubmatch(m)
-		for i := 1; i < len(sub); i += 2 { // the words kept, then the secret
-			if sub[i] != "" {
-				return sub[i] + Redacted
-			}
-		}
-		return m
-	})
+	s = redactWords(s)
+	s = redactJSPasswordVars(s)
 	if strings.Contains(strings.ToLower(s), "identified") { // MySQL's ALTER USER ... IDENTIFIED BY 'new' REPLACE 'current'
 		s = replaceClause.ReplaceAllString(s, "${1}"+Redacted)
 	}
@@ -484,6 +559,9 @@ func redactPair(m string) string {
 			if v == Redacted || strings.HasSuffix(strings.ToLower(sub[1]), "properties") && strings.Contains(v, Redacted) && redactList(v) == v { // hidden already, pair by pair
 				return m
 			}
+			if userPassName(sub[1]) {
+				return sub[1] + sub[2] + hideAfterColon(v)
+			}
 			return sub[1] + sub[2] + Redacted
 		}
 		if v := m[len(sub[1])+len(sub[2]):]; strings.ContainsAny(v, "=:") {
@@ -513,6 +591,32 @@ func redactPair(m string) string {
 	}
 	return m
 }
+
+// userPassName reports whether a secret option or key named name holds
+// user:password, the user's name no secret (cbq's --credentials).
+func userPassName(name string) bool {
+	return strings.ToLower(strings.Trim(name, `-"' `)) == "credentials"
+}
+
+// hideAfterColon hides a user:password value's password (the quotes
+// around it kept), or the whole value when it holds no colon.
+func hideAfterColon(v string) string {
+	q := ""
+	if len(v) > 1 && (v[0] == '\'' || v[0] == '"') && v[len(v)-1] == v[0] {
+		q, v = v[:1], v[1:len(v)-1]
+	}
+	c := strings.IndexByte(v, ':')
+	if c <= 0 || c == len(v)-1 || strings.Contains(v, "://") {
+		return q + Redacted + q
+	}
+	return q + v[:c+1] + Redacted + q
+}
+
+// pgpassLine matches a line of libpq's password file,
+// host:port:database:user:password (a field's colon escaped \:), in a
+// text that names the file (.pgpass, PGPASSFILE): the password is the
+// rest of the line.
+var pgpassLine = regexp.MustCompile(`(^|[\s'"])((?:[^\s:'"\\]|\\.)+:(?:\d+|\*):(?:[^\s:'"\\]|\\.)+:(?:[^\s:'"\\]|\\.)+:)(?:[^\s'"\\]|\\.)+`)
 
 // goDSN matches the password of a Go MySQL driver's DSN
 // (user:pw@tcp(host:port)/db): up to the last @ before its protocol.
@@ -699,7 +803,8 @@ var shortPassword = map[string][]string{
 	"redis-cli": {"-a"}, "redis-benchmark": {"-a"}, "valkey-cli": {"-a"}, "keydb-cli": {"-a"},
 	"mysql": {"-p="}, "mariadb": {"-p="}, "mysqldump": {"-p="}, "mysqladmin": {"-p="}, "mysqlslap": {"-p="},
 	"sshpass": {"-p"}, "cqlsh": {"-p"}, "nodetool": {"-pw"}, "couchbase-cli": {"-p"}, "cbc": {"-P"},
-	"cbq": {"-p"}, "cbimport": {"-p"}, "cbexport": {"-p"}, "cbstats": {"-p"}, "mongosh": {"-p"}, "mongo": {"-p"},
+	"cbq": {"-p", "-c:", "--credentials:"}, "cbimport": {"-p"}, "cbexport": {"-p"}, "cbstats": {"-p"},
+	"cbworkloadgen": {"-p"}, "cbbackupmgr": {"-p"}, "mongosh": {"-p"}, "mongo": {"-p"},
 	"mongodump": {"-p"}, "mongostat": {"-p"}, "mongotop": {"-p"}, "mongofiles": {"-p"}, "mongorestore": {"-p"}, "mongoimport": {"-p"}, "mongoexport": {"-p"},
 	"curl": {"-u:"}, "memtier_benchmark": {"-a"},
 	// Subcommands: docker login's -p, not docker run's (a port).
@@ -707,13 +812,26 @@ var shortPassword = map[string][]string{
 	"skopeo login": {"-p"}, "oras login": {"-p"}, "helm registry": {"-p"},
 }
 
+// passwordOptions returns the options of program, a client's name, that
+// take a password (shortPassword's): libcouchbase's cbc-* tools
+// (cbc-pillowfight, cbc-n1qlback) take cbc's.
+func passwordOptions(program string) []string {
+	if o, ok := shortPassword[program]; ok {
+		return o
+	}
+	if strings.HasPrefix(program, "cbc-") {
+		return shortPassword["cbc"]
+	}
+	return nil
+}
+
 // shortOptions returns the short options of program (and of its
 // subcommand sub) that take a password.
 func shortOptions(program, sub string) []string {
 	if sub == "" {
-		return shortPassword[program]
+		return passwordOptions(program)
 	}
-	return slices.Concat(shortPassword[program+" "+sub], shortPassword[program])
+	return slices.Concat(shortPassword[program+" "+sub], passwordOptions(program))
 }
 
 // commandSep ends a command in a shell line or a Redis pipeline.
@@ -760,7 +878,7 @@ func redactCommands(s string, refs *[]string) string {
 			user, hide = 0, 0
 		case acl == 2 && aclPassword(w) != "":
 			out = aclPassword(w)
-		case prev != "" && takesPassword(program, sub, prev) == "-u:":
+		case prev != "" && strings.HasSuffix(takesPassword(program, sub, prev), ":"):
 			if k := strings.IndexByte(w, ':'); k >= 0 {
 				out = w[:k+1] + Redacted
 			}
@@ -794,12 +912,14 @@ func redactCommands(s string, refs *[]string) string {
 		switch {
 		case acl == 0 && strings.EqualFold(w, "ACL"):
 			acl = 1
+		case acl == 0 && n == 0 && w == "user": // an ACL file's line: user NAME on >pw ~* +@all
+			acl = 2
 		case acl == 1 && strings.EqualFold(w, "SETUSER"):
 			acl = 2
 		case acl == 1:
 			acl = 0
 		}
-		if base := path.Base(programWord(w)); shortPassword[base] != nil || (program == "" && !strings.Contains(w, "=") && !launcher[w]) {
+		if base := path.Base(programWord(w)); passwordOptions(base) != nil || (program == "" && !strings.Contains(w, "=") && !launcher[w]) {
 			program, sub, flags, args = base, "", "", 0 // the first word, not VAR=value, sudo or env; or a client named later (ssh h redis-cli -a pw)
 		} else if program != "" {
 			if o, ok := strings.CutPrefix(w, "-"); ok {
@@ -1006,6 +1126,11 @@ func wordEnd(s string, i int) int {
 // takesPassword returns the form in which the option opt of program takes
 // a password as its next word ("-a", "-p", "-u:"), or "".
 func takesPassword(program, sub, opt string) string {
+	for _, o := range shortOptions(program, sub) { // cbq's --credentials user:pw before the rule of its name
+		if strings.HasPrefix(o, "--") && opt == strings.TrimSuffix(o, ":") {
+			return o
+		}
+	}
 	if strings.HasPrefix(opt, "-") && len(opt) > 3 && !strings.Contains(opt, "=") && IsSecretKey(opt) {
 		return opt // --password x, and one dash: openssl's -passin, keytool's -storepass
 	}
@@ -1034,6 +1159,12 @@ func takesPassword(program, sub, opt string) string {
 func redactOption(program, sub, w string) string {
 	if strings.HasPrefix(w, "--") {
 		if k := strings.IndexByte(w, '='); k >= 0 {
+			if slices.Contains(shortOptions(program, sub), w[:k]+":") { // cbq's --credentials=user:pw
+				if c := strings.IndexByte(w[k:], ':'); c >= 0 {
+					return w[:k+c+1] + Redacted
+				}
+				return w
+			}
 			if IsSecretKey(w[:k]) {
 				return w[:k+1] + Redacted
 			}
@@ -1045,14 +1176,17 @@ func redactOption(program, sub, w string) string {
 		}
 		return w
 	}
-	for _, o := range shortOptions(program, sub) {
-		o = strings.TrimSuffix(strings.TrimSuffix(o, "="), ":")
+	for _, form := range shortOptions(program, sub) {
+		o := strings.TrimSuffix(strings.TrimSuffix(form, "="), ":")
 		if len(w) > len(o) && strings.HasPrefix(w, o) && strings.HasPrefix(o, "-") && !strings.HasPrefix(w, "--") {
-			if program == "curl" {
+			if program == "curl" || strings.HasSuffix(form, ":") { // user:pw
 				if c := strings.IndexByte(w, ':'); c >= 0 {
 					return w[:c+1] + Redacted
 				}
 				return w
+			}
+			if w[len(o)] == '=' && len(w) > len(o)+1 { // -P=PW: the password after the =
+				return o + "=" + Redacted
 			}
 			return o + Redacted
 		}
@@ -1296,6 +1430,9 @@ func (r *Redactor) learn(v string) {
 			}
 			r.learn(e)
 		}
+	}
+	if m := dollarString.FindStringSubmatch(v); m != nil && m[1] == m[3] { // PostgreSQL's $$pw$$, $tag$pw$tag$
+		r.Add(m[2])
 	}
 	if a, ok := strings.CutPrefix(v, "$'"); ok { // bash's $'...': C's escapes
 		v = "'" + a

@@ -282,9 +282,9 @@ func (s *shellState) call(words []*syntax.Word, depth int) {
 	// A wrapper runs the command after it: sudo, timeout 10, nice -n 5,
 	// docker exec C, kubectl exec P --, ssh h; a shell's script or a
 	// client with a password option is found wherever it stands.
-	for k := 1; k < len(args) && !shells[prog] && shortPassword[prog] == nil && !redisClient[prog]; k++ {
+	for k := 1; k < len(args) && !shells[prog] && passwordOptions(prog) == nil && !redisClient[prog]; k++ {
 		b := path.Base(args[k])
-		if shells[b] || shortPassword[b] != nil || redisClient[b] {
+		if shells[b] || passwordOptions(b) != nil || redisClient[b] {
 			args, raw, prog = args[k:], raw[k:], b
 			break
 		}
@@ -398,6 +398,15 @@ func (s *shellState) call(words []*syntax.Word, depth int) {
 			s.secret(strings.TrimSpace(v))
 		}
 	}
+	if prog == "sed" { // sed -i 's/^requirepass .*/requirepass PW/': what a substitution writes is read by the rules
+		for _, a := range args[1:] {
+			for _, rep := range sedReplacements(a) {
+				for _, v := range hiddenPieces(rep, RedactText(rep)) {
+					s.secret(strings.TrimSpace(v))
+				}
+			}
+		}
+	}
 	if body, ok := s.funcs[prog]; ok && depth < maxShellDepth && !s.called[strings.Join(args, "\x00")] {
 		s.called[strings.Join(args, "\x00")] = true // the same call again finds nothing new
 		saved := s.pos
@@ -430,7 +439,7 @@ func (s *shellState) given(prog string, args []string) {
 		a, prev := args[i], args[i-1]
 		switch form := takesPassword(prog, sub, prev); {
 		case i == 1:
-		case form == "-u:":
+		case strings.HasSuffix(form, ":"):
 			if _, pw, ok := strings.Cut(a, ":"); ok {
 				s.secret(pw)
 			}
@@ -448,6 +457,9 @@ func (s *shellState) given(prog string, args []string) {
 		if k, v, ok := strings.Cut(strings.TrimLeft(a, "-"), "="); ok && !strings.ContainsAny(a, " \t\n") { // a word with spaces is text: the rules read it below
 			if i := strings.LastIndexByte(k, '='); i >= 0 { // --set=auth.password=x
 				k = k[i+1:]
+			}
+			if userPassName(k) && strings.IndexByte(v, ':') > 0 { // --credentials=user:pw
+				_, v, _ = strings.Cut(v, ":")
 			}
 			if IsSecretKey(k) {
 				for _, e := range strings.Split(strings.Trim(v, "{}[]"), ",") {
@@ -714,4 +726,40 @@ func stdinIsSecret(prog string, args []string) bool {
 		}
 	}
 	return false
+}
+
+// sedReplacements returns the replacements of the s commands of a sed
+// script (s/PATTERN/REPLACEMENT/, any delimiter), each with its escaped
+// delimiters undone: the text sed writes into a file.
+func sedReplacements(script string) []string {
+	var reps []string
+	for i := 0; i+1 < len(script); i++ {
+		if script[i] != 's' || i > 0 && strings.IndexByte("; \t\n{", script[i-1]) < 0 {
+			continue
+		}
+		d := script[i+1]
+		if d == '\\' || d == '\n' || d == ' ' || isWordByte(d) {
+			continue
+		}
+		var parts [2]string
+		j := i + 2
+		for k := range parts {
+			var b strings.Builder
+			for ; j < len(script) && script[j] != d; j++ {
+				if script[j] == '\\' && j+1 < len(script) {
+					if j++; script[j] != d {
+						b.WriteByte('\\')
+					}
+				}
+				b.WriteByte(script[j])
+			}
+			parts[k] = b.String()
+			j++
+		}
+		if j <= len(script) {
+			reps = append(reps, parts[1])
+		}
+		i = j - 1
+	}
+	return reps
 }
