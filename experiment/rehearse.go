@@ -90,8 +90,23 @@ func Rehearse(pl *plan.Plan, r Rehearsal) (*plan.Plan, error) {
 	}
 	out.Properties = keep(pl.Properties, func(k string) bool { return !isOrchestration(k) && !inLocation(located, k) })
 	out.Deployments = make([]plan.Deployment, len(pl.Deployments))
+	// An endpoint's data sets, by record count: the deployments of a
+	// plan are servers apart, a rehearsal's may share one, where two of
+	// one scaled record count would load into one table (S1's 1M and 5M
+	// customers both 100 at 0.00001).
+	held := map[string][]int64{}
 	for i, t := range pl.Deployments {
 		t.Records = scaleRecords(t.Records, f)
+		url, ok := r.At[t.Label]
+		if !ok {
+			url, ok = r.At[t.Binding]
+		}
+		if ok {
+			if t.Records == nil { // the plan's, a data set of its own on this endpoint
+				t.Records = slices.Clone(out.Records)
+			}
+			t.Records = apart(t.Records, held, url)
+		}
 		loc := location(t.Binding)
 		t.Properties = keep(t.Properties, func(k string) bool { return !isOrchestration(k) && !inLocation(loc, k) })
 		if len(loc) > 0 {
@@ -148,6 +163,18 @@ func scaleRecords(list []int64, f float64) []int64 {
 		out[i] = v
 	}
 	return out
+}
+
+// apart moves each of list's record counts up past those endpoint url
+// holds already, and notes them held there.
+func apart(list []int64, held map[string][]int64, url string) []int64 {
+	for i := range list {
+		for slices.Contains(held[url], list[i]) || slices.Contains(list[:i], list[i]) {
+			list[i]++
+		}
+		held[url] = append(held[url], list[i])
+	}
+	return list
 }
 
 // location is the location keys of the binding named b (nil for one that

@@ -3,6 +3,7 @@ package experiment
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -202,5 +203,35 @@ func TestRehearsalBoundsARunOfOperations(t *testing.T) {
 	}
 	if d.Stop != result.TimeLimit || d.Operations >= minOperations {
 		t.Errorf("the run stopped at %q after %d operations: want maxexecutiontime, before %d", d.Stop, d.Operations, minOperations)
+	}
+}
+
+// Deployments that a rehearsal puts on one endpoint keep their data sets
+// apart: S1's 1M and 5M customers both scale to 100 records at 0.00001,
+// and the second load met the first's keys in one table. The plan's own
+// record counts, given to deployments without theirs, too.
+func TestRehearsalKeepsEndpointsDataSetsApart(t *testing.T) {
+	pl := loadPlan(t, `name: r
+deployments:
+  - {label: a3, binding: redis, records: [1000000]}
+  - {label: a6, binding: redis, records: [5000000]}
+  - {label: p1, binding: redis}
+  - {label: p2, binding: redis}
+  - {label: b, binding: basic, records: [1000000]}
+workloads: [c]
+records: [100, 200]
+threads: [1]
+duration: 10
+`)
+	got, err := Rehearse(pl, Rehearsal{At: map[string]string{"redis": "redis://127.0.0.1:6379"}, Scale: 0.00001})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for _, d := range got.Deployments {
+		all = append(all, fmt.Sprint(d.Label, d.Records))
+	}
+	if s := strings.Join(all, " "); s != "a3[100] a6[101] p1[102 103] p2[104 105] b[100]" {
+		t.Errorf("records: %s", s)
 	}
 }
