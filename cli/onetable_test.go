@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/servbench/servbench/experiment"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -392,5 +393,42 @@ operations: 100
 	want := "holds another run's result (measured at " + strings.Join(plan.Endpoints(url), ",") + ", not 127.0.0.1:1 (redis.url))"
 	if code != ExitFailure || len(ix.Runs) != 1 || !strings.Contains(ix.Runs[0].Error, want) {
 		t.Errorf("the plan over its rehearsal's result: exit %d, %+v: %s", code, ix.Runs, e)
+	}
+}
+
+// A rehearsal whose cells all completed or were not rehearsable on its
+// endpoint passed: it exits 0, its table saying why (the pagination
+// queries are SQL++, which CouchbaseMock does not run). A run that failed
+// so as a whole (S1's Capella, whose spread load's clients make the
+// index) made it exit 1: rehearsed decides from the cells.
+func TestRehearsedFromTheCells(t *testing.T) {
+	cells := []experiment.Cell{{ID: "a", Outcome: experiment.Completed}, {ID: "b", Outcome: experiment.NotRehearsable, Why: "load: NOT_IMPLEMENTED"}}
+	if !rehearsed(cells) {
+		t.Errorf("%v: want rehearsed", cells)
+	}
+	for _, o := range []string{experiment.Failed, experiment.NotRun} {
+		if rehearsed(append(cells, experiment.Cell{ID: "c", Outcome: o})) {
+			t.Errorf("a cell %s: want not rehearsed", o)
+		}
+	}
+	if rehearsed(nil) {
+		t.Error("no cells: want not rehearsed")
+	}
+}
+
+// A rehearsal of a cell completed and one not rehearsable exits 0.
+func TestRehearsalNotRehearsableExitsZero(t *testing.T) {
+	url := dbtest.ServerURL(t, "SERVBENCH_COUCHBASE_URL")
+	pf := writePlan(t, `name: scans
+deployments: [{label: cb, binding: couchbase, properties: {couchbase.url: "couchbase://CHANGE-ME"}}]
+workloads: [c, pagination]
+records: [1000]
+threads: [2]
+clients: [2]
+operations: 100
+`)
+	code, out, e := servbench(t, "bench", pf, "--rehearse", "--at", "couchbase="+url, "-o", filepath.Join(t.TempDir(), "out"))
+	if code != ExitOK || !strings.Contains(out, "1 completed, 0 failed, 1 not rehearsable") {
+		t.Errorf("exit %d, want %d:\n%s%s", code, ExitOK, out, e)
 	}
 }
