@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -21,6 +22,12 @@ import (
 // its first reads: a row declaring a body of 1,073,741,808 bytes (pgx
 // gives memory to what a message declares, up to 1 GB, and waits for it).
 func hugeRows(t *testing.T, huge int64) (string, *atomic.Int64) {
+	return standIn(t, huge, 0)
+}
+
+// standIn serves as hugeRows does, and answers each scan with scanRows
+// rows whatever its LIMIT (a server that ignores it; < 0: without end).
+func standIn(t *testing.T, huge int64, scanRows int) (string, *atomic.Int64) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -33,13 +40,13 @@ func hugeRows(t *testing.T, huge int64) (string, *atomic.Int64) {
 			if err != nil {
 				return
 			}
-			go serveRows(c, huge, &reads)
+			go serveRows(c, huge, scanRows, &reads)
 		}
 	}()
 	return ln.Addr().String(), &reads
 }
 
-func serveRows(c net.Conn, huge int64, reads *atomic.Int64) {
+func serveRows(c net.Conn, huge int64, scanRows int, reads *atomic.Int64) {
 	defer c.Close()
 	be := pgproto3.NewBackend(c, c)
 	if _, err := be.ReceiveStartupMessage(); err != nil {
@@ -57,6 +64,8 @@ func serveRows(c net.Conn, huge int64, reads *atomic.Int64) {
 	statements := map[string]string{} // name → SQL
 	portals := map[string]string{}    // name → SQL
 	text := &pgproto3.RowDescription{Fields: []pgproto3.FieldDescription{{Name: []byte("doc"), DataTypeOID: 25, DataTypeSize: -1, TypeModifier: -1}}}
+	keyDoc := &pgproto3.RowDescription{Fields: []pgproto3.FieldDescription{{Name: []byte("ycsb_key"), DataTypeOID: 25, DataTypeSize: -1, TypeModifier: -1},
+		{Name: []byte("doc"), DataTypeOID: 25, DataTypeSize: -1, TypeModifier: -1}}}
 	for {
 		msg, err := be.Receive()
 		if err != nil {
@@ -81,10 +90,15 @@ func serveRows(c net.Conn, huge int64, reads *atomic.Int64) {
 				params := make([]uint32, strings.Count(sql, "$"))
 				for i := range params {
 					params[i] = 25
+					if strings.Contains(sql, fmt.Sprintf("LIMIT $%d", i+1)) {
+						params[i] = 20 // int8
+					}
 				}
 				be.Send(&pgproto3.ParameterDescription{ParameterOIDs: params})
 			}
-			if strings.HasPrefix(strings.TrimSpace(sql), "SELECT") || strings.HasPrefix(strings.TrimSpace(sql), "SHOW") {
+			if strings.HasPrefix(sql, "SELECT ycsb_key, doc FROM") {
+				be.Send(keyDoc)
+			} else if strings.HasPrefix(strings.TrimSpace(sql), "SELECT") || strings.HasPrefix(strings.TrimSpace(sql), "SHOW") {
 				be.Send(text)
 			} else {
 				be.Send(&pgproto3.NoData{})
@@ -102,6 +116,14 @@ func serveRows(c net.Conn, huge int64, reads *atomic.Int64) {
 				binary.BigEndian.PutUint32(header[1:], 0x3ffffff0)
 				c.Write(header[:])
 				continue // and nothing more: pgx waited for its gigabyte
+			case strings.HasPrefix(sql, "SELECT ycsb_key, doc FROM") && scanRows != 0:
+				for i := 0; i < scanRows || scanRows < 0; i++ { // < 0: without end
+					be.Send(&pgproto3.DataRow{Values: [][]byte{fmt.Appendf(nil, "user%09d", i), []byte(`{"field0":"x"}`)}})
+					if i%1000 == 999 && be.Flush() != nil {
+						return
+					}
+				}
+				be.Send(&pgproto3.CommandComplete{CommandTag: fmt.Appendf(nil, "SELECT %d", scanRows)})
 			case strings.HasPrefix(sql, "SHOW"):
 				be.Send(&pgproto3.DataRow{Values: [][]byte{[]byte("16.0")}})
 				be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SHOW")})
@@ -209,5 +231,46 @@ func TestEndlessStartupFailsTheConnect(t *testing.T) {
 	// What the stand-in sent past the bound is what the sockets' buffers held.
 	if n := sent.Load(); n > wire.MaxStartup+8<<20 {
 		t.Errorf("the stand-in sent %d bytes before the client hung up: more than the bound (%d) and 8 MiB", n, wire.MaxStartup)
+	}
+}
+
+// A scan answered with more rows than its LIMIT (a server that ignores it:
+// 200,000 here, without end in an attack, kept row by row until the
+// process ran out of memory) fails as the binding reads the row past the
+// count; the run goes on and writes its results.
+func TestScanPastItsLimitFails(t *testing.T) {
+	for _, rows := range []int{200000, -1} { // -1: without end, the connection cut, not read to its end
+		scanPastLimit(t, rows)
+	}
+}
+
+func scanPastLimit(t *testing.T, rows int) {
+	ops := 20
+	if rows < 0 {
+		ops = 2 // pgx asks the server to cancel, then closes the connection: seconds each
+	}
+	addr, _ := standIn(t, 0, rows)
+	p := props.New()
+	workloads.Load(p, "e")
+	for k, v := range map[string]string{"postgres.url": "postgres://u@" + addr + "/db?sslmode=disable", "recordcount": "10",
+		"operationcount": strconv.Itoa(ops), "postgres.createtable": "false", "scanproportion": "1", "insertproportion": "0"} {
+		p.Set(k, v, "test")
+	}
+	t.Setenv("HOME", t.TempDir()) // no ~/.pgpass of the machine's
+	res, err := engine.Run(context.Background(), engine.Spec{Binding: "postgres", Properties: p, Phase: engine.RunPhase, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scan bool
+	for _, op := range res.Doc().Ops {
+		if op.Name == "SCAN" {
+			scan = true
+			if op.Count != int64(ops) || op.Outcomes["ERROR"] != int64(ops) {
+				t.Errorf("%d rows a scan: SCAN: %d operations, outcomes %v: want %d, each an ERROR", rows, op.Count, op.Outcomes, ops)
+			}
+		}
+	}
+	if !scan {
+		t.Errorf("no SCAN in the result")
 	}
 }

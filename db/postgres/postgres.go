@@ -433,6 +433,10 @@ func (s *Store) Read(ctx context.Context, table, key string, fields []string, ds
 }
 
 func (s *Store) Scan(ctx context.Context, table, start string, count int, fields []string, dst *db.RecordSet) error {
+	// A server that answers past LIMIT is cut off: cancelled, the query's
+	// connection is closed rather than read to its end.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var rows pgx.Rows
 	if s.columns {
 		sel := s.selectList(fields)
@@ -450,7 +454,12 @@ func (s *Store) Scan(ctx context.Context, table, start string, count int, fields
 		rows, _ = s.pool.Query(ctx, fmt.Sprintf(q, ident(table)), args...)
 	}
 	defer rows.Close()
+	n := 0
 	for rows.Next() {
+		if n++; n > count { // a server that ignores LIMIT would be kept row by row, without end
+			cancel()
+			return fmt.Errorf("postgres: scan %s: the server answered more than the %d rows asked (LIMIT)", start, count)
+		}
 		r := dst.Next()
 		if s.columns {
 			vals := rows.RawValues()

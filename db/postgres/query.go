@@ -66,9 +66,18 @@ func (s *Store) Query(ctx context.Context, table string, q *db.Query, dst *db.Re
 			sel = "*"
 		}
 	}
+	// A server that answers past LIMIT is cut off: cancelled, the query's
+	// connection is closed rather than read to its end.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	rows, _ := s.pool.Query(ctx, fmt.Sprintf("SELECT %s FROM %s WHERE %s = $1 OFFSET $2 LIMIT $3", sel, ident(table), expr), q.Value, q.Offset, q.Limit)
 	defer rows.Close()
+	n := 0
 	for rows.Next() {
+		if n++; n > q.Limit { // a server that ignores LIMIT would be kept row by row, without end
+			cancel()
+			return fmt.Errorf("postgres: query %s: the server answered more than the %d rows asked (LIMIT)", q.Value, q.Limit)
+		}
 		r := dst.Next()
 		switch {
 		case !q.Documents:
