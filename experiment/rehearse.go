@@ -97,16 +97,6 @@ func Rehearse(pl *plan.Plan, r Rehearsal) (*plan.Plan, error) {
 	held := map[string][]int64{}
 	for i, t := range pl.Deployments {
 		t.Records = scaleRecords(t.Records, f)
-		url, ok := r.At[t.Label]
-		if !ok {
-			url, ok = r.At[t.Binding]
-		}
-		if ok {
-			if t.Records == nil { // the plan's, a data set of its own on this endpoint
-				t.Records = slices.Clone(out.Records)
-			}
-			t.Records = apart(t.Records, held, url)
-		}
 		loc := location(t.Binding)
 		t.Properties = keep(t.Properties, func(k string) bool { return !isOrchestration(k) && !inLocation(loc, k) })
 		if len(loc) > 0 {
@@ -127,6 +117,10 @@ func Rehearse(pl *plan.Plan, r Rehearsal) (*plan.Plan, error) {
 				name = t.Binding
 			}
 			t.Properties = append(t.Properties, plan.Property{Key: loc[0], Value: url, Source: "--at " + format.Printable(name)})
+			if t.Records == nil { // the plan's, a data set of its own on this endpoint
+				t.Records = slices.Clone(out.Records)
+			}
+			t.Records = apart(t.Records, held, url)
 		}
 		for _, p := range r.Properties {
 			if b, _, ok := strings.Cut(p.Key, "."); ok && b != t.Binding && isBinding(b) {

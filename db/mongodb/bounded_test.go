@@ -30,16 +30,20 @@ func hugeMessages(t *testing.T, huge int64) (string, *atomic.Int64) {
 	}
 	t.Cleanup(func() { ln.Close() })
 	var finds atomic.Int64
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go serveMongo(c, huge, &finds, nil)
-		}
-	}()
+	go acceptMongo(ln, huge, &finds, nil)
 	return ln.Addr().String(), &finds
+}
+
+// acceptMongo serves each connection ln accepts with serveMongo until ln
+// is closed.
+func acceptMongo(ln net.Listener, huge int64, finds *atomic.Int64, hello bson.D) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go serveMongo(c, huge, finds, hello)
+	}
 }
 
 func serveMongo(c net.Conn, huge int64, finds *atomic.Int64, extra bson.D) {
@@ -166,15 +170,7 @@ func TestManyHostsFailTheConnect(t *testing.T) {
 		hosts = append(hosts, fmt.Sprintf("127.255.%d.%d:1", i/250, i%250+1))
 	}
 	var finds atomic.Int64
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go serveMongo(c, 0, &finds, bson.D{{Key: "setName", Value: "rs"}, {Key: "hosts", Value: hosts}})
-		}
-	}()
+	go acceptMongo(ln, 0, &finds, bson.D{{Key: "setName", Value: "rs"}, {Key: "hosts", Value: hosts}})
 	b, _ := db.Lookup("mongodb")
 	d, err := b.Open(context.Background(), dbtest.Props("mongodb.url", "mongodb://"+ln.Addr().String()+"/", "mongodb.connecttimeout", "5000"), db.Options{Threads: 1})
 	if err == nil {
