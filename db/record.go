@@ -1,5 +1,7 @@
 package db
 
+import "errors"
+
 // Field is one named value of a record.
 type Field struct {
 	Name  string
@@ -76,17 +78,43 @@ func (r *Record) Get(name string) ([]byte, bool) {
 // SetKey copies key into the record.
 func (r *Record) SetKey(key []byte) { r.Key = append(r.Key[:0], key...) }
 
-// RecordSet holds the rows of a scan, reused like Record.
+// RecordSet holds the rows of a scan or a query, reused like Record.
+//
+// A set given a limit (Limit: the rows the operation asked for) holds no
+// more rows than that: Next past it gives one spare record, overwritten by
+// the next call, and Over reports it. A server that answers more rows than
+// it was asked for (one that ignores LIMIT, or pages without end) so fails
+// its operation (ErrPastLimit) instead of taking memory row by row, whatever
+// the binding's loop; a binding stops reading its answer once Over says so.
 type RecordSet struct {
-	rows []Record
-	n    int
+	rows  []Record
+	n     int
+	max   int // 0: no bound
+	over  bool
+	spare Record
 }
 
-// Reset empties the set and keeps its buffers.
-func (s *RecordSet) Reset() { s.n = 0 }
+// ErrPastLimit is the error of an operation whose server answered more
+// rows than it asked for (RecordSet.Over): an ERROR.
+var ErrPastLimit = errors.New("the server answered more rows than were asked for")
 
-// Next returns an empty record appended to the set.
+// Reset empties the set and keeps its buffers and its limit.
+func (s *RecordSet) Reset() { s.n, s.over = 0, false }
+
+// Limit bounds the rows the set holds to n (0: no bound).
+func (s *RecordSet) Limit(n int) { s.max = max(n, 0) }
+
+// Over reports whether Next was called past the limit since Reset.
+func (s *RecordSet) Over() bool { return s.over }
+
+// Next returns an empty record appended to the set; past the set's limit,
+// the spare record (see RecordSet).
 func (s *RecordSet) Next() *Record {
+	if s.max > 0 && s.n >= s.max {
+		s.over = true
+		s.spare.Reset()
+		return &s.spare
+	}
 	if s.n == len(s.rows) {
 		s.rows = append(s.rows, Record{})
 	}

@@ -87,3 +87,34 @@ func TestConnectionLost(t *testing.T) {
 		}
 	}
 }
+
+// A set holds no row past its limit: Next gives the spare record and Over
+// says so until the next Reset, which keeps the limit.
+func TestRecordSetLimit(t *testing.T) {
+	var s RecordSet
+	s.Limit(2)
+	for i := 0; i < 5; i++ {
+		s.Next().SetKey([]byte{byte('a' + i)})
+	}
+	if s.Len() != 2 || !s.Over() || string(s.Row(1).Key) != "b" {
+		t.Fatalf("len %d, over %v, row 1 %q", s.Len(), s.Over(), s.Row(1).Key)
+	}
+	s.Reset()
+	s.Next()
+	s.Next()
+	if s.Over() || s.Len() != 2 {
+		t.Fatalf("after Reset: len %d, over %v", s.Len(), s.Over())
+	}
+	s.Next()
+	if !s.Over() {
+		t.Fatal("the limit was not kept through Reset")
+	}
+	s.Limit(0)
+	s.Reset()
+	for i := 0; i < 5; i++ {
+		s.Next()
+	}
+	if s.Over() || s.Len() != 5 {
+		t.Fatalf("no limit: len %d, over %v", s.Len(), s.Over())
+	}
+}

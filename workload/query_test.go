@@ -195,7 +195,7 @@ func verifyOutcomes(t *testing.T, w *Workload, d db.DB, n int) map[db.Status]int
 }
 
 // Query verification passes on correct results and catches every kind of
-// wrong one: too many rows, too few, a row of another country, a key that
+// wrong one: too few rows (too many: TestRowsPastTheLimitFail), a row of another country, a key that
 // does not exist.
 func TestQueryVerification(t *testing.T) {
 	w, d := loadedPebble(t, 900)
@@ -217,11 +217,6 @@ func TestQueryVerification(t *testing.T) {
 	}
 	q := d.(db.Querier)
 	for name, spoil := range map[string]func(*db.Query, *db.RecordSet){
-		"one row too many": func(q *db.Query, rows *db.RecordSet) {
-			if rows.Len() == q.Limit {
-				rows.Next().SetKey(rows.Row(0).Key)
-			}
-		},
 		"a row missing": func(q *db.Query, rows *db.RecordSet) {
 			if rows.Len() > 0 {
 				r := *rows
@@ -253,5 +248,40 @@ func TestQueryVerification(t *testing.T) {
 				t.Errorf("%s: %d of 200 caught", name, bad)
 			}
 		}
+	}
+}
+
+// A server that answers more rows than a query or scan asked for fails
+// that operation (ERROR, db.ErrPastLimit), the set holding no row past the
+// limit however many the binding adds: one that ignored LIMIT, or paged
+// without end, took memory row by row until the process died.
+func TestRowsPastTheLimitFail(t *testing.T) {
+	w, d := loadedPebble(t, 300)
+	var most int
+	endless := &fault{DB: d, q: d.(db.Querier), spoil: func(q *db.Query, rows *db.RecordSet) {
+		for i := 0; i < 100000 && !rows.Over(); i++ {
+			rows.Next().SetKey([]byte("user-extra"))
+		}
+		most = max(most, rows.Len())
+	}}
+	th := w.NewThread(1, 2)
+	rec := measure.NewRecorder()
+	th.Bind(endless, rec)
+	th.Measuring = true
+	for i := 0; i < 50; i++ {
+		if err := th.Transaction(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set := &measure.Set{}
+	rec.DrainInto(set)
+	if n := set.Count(measure.Query, db.Error); n != 50 {
+		t.Errorf("%d of 50 queries ERROR (OK %d)", n, set.Count(measure.Query, db.OK))
+	}
+	if most == 0 || most > int(w.Cfg.MaxQueryLength) {
+		t.Errorf("the set held %d rows: want at most the largest limit, %d", most, int(w.Cfg.MaxQueryLength))
+	}
+	if msg := set.Errors[measure.Query][db.Error]; !strings.Contains(msg, db.ErrPastLimit.Error()) {
+		t.Errorf("the error kept is %q", msg)
 	}
 }

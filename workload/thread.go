@@ -459,8 +459,12 @@ func (t *Thread) doScan(ctx context.Context) db.Status {
 	n := int(t.w.scanLen.Next(t.rnd))
 	fields := t.readFields(false)
 	t.rows.Reset()
+	t.rows.Limit(n)
 	st := measure.Now()
 	err := t.db.Scan(ctx, t.w.Cfg.Table, key, n, fields, &t.rows)
+	if err == nil && t.rows.Over() {
+		err = pastLimit("scan", key, n)
+	}
 	return t.measure(ctx, measure.Scan, err, st)
 }
 
@@ -469,6 +473,12 @@ func (t *Thread) doDelete(ctx context.Context) db.Status {
 	st := measure.Now()
 	err := t.db.Delete(ctx, t.w.Cfg.Table, key)
 	return t.measure(ctx, measure.Delete, err, st)
+}
+
+// pastLimit is the error of a scan or query whose server answered more
+// than the n rows it was asked for (db.RecordSet.Over).
+func pastLimit(op, key string, n int) error {
+	return fmt.Errorf("%s %s: %w (%d)", op, key, db.ErrPastLimit, n)
 }
 
 // doReadModifyWrite reads a record and writes it back, measuring the READ
@@ -554,8 +564,12 @@ func (t *Thread) doQuery(ctx context.Context) db.Status {
 	q.Offset = int(t.qOff.Next(t.rnd))
 	q.Limit = int(t.qLen.Next(t.rnd))
 	t.rows.Reset()
+	t.rows.Limit(q.Limit)
 	st := measure.Now()
 	err := t.querier.Query(ctx, t.w.Cfg.Table, q, &t.rows)
+	if err == nil && t.rows.Over() {
+		err = pastLimit("query", q.Value, q.Limit)
+	}
 	s := t.measure(ctx, measure.Query, err, st)
 	if t.w.Cfg.DataIntegrity && s.IsOK() {
 		st := measure.Now()

@@ -459,7 +459,9 @@ func (st *Store) Scan(ctx context.Context, table, start string, count int, field
 	}
 	q := st.s.Query(cql, start, count)
 	it := q.Consistency(st.read).IterContext(ctx)
-	for r.ready(); it.Scan(r.dest...); r.ready() {
+	// gocql pages on by itself: a server that answers past LIMIT, page
+	// after page, is left at the row past the count (dst.Over).
+	for r.ready(); !dst.Over() && it.Scan(r.dest...); r.ready() {
 		row := dst.Next()
 		r.addTo(row)
 		row.JSON = st.documents

@@ -87,7 +87,7 @@ func (st *Store) Query(ctx context.Context, table string, q *db.Query, dst *db.R
 	}
 	it := st.s.Query(fmt.Sprintf("SELECT %s FROM %s WHERE %s = ? LIMIT ?", sel, st.table(table), st.qix.column), q.Value, q.Offset+q.Limit).
 		Consistency(st.read).IterContext(ctx)
-	for n := 0; ; n++ {
+	for n := 0; !dst.Over(); n++ { // gocql pages on by itself: left at the row past the limit
 		if r.ready(); !it.Scan(r.dest...) {
 			break
 		}

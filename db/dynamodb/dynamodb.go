@@ -389,8 +389,8 @@ func (s *Store) Scan(ctx context.Context, table, start string, count int, fields
 				return err
 			}
 		}
-		n += int(out.Count)
-		if from = out.LastEvaluatedKey; len(from) == 0 {
+		n += max(int(out.Count), len(out.Items))
+		if from = out.LastEvaluatedKey; len(from) == 0 || dst.Over() {
 			break // the table's end (YCSB's would scan again from its start)
 		}
 	}
