@@ -26,7 +26,9 @@ func hugeRows(t *testing.T, huge int64) (string, *atomic.Int64) {
 }
 
 // standIn serves as hugeRows does, and answers each scan with scanRows
-// rows whatever its LIMIT (a server that ignores it; < 0: without end).
+// rows whatever its LIMIT (a server that ignores it; < 0: without end;
+// settingsWithoutEnd: ParameterStatus messages, each of a new name, the
+// count it returns the bytes so sent).
 func standIn(t *testing.T, huge int64, scanRows int) (string, *atomic.Int64) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -116,6 +118,21 @@ func serveRows(c net.Conn, huge int64, scanRows int, reads *atomic.Int64) {
 				binary.BigEndian.PutUint32(header[1:], 0x3ffffff0)
 				c.Write(header[:])
 				continue // and nothing more: pgx waited for its gigabyte
+			case strings.HasPrefix(sql, "SELECT ycsb_key, doc FROM") && scanRows == settingsWithoutEnd:
+				be.Flush()
+				c.(*net.TCPConn).SetWriteBuffer(64 << 10)
+				for i := 0; reads.Load() < 64<<20; { // reads: the bytes sent, here; the test fails past its bound
+					var buf []byte
+					for len(buf) < 64<<10 {
+						buf, _ = (&pgproto3.ParameterStatus{Name: fmt.Sprintf("setting%d", i), Value: strings.Repeat("v", 100)}).Encode(buf)
+						i++
+					}
+					n, err := c.Write(buf)
+					if reads.Add(int64(n)); err != nil {
+						return
+					}
+				}
+				return // hung up: the client without a bound fails the test by the bytes it took
 			case strings.HasPrefix(sql, "SELECT ycsb_key, doc FROM") && scanRows != 0:
 				for i := 0; i < scanRows || scanRows < 0; i++ { // < 0: without end
 					be.Send(&pgproto3.DataRow{Values: [][]byte{fmt.Appendf(nil, "user%09d", i), []byte(`{"field0":"x"}`)}})
@@ -206,7 +223,7 @@ func TestEndlessStartupFailsTheConnect(t *testing.T) {
 		for i := 0; sent.Load() < most; {
 			var buf []byte
 			for len(buf) < 64<<10 {
-				buf, _ = (&pgproto3.ParameterStatus{Name: fmt.Sprintf("p%d", i), Value: "v"}).Encode(buf)
+				buf, _ = (&pgproto3.ParameterStatus{Name: fmt.Sprintf("p%d", i%100), Value: "v"}).Encode(buf) // names repeated: the bytes are what is bounded
 				i++
 			}
 			n, err := c.Write(buf)
@@ -272,5 +289,42 @@ func scanPastLimit(t *testing.T, rows int) {
 	}
 	if !scan {
 		t.Errorf("no SCAN in the result")
+	}
+}
+
+const settingsWithoutEnd = -2
+
+// A server that reports settings (ParameterStatus) without end once its
+// connection is ready, each of a new name (pgx keeps every one by its
+// name, each within the message bound: gigabytes), fails the operation at
+// wire.MaxParameters names; the run goes on and writes its results.
+func TestEndlessSettingsFailTheOperation(t *testing.T) {
+	addr, sent := standIn(t, 0, settingsWithoutEnd)
+	p := props.New()
+	workloads.Load(p, "e")
+	for k, v := range map[string]string{"postgres.url": "postgres://u@" + addr + "/db?sslmode=disable", "recordcount": "10",
+		"operationcount": "2", "postgres.createtable": "false", "scanproportion": "1", "insertproportion": "0"} {
+		p.Set(k, v, "test")
+	}
+	t.Setenv("HOME", t.TempDir()) // no ~/.pgpass of the machine's
+	res, err := engine.Run(context.Background(), engine.Spec{Binding: "postgres", Properties: p, Phase: engine.RunPhase, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msg string
+	for _, op := range res.Doc().Ops {
+		if op.Name == "SCAN" {
+			msg = op.Errors["ERROR"]
+			if op.Count != 2 || op.Outcomes["ERROR"] != 2 {
+				t.Errorf("SCAN: %d operations, outcomes %v: want 2, each an ERROR", op.Count, op.Outcomes)
+			}
+		}
+	}
+	// What the stand-in sent past the bound is what the sockets' buffers held.
+	if n := sent.Load(); n > 2*(wire.MaxParameters*wire.MaxParameterStatus+8<<20) {
+		t.Errorf("the stand-in sent %d bytes before the client hung up", n)
+	}
+	if !strings.Contains(msg, "more than 128 settings (ParameterStatus)") {
+		t.Errorf("the SCAN's error: %q", msg)
 	}
 }

@@ -215,6 +215,12 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		}
 		return wire.BoundStartup(c, wire.MaxStartup), nil
 	}
+	// pgx keeps every ParameterStatus a server sends, at any time, by its
+	// name: their names and sizes are bounded on the connection's clear
+	// text (wire.BoundParameterStatus; TLS below it).
+	cfg.ConnConfig.AfterNetConnect = func(_ context.Context, _ *pgconn.Config, c net.Conn) (net.Conn, error) {
+		return wire.BoundParameterStatus(c), nil
+	}
 	after := cfg.ConnConfig.AfterConnect
 	cfg.ConnConfig.AfterConnect = func(ctx context.Context, c *pgconn.PgConn) error {
 		wire.StartupReady(c.Conn())
@@ -232,6 +238,10 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	startup := func(err error) error {
 		var se *wire.StartupError
 		if !errors.As(err, &se) {
+			var pe *wire.ParameterError
+			if errors.As(err, &pe) {
+				return p.Errorf(serverKey, "the server at %s: %v: not connected", where, pe)
+			}
 			return nil
 		}
 		return p.Errorf(serverKey, "the server at %s sent more than %s before its connection was ready (a PostgreSQL server's startup takes a few KiB): not connected", where, format.Bytes(se.Max))
