@@ -267,6 +267,12 @@ func scanPastLimit(t *testing.T, rows int) {
 		ops = 2 // pgx asks the server to cancel, then closes the connection: seconds each
 	}
 	addr, _ := standIn(t, 0, rows)
+	scans(t, addr, ops, fmt.Sprintf("%d rows a scan", rows))
+}
+
+// scans runs ops scans against the stand-in at addr, each of which must
+// fail (ERROR), and returns the first one's error.
+func scans(t *testing.T, addr string, ops int, what string) string {
 	p := props.New()
 	workloads.Load(p, "e")
 	for k, v := range map[string]string{"postgres.url": "postgres://u@" + addr + "/db?sslmode=disable", "recordcount": "10",
@@ -278,18 +284,16 @@ func scanPastLimit(t *testing.T, rows int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var scan bool
 	for _, op := range res.Doc().Ops {
 		if op.Name == "SCAN" {
-			scan = true
 			if op.Count != int64(ops) || op.Outcomes["ERROR"] != int64(ops) {
-				t.Errorf("%d rows a scan: SCAN: %d operations, outcomes %v: want %d, each an ERROR", rows, op.Count, op.Outcomes, ops)
+				t.Errorf("%s: SCAN: %d operations, outcomes %v: want %d, each an ERROR", what, op.Count, op.Outcomes, ops)
 			}
+			return op.Errors["ERROR"]
 		}
 	}
-	if !scan {
-		t.Errorf("no SCAN in the result")
-	}
+	t.Errorf("%s: no SCAN in the result", what)
+	return ""
 }
 
 const settingsWithoutEnd = -2
@@ -300,26 +304,7 @@ const settingsWithoutEnd = -2
 // wire.MaxParameters names; the run goes on and writes its results.
 func TestEndlessSettingsFailTheOperation(t *testing.T) {
 	addr, sent := standIn(t, 0, settingsWithoutEnd)
-	p := props.New()
-	workloads.Load(p, "e")
-	for k, v := range map[string]string{"postgres.url": "postgres://u@" + addr + "/db?sslmode=disable", "recordcount": "10",
-		"operationcount": "2", "postgres.createtable": "false", "scanproportion": "1", "insertproportion": "0"} {
-		p.Set(k, v, "test")
-	}
-	t.Setenv("HOME", t.TempDir()) // no ~/.pgpass of the machine's
-	res, err := engine.Run(context.Background(), engine.Spec{Binding: "postgres", Properties: p, Phase: engine.RunPhase, Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var msg string
-	for _, op := range res.Doc().Ops {
-		if op.Name == "SCAN" {
-			msg = op.Errors["ERROR"]
-			if op.Count != 2 || op.Outcomes["ERROR"] != 2 {
-				t.Errorf("SCAN: %d operations, outcomes %v: want 2, each an ERROR", op.Count, op.Outcomes)
-			}
-		}
-	}
+	msg := scans(t, addr, 2, "settings without end")
 	// What the stand-in sent past the bound is what the sockets' buffers held.
 	if n := sent.Load(); n > 2*(wire.MaxParameters*wire.MaxParameterStatus+8<<20) {
 		t.Errorf("the stand-in sent %d bytes before the client hung up", n)
