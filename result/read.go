@@ -11,6 +11,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
+	"unicode"
+	"unicode/utf8"
 )
 
 // MaxFileBytes is the largest result file read: a day's run with one-second
@@ -177,9 +180,15 @@ func (d *Doc) Validate() error {
 	if d.Operations > 0 && len(d.Ops) == 0 {
 		return fmt.Errorf("operations is %d but ops lists none", d.Operations)
 	}
+	first := make(map[string]int, len(d.Ops))
 	for i := range d.Ops {
+		name := d.Ops[i].Name
+		if j, dup := first[name]; dup {
+			return fmt.Errorf("ops[%d] %s: listed again (ops[%d]): an operation's totals are one entry", i, cut(name), j)
+		}
+		first[name] = i
 		if err := d.Ops[i].validate(); err != nil {
-			return fmt.Errorf("ops[%d] %s: %w", i, cut(d.Ops[i].Name), err)
+			return fmt.Errorf("ops[%d] %s: %w", i, cut(name), err)
 		}
 	}
 	if s := d.Schedule; s != nil && (s.Late < 0 || s.LateThreshold < 0 || math.IsNaN(s.LateThreshold)) {
@@ -202,12 +211,25 @@ func (d *Doc) Validate() error {
 }
 
 func (o *OpResult) validate() error {
+	if !plain(o.Name) {
+		return errors.New("name: control characters in it")
+	}
+	for field, m := range map[string]map[string]string{"histograms": o.Histograms, "errors": o.Errors, "response_histograms": o.ResponseHistograms} {
+		for k := range m {
+			if err := checkName(field, k); err != nil {
+				return err
+			}
+		}
+	}
 	if o.Count < 0 {
 		return fmt.Errorf("count is %d: a count cannot be negative", o.Count)
 	}
 	var sum int64
 	for s, n := range o.Outcomes {
 		var ok bool
+		if err := checkName("outcomes", s); err != nil {
+			return err
+		}
 		if n < 0 {
 			return fmt.Errorf("outcomes %s is %d: a count cannot be negative", cut(s), n)
 		}
@@ -243,10 +265,16 @@ func (p *Point) validate() error {
 		return fmt.Errorf("operations %d, start_s %v, end_s %v, throughput %v: want counts and times that are not negative, an end after the start", p.Operations, p.StartS, p.EndS, p.Throughput)
 	}
 	for name, o := range p.Ops {
+		if err := checkName("ops", name); err != nil {
+			return err
+		}
 		if o.Count < 0 {
 			return fmt.Errorf("%s count is %d: a count cannot be negative", cut(name), o.Count)
 		}
 		for cause, n := range o.Failed {
+			if err := checkName(cut(name)+" failed", cause); err != nil {
+				return err
+			}
 			if n < 0 || n > o.Count {
 				return fmt.Errorf("%s failed %s is %d of %d", cut(name), cut(cause), n, o.Count)
 			}
@@ -261,12 +289,40 @@ func Add(a, b int64) (int64, bool) {
 	return s, (s >= a) == (b >= 0)
 }
 
-// cut keeps a name from a file short in a message.
+// cut keeps a name from a file short in a message, quoted when it is not
+// plain text.
 func cut(s string) string {
 	if len(s) > 40 {
 		return fmt.Sprintf("%q…", s[:40])
 	}
+	if !plain(s) {
+		return strconv.Quote(s)
+	}
 	return s
+}
+
+// checkName refuses a name (an operation's, an outcome's) that holds a
+// control or Unicode format character, or is not UTF-8: names reach
+// terminals, reports and tables, and no run writes such a one.
+func checkName(field, s string) error {
+	if !plain(s) {
+		return fmt.Errorf("%s %s: a name with control characters", field, cut(s))
+	}
+	return nil
+}
+
+// plain reports whether s is UTF-8 without control characters (C0, DEL,
+// C1) or Unicode format characters (which hide or reorder text).
+func plain(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || unicode.Is(unicode.Cf, r) {
+			return false
+		}
+	}
+	return true
 }
 
 // checkGeometry refuses an encoded histogram whose header declares more

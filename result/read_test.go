@@ -273,3 +273,28 @@ func TestContainersBounded(t *testing.T) {
 		t.Errorf("a string's brackets counted: %d, %v", s.n, err)
 	}
 }
+
+// An operation listed twice (its totals counted twice by merge: READ came
+// to 2,928 of 4,976 operations) is refused, and so is a name with control
+// characters (an operation named READ\x1b[31m, an outcome, an interval's
+// operation or cause), each in one line naming the field, the name quoted.
+func TestValidateRefusesNamesTwiceOrUnprintable(t *testing.T) {
+	op := `{"name":"READ","count":1,"outcomes":{"OK":1},"histograms":{"OK":"` + oneValue() + `"}}`
+	for _, c := range []struct{ old, new, want string }{
+		{`"ops":[` + op + `]`, `"ops":[` + op + `,` + op + `]`, "ops[1] READ: listed again (ops[0])"},
+		{`"name":"READ"`, `"name":"READ\u001b[31m"`, `ops[0] "READ\x1b[31m": name: control characters`},
+		{`"name":"READ"`, `"name":"READ\u202e"`, `ops[0] "READ\u202e": name: control characters`},
+		{`"outcomes":{"OK":1}`, `"outcomes":{"OK\u0007":1}`, `outcomes "OK\a": a name with control characters`},
+		{`"histograms":{"OK"`, `"errors":{"OK\n":"x"},"histograms":{"OK"`, `errors "OK\n": a name with control characters`},
+		{`"ops":{"READ":{"count":1}}`, `"ops":{"READ\u009b":{"count":1}}`, `timeseries[0]: ops "READ\u009b": a name with control characters`},
+		{`"ops":{"READ":{"count":1}}`, `"ops":{"READ":{"count":1,"failed":{"\u001b[2J":1}}}`, `READ failed "\x1b[2J": a name with control characters`},
+	} {
+		if !strings.Contains(goodDoc, c.old) {
+			t.Fatalf("the good document lacks %s", c.old)
+		}
+		_, err := Decode([]byte(strings.Replace(goodDoc, c.old, c.new, 1)))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.ContainsAny(err.Error(), "\n\x1b\a\u202e\u009b") {
+			t.Errorf("%s: %v, want one plain line with %q", c.new, err, c.want)
+		}
+	}
+}
