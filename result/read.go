@@ -2,6 +2,7 @@ package result
 
 import (
 	"bytes"
+	"cmp"
 	"compress/zlib"
 	"encoding/base64"
 	"encoding/binary"
@@ -11,6 +12,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"unicode"
 	"unicode/utf8"
@@ -187,12 +189,20 @@ func (d *Doc) Validate() error {
 			return fmt.Errorf("ops[%d] %s: listed again (ops[%d]): an operation's totals are one entry", i, cut(name), j)
 		}
 		first[name] = i
-		if err := d.Ops[i].validate(); err != nil {
+		if err := d.Ops[i].validate(d.Imported != ""); err != nil {
 			return fmt.Errorf("ops[%d] %s: %w", i, cut(name), err)
 		}
 	}
+	if err := d.Cleanup.validate(d.Imported != ""); err != nil {
+		return fmt.Errorf("cleanup: %w", err)
+	}
 	if s := d.Schedule; s != nil && (s.Late < 0 || s.LateThreshold < 0 || math.IsNaN(s.LateThreshold)) {
 		return errors.New("schedule: negative late_operations or late_threshold_us")
+	}
+	if s := d.Schedule; s != nil {
+		if err := s.Lag.validate(d.Imported != ""); err != nil {
+			return fmt.Errorf("schedule: lag: %w", err)
+		}
 	}
 	for i, p := range d.Series {
 		if err := p.validate(); err != nil {
@@ -210,7 +220,7 @@ func (d *Doc) Validate() error {
 	return nil
 }
 
-func (o *OpResult) validate() error {
+func (o *OpResult) validate(imported bool) error {
 	if !plain(o.Name) {
 		return errors.New("name: control characters in it")
 	}
@@ -240,6 +250,14 @@ func (o *OpResult) validate() error {
 	if sum != o.Count {
 		return fmt.Errorf("outcomes add up to %d, count is %d", sum, o.Count)
 	}
+	for _, l := range []struct {
+		field string
+		l     *Latency
+	}{{"latency", o.Latency}, {"latency_failed", o.LatencyFailed}, {"response", o.Response}, {"response_failed", o.ResponseFailed}} {
+		if err := l.l.validate(imported); err != nil {
+			return fmt.Errorf("%s: %w", l.field, err)
+		}
+	}
 	for s, e := range o.Histograms {
 		n, ok := o.Outcomes[s]
 		if !ok {
@@ -254,6 +272,67 @@ func (o *OpResult) validate() error {
 		}
 		if h.TotalCount() != n {
 			return fmt.Errorf("histograms %s holds %d values, outcomes %s is %d", cut(s), h.TotalCount(), cut(s), n)
+		}
+	}
+	return nil
+}
+
+// validate checks a latency summary (nil: none): counts and times not
+// negative and finite, the mean between the minimum and the maximum, and
+// the percentiles in order between them (p50 ≤ p95 ≤ p99 ≤ ... ≤ max),
+// within rounding: none for servbench's own, all from one histogram; for
+// an imported one, YCSB's microsecond and the millisecond its histogram
+// measurement type rounds its percentiles down to.
+func (l *Latency) validate(imported bool) error {
+	if l == nil {
+		return nil
+	}
+	if l.Count < 0 {
+		return fmt.Errorf("count is %d: a count cannot be negative", l.Count)
+	}
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"mean_us", l.MeanUs}, {"min_us", l.MinUs}, {"max_us", l.MaxUs}, {"stddev_us", l.StdDevUs}} {
+		if c.v < 0 || math.IsNaN(c.v) || math.IsInf(c.v, 0) {
+			return fmt.Errorf("%s is %v: want a finite time, not negative", c.name, c.v)
+		}
+	}
+	up, down := 0.001, 0.001 // µs a figure may lie above, or below, where it should
+	if imported {
+		up, down = 1, 1000
+	}
+	slack := func(s, v float64) float64 { return s + 1e-6*math.Abs(v) }
+	if l.MinUs > l.MaxUs+slack(up, l.MaxUs) {
+		return fmt.Errorf("min_us %v is above max_us %v", l.MinUs, l.MaxUs)
+	}
+	if l.MeanUs < l.MinUs-slack(up, l.MinUs) || l.MeanUs > l.MaxUs+slack(up, l.MaxUs) {
+		return fmt.Errorf("mean_us %v lies outside min_us %v and max_us %v", l.MeanUs, l.MinUs, l.MaxUs)
+	}
+	type pct struct {
+		key  string
+		p, v float64
+	}
+	pcts := make([]pct, 0, len(l.Percentiles))
+	for k, v := range l.Percentiles {
+		p, err := strconv.ParseFloat(k, 64)
+		if err != nil || !(p >= 0 && p <= 100) {
+			return fmt.Errorf("percentiles_us %s: not a percentile (0 to 100)", cut(k))
+		}
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("percentiles_us %s is %v: want a finite time, not negative", k, v)
+		}
+		pcts = append(pcts, pct{k, p, v})
+	}
+	slices.SortFunc(pcts, func(a, b pct) int { return cmp.Compare(a.p, b.p) })
+	for i, x := range pcts {
+		switch {
+		case x.v > l.MaxUs+slack(up, l.MaxUs):
+			return fmt.Errorf("percentiles_us %s is %v, above max_us %v", x.key, x.v, l.MaxUs)
+		case x.v < l.MinUs-slack(down, l.MinUs):
+			return fmt.Errorf("percentiles_us %s is %v, below min_us %v", x.key, x.v, l.MinUs)
+		case i > 0 && x.v < pcts[i-1].v-slack(down, pcts[i-1].v):
+			return fmt.Errorf("percentiles_us %s is %v, below %s's %v: a higher percentile is never less", x.key, x.v, pcts[i-1].key, pcts[i-1].v)
 		}
 	}
 	return nil

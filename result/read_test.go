@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -296,5 +297,71 @@ func TestValidateRefusesNamesTwiceOrUnprintable(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.ContainsAny(err.Error(), "\n\x1b\a\u202e\u009b") {
 			t.Errorf("%s: %v, want one plain line with %q", c.new, err, c.want)
 		}
+	}
+}
+
+// An operation's latency summary is checked as its counts are: a negative
+// or non-finite time (a mean_us of -3 was read), a mean outside the
+// minimum and maximum, a percentile above the maximum (p50 of 10^9 µs
+// beside a max_us of 1.19), below the minimum or below a lower
+// percentile is refused in one line naming the operation and field;
+// servbench's own summaries read, and so does an imported one rounded
+// as YCSB rounds (its histogram type's percentiles down to the ms).
+func TestValidateLatencies(t *testing.T) {
+	h := hdr.New(1, 3_600_000_000_000, 3)
+	for v := int64(1000); v < 2_000_000; v = v*11/10 + 7 {
+		h.RecordValue(v)
+	}
+	doc := func(change func(l *Latency)) *Doc {
+		d, err := Decode([]byte(goodDoc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := Summarize(h, DefaultPercentiles)
+		change(l)
+		d.Ops[0].Latency = l
+		return d
+	}
+	if err := doc(func(*Latency) {}).Validate(); err != nil {
+		t.Fatalf("servbench's own summary: %v", err)
+	}
+	for _, c := range []struct {
+		name   string
+		change func(l *Latency)
+		want   string
+	}{
+		{"negative mean", func(l *Latency) { l.MeanUs = -3 }, "ops[0] READ: latency: mean_us is -3"},
+		{"NaN max", func(l *Latency) { l.MaxUs = math.NaN() }, "latency: max_us is NaN"},
+		{"negative count", func(l *Latency) { l.Count = -1 }, "latency: count is -1"},
+		{"mean above max", func(l *Latency) { l.MeanUs = l.MaxUs * 2 }, "latency: mean_us"},
+		{"min above max", func(l *Latency) { l.MinUs = l.MaxUs + 1 }, "latency: min_us"},
+		{"p50 above max", func(l *Latency) { l.Percentiles["50"] = 1e9 }, "latency: percentiles_us 50 is 1e+09, above max_us"},
+		{"p99 below p95", func(l *Latency) { l.Percentiles["99"] = l.Percentiles["95"] / 2 }, "latency: percentiles_us 99 is"},
+		{"p50 below min", func(l *Latency) { l.Percentiles["50"] = l.MinUs / 2; l.Percentiles["90"] = l.MinUs / 2 }, "below min_us"},
+		{"negative percentile", func(l *Latency) { l.Percentiles["50"] = -1 }, "percentiles_us 50 is -1"},
+		{"not a percentile", func(l *Latency) { l.Percentiles["101"] = l.MaxUs }, "percentiles_us 101: not a percentile"},
+	} {
+		err := doc(c.change).Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line with %q", c.name, err, c.want)
+		}
+	}
+	// Read from a file's text too, the other summaries as well.
+	bad := strings.Replace(goodDoc, `"outcomes":{"OK":1}`, `"outcomes":{"OK":1},"response":{"count":1,"mean_us":-3,"min_us":1,"max_us":1}`, 1)
+	if _, err := Decode([]byte(bad)); err == nil || !strings.Contains(err.Error(), "ops[0] READ: response: mean_us is -3") {
+		t.Errorf("a negative response mean: %v", err)
+	}
+	bad = strings.Replace(goodDoc, `"timeseries"`, `"cleanup":{"count":1,"mean_us":1,"min_us":1,"max_us":1.19,"percentiles_us":{"50":1e9}},"timeseries"`, 1)
+	if _, err := Decode([]byte(bad)); err == nil || !strings.Contains(err.Error(), "cleanup: percentiles_us 50 is 1e+09, above max_us 1.19") {
+		t.Errorf("a cleanup p50 above its max: %v", err)
+	}
+	// YCSB's histogram measurement type gives its percentiles in whole
+	// ms, rounded down: below the minimum, and the maximum's µs above.
+	d := doc(func(l *Latency) {
+		*l = Latency{Count: 3, MeanUs: 1700, MinUs: 1500, MaxUs: 2100, Percentiles: map[string]float64{"95": 1000, "99": 2000}}
+	})
+	d.Imported = "YCSB text output run.txt"
+	if err := d.Validate(); err != nil {
+		t.Errorf("an imported summary rounded as YCSB's: %v", err)
 	}
 }
