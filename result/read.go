@@ -209,6 +209,9 @@ func (d *Doc) Validate() error {
 			return fmt.Errorf("timeseries[%d]: %w", i, err)
 		}
 	}
+	if err := d.checkSeries(); err != nil {
+		return err
+	}
 	for i, c := range d.ClientRuns {
 		if c.Operations < 0 || c.Cores < 0 || c.CPUPct < 0 || math.IsNaN(c.CPUPct) {
 			return fmt.Errorf("client_runs[%d]: negative operations, cores or cpu_pct", i)
@@ -357,6 +360,70 @@ func (p *Point) validate() error {
 			if n < 0 || n > o.Count {
 				return fmt.Errorf("%s failed %s is %d of %d", cut(name), cut(cause), n, o.Count)
 			}
+		}
+	}
+	return nil
+}
+
+// checkSeries checks the time series against the run's totals and its
+// window, as servbench writes them: its intervals follow one another
+// within the measured run, [0, runtime], none overlapping the one before
+// (a sliver at the end merged into the last, a last one shorter marked
+// partial); each holds what was measured in it after warmup, so that
+// together they hold at most the result's operations, and of each
+// operation at most its count (exactly those, for a single run; a merged
+// result keeps only the intervals every client measured). A merge counts
+// its throughput from the intervals: one of 10^9 operations in a run of
+// 2,000, or a series given three times, multiplied it, an end at 10^6 s
+// divided it.
+func (d *Doc) checkSeries() error {
+	if len(d.Series) == 0 {
+		return nil
+	}
+	runtime := d.RuntimeMs / 1000
+	// Both come from one clock's nanoseconds; rounding apart, a merge of
+	// an earlier servbench's could end its last interval up to half an
+	// interval (at most a second) past the window it counts in.
+	slack := 1e-6 + 1e-9*runtime
+	if d.Clients > 1 {
+		slack += min(medianWidth(d.Series)/2, 1)
+	}
+	var ops int64
+	byOp := map[string]int64{}
+	prev := 0.0
+	for i, p := range d.Series {
+		if p.StartS < prev-1e-6-1e-9*prev {
+			return fmt.Errorf("timeseries[%d]: start_s %v is before %v, where the interval before it ends: intervals follow one another", i, p.StartS, prev)
+		}
+		if p.EndS > runtime+slack {
+			return fmt.Errorf("timeseries[%d]: end_s %v is past runtime_ms %v: intervals lie within the run", i, p.EndS, d.RuntimeMs)
+		}
+		prev = p.EndS
+		var ok bool
+		if ops, ok = Add(ops, p.Operations); !ok {
+			return errors.New("timeseries: the intervals' operations overflow")
+		}
+		for name, o := range p.Ops {
+			if byOp[name], ok = Add(byOp[name], o.Count); !ok {
+				return fmt.Errorf("timeseries: the intervals' %s counts overflow", cut(name))
+			}
+		}
+	}
+	if ops > d.Operations {
+		return fmt.Errorf("timeseries: the intervals hold %d operations, operations is %d: they hold at most the run's", ops, d.Operations)
+	}
+	counts := make(map[string]int64, len(d.Ops))
+	for _, o := range d.Ops {
+		counts[o.Name] = o.Count
+	}
+	names := make([]string, 0, len(byOp))
+	for name := range byOp {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if n := byOp[name]; n > counts[name] {
+			return fmt.Errorf("timeseries: the intervals hold %d %s operations, ops %s counts %d: they hold at most the run's", n, cut(name), cut(name), counts[name])
 		}
 	}
 	return nil

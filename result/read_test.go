@@ -65,7 +65,7 @@ func TestHistogramGeometryBounded(t *testing.T) {
 
 var goodDoc = strings.ReplaceAll(`{"format":"servbench-result","version":2,"threads":1,"operations":1,"ok_operations":1,
 "ops":[{"name":"READ","count":1,"outcomes":{"OK":1},"histograms":{"OK":"HISTFAAAACF4nJNpmSzMwMDAzAABzFCaEUzOmPTIHsKE8ViYAD5YA4E="}}],
-"timeseries":[{"start_s":0,"end_s":1,"operations":1,"throughput":1,"ops":{"READ":{"count":1}}}]}`, "HISTFAAAACF4nJNpmSzMwMDAzAABzFCaEUzOmPTIHsKE8ViYAD5YA4E=", oneValue())
+"runtime_ms":1000,"timeseries":[{"start_s":0,"end_s":1,"operations":1,"throughput":1,"ops":{"READ":{"count":1}}}]}`, "HISTFAAAACF4nJNpmSzMwMDAzAABzFCaEUzOmPTIHsKE8ViYAD5YA4E=", oneValue())
 
 // oneValue is a histogram of servbench's geometry holding one value.
 func oneValue() string {
@@ -363,5 +363,44 @@ func TestValidateLatencies(t *testing.T) {
 	d.Imported = "YCSB text output run.txt"
 	if err := d.Validate(); err != nil {
 		t.Errorf("an imported summary rounded as YCSB's: %v", err)
+	}
+}
+
+// The time series is checked against the run's totals and window: an
+// interval of 10^9 operations in a run of one (merge made 4.9e11 ops/s of
+// such a one), intervals of an operation past its count, a series given
+// three times, an end past the runtime (10^6 s halved a merge's
+// throughput), an interval's operation or an outcome named twice: each
+// refused in one line naming the field.
+func TestValidateTimeSeries(t *testing.T) {
+	point := `{"start_s":0,"end_s":1,"operations":1,"throughput":1,"ops":{"READ":{"count":1}}}`
+	for _, c := range []struct{ old, new, want string }{
+		{`"end_s":1,"operations":1,`, `"end_s":1,"operations":1000000000,`, "timeseries: the intervals hold 1000000000 operations, operations is 1"},
+		{`"ops":{"READ":{"count":1}}`, `"ops":{"READ":{"count":5}}`, "timeseries: the intervals hold 5 READ operations, ops READ counts 1"},
+		{`"ops":{"READ":{"count":1}}`, `"ops":{"READ":{"count":1},"UPDATE":{"count":1}}`, "the intervals hold 1 UPDATE operations, ops UPDATE counts 0"},
+		{point, point + "," + point + "," + point, "timeseries[1]: start_s 0 is before 1"},
+		{`"end_s":1`, `"end_s":1e6`, "timeseries[0]: end_s 1e+06 is past runtime_ms 1000"},
+		{`"end_s":1`, `"end_s":1.01`, "timeseries[0]: end_s 1.01 is past runtime_ms 1000"},
+		{`"ops":{"READ":{"count":1}}`, `"ops":{"READ":{"count":1},"READ":{"count":1}}`, "timeseries: 1: READ: listed twice"},
+		{`"outcomes":{"OK":1}`, `"outcomes":{"OK":1,"OK":1}`, "OK: listed twice"},
+	} {
+		if !strings.Contains(goodDoc, c.old) {
+			t.Fatalf("the good document lacks %s", c.old)
+		}
+		_, err := Decode([]byte(strings.Replace(goodDoc, c.old, c.new, 1)))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line with %q", c.new, err, c.want)
+		}
+	}
+	// Two intervals one after the other, the last partial, end at the
+	// runtime within a double's rounding: as a run writes them.
+	two := strings.Replace(strings.Replace(goodDoc, point, `{"start_s":0,"end_s":0.7,"operations":1,"throughput":1,"ops":{"READ":{"count":1}}},{"start_s":0.7,"end_s":1.0000000000000002,"partial":true,"operations":0,"throughput":0,"ops":{}}`, 1), `"runtime_ms":1000`, `"runtime_ms":1000`, 1)
+	if _, err := Decode([]byte(two)); err != nil {
+		t.Errorf("two intervals as a run writes them: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "r.json")
+	os.WriteFile(path, []byte(strings.Replace(goodDoc, `"end_s":1,"operations":1,`, `"end_s":1,"operations":1000000000,`, 1)), 0o644)
+	if _, err := ReadFile(path); err == nil || !strings.HasPrefix(err.Error(), path+": timeseries:") {
+		t.Errorf("ReadFile: %v, want the file named", err)
 	}
 }
