@@ -382,11 +382,11 @@ func (d *Doc) checkSeries() error {
 	}
 	runtime := d.RuntimeMs / 1000
 	// Both come from one clock's nanoseconds; rounding apart, a merge of
-	// an earlier servbench's could end its last interval up to half an
-	// interval (at most a second) past the window it counts in.
+	// an earlier servbench's could end its last interval up to an
+	// interval (1 s unless set) past the window it counts in.
 	slack := 1e-6 + 1e-9*runtime
 	if d.Clients > 1 {
-		slack += min(medianWidth(d.Series)/2, 1)
+		slack += min(medianWidth(d.Series), 1)
 	}
 	var ops int64
 	byOp := map[string]int64{}
