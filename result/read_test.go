@@ -404,3 +404,33 @@ func TestValidateTimeSeries(t *testing.T) {
 		t.Errorf("ReadFile: %v, want the file named", err)
 	}
 }
+
+// A run whose threads were left behind (stuck) ends when its stop was
+// asked, and its intervals go on through the stop grace, empty (an
+// operation left behind is abandoned, never counted): they read, as a
+// stuck run writes them; an interval past its end holding operations, or
+// one of a run without stuck threads, does not.
+func TestValidateTimeSeriesOfAStuckRun(t *testing.T) {
+	point := `{"start_s":0,"end_s":1,"operations":1,"throughput":1,"ops":{"READ":{"count":1}}}`
+	iv := func(s, e float64, n int) string {
+		ops := "{}"
+		if n > 0 {
+			ops = fmt.Sprintf(`{"READ":{"count":%d}}`, n)
+		}
+		return fmt.Sprintf(`{"start_s":%v,"end_s":%v,"operations":%d,"throughput":0,"ops":%s}`, s, e, n, ops)
+	}
+	series := func(last int) string {
+		return strings.Join([]string{iv(0, 0.5, 1-last), iv(0.5, 1, 0), iv(1, 1.5, 0), iv(1.5, 2, 0), iv(2, 2.5, last)}, ",")
+	}
+	stuck := strings.Replace(strings.Replace(goodDoc, point, series(0), 1), `"threads":1`, `"threads":1,"stuck_threads":1`, 1)
+	if _, err := Decode([]byte(stuck)); err != nil {
+		t.Errorf("a stuck run's grace: %v", err)
+	}
+	if _, err := Decode([]byte(strings.Replace(goodDoc, point, series(0), 1))); err == nil || !strings.Contains(err.Error(), "timeseries[2]: end_s 1.5 is past runtime_ms 1000") {
+		t.Errorf("the grace of a run without stuck threads: %v", err)
+	}
+	full := strings.Replace(strings.Replace(goodDoc, point, series(1), 1), `"threads":1`, `"threads":1,"stuck_threads":1`, 1)
+	if _, err := Decode([]byte(full)); err == nil || !strings.Contains(err.Error(), "timeseries[4]: end_s 2.5 is past runtime_ms 1000") {
+		t.Errorf("operations past a stuck run's end: %v", err)
+	}
+}
