@@ -97,7 +97,8 @@ func TestMergeClientsThatRanTogether(t *testing.T) {
 	// wall clock and counted from the later start (the second client's
 	// 0.5 s intervals start a quarter of a second later, half an interval:
 	// its 2nd to 6th go with the first one's 2nd to 6th, its 1st with
-	// nothing), counts and histograms added.
+	// nothing), counts and histograms added; the last cut at the end of
+	// the window (2.75 s), shorter than the others and so partial.
 	if len(m.Series) != 5 {
 		t.Fatalf("merged series of %d intervals, want 5", len(m.Series))
 	}
@@ -105,7 +106,7 @@ func TestMergeClientsThatRanTogether(t *testing.T) {
 		r := p.Ops["READ"]
 		h, err := result.DecodeHistogram(r.Histogram)
 		if p.Operations != 2000 || r.Count != 1000 || err != nil || h.TotalCount() != 1000 || r.P99Us < 100 || r.P99Us > 150 ||
-			p.StartS != float64(k+1)*0.5 || p.EndS != float64(k+2)*0.5 {
+			p.StartS != float64(k+1)*0.5 || p.EndS != min(float64(k+2)*0.5, 2.75) || p.Partial != (k == 4) {
 			t.Errorf("interval %d: %+v (%v)", k, p, err)
 		}
 	}

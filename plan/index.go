@@ -173,10 +173,30 @@ func ReadIndex(dir string) (*Index, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
+	if len(ix.Runs) > maxRuns {
+		return nil, fmt.Errorf("%s: %d runs: a plan's index holds at most %d runs", path, len(ix.Runs), maxRuns)
+	}
+	// Each run is listed once, with a result of its own: a run listed
+	// again, or a result named twice, was not written by bench (60,000
+	// entries naming one result ran report out of memory).
+	ids := make(map[string]int, len(ix.Runs))
+	results := make(map[string]int, len(ix.Runs))
 	for i, r := range ix.Runs {
 		if r.Result != "" && !filepath.IsLocal(r.Result) {
 			return nil, fmt.Errorf("%s: runs[%d] result %q lies outside the plan's directory", path, i, props.Cut(r.Result, 60))
 		}
+		if j, dup := ids[r.ID]; dup {
+			return nil, fmt.Errorf("%s: runs[%d] and runs[%d] are both run %q: a plan's index lists each run once", path, j, i, props.Cut(r.ID, 60))
+		}
+		ids[r.ID] = i
+		if r.Result == "" {
+			continue
+		}
+		res := filepath.Clean(r.Result)
+		if j, dup := results[res]; dup {
+			return nil, fmt.Errorf("%s: runs[%d] and runs[%d] both name result %q: each run has its own", path, j, i, props.Cut(r.Result, 60))
+		}
+		results[res] = i
 	}
 	return &ix, nil
 }

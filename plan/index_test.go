@@ -72,3 +72,46 @@ func TestReadIndexBoundsItsMaps(t *testing.T) {
 		t.Errorf("got %v, want the index refused by its names", err)
 	}
 }
+
+// A run listed twice, or a result two runs name, is refused in one line
+// naming the file and the run (60,000 entries naming one 3.6 KB result
+// ran report out of memory; 20,000 made a 175 MB page), and so are more
+// runs than a plan may make (100,000), each small enough to pass the
+// bound on the index's objects.
+func TestReadIndexRefusesARunTwice(t *testing.T) {
+	write := func(runs ...string) string {
+		dir := t.TempDir()
+		body := `{"format":"servbench-plan","version":1,"plan":"p","plan_file":"plan.yaml","runs":[` + strings.Join(runs, ",") + `]}`
+		if err := os.WriteFile(filepath.Join(dir, "index.json"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	run := func(id, result string) string {
+		return `{"id":"` + id + `","status":"done","result":"` + result + `"}`
+	}
+	for _, c := range []struct {
+		runs []string
+		want string
+	}{
+		{[]string{run("a/c/r1-t1-qmax-1", "runs/a.json"), run("b", "runs/b.json"), run("a/c/r1-t1-qmax-1", "runs/c.json")}, `runs[0] and runs[2] are both run "a/c/r1-t1-qmax-1"`},
+		{[]string{run("a", "runs/a.json"), run("b", "runs/./a.json")}, `runs[0] and runs[1] both name result "runs/./a.json"`},
+	} {
+		dir := write(c.runs...)
+		_, err := ReadIndex(dir)
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "index.json")+": "+c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("got %v, want one line with %q", err, c.want)
+		}
+	}
+	many := make([]string, maxRuns+1)
+	for i := range many {
+		many[i] = `{"id":"` + strconv.Itoa(i) + `"}`
+	}
+	if _, err := ReadIndex(write(many...)); err == nil || !strings.Contains(err.Error(), "100001 runs: a plan's index holds at most 100000 runs") {
+		t.Errorf("%d runs: %v", len(many), err)
+	}
+	// Runs not run yet have no result: they share none.
+	if ix, err := ReadIndex(write(`{"id":"a","status":"pending"}`, `{"id":"b","status":"pending"}`, run("c", "runs/c.json"))); err != nil || len(ix.Runs) != 3 {
+		t.Errorf("two pending runs: %v", err)
+	}
+}

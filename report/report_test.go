@@ -726,3 +726,49 @@ func TestReferenceFigureBeyondInt64(t *testing.T) {
 		t.Errorf("the published 1e308: %s", row)
 	}
 }
+
+// Two runs of an index whose results are one file (a link, a hard link)
+// or one run (a copy) are refused in one line naming them: the report
+// decoded, counted and drew that result once per run naming it (60,000
+// ran it out of memory); runs of results of their own read.
+func TestReportReadsEachResultOnce(t *testing.T) {
+	set := benchPlan(t, "deployments: [{binding: basic}]\nworkloads: [c]\nrecords: [100]\nthreads: [1, 2]\noperations: 100\n")
+	ix := set.Index
+	if len(ix.Runs) != 2 {
+		t.Fatalf("%d runs", len(ix.Runs))
+	}
+	first, second := filepath.Join(set.Dir, ix.Runs[0].Result), filepath.Join(set.Dir, ix.Runs[1].Result)
+	kept, err := os.ReadFile(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, link := range map[string]func() error{
+		"a link":      func() error { return os.Symlink(first, second) },
+		"a hard link": func() error { return os.Link(first, second) },
+		"a copy":      func() error { return os.WriteFile(second, text, 0o644) },
+	} {
+		os.Remove(second)
+		if err := link(); err != nil {
+			t.Fatal(err)
+		}
+		_, err := report.Load(set.Dir)
+		want := "name one result file"
+		if name == "a copy" {
+			want = "a result copied"
+		}
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), ix.Runs[0].ID) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line with %q naming run %s", name, err, want, ix.Runs[0].ID)
+		}
+	}
+	os.Remove(second)
+	if err := os.WriteFile(second, kept, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := report.Load(set.Dir); err != nil || len(s.Runs) != 2 {
+		t.Errorf("the runs' own results: %v", err)
+	}
+}

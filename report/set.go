@@ -17,6 +17,7 @@ import (
 	"strconv"
 
 	"github.com/servbench/servbench/plan"
+	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 )
 
@@ -83,14 +84,32 @@ func Load(dir string) (*Set, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "plan.yaml"), err)
 	}
+	// Each run's result is read once, and holds a run of its own: two
+	// runs naming one file (through a link too), or holding one run (a
+	// copy), would have it decoded, counted and drawn twice.
+	bySize := map[int64][]seenResult{}
+	byRun := map[string]string{}
 	for _, c := range ix.Runs {
 		if c.Status != "done" {
 			continue
 		}
-		d, err := result.ReadFile(filepath.Join(dir, c.Result))
+		path := filepath.Join(dir, c.Result)
+		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+			for _, o := range bySize[st.Size()] {
+				if os.SameFile(o.info, st) {
+					return nil, fmt.Errorf("%s: runs %q and %q name one result file (%s): each run has its own", filepath.Join(dir, "index.json"), props.Cut(o.run, 60), props.Cut(c.ID, 60), path)
+				}
+			}
+			bySize[st.Size()] = append(bySize[st.Size()], seenResult{st, c.ID})
+		}
+		d, err := result.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}
+		if other, dup := byRun[d.ID]; dup && d.ID != "" {
+			return nil, fmt.Errorf("%s: holds run %q, as the result of run %q does: a result copied, each run has its own", path, props.Cut(d.ID, 60), props.Cut(other, 60))
+		}
+		byRun[d.ID] = c.ID
 		n := c.Clients
 		if c.PlanClients > 1 { // a step of fewer threads than the plan's clients stays on its curve
 			n = c.PlanClients
@@ -116,6 +135,12 @@ func Load(dir string) (*Set, error) {
 	}
 	s.group()
 	return s, nil
+}
+
+// seenResult is a result file read, and the run that named it.
+type seenResult struct {
+	info os.FileInfo
+	run  string
 }
 
 // Inputs are the files Load reads in dir (those that exist): the index,

@@ -63,7 +63,9 @@ func (m *StageOps) UnmarshalJSON(b []byte) error {
 }
 
 // decodeMap reads a JSON object's entries one at a time, refusing the
-// one past max before memory is given to it; null is a nil map.
+// one past max before memory is given to it, and a name given twice (an
+// outcome's count, an interval's operation: only the last was kept);
+// null is a nil map.
 func decodeMap[V any](b []byte, max int) (map[string]V, error) {
 	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
 		return nil, nil
@@ -80,6 +82,9 @@ func decodeMap[V any](b []byte, max int) (map[string]V, error) {
 		k, err := dec.Token()
 		if err != nil {
 			return nil, err
+		}
+		if _, dup := out[k.(string)]; dup {
+			return nil, fmt.Errorf("%s: listed twice", cut(k.(string)))
 		}
 		var v V
 		if err := dec.Decode(&v); err != nil {

@@ -70,7 +70,7 @@ func Merge(docs []*Doc) (*Doc, error) {
 	}
 	m.Ops = ops.results()
 	m.Schedule = sched.result()
-	series, err := mergeSeries(docs, from)
+	series, err := mergeSeries(docs, from, to)
 	if err != nil {
 		return nil, err
 	}
@@ -349,7 +349,9 @@ func (s *scheduleMerge) result() *Schedule {
 // only when all the clients have intervals of one length: otherwise there
 // is no merged series. (The clients of a spread phase start together and
 // share their interval, so theirs line up within the clocks' offsets.)
-func mergeSeries(docs []*Doc, from time.Time) ([]Point, error) {
+// An interval is cut at the window's end, to: a client's interval rounded
+// to a later one may reach past it.
+func mergeSeries(docs []*Doc, from, to time.Time) ([]Point, error) {
 	// The clients' interval: each one's median interval, the same within
 	// half for all (the clients of one phase share theirs; the measured
 	// boundaries move with the drains' timing, by tens of milliseconds on a
@@ -432,9 +434,16 @@ func mergeSeries(docs []*Doc, from time.Time) ([]Point, error) {
 		}
 	}
 	sort.Ints(keys)
+	span := to.Sub(from).Seconds()
 	var out []Point
 	for _, k := range keys {
 		a := at[k]
+		if a.p.StartS >= span {
+			continue
+		}
+		if a.p.EndS > span {
+			a.p.EndS, a.p.Partial = span, span-a.p.StartS < 0.99*width
+		}
 		for name, list := range a.hist {
 			var h *hdr.Histogram
 			for _, e := range list {

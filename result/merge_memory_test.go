@@ -35,7 +35,7 @@ func TestMergeSeriesMemory(t *testing.T) {
 	docs := []*Doc{doc(), doc()}
 	var before, after syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
-	out, err := mergeSeries(docs, start)
+	out, err := mergeSeries(docs, start, start.Add(2000*time.Second))
 	syscall.Getrusage(syscall.RUSAGE_SELF, &after)
 	if err != nil || len(out) != 2000 || out[0].Ops["READ"].Count != 2 || out[0].Ops["READ"].MaxUs < 0.999 {
 		t.Fatalf("merged: %d intervals, %+v, %v", len(out), out[0].Ops["READ"], err)

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,7 +65,7 @@ func TestHistogramGeometryBounded(t *testing.T) {
 
 var goodDoc = strings.ReplaceAll(`{"format":"servbench-result","version":2,"threads":1,"operations":1,"ok_operations":1,
 "ops":[{"name":"READ","count":1,"outcomes":{"OK":1},"histograms":{"OK":"HISTFAAAACF4nJNpmSzMwMDAzAABzFCaEUzOmPTIHsKE8ViYAD5YA4E="}}],
-"timeseries":[{"start_s":0,"end_s":1,"operations":1,"throughput":1,"ops":{"READ":{"count":1}}}]}`, "HISTFAAAACF4nJNpmSzMwMDAzAABzFCaEUzOmPTIHsKE8ViYAD5YA4E=", oneValue())
+"runtime_ms":1000,"timeseries":[{"start_s":0,"end_s":1,"operations":1,"throughput":1,"ops":{"READ":{"count":1}}}]}`, "HISTFAAAACF4nJNpmSzMwMDAzAABzFCaEUzOmPTIHsKE8ViYAD5YA4E=", oneValue())
 
 // oneValue is a histogram of servbench's geometry holding one value.
 func oneValue() string {
@@ -271,5 +272,165 @@ func TestContainersBounded(t *testing.T) {
 	s := shape{max: MaxContainers}
 	if err := s.scan([]byte(`{"a":"{[\"{[","b":[{}]}`)); err != nil || s.n != 3 {
 		t.Errorf("a string's brackets counted: %d, %v", s.n, err)
+	}
+}
+
+// An operation listed twice (its totals counted twice by merge: READ came
+// to 2,928 of 4,976 operations) is refused, and so is a name with control
+// characters (an operation named READ\x1b[31m, an outcome, an interval's
+// operation or cause), each in one line naming the field, the name quoted.
+func TestValidateRefusesNamesTwiceOrUnprintable(t *testing.T) {
+	op := `{"name":"READ","count":1,"outcomes":{"OK":1},"histograms":{"OK":"` + oneValue() + `"}}`
+	for _, c := range []struct{ old, new, want string }{
+		{`"ops":[` + op + `]`, `"ops":[` + op + `,` + op + `]`, "ops[1] READ: listed again (ops[0])"},
+		{`"name":"READ"`, `"name":"READ\u001b[31m"`, `ops[0] "READ\x1b[31m": name: control characters`},
+		{`"name":"READ"`, `"name":"READ\u202e"`, `ops[0] "READ\u202e": name: control characters`},
+		{`"outcomes":{"OK":1}`, `"outcomes":{"OK\u0007":1}`, `outcomes "OK\a": a name with control characters`},
+		{`"histograms":{"OK"`, `"errors":{"OK\n":"x"},"histograms":{"OK"`, `errors "OK\n": a name with control characters`},
+		{`"ops":{"READ":{"count":1}}`, `"ops":{"READ\u009b":{"count":1}}`, `timeseries[0]: ops "READ\u009b": a name with control characters`},
+		{`"ops":{"READ":{"count":1}}`, `"ops":{"READ":{"count":1,"failed":{"\u001b[2J":1}}}`, `READ failed "\x1b[2J": a name with control characters`},
+	} {
+		if !strings.Contains(goodDoc, c.old) {
+			t.Fatalf("the good document lacks %s", c.old)
+		}
+		_, err := Decode([]byte(strings.Replace(goodDoc, c.old, c.new, 1)))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.ContainsAny(err.Error(), "\n\x1b\a\u202e\u009b") {
+			t.Errorf("%s: %v, want one plain line with %q", c.new, err, c.want)
+		}
+	}
+}
+
+// An operation's latency summary is checked as its counts are: a negative
+// or non-finite time (a mean_us of -3 was read), a mean outside the
+// minimum and maximum, a percentile above the maximum (p50 of 10^9 µs
+// beside a max_us of 1.19), below the minimum or below a lower
+// percentile is refused in one line naming the operation and field;
+// servbench's own summaries read, and so does an imported one rounded
+// as YCSB rounds (its histogram type's percentiles down to the ms).
+func TestValidateLatencies(t *testing.T) {
+	h := hdr.New(1, 3_600_000_000_000, 3)
+	for v := int64(1000); v < 2_000_000; v = v*11/10 + 7 {
+		h.RecordValue(v)
+	}
+	doc := func(change func(l *Latency)) *Doc {
+		d, err := Decode([]byte(goodDoc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := Summarize(h, DefaultPercentiles)
+		change(l)
+		d.Ops[0].Latency = l
+		return d
+	}
+	if err := doc(func(*Latency) {}).Validate(); err != nil {
+		t.Fatalf("servbench's own summary: %v", err)
+	}
+	for _, c := range []struct {
+		name   string
+		change func(l *Latency)
+		want   string
+	}{
+		{"negative mean", func(l *Latency) { l.MeanUs = -3 }, "ops[0] READ: latency: mean_us is -3"},
+		{"NaN max", func(l *Latency) { l.MaxUs = math.NaN() }, "latency: max_us is NaN"},
+		{"negative count", func(l *Latency) { l.Count = -1 }, "latency: count is -1"},
+		{"mean above max", func(l *Latency) { l.MeanUs = l.MaxUs * 2 }, "latency: mean_us"},
+		{"min above max", func(l *Latency) { l.MinUs = l.MaxUs + 1 }, "latency: min_us"},
+		{"p50 above max", func(l *Latency) { l.Percentiles["50"] = 1e9 }, "latency: percentiles_us 50 is 1e+09, above max_us"},
+		{"p99 below p95", func(l *Latency) { l.Percentiles["99"] = l.Percentiles["95"] / 2 }, "latency: percentiles_us 99 is"},
+		{"p50 below min", func(l *Latency) { l.Percentiles["50"] = l.MinUs / 2; l.Percentiles["90"] = l.MinUs / 2 }, "below min_us"},
+		{"negative percentile", func(l *Latency) { l.Percentiles["50"] = -1 }, "percentiles_us 50 is -1"},
+		{"not a percentile", func(l *Latency) { l.Percentiles["101"] = l.MaxUs }, "percentiles_us 101: not a percentile"},
+	} {
+		err := doc(c.change).Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line with %q", c.name, err, c.want)
+		}
+	}
+	// Read from a file's text too, the other summaries as well.
+	bad := strings.Replace(goodDoc, `"outcomes":{"OK":1}`, `"outcomes":{"OK":1},"response":{"count":1,"mean_us":-3,"min_us":1,"max_us":1}`, 1)
+	if _, err := Decode([]byte(bad)); err == nil || !strings.Contains(err.Error(), "ops[0] READ: response: mean_us is -3") {
+		t.Errorf("a negative response mean: %v", err)
+	}
+	bad = strings.Replace(goodDoc, `"timeseries"`, `"cleanup":{"count":1,"mean_us":1,"min_us":1,"max_us":1.19,"percentiles_us":{"50":1e9}},"timeseries"`, 1)
+	if _, err := Decode([]byte(bad)); err == nil || !strings.Contains(err.Error(), "cleanup: percentiles_us 50 is 1e+09, above max_us 1.19") {
+		t.Errorf("a cleanup p50 above its max: %v", err)
+	}
+	// YCSB's histogram measurement type gives its percentiles in whole
+	// ms, rounded down: below the minimum, and the maximum's µs above.
+	d := doc(func(l *Latency) {
+		*l = Latency{Count: 3, MeanUs: 1700, MinUs: 1500, MaxUs: 2100, Percentiles: map[string]float64{"95": 1000, "99": 2000}}
+	})
+	d.Imported = "YCSB text output run.txt"
+	if err := d.Validate(); err != nil {
+		t.Errorf("an imported summary rounded as YCSB's: %v", err)
+	}
+}
+
+// The time series is checked against the run's totals and window: an
+// interval of 10^9 operations in a run of one (merge made 4.9e11 ops/s of
+// such a one), intervals of an operation past its count, a series given
+// three times, an end past the runtime (10^6 s halved a merge's
+// throughput), an interval's operation or an outcome named twice: each
+// refused in one line naming the field.
+func TestValidateTimeSeries(t *testing.T) {
+	point := `{"start_s":0,"end_s":1,"operations":1,"throughput":1,"ops":{"READ":{"count":1}}}`
+	for _, c := range []struct{ old, new, want string }{
+		{`"end_s":1,"operations":1,`, `"end_s":1,"operations":1000000000,`, "timeseries: the intervals hold 1000000000 operations, operations is 1"},
+		{`"ops":{"READ":{"count":1}}`, `"ops":{"READ":{"count":5}}`, "timeseries: the intervals hold 5 READ operations, ops READ counts 1"},
+		{`"ops":{"READ":{"count":1}}`, `"ops":{"READ":{"count":1},"UPDATE":{"count":1}}`, "the intervals hold 1 UPDATE operations, ops UPDATE counts 0"},
+		{point, point + "," + point + "," + point, "timeseries[1]: start_s 0 is before 1"},
+		{`"end_s":1`, `"end_s":1e6`, "timeseries[0]: end_s 1e+06 is past runtime_ms 1000"},
+		{`"end_s":1`, `"end_s":1.01`, "timeseries[0]: end_s 1.01 is past runtime_ms 1000"},
+		{`"ops":{"READ":{"count":1}}`, `"ops":{"READ":{"count":1},"READ":{"count":1}}`, "timeseries: 1: READ: listed twice"},
+		{`"outcomes":{"OK":1}`, `"outcomes":{"OK":1,"OK":1}`, "OK: listed twice"},
+	} {
+		if !strings.Contains(goodDoc, c.old) {
+			t.Fatalf("the good document lacks %s", c.old)
+		}
+		_, err := Decode([]byte(strings.Replace(goodDoc, c.old, c.new, 1)))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line with %q", c.new, err, c.want)
+		}
+	}
+	// Two intervals one after the other, the last partial, end at the
+	// runtime within a double's rounding: as a run writes them.
+	two := strings.Replace(strings.Replace(goodDoc, point, `{"start_s":0,"end_s":0.7,"operations":1,"throughput":1,"ops":{"READ":{"count":1}}},{"start_s":0.7,"end_s":1.0000000000000002,"partial":true,"operations":0,"throughput":0,"ops":{}}`, 1), `"runtime_ms":1000`, `"runtime_ms":1000`, 1)
+	if _, err := Decode([]byte(two)); err != nil {
+		t.Errorf("two intervals as a run writes them: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "r.json")
+	os.WriteFile(path, []byte(strings.Replace(goodDoc, `"end_s":1,"operations":1,`, `"end_s":1,"operations":1000000000,`, 1)), 0o644)
+	if _, err := ReadFile(path); err == nil || !strings.HasPrefix(err.Error(), path+": timeseries:") {
+		t.Errorf("ReadFile: %v, want the file named", err)
+	}
+}
+
+// A run whose threads were left behind (stuck) ends when its stop was
+// asked, and its intervals go on through the stop grace, empty (an
+// operation left behind is abandoned, never counted): they read, as a
+// stuck run writes them; an interval past its end holding operations, or
+// one of a run without stuck threads, does not.
+func TestValidateTimeSeriesOfAStuckRun(t *testing.T) {
+	point := `{"start_s":0,"end_s":1,"operations":1,"throughput":1,"ops":{"READ":{"count":1}}}`
+	iv := func(s, e float64, n int) string {
+		ops := "{}"
+		if n > 0 {
+			ops = fmt.Sprintf(`{"READ":{"count":%d}}`, n)
+		}
+		return fmt.Sprintf(`{"start_s":%v,"end_s":%v,"operations":%d,"throughput":0,"ops":%s}`, s, e, n, ops)
+	}
+	series := func(last int) string {
+		return strings.Join([]string{iv(0, 0.5, 1-last), iv(0.5, 1, 0), iv(1, 1.5, 0), iv(1.5, 2, 0), iv(2, 2.5, last)}, ",")
+	}
+	stuck := strings.Replace(strings.Replace(goodDoc, point, series(0), 1), `"threads":1`, `"threads":1,"stuck_threads":1`, 1)
+	if _, err := Decode([]byte(stuck)); err != nil {
+		t.Errorf("a stuck run's grace: %v", err)
+	}
+	if _, err := Decode([]byte(strings.Replace(goodDoc, point, series(0), 1))); err == nil || !strings.Contains(err.Error(), "timeseries[2]: end_s 1.5 is past runtime_ms 1000") {
+		t.Errorf("the grace of a run without stuck threads: %v", err)
+	}
+	full := strings.Replace(strings.Replace(goodDoc, point, series(1), 1), `"threads":1`, `"threads":1,"stuck_threads":1`, 1)
+	if _, err := Decode([]byte(full)); err == nil || !strings.Contains(err.Error(), "timeseries[4]: end_s 2.5 is past runtime_ms 1000") {
+		t.Errorf("operations past a stuck run's end: %v", err)
 	}
 }

@@ -503,13 +503,81 @@ func (rd *reader) measure(section, metric string, v float64) error {
 				return fmt.Errorf("[%s]: an average latency (%v) outside the minimum and maximum (%v, %v): not one run's output", cutText(section), f.mean, f.min, f.max)
 			}
 		}
+		if flag == haveMax && f.count > 0 {
+			for _, p := range f.pctKeys() {
+				if err := f.pctAboveMax(section, p, f.pcts[p]); err != nil {
+					return err
+				}
+			}
+		}
 		return nil
 	}
 	if len(f.pcts) >= MaxPercentiles {
 		return fmt.Errorf("[%s]: more than %d percentiles: not YCSB's output", cutText(section), MaxPercentiles)
 	}
+	if f.countBy == "" || f.count > 0 {
+		if err := f.pctAboveMax(section, pct, v); err != nil {
+			return err
+		}
+		if err := f.pctInOrder(section, pct, v); err != nil {
+			return err
+		}
+	}
 	f.pcts[pct] = v
 	return nil
+}
+
+// pctAboveMax refuses a percentile above the section's maximum, once
+// both are read: the maximum is the largest latency measured (a
+// histogram type's percentiles are rounded down to the ms, HdrHistogram's
+// are its values' as the maximum is), within YCSB's µs.
+func (f *figures) pctAboveMax(section, pct string, v float64) error {
+	if f.have&haveMax != 0 && v > f.max+1+1e-9*math.Abs(f.max) {
+		return fmt.Errorf("[%s]: the %s percentile latency (%v) above the maximum (%v): not one run's output", cutText(section), ordinal(pct), v, f.max)
+	}
+	return nil
+}
+
+// pctInOrder refuses a percentile below a lower one of the section, or
+// above a higher one (p50 ≤ p95 ≤ p99 ≤ ...), within YCSB's µs.
+func (f *figures) pctInOrder(section, pct string, v float64) error {
+	p, _ := strconv.ParseFloat(pct, 64)
+	for _, k := range f.pctKeys() {
+		q, _ := strconv.ParseFloat(k, 64)
+		w := f.pcts[k]
+		slack := 1 + 1e-9*math.Abs(w)
+		switch {
+		case q < p && v < w-slack:
+			return fmt.Errorf("[%s]: the %s percentile latency (%v) below the %s's (%v): not one run's output", cutText(section), ordinal(pct), v, ordinal(k), w)
+		case q > p && v > w+slack:
+			return fmt.Errorf("[%s]: the %s percentile latency (%v) above the %s's (%v): not one run's output", cutText(section), ordinal(pct), v, ordinal(k), w)
+		}
+	}
+	return nil
+}
+
+// pctKeys are the section's percentiles read so far, in order of their
+// names (an error names the same one each time).
+func (f *figures) pctKeys() []string {
+	keys := make([]string, 0, len(f.pcts))
+	for k := range f.pcts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// ordinal names a percentile as YCSB does: 95th, 99.9th, 1st.
+func ordinal(pct string) string {
+	switch {
+	case strings.HasSuffix(pct, "1") && !strings.HasSuffix(pct, "11"):
+		return pct + "st"
+	case strings.HasSuffix(pct, "2") && !strings.HasSuffix(pct, "12"):
+		return pct + "nd"
+	case strings.HasSuffix(pct, "3") && !strings.HasSuffix(pct, "13"):
+		return pct + "rd"
+	}
+	return pct + "th"
 }
 
 // op returns the operation of that name, refusing one past MaxOps.

@@ -477,3 +477,37 @@ func TestReadAverageOutsideMinMax(t *testing.T) {
 		}
 	}
 }
+
+// A percentile above the maximum latency, or below a lower percentile
+// (a 99th below the 95th), is not one run's output: refused in one line
+// naming the file and line, whichever of them comes first (both were
+// imported). YCSB's own, its histogram type's rounded down to the ms
+// too, read.
+func TestReadPercentilesInOrder(t *testing.T) {
+	run := readGenuine(t)["ycsb-run-a.txt"]
+	for _, c := range []struct{ old, new, want string }{
+		{"[UPDATE], 95thPercentileLatency(us), 1", "[UPDATE], 95thPercentileLatency(us), 999", "pct.txt:38: [UPDATE]: the 95th percentile latency (999) above the maximum (1)"},
+		{"[UPDATE], MaxLatency(us), 1\n[UPDATE], 50thPercentileLatency(us), 0\n[UPDATE], 95thPercentileLatency(us), 1\n[UPDATE], 99thPercentileLatency(us), 1",
+			"[UPDATE], MaxLatency(us), 30\n[UPDATE], 50thPercentileLatency(us), 0\n[UPDATE], 95thPercentileLatency(us), 20\n[UPDATE], 99thPercentileLatency(us), 10",
+			"pct.txt:39: [UPDATE]: the 99th percentile latency (10) below the 95th's (20)"},
+		{"[UPDATE], MaxLatency(us), 1\n[UPDATE], 50thPercentileLatency(us), 0\n", "[UPDATE], 50thPercentileLatency(us), 0\n[UPDATE], MaxLatency(us), 1\n",
+			""},
+		{"[UPDATE], MaxLatency(us), 1\n[UPDATE], 50thPercentileLatency(us), 0\n[UPDATE], 95thPercentileLatency(us), 1", "[UPDATE], 50thPercentileLatency(us), 0\n[UPDATE], 95thPercentileLatency(us), 5000\n[UPDATE], MaxLatency(us), 1",
+			"pct.txt:38: [UPDATE]: the 95th percentile latency (5000) above the maximum (1)"},
+		{"[UPDATE], MaxLatency(us), 1\n[UPDATE], 50thPercentileLatency(us), 0", "[UPDATE], MaxLatency(us), 9\n[UPDATE], 50thPercentileLatency(us), 7", "pct.txt:38: [UPDATE]: the 95th percentile latency (1) below the 50th's (7)"},
+	} {
+		if !strings.Contains(run, c.old) {
+			t.Fatalf("the run lacks %q", c.old)
+		}
+		_, err := Read(strings.NewReader(strings.Replace(run, c.old, c.new, 1)), "pct.txt")
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%q: %v", c.new, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v, want one line with %q", c.new, err, c.want)
+		}
+	}
+}
