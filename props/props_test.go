@@ -1023,3 +1023,57 @@ func TestAuthCallKeepsUser(t *testing.T) {
 		}
 	}
 }
+
+// Clients' password options the rules did not know: any Couchbase tool
+// (cb*)'s -p, nodetool's and sstableloader's one-dash -pw, HTTPie's -a
+// user:PW, etcdctl's --user user:PW, sqlcmd's -P, cypher-shell's -p,
+// openssl enc's -k, a password given as an argument (rabbitmqctl
+// change_password user PW, mc alias set NAME URL ACCESS SECRET), and
+// user:PW@host without a scheme (mysqlsh).
+func TestMoreClientsPasswords(t *testing.T) {
+	for form, secret := range map[string]string{
+		`cbdocloader -c 127.0.0.1 -u Administrator -p hunter176 -b travel -m 100 sample.zip`:                "hunter176",
+		`cbtransfer http://127.0.0.1:8091 /tmp/backup -u Administrator -p hunter177`:                        "hunter177",
+		`cbrestore /tmp/backup http://127.0.0.1:8091 -u Administrator -p hunter178`:                         "hunter178",
+		`sstableloader -u cassandra -pw hunter179 -d 127.0.0.1 /tmp/ycsb/usertable`:                         "hunter179",
+		`mysqlsh root:hunter180@127.0.0.1:3306 --sql -e 'select 1'`:                                         "hunter180",
+		`mysqlsh --uri root:hunter181@127.0.0.1 --sql`:                                                      "hunter181",
+		`mysqlsh --uri=bench:hunter182@h:33060/ycsb`:                                                        "hunter182",
+		`http -a admin:hunter183 GET http://127.0.0.1:5984/`:                                                "hunter183",
+		`http --auth admin:hunter184 PUT http://127.0.0.1:5984/ycsb`:                                        "hunter184",
+		`etcdctl --user root:hunter185 put k v`:                                                             "hunter185",
+		`etcdctl --user=root:hunter186 get k`:                                                               "hunter186",
+		`sqlcmd -S 127.0.0.1 -U sa -P hunter187 -Q 'select 1'`:                                              "hunter187",
+		`cypher-shell -a bolt://127.0.0.1:7687 -u neo4j -p hunter188 'RETURN 1'`:                            "hunter188",
+		`openssl enc -aes-256-cbc -k hunter189 -in a -out b`:                                                "hunter189",
+		`rabbitmqctl change_password guest hunter190`:                                                       "hunter190",
+		`rabbitmqctl -n rabbit@h add_user bench hunter191 && rabbitmqctl set_user_tags bench administrator`: "hunter191",
+		`mc alias set local http://127.0.0.1:9000 minioadmin hunter192`:                                     "hunter192",
+		`mc config host add local http://127.0.0.1:9000 minioadmin hunter193`:                               "hunter193",
+	} {
+		if got := RedactText(form); strings.Contains(got, secret) {
+			t.Errorf("RedactText(%q) = %q", form, got)
+		}
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+	for _, kept := range []string{
+		"docker pull redis:7.2@sha256:" + strings.Repeat("ab", 32),
+		"ssh bench@127.0.0.1 ls; scp f bench@h:/tmp",
+		"rabbitmqctl list_users",
+		"mc alias list",
+		"http GET http://127.0.0.1:5984/ a:1",
+		"openssl enc -d -in a -out b",
+		"mysqlsh root@127.0.0.1:3306",
+	} {
+		if got := RedactText(kept); got != kept {
+			t.Errorf("RedactText(%q) = %q", kept, got)
+		}
+	}
+	if got := RedactText(`http -a admin:hunter194 GET http://h/`); !strings.Contains(got, "admin:REDACTED") {
+		t.Errorf("the user hidden: %q", got)
+	}
+}

@@ -803,10 +803,11 @@ var shortPassword = map[string][]string{
 	"redis-cli": {"-a"}, "redis-benchmark": {"-a"}, "valkey-cli": {"-a"}, "keydb-cli": {"-a"},
 	"mysql": {"-p="}, "mariadb": {"-p="}, "mysqldump": {"-p="}, "mysqladmin": {"-p="}, "mysqlslap": {"-p="},
 	"sshpass": {"-p"}, "cqlsh": {"-p"}, "nodetool": {"-pw"}, "couchbase-cli": {"-p"}, "cbc": {"-P"},
-	"cbq": {"-p", "-c:", "--credentials:"}, "cbimport": {"-p"}, "cbexport": {"-p"}, "cbstats": {"-p"},
-	"cbworkloadgen": {"-p"}, "cbbackupmgr": {"-p"}, "mongosh": {"-p"}, "mongo": {"-p"},
+	"cbq":     {"-p", "-c:", "--credentials:"}, // any other Couchbase tool: couchbaseTool's -p
+	"mongosh": {"-p"}, "mongo": {"-p"},
 	"mongodump": {"-p"}, "mongostat": {"-p"}, "mongotop": {"-p"}, "mongofiles": {"-p"}, "mongorestore": {"-p"}, "mongoimport": {"-p"}, "mongoexport": {"-p"},
-	"curl": {"-u:"}, "memtier_benchmark": {"-a"},
+	"curl": {"-u:"}, "memtier_benchmark": {"-a"}, "http": {"-a:", "--auth:"}, "https": {"-a:", "--auth:"}, // HTTPie
+	"etcdctl": {"--user:"}, "sqlcmd": {"-P"}, "cypher-shell": {"-p"}, "openssl enc": {"-k"},
 	// Subcommands: docker login's -p, not docker run's (a port).
 	"docker login": {"-p"}, "podman login": {"-p"}, "nerdctl login": {"-p"}, "buildah login": {"-p"},
 	"skopeo login": {"-p"}, "oras login": {"-p"}, "helm registry": {"-p"},
@@ -814,7 +815,9 @@ var shortPassword = map[string][]string{
 
 // passwordOptions returns the options of program, a client's name, that
 // take a password (shortPassword's): libcouchbase's cbc-* tools
-// (cbc-pillowfight, cbc-n1qlback) take cbc's.
+// (cbc-pillowfight, cbc-n1qlback) take cbc's, every other Couchbase tool
+// named cb* (cbimport, cbdocloader, cbtransfer, cbrestore, cbstats,
+// cbworkloadgen, cbbackupmgr, ...) takes -p.
 func passwordOptions(program string) []string {
 	if o, ok := shortPassword[program]; ok {
 		return o
@@ -822,7 +825,24 @@ func passwordOptions(program string) []string {
 	if strings.HasPrefix(program, "cbc-") {
 		return shortPassword["cbc"]
 	}
+	if couchbaseTool(program) {
+		return []string{"-p"}
+	}
 	return nil
+}
+
+// couchbaseTool reports whether program is one of Couchbase's tools:
+// cb and at least three more letters (cb_ and - within).
+func couchbaseTool(program string) bool {
+	if len(program) < 5 || !strings.HasPrefix(program, "cb") {
+		return false
+	}
+	for i := 2; i < len(program); i++ {
+		if c := program[i]; !(c >= 'a' && c <= 'z' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // shortOptions returns the short options of program (and of its
@@ -848,6 +868,7 @@ func redactCommands(s string, refs *[]string) string {
 	b.Grow(len(s))
 	var program, sub, prev, prev2, flags string // the program, its first word after it that is not an option, the two words before, its one-dash options' letters
 	n, acl, user, hide, args := 0, 0, 0, 0, 0   // words of the command so far; ACL SETUSER seen (2); AUTH's user name still to keep, its password to hide; the program's arguments that are not options
+	pwArg := 0                                  // which of the program's arguments is a password its subcommand takes (argPassword), or 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if k := continuation(s, i); k > 0 { // the shell joins the lines: one command
@@ -856,7 +877,7 @@ func redactCommands(s string, refs *[]string) string {
 			continue
 		}
 		if strings.IndexByte(commandSep, c) >= 0 {
-			program, sub, prev, prev2, flags, n, acl, user, hide, args = "", "", "", "", "", 0, 0, 0, 0, 0
+			program, sub, prev, prev2, flags, n, acl, user, hide, args, pwArg = "", "", "", "", "", 0, 0, 0, 0, 0, 0
 			b.WriteByte(c)
 			i++
 			continue
@@ -894,10 +915,19 @@ func redactCommands(s string, refs *[]string) string {
 			}
 		case !strings.HasPrefix(w, "-") && args+1 == batchPassword(program, flags) && !strings.HasPrefix(w, "$"): // htpasswd -b file user pw
 			out = Redacted
+		case !strings.HasPrefix(w, "-") && pwArg > 0 && args+1 == pwArg && !strings.Contains(w, Redacted): // rabbitmqctl change_password user pw
+			if len(varRefs(w)) > 0 {
+				*refs = append(*refs, varRefs(w)...)
+			}
+			if varRef(w) == "" {
+				out = Redacted
+			}
 		case strings.EqualFold(prev2, "set") && IsSecretKey(prev) && !strings.Contains(w, Redacted) && !strings.HasPrefix(w, "=") && !strings.EqualFold(w, "for"): // aws configure set aws_secret_access_key x; not SQL's SET PASSWORD FOR u = x
 			out = Redacted
 		default:
-			out = redactOption(program, sub, w)
+			if out = redactOption(program, sub, w); out == w {
+				out = hostPassword(w)
+			}
 		}
 		if out == w && strings.ContainsAny(w, `"'`) {
 			out = redactQuoted(w, refs)
@@ -920,7 +950,7 @@ func redactCommands(s string, refs *[]string) string {
 			acl = 0
 		}
 		if base := path.Base(programWord(w)); passwordOptions(base) != nil || (program == "" && !strings.Contains(w, "=") && !launcher[w]) {
-			program, sub, flags, args = base, "", "", 0 // the first word, not VAR=value, sudo or env; or a client named later (ssh h redis-cli -a pw)
+			program, sub, flags, args, pwArg = base, "", "", 0, 0 // the first word, not VAR=value, sudo or env; or a client named later (ssh h redis-cli -a pw)
 		} else if program != "" {
 			if o, ok := strings.CutPrefix(w, "-"); ok {
 				flags += o
@@ -929,12 +959,24 @@ func redactCommands(s string, refs *[]string) string {
 				if sub == "" {
 					sub = w // docker login
 				}
+				if k := argPassword[program+" "+w] + argPassword[program+" "+prev+" "+w]; k > 0 {
+					pwArg = args + k
+				}
 			}
 		}
 		b.WriteString(out)
 		prev2, prev, n, i = prev, w, n+1, j
 	}
 	return b.String()
+}
+
+// argPassword names the subcommands (a program's words, the last one's
+// position the count's start) that take a password as an argument, and
+// which argument after the last word it is: rabbitmqctl change_password
+// USER PW, mc alias set NAME URL ACCESSKEY SECRETKEY.
+var argPassword = map[string]int{
+	"rabbitmqctl change_password": 2, "rabbitmqctl add_user": 2, "rabbitmqctl authenticate_user": 2,
+	"mc alias set": 4, "mc host add": 4, // mc config host add NAME URL ACCESSKEY SECRETKEY
 }
 
 // batchPassword returns which of program's arguments that are not options
@@ -1131,8 +1173,8 @@ func takesPassword(program, sub, opt string) string {
 			return o
 		}
 	}
-	if strings.HasPrefix(opt, "-") && len(opt) > 3 && !strings.Contains(opt, "=") && IsSecretKey(opt) {
-		return opt // --password x, and one dash: openssl's -passin, keytool's -storepass
+	if strings.HasPrefix(opt, "-") && (len(opt) > 3 || opt == "-pw") && !strings.Contains(opt, "=") && IsSecretKey(opt) {
+		return opt // --password x, and one dash: openssl's -passin, keytool's -storepass, nodetool's and sstableloader's -pw
 	}
 	if strings.HasPrefix(opt, "--") && !strings.Contains(opt, "=") {
 		if IsSecretKey(opt) {
@@ -1193,6 +1235,39 @@ func redactOption(program, sub, w string) string {
 	}
 	return w
 }
+
+// hostPassword hides the password of a word that is
+// user:password@host[:port][/path] without a scheme, as mysqlsh takes a
+// connection (mysqlsh root:PW@h:3306, --uri root:PW@h, --uri=root:PW@h);
+// any other word is returned as it is. An image's digest
+// (redis:7@sha256:…) is not one: what follows its @ is no host and port.
+func hostPassword(w string) string {
+	at := strings.LastIndexByte(w, '@')
+	if at < 0 || strings.Contains(w, "://") {
+		return w
+	}
+	start := 0
+	if w[0] == '-' {
+		k := strings.IndexByte(w, '=')
+		if k < 0 || k > at {
+			return w
+		}
+		start = k + 1
+	}
+	c := strings.IndexByte(w[start:at], ':')
+	if c <= 0 {
+		return w
+	}
+	c += start
+	if user := w[start:c]; strings.ContainsAny(user, `/=@"'$`) || user == "mailto" || c+1 == at || w[c+1:at] == Redacted || !hostPart.MatchString(w[at+1:]) {
+		return w
+	}
+	return w[:c+1] + Redacted + w[at:]
+}
+
+// hostPart is what follows a connection's user and password: a host, a
+// port, a path or a query.
+var hostPart = regexp.MustCompile(`^(?:[A-Za-z0-9][A-Za-z0-9.-]*|\[[0-9A-Fa-f:.]+\])(?::\d+)?(?:[/?]\S*)?$`)
 
 // minKnown is the shortest known secret a Redactor hides wherever it
 // stands: a shorter one ("pw", "1") would be found inside ordinary words.
