@@ -1077,3 +1077,45 @@ func TestMoreClientsPasswords(t *testing.T) {
 		t.Errorf("the user hidden: %q", got)
 	}
 }
+
+// Configuration lines a step writes: Redis' keywords that carry a
+// secret (sentinel auth-pass MASTER PW, tls-key-file-pass PW, masterauth
+// PW), a NAME VALUE line of a secret name, CouchDB's [admins] section,
+// and sed's substitutions into redis.conf (a back-reference to the
+// keyword, the sample password foobared replaced).
+func TestConfigLinesWritten(t *testing.T) {
+	for form, secret := range map[string]string{
+		`echo "sentinel auth-pass mymaster hunter200" >> sentinel.conf`:                         "hunter200",
+		`C="sentinel auth-pass mymaster hunter201"; echo "$C" >> sentinel.conf`:                 "hunter201",
+		`echo "tls-key-file-pass hunter202" >> redis.conf`:                                      "hunter202",
+		`echo "tls-client-key-file-pass hunter203" >> redis.conf`:                               "hunter203",
+		`echo "masterauth hunter204" >> redis.conf`:                                             "hunter204",
+		`printf 'port 6380\ntls-key-file-pass hunter205\n' >> redis.conf`:                       "hunter205",
+		"cat >> app.conf <<EOF\ndb_password hunter206\nEOF":                                     "hunter206",
+		`echo admin_token hunter207 > t.conf`:                                                   "hunter207",
+		`printf '[admins]\nadmin = hunter208\n' > local.ini`:                                    "hunter208",
+		"cat > local.d/admins.ini <<EOF\n[couchdb]\nuuid = x\n[admins]\nbench = hunter209\nEOF": "hunter209",
+		`sed -i 's/^# *\(requirepass\) .*/\1 hunter210/' redis.conf`:                            "hunter210",
+		`sed -i -E 's/^#? *(masterauth) .*/\1 hunter211/' redis.conf`:                           "hunter211",
+		`sed -i 's/foobared/hunter212/' redis.conf`:                                             "hunter212",
+		`sed -i "s|# requirepass foobared|requirepass hunter213|" /etc/redis/redis.conf`:        "hunter213",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+	for _, kept := range []string{
+		"printf '[couchdb]\\nuuid = 1234\\n' > local.ini",
+		"echo 'max_connections 100' >> app.conf",
+		"sed -i 's/^port .*/port 7000/' r.conf",
+		"token expired at 12:00 for user bench",
+	} {
+		var r Redactor
+		r.Hidden(kept)
+		if got := r.Redact(kept); got != kept {
+			t.Errorf("%q: %q", kept, got)
+		}
+	}
+}

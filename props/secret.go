@@ -217,18 +217,23 @@ var dollarString = regexp.MustCompile(`^\$(\w*)\$([^$]*)\$(\w*)\$$`)
 // PASSWORD 'x' (or PostgreSQL's $$x$$, $tag$x$tag$) in any case, PASSWORD x in capitals (prose's "password
 // authentication failed" is left alone), PASSWORD = x, SET PASSWORD FOR
 // user = x, IDENTIFIED BY x, IDENTIFIED WITH plugin BY (or AS) x,
-// requirepass x, masterauth x; an Authorization header's credential
+// requirepass x, masterauth x (and redisPassKeys'); an Authorization header's credential
 // (its scheme kept: Bearer, Basic); and the password argument of a call
 // whose name says so: PASSWORD('x'), db.auth("user", "x"),
 // db.changeUserPassword("user", "x").
 var word = regexp.MustCompile(`\b((?i:set\s+password\s+for)\s+(?:'[^']*'@'[^']*'|"[^"]*"@"[^"]*"|\S+)\s*=\s*)` + valueRE +
 	`|\b((?i:password)\s+(?:=\s*)?)('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|` + dollarQuoted + `)` +
-	`|\b((?:PASSWORD(?:\s*=)?|(?i:identified\s+by|identified\s+with\s+\w+\s+(?:by|as)|requirepass|masterauth))[ \t]+)` + valueRE +
+	`|\b((?:PASSWORD(?:\s*=)?|(?i:identified\s+by|identified\s+with\s+\w+\s+(?:by|as)|requirepass|masterauth|` + redisPassKeys + `))[ \t]+)` + valueRE +
 	`|\b((?i:(?:proxy-)?authorization)\s*:\s*(?:[A-Za-z][\w-]*\s+)?)([^\s"';|&<>` + "`" + `](?:[^"'\r\n;|&<>` + "`" + `]*[^\s"';|&<>` + "`" + `])?)` +
 	`|\b((?i:password|auth|changeUserPassword|updateUser)\s*\(\s*(?:(?:'[^']*'|"[^"]*")\s*,\s*)?)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")`)
 
+// redisPassKeys are the other keywords of Redis' and Sentinel's
+// configuration whose value is a secret: tls-key-file-pass PW,
+// tls-client-key-file-pass PW, sentinel auth-pass MASTER PW.
+const redisPassKeys = `tls-key-file-pass|tls-client-key-file-pass|sentinel\s+auth-pass\s+[^\s'"]+`
+
 // wordKey is where word's keywords that take a bare value begin.
-var wordKey = regexp.MustCompile(`\b(?:PASSWORD|(?i:identified\s+by|identified\s+with|requirepass|masterauth))\b`)
+var wordKey = regexp.MustCompile(`\b(?:PASSWORD|(?i:identified\s+by|identified\s+with|requirepass|masterauth|` + redisPassKeys + `))\b`)
 
 // redactWords hides what word finds, each keyword's value. A value that
 // holds such a keyword again (sed's s/^requirepass .*/requirepass PW/,
@@ -340,6 +345,10 @@ func redactRules(s string, refs *[]string) string {
 	s = goDSN.ReplaceAllString(s, "${1}:"+Redacted+"@${2}")
 	s = aclHash.ReplaceAllString(s, "${1}#"+Redacted)
 	s = redisSetting.ReplaceAllString(s, "${1}"+Redacted)
+	s = redactConfigLines(s)
+	if strings.Contains(s, "[admins]") {
+		s = redactAdmins(s)
+	}
 	s = pair.ReplaceAllStringFunc(s, redactPair)
 	s = redactWords(s)
 	s = redactJSPasswordVars(s)
@@ -630,6 +639,94 @@ var aclHash = regexp.MustCompile(`(^|[\s"'\[])#[0-9a-fA-F]{64}\b`)
 // redis-cli prints CONFIG GET's answer to a pipe: its name on a line, its
 // value on the next.
 var redisSetting = regexp.MustCompile(`(?m)(^(?:requirepass|masterauth|tls-key-file-pass|tls-client-key-file-pass)\r?\n)[^\r\n]+`)
+
+// configLine is a configuration file's line NAME VALUE (redis.conf's
+// form) whose name is of more than one word: at a line's start, after a
+// quote or printf's \n, or as echo's words (echo db_password PW >> f).
+var configLine = regexp.MustCompile(`(?m)(^[ \t]*|["']|\\n|\becho[ \t]+(?:-[neE]+[ \t]+)?)([A-Za-z][\w.]*[-_][\w.-]*)([ \t]+)([^\s"'\\;|&<>` + "`" + `]+)`)
+
+// redactConfigLines hides the value of each configLine whose name
+// IsSecretKey (db_password PW, tls-key-file-pass PW, admin_token PW) and
+// that the line, the quoted string or the command ends: NAME VALUE alone,
+// not the first words of a sentence.
+func redactConfigLines(s string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range configLine.FindAllStringSubmatchIndex(s, -1) {
+		name, vs, ve := s[m[4]:m[5]], m[8], m[9]
+		if !IsSecretKey(name) || s[vs:ve] == Redacted || !lineEnds(s[ve:]) {
+			continue
+		}
+		b.WriteString(s[last:vs])
+		b.WriteString(Redacted)
+		last = ve
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// lineEnds reports whether rest, what follows a value, ends its line, its
+// quoted string or its command: blanks, then the text's end, a newline,
+// a quote, printf's \n, a redirection or a separator.
+func lineEnds(rest string) bool {
+	rest = strings.TrimLeft(rest, " \t")
+	return rest == "" || strings.IndexByte("\r\n\"'>|;&", rest[0]) >= 0 || strings.HasPrefix(rest, `\n`) || strings.HasPrefix(rest, `\r`)
+}
+
+// redactAdmins hides the passwords of CouchDB's [admins] section
+// (NAME = PW on each line after it, in a file's text or printf's, its
+// lines ended by \n), up to the next section or a line that is not one.
+func redactAdmins(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "[admins]")
+		if i < 0 {
+			break
+		}
+		i += len("[admins]")
+		b.WriteString(s[:i])
+		s = s[i:]
+		for {
+			n := 0
+			switch {
+			case strings.HasPrefix(s, "\r\n"):
+				n = 2
+			case strings.HasPrefix(s, "\n"):
+				n = 1
+			case strings.HasPrefix(s, `\n`):
+				n = 2
+			}
+			if n == 0 {
+				break
+			}
+			b.WriteString(s[:n])
+			s = s[n:]
+			end := strings.IndexAny(s, "\r\n\\'\"")
+			if end < 0 {
+				end = len(s)
+			}
+			ln, t := s[:end], strings.TrimSpace(s[:end])
+			eq := strings.IndexByte(ln, '=')
+			if t != "" && t[0] != ';' && (eq <= 0 || t[0] == '[') {
+				break // another section, or no NAME = PW: the section's end
+			}
+			if eq > 0 {
+				vs := eq + 1 + len(ln[eq+1:]) - len(strings.TrimLeft(ln[eq+1:], " \t"))
+				ve := len(strings.TrimRight(ln, " \t"))
+				if vs < ve && ln[vs:ve] != Redacted {
+					ln = ln[:vs] + Redacted + ln[ve:]
+				}
+			}
+			b.WriteString(ln)
+			s = s[end:]
+		}
+	}
+	b.WriteString(s)
+	return b.String()
+}
 
 // header are the names whose value word hides keeping its first word, the
 // scheme (Authorization: Bearer REDACTED).
