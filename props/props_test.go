@@ -1119,3 +1119,23 @@ func TestConfigLinesWritten(t *testing.T) {
 		}
 	}
 }
+
+// A JavaScript variable given as createUser's or updateUser's pwd (or an
+// object's password) is a password too, as db.auth's is.
+func TestJSVariableAsPwd(t *testing.T) {
+	for form, secret := range map[string]string{
+		`mongosh --eval 'let p = "hunter220"; db.createUser({user: "u", pwd: p, roles: []})'`:           "hunter220",
+		`mongosh --eval "var pw = 'hunter221'; db.getSiblingDB('admin').createUser({user:'u',pwd:pw})"`: "hunter221",
+		`mongosh --eval 'const s = "hunter222"; db.updateUser("u", {pwd: s})'`:                          "hunter222",
+		`mongosh --eval 'const s = "hunter223"; db.auth({user: "u", password: s})'`:                     "hunter223",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+	if got := RedactText(`mongosh --eval 'let n = "bench"; db.createUser({user: n, pwd: passwordPrompt()})'`); strings.Contains(got, Redacted) {
+		t.Errorf("a variable not given as a password: %q", got)
+	}
+}

@@ -270,26 +270,41 @@ func redactWords(s string) string {
 	}
 }
 
-// jsAuthVar is a mongosh call whose password argument is a JavaScript
-// variable: db.auth("u", p), db.changeUserPassword("u", p).
-var jsAuthVar = regexp.MustCompile(`\b(?:auth|changeUserPassword)\s*\(\s*(?:'[^']*'|"[^"]*"|\\"[^"\\]*\\"|[A-Za-z_$][\w$]*)\s*,\s*([A-Za-z_$][\w$]*)\s*[,)]`)
+// jsAuthVar is where mongosh is given a JavaScript variable as a
+// password: a call's password argument, db.auth("u", p),
+// db.changeUserPassword("u", p); an object's pwd or password,
+// db.createUser({user: "u", pwd: p}), db.auth({user: "u", password: p}).
+var jsAuthVar = regexp.MustCompile(`\b(?:auth|changeUserPassword)\s*\(\s*(?:'[^']*'|"[^"]*"|\\"[^"\\]*\\"|[A-Za-z_$][\w$]*)\s*,\s*([A-Za-z_$][\w$]*)\s*[,)]` +
+	`|\b(?:pwd|password)\\?["']?\s*:\s*([A-Za-z_$][\w$]*)\s*[,}]`)
 
 // jsAssign is a JavaScript variable's declaration with a string value:
 // var p = "x", let p = 'x', const p = \"x\" (inside a double-quoted
 // shell string).
 var jsAssign = regexp.MustCompile(`\b((?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\\"(?:[^"\\]|\\[^"])*\\")`)
 
-// redactJSPasswordVars hides the string a script assigns to a JavaScript
-// variable it then gives as a password (var p = "x"; db.auth("u", p)):
-// one pass for the calls, one for the declarations.
-func redactJSPasswordVars(s string) string {
-	if !strings.Contains(s, "uth") && !strings.Contains(s, "Password") {
-		return s
+// jsPasswordVars are the JavaScript variables a script gives as
+// passwords (jsAuthVar), read before other rules hide them (pwd: p).
+func jsPasswordVars(s string) map[string]bool {
+	if !strings.Contains(s, "uth") && !strings.Contains(s, "Password") && !strings.Contains(s, "pwd") && !strings.Contains(s, "password") {
+		return nil
 	}
-	names := map[string]bool{}
+	var names map[string]bool
 	for _, m := range jsAuthVar.FindAllStringSubmatch(s, -1) {
-		names[m[1]] = true
+		if n := m[1] + m[2]; n != "true" && n != "false" && n != "null" && n != "undefined" {
+			if names == nil {
+				names = map[string]bool{}
+			}
+			names[n] = true
+		}
 	}
+	return names
+}
+
+// redactJSPasswordVars hides the string a script assigns to a JavaScript
+// variable it then gives as a password (var p = "x"; db.auth("u", p);
+// let p = "x"; db.createUser({user: "u", pwd: p})), names the variables
+// jsPasswordVars found.
+func redactJSPasswordVars(s string, names map[string]bool) string {
 	if len(names) == 0 {
 		return s
 	}
@@ -321,6 +336,7 @@ func RedactText(s string) string {
 // variables a password option's unquoted value names (-a $PW).
 func redactRules(s string, refs *[]string) string {
 	s = redactQueries(redactURLs(s))
+	jsVars := jsPasswordVars(s)
 	s = envEntry.ReplaceAllStringFunc(s, func(m string) string {
 		g := envEntry.FindStringSubmatch(m)
 		name, value := g[2]+g[6], g[4]+g[7]
@@ -351,7 +367,7 @@ func redactRules(s string, refs *[]string) string {
 	}
 	s = pair.ReplaceAllStringFunc(s, redactPair)
 	s = redactWords(s)
-	s = redactJSPasswordVars(s)
+	s = redactJSPasswordVars(s, jsVars)
 	if strings.Contains(strings.ToLower(s), "identified") { // MySQL's ALTER USER ... IDENTIFIED BY 'new' REPLACE 'current'
 		s = replaceClause.ReplaceAllString(s, "${1}"+Redacted)
 	}
@@ -560,8 +576,14 @@ func hideAssignments(s string, names []string) string {
 	return s
 }
 
+// jsCall is a value that is a call, not a secret: pwd: passwordPrompt().
+var jsCall = regexp.MustCompile(`^[A-Za-z_$][\w$.]*\($`)
+
 func redactPair(m string) string {
 	sub := pair.FindStringSubmatch(m)
+	if v := sub[3] + sub[7] + sub[11] + sub[15]; jsCall.MatchString(v) { // each alternative's value
+		return m
+	}
 	switch {
 	case sub[1] != "":
 		if v := m[len(sub[1])+len(sub[2]):]; IsSecretKey(sub[1]) && !isDirVar(sub[1], v) {
