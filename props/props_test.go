@@ -1093,6 +1093,7 @@ func TestConfigLinesWritten(t *testing.T) {
 		`printf 'port 6380\ntls-key-file-pass hunter205\n' >> redis.conf`:                       "hunter205",
 		"cat >> app.conf <<EOF\ndb_password hunter206\nEOF":                                     "hunter206",
 		`echo admin_token hunter207 > t.conf`:                                                   "hunter207",
+		"printf 'db_password x\\n' > a.conf; echo admin_token hunter214 > t.conf":               "hunter214",
 		`printf '[admins]\nadmin = hunter208\n' > local.ini`:                                    "hunter208",
 		"cat > local.d/admins.ini <<EOF\n[couchdb]\nuuid = x\n[admins]\nbench = hunter209\nEOF": "hunter209",
 		`sed -i 's/^# *\(requirepass\) .*/\1 hunter210/' redis.conf`:                            "hunter210",
@@ -1137,5 +1138,72 @@ func TestJSVariableAsPwd(t *testing.T) {
 	}
 	if got := RedactText(`mongosh --eval 'let n = "bench"; db.createUser({user: n, pwd: passwordPrompt()})'`); strings.Contains(got, Redacted) {
 		t.Errorf("a variable not given as a password: %q", got)
+	}
+}
+
+// A credential a sentence gives, in a comment (a plan's, a step's) or a
+// departure's text (RedactProse): a secret word followed by its value,
+// right after it or after is, to, -, ->, :, or user/PW after creds or
+// login. Sentences that give none are kept.
+func TestProseCredentials(t *testing.T) {
+	for form, secret := range map[string]string{
+		"# the redis password is hunter230":            "hunter230",
+		"# password hunter231":                         "hunter231",
+		"# Password for redis -> hunter232":            "hunter232",
+		"# pw is hunter233":                            "hunter233",
+		"# creds: admin/hunter234":                     "hunter234",
+		"# login admin / hunter235":                    "hunter235",
+		"# user admin, password hunter236":             "hunter236",
+		"# token hunter237":                            "hunter237",
+		"# password was set to hunter238":              "hunter238",
+		"# Password - hunter239":                       "hunter239",
+		"# password:\n# hunter240\nredis-cli ping":     "hunter240",
+		"# secret key hunter241":                       "hunter241",
+		"redis-cli ping   # the password is changeme":  "changeme",
+		"# the api key is Zq8xHunter242.":              "Zq8xHunter242",
+		"echo ok\n  # the redis password is hunterxyz": "hunterxyz",
+		"# password is correcthorse, the user bench":   "correcthorse",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+	for form, secret := range map[string]string{
+		"password hunter243":                  "hunter243",
+		"the login uses password hunter244":   "hunter244",
+		"creds admin/hunter245 given by ops":  "hunter245",
+		"the token is Secr3tHunter246; see x": "Secr3tHunter246",
+	} {
+		if got := RedactProse(form); strings.Contains(got, secret) {
+			t.Errorf("RedactProse(%q) = %q", form, got)
+		}
+	}
+	for _, kept := range []string{
+		"# FATAL: password authentication failed for user bench",
+		"# the password is required for login",
+		"# the token is expired",
+		"# set the password below",
+		"# generate a new token with the CLI",
+		"# password file at /etc/redis/pw",
+		"# token TTL 3600 seconds",
+		"# the password is stored in $REDIS_PASSWORD",
+		"# 1 million passwords per second against a modern box",
+		"# login to the server as admin",
+		"# password hashed with sha256",
+		"# Server\nredis_version:7.2.4\n# Clients\nconnected_clients:1",
+		"issue #12: the token is refreshed",
+	} {
+		if got := RedactText(kept); got != kept {
+			t.Errorf("RedactText(%q) = %q", kept, got)
+		}
+		if got := RedactProse(strings.TrimPrefix(kept, "# ")); got != strings.TrimPrefix(kept, "# ") {
+			t.Errorf("RedactProse(%q) = %q", kept, got)
+		}
+	}
+	// An error's text is no comment: its sentences are not read as prose.
+	if got := RedactText("ERR the password is wrongpass1"); got != "ERR the password is wrongpass1" {
+		t.Errorf("%q", got)
 	}
 }

@@ -285,7 +285,8 @@ var jsAssign = regexp.MustCompile(`\b((?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=
 // jsPasswordVars are the JavaScript variables a script gives as
 // passwords (jsAuthVar), read before other rules hide them (pwd: p).
 func jsPasswordVars(s string) map[string]bool {
-	if !strings.Contains(s, "uth") && !strings.Contains(s, "Password") && !strings.Contains(s, "pwd") && !strings.Contains(s, "password") {
+	if !strings.Contains(s, "uth") && !strings.Contains(s, "Password") && !strings.Contains(s, "pwd") && !strings.Contains(s, "password") ||
+		!strings.Contains(s, "var") && !strings.Contains(s, "let") && !strings.Contains(s, "const") { // no declaration: no variable's value to find
 		return nil
 	}
 	var names map[string]bool
@@ -368,6 +369,7 @@ func redactRules(s string, refs *[]string) string {
 	s = pair.ReplaceAllStringFunc(s, redactPair)
 	s = redactWords(s)
 	s = redactJSPasswordVars(s, jsVars)
+	s = redactComments(s)
 	if strings.Contains(strings.ToLower(s), "identified") { // MySQL's ALTER USER ... IDENTIFIED BY 'new' REPLACE 'current'
 		s = replaceClause.ReplaceAllString(s, "${1}"+Redacted)
 	}
@@ -662,32 +664,105 @@ var aclHash = regexp.MustCompile(`(^|[\s"'\[])#[0-9a-fA-F]{64}\b`)
 // value on the next.
 var redisSetting = regexp.MustCompile(`(?m)(^(?:requirepass|masterauth|tls-key-file-pass|tls-client-key-file-pass)\r?\n)[^\r\n]+`)
 
-// configLine is a configuration file's line NAME VALUE (redis.conf's
-// form) whose name is of more than one word: at a line's start, after a
-// quote or printf's \n, or as echo's words (echo db_password PW >> f).
-var configLine = regexp.MustCompile(`(?m)(^[ \t]*|["']|\\n|\becho[ \t]+(?:-[neE]+[ \t]+)?)([A-Za-z][\w.]*[-_][\w.-]*)([ \t]+)([^\s"'\\;|&<>` + "`" + `]+)`)
-
-// redactConfigLines hides the value of each configLine whose name
-// IsSecretKey (db_password PW, tls-key-file-pass PW, admin_token PW) and
-// that the line, the quoted string or the command ends: NAME VALUE alone,
-// not the first words of a sentence.
+// redactConfigLines hides the value of each configuration file's line
+// NAME VALUE (redis.conf's form) whose name, of more than one word,
+// IsSecretKey (db_password PW, tls-key-file-pass PW, admin_token PW):
+// at a line's start, after a quote or printf's \n, or as echo's words
+// (echo db_password PW >> f); and that the line, the quoted string or the
+// command ends: NAME VALUE alone, not the first words of a sentence. A
+// scan, not a regular expression: it reads every step's output.
 func redactConfigLines(s string) string {
+	var found [][2]int
+	hide := func(k int) {
+		if vs, ve := configValue(s, k); ve > vs {
+			found = append(found, [2]int{vs, ve})
+		}
+	}
+	hide(0)
+	for i := 0; i < len(s); {
+		k := strings.IndexAny(s[i:], "\n\"'\\")
+		if k < 0 {
+			break
+		}
+		i += k + 1
+		if s[i-1] != '\\' || i < len(s) && s[i] == 'n' {
+			if s[i-1] == '\\' {
+				i++
+			}
+			hide(i)
+		}
+	}
+	for i := 0; ; {
+		k := strings.Index(s[i:], "echo ")
+		if k < 0 {
+			break
+		}
+		i += k + len("echo ")
+		if j := i - len("echo "); j == 0 || !isWordByte(s[j-1]) {
+			k := i
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+				k++
+			}
+			if k+1 < len(s) && s[k] == '-' {
+				e := k + 1
+				for e < len(s) && strings.IndexByte("neE", s[e]) >= 0 {
+					e++
+				}
+				if e < len(s) && (s[e] == ' ' || s[e] == '\t') {
+					k = e
+				}
+			}
+			hide(k)
+		}
+	}
+	if len(found) == 0 {
+		return s
+	}
+	slices.SortFunc(found, func(x, y [2]int) int { return x[0] - y[0] })
 	var b strings.Builder
 	last := 0
-	for _, m := range configLine.FindAllStringSubmatchIndex(s, -1) {
-		name, vs, ve := s[m[4]:m[5]], m[8], m[9]
-		if !IsSecretKey(name) || s[vs:ve] == Redacted || !lineEnds(s[ve:]) {
-			continue
+	for _, f := range found {
+		if f[0] >= last {
+			b.WriteString(s[last:f[0]])
+			b.WriteString(Redacted)
+			last = f[1]
 		}
-		b.WriteString(s[last:vs])
-		b.WriteString(Redacted)
-		last = ve
-	}
-	if last == 0 {
-		return s
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// configValue returns where the value of a configuration line NAME
+// VALUE that begins at k (after blanks) is, when its name is secret and
+// the line ends after it; else 0, 0.
+func configValue(s string, k int) (int, int) {
+	for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+		k++
+	}
+	if k >= len(s) || !(s[k] >= 'a' && s[k] <= 'z' || s[k] >= 'A' && s[k] <= 'Z') {
+		return 0, 0
+	}
+	n := k
+	sep := false
+	for n < len(s) && (isWordByte(s[n]) || s[n] == '.' || s[n] == '-') {
+		sep = sep || s[n] == '_' || s[n] == '-'
+		n++
+	}
+	if !sep || n == len(s) || s[n] != ' ' && s[n] != '\t' {
+		return 0, 0
+	}
+	vs := n
+	for vs < len(s) && (s[vs] == ' ' || s[vs] == '\t') {
+		vs++
+	}
+	ve := vs
+	for ve < len(s) && strings.IndexByte(" \t\r\n\"'\\;|&<>`", s[ve]) < 0 {
+		ve++
+	}
+	if ve == vs || s[vs:ve] == Redacted || !lineEnds(s[ve:]) || !IsSecretKey(s[k:n]) {
+		return 0, 0
+	}
+	return vs, ve
 }
 
 // lineEnds reports whether rest, what follows a value, ends its line, its
