@@ -122,6 +122,18 @@ func RedactProse(s string) string {
 	return redactProse(RedactText(s))
 }
 
+// RedactProse hides in s what RedactProse finds and every known secret.
+func (r *Redactor) RedactProse(s string) string { return RedactProse(r.HideKnown(s)) }
+
+// HiddenProse adds what RedactProse hides in text, a text of sentences,
+// as Hidden adds what RedactText hides.
+func (r *Redactor) HiddenProse(text string) {
+	r.Hidden(text)
+	for _, v := range hiddenPieces(text, RedactProse(text)) {
+		r.learn(v)
+	}
+}
+
 // redactProse hides the values prose gives its secret words in s.
 func redactProse(s string) string {
 	if !mayHoldProse(s) {
