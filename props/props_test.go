@@ -1207,3 +1207,30 @@ func TestProseCredentials(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+// A name ending in pw without a separator (ROOTPW, adminpw), jq's and
+// yq's update-assignment |=, and PostgreSQL's Unicode-escaped and
+// escape strings after PASSWORD.
+func TestPwNamesAndQuotedForms(t *testing.T) {
+	for form, secret := range map[string]string{
+		`ROOTPW=hunter250; echo ok`:                                       "hunter250",
+		`DBPW=hunter251 psql -h 127.0.0.1`:                                "hunter251",
+		`psql --set=adminpw=hunter252 -f init.sql`:                        "hunter252",
+		`kubectl create secret generic x --from-literal=rootpw=hunter253`: "hunter253",
+		`yq -i '.auth.rootPassword |= "hunter254"' values.yaml`:           "hunter254",
+		`psql -c "ALTER ROLE r PASSWORD U&'hunter255'"`:                   "hunter255",
+		`ALTER ROLE r PASSWORD U&'hunter256'`:                             "hunter256",
+		`alter role r with password E'hunter257'`:                         "hunter257",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+	for name, want := range map[string]bool{"ROOTPW": true, "adminpw": true, "redis.dbpw": true, "pwrlevel": false, "PW": true} {
+		if got := IsSecretKey(name); got != want {
+			t.Errorf("IsSecretKey(%q) = %v", name, got)
+		}
+	}
+}

@@ -86,7 +86,7 @@ func IsSecretKey(name string) bool {
 			return true
 		}
 	}
-	if last == "pw" || strings.HasSuffix(last, "_pw") || strings.HasSuffix(last, "-pw") || strings.HasSuffix(name, "Pw") || strings.HasSuffix(name, "PW") && len(name) > 2 && name[len(name)-3] >= 'a' { // redis.pw, nodetool -pw, adminPw
+	if strings.HasSuffix(last, "pw") { // redis.pw, nodetool -pw, adminPw, ROOTPW, adminpw: no word ends so
 		return true
 	}
 	if !strings.HasSuffix(last, "key") {
@@ -190,7 +190,7 @@ const valueRE = `((?:'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")(?:'(?:[^'\\]|\\.|''
 	`\\"(?:[^"\\]|\\[^"])*\\"|\\'(?:[^'\\]|\\[^'])*\\'|` +
 	`(?:\\[ \t]|[^\s&;,)}\]{\['"|<>` + "`" + `]|'[^'\s]*'|"[^"\s]*")(?:\\[ \t]|[^\s&;,)}\]'"|<>` + "`" + `]|'[^'\s]*'|"[^"\s]*")*)`
 
-// pair matches name=value, and "name": value (\"name\": \"value\" too,
+// pair matches name=value (jq's and yq's name |= value too), and "name": value (\"name\": \"value\" too,
 // inside a double-quoted shell string) or name: value where the name is
 // quoted or begins a line, an object, a list item, a quoted argument
 // (curl -H 'X-Api-Key: x') or a word (# the redis password: x; a word
@@ -200,7 +200,7 @@ const valueRE = `((?:'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")(?:'(?:[^'\\]|\\.|''
 // IsSecretKey's to say; a value that is not secret is read again for
 // pairs of its own (--from-literal=password=x, --set=auth.rootPassword=x,
 // --env=POSTGRES_PASSWORD=x).
-var pair = regexp.MustCompile(`([\w.-]+)(\s*=\s*)` + valueRE +
+var pair = regexp.MustCompile(`([\w.-]+)(\s*\|?=\s*)` + valueRE +
 	`|(["'])([\w.-]+)(\\?["']\s*:\s*)` + valueRE +
 	`|((?:^|[{,#"'\s]|^\s*-)\s*)([\w.-]+)(\s*:[ \t]+)` + valueRE +
 	`|((?:^|[\s{,(\[=&?;])\s*)([\w.-]+)(:)` + valueRE)
@@ -214,7 +214,7 @@ const dollarQuoted = `\$(?:[A-Za-z_]\w*)?\$[^$]*\$(?:[A-Za-z_]\w*)?\$`
 var dollarString = regexp.MustCompile(`^\$(\w*)\$([^$]*)\$(\w*)\$$`)
 
 // word matches a command word that takes a password and what follows:
-// PASSWORD 'x' (or PostgreSQL's $$x$$, $tag$x$tag$) in any case, PASSWORD x in capitals (prose's "password
+// PASSWORD 'x' (or PostgreSQL's U&'x', E'x', $$x$$, $tag$x$tag$) in any case, PASSWORD x in capitals (prose's "password
 // authentication failed" is left alone), PASSWORD = x, SET PASSWORD FOR
 // user = x, IDENTIFIED BY x, IDENTIFIED WITH plugin BY (or AS) x,
 // requirepass x, masterauth x (and redisPassKeys'); an Authorization header's credential
@@ -222,7 +222,7 @@ var dollarString = regexp.MustCompile(`^\$(\w*)\$([^$]*)\$(\w*)\$$`)
 // whose name says so: PASSWORD('x'), db.auth("user", "x"),
 // db.changeUserPassword("user", "x").
 var word = regexp.MustCompile(`\b((?i:set\s+password\s+for)\s+(?:'[^']*'@'[^']*'|"[^"]*"@"[^"]*"|\S+)\s*=\s*)` + valueRE +
-	`|\b((?i:password)\s+(?:=\s*)?)('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|` + dollarQuoted + `)` +
+	`|\b((?i:password)\s+(?:=\s*)?)((?:[Uu]&|[Ee])?'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|` + dollarQuoted + `)` +
 	`|\b((?:PASSWORD(?:\s*=)?|(?i:identified\s+by|identified\s+with\s+\w+\s+(?:by|as)|requirepass|masterauth|` + redisPassKeys + `))[ \t]+)` + valueRE +
 	`|\b((?i:(?:proxy-)?authorization)\s*:\s*(?:[A-Za-z][\w-]*\s+)?)([^\s"';|&<>` + "`" + `](?:[^"'\r\n;|&<>` + "`" + `]*[^\s"';|&<>` + "`" + `])?)` +
 	`|\b((?i:password|auth|changeUserPassword|updateUser)\s*\(\s*(?:(?:'[^']*'|"[^"]*")\s*,\s*)?)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")`)
@@ -1702,6 +1702,11 @@ func (r *Redactor) learn(v string) {
 	}
 	if m := dollarString.FindStringSubmatch(v); m != nil && m[1] == m[3] { // PostgreSQL's $$pw$$, $tag$pw$tag$
 		r.Add(m[2])
+	}
+	for _, p := range []string{"U&'", "u&'", "E'", "e'"} { // PostgreSQL's U&'pw', E'pw'
+		if a, ok := strings.CutPrefix(v, p); ok && len(a) > 1 && strings.HasSuffix(a, "'") {
+			r.learn("'" + a)
+		}
 	}
 	if a, ok := strings.CutPrefix(v, "$'"); ok { // bash's $'...': C's escapes
 		v = "'" + a
