@@ -1234,3 +1234,25 @@ func TestPwNamesAndQuotedForms(t *testing.T) {
 		}
 	}
 }
+
+// aws configure's answers given on its input (the access key, then the
+// secret), and a MongoDB SASL conversation's payload (PLAIN's holds the
+// password: it is known too).
+func TestAWSConfigureInputAndSASLPayload(t *testing.T) {
+	for form, secret := range map[string]string{
+		`printf 'AKIAEXAMPLE0\nhunter260\nus-east-1\njson\n' | aws configure`:                                    "hunter260",
+		"aws configure --profile bench <<EOF\nAKIAEXAMPLE0\nhunter261\nus-east-1\njson\nEOF":                     "hunter261",
+		`{"saslStart":1,"mechanism":"PLAIN","payload":{"$binary":{"base64":"AHUAaHVudGVyMjYy","subType":"00"}}}`: "AHUAaHVudGVyMjYy",
+		`{"saslStart": 1, "mechanism": "PLAIN", "payload": {"$binary": {"base64": "AHUAaHVudGVyMjYy"}}}`:         "hunter262",
+		`db.runCommand({saslContinue: 1, conversationId: 1, payload: BinData(0, "aHVudGVyMjYz")})`:               "aHVudGVyMjYz",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+	if got := RedactText(`aws configure list; {"payload": "x"}`); strings.Contains(got, Redacted) {
+		t.Errorf("%q", got)
+	}
+}

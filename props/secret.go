@@ -1,6 +1,7 @@
 package props
 
 import (
+	"encoding/base64"
 	"net/url"
 	"path"
 	"regexp"
@@ -361,6 +362,9 @@ func redactRules(s string, refs *[]string) string {
 	}
 	s = goDSN.ReplaceAllString(s, "${1}:"+Redacted+"@${2}")
 	s = aclHash.ReplaceAllString(s, "${1}#"+Redacted)
+	if strings.Contains(s, "sasl") {
+		s = saslPayload.ReplaceAllString(s, "${1}${2}${3}"+Redacted)
+	}
 	s = redisSetting.ReplaceAllString(s, "${1}"+Redacted)
 	s = redactConfigLines(s)
 	if strings.Contains(s, "[admins]") {
@@ -658,6 +662,28 @@ var goDSN = regexp.MustCompile(`((?:^|[\s"'=,;(])[^\s:@"'/;(]*):[^\s"']+@((?:tcp
 // aclHash matches a password's hash as Redis' ACL LIST shows a user's
 // rules (user bench on #<SHA-256 in hex> ~* +@all), wherever it stands.
 var aclHash = regexp.MustCompile(`(^|[\s"'\[])#[0-9a-fA-F]{64}\b`)
+
+// saslPayload is the payload of a MongoDB SASL conversation's message
+// (saslStart, saslContinue), as Extended JSON writes it ({"$binary":
+// {"base64": "x"}}), as a string, or as mongosh's BinData(0, "x"): PLAIN's
+// holds the password.
+var saslPayload = regexp.MustCompile(`("payload"\s*:\s*\{\s*"\$binary"\s*:\s*\{[^{}]*?"base64"\s*:\s*)"[^"]*"` +
+	`|(\bpayload"?\s*:\s*BinData\(\s*\d+\s*,\s*)(?:"[^"]*"|'[^']*')` +
+	`|("payload"\s*:\s*)"[^"]*"`)
+
+// plainPassword returns the password of a SASL PLAIN message, v in
+// base64: authzid NUL authcid NUL password.
+func plainPassword(v string) (string, bool) {
+	if len(v) < 8 || len(v)%4 != 0 || strings.Trim(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") != "" {
+		return "", false
+	}
+	b, err := base64.StdEncoding.DecodeString(v)
+	if err != nil || strings.Count(string(b), "\x00") != 2 {
+		return "", false
+	}
+	pw := string(b[strings.LastIndexByte(string(b), 0)+1:])
+	return pw, pw != ""
+}
 
 // redisSetting matches a Redis setting that holds a password as
 // redis-cli prints CONFIG GET's answer to a pipe: its name on a line, its
@@ -1699,6 +1725,9 @@ func (r *Redactor) learn(v string) {
 			}
 			r.learn(e)
 		}
+	}
+	if pw, ok := plainPassword(strings.Trim(v, `"'`)); ok { // a SASL PLAIN payload's password
+		r.Add(pw)
 	}
 	if m := dollarString.FindStringSubmatch(v); m != nil && m[1] == m[3] { // PostgreSQL's $$pw$$, $tag$pw$tag$
 		r.Add(m[2])

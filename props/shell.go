@@ -389,6 +389,12 @@ func (s *shellState) call(words []*syntax.Word, depth int) {
 		line, _, _ := strings.Cut(in, "\n")
 		s.given(prog, append(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "-x" }), line))
 	}
+	if in != "" && prog == "aws" && len(args) > 1 && args[1] == "configure" && (len(args) == 2 || strings.HasPrefix(args[2], "-")) { // aws configure's answers: the access key, then the secret
+		if lines := strings.Split(in, "\n"); len(lines) > 1 {
+			s.secret(strings.TrimSpace(lines[0]))
+			s.secret(strings.TrimSpace(lines[1]))
+		}
+	}
 	if in != "" && stdinIsSecret(prog, args) { // --from-file=password=/dev/stdin, docker secret create NAME -
 		s.secret(strings.TrimRight(in, "\n"))
 	}
