@@ -1256,3 +1256,28 @@ func TestAWSConfigureInputAndSASLPayload(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+// NAME: VALUE after other words (prose's form) does not take an error's
+// own wording for a value: a common word, a word ending in -ed or -ing.
+func TestErrorWordingKept(t *testing.T) {
+	for _, kept := range []string{
+		"-p my.token: property my.token: unknown property",
+		"get credentials: failed to refresh cached credentials",
+		"dynamodb: get credentials: operation error STS: AssumeRole",
+		"open token: missing file",
+	} {
+		if got := RedactText(kept); got != kept {
+			t.Errorf("RedactText(%q) = %q", kept, got)
+		}
+	}
+	for form, want := range map[string]string{
+		"# the redis password: changeme":  "# the redis password: REDACTED",
+		"echo the admin token: hunter270": "echo the admin token: REDACTED",
+		"bad -p my.token: xyz12345 value": "bad -p my.token: REDACTED value",
+		"password: failed\n":              "password: REDACTED\n",
+	} {
+		if got := RedactText(form); got != want {
+			t.Errorf("RedactText(%q) = %q, want %q", form, got, want)
+		}
+	}
+}

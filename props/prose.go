@@ -59,7 +59,8 @@ func init() {
 		auth authentication hash hashing reset change policy prompt file files length
 		protected protection encryption less login based rotation expiry validation check
 		strength field option options setting settings flag env environment variable variables
-		mode type key keys value values stdin prompt configured config same`) {
+		mode type key keys value values stdin prompt configured config same
+		property properties error errors operation request response`) {
 		proseCommon[w] = true
 	}
 }
@@ -265,12 +266,26 @@ func noProseValue(w string) bool {
 		strings.HasPrefix(w, "$") || strings.HasPrefix(w, "<") || strings.HasPrefix(w, "{{") || strings.HasPrefix(w, "%") {
 		return true
 	}
-	if l := strings.ToLower(w); strings.HasSuffix(l, "ed") || strings.HasSuffix(l, "ing") {
-		if sentenceWord(w) {
-			return true
-		}
+	if participle(w) {
+		return true
 	}
 	return strings.IndexFunc(w, func(r rune) bool { return !(r >= '0' && r <= '9' || r == '.' || r == ',') }) < 0
+}
+
+// participle reports whether w is a word of a sentence ending in -ed or
+// -ing (expired, failed, missing).
+func participle(w string) bool {
+	l := strings.ToLower(w)
+	return (strings.HasSuffix(l, "ed") || strings.HasSuffix(l, "ing")) && sentenceWord(w)
+}
+
+// commonWord reports whether w, a value NAME: VALUE gives after other
+// words, is a sentence's word rather than a credential: a common word or
+// a participle (property my.token: unknown property; get credentials:
+// failed to refresh).
+func commonWord(w string) bool {
+	w = strings.Trim(w, `"'`)
+	return proseCommon[strings.ToLower(w)] || participle(w)
 }
 
 // redactComments hides what prose gives in the comments of s: from a #

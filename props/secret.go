@@ -612,6 +612,9 @@ func redactPair(m string) string {
 			return sub[4] + sub[5] + sub[6] + pair.ReplaceAllStringFunc(v, redactPair)
 		}
 	case sub[9] != "":
+		if sub[8] != "" && strings.IndexByte(" \t#", sub[8][0]) >= 0 && commonWord(sub[11]) {
+			return m // after other words: an error's own wording (my.token: unknown property), not a value
+		}
 		if IsSecretKey(sub[9]) && !header[strings.ToLower(sub[9])] {
 			return sub[8] + sub[9] + sub[10] + Redacted
 		}
