@@ -32,7 +32,12 @@ import (
 //     --pass=, --token, one dash too: -passin, -storepass), and the short
 //     options of the clients (and subcommands) whose -a, -p or -u carries
 //     one (redis-cli -a, mysql -pPW, cqlsh -p, docker login -p, curl -u
-//     user:pw).
+//     user:pw), the argument a subcommand takes as one (rabbitmqctl
+//     change_password user pw), user:pw@host without a scheme;
+//   - a configuration line NAME VALUE of a secret name (db_password x),
+//     CouchDB's [admins] lines;
+//   - the value a sentence gives a secret word in a comment or a
+//     departure's text (# the redis password is x; see prose.go).
 //
 // And by value: a Redactor knows every value the rules found secret
 // anywhere (a plan's step, a property, a URL) and hides each wherever it
@@ -1026,8 +1031,8 @@ var shortPassword = map[string][]string{
 	"redis-cli": {"-a"}, "redis-benchmark": {"-a"}, "valkey-cli": {"-a"}, "keydb-cli": {"-a"},
 	"mysql": {"-p="}, "mariadb": {"-p="}, "mysqldump": {"-p="}, "mysqladmin": {"-p="}, "mysqlslap": {"-p="},
 	"sshpass": {"-p"}, "cqlsh": {"-p"}, "nodetool": {"-pw"}, "couchbase-cli": {"-p"}, "cbc": {"-P"},
-	"cbq":     {"-p", "-c:", "--credentials:"}, // any other Couchbase tool: couchbaseTool's -p
-	"mongosh": {"-p"}, "mongo": {"-p"},
+	// Any other Couchbase tool (couchbaseTool) takes -p.
+	"cbq": {"-p", "-c:", "--credentials:"}, "mongosh": {"-p"}, "mongo": {"-p"},
 	"mongodump": {"-p"}, "mongostat": {"-p"}, "mongotop": {"-p"}, "mongofiles": {"-p"}, "mongorestore": {"-p"}, "mongoimport": {"-p"}, "mongoexport": {"-p"},
 	"curl": {"-u:"}, "memtier_benchmark": {"-a"}, "http": {"-a:", "--auth:"}, "https": {"-a:", "--auth:"}, // HTTPie
 	"etcdctl": {"--user:"}, "sqlcmd": {"-P"}, "cypher-shell": {"-p"}, "openssl enc": {"-k"},
