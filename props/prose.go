@@ -60,7 +60,7 @@ func init() {
 		protected protection encryption less login based rotation expiry validation check
 		strength field option options setting settings flag env environment variable variables
 		mode type key keys value values stdin prompt configured config same
-		property properties error errors operation request response`) {
+		property properties error errors operation request response vault console readme docs`) {
 		proseCommon[w] = true
 	}
 }
