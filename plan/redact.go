@@ -44,7 +44,7 @@ func Redact(text string) string {
 		return unreadable
 	}
 	w := walk{secretAnchors: map[*yaml.Node]bool{}}
-	w.node(&doc, false, false)
+	w.node(&doc, false, false, false)
 	edits, known := w.edits, &w.known
 	slices.SortFunc(edits, func(a, b edit) int { return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.col, b.col)) })
 	edits = slices.CompactFunc(edits, func(a, b edit) bool { return a.line == b.line && a.col == b.col })
@@ -52,7 +52,7 @@ func Redact(text string) string {
 	if verified(&doc, out) {
 		return known.HideKnown(out)
 	}
-	redactTree(&doc, false, map[*yaml.Node]bool{})
+	redactTree(&doc, false, false, map[*yaml.Node]bool{})
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
@@ -69,6 +69,7 @@ type edit struct {
 	flow      bool
 	repl      string
 	block     bool // a block scalar's content lines, each redacted
+	prose     bool // a departure's text: read as sentences too (props.RedactProse)
 }
 
 // walk collects the edits of a plan's nodes and the secret values they
@@ -82,13 +83,14 @@ type walk struct {
 }
 
 // node walks n and its children: secret is true under a key that names a
-// credential, flow inside { } or [ ].
-func (w *walk) node(n *yaml.Node, secret, flow bool) {
+// credential, flow inside { } or [ ], prose under departures (its text
+// read as sentences too).
+func (w *walk) node(n *yaml.Node, secret, flow, prose bool) {
 	w.comments(n)
 	switch n.Kind {
 	case yaml.DocumentNode, yaml.SequenceNode:
 		for _, c := range n.Content {
-			w.node(c, secret, flow || n.Style&yaml.FlowStyle != 0)
+			w.node(c, secret, flow || n.Style&yaml.FlowStyle != 0, prose)
 		}
 	case yaml.MappingNode:
 		f := flow || n.Style&yaml.FlowStyle != 0
@@ -96,38 +98,53 @@ func (w *walk) node(n *yaml.Node, secret, flow bool) {
 			k, v := n.Content[i], n.Content[i+1]
 			w.comments(k)
 			w.hidden(k.Value)
-			w.node(v, secret || props.IsSecretKey(k.Value), f)
+			w.node(v, secret || props.IsSecretKey(k.Value), f, prose || isProse(k.Value))
 		}
 	case yaml.AliasNode:
 		// The anchor's node is redacted where it stands; a secret alias
 		// makes its anchor's value secret there too.
 		if secret && n.Alias != nil && !w.secretAnchors[n.Alias] {
 			w.secretAnchors[n.Alias] = true
-			w.node(n.Alias, true, flow)
+			w.node(n.Alias, true, flow, prose)
 		}
 	case yaml.ScalarNode:
-		e := edit{line: n.Line, col: n.Column, style: n.Style, flow: flow}
+		e := edit{line: n.Line, col: n.Column, style: n.Style, flow: flow, prose: prose}
 		switch {
 		case secret && n.Value != "" && n.Value != props.Redacted:
 			w.known.Add(n.Value)
 			e.repl = props.Redacted
 		case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
-			if props.RedactText(n.Value) == n.Value {
+			if redactScalar(n.Value, prose) == n.Value {
 				return
 			}
 			e.block = true
 		default:
-			r := props.RedactText(n.Value)
+			r := redactScalar(n.Value, prose)
 			if r == n.Value {
 				return
 			}
 			e.repl = strconv.Quote(r)
 		}
-		if !secret {
+		if !secret && prose {
+			w.known.HiddenProse(n.Value)
+		} else if !secret {
 			w.hidden(n.Value) // what a rule finds here is hidden wherever the plan repeats it
 		}
 		w.edits = append(w.edits, e)
 	}
+}
+
+// isProse reports whether the values under key are sentences: a
+// departure's what, why and seed.
+func isProse(key string) bool { return key == "departures" }
+
+// redactScalar is a value with what the rules find hidden: read as
+// sentences too where prose (props.RedactProse).
+func redactScalar(v string, prose bool) string {
+	if prose {
+		return props.RedactProse(v)
+	}
+	return props.RedactText(v)
 }
 
 // comments makes known the secrets that rules find in n's comments.
@@ -164,7 +181,7 @@ func Secrets(text string) *props.Redactor {
 		w.hidden(text)
 		return &w.known
 	}
-	w.node(&doc, false, false)
+	w.node(&doc, false, false, false)
 	return &w.known
 }
 
@@ -190,7 +207,7 @@ func applyEdits(text string, edits []edit) string {
 		if e.style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
 			end := blockEnd(text, starts, e.line)
 			if e.block { // the header kept, the content redacted
-				text = text[:lineEnd] + redactBlock(text[lineEnd:end]) + text[end:]
+				text = text[:lineEnd] + redactBlock(text[lineEnd:end], e.prose) + text[end:]
 			} else {
 				text = text[:start] + e.repl + "\n" + text[end:]
 			}
@@ -203,21 +220,39 @@ func applyEdits(text string, edits []edit) string {
 	return redactLines(text) // comments, and what the edits left
 }
 
-// redactBlock applies props.RedactText to a block scalar's content lines
-// read together, as a shell reads them (a line a backslash ends goes on in
-// the next), if that keeps its lines; else to each line.
-func redactBlock(text string) string {
-	if r := props.RedactText(text); strings.Count(r, "\n") == strings.Count(text, "\n") {
+// redactBlock applies props.RedactText (props.RedactProse where prose)
+// to a block scalar's content lines read together, as a shell reads them
+// (a line a backslash ends goes on in the next), if that keeps its lines;
+// else to each line.
+func redactBlock(text string, prose bool) string {
+	if r := redactScalar(text, prose); strings.Count(r, "\n") == strings.Count(text, "\n") {
 		return r
 	}
 	return redactLines(text)
 }
 
-// redactLines applies props.RedactText to each line of text.
+// redactLines applies props.RedactText to each line of text, the lines of
+// a comment that goes on over several read together (# password: on one,
+// the value on the next), as the parsed comment is.
 func redactLines(text string) string {
 	lines := strings.SplitAfter(text, "\n")
-	for i, ln := range lines {
-		lines[i] = props.RedactText(ln)
+	for i := 0; i < len(lines); i++ {
+		k := i + 1
+		if strings.HasPrefix(strings.TrimLeft(lines[i], " \t"), "#") {
+			for k < len(lines) && strings.HasPrefix(strings.TrimLeft(lines[k], " \t"), "#") {
+				k++
+			}
+		}
+		if r := props.RedactText(strings.Join(lines[i:k], "")); k == i+1 {
+			lines[i] = r
+		} else if rs := strings.SplitAfter(r, "\n"); len(rs) >= k-i && strings.Count(r, "\n") == strings.Count(strings.Join(lines[i:k], ""), "\n") {
+			copy(lines[i:k], rs)
+		} else {
+			for j := i; j < k; j++ {
+				lines[j] = props.RedactText(lines[j])
+			}
+		}
+		i = k - 1
 	}
 	return strings.Join(lines, "")
 }
@@ -305,28 +340,28 @@ func scalarEnd(text string, start, lineEnd int, style yaml.Style, flow bool) int
 
 // redactTree hides in the parsed plan what walk finds, and what its
 // comments hold; each anchor made secret once (secretAnchors).
-func redactTree(n *yaml.Node, secret bool, secretAnchors map[*yaml.Node]bool) {
+func redactTree(n *yaml.Node, secret, prose bool, secretAnchors map[*yaml.Node]bool) {
 	n.HeadComment, n.LineComment, n.FootComment = props.RedactText(n.HeadComment), props.RedactText(n.LineComment), props.RedactText(n.FootComment)
 	switch n.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			redactTree(n.Content[i], false, secretAnchors)
-			redactTree(n.Content[i+1], secret || props.IsSecretKey(n.Content[i].Value), secretAnchors)
+			redactTree(n.Content[i], false, false, secretAnchors)
+			redactTree(n.Content[i+1], secret || props.IsSecretKey(n.Content[i].Value), prose || isProse(n.Content[i].Value), secretAnchors)
 		}
 	case yaml.AliasNode:
 		if secret && n.Alias != nil && !secretAnchors[n.Alias] {
 			secretAnchors[n.Alias] = true
-			redactTree(n.Alias, true, secretAnchors)
+			redactTree(n.Alias, true, prose, secretAnchors)
 		}
 	case yaml.ScalarNode:
 		if secret && n.Value != "" {
 			n.Value, n.Style, n.Tag = props.Redacted, 0, "!!str"
-		} else if r := props.RedactText(n.Value); r != n.Value {
+		} else if r := redactScalar(n.Value, prose); r != n.Value {
 			n.Value, n.Style = r, yaml.DoubleQuotedStyle
 		}
 	default:
 		for _, c := range n.Content {
-			redactTree(c, secret, secretAnchors)
+			redactTree(c, secret, prose, secretAnchors)
 		}
 	}
 }
@@ -339,7 +374,7 @@ func verified(orig *yaml.Node, out string) bool {
 	if err := yaml.Unmarshal([]byte(out), &got); err != nil {
 		return false
 	}
-	return (&comparison{seen: map[aliasPair]bool{}}).same(orig, &got, false)
+	return (&comparison{seen: map[aliasPair]bool{}}).same(orig, &got, false, false)
 }
 
 // A comparison of two parsed plans compares each pair of anchors once
@@ -347,11 +382,11 @@ func verified(orig *yaml.Node, out string) bool {
 type comparison struct{ seen map[aliasPair]bool }
 
 type aliasPair struct {
-	a, b   *yaml.Node
-	secret bool
+	a, b          *yaml.Node
+	secret, prose bool
 }
 
-func (c *comparison) same(a, b *yaml.Node, secret bool) bool {
+func (c *comparison) same(a, b *yaml.Node, secret, prose bool) bool {
 	for _, c := range []string{b.HeadComment, b.LineComment, b.FootComment} {
 		if props.RedactText(c) != c {
 			return false
@@ -365,27 +400,27 @@ func (c *comparison) same(a, b *yaml.Node, secret bool) bool {
 		if secret && a.Value != "" {
 			return b.Value == props.Redacted
 		}
-		return b.Value == props.RedactText(a.Value) && props.RedactText(b.Value) == b.Value
+		return b.Value == redactScalar(a.Value, prose) && redactScalar(b.Value, prose) == b.Value
 	case yaml.AliasNode:
 		if a.Alias == nil || b.Alias == nil {
 			return false
 		}
-		k := aliasPair{a.Alias, b.Alias, secret}
+		k := aliasPair{a.Alias, b.Alias, secret, prose}
 		if c.seen[k] { // compared, or being compared: its answer decides
 			return true
 		}
 		c.seen[k] = true
-		return c.same(a.Alias, b.Alias, secret)
+		return c.same(a.Alias, b.Alias, secret, prose)
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(a.Content); i += 2 {
-			if !c.same(a.Content[i], b.Content[i], false) || !c.same(a.Content[i+1], b.Content[i+1], secret || props.IsSecretKey(a.Content[i].Value)) {
+			if !c.same(a.Content[i], b.Content[i], false, false) || !c.same(a.Content[i+1], b.Content[i+1], secret || props.IsSecretKey(a.Content[i].Value), prose || isProse(a.Content[i].Value)) {
 				return false
 			}
 		}
 		return true
 	}
 	for i := range a.Content {
-		if !c.same(a.Content[i], b.Content[i], secret) {
+		if !c.same(a.Content[i], b.Content[i], secret, prose) {
 			return false
 		}
 	}

@@ -195,3 +195,39 @@ func TestRedactContinuedBlock(t *testing.T) {
 		t.Errorf("Redact:\n%s\nwant\n%s", out, want)
 	}
 }
+
+// A credential a sentence gives, in the plan's comments, a step's
+// comments or a departure's text, is hidden in the copy and known to
+// every writer; the copy is kept as written.
+func TestRedactProse(t *testing.T) {
+	in := `# Password for redis -> hunter1x
+deployments:
+  - label: a
+    binding: redis
+    setup:
+      - shell: |
+          # the redis password is hunter2x
+          redis-cli ping
+      # password:
+      # hunter3x
+      - shell: echo ok   # token hunter4x
+departures:
+  - {what: login, why: "password hunter5x"}
+  - what: auth
+    why: the token is Zq8hunter6x
+  - {what: "creds admin/hunter7x", why: "the password authentication failed"}
+`
+	out := Redact(in)
+	if strings.Contains(out, "hunter") {
+		t.Errorf("a secret is left:\n%s", out)
+	}
+	for _, kept := range []string{"# Password for redis -> REDACTED\n", "  - {what: login, why: \"password REDACTED\"}\n", "    why: \"the token is REDACTED\"\n", "the password authentication failed"} {
+		if !strings.Contains(out, kept) {
+			t.Errorf("%q missing:\n%s", kept, out)
+		}
+	}
+	all := "hunter1x hunter2x hunter3x hunter4x hunter5x Zq8hunter6x hunter7x"
+	if got := Secrets(in).HideKnown(all); strings.Contains(got, "hunter") {
+		t.Errorf("Secrets knows: %q", got)
+	}
+}

@@ -1023,3 +1023,262 @@ func TestAuthCallKeepsUser(t *testing.T) {
 		}
 	}
 }
+
+// Clients' password options the rules did not know: any Couchbase tool
+// (cb*)'s -p, nodetool's and sstableloader's one-dash -pw, HTTPie's -a
+// user:PW, etcdctl's --user user:PW, sqlcmd's -P, cypher-shell's -p,
+// openssl enc's -k, a password given as an argument (rabbitmqctl
+// change_password user PW, mc alias set NAME URL ACCESS SECRET), and
+// user:PW@host without a scheme (mysqlsh).
+func TestMoreClientsPasswords(t *testing.T) {
+	for form, secret := range map[string]string{
+		`cbdocloader -c 127.0.0.1 -u Administrator -p hunter176 -b travel -m 100 sample.zip`:                "hunter176",
+		`cbtransfer http://127.0.0.1:8091 /tmp/backup -u Administrator -p hunter177`:                        "hunter177",
+		`cbrestore /tmp/backup http://127.0.0.1:8091 -u Administrator -p hunter178`:                         "hunter178",
+		`sstableloader -u cassandra -pw hunter179 -d 127.0.0.1 /tmp/ycsb/usertable`:                         "hunter179",
+		`mysqlsh root:hunter180@127.0.0.1:3306 --sql -e 'select 1'`:                                         "hunter180",
+		`mysqlsh --uri root:hunter181@127.0.0.1 --sql`:                                                      "hunter181",
+		`mysqlsh --uri=bench:hunter182@h:33060/ycsb`:                                                        "hunter182",
+		`http -a admin:hunter183 GET http://127.0.0.1:5984/`:                                                "hunter183",
+		`http --auth admin:hunter184 PUT http://127.0.0.1:5984/ycsb`:                                        "hunter184",
+		`etcdctl --user root:hunter185 put k v`:                                                             "hunter185",
+		`etcdctl --user=root:hunter186 get k`:                                                               "hunter186",
+		`sqlcmd -S 127.0.0.1 -U sa -P hunter187 -Q 'select 1'`:                                              "hunter187",
+		`cypher-shell -a bolt://127.0.0.1:7687 -u neo4j -p hunter188 'RETURN 1'`:                            "hunter188",
+		`openssl enc -aes-256-cbc -k hunter189 -in a -out b`:                                                "hunter189",
+		`rabbitmqctl change_password guest hunter190`:                                                       "hunter190",
+		`rabbitmqctl -n rabbit@h add_user bench hunter191 && rabbitmqctl set_user_tags bench administrator`: "hunter191",
+		`mc alias set local http://127.0.0.1:9000 minioadmin hunter192`:                                     "hunter192",
+		`mc config host add local http://127.0.0.1:9000 minioadmin hunter193`:                               "hunter193",
+	} {
+		if got := RedactText(form); strings.Contains(got, secret) {
+			t.Errorf("RedactText(%q) = %q", form, got)
+		}
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+	for _, kept := range []string{
+		"docker pull redis:7.2@sha256:" + strings.Repeat("ab", 32),
+		"ssh bench@127.0.0.1 ls; scp f bench@h:/tmp",
+		"rabbitmqctl list_users",
+		"mc alias list",
+		"http GET http://127.0.0.1:5984/ a:1",
+		"openssl enc -d -in a -out b",
+		"mysqlsh root@127.0.0.1:3306",
+	} {
+		if got := RedactText(kept); got != kept {
+			t.Errorf("RedactText(%q) = %q", kept, got)
+		}
+	}
+	if got := RedactText(`http -a admin:hunter194 GET http://h/`); !strings.Contains(got, "admin:REDACTED") {
+		t.Errorf("the user hidden: %q", got)
+	}
+}
+
+// Configuration lines a step writes: Redis' keywords that carry a
+// secret (sentinel auth-pass MASTER PW, tls-key-file-pass PW, masterauth
+// PW), a NAME VALUE line of a secret name, CouchDB's [admins] section,
+// and sed's substitutions into redis.conf (a back-reference to the
+// keyword, the sample password foobared replaced).
+func TestConfigLinesWritten(t *testing.T) {
+	for form, secret := range map[string]string{
+		`echo "sentinel auth-pass mymaster hunter200" >> sentinel.conf`:                         "hunter200",
+		`C="sentinel auth-pass mymaster hunter201"; echo "$C" >> sentinel.conf`:                 "hunter201",
+		`echo "tls-key-file-pass hunter202" >> redis.conf`:                                      "hunter202",
+		`echo "tls-client-key-file-pass hunter203" >> redis.conf`:                               "hunter203",
+		`echo "masterauth hunter204" >> redis.conf`:                                             "hunter204",
+		`printf 'port 6380\ntls-key-file-pass hunter205\n' >> redis.conf`:                       "hunter205",
+		"cat >> app.conf <<EOF\ndb_password hunter206\nEOF":                                     "hunter206",
+		`echo admin_token hunter207 > t.conf`:                                                   "hunter207",
+		"printf 'db_password x\\n' > a.conf; echo admin_token hunter214 > t.conf":               "hunter214",
+		`printf '[admins]\nadmin = hunter208\n' > local.ini`:                                    "hunter208",
+		"cat > local.d/admins.ini <<EOF\n[couchdb]\nuuid = x\n[admins]\nbench = hunter209\nEOF": "hunter209",
+		`sed -i 's/^# *\(requirepass\) .*/\1 hunter210/' redis.conf`:                            "hunter210",
+		`sed -i -E 's/^#? *(masterauth) .*/\1 hunter211/' redis.conf`:                           "hunter211",
+		`sed -i 's/foobared/hunter212/' redis.conf`:                                             "hunter212",
+		`sed -i "s|# requirepass foobared|requirepass hunter213|" /etc/redis/redis.conf`:        "hunter213",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+	for _, kept := range []string{
+		"printf '[couchdb]\\nuuid = 1234\\n' > local.ini",
+		"echo 'max_connections 100' >> app.conf",
+		"sed -i 's/^port .*/port 7000/' r.conf",
+		"token expired at 12:00 for user bench",
+	} {
+		var r Redactor
+		r.Hidden(kept)
+		if got := r.Redact(kept); got != kept {
+			t.Errorf("%q: %q", kept, got)
+		}
+	}
+}
+
+// A JavaScript variable given as createUser's or updateUser's pwd (or an
+// object's password) is a password too, as db.auth's is.
+func TestJSVariableAsPwd(t *testing.T) {
+	for form, secret := range map[string]string{
+		`mongosh --eval 'let p = "hunter220"; db.createUser({user: "u", pwd: p, roles: []})'`:           "hunter220",
+		`mongosh --eval "var pw = 'hunter221'; db.getSiblingDB('admin').createUser({user:'u',pwd:pw})"`: "hunter221",
+		`mongosh --eval 'const s = "hunter222"; db.updateUser("u", {pwd: s})'`:                          "hunter222",
+		`mongosh --eval 'const s = "hunter223"; db.auth({user: "u", password: s})'`:                     "hunter223",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+	if got := RedactText(`mongosh --eval 'let n = "bench"; db.createUser({user: n, pwd: passwordPrompt()})'`); strings.Contains(got, Redacted) {
+		t.Errorf("a variable not given as a password: %q", got)
+	}
+}
+
+// A credential a sentence gives, in a comment (a plan's, a step's) or a
+// departure's text (RedactProse): a secret word followed by its value,
+// right after it or after is, to, -, ->, :, or user/PW after creds or
+// login. Sentences that give none are kept.
+func TestProseCredentials(t *testing.T) {
+	for form, secret := range map[string]string{
+		"# the redis password is hunter230":            "hunter230",
+		"# password hunter231":                         "hunter231",
+		"# Password for redis -> hunter232":            "hunter232",
+		"# pw is hunter233":                            "hunter233",
+		"# creds: admin/hunter234":                     "hunter234",
+		"# login admin / hunter235":                    "hunter235",
+		"# user admin, password hunter236":             "hunter236",
+		"# token hunter237":                            "hunter237",
+		"# password was set to hunter238":              "hunter238",
+		"# Password - hunter239":                       "hunter239",
+		"# password:\n# hunter240\nredis-cli ping":     "hunter240",
+		"# secret key hunter241":                       "hunter241",
+		"redis-cli ping   # the password is changeme":  "changeme",
+		"# the api key is Zq8xHunter242.":              "Zq8xHunter242",
+		"echo ok\n  # the redis password is hunterxyz": "hunterxyz",
+		"# password is correcthorse, the user bench":   "correcthorse",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+	for form, secret := range map[string]string{
+		"password hunter243":                  "hunter243",
+		"the login uses password hunter244":   "hunter244",
+		"creds admin/hunter245 given by ops":  "hunter245",
+		"the token is Secr3tHunter246; see x": "Secr3tHunter246",
+	} {
+		if got := RedactProse(form); strings.Contains(got, secret) {
+			t.Errorf("RedactProse(%q) = %q", form, got)
+		}
+	}
+	for _, kept := range []string{
+		"# FATAL: password authentication failed for user bench",
+		"# the password is required for login",
+		"# the token is expired",
+		"# set the password below",
+		"# generate a new token with the CLI",
+		"# password file at /etc/redis/pw",
+		"# token TTL 3600 seconds",
+		"# the password is stored in $REDIS_PASSWORD",
+		"# 1 million passwords per second against a modern box",
+		"# login to the server as admin",
+		"# password hashed with sha256",
+		"# Server\nredis_version:7.2.4\n# Clients\nconnected_clients:1",
+		"issue #12: the token is refreshed",
+		"# creds are in vault",
+	} {
+		if got := RedactText(kept); got != kept {
+			t.Errorf("RedactText(%q) = %q", kept, got)
+		}
+		if got := RedactProse(strings.TrimPrefix(kept, "# ")); got != strings.TrimPrefix(kept, "# ") {
+			t.Errorf("RedactProse(%q) = %q", kept, got)
+		}
+	}
+	// An error's text is no comment: its sentences are not read as prose.
+	if got := RedactText("ERR the password is wrongpass1"); got != "ERR the password is wrongpass1" {
+		t.Errorf("%q", got)
+	}
+}
+
+// A name ending in pw without a separator (ROOTPW, adminpw), jq's and
+// yq's update-assignment |=, and PostgreSQL's Unicode-escaped and
+// escape strings after PASSWORD.
+func TestPwNamesAndQuotedForms(t *testing.T) {
+	for form, secret := range map[string]string{
+		`ROOTPW=hunter250; echo ok`:                                       "hunter250",
+		`DBPW=hunter251 psql -h 127.0.0.1`:                                "hunter251",
+		`psql --set=adminpw=hunter252 -f init.sql`:                        "hunter252",
+		`kubectl create secret generic x --from-literal=rootpw=hunter253`: "hunter253",
+		`yq -i '.auth.rootPassword |= "hunter254"' values.yaml`:           "hunter254",
+		`psql -c "ALTER ROLE r PASSWORD U&'hunter255'"`:                   "hunter255",
+		`ALTER ROLE r PASSWORD U&'hunter256'`:                             "hunter256",
+		`alter role r with password E'hunter257'`:                         "hunter257",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+	for name, want := range map[string]bool{"ROOTPW": true, "adminpw": true, "redis.dbpw": true, "pwrlevel": false, "PW": true} {
+		if got := IsSecretKey(name); got != want {
+			t.Errorf("IsSecretKey(%q) = %v", name, got)
+		}
+	}
+}
+
+// aws configure's answers given on its input (the access key, then the
+// secret), and a MongoDB SASL conversation's payload (PLAIN's holds the
+// password: it is known too).
+func TestAWSConfigureInputAndSASLPayload(t *testing.T) {
+	for form, secret := range map[string]string{
+		`printf 'AKIAEXAMPLE0\nhunter260\nus-east-1\njson\n' | aws configure`:                                    "hunter260",
+		"aws configure --profile bench <<EOF\nAKIAEXAMPLE0\nhunter261\nus-east-1\njson\nEOF":                     "hunter261",
+		`{"saslStart":1,"mechanism":"PLAIN","payload":{"$binary":{"base64":"AHUAaHVudGVyMjYy","subType":"00"}}}`: "AHUAaHVudGVyMjYy",
+		`{"saslStart": 1, "mechanism": "PLAIN", "payload": {"$binary": {"base64": "AHUAaHVudGVyMjYy"}}}`:         "hunter262",
+		`db.runCommand({saslContinue: 1, conversationId: 1, payload: BinData(0, "aHVudGVyMjYz")})`:               "aHVudGVyMjYz",
+	} {
+		var r Redactor
+		r.Hidden(form)
+		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
+			t.Errorf("%q: %q", form, got)
+		}
+	}
+	if got := RedactText(`aws configure list; {"payload": "x"}`); strings.Contains(got, Redacted) {
+		t.Errorf("%q", got)
+	}
+}
+
+// NAME: VALUE after other words (prose's form) does not take an error's
+// own wording for a value: a common word, a word ending in -ed or -ing.
+func TestErrorWordingKept(t *testing.T) {
+	for _, kept := range []string{
+		"-p my.token: property my.token: unknown property",
+		"get credentials: failed to refresh cached credentials",
+		"dynamodb: get credentials: operation error STS: AssumeRole",
+		"open token: missing file",
+	} {
+		if got := RedactText(kept); got != kept {
+			t.Errorf("RedactText(%q) = %q", kept, got)
+		}
+	}
+	for form, want := range map[string]string{
+		"# the redis password: changeme":  "# the redis password: REDACTED",
+		"echo the admin token: hunter270": "echo the admin token: REDACTED",
+		"bad -p my.token: xyz12345 value": "bad -p my.token: REDACTED value",
+		"password: failed\n":              "password: REDACTED\n",
+	} {
+		if got := RedactText(form); got != want {
+			t.Errorf("RedactText(%q) = %q, want %q", form, got, want)
+		}
+	}
+}

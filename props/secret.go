@@ -1,6 +1,7 @@
 package props
 
 import (
+	"encoding/base64"
 	"net/url"
 	"path"
 	"regexp"
@@ -31,7 +32,12 @@ import (
 //     --pass=, --token, one dash too: -passin, -storepass), and the short
 //     options of the clients (and subcommands) whose -a, -p or -u carries
 //     one (redis-cli -a, mysql -pPW, cqlsh -p, docker login -p, curl -u
-//     user:pw).
+//     user:pw), the argument a subcommand takes as one (rabbitmqctl
+//     change_password user pw), user:pw@host without a scheme;
+//   - a configuration line NAME VALUE of a secret name (db_password x),
+//     CouchDB's [admins] lines;
+//   - the value a sentence gives a secret word in a comment or a
+//     departure's text (# the redis password is x; see prose.go).
 //
 // And by value: a Redactor knows every value the rules found secret
 // anywhere (a plan's step, a property, a URL) and hides each wherever it
@@ -86,7 +92,7 @@ func IsSecretKey(name string) bool {
 			return true
 		}
 	}
-	if last == "pw" || strings.HasSuffix(last, "_pw") || strings.HasSuffix(last, "-pw") || strings.HasSuffix(name, "Pw") || strings.HasSuffix(name, "PW") && len(name) > 2 && name[len(name)-3] >= 'a' { // redis.pw, nodetool -pw, adminPw
+	if strings.HasSuffix(last, "pw") { // redis.pw, nodetool -pw, adminPw, ROOTPW, adminpw: no word ends so
 		return true
 	}
 	if !strings.HasSuffix(last, "key") {
@@ -190,7 +196,7 @@ const valueRE = `((?:'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")(?:'(?:[^'\\]|\\.|''
 	`\\"(?:[^"\\]|\\[^"])*\\"|\\'(?:[^'\\]|\\[^'])*\\'|` +
 	`(?:\\[ \t]|[^\s&;,)}\]{\['"|<>` + "`" + `]|'[^'\s]*'|"[^"\s]*")(?:\\[ \t]|[^\s&;,)}\]'"|<>` + "`" + `]|'[^'\s]*'|"[^"\s]*")*)`
 
-// pair matches name=value, and "name": value (\"name\": \"value\" too,
+// pair matches name=value (jq's and yq's name |= value too), and "name": value (\"name\": \"value\" too,
 // inside a double-quoted shell string) or name: value where the name is
 // quoted or begins a line, an object, a list item, a quoted argument
 // (curl -H 'X-Api-Key: x') or a word (# the redis password: x; a word
@@ -200,7 +206,7 @@ const valueRE = `((?:'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")(?:'(?:[^'\\]|\\.|''
 // IsSecretKey's to say; a value that is not secret is read again for
 // pairs of its own (--from-literal=password=x, --set=auth.rootPassword=x,
 // --env=POSTGRES_PASSWORD=x).
-var pair = regexp.MustCompile(`([\w.-]+)(\s*=\s*)` + valueRE +
+var pair = regexp.MustCompile(`([\w.-]+)(\s*\|?=\s*)` + valueRE +
 	`|(["'])([\w.-]+)(\\?["']\s*:\s*)` + valueRE +
 	`|((?:^|[{,#"'\s]|^\s*-)\s*)([\w.-]+)(\s*:[ \t]+)` + valueRE +
 	`|((?:^|[\s{,(\[=&?;])\s*)([\w.-]+)(:)` + valueRE)
@@ -214,21 +220,26 @@ const dollarQuoted = `\$(?:[A-Za-z_]\w*)?\$[^$]*\$(?:[A-Za-z_]\w*)?\$`
 var dollarString = regexp.MustCompile(`^\$(\w*)\$([^$]*)\$(\w*)\$$`)
 
 // word matches a command word that takes a password and what follows:
-// PASSWORD 'x' (or PostgreSQL's $$x$$, $tag$x$tag$) in any case, PASSWORD x in capitals (prose's "password
+// PASSWORD 'x' (or PostgreSQL's U&'x', E'x', $$x$$, $tag$x$tag$) in any case, PASSWORD x in capitals (prose's "password
 // authentication failed" is left alone), PASSWORD = x, SET PASSWORD FOR
 // user = x, IDENTIFIED BY x, IDENTIFIED WITH plugin BY (or AS) x,
-// requirepass x, masterauth x; an Authorization header's credential
+// requirepass x, masterauth x (and redisPassKeys'); an Authorization header's credential
 // (its scheme kept: Bearer, Basic); and the password argument of a call
 // whose name says so: PASSWORD('x'), db.auth("user", "x"),
 // db.changeUserPassword("user", "x").
 var word = regexp.MustCompile(`\b((?i:set\s+password\s+for)\s+(?:'[^']*'@'[^']*'|"[^"]*"@"[^"]*"|\S+)\s*=\s*)` + valueRE +
-	`|\b((?i:password)\s+(?:=\s*)?)('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|` + dollarQuoted + `)` +
-	`|\b((?:PASSWORD(?:\s*=)?|(?i:identified\s+by|identified\s+with\s+\w+\s+(?:by|as)|requirepass|masterauth))[ \t]+)` + valueRE +
+	`|\b((?i:password)\s+(?:=\s*)?)((?:[Uu]&|[Ee])?'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|` + dollarQuoted + `)` +
+	`|\b((?:PASSWORD(?:\s*=)?|(?i:identified\s+by|identified\s+with\s+\w+\s+(?:by|as)|requirepass|masterauth|` + redisPassKeys + `))[ \t]+)` + valueRE +
 	`|\b((?i:(?:proxy-)?authorization)\s*:\s*(?:[A-Za-z][\w-]*\s+)?)([^\s"';|&<>` + "`" + `](?:[^"'\r\n;|&<>` + "`" + `]*[^\s"';|&<>` + "`" + `])?)` +
 	`|\b((?i:password|auth|changeUserPassword|updateUser)\s*\(\s*(?:(?:'[^']*'|"[^"]*")\s*,\s*)?)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")`)
 
+// redisPassKeys are the other keywords of Redis' and Sentinel's
+// configuration whose value is a secret: tls-key-file-pass PW,
+// tls-client-key-file-pass PW, sentinel auth-pass MASTER PW.
+const redisPassKeys = `tls-key-file-pass|tls-client-key-file-pass|sentinel\s+auth-pass\s+[^\s'"]+`
+
 // wordKey is where word's keywords that take a bare value begin.
-var wordKey = regexp.MustCompile(`\b(?:PASSWORD|(?i:identified\s+by|identified\s+with|requirepass|masterauth))\b`)
+var wordKey = regexp.MustCompile(`\b(?:PASSWORD|(?i:identified\s+by|identified\s+with|requirepass|masterauth|` + redisPassKeys + `))\b`)
 
 // redactWords hides what word finds, each keyword's value. A value that
 // holds such a keyword again (sed's s/^requirepass .*/requirepass PW/,
@@ -265,26 +276,42 @@ func redactWords(s string) string {
 	}
 }
 
-// jsAuthVar is a mongosh call whose password argument is a JavaScript
-// variable: db.auth("u", p), db.changeUserPassword("u", p).
-var jsAuthVar = regexp.MustCompile(`\b(?:auth|changeUserPassword)\s*\(\s*(?:'[^']*'|"[^"]*"|\\"[^"\\]*\\"|[A-Za-z_$][\w$]*)\s*,\s*([A-Za-z_$][\w$]*)\s*[,)]`)
+// jsAuthVar is where mongosh is given a JavaScript variable as a
+// password: a call's password argument, db.auth("u", p),
+// db.changeUserPassword("u", p); an object's pwd or password,
+// db.createUser({user: "u", pwd: p}), db.auth({user: "u", password: p}).
+var jsAuthVar = regexp.MustCompile(`\b(?:auth|changeUserPassword)\s*\(\s*(?:'[^']*'|"[^"]*"|\\"[^"\\]*\\"|[A-Za-z_$][\w$]*)\s*,\s*([A-Za-z_$][\w$]*)\s*[,)]` +
+	`|\b(?:pwd|password)\\?["']?\s*:\s*([A-Za-z_$][\w$]*)\s*[,}]`)
 
 // jsAssign is a JavaScript variable's declaration with a string value:
 // var p = "x", let p = 'x', const p = \"x\" (inside a double-quoted
 // shell string).
 var jsAssign = regexp.MustCompile(`\b((?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\\"(?:[^"\\]|\\[^"])*\\")`)
 
-// redactJSPasswordVars hides the string a script assigns to a JavaScript
-// variable it then gives as a password (var p = "x"; db.auth("u", p)):
-// one pass for the calls, one for the declarations.
-func redactJSPasswordVars(s string) string {
-	if !strings.Contains(s, "uth") && !strings.Contains(s, "Password") {
-		return s
+// jsPasswordVars are the JavaScript variables a script gives as
+// passwords (jsAuthVar), read before other rules hide them (pwd: p).
+func jsPasswordVars(s string) map[string]bool {
+	if !strings.Contains(s, "uth") && !strings.Contains(s, "Password") && !strings.Contains(s, "pwd") && !strings.Contains(s, "password") ||
+		!strings.Contains(s, "var") && !strings.Contains(s, "let") && !strings.Contains(s, "const") { // no declaration: no variable's value to find
+		return nil
 	}
-	names := map[string]bool{}
+	var names map[string]bool
 	for _, m := range jsAuthVar.FindAllStringSubmatch(s, -1) {
-		names[m[1]] = true
+		if n := m[1] + m[2]; n != "true" && n != "false" && n != "null" && n != "undefined" {
+			if names == nil {
+				names = map[string]bool{}
+			}
+			names[n] = true
+		}
 	}
+	return names
+}
+
+// redactJSPasswordVars hides the string a script assigns to a JavaScript
+// variable it then gives as a password (var p = "x"; db.auth("u", p);
+// let p = "x"; db.createUser({user: "u", pwd: p})), names the variables
+// jsPasswordVars found.
+func redactJSPasswordVars(s string, names map[string]bool) string {
 	if len(names) == 0 {
 		return s
 	}
@@ -316,6 +343,7 @@ func RedactText(s string) string {
 // variables a password option's unquoted value names (-a $PW).
 func redactRules(s string, refs *[]string) string {
 	s = redactQueries(redactURLs(s))
+	jsVars := jsPasswordVars(s)
 	s = envEntry.ReplaceAllStringFunc(s, func(m string) string {
 		g := envEntry.FindStringSubmatch(m)
 		name, value := g[2]+g[6], g[4]+g[7]
@@ -339,10 +367,18 @@ func redactRules(s string, refs *[]string) string {
 	}
 	s = goDSN.ReplaceAllString(s, "${1}:"+Redacted+"@${2}")
 	s = aclHash.ReplaceAllString(s, "${1}#"+Redacted)
+	if strings.Contains(s, "sasl") {
+		s = saslPayload.ReplaceAllString(s, "${1}${2}${3}"+Redacted)
+	}
 	s = redisSetting.ReplaceAllString(s, "${1}"+Redacted)
+	s = redactConfigLines(s)
+	if strings.Contains(s, "[admins]") {
+		s = redactAdmins(s)
+	}
 	s = pair.ReplaceAllStringFunc(s, redactPair)
 	s = redactWords(s)
-	s = redactJSPasswordVars(s)
+	s = redactJSPasswordVars(s, jsVars)
+	s = redactComments(s)
 	if strings.Contains(strings.ToLower(s), "identified") { // MySQL's ALTER USER ... IDENTIFIED BY 'new' REPLACE 'current'
 		s = replaceClause.ReplaceAllString(s, "${1}"+Redacted)
 	}
@@ -551,8 +587,14 @@ func hideAssignments(s string, names []string) string {
 	return s
 }
 
+// jsCall is a value that is a call, not a secret: pwd: passwordPrompt().
+var jsCall = regexp.MustCompile(`^[A-Za-z_$][\w$.]*\($`)
+
 func redactPair(m string) string {
 	sub := pair.FindStringSubmatch(m)
+	if v := sub[3] + sub[7] + sub[11] + sub[15]; jsCall.MatchString(v) { // each alternative's value
+		return m
+	}
 	switch {
 	case sub[1] != "":
 		if v := m[len(sub[1])+len(sub[2]):]; IsSecretKey(sub[1]) && !isDirVar(sub[1], v) {
@@ -575,6 +617,9 @@ func redactPair(m string) string {
 			return sub[4] + sub[5] + sub[6] + pair.ReplaceAllStringFunc(v, redactPair)
 		}
 	case sub[9] != "":
+		if sub[8] != "" && strings.IndexByte(" \t#", sub[8][0]) >= 0 && commonWord(sub[11]) {
+			return m // after other words: an error's own wording (my.token: unknown property), not a value
+		}
 		if IsSecretKey(sub[9]) && !header[strings.ToLower(sub[9])] {
 			return sub[8] + sub[9] + sub[10] + Redacted
 		}
@@ -626,10 +671,193 @@ var goDSN = regexp.MustCompile(`((?:^|[\s"'=,;(])[^\s:@"'/;(]*):[^\s"']+@((?:tcp
 // rules (user bench on #<SHA-256 in hex> ~* +@all), wherever it stands.
 var aclHash = regexp.MustCompile(`(^|[\s"'\[])#[0-9a-fA-F]{64}\b`)
 
+// saslPayload is the payload of a MongoDB SASL conversation's message
+// (saslStart, saslContinue), as Extended JSON writes it ({"$binary":
+// {"base64": "x"}}), as a string, or as mongosh's BinData(0, "x"): PLAIN's
+// holds the password.
+var saslPayload = regexp.MustCompile(`("payload"\s*:\s*\{\s*"\$binary"\s*:\s*\{[^{}]*?"base64"\s*:\s*)"[^"]*"` +
+	`|(\bpayload"?\s*:\s*BinData\(\s*\d+\s*,\s*)(?:"[^"]*"|'[^']*')` +
+	`|("payload"\s*:\s*)"[^"]*"`)
+
+// plainPassword returns the password of a SASL PLAIN message, v in
+// base64: authzid NUL authcid NUL password.
+func plainPassword(v string) (string, bool) {
+	if len(v) < 8 || len(v)%4 != 0 || strings.Trim(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") != "" {
+		return "", false
+	}
+	b, err := base64.StdEncoding.DecodeString(v)
+	if err != nil || strings.Count(string(b), "\x00") != 2 {
+		return "", false
+	}
+	pw := string(b[strings.LastIndexByte(string(b), 0)+1:])
+	return pw, pw != ""
+}
+
 // redisSetting matches a Redis setting that holds a password as
 // redis-cli prints CONFIG GET's answer to a pipe: its name on a line, its
 // value on the next.
 var redisSetting = regexp.MustCompile(`(?m)(^(?:requirepass|masterauth|tls-key-file-pass|tls-client-key-file-pass)\r?\n)[^\r\n]+`)
+
+// redactConfigLines hides the value of each configuration file's line
+// NAME VALUE (redis.conf's form) whose name, of more than one word,
+// IsSecretKey (db_password PW, tls-key-file-pass PW, admin_token PW):
+// at a line's start, after a quote or printf's \n, or as echo's words
+// (echo db_password PW >> f); and that the line, the quoted string or the
+// command ends: NAME VALUE alone, not the first words of a sentence. A
+// scan, not a regular expression: it reads every step's output.
+func redactConfigLines(s string) string {
+	var found [][2]int
+	hide := func(k int) {
+		if vs, ve := configValue(s, k); ve > vs {
+			found = append(found, [2]int{vs, ve})
+		}
+	}
+	hide(0)
+	for i := 0; i < len(s); {
+		k := strings.IndexAny(s[i:], "\n\"'\\")
+		if k < 0 {
+			break
+		}
+		i += k + 1
+		if s[i-1] != '\\' || i < len(s) && s[i] == 'n' {
+			if s[i-1] == '\\' {
+				i++
+			}
+			hide(i)
+		}
+	}
+	for i := 0; ; {
+		k := strings.Index(s[i:], "echo ")
+		if k < 0 {
+			break
+		}
+		i += k + len("echo ")
+		if j := i - len("echo "); j == 0 || !isWordByte(s[j-1]) {
+			k := i
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+				k++
+			}
+			if k+1 < len(s) && s[k] == '-' {
+				e := k + 1
+				for e < len(s) && strings.IndexByte("neE", s[e]) >= 0 {
+					e++
+				}
+				if e < len(s) && (s[e] == ' ' || s[e] == '\t') {
+					k = e
+				}
+			}
+			hide(k)
+		}
+	}
+	if len(found) == 0 {
+		return s
+	}
+	slices.SortFunc(found, func(x, y [2]int) int { return x[0] - y[0] })
+	var b strings.Builder
+	last := 0
+	for _, f := range found {
+		if f[0] >= last {
+			b.WriteString(s[last:f[0]])
+			b.WriteString(Redacted)
+			last = f[1]
+		}
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// configValue returns where the value of a configuration line NAME
+// VALUE that begins at k (after blanks) is, when its name is secret and
+// the line ends after it; else 0, 0.
+func configValue(s string, k int) (int, int) {
+	for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+		k++
+	}
+	if k >= len(s) || !(s[k] >= 'a' && s[k] <= 'z' || s[k] >= 'A' && s[k] <= 'Z') {
+		return 0, 0
+	}
+	n := k
+	sep := false
+	for n < len(s) && (isWordByte(s[n]) || s[n] == '.' || s[n] == '-') {
+		sep = sep || s[n] == '_' || s[n] == '-'
+		n++
+	}
+	if !sep || n == len(s) || s[n] != ' ' && s[n] != '\t' {
+		return 0, 0
+	}
+	vs := n
+	for vs < len(s) && (s[vs] == ' ' || s[vs] == '\t') {
+		vs++
+	}
+	ve := vs
+	for ve < len(s) && strings.IndexByte(" \t\r\n\"'\\;|&<>`", s[ve]) < 0 {
+		ve++
+	}
+	if ve == vs || s[vs:ve] == Redacted || !lineEnds(s[ve:]) || !IsSecretKey(s[k:n]) {
+		return 0, 0
+	}
+	return vs, ve
+}
+
+// lineEnds reports whether rest, what follows a value, ends its line, its
+// quoted string or its command: blanks, then the text's end, a newline,
+// a quote, printf's \n, a redirection or a separator.
+func lineEnds(rest string) bool {
+	rest = strings.TrimLeft(rest, " \t")
+	return rest == "" || strings.IndexByte("\r\n\"'>|;&", rest[0]) >= 0 || strings.HasPrefix(rest, `\n`) || strings.HasPrefix(rest, `\r`)
+}
+
+// redactAdmins hides the passwords of CouchDB's [admins] section
+// (NAME = PW on each line after it, in a file's text or printf's, its
+// lines ended by \n), up to the next section or a line that is not one.
+func redactAdmins(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "[admins]")
+		if i < 0 {
+			break
+		}
+		i += len("[admins]")
+		b.WriteString(s[:i])
+		s = s[i:]
+		for {
+			n := 0
+			switch {
+			case strings.HasPrefix(s, "\r\n"):
+				n = 2
+			case strings.HasPrefix(s, "\n"):
+				n = 1
+			case strings.HasPrefix(s, `\n`):
+				n = 2
+			}
+			if n == 0 {
+				break
+			}
+			b.WriteString(s[:n])
+			s = s[n:]
+			end := strings.IndexAny(s, "\r\n\\'\"")
+			if end < 0 {
+				end = len(s)
+			}
+			ln, t := s[:end], strings.TrimSpace(s[:end])
+			eq := strings.IndexByte(ln, '=')
+			if t != "" && t[0] != ';' && (eq <= 0 || t[0] == '[') {
+				break // another section, or no NAME = PW: the section's end
+			}
+			if eq > 0 {
+				vs := eq + 1 + len(ln[eq+1:]) - len(strings.TrimLeft(ln[eq+1:], " \t"))
+				ve := len(strings.TrimRight(ln, " \t"))
+				if vs < ve && ln[vs:ve] != Redacted {
+					ln = ln[:vs] + Redacted + ln[ve:]
+				}
+			}
+			b.WriteString(ln)
+			s = s[end:]
+		}
+	}
+	b.WriteString(s)
+	return b.String()
+}
 
 // header are the names whose value word hides keeping its first word, the
 // scheme (Authorization: Bearer REDACTED).
@@ -803,10 +1031,11 @@ var shortPassword = map[string][]string{
 	"redis-cli": {"-a"}, "redis-benchmark": {"-a"}, "valkey-cli": {"-a"}, "keydb-cli": {"-a"},
 	"mysql": {"-p="}, "mariadb": {"-p="}, "mysqldump": {"-p="}, "mysqladmin": {"-p="}, "mysqlslap": {"-p="},
 	"sshpass": {"-p"}, "cqlsh": {"-p"}, "nodetool": {"-pw"}, "couchbase-cli": {"-p"}, "cbc": {"-P"},
-	"cbq": {"-p", "-c:", "--credentials:"}, "cbimport": {"-p"}, "cbexport": {"-p"}, "cbstats": {"-p"},
-	"cbworkloadgen": {"-p"}, "cbbackupmgr": {"-p"}, "mongosh": {"-p"}, "mongo": {"-p"},
+	// Any other Couchbase tool (couchbaseTool) takes -p.
+	"cbq": {"-p", "-c:", "--credentials:"}, "mongosh": {"-p"}, "mongo": {"-p"},
 	"mongodump": {"-p"}, "mongostat": {"-p"}, "mongotop": {"-p"}, "mongofiles": {"-p"}, "mongorestore": {"-p"}, "mongoimport": {"-p"}, "mongoexport": {"-p"},
-	"curl": {"-u:"}, "memtier_benchmark": {"-a"},
+	"curl": {"-u:"}, "memtier_benchmark": {"-a"}, "http": {"-a:", "--auth:"}, "https": {"-a:", "--auth:"}, // HTTPie
+	"etcdctl": {"--user:"}, "sqlcmd": {"-P"}, "cypher-shell": {"-p"}, "openssl enc": {"-k"},
 	// Subcommands: docker login's -p, not docker run's (a port).
 	"docker login": {"-p"}, "podman login": {"-p"}, "nerdctl login": {"-p"}, "buildah login": {"-p"},
 	"skopeo login": {"-p"}, "oras login": {"-p"}, "helm registry": {"-p"},
@@ -814,7 +1043,9 @@ var shortPassword = map[string][]string{
 
 // passwordOptions returns the options of program, a client's name, that
 // take a password (shortPassword's): libcouchbase's cbc-* tools
-// (cbc-pillowfight, cbc-n1qlback) take cbc's.
+// (cbc-pillowfight, cbc-n1qlback) take cbc's, every other Couchbase tool
+// named cb* (cbimport, cbdocloader, cbtransfer, cbrestore, cbstats,
+// cbworkloadgen, cbbackupmgr, ...) takes -p.
 func passwordOptions(program string) []string {
 	if o, ok := shortPassword[program]; ok {
 		return o
@@ -822,7 +1053,24 @@ func passwordOptions(program string) []string {
 	if strings.HasPrefix(program, "cbc-") {
 		return shortPassword["cbc"]
 	}
+	if couchbaseTool(program) {
+		return []string{"-p"}
+	}
 	return nil
+}
+
+// couchbaseTool reports whether program is one of Couchbase's tools:
+// cb and at least three more letters (cb_ and - within).
+func couchbaseTool(program string) bool {
+	if len(program) < 5 || !strings.HasPrefix(program, "cb") {
+		return false
+	}
+	for i := 2; i < len(program); i++ {
+		if c := program[i]; !(c >= 'a' && c <= 'z' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // shortOptions returns the short options of program (and of its
@@ -848,6 +1096,7 @@ func redactCommands(s string, refs *[]string) string {
 	b.Grow(len(s))
 	var program, sub, prev, prev2, flags string // the program, its first word after it that is not an option, the two words before, its one-dash options' letters
 	n, acl, user, hide, args := 0, 0, 0, 0, 0   // words of the command so far; ACL SETUSER seen (2); AUTH's user name still to keep, its password to hide; the program's arguments that are not options
+	pwArg := 0                                  // which of the program's arguments is a password its subcommand takes (argPassword), or 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if k := continuation(s, i); k > 0 { // the shell joins the lines: one command
@@ -856,7 +1105,7 @@ func redactCommands(s string, refs *[]string) string {
 			continue
 		}
 		if strings.IndexByte(commandSep, c) >= 0 {
-			program, sub, prev, prev2, flags, n, acl, user, hide, args = "", "", "", "", "", 0, 0, 0, 0, 0
+			program, sub, prev, prev2, flags, n, acl, user, hide, args, pwArg = "", "", "", "", "", 0, 0, 0, 0, 0, 0
 			b.WriteByte(c)
 			i++
 			continue
@@ -894,10 +1143,19 @@ func redactCommands(s string, refs *[]string) string {
 			}
 		case !strings.HasPrefix(w, "-") && args+1 == batchPassword(program, flags) && !strings.HasPrefix(w, "$"): // htpasswd -b file user pw
 			out = Redacted
+		case !strings.HasPrefix(w, "-") && pwArg > 0 && args+1 == pwArg && !strings.Contains(w, Redacted): // rabbitmqctl change_password user pw
+			if len(varRefs(w)) > 0 {
+				*refs = append(*refs, varRefs(w)...)
+			}
+			if varRef(w) == "" {
+				out = Redacted
+			}
 		case strings.EqualFold(prev2, "set") && IsSecretKey(prev) && !strings.Contains(w, Redacted) && !strings.HasPrefix(w, "=") && !strings.EqualFold(w, "for"): // aws configure set aws_secret_access_key x; not SQL's SET PASSWORD FOR u = x
 			out = Redacted
 		default:
-			out = redactOption(program, sub, w)
+			if out = redactOption(program, sub, w); out == w {
+				out = hostPassword(w)
+			}
 		}
 		if out == w && strings.ContainsAny(w, `"'`) {
 			out = redactQuoted(w, refs)
@@ -920,7 +1178,7 @@ func redactCommands(s string, refs *[]string) string {
 			acl = 0
 		}
 		if base := path.Base(programWord(w)); passwordOptions(base) != nil || (program == "" && !strings.Contains(w, "=") && !launcher[w]) {
-			program, sub, flags, args = base, "", "", 0 // the first word, not VAR=value, sudo or env; or a client named later (ssh h redis-cli -a pw)
+			program, sub, flags, args, pwArg = base, "", "", 0, 0 // the first word, not VAR=value, sudo or env; or a client named later (ssh h redis-cli -a pw)
 		} else if program != "" {
 			if o, ok := strings.CutPrefix(w, "-"); ok {
 				flags += o
@@ -929,12 +1187,24 @@ func redactCommands(s string, refs *[]string) string {
 				if sub == "" {
 					sub = w // docker login
 				}
+				if k := argPassword[program+" "+w] + argPassword[program+" "+prev+" "+w]; k > 0 {
+					pwArg = args + k
+				}
 			}
 		}
 		b.WriteString(out)
 		prev2, prev, n, i = prev, w, n+1, j
 	}
 	return b.String()
+}
+
+// argPassword names the subcommands (a program's words, the last one's
+// position the count's start) that take a password as an argument, and
+// which argument after the last word it is: rabbitmqctl change_password
+// USER PW, mc alias set NAME URL ACCESSKEY SECRETKEY.
+var argPassword = map[string]int{
+	"rabbitmqctl change_password": 2, "rabbitmqctl add_user": 2, "rabbitmqctl authenticate_user": 2,
+	"mc alias set": 4, "mc host add": 4, // mc config host add NAME URL ACCESSKEY SECRETKEY
 }
 
 // batchPassword returns which of program's arguments that are not options
@@ -1131,8 +1401,8 @@ func takesPassword(program, sub, opt string) string {
 			return o
 		}
 	}
-	if strings.HasPrefix(opt, "-") && len(opt) > 3 && !strings.Contains(opt, "=") && IsSecretKey(opt) {
-		return opt // --password x, and one dash: openssl's -passin, keytool's -storepass
+	if strings.HasPrefix(opt, "-") && (len(opt) > 3 || opt == "-pw") && !strings.Contains(opt, "=") && IsSecretKey(opt) {
+		return opt // --password x, and one dash: openssl's -passin, keytool's -storepass, nodetool's and sstableloader's -pw
 	}
 	if strings.HasPrefix(opt, "--") && !strings.Contains(opt, "=") {
 		if IsSecretKey(opt) {
@@ -1193,6 +1463,39 @@ func redactOption(program, sub, w string) string {
 	}
 	return w
 }
+
+// hostPassword hides the password of a word that is
+// user:password@host[:port][/path] without a scheme, as mysqlsh takes a
+// connection (mysqlsh root:PW@h:3306, --uri root:PW@h, --uri=root:PW@h);
+// any other word is returned as it is. An image's digest
+// (redis:7@sha256:…) is not one: what follows its @ is no host and port.
+func hostPassword(w string) string {
+	at := strings.LastIndexByte(w, '@')
+	if at < 0 || strings.Contains(w, "://") {
+		return w
+	}
+	start := 0
+	if w[0] == '-' {
+		k := strings.IndexByte(w, '=')
+		if k < 0 || k > at {
+			return w
+		}
+		start = k + 1
+	}
+	c := strings.IndexByte(w[start:at], ':')
+	if c <= 0 {
+		return w
+	}
+	c += start
+	if user := w[start:c]; strings.ContainsAny(user, `/=@"'$`) || user == "mailto" || c+1 == at || w[c+1:at] == Redacted || !hostPart.MatchString(w[at+1:]) {
+		return w
+	}
+	return w[:c+1] + Redacted + w[at:]
+}
+
+// hostPart is what follows a connection's user and password: a host, a
+// port, a path or a query.
+var hostPart = regexp.MustCompile(`^(?:[A-Za-z0-9][A-Za-z0-9.-]*|\[[0-9A-Fa-f:.]+\])(?::\d+)?(?:[/?]\S*)?$`)
 
 // minKnown is the shortest known secret a Redactor hides wherever it
 // stands: a shorter one ("pw", "1") would be found inside ordinary words.
@@ -1431,8 +1734,16 @@ func (r *Redactor) learn(v string) {
 			r.learn(e)
 		}
 	}
+	if pw, ok := plainPassword(strings.Trim(v, `"'`)); ok { // a SASL PLAIN payload's password
+		r.Add(pw)
+	}
 	if m := dollarString.FindStringSubmatch(v); m != nil && m[1] == m[3] { // PostgreSQL's $$pw$$, $tag$pw$tag$
 		r.Add(m[2])
+	}
+	for _, p := range []string{"U&'", "u&'", "E'", "e'"} { // PostgreSQL's U&'pw', E'pw'
+		if a, ok := strings.CutPrefix(v, p); ok && len(a) > 1 && strings.HasSuffix(a, "'") {
+			r.learn("'" + a)
+		}
 	}
 	if a, ok := strings.CutPrefix(v, "$'"); ok { // bash's $'...': C's escapes
 		v = "'" + a

@@ -389,6 +389,12 @@ func (s *shellState) call(words []*syntax.Word, depth int) {
 		line, _, _ := strings.Cut(in, "\n")
 		s.given(prog, append(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "-x" }), line))
 	}
+	if in != "" && prog == "aws" && len(args) > 1 && args[1] == "configure" && (len(args) == 2 || strings.HasPrefix(args[2], "-")) { // aws configure's answers: the access key, then the secret
+		if lines := strings.Split(in, "\n"); len(lines) > 1 {
+			s.secret(strings.TrimSpace(lines[0]))
+			s.secret(strings.TrimSpace(lines[1]))
+		}
+	}
 	if in != "" && stdinIsSecret(prog, args) { // --from-file=password=/dev/stdin, docker secret create NAME -
 		s.secret(strings.TrimRight(in, "\n"))
 	}
@@ -399,8 +405,12 @@ func (s *shellState) call(words []*syntax.Word, depth int) {
 		}
 	}
 	if prog == "sed" { // sed -i 's/^requirepass .*/requirepass PW/': what a substitution writes is read by the rules
+		ere := slices.ContainsFunc(args[1:], func(a string) bool {
+			return a == "--regexp-extended" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "Er")
+		})
 		for _, a := range args[1:] {
-			for _, rep := range sedReplacements(a) {
+			for _, sub := range sedReplacements(a) {
+				rep := sedWrites(sub, ere)
 				for _, v := range hiddenPieces(rep, RedactText(rep)) {
 					s.secret(strings.TrimSpace(v))
 				}
@@ -728,11 +738,11 @@ func stdinIsSecret(prog string, args []string) bool {
 	return false
 }
 
-// sedReplacements returns the replacements of the s commands of a sed
-// script (s/PATTERN/REPLACEMENT/, any delimiter), each with its escaped
-// delimiters undone: the text sed writes into a file.
-func sedReplacements(script string) []string {
-	var reps []string
+// sedReplacements returns the s commands of a sed script
+// (s/PATTERN/REPLACEMENT/, any delimiter), each pattern and replacement
+// with its escaped delimiters undone.
+func sedReplacements(script string) [][2]string {
+	var reps [][2]string
 	for i := 0; i+1 < len(script); i++ {
 		if script[i] != 's' || i > 0 && strings.IndexByte("; \t\n{", script[i-1]) < 0 {
 			continue
@@ -757,9 +767,57 @@ func sedReplacements(script string) []string {
 			j++
 		}
 		if j <= len(script) {
-			reps = append(reps, parts[1])
+			reps = append(reps, parts)
 		}
 		i = j - 1
 	}
 	return reps
+}
+
+// sedWrites is the text a substitution writes into a file, as far as it
+// can be known: its replacement with each back-reference (\1) to a group
+// of the pattern that is a plain word (\(requirepass\), or (masterauth)
+// when ere) written as that word; a pattern that finds redis.conf's
+// sample password (foobared, of "# requirepass foobared") writes the
+// password after requirepass.
+func sedWrites(sub [2]string, ere bool) string {
+	pat, rep := sub[0], sub[1]
+	var groups []string
+	opening, closing := `\(`, `\)`
+	if ere {
+		opening, closing = "(", ")"
+	}
+	for i := 0; i < len(pat); {
+		k := strings.Index(pat[i:], opening)
+		if k < 0 {
+			break
+		}
+		start := i + k + len(opening)
+		end := strings.Index(pat[start:], closing)
+		if end < 0 {
+			break
+		}
+		g := pat[start : start+end]
+		if strings.IndexFunc(g, func(r rune) bool { return !(r == '-' || r == '_' || r < 128 && isWordByte(byte(r))) }) >= 0 {
+			g = "" // not a plain word: what it matched is not known here
+		}
+		groups = append(groups, g)
+		i = start + end + len(closing)
+	}
+	var b strings.Builder
+	for i := 0; i < len(rep); i++ {
+		if rep[i] == '\\' && i+1 < len(rep) && rep[i+1] >= '1' && rep[i+1] <= '9' {
+			if n := int(rep[i+1] - '1'); n < len(groups) {
+				b.WriteString(groups[n])
+			}
+			i++
+			continue
+		}
+		b.WriteByte(rep[i])
+	}
+	out := b.String()
+	if strings.Contains(pat, "foobared") && !strings.Contains(out, "requirepass") {
+		out = "requirepass " + out
+	}
+	return out
 }

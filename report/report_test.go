@@ -681,6 +681,44 @@ func TestDeparturesSection(t *testing.T) {
 	t.Error("no departures section")
 }
 
+// A credential a departure's sentence or a plan's comment gives is hidden
+// everywhere the plan's text goes: the plan's copy, index.json, setup.json
+// and setup.log, the report's departures and its exports; and so are the
+// secrets of setup steps' commands and configuration lines, in the steps'
+// output too.
+func TestDeparturesHideProseCredentials(t *testing.T) {
+	set := benchPlan(t, "# Password for the store -> hunter1x\ndeployments:\n  - binding: basic\n    setup:\n      - shell: |\n          # the password is hunter3x\n          echo ok\n"+
+		"      - shell: |\n"+
+		"          true cbdocloader -c 127.0.0.1 -u Administrator -p hunter5x -b b s.zip; echo hunter5x\n"+
+		"          true sstableloader -u cassandra -pw hunter6x -d 127.0.0.1 dir; echo hunter6x\n"+
+		"          echo \"sentinel auth-pass mymaster hunter7x\" >/dev/null; echo hunter7x\n"+
+		"          printf '[admins]\\nadmin = hunter8x\\n' >/dev/null; echo hunter8x\n"+
+		"          true mongosh --eval 'let p = \"hunter9x\"; db.createUser({user: \"u\", pwd: p, roles: []})'; echo hunter9x\n"+
+		"          true mysqlsh root:hunter10x@127.0.0.1:3306; echo hunter10x   # pw is hunter11x\n"+
+		"          echo hunter11x\n"+
+		"workloads: [c]\nrecords: [100]\nthreads: [1]\noperations: 100\n"+
+		"departures:\n  - {what: login, why: \"password hunter2x\"}\n  - {what: \"creds admin/hunter4x\", why: the password authentication failed}\n")
+	sec := section(set, "departures")
+	if sec == nil {
+		t.Fatal("no departures section")
+	}
+	if rows := sec.Tables[0].Rows; len(rows) != 2 || rows[0][1] != "password REDACTED" || rows[1][0] != "creds admin/REDACTED" || rows[1][1] != "the password authentication failed" {
+		t.Errorf("rows %q", rows)
+	}
+	exp := t.TempDir()
+	if _, err := report.Export(exp, set.Sections()); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{set.Dir, exp} {
+		files, _ := filepath.Glob(filepath.Join(dir, "*"))
+		for _, f := range files {
+			if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), "hunter") {
+				t.Errorf("%s: a secret in clear: %.400s", f, b)
+			}
+		}
+	}
+}
+
 // The scale-up of the totals, as Carvalho et al. compute it: between record
 // counts over every workload and thread count (expected: the ratio of
 // operations), and between thread counts at each record count.

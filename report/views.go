@@ -131,9 +131,9 @@ func (s *Set) departures() (Section, bool) {
 	sec := Section{ID: "departures", Title: "Departures from the study",
 		Intro: "Where the plan does not do what the study's text says, or the text does not say, and why, as the plan states it (departures:). Everything else follows the text."}
 	t := &Table{Name: "departures", Title: "Departures from the study", Header: []string{"what", "why", "the study's text"}}
-	red := s.secrets() // the plan's text is read as it stands: credentials hidden, control characters escaped
+	red := s.secrets() // the plan's text is read as it stands: credentials hidden (a sentence's too), control characters escaped
 	for _, d := range s.Index.Departures {
-		t.Rows = append(t.Rows, []string{format.Printable(red.Redact(d.What)), format.Printable(red.Redact(d.Why)), format.Printable(red.Redact(d.Seed))})
+		t.Rows = append(t.Rows, []string{format.Printable(red.RedactProse(d.What)), format.Printable(red.RedactProse(d.Why)), format.Printable(red.RedactProse(d.Seed))}) // sentences: read as prose too
 	}
 	sec.Tables = append(sec.Tables, t)
 	return sec, true
