@@ -222,19 +222,64 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		// handshake is bounded as the connecting is.
 		cc.HostDialer = tlsDialer{dial: cc.Dialer, tls: asked.Watch(tc), timeout: cc.ConnectTimeout}
 	}
+	nodes := &nodeCap{seen: map[string]struct{}{}}
+	cc.HostFilter = nodes
 	st.where = strings.Join(hosts, ",") + ":" + strconv.Itoa(int(port))
 	// CreateSession takes no context: Ctrl-C ends the wait for it (the
-	// connect timeout above each host) at once.
-	if st.s, err = wire.Connect(ctx, cc.CreateSession, (*gocql.Session).Close); err != nil {
+	// connect timeout above each host) at once, and so does the end of
+	// sessionTimeout (a list of thousands of nodes that do not answer):
+	// the session whole, every node's pool made side by side, each
+	// connection within the connect timeout.
+	sessionTimeout := 3 * connectTimeout
+	sctx, cancel := context.WithTimeout(ctx, sessionTimeout)
+	defer cancel()
+	if st.s, err = wire.Connect(sctx, cc.CreateSession, (*gocql.Session).Close); err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("cassandra: connect %s: %w", st.where, err)
+		}
+		if sctx.Err() != nil {
+			return nil, fmt.Errorf("cassandra: connect %s: not connected to the cluster's nodes within %s", st.where, sessionTimeout)
 		}
 		if strings.Contains(err.Error(), "within timeout") { // gocql's words for its connect timeout, not readtimeoutmillis
 			return nil, fmt.Errorf("cassandra: connect %s: no answer within %s (the connect timeout): %w", st.where, cc.ConnectTimeout, err)
 		}
 		return nil, fmt.Errorf("cassandra: connect %s: %w", st.where, asked.Explain(sec, err))
 	}
+	if nodes.over.Load() {
+		st.s.Close()
+		return nil, fmt.Errorf("cassandra: connect %s: the cluster lists more than %d nodes (system.peers): not connected", st.where, MaxNodes)
+	}
 	return st, nil
+}
+
+// MaxNodes bounds the nodes a session takes from its cluster's lists
+// (system.peers), for which gocql keeps a host's description and connects
+// a pool: a server listing 1,200,000 peers had the process out of memory,
+// 30,000 its connecting go on past a minute. The largest clusters run some
+// thousands of nodes.
+const MaxNodes = 4096
+
+// nodeCap is a session's host filter: the first MaxNodes nodes it is
+// shown (by host id) are taken, and over says one more was refused.
+type nodeCap struct {
+	mu   sync.Mutex
+	seen map[string]struct{}
+	over atomic.Bool
+}
+
+func (c *nodeCap) Accept(h *gocql.HostInfo) bool {
+	id := h.HostID()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.seen[id]; ok {
+		return true
+	}
+	if len(c.seen) >= MaxNodes {
+		c.over.Store(true)
+		return false
+	}
+	c.seen[id] = struct{}{}
+	return true
 }
 
 // hostPolicy is the node each request goes to (cassandra.routing):
