@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/servbench/servbench/coordinator"
 	"github.com/servbench/servbench/db"
@@ -67,7 +68,22 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	stdout, stderr = pipeWatch{stdout, broken}, pipeWatch{stderr, broken}
 	e := &ending{grace: secondGrace, writeGrace: writeGrace, exit: os.Exit, stderr: stderr}
-	return e.run(sigs, func(ctx context.Context) int { return MainContext(ctx, args, stdout, stderr) })
+	// A heap past its bound stops the command as a first signal would
+	// (memoryGuard), and exits 1: not an interruption asked for.
+	g := &memoryGuard{bound: memoryBound(), heap: heapBytes, sigs: sigs, out: stderr}
+	if g.bound > 0 {
+		t := time.NewTicker(memoryEvery)
+		defer t.Stop()
+		g.tick = t.C
+		done := make(chan struct{})
+		defer close(done)
+		go g.watch(done)
+	}
+	code := e.run(sigs, func(ctx context.Context) int { return MainContext(ctx, args, stdout, stderr) })
+	if g.fired.Load() && code == ExitInterrupted {
+		code = ExitFailure
+	}
+	return code
 }
 
 // MainContext is Main with the caller's context: cancelling it stops a run
