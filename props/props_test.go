@@ -1282,3 +1282,30 @@ func TestErrorWordingKept(t *testing.T) {
 		}
 	}
 }
+
+// A configuration line NAME = "VALUE" (a tfvars, TOML or INI file; :=,
+// quotes) hides its value, not its sign, and a printf whose format writes
+// such a line with a directive for the value hides the argument given for
+// it: each was written in clear.
+func TestConfigLinesWithASign(t *testing.T) {
+	for _, c := range []struct{ in, secret string }{
+		{`echo 'db_password = "Ye01wxyz"' > terraform.tfvars`, "Ye01wxyz"},
+		{`echo "redis_password = 'Ye05wxyz'" >> app.ini`, "Ye05wxyz"},
+		{"cat > f <<EOF\ndb_password = 'Ye03wxyz'\nEOF", "Ye03wxyz"},
+		{`echo "ssl_passphrase_command = 'echo Ye04wxyz'" >> postgresql.conf`, "Ye04wxyz"},
+		{`tee -a app.conf <<< 'admin_token = "Ye06wxyz"'`, "Ye06wxyz"},
+		{`echo 'db_password := "Ye07wxyz"' >> Makefile`, "Ye07wxyz"},
+		{`printf 'redis_password = "%s"\n' Ye02wxyz > app.ini`, "Ye02wxyz"},
+		{`printf "db_password %s\nport %s\n" Ye08wxyz 5432`, "Ye08wxyz"},
+	} {
+		got := RedactText(c.in)
+		if strings.Contains(got, c.secret) || !strings.Contains(got, Redacted) {
+			t.Errorf("%s\n  -> %s", c.in, got)
+		}
+	}
+	for _, keep := range []string{`echo 'max_connections = 100' >> postgresql.conf`, `printf "%s %s\n" a b`, `printf "port %s\n" 5432`} {
+		if got := RedactText(keep); got != keep {
+			t.Errorf("%s\n  -> %s", keep, got)
+		}
+	}
+}

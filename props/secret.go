@@ -342,6 +342,9 @@ func RedactText(s string) string {
 // redactRules hides what the rules find in s, adding to refs the
 // variables a password option's unquoted value names (-a $PW).
 func redactRules(s string, refs *[]string) string {
+	if strings.Contains(s, "printf") { // before the format's own value is hidden
+		s = redactPrintfArgs(s)
+	}
 	s = redactQueries(redactURLs(s))
 	jsVars := jsPasswordVars(s)
 	s = envEntry.ReplaceAllStringFunc(s, func(m string) string {
@@ -766,6 +769,91 @@ func redactConfigLines(s string) string {
 	return b.String()
 }
 
+// redactPrintfArgs hides the arguments a printf's format gives a
+// configuration line's secret value: printf 'redis_password = "%s"\n' PW
+// (the format's line NAME = VALUE, its value a directive: the argument in
+// that directive's place, and every one after it when the format is used
+// again).
+func redactPrintfArgs(s string) string {
+	for from := 0; ; {
+		i := strings.Index(s[from:], "printf ")
+		if i < 0 {
+			return s
+		}
+		from = i + from + len("printf ")
+		if j := from - len("printf "); j > 0 && isWordByte(s[j-1]) {
+			continue
+		}
+		k := from
+		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+			k++
+		}
+		if k >= len(s) || s[k] != '\'' && s[k] != '"' {
+			continue
+		}
+		e := strings.IndexByte(s[k+1:], s[k])
+		if e < 0 {
+			continue
+		}
+		format := s[k+1 : k+1+e]
+		// The directives' places, and which hold a secret line's value.
+		var secret []int
+		n := 0
+		for d := 0; d < len(format); d++ {
+			if format[d] != '%' {
+				continue
+			}
+			if d+1 < len(format) && format[d+1] == '%' {
+				d++
+				continue
+			}
+			ls := strings.LastIndexByte(format[:d], '\n') + 1 // a line's start
+			if l := strings.LastIndex(format[:d], `\n`); l >= 0 {
+				ls = max(ls, l+2)
+			}
+			if vs, ve := configValue(format, ls); vs == d && ve > vs {
+				secret = append(secret, n)
+			}
+			n++
+		}
+		if len(secret) == 0 || n == 0 {
+			continue
+		}
+		// The arguments, word by word, to the command's end.
+		a := k + 1 + e + 1
+		var b strings.Builder
+		b.WriteString(s[:a])
+		for arg := 0; ; arg++ {
+			ws := a
+			for ws < len(s) && (s[ws] == ' ' || s[ws] == '\t') {
+				ws++
+			}
+			we := ws
+			for we < len(s) && strings.IndexByte(" \t\r\n;|&<>", s[we]) < 0 {
+				if s[we] == '"' || s[we] == '\'' {
+					if c := strings.IndexByte(s[we+1:], s[we]); c >= 0 {
+						we += c + 1
+					}
+				}
+				we++
+			}
+			if we == ws {
+				break
+			}
+			b.WriteString(s[a:ws])
+			if slices.Contains(secret, arg%n) {
+				b.WriteString(Redacted)
+			} else {
+				b.WriteString(s[ws:we])
+			}
+			a = we
+		}
+		b.WriteString(s[a:])
+		from += len(b.String()) - len(s)
+		s = b.String()
+	}
+}
+
 // configValue returns where the value of a configuration line NAME
 // VALUE that begins at k (after blanks) is, when its name is secret and
 // the line ends after it; else 0, 0.
@@ -785,11 +873,36 @@ func configValue(s string, k int) (int, int) {
 	if !sep || n == len(s) || s[n] != ' ' && s[n] != '\t' {
 		return 0, 0
 	}
-	vs := n
-	for vs < len(s) && (s[vs] == ' ' || s[vs] == '\t') {
-		vs++
+	blanks := func(i int) int {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+			i++
+		}
+		return i
+	}
+	vs := blanks(n)
+	// NAME = VALUE, NAME: VALUE, NAME := VALUE (TOML, INI, a tfvars file,
+	// make): the sign is no value; the value may be quoted.
+	if o := vs; o < len(s) && strings.IndexByte("=:?+", s[o]) >= 0 {
+		for o < len(s) && strings.IndexByte("=:?+>", s[o]) >= 0 {
+			o++
+		}
+		if o < len(s) && (s[o] == ' ' || s[o] == '\t') {
+			vs = blanks(o)
+		}
 	}
 	ve := vs
+	if vs < len(s) && (s[vs] == '"' || s[vs] == '\'') {
+		q := s[vs]
+		vs++
+		ve = vs
+		for ve < len(s) && s[ve] != q && s[ve] != '\n' {
+			ve++
+		}
+		if ve == len(s) || s[ve] != q || !lineEnds(s[ve+1:]) || !IsSecretKey(s[k:n]) || ve == vs || s[vs:ve] == Redacted {
+			return 0, 0
+		}
+		return vs, ve
+	}
 	for ve < len(s) && strings.IndexByte(" \t\r\n\"'\\;|&<>`", s[ve]) < 0 {
 		ve++
 	}
