@@ -320,6 +320,9 @@ func addDoc(dst *db.Record, raw bson.Raw) error {
 	}
 	for _, e := range elems {
 		if t := e.Value().Type; e.Key() != "_id" && t != bson.TypeString && t != bson.TypeBinary {
+			if err := checkDepth(raw); err != nil { // MarshalExtJSON recurses a level at a time
+				return fmt.Errorf("mongodb: the server's document: %w", err)
+			}
 			text, err := bson.MarshalExtJSON(raw, false, false)
 			if err != nil {
 				return err
@@ -487,7 +490,7 @@ func (s *Store) Delete(ctx context.Context, table, key string) error {
 // it emulates.
 func (s *Store) ServerVersion(ctx context.Context) (string, error) {
 	var info bson.M
-	if err := s.db.RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Decode(&info); err != nil {
+	if err := decode(s.db.RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}), &info); err != nil {
 		return "", err
 	}
 	if v, ok := info["ferretdbVersion"].(string); ok {
@@ -538,6 +541,9 @@ func (s *Store) Admin(ctx context.Context, _, statement string) (string, error) 
 		return "", errors.New("mongodb: an empty command")
 	}
 	raw, err := target.RunCommand(ctx, cmd).Raw()
+	if err == nil {
+		err = checkDepth(raw) // written as JSON below, a level at a time
+	}
 	var ce mongo.CommandError
 	if errors.As(err, &ce) && (ce.Code == 59 || ce.Name == "CommandNotFound") {
 		// A server without the command (shardCollection on FerretDB or a

@@ -46,7 +46,7 @@ var statusStats = []struct {
 // one line.
 func (s *Store) Sample(ctx context.Context) (db.Sample, error) {
 	var st bson.M
-	if err := s.client.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Decode(&st); err != nil {
+	if err := decode(s.client.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}), &st); err != nil {
 		return db.Sample{}, fmt.Errorf("mongodb: serverStatus: %w", statusRefused(err))
 	}
 	var out db.Sample
