@@ -216,11 +216,16 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	if user != "" {
 		cc.Authenticator = gocql.PasswordAuthenticator{Username: user, Password: password}
 	}
+	// Protocol v4, as YCSB's binding speaks it (the DataStax Java driver
+	// 3's newest): its frames are read as they pass (wire.BoundCQL), v5's
+	// segments are not.
+	cc.ProtoVersion = 4
+	cc.HostDialer = hostDialer{dial: cc.Dialer, timeout: cc.ConnectTimeout}
 	if tc != nil {
 		// Each host's name is verified unless the configuration says
 		// not to (cassandra.tls.insecure), as gocql's SslOpts would; the
 		// handshake is bounded as the connecting is.
-		cc.HostDialer = tlsDialer{dial: cc.Dialer, tls: asked.Watch(tc), timeout: cc.ConnectTimeout}
+		cc.HostDialer = hostDialer{dial: cc.Dialer, tls: asked.Watch(tc), timeout: cc.ConnectTimeout}
 	}
 	nodes := &nodeCap{seen: map[string]struct{}{}}
 	cc.HostFilter = nodes
@@ -233,6 +238,7 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	sessionTimeout := 3 * connectTimeout
 	sctx, cancel := context.WithTimeout(ctx, sessionTimeout)
 	defer cancel()
+	began := time.Now()
 	if st.s, err = wire.Connect(sctx, cc.CreateSession, (*gocql.Session).Close); err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("cassandra: connect %s: %w", st.where, err)
@@ -241,7 +247,15 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 			return nil, fmt.Errorf("cassandra: connect %s: not connected to the cluster's nodes within %s", st.where, sessionTimeout)
 		}
 		if strings.Contains(err.Error(), "within timeout") { // gocql's words for its connect timeout, not readtimeoutmillis
-			return nil, fmt.Errorf("cassandra: connect %s: no answer within %s (the connect timeout): %w", st.where, cc.ConnectTimeout, err)
+			// ... and, as it races, for a connection the server closed
+			// during its startup (a client certificate refused once the
+			// TLS handshake was done): a timeout only when it took one.
+			if time.Since(began) >= cc.ConnectTimeout {
+				return nil, fmt.Errorf("cassandra: connect %s: no answer within %s (the connect timeout): %w", st.where, cc.ConnectTimeout, err)
+			}
+			if msg := asked.Line(sec); msg != "" {
+				return nil, fmt.Errorf("cassandra: connect %s: %s (%w)", st.where, msg, err)
+			}
 		}
 		return nil, fmt.Errorf("cassandra: connect %s: %w", st.where, asked.Explain(sec, err))
 	}
@@ -304,17 +318,21 @@ func hostPolicy(p *props.Props) (gocql.HostSelectionPolicy, error) {
 // included (gocql's ConnectTimeout).
 var connectTimeout = 10 * time.Second
 
-// tlsDialer dials a host's counted connection and runs TLS over it,
-// the handshake bounded by timeout: gocql's own waits for a server that
-// never answers it (a port that speaks no TLS and waits for more) without
-// end, past Ctrl-C.
-type tlsDialer struct {
+// hostDialer dials a host's counted connection, runs TLS over it when
+// asked, the handshake bounded by timeout (gocql's own waits for a server
+// that never answers it, a port that speaks no TLS and waits for more,
+// without end, past Ctrl-C), and reads its frames in clear as they pass
+// (wire.BoundCQL).
+type hostDialer struct {
 	dial    gocql.Dialer
-	tls     *tls.Config
+	tls     *tls.Config // nil: none
 	timeout time.Duration
 }
 
-func (d tlsDialer) DialHost(ctx context.Context, host *gocql.HostInfo) (*gocql.DialedHost, error) {
+func (d hostDialer) DialHost(ctx context.Context, host *gocql.HostInfo) (*gocql.DialedHost, error) {
+	if ip := host.ConnectAddress(); len(ip) == 0 || ip.IsUnspecified() {
+		return nil, fmt.Errorf("host %s: no address to connect to", host.HostnameAndPort())
+	}
 	addr := host.ConnectAddressAndPort()
 	conn, err := d.dial.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -323,10 +341,14 @@ func (d tlsDialer) DialHost(ctx context.Context, host *gocql.HostInfo) (*gocql.D
 	hctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
 	dh, err := gocql.WrapTLS(hctx, conn, host.HostnameAndPort(), d.tls)
-	if err != nil && hctx.Err() != nil && ctx.Err() == nil {
+	if err != nil && d.tls != nil && hctx.Err() != nil && ctx.Err() == nil {
 		return nil, fmt.Errorf("TLS: no answer to the handshake within %s: a server that does not speak TLS at %s? (set cassandra.tls=false, or the address of its TLS port)", d.timeout, addr)
 	}
-	return dh, err
+	if err != nil {
+		return nil, err
+	}
+	dh.Conn = wire.BoundCQL(dh.Conn)
+	return dh, nil
 }
 
 // writeCoalesceWait is how long gocql holds a write for others to join it

@@ -76,10 +76,8 @@ func (c *paramConn) Read(b []byte) (int, error) {
 func (c *paramConn) scan(b []byte) error {
 	for len(b) > 0 {
 		if c.have < len(c.hdr) {
-			k := copy(c.hdr[c.have:], b)
-			c.have += k
-			b = b[k:]
-			if c.have < len(c.hdr) {
+			var whole bool
+			if b, whole = fill(c.hdr[:], &c.have, b); !whole {
 				return nil
 			}
 			c.left = int64(int32(binary.BigEndian.Uint32(c.hdr[1:]))) - 4
@@ -129,3 +127,11 @@ func (c *paramConn) count(name uint64) error {
 
 // NetConn is the connection c reads from (StartupReady looks through it).
 func (c *paramConn) NetConn() net.Conn { return c.Conn }
+
+// fill copies into hdr what b holds of it past the have bytes read, and
+// returns the rest of b and whether hdr is whole.
+func fill(hdr []byte, have *int, b []byte) ([]byte, bool) {
+	k := copy(hdr[*have:], b)
+	*have += k
+	return b[k:], *have == len(hdr)
+}

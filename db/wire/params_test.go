@@ -37,22 +37,28 @@ func TestParameterStatusBounds(t *testing.T) {
 		{"a value past it", msgs(1, 1, MaxParameterStatus-len("setting0")-1), true},
 	} {
 		for _, chunk := range []int{1, 7, 4096} {
-			client, server := net.Pipe()
-			go func() {
-				for b := c.stream; len(b) > 0; b = b[min(chunk, len(b)):] {
-					if _, err := server.Write(b[:min(chunk, len(b))]); err != nil {
-						return
-					}
-				}
-				server.Close()
-			}()
-			_, err := io.Copy(io.Discard, BoundParameterStatus(client))
+			err := readThrough(BoundParameterStatus, c.stream, chunk)
 			var pe *ParameterError
 			if got := errors.As(err, &pe); got != c.fail {
 				t.Errorf("%s, reads of %d bytes: error %v", c.name, chunk, err)
 			}
-			server.Close()
-			client.Close()
 		}
 	}
+}
+
+// readThrough reads stream, written chunk bytes at a time, through the
+// connection wrap makes, and returns the error its reading ended with.
+func readThrough(wrap func(net.Conn) net.Conn, stream []byte, chunk int) error {
+	client, server := net.Pipe()
+	defer client.Close()
+	go func() {
+		defer server.Close()
+		for b := stream; len(b) > 0; b = b[min(chunk, len(b)):] {
+			if _, err := server.Write(b[:min(chunk, len(b))]); err != nil {
+				return
+			}
+		}
+	}()
+	_, err := io.Copy(io.Discard, wrap(client))
+	return err
 }

@@ -1,0 +1,94 @@
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+	"testing"
+)
+
+// cqlFrame is a v4 response frame: its header and body.
+func cqlFrame(flags, op byte, body []byte) []byte {
+	f := []byte{0x84, flags, 0, 1, op}
+	f = binary.BigEndian.AppendUint32(f, uint32(len(body)))
+	return append(f, body...)
+}
+
+func cqlString(b []byte, s string) []byte {
+	return append(binary.BigEndian.AppendUint16(b, uint16(len(s))), s...)
+}
+
+// listType is list<list<...<varchar>>>, depth lists deep.
+func listType(b []byte, depth int) []byte {
+	for i := 0; i < depth; i++ {
+		b = binary.BigEndian.AppendUint16(b, 0x0020)
+	}
+	return binary.BigEndian.AppendUint16(b, 0x000D) // varchar
+}
+
+// rowsResult is a RESULT of rows whose one column is a list depth deep,
+// then some rows' bytes.
+func rowsResult(flags byte, depth int) []byte {
+	var b []byte
+	if flags&0x02 != 0 {
+		b = append(b, make([]byte, 16)...) // the tracing id
+	}
+	if flags&0x08 != 0 {
+		b = binary.BigEndian.AppendUint16(b, 1)
+		b = cqlString(b, "a warning")
+	}
+	b = binary.BigEndian.AppendUint32(b, 2) // rows
+	b = binary.BigEndian.AppendUint32(b, 1) // global table spec
+	b = binary.BigEndian.AppendUint32(b, 1) // one column
+	b = cqlString(cqlString(b, "ks"), "t")
+	b = cqlString(b, "c")
+	b = listType(b, depth)
+	b = binary.BigEndian.AppendUint32(b, 0) // no rows
+	return append(b, make([]byte, 1000)...)
+}
+
+// preparedResult is a PREPARED result whose variable is a list depth deep.
+func preparedResult(depth int) []byte {
+	b := binary.BigEndian.AppendUint32(nil, 4)
+	b = cqlString(b, "id")
+	b = binary.BigEndian.AppendUint32(b, 1) // global
+	b = binary.BigEndian.AppendUint32(b, 1) // a variable
+	b = binary.BigEndian.AppendUint32(b, 0) // no partition key columns
+	b = cqlString(cqlString(b, "ks"), "t")
+	b = cqlString(b, "v")
+	b = listType(b, depth)
+	b = binary.BigEndian.AppendUint32(b, 4) // the result: no metadata
+	return binary.BigEndian.AppendUint32(b, 0)
+}
+
+// A RESULT whose column type nests past MaxCQLTypeDepth fails the read
+// (gocql's recursion over 5,000,000 levels overflowed the stack), however
+// the stream is cut into reads, after a tracing id and warnings too, in a
+// prepared statement's variables too; at the bound it passes, and so do
+// frames of other kinds and a compressed RESULT, unread.
+func TestCQLTypeDepth(t *testing.T) {
+	ready := cqlFrame(0, 0x02, nil)
+	event := cqlFrame(0, 0x0C, []byte{0x00, 0x20, 0x00, 0x20, 0x00, 0x20})
+	for _, c := range []struct {
+		name   string
+		stream []byte
+		fail   bool
+	}{
+		{"rows at the bound", cqlFrame(0, 0x08, rowsResult(0, MaxCQLTypeDepth-1)), false},
+		{"rows past it", cqlFrame(0, 0x08, rowsResult(0, MaxCQLTypeDepth)), true},
+		{"rows 100,000 deep", cqlFrame(0, 0x08, rowsResult(0, 100000)), true},
+		{"traced, warned, past it", cqlFrame(0x0A, 0x08, rowsResult(0x0A, MaxCQLTypeDepth)), true},
+		{"prepared at the bound", cqlFrame(0, 0x08, preparedResult(MaxCQLTypeDepth-1)), false},
+		{"prepared past it", cqlFrame(0, 0x08, preparedResult(MaxCQLTypeDepth)), true},
+		{"other frames", append(ready, event...), false},
+		{"compressed", cqlFrame(0x01, 0x08, rowsResult(0, 1000)), false},
+	} {
+		stream := append(append(append([]byte{}, ready...), c.stream...), ready...)
+		for _, chunk := range []int{1, 7, 4096} {
+			err := readThrough(BoundCQL, stream, chunk)
+			var ce *CQLError
+			if got := errors.As(err, &ce); got != c.fail {
+				t.Errorf("%s, reads of %d bytes: error %v", c.name, chunk, err)
+			}
+		}
+	}
+}
