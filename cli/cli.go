@@ -70,7 +70,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	e := &ending{grace: secondGrace, writeGrace: writeGrace, exit: os.Exit, stderr: stderr}
 	// A heap past its bound stops the command as a first signal would
 	// (memoryGuard), and exits 1: not an interruption asked for.
-	g := &memoryGuard{bound: memoryBound(), heap: heapBytes, sigs: sigs, out: stderr}
+	g := &memoryGuard{bound: memoryBound(), need: expectedMemory, heap: heapBytes, sigs: sigs, out: stderr}
 	if g.bound > 0 {
 		t := time.NewTicker(memoryEvery)
 		defer t.Stop()

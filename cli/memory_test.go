@@ -2,8 +2,8 @@ package cli
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -16,7 +16,7 @@ func TestMemoryGuardSignals(t *testing.T) {
 	tick := make(chan time.Time)
 	sigs := make(chan os.Signal, 3)
 	var out strings.Builder
-	g := &memoryGuard{bound: 1000, heap: func() uint64 { return <-heaps }, tick: tick, sigs: sigs, out: &out}
+	g := &memoryGuard{bound: 1000, need: func() uint64 { return 0 }, heap: func() uint64 { return <-heaps }, tick: tick, sigs: sigs, out: &out}
 	done := make(chan struct{})
 	ended := make(chan struct{})
 	go func() { g.watch(done); close(ended) }()
@@ -46,35 +46,39 @@ func TestMemoryGuardSignals(t *testing.T) {
 	close(done)
 }
 
-// The bound is a quarter of the least of the machine's memory, its
-// cgroup's and half its address space, read from the kernel's files, a
-// file that says nothing usable giving no bound of its own.
-func TestMemoryBoundFromTheKernel(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
+// What the phase's threads were found to need is added to the bound: a
+// run the thread-memory check let through is not stopped for holding it.
+func TestMemoryGuardAllowsTheThreadsNeed(t *testing.T) {
+	heaps := make(chan uint64)
+	tick := make(chan time.Time)
+	sigs := make(chan os.Signal, 3)
+	var need atomic.Uint64
+	var out strings.Builder
+	g := &memoryGuard{bound: 1000, need: need.Load, heap: func() uint64 { return <-heaps }, tick: tick, sigs: sigs, out: &out}
+	done := make(chan struct{})
+	defer close(done)
+	go g.watch(done)
+	step := func(h uint64) {
+		tick <- time.Time{}
+		heaps <- h
 	}
-	if got := memTotal(write("meminfo", "MemFree: 5 kB\nMemTotal:       24576000 kB\n")); got != 24576000<<10 {
-		t.Errorf("MemTotal: %d", got)
+	need.Store(5000)
+	step(5999)
+	step(0)
+	if len(sigs) != 0 {
+		t.Fatalf("within the bound and the threads' need: %d signals", len(sigs))
 	}
-	for _, bad := range []string{"MemTotal: lots kB\n", "", "MemTotal: 99999999999999999999 kB\n"} {
-		if got := memTotal(write("bad", bad)); got != 0 {
-			t.Errorf("%q: %d", bad, got)
-		}
+	need.Store(0)
+	step(5999)
+	step(0)
+	if len(sigs) != 1 || !strings.Contains(out.String(), "past its bound of 1000 bytes") {
+		t.Fatalf("past the bound: %d signals, said %q", len(sigs), out.String())
 	}
-	if got := cgroupMax(write("max", "max\n")); got != 0 {
-		t.Errorf("memory.max of max: %d", got)
-	}
-	if got := cgroupMax(write("limited", "1073741824\n")); got != 1<<30 {
-		t.Errorf("memory.max: %d", got)
-	}
-	if got := memTotal(filepath.Join(dir, "none")); got != 0 {
-		t.Errorf("no file: %d", got)
-	}
+}
+
+// This machine's bound is a quarter of what the process could take, at
+// least minMemoryBound.
+func TestMemoryBound(t *testing.T) {
 	if b := memoryBound(); b != 0 && b < minMemoryBound {
 		t.Errorf("this machine's bound %d is below the least, %d", b, minMemoryBound)
 	}

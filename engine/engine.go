@@ -27,6 +27,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -393,12 +394,25 @@ const (
 	memoryWarnPercent = 50
 )
 
+// expected is the memory the threads of the phase checked last need
+// (checkMemory): a process's memory guard allows for it.
+var expected atomic.Int64
+
+// ExpectedMemory is what the threads of the phase this process checked
+// last need, in bytes, as checkMemory counts them (0: none checked).
+func ExpectedMemory() int64 { return expected.Load() }
+
+// AvailableMemory is the memory this process may still take, in bytes
+// (0: unknown): see availableMemory.
+func AvailableMemory() int64 { return availableMemory() }
+
 // checkMemory refuses a thread count whose threads and records (each
 // thread's records bytes, see workload.ThreadBytes) would not fit in the
 // available memory (avail, 0: unknown), and warns past half of it.
 func checkMemory(p *props.Props, threads int, records, avail int64) (warning string, err error) {
 	per := int64(threadBytes) + records
 	need := int64(threads) * per
+	expected.Store(need)
 	if avail <= 0 || need <= avail*memoryWarnPercent/100 {
 		return "", nil
 	}
