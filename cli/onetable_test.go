@@ -419,6 +419,10 @@ func TestRehearsedFromTheCells(t *testing.T) {
 // A rehearsal of a cell completed and one not rehearsable exits 0.
 func TestRehearsalNotRehearsableExitsZero(t *testing.T) {
 	url := dbtest.ServerURL(t, "SERVBENCH_COUCHBASE_URL")
+	d := dbtest.Open(t, "couchbase", "couchbase.url", url)
+	for n := range int64(100) { // the rehearsal's keys, in usertable, which other tests of the server load
+		d.Delete(context.Background(), "usertable", string(workload.AppendKey(nil, n, 1, false)))
+	}
 	pf := writePlan(t, `name: scans
 deployments: [{label: cb, binding: couchbase, properties: {couchbase.url: "couchbase://CHANGE-ME"}}]
 workloads: [c, pagination]
