@@ -31,6 +31,7 @@ import (
 type standIn struct {
 	URL   string
 	reads atomic.Int64
+	scans atomic.Int64
 	mu    sync.Mutex
 	keys  map[string]bool
 }
@@ -60,6 +61,9 @@ func newStandIn(t *testing.T, endless int64) *standIn {
 					return
 				}
 			}
+		case "Scan":
+			s.scans.Add(1) // empty pages without end
+			io.WriteString(w, `{"Count":0,"Items":[],"LastEvaluatedKey":{"key":{"S":"user1"}}}`)
 		default:
 			io.WriteString(w, `{}`)
 		}
@@ -116,6 +120,39 @@ func endlessItem(t *testing.T) {
 	}
 	if !read {
 		t.Errorf("no READ in the result: %+v", d.Ops)
+	}
+}
+
+// A scan answered with empty pages without end, each with a key to go on
+// from, fails after some pages past the items it asked for (every page but
+// the last holds one): it went on until Ctrl-C.
+func TestEndlessEmptyPagesFailTheScan(t *testing.T) {
+	srv := newStandIn(t, 0)
+	p := props.New()
+	workloads.Load(p, "e")
+	for k, v := range map[string]string{"dynamodb.endpoint": srv.URL, "recordcount": "10", "operationcount": "5",
+		"dynamodb.retries": "0", "dynamodb.createtable": "false", "scanproportion": "1", "insertproportion": "0",
+		"minscanlength": "2", "maxscanlength": "10", "maxexecutiontime": "60"} { // the bound of a run whose scans would not end
+		p.Set(k, v, "test")
+	}
+	res, err := engine.Run(context.Background(), engine.Spec{Binding: "dynamodb", Properties: p, Phase: engine.RunPhase, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scan bool
+	for _, op := range res.Doc().Ops {
+		if op.Name == "SCAN" {
+			scan = true
+			if op.Count != 5 || op.Outcomes["ERROR"] != 5 || !strings.Contains(op.Errors["ERROR"], "paging without end") {
+				t.Errorf("SCAN: %d operations, outcomes %v, error %q: want 5, each an ERROR", op.Count, op.Outcomes, op.Errors["ERROR"])
+			}
+		}
+	}
+	if !scan {
+		t.Error("no SCAN in the result")
+	}
+	if n := srv.scans.Load(); n > 5*(10+100+2) { // maxEmptyPages: 100
+		t.Errorf("%d pages asked for 5 scans", n)
 	}
 }
 

@@ -375,7 +375,10 @@ func (s *Store) Scan(ctx context.Context, table, start string, count int, fields
 		return err
 	}
 	from := s.key(start)
-	for n := 1; n < count; {
+	for n, pages := 1, 0; n < count; pages++ {
+		if pages > count+maxEmptyPages {
+			return fmt.Errorf("dynamodb: scan %s: the server answered %d pages with %d of the %d items asked (every page but the last holds one): paging without end", start, pages, n, count)
+		}
 		out, err := s.c.Scan(ctx, &ddb.ScanInput{
 			TableName: aws.String(table), Limit: aws.Int32(int32(count - n)), ExclusiveStartKey: from,
 			ProjectionExpression: pe, ExpressionAttributeNames: names, ConsistentRead: aws.Bool(s.consistent), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
@@ -396,6 +399,12 @@ func (s *Store) Scan(ctx context.Context, table, start string, count int, fields
 	}
 	return nil
 }
+
+// maxEmptyPages bounds the pages a scan or query reads beyond one an
+// item it asks for: without a filter, every page but the last holds one
+// at least, and a server that pages without end, empty page after empty
+// page, kept an operation going until Ctrl-C.
+const maxEmptyPages = 100
 
 // addScanned adds a scanned item (none: nothing) to dst.
 func (s *Store) addScanned(dst *db.RecordSet, start string, item map[string]types.AttributeValue) error {

@@ -121,7 +121,10 @@ func (s *Store) Query(ctx context.Context, table string, q *db.Query, dst *db.Re
 		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
 	}
 	seen := 0
-	for seen < want {
+	for pages := 0; seen < want; pages++ {
+		if pages > want+maxEmptyPages {
+			return fmt.Errorf("dynamodb: query %s: the server answered %d pages with %d of the %d items asked (every page but the last holds one): paging without end", q.Value, pages, seen, want)
+		}
 		in.Limit = aws.Int32(int32(want - seen))
 		out, err := s.c.Query(ctx, in)
 		if err != nil {
