@@ -8,7 +8,7 @@ import (
 )
 
 // The bounds of a Cassandra server's RESULT frames, read as they pass
-// (protocol v3 and v4 framing): gocql parses a result's column types by
+// (protocol v4): gocql parses a result's column types by
 // recursion, a level a nested type (list<list<...>>), and a type nested
 // 5,000,000 deep (10 MB, within its frame bound of 256 MiB) overflowed
 // the goroutine's stack, which ends the process whatever its memory.
@@ -41,16 +41,15 @@ type cqlConn struct {
 	inspect bool   // the current frame's start is being read
 	start   []byte // the current RESULT's body so far
 	tried   int    // its length when last read
-	off     bool   // a framing this does not read (another version): passed as it is
 	err     error
 }
 
-// BoundCQL wraps c, a connection carrying Cassandra's native protocol v3
-// or v4 in clear (TLS, when used, below it): a read that brings a RESULT
-// whose column types nest past MaxCQLTypeDepth, or whose specification of
-// its columns runs past MaxCQLMetadata, fails with a *CQLError, and every
-// read after it. Another framing (protocol v5's segments) is passed
-// unread: pin the protocol version to 4.
+// BoundCQL wraps c, a connection carrying Cassandra's native protocol v4
+// in clear (TLS, when used, below it; the driver pinned to v4): a read that
+// brings a RESULT whose column types nest past MaxCQLTypeDepth, or whose
+// specification of its columns runs past MaxCQLMetadata, or a frame of
+// another version (v5's segments, a v3 server's answer: the driver parses
+// one to say so), fails with a *CQLError, and every read after it.
 func BoundCQL(c net.Conn) net.Conn { return &cqlConn{Conn: c} }
 
 func (c *cqlConn) Read(b []byte) (int, error) {
@@ -58,11 +57,9 @@ func (c *cqlConn) Read(b []byte) (int, error) {
 		return 0, c.err
 	}
 	n, err := c.Conn.Read(b)
-	if !c.off {
-		if perr := c.scan(b[:n]); perr != nil {
-			c.err = perr
-			return 0, perr
-		}
+	if perr := c.scan(b[:n]); perr != nil {
+		c.err = perr
+		return 0, perr
 	}
 	return n, err
 }
@@ -71,20 +68,18 @@ func (c *cqlConn) Read(b []byte) (int, error) {
 func (c *cqlConn) NetConn() net.Conn { return c.Conn }
 
 func (c *cqlConn) scan(b []byte) error {
-	for len(b) > 0 && !c.off {
+	for len(b) > 0 {
 		if c.have < len(c.hdr) {
 			var whole bool
 			if b, whole = fill(c.hdr[:], &c.have, b); !whole {
 				return nil
 			}
-			if v := c.hdr[0] & 0x7f; v != 3 && v != 4 {
-				c.off = true
-				return nil
+			if c.hdr[0] != 0x84 { // gocql reads a frame of another version too, to say so: its types as well
+				return &CQLError{fmt.Sprintf("a frame of protocol version %d (%#x) on a connection of version 4", c.hdr[0]&0x7f, c.hdr[0])}
 			}
 			c.left = int64(int32(binary.BigEndian.Uint32(c.hdr[5:])))
 			if c.left < 0 {
-				c.off = true // gocql refuses it itself
-				return nil
+				return &CQLError{"a frame's length is negative"}
 			}
 			c.flags = c.hdr[1]
 			c.inspect = c.hdr[4] == 0x08 && c.flags&0x01 == 0 // a RESULT, not compressed

@@ -64,7 +64,8 @@ func preparedResult(depth int) []byte {
 // (gocql's recursion over 5,000,000 levels overflowed the stack), however
 // the stream is cut into reads, after a tracing id and warnings too, in a
 // prepared statement's variables too; at the bound it passes, and so do
-// frames of other kinds and a compressed RESULT, unread.
+// frames of other kinds and a compressed RESULT, unread. A frame of another
+// version fails the read: gocql parses it, types and all, to say so.
 func TestCQLTypeDepth(t *testing.T) {
 	ready := cqlFrame(0, 0x02, nil)
 	event := cqlFrame(0, 0x0C, []byte{0x00, 0x20, 0x00, 0x20, 0x00, 0x20})
@@ -81,6 +82,8 @@ func TestCQLTypeDepth(t *testing.T) {
 		{"prepared past it", cqlFrame(0, 0x08, preparedResult(MaxCQLTypeDepth)), true},
 		{"other frames", append(ready, event...), false},
 		{"compressed", cqlFrame(0x01, 0x08, rowsResult(0, 1000)), false},
+		{"version 5, then a deep type", append(append([]byte{0x85}, cqlFrame(0, 0x00, []byte{0, 0, 0, 0})[1:]...), cqlFrame(0, 0x08, rowsResult(0, 100000))...), true},
+		{"version 3", append([]byte{0x83}, cqlFrame(0, 0x08, rowsResult(0, 1))[1:]...), true},
 	} {
 		stream := append(append(append([]byte{}, ready...), c.stream...), ready...)
 		for _, chunk := range []int{1, 7, 4096} {
