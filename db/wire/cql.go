@@ -29,11 +29,10 @@ func (e *CQLError) Error() string {
 	return "the server's answer: " + e.Why + ": the connection is closed"
 }
 
-// cqlConn follows a Cassandra connection's frames: each header, and the
+// cqlFrames follows a Cassandra connection's frames: each header, and the
 // start of each RESULT's body, kept until its column types are read and
 // checked; every other byte passes as it is.
-type cqlConn struct {
-	net.Conn
+type cqlFrames struct {
 	hdr     [9]byte
 	have    int   // bytes of hdr read
 	left    int64 // of the current frame's body
@@ -41,7 +40,6 @@ type cqlConn struct {
 	inspect bool   // the current frame's start is being read
 	start   []byte // the current RESULT's body so far
 	tried   int    // its length when last read
-	err     error
 }
 
 // BoundCQL wraps c, a connection carrying Cassandra's native protocol v4
@@ -50,24 +48,9 @@ type cqlConn struct {
 // specification of its columns runs past MaxCQLMetadata, or a frame of
 // another version (v5's segments, a v3 server's answer: the driver parses
 // one to say so), fails with a *CQLError, and every read after it.
-func BoundCQL(c net.Conn) net.Conn { return &cqlConn{Conn: c} }
+func BoundCQL(c net.Conn) net.Conn { return &scanned{Conn: c, scan: new(cqlFrames).scan} }
 
-func (c *cqlConn) Read(b []byte) (int, error) {
-	if c.err != nil {
-		return 0, c.err
-	}
-	n, err := c.Conn.Read(b)
-	if perr := c.scan(b[:n]); perr != nil {
-		c.err = perr
-		return 0, perr
-	}
-	return n, err
-}
-
-// NetConn is the connection c reads from.
-func (c *cqlConn) NetConn() net.Conn { return c.Conn }
-
-func (c *cqlConn) scan(b []byte) error {
+func (c *cqlFrames) scan(b []byte) error {
 	for len(b) > 0 {
 		if c.have < len(c.hdr) {
 			var whole bool

@@ -33,20 +33,17 @@ func (e *ParameterError) Error() string {
 	return fmt.Sprintf("the server reported more than %d settings (ParameterStatus), each kept by the client: the connection is closed", MaxParameters)
 }
 
-// paramConn reads a PostgreSQL server's messages as they pass: a
-// message's type and length, skipping its body but for a ParameterStatus's
-// name, hashed (maphash, seeded per connection: names cannot be chosen to
+// params reads a PostgreSQL server's messages as they pass: a message's
+// type and length, skipping its body but for a ParameterStatus's name,
+// hashed (maphash, seeded per connection: names cannot be chosen to
 // collide) and counted once.
-type paramConn struct {
-	net.Conn
-	seed  maphash.Seed
+type params struct {
 	h     maphash.Hash
 	names []uint64 // distinct, at most MaxParameters
 	hdr   [5]byte
 	have  int   // bytes of hdr read
 	left  int64 // of the current message's body
 	name  bool  // reading a ParameterStatus's name
-	err   error // once failed, every read
 }
 
 // BoundParameterStatus wraps c, a connection carrying PostgreSQL's
@@ -55,25 +52,13 @@ type paramConn struct {
 // name past MaxParameters distinct ones, fails with a *ParameterError, and
 // every read after it.
 func BoundParameterStatus(c net.Conn) net.Conn {
-	p := &paramConn{Conn: c, seed: maphash.MakeSeed()}
-	p.h.SetSeed(p.seed)
-	return p
-}
-
-func (c *paramConn) Read(b []byte) (int, error) {
-	if c.err != nil {
-		return 0, c.err
-	}
-	n, err := c.Conn.Read(b)
-	if perr := c.scan(b[:n]); perr != nil {
-		c.err = perr
-		return 0, perr
-	}
-	return n, err
+	p := &params{}
+	p.h.SetSeed(maphash.MakeSeed())
+	return &scanned{Conn: c, scan: p.scan}
 }
 
 // scan follows the message stream through b.
-func (c *paramConn) scan(b []byte) error {
+func (c *params) scan(b []byte) error {
 	for len(b) > 0 {
 		if c.have < len(c.hdr) {
 			var whole bool
@@ -114,7 +99,7 @@ func (c *paramConn) scan(b []byte) error {
 	return nil
 }
 
-func (c *paramConn) count(name uint64) error {
+func (c *params) count(name uint64) error {
 	if slices.Contains(c.names, name) {
 		return nil
 	}
@@ -125,8 +110,28 @@ func (c *paramConn) count(name uint64) error {
 	return nil
 }
 
+// scanned is a connection whose reads pass through scan as they come: an
+// error of scan's fails that read, and every read after it.
+type scanned struct {
+	net.Conn
+	scan func([]byte) error
+	err  error
+}
+
+func (c *scanned) Read(b []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.Conn.Read(b)
+	if perr := c.scan(b[:n]); perr != nil {
+		c.err = perr
+		return 0, perr
+	}
+	return n, err
+}
+
 // NetConn is the connection c reads from (StartupReady looks through it).
-func (c *paramConn) NetConn() net.Conn { return c.Conn }
+func (c *scanned) NetConn() net.Conn { return c.Conn }
 
 // fill copies into hdr what b holds of it past the have bytes read, and
 // returns the rest of b and whether hdr is whole.
