@@ -252,6 +252,12 @@ loop:
 		case <-th.allDone:
 			break loop
 		case <-tick.C:
+			if ctx.Err() != nil {
+				// Interrupted: the measured time ends at the stop, so no
+				// interval may end past it; what still finishes goes to
+				// the last interval.
+				continue
+			}
 			emit(r.now(), false)
 		case <-stopC:
 			stopC = nil // a closed channel would be chosen again and again
@@ -279,8 +285,10 @@ loop:
 	switch {
 	case ctx.Err() != nil && stopped > 0:
 		// Interrupted: the measured time ends when the stop was asked, not
-		// when the threads got out of a hung server's calls.
-		end = stopped
+		// when the threads got out of a hung server's calls; nor before
+		// an interval already told (one that ended past the time limit
+		// before the interrupt came), so every interval lies within it.
+		end = max(stopped, lastTick)
 	case stuck:
 		// The measured time ends when the stop was asked or when the last
 		// thread that finished did, not when the grace ran out.

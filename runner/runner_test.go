@@ -442,6 +442,7 @@ type intervals struct {
 	n     int64
 	ends  []time.Duration
 	final int
+	told  chan struct{} // if set, gets a value (if empty) for each interval told
 }
 
 func (iv *intervals) Interval(p Progress) {
@@ -452,6 +453,10 @@ func (iv *intervals) Interval(p Progress) {
 	iv.ends = append(iv.ends, p.End)
 	if p.Final {
 		iv.final++
+	}
+	select {
+	case iv.told <- struct{}{}:
+	default:
 	}
 }
 
@@ -519,6 +524,51 @@ func TestInterruptEndsTheMeasuredTime(t *testing.T) {
 	// The 50th call started at slot 49 (0.5 ms apart); the stop was asked then.
 	if want := 49 * 500 * time.Microsecond; res.Reason != result.Interrupted || res.Runtime != want {
 		t.Errorf("%s after %v, want interrupted after %v", res.Reason, res.Runtime, want)
+	}
+}
+
+// Interrupted while a call hangs and intervals go on ticking: no interval
+// ends past the measured time (a result whose intervals did was refused
+// by the coordinator it was sent to).
+func TestInterruptedIntervalsLieWithinTheRun(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clock := &watchedClock{read: make(chan struct{})}
+	obs := &intervals{told: make(chan struct{}, 1)}
+	s := &store{onCall: func(n int64) {
+		if n == 50 {
+			clock.watch.Store(true)
+			cancel()
+			<-clock.read // the runner has taken note of the stop
+			clock.now.Add(int64(3 * time.Second))
+			// The call hangs until an interval is told after the stop,
+			// or a while: either way none may end past the stop.
+			select {
+			case <-obs.told: // one told before the stop
+			default:
+			}
+			select {
+			case <-obs.told:
+			case <-time.After(time.Second):
+			}
+		}
+	}}
+	cfg, w := setup(t, false, "threadcount", "1", "operationcount", "0", "target", "2000")
+	cfg.Clock, cfg.Interval = clock, time.Millisecond
+	res, err := Run(ctx, cfg, w, s, obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Reason != result.Interrupted || res.Runtime > 49*500*time.Microsecond {
+		t.Errorf("%s after %v, want interrupted after at most 24.5ms", res.Reason, res.Runtime)
+	}
+	for _, end := range obs.ends {
+		if end > res.Runtime {
+			t.Errorf("an interval ends at %v, past the runtime %v: %v", end, res.Runtime, obs.ends)
+		}
+	}
+	if obs.n != ops(res) {
+		t.Errorf("the intervals hold %d operations, the run %d", obs.n, ops(res))
 	}
 }
 
