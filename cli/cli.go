@@ -66,8 +66,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			}
 		})
 	}
-	stdout, stderr = pipeWatch{stdout, broken}, pipeWatch{stderr, broken}
-	e := &ending{grace: secondGrace, writeGrace: writeGrace, exit: os.Exit, stderr: stderr}
+	// Standard error never holds the process (queued): what it could not
+	// take by the end is left after a second without progress.
+	errq := newQueued(pipeWatch{stderr, broken})
+	defer errq.Flush(time.Second)
+	stdout, stderr = pipeWatch{stdout, broken}, errq
+	e := &ending{grace: secondGrace, writeGrace: writeGrace, exit: os.Exit, stderr: stderr, flush: func() { errq.Flush(endFlush) }}
 	// A heap past its bound stops the command as a first signal would
 	// (memoryGuard), and exits 1: not an interruption asked for.
 	g := &memoryGuard{bound: memoryBound(), need: expectedMemory, heap: heapBytes, sigs: sigs, out: stderr}

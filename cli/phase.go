@@ -123,6 +123,9 @@ func checkPhase(ctx context.Context, cmd string, spec engine.Spec, stderr io.Wri
 }
 
 func isTerminal(w io.Writer) bool {
+	if q, ok := w.(*queued); ok {
+		w = q.w
+	}
 	if p, ok := w.(pipeWatch); ok {
 		w = p.w
 	}

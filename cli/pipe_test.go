@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -46,6 +47,88 @@ func TestClosedPipeStopsTheRunWhole(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatal("servbench went on with its standard error closed")
 	}
+	interruptedWhole(t, cmd, jsonPath)
+}
+
+// Standard output and error one pipe, full, whose reader never reads (a
+// pager on its first screen, a wrapper that reads only once the process
+// ended): the run measures on, the first signal stops it and its result
+// is written, and the second ends the process, blocked as it is in
+// writing its text report to standard output. The status lines had held
+// the run, no signal ended the process, and the result was never written.
+func TestUnreadStreamsHoldNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	jsonPath := filepath.Join(dir, "r.json")
+	var fds [2]int
+	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	// Filled to the brim, then blocking again for the writer to come.
+	if err := syscall.SetNonblock(fds[1], true); err != nil {
+		t.Fatal(err)
+	}
+	chunk := bytes.Repeat([]byte("x"), 4096)
+	for {
+		if _, err := syscall.Write(fds[1], chunk); err != nil {
+			if err == syscall.EAGAIN {
+				break
+			}
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.SetNonblock(fds[1], false); err != nil {
+		t.Fatal(err)
+	}
+	r, w := os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w")
+	defer r.Close()
+	cmd := exec.Command(os.Args[0], "run", "basic", "-w", "a", "-threads", "1", "-target", "1000",
+		"-p", "operationcount=0", "--duration", "600", "-s", "-p", "status.interval=0.1",
+		"--hlog", filepath.Join(dir, "h"), "-o", jsonPath)
+	cmd.Env = append(os.Environ(), "SERVBENCH_TEST_CLI=1")
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	defer func() {
+		cmd.Process.Kill()
+		<-done
+	}()
+	// waitFor polls until ok, with a safety net (not a measurement: the
+	// run lasts 600 s).
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for i := 0; !ok(); i++ {
+			select {
+			case <-done:
+				t.Fatalf("servbench ended (%v) before %s", cmd.ProcessState, what)
+			case <-time.After(50 * time.Millisecond):
+			}
+			if i > 2400 {
+				t.Fatalf("no %s after two minutes", what)
+			}
+		}
+	}
+	// The HdrHistogram log is made at the first measured interval.
+	waitFor("interval measured", func() bool { m, _ := filepath.Glob(filepath.Join(dir, "h*")); return len(m) > 0 })
+	cmd.Process.Signal(os.Interrupt)
+	waitFor("result written", func() bool { _, err := os.Stat(jsonPath); return err == nil })
+	cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("servbench went on after a second signal")
+	}
+	interruptedWhole(t, cmd, jsonPath)
+}
+
+// interruptedWhole checks that cmd, ended, exited as interrupted, with
+// what it measured in its result at jsonPath.
+func interruptedWhole(t *testing.T, cmd *exec.Cmd, jsonPath string) {
+	t.Helper()
 	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
 		t.Errorf("exit %d (%v), want %d", code, cmd.ProcessState, ExitInterrupted)
 	}

@@ -36,16 +36,19 @@ type ending struct {
 	exit              func(int) // os.Exit
 	stderr            io.Writer
 	writeWait         func() // called when the exit waits for a write (tests)
+	flush             func() // lets stderr take the last line, briefly (nil: none)
 
 	mu   sync.Mutex
 	done bool // the command returned: no exit of ours
 }
 
 // Time given after the second signal: to end, then to finish writing an
-// output being written.
+// output being written; and how long the exit waits for standard error
+// to take its last line (it may not be read at all).
 const (
 	secondGrace = time.Second
 	writeGrace  = time.Second
+	endFlush    = 200 * time.Millisecond
 )
 
 // run runs the command under the signals that sigs receives.
@@ -75,10 +78,10 @@ func (e *ending) watch(sigs <-chan os.Signal, cancel func(), abandon chan struct
 	case <-finished:
 		return
 	}
-	fmt.Fprintf(e.stderr, "servbench: second signal: abandoning the operations in flight; ending within %s\n", e.grace)
 	close(abandon)
 	grace := time.NewTimer(e.grace)
 	defer grace.Stop()
+	fmt.Fprintf(e.stderr, "servbench: second signal: abandoning the operations in flight; ending within %s\n", e.grace)
 	select {
 	case <-finished:
 		return
@@ -121,6 +124,9 @@ func (e *ending) end(why string) {
 	}
 	atomicfile.RemoveTemporary()
 	fmt.Fprintf(e.stderr, "servbench: %s (in a driver's call, a file or a connection): exiting without waiting\n", why)
+	if e.flush != nil {
+		e.flush()
+	}
 	e.exit(ExitInterrupted)
 }
 

@@ -263,11 +263,12 @@ func oneProcess(o sink.Output) bool { return o.Where() == sink.OneProcess }
 // WriteMerged writes a spread phase's merged result m to every output
 // written from it (YCSB's report to exportfile, or to stdout when it is
 // not given; the result; the time series), each on its own: one that
-// cannot be written leaves the others written. It adds those that failed
-// to unwritten.
+// cannot be written leaves the others written, and those written in place
+// (standard output, a pipe) come last: a reader that does not read holds
+// them, not the files. It adds those that failed to unwritten.
 func WriteMerged(setup *engine.Setup, m *result.Doc, stdout, stderr io.Writer, unwritten *OutputError) *OutputError {
 	ended := setup.Merged(m)
-	for _, o := range setup.Outputs.Only(merged) {
+	for _, o := range setup.Outputs.Only(merged).InPlaceLast() {
 		s, err := setup.OpenMerged(o, engine.Writers{Stdout: stdout, Stderr: stderr})
 		if err == nil {
 			err = sink.Opened{s}.End(ended)

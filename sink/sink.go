@@ -345,30 +345,42 @@ func Find[T Output](o Outputs) (T, bool) {
 }
 
 // Open opens every output; when one fails, those opened are dropped.
-// Those that write a named pipe or a device in place come last, so that
-// they are ended last: a reader that never reads holds one of them, not
-// the files written before it.
+// Those that write a named pipe, a device or standard output in place
+// come last, so that they are ended last: a reader that never reads holds
+// one of them, not the files written before it.
 func (o Outputs) Open(env *Env) (Opened, error) {
-	var opened, inPlace Opened
-	for _, x := range o {
+	var opened Opened
+	for _, x := range o.InPlaceLast() {
 		s, err := x.Open(env)
 		if err != nil {
 			opened.Drop()
-			inPlace.Drop()
 			return nil, err
-		}
-		if writesInPlace(x) {
-			inPlace = append(inPlace, s)
-			continue
 		}
 		opened = append(opened, s)
 	}
-	return append(opened, inPlace...), nil
+	return opened, nil
 }
 
-// writesInPlace reports whether one of x's files is a named pipe or a
-// device (written in place, never replaced).
+// InPlaceLast is o with those that write standard output, a named pipe or
+// a device in place after the others, each part in its order.
+func (o Outputs) InPlaceLast() Outputs {
+	var files, inPlace Outputs
+	for _, x := range o {
+		if writesInPlace(x) {
+			inPlace = append(inPlace, x)
+			continue
+		}
+		files = append(files, x)
+	}
+	return append(files, inPlace...)
+}
+
+// writesInPlace reports whether x writes standard output or one of its
+// files is a named pipe or a device (written in place, never replaced).
 func writesInPlace(x Output) bool {
+	if t, ok := x.(*textOutput); ok && t.path == "" {
+		return true // standard output
+	}
 	for _, f := range x.Files() {
 		if f.Ext != "" || f.Path == "" {
 			continue
