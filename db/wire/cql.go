@@ -20,6 +20,16 @@ const (
 	// specifications), read whole before it is checked: a table's
 	// thousand columns take some tens of KiB.
 	MaxCQLMetadata = 1 << 20
+	// MaxCQLUnprepared bounds the UNPREPARED errors a connection takes
+	// with no statement executed in between (a RESULT other than a
+	// statement prepared): gocql prepares the statement again and
+	// executes it again by recursion, without end (a server answering
+	// UNPREPARED every time took a goroutine's stack to the process's
+	// memory). A server that forgot its statements answers each
+	// execution in flight on the connection once, then executes them:
+	// a run's threads over its connections are fewer; a recursion of as
+	// many levels takes some MB.
+	MaxCQLUnprepared = 1 << 13
 )
 
 // CQLError is a connection closed for what a RESULT frame declared.
@@ -38,8 +48,10 @@ type cqlFrames struct {
 	left    int64 // of the current frame's body
 	flags   byte
 	inspect bool   // the current frame's start is being read
-	start   []byte // the current RESULT's body so far
+	start   []byte // the current RESULT's or ERROR's body so far
 	tried   int    // its length when last read
+
+	unprepared int // UNPREPARED errors since a statement was last executed
 }
 
 // BoundCQL wraps c, a connection carrying Cassandra's native protocol v4
@@ -47,7 +59,8 @@ type cqlFrames struct {
 // brings a RESULT whose column types nest past MaxCQLTypeDepth, or whose
 // specification of its columns runs past MaxCQLMetadata, or a frame of
 // another version (v5's segments, a v3 server's answer: the driver parses
-// one to say so), fails with a *CQLError, and every read after it.
+// one to say so), or an UNPREPARED error past MaxCQLUnprepared in a row,
+// fails with a *CQLError, and every read after it.
 func BoundCQL(c net.Conn) net.Conn { return &scanned{Conn: c, scan: new(cqlFrames).scan} }
 
 func (c *cqlFrames) scan(b []byte) error {
@@ -65,7 +78,7 @@ func (c *cqlFrames) scan(b []byte) error {
 				return &CQLError{"a frame's length is negative"}
 			}
 			c.flags = c.hdr[1]
-			c.inspect = c.hdr[4] == 0x08 && c.flags&0x01 == 0 // a RESULT, not compressed
+			c.inspect = (c.hdr[4] == 0x08 || c.hdr[4] == 0x00) && c.flags&0x01 == 0 // a RESULT or an ERROR, not compressed
 			c.start, c.tried = c.start[:0], 0
 			if c.left == 0 {
 				c.have = 0
@@ -83,9 +96,19 @@ func (c *cqlFrames) scan(b []byte) error {
 				continue
 			}
 			c.tried = max(len(c.start), 64)
-			switch err := checkResult(c.flags, c.start); {
+			var kind int
+			var err error
+			if c.hdr[4] == 0x00 {
+				kind, err = errorCode(c.flags, c.start)
+			} else {
+				kind, err = checkResult(c.flags, c.start)
+			}
+			switch {
 			case err == nil:
 				c.inspect = false
+				if err := c.count(c.hdr[4], kind); err != nil {
+					return err
+				}
 			case !errors.Is(err, errMore):
 				return err
 			case whole: // the whole body, cut short: gocql says so
@@ -102,6 +125,21 @@ func (c *cqlFrames) scan(b []byte) error {
 		if c.left == 0 {
 			c.have, c.inspect = 0, false
 		}
+	}
+	return nil
+}
+
+// count follows the UNPREPARED errors since a statement was last
+// executed: an ERROR of code 0x2500 counts one, a RESULT other than a
+// statement prepared (kind 4) ends the count.
+func (c *cqlFrames) count(op byte, kind int) error {
+	switch {
+	case op == 0x00 && kind == 0x2500:
+		if c.unprepared++; c.unprepared > MaxCQLUnprepared {
+			return &CQLError{fmt.Sprintf("UNPREPARED to more than %d executions in a row, each statement prepared again", MaxCQLUnprepared)}
+		}
+	case op == 0x08 && kind != 4:
+		c.unprepared = 0
 	}
 	return nil
 }
@@ -151,11 +189,9 @@ func (r *cqlReader) int() int {
 func (r *cqlReader) str()   { r.skip(r.short()) }
 func (r *cqlReader) bytes() { r.skip(max(r.int(), 0)) } // < 0: null
 
-// checkResult reads a RESULT body's start: its column types (of rows, of
-// a prepared statement and its result) nest at most MaxCQLTypeDepth.
-// It returns errMore when the start ends first.
-func checkResult(flags byte, body []byte) error {
-	r := &cqlReader{b: body}
+// prefix reads what a response's body starts with before its own: a
+// tracing id, warnings, a custom payload, as its flags say.
+func (r *cqlReader) prefix(flags byte) {
 	if flags&0x02 != 0 { // tracing: its session's id
 		r.skip(16)
 	}
@@ -170,21 +206,38 @@ func checkResult(flags byte, body []byte) error {
 			r.bytes()
 		}
 	}
-	switch r.int() {
+}
+
+// errorCode reads an ERROR body's start: its code.
+func errorCode(flags byte, body []byte) (int, error) {
+	r := &cqlReader{b: body}
+	r.prefix(flags)
+	code := r.int()
+	return code, r.err
+}
+
+// checkResult reads a RESULT body's start, and returns its kind: its
+// column types (of rows, of a prepared statement and its result) nest at
+// most MaxCQLTypeDepth. It returns errMore when the start ends first.
+func checkResult(flags byte, body []byte) (int, error) {
+	r := &cqlReader{b: body}
+	r.prefix(flags)
+	kind := r.int()
+	switch kind {
 	case 2: // rows
 		if err := r.metadata(false); err != nil {
-			return err
+			return kind, err
 		}
 	case 4: // prepared: its id, its variables, its result's columns
 		r.skip(r.short())
 		if err := r.metadata(true); err != nil {
-			return err
+			return kind, err
 		}
 		if err := r.metadata(false); err != nil {
-			return err
+			return kind, err
 		}
 	}
-	return r.err
+	return kind, r.err
 }
 
 // metadata reads a result's (or a prepared statement's variables')

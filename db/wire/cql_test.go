@@ -95,3 +95,57 @@ func TestCQLTypeDepth(t *testing.T) {
 		}
 	}
 }
+
+// unprepared is an ERROR frame of code 0x2500 (UNPREPARED) for the
+// statement id, with the flags' prefix (a warning) when flags says so.
+func unprepared(flags byte) []byte {
+	var b []byte
+	if flags&0x08 != 0 {
+		b = binary.BigEndian.AppendUint16(b, 1)
+		b = cqlString(b, "a warning")
+	}
+	b = binary.BigEndian.AppendUint32(b, 0x2500)
+	b = cqlString(b, "Prepared query with ID 01 not found")
+	return cqlFrame(flags, 0x00, cqlString(b, "\x01"))
+}
+
+// A server answering every execution UNPREPARED, and each new prepare
+// with the statement (gocql prepares and executes again by recursion,
+// without end, and the goroutine's stack took the process's memory):
+// past MaxCQLUnprepared in a row the read fails; as many, each run ended
+// by a statement executed (a VOID result), and other errors, pass.
+func TestCQLUnprepared(t *testing.T) {
+	void := cqlFrame(0, 0x08, binary.BigEndian.AppendUint32(nil, 1))
+	other := cqlFrame(0, 0x00, cqlString(binary.BigEndian.AppendUint32(nil, 0x1200), "read timeout"))
+	prepared := cqlFrame(0, 0x08, preparedResult(1))
+	stream := func(runs, each int, end []byte) []byte {
+		var s []byte
+		for range runs {
+			for i := range each {
+				s = append(s, unprepared(byte(i%2)*0x08)...)
+				s = append(s, prepared...)
+				s = append(s, other...)
+			}
+			s = append(s, end...)
+		}
+		return s
+	}
+	for _, c := range []struct {
+		name   string
+		stream []byte
+		fail   bool
+		chunks []int
+	}{
+		{"past the bound", stream(1, MaxCQLUnprepared+1, nil), true, []int{4096}},
+		{"at the bound, executed, twice", stream(2, MaxCQLUnprepared, void), false, []int{4096}},
+		{"a few, executed", stream(3, 10, void), false, []int{1, 7}},
+	} {
+		for _, chunk := range c.chunks {
+			err := readThrough(BoundCQL, c.stream, chunk)
+			var ce *CQLError
+			if got := errors.As(err, &ce); got != c.fail {
+				t.Errorf("%s, reads of %d bytes: error %v", c.name, chunk, err)
+			}
+		}
+	}
+}
