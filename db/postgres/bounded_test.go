@@ -141,6 +141,9 @@ func serveRows(c net.Conn, huge int64, scanRows int, reads *atomic.Int64) {
 					}
 				}
 				be.Send(&pgproto3.CommandComplete{CommandTag: fmt.Appendf(nil, "SELECT %d", scanRows)})
+			case scanRows == shortRows && strings.HasPrefix(sql, "SELECT") && strings.Contains(sql, "WHERE ycsb_key = $1"):
+				be.Send(&pgproto3.DataRow{}) // no value for the column described
+				be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SELECT 1")})
 			case strings.HasPrefix(sql, "SHOW"):
 				be.Send(&pgproto3.DataRow{Values: [][]byte{[]byte("16.0")}})
 				be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SHOW")})
@@ -273,17 +276,7 @@ func scanPastLimit(t *testing.T, rows int) {
 // scans runs ops scans against the stand-in at addr, each of which must
 // fail (ERROR), and returns the first one's error.
 func scans(t *testing.T, addr string, ops int, what string) string {
-	p := props.New()
-	workloads.Load(p, "e")
-	for k, v := range map[string]string{"postgres.url": "postgres://u@" + addr + "/db?sslmode=disable", "recordcount": "10",
-		"operationcount": strconv.Itoa(ops), "postgres.createtable": "false", "scanproportion": "1", "insertproportion": "0"} {
-		p.Set(k, v, "test")
-	}
-	t.Setenv("HOME", t.TempDir()) // no ~/.pgpass of the machine's
-	res, err := engine.Run(context.Background(), engine.Spec{Binding: "postgres", Properties: p, Phase: engine.RunPhase, Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runOn(t, addr, "e", map[string]string{"operationcount": strconv.Itoa(ops), "scanproportion": "1", "insertproportion": "0"})
 	for _, op := range res.Doc().Ops {
 		if op.Name == "SCAN" {
 			if op.Count != int64(ops) || op.Outcomes["ERROR"] != int64(ops) {
@@ -296,7 +289,48 @@ func scans(t *testing.T, addr string, ops int, what string) string {
 	return ""
 }
 
-const settingsWithoutEnd = -2
+// runOn runs workload wl with one thread against the stand-in at addr, its
+// 10 records' table there, with the properties kv.
+func runOn(t *testing.T, addr, wl string, kv map[string]string) *engine.Result {
+	t.Helper()
+	p := props.New()
+	workloads.Load(p, wl)
+	p.Set("postgres.url", "postgres://u@"+addr+"/db?sslmode=disable", "test")
+	p.Set("recordcount", "10", "test")
+	p.Set("postgres.createtable", "false", "test")
+	for k, v := range kv {
+		p.Set(k, v, "test")
+	}
+	t.Setenv("HOME", t.TempDir()) // no ~/.pgpass of the machine's
+	res, err := engine.Run(context.Background(), engine.Spec{Binding: "postgres", Properties: p, Phase: engine.RunPhase, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+const (
+	settingsWithoutEnd = -2
+	shortRows          = -3 // each read answered by a row of fewer values than its columns
+)
+
+// A row of fewer values than the columns its description lists (pgx's
+// RawValues and Values do not check; the binding indexed one by the other
+// and the process panicked) fails its read; the run goes on and writes
+// its results.
+func TestShortRowFailsItsOperation(t *testing.T) {
+	addr, _ := standIn(t, 0, shortRows)
+	res := runOn(t, addr, "c", map[string]string{"operationcount": "5", "postgres.layout": "columns", "fieldcount": "1"})
+	for _, op := range res.Doc().Ops {
+		if op.Name == "READ" {
+			if op.Count != 5 || op.Outcomes["ERROR"] != 5 || !strings.Contains(op.Errors["ERROR"], "a row of 0 values for 1 columns") {
+				t.Errorf("READ: %d operations, outcomes %v, %q: want 5, each an ERROR of the short row", op.Count, op.Outcomes, op.Errors["ERROR"])
+			}
+			return
+		}
+	}
+	t.Error("no READ in the result")
+}
 
 // A server that reports settings (ParameterStatus) without end once its
 // connection is ready, each of a new name (pgx keeps every one by its

@@ -379,6 +379,17 @@ func (s *Store) selectList(fields []string) string {
 	return strings.Join(names, ", ")
 }
 
+// rawValues are the values of the row rows is at as the server sent
+// them, one a column it described: a row of another count fails (pgx and
+// addRaw index one by the other, and a short row panicked).
+func rawValues(rows pgx.Rows) ([][]byte, error) {
+	vals, fds := rows.RawValues(), rows.FieldDescriptions()
+	if len(vals) != len(fds) {
+		return nil, fmt.Errorf("the server answered a row of %d values for %d columns", len(vals), len(fds))
+	}
+	return vals, nil
+}
+
 // addRaw adds the non-null columns of a row as the server sent them (text
 // columns: their bytes), ycsb_key excluded.
 func addRaw(dst *db.Record, fds []pgconn.FieldDescription, vals [][]byte) {
@@ -420,7 +431,11 @@ func (s *Store) Read(ctx context.Context, table, key string, fields []string, ds
 			}
 			return notFound("read", key)
 		}
-		addRaw(dst, rows.FieldDescriptions(), rows.RawValues())
+		vals, err := rawValues(rows)
+		if err != nil {
+			return wrap("read", key, err)
+		}
+		addRaw(dst, rows.FieldDescriptions(), vals)
 		return nil
 	}
 	var doc []byte
@@ -472,7 +487,10 @@ func (s *Store) Scan(ctx context.Context, table, start string, count int, fields
 		}
 		r := dst.Next()
 		if s.columns {
-			vals := rows.RawValues()
+			vals, err := rawValues(rows)
+			if err != nil {
+				return wrap("scan", start, err)
+			}
 			for i, fd := range rows.FieldDescriptions() {
 				if fd.Name == "ycsb_key" {
 					r.SetKey(vals[i])
@@ -663,7 +681,9 @@ func (s *Store) Admin(ctx context.Context, _, statement string) (string, error) 
 	defer rows.Close()
 	var first []any
 	if rows.Next() {
-		first, err = rows.Values()
+		if _, err = rawValues(rows); err == nil {
+			first, err = rows.Values()
+		}
 	}
 	rows.Close() // reads the rest: the command tag counts every row
 	if err == nil {

@@ -87,13 +87,20 @@ func (s *Store) Query(ctx context.Context, table string, q *db.Query, dst *db.Re
 			}
 			r.SetKey(key)
 		case s.columns:
+			if _, err := rawValues(rows); err != nil {
+				return wrap("query", q.Value, err)
+			}
 			vals, err := rows.Values()
 			if err != nil {
 				return wrap("query", q.Value, err)
 			}
 			for i, fd := range rows.FieldDescriptions() {
 				if fd.Name == "ycsb_key" {
-					r.SetKey([]byte(vals[i].(string)))
+					k, ok := vals[i].(string)
+					if !ok {
+						return wrap("query", q.Value, fmt.Errorf("the server answered ycsb_key as %T, not text", vals[i]))
+					}
+					r.SetKey([]byte(k))
 				}
 			}
 			addRow(r, rows.FieldDescriptions(), vals)
