@@ -2,7 +2,9 @@ package mongodb
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -138,4 +140,61 @@ func decode(res *mongo.SingleResult, v any) error {
 		return fmt.Errorf("the server's answer: %w", err)
 	}
 	return bson.Unmarshal(raw, v)
+}
+
+// shallow is err with the details of its write errors (a server's errInfo,
+// which mongo.WriteError's Error writes out by recursion, a level at a
+// time: 5,000,000 levels overflowed the stack) dropped where they nest past
+// MaxDepth or do not hold together, said in their message instead. A write
+// error held deeper in err than its top makes a new error of its codes.
+func shallow(err error) error {
+	switch e := err.(type) {
+	case mongo.WriteException:
+		e.WriteErrors = shallowWrites(e.WriteErrors)
+		return e
+	case mongo.BulkWriteException:
+		errs := make([]mongo.BulkWriteError, len(e.WriteErrors))
+		for i, we := range e.WriteErrors {
+			we.WriteError = shallowWrite(we.WriteError)
+			errs[i] = we
+		}
+		e.WriteErrors = errs
+		return e
+	}
+	var we mongo.WriteException
+	var bwe mongo.BulkWriteException
+	deep := false
+	if errors.As(err, &we) {
+		deep = slices.ContainsFunc(we.WriteErrors, tooDeep)
+	}
+	if errors.As(err, &bwe) {
+		deep = deep || slices.ContainsFunc(bwe.WriteErrors, func(e mongo.BulkWriteError) bool { return tooDeep(e.WriteError) })
+	}
+	if deep {
+		return fmt.Errorf("the server's write errors, their details nested more than %d deep (not written)", MaxDepth)
+	}
+	return err
+}
+
+func shallowWrites(errs mongo.WriteErrors) mongo.WriteErrors {
+	out := make(mongo.WriteErrors, len(errs))
+	for i, we := range errs {
+		out[i] = shallowWrite(we)
+	}
+	return out
+}
+
+// tooDeep says whether we's details nest past MaxDepth or do not hold
+// together.
+func tooDeep(we mongo.WriteError) bool { return we.Details != nil && checkDepth(we.Details) != nil }
+
+func shallowWrite(we mongo.WriteError) mongo.WriteError {
+	if we.Details == nil {
+		return we
+	}
+	if err := checkDepth(we.Details); err != nil {
+		we.Message += fmt.Sprintf(" (its details not written: %v)", err)
+		we.Details, we.Raw = nil, nil
+	}
+	return we
 }

@@ -2,11 +2,13 @@ package mongodb
 
 import (
 	"encoding/binary"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // nested is {a: {a: ... {x: 1} ...}}, depth documents in all, built
@@ -67,3 +69,49 @@ func TestCheckDepth(t *testing.T) {
 		}
 	}
 }
+
+// deepDoc is {a: {a: ... {x: 1}}}, depth documents deep, made in one pass.
+func deepDoc(depth int) []byte {
+	var doc []byte
+	for d := depth; d > 1; d-- {
+		doc = binary.LittleEndian.AppendUint32(doc, uint32(12+8*(d-1)))
+		doc = append(doc, 0x03, 'a', 0)
+	}
+	doc = append(doc, 12, 0, 0, 0, 0x10, 'x', 0, 1, 0, 0, 0, 0)
+	return append(doc, make([]byte, depth-1)...)
+}
+
+// A write answered with errors whose details (errInfo, a schema
+// validation's) nest 1,000,000 deep: the driver's error writes them out by
+// recursion (5,000,000 levels overflowed the stack and ended the process);
+// the binding's error drops them, says so, and keeps the rest, for a write,
+// a bulk write, and one wrapped deeper; details within the bound are kept.
+func TestDeepWriteErrorDetails(t *testing.T) {
+	if err := checkDepth(deepDoc(MaxDepth)); err != nil {
+		t.Fatalf("deepDoc(%d): %v", MaxDepth, err)
+	}
+	defer debug.SetMaxStack(debug.SetMaxStack(64 << 20)) // an overflow comes quickly
+	deep := deepDoc(1000000)
+	we := mongo.WriteError{Index: 0, Code: 121, Message: "Document failed validation", Details: deep}
+	for _, c := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"write", mongo.WriteException{WriteErrors: mongo.WriteErrors{we}}, "Document failed validation (its details not written: "},
+		{"bulk write", mongo.BulkWriteException{WriteErrors: []mongo.BulkWriteError{{WriteError: we}}}, "Document failed validation (its details not written: "},
+		{"wrapped", onTheWay{mongo.WriteException{WriteErrors: mongo.WriteErrors{we}}}, "details nested more than 200 deep (not written)"},
+		{"shallow", mongo.WriteException{WriteErrors: mongo.WriteErrors{{Code: 121, Message: "failed", Details: deepDoc(3)}}}, `failed: {"a": {"a": {"x": {"$numberInt":"1"}}}}`},
+	} {
+		if got := wrap("update", "user1", c.err).Error(); !strings.Contains(got, c.want) || len(got) > 1000 {
+			t.Errorf("%s: %q, want %q in it", c.name, got, c.want)
+		}
+	}
+}
+
+// onTheWay wraps an error as a driver's layer might, writing it only when
+// asked (fmt.Errorf writes it at once).
+type onTheWay struct{ err error }
+
+func (w onTheWay) Error() string { return "on the way: " + w.err.Error() }
+func (w onTheWay) Unwrap() error { return w.err }

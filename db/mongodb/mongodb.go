@@ -274,6 +274,7 @@ func (s *Store) Prepare(ctx context.Context, table string, _ bool) error {
 }
 
 func wrap(op, key string, err error) error {
+	err = shallow(err)
 	var me *wire.MessageError
 	switch {
 	case errors.As(err, &me): // an answer over its bound: the server's fault, not the network's
