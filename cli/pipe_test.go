@@ -140,3 +140,39 @@ func interruptedWhole(t *testing.T, cmd *exec.Cmd, jsonPath string) {
 		t.Errorf("the result: stopped %s after %d operations, want interrupted after some", d.Stop, d.Operations)
 	}
 }
+
+// An output that writes standard output, where the text report goes, is
+// refused in one line (exit 2): -o /dev/stdout, --trace /dev/fd/1, or the
+// file standard output is; the result was mixed with the report and could
+// not be read. With the report in a file (exportfile), -o /dev/stdout is
+// the result alone.
+func TestTextReportSharesNoOutput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	stdout := filepath.Join(dir, "out")
+	run := func(args ...string) (int, string) {
+		f, err := os.Create(stdout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		var stderr bytes.Buffer
+		cmd := exec.Command(os.Args[0], append([]string{"run", "basic", "-w", "a", "-p", "operationcount=100"}, args...)...)
+		cmd.Env = append(os.Environ(), "SERVBENCH_TEST_CLI=1")
+		cmd.Stdout, cmd.Stderr = f, &stderr
+		cmd.Run()
+		return cmd.ProcessState.ExitCode(), stderr.String()
+	}
+	for _, args := range [][]string{{"-o", "/dev/stdout"}, {"--trace", "/dev/fd/1", "-o", filepath.Join(dir, "r.json")}, {"-o", stdout}} {
+		code, stderr := run(args...)
+		if code != ExitUsage || !strings.Contains(stderr, "and the text report (standard output)") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	if code, stderr := run("-o", "/dev/stdout", "-p", "exportfile="+filepath.Join(dir, "report.txt")); code != ExitOK {
+		t.Fatalf("the report in a file: exit %d: %s", code, stderr)
+	}
+	if _, err := result.ReadFile(stdout); err != nil {
+		t.Errorf("the result on standard output: %v", err)
+	}
+}

@@ -177,13 +177,26 @@ func Read(p *props.Props, inputs []Input, extra ...Output) (Outputs, error) {
 		}
 	}
 	out = append(out, extra...)
-	if err := CheckFiles(out.Files()); err != nil {
+	files := out.Files()
+	if t, ok := Find[*textOutput](out); ok && t.path == "" && !discarded(os.Stdout) {
+		// Another output there would be mixed with the text report.
+		files = append(files, File{What: "the text report (standard output)", Path: "/dev/stdout"})
+	}
+	if err := CheckFiles(files); err != nil {
 		return nil, err
 	}
 	if err := checkInputs(out.Files(), p, inputs); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// discarded says whether f is /dev/null, where what is mixed is lost all
+// the same.
+func discarded(f *os.File) bool {
+	st, err := f.Stat()
+	null, nerr := os.Stat(os.DevNull)
+	return err == nil && nerr == nil && os.SameFile(st, null)
 }
 
 // An Input is a file a phase reads that its properties do not name (a
@@ -262,7 +275,7 @@ func CheckFiles(files []File) error {
 		}
 	}
 	if i, j, dup := atomicfile.SamePath(paths); dup {
-		return fmt.Errorf("output file %s is named by both %s and %s", paths[j], files[i].What, files[j].What)
+		return fmt.Errorf("output file %s is named by both %s and %s", paths[i], files[i].What, files[j].What)
 	}
 	for _, f := range files {
 		if f.Ext == "" {
