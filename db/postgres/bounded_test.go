@@ -141,6 +141,19 @@ func serveRows(c net.Conn, huge int64, scanRows int, reads *atomic.Int64) {
 					}
 				}
 				be.Send(&pgproto3.CommandComplete{CommandTag: fmt.Appendf(nil, "SELECT %d", scanRows)})
+			case scanRows == notificationsWithoutEnd && strings.HasPrefix(sql, "SELECT") && strings.Contains(sql, "WHERE ycsb_key = $1"):
+				be.Flush()
+				for reads.Load() < 64<<20 { // reads: the bytes sent, here; the test fails past its bound
+					var buf []byte
+					for len(buf) < 64<<10 {
+						buf, _ = (&pgproto3.NotificationResponse{PID: 1, Channel: "c", Payload: strings.Repeat("p", 1000)}).Encode(buf)
+					}
+					n, err := c.Write(buf)
+					if reads.Add(int64(n)); err != nil {
+						return
+					}
+				}
+				return // hung up: the client without a bound fails the test by the bytes it took
 			case scanRows == shortRows && strings.HasPrefix(sql, "SELECT") && strings.Contains(sql, "WHERE ycsb_key = $1"):
 				be.Send(&pgproto3.DataRow{}) // no value for the column described
 				be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SELECT 1")})
@@ -312,7 +325,21 @@ func runOn(t *testing.T, addr, wl string, kv map[string]string) *engine.Result {
 const (
 	settingsWithoutEnd = -2
 	shortRows          = -3 // each read answered by a row of fewer values than its columns
+	// each read answered by notifications (LISTEN/NOTIFY) without end
+	notificationsWithoutEnd = -4
 )
+
+// A read answered by notifications without end (pgx kept each one, and
+// the read went on as long as they came) fails at wire.MaxNotifications;
+// the run goes on and writes its results.
+func TestEndlessNotificationsFailTheOperation(t *testing.T) {
+	addr, sent := standIn(t, 0, notificationsWithoutEnd)
+	res := runOn(t, addr, "c", map[string]string{"operationcount": "2", "postgres.layout": "columns", "fieldcount": "1"})
+	if n := sent.Load(); n > 16<<20 {
+		t.Errorf("the stand-in sent %d bytes before the client hung up", n)
+	}
+	readsFailed(t, res, 2, "more than 1024 notifications (LISTEN/NOTIFY)")
+}
 
 // A row of fewer values than the columns its description lists (pgx's
 // RawValues and Values do not check; the binding indexed one by the other
@@ -321,10 +348,16 @@ const (
 func TestShortRowFailsItsOperation(t *testing.T) {
 	addr, _ := standIn(t, 0, shortRows)
 	res := runOn(t, addr, "c", map[string]string{"operationcount": "5", "postgres.layout": "columns", "fieldcount": "1"})
+	readsFailed(t, res, 5, "a row of 0 values for 1 columns")
+}
+
+// readsFailed checks that res has n reads, each an ERROR saying why.
+func readsFailed(t *testing.T, res *engine.Result, n int64, why string) {
+	t.Helper()
 	for _, op := range res.Doc().Ops {
 		if op.Name == "READ" {
-			if op.Count != 5 || op.Outcomes["ERROR"] != 5 || !strings.Contains(op.Errors["ERROR"], "a row of 0 values for 1 columns") {
-				t.Errorf("READ: %d operations, outcomes %v, %q: want 5, each an ERROR of the short row", op.Count, op.Outcomes, op.Errors["ERROR"])
+			if op.Count != n || op.Outcomes["ERROR"] != n || !strings.Contains(op.Errors["ERROR"], why) {
+				t.Errorf("READ: %d operations, outcomes %v, %q: want %d, each an ERROR saying %q", op.Count, op.Outcomes, op.Errors["ERROR"], n, why)
 			}
 			return
 		}

@@ -221,6 +221,9 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 	cfg.ConnConfig.AfterNetConnect = func(_ context.Context, _ *pgconn.Config, c net.Conn) (net.Conn, error) {
 		return wire.BoundParameterStatus(c), nil
 	}
+	// ... and every notification (LISTEN/NOTIFY), for a WaitForNotification
+	// servbench never calls: dropped; their count is bounded as above.
+	cfg.ConnConfig.OnNotification = func(*pgconn.PgConn, *pgconn.Notification) {}
 	after := cfg.ConnConfig.AfterConnect
 	cfg.ConnConfig.AfterConnect = func(ctx context.Context, c *pgconn.PgConn) error {
 		wire.StartupReady(c.Conn())

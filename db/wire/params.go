@@ -20,13 +20,22 @@ const (
 	MaxParameters = 128
 	// MaxParameterStatus bounds one ParameterStatus message's name and value.
 	MaxParameterStatus = 8 << 10
+	// MaxNotifications bounds the notifications (LISTEN/NOTIFY's
+	// NotificationResponse) a connection takes: servbench listens to
+	// none, and a server that sent them without end held a read open
+	// for as long (pgx kept each one, unless told to drop them).
+	MaxNotifications = 1024
 )
 
-// ParameterError is a connection closed for its server's ParameterStatus
-// messages: past MaxParameters names or MaxParameterStatus bytes.
-type ParameterError struct{ Names, Size int }
+// ParameterError is a connection closed for its server's asynchronous
+// messages: ParameterStatus past MaxParameters names or MaxParameterStatus
+// bytes, or notifications past MaxNotifications.
+type ParameterError struct{ Names, Size, Notifications int }
 
 func (e *ParameterError) Error() string {
+	if e.Notifications > 0 {
+		return fmt.Sprintf("the server sent more than %d notifications (LISTEN/NOTIFY) on a connection that listens to none: the connection is closed", MaxNotifications)
+	}
 	if e.Size > 0 {
 		return fmt.Sprintf("the server reported a setting (ParameterStatus) of %d bytes, more than %d: the connection is closed", e.Size, MaxParameterStatus)
 	}
@@ -44,13 +53,15 @@ type params struct {
 	have  int   // bytes of hdr read
 	left  int64 // of the current message's body
 	name  bool  // reading a ParameterStatus's name
+
+	notifications int
 }
 
 // BoundParameterStatus wraps c, a connection carrying PostgreSQL's
 // protocol in clear from its first message (TLS, when used, below it):
 // a read that brings a ParameterStatus past MaxParameterStatus bytes, or a
-// name past MaxParameters distinct ones, fails with a *ParameterError, and
-// every read after it.
+// name past MaxParameters distinct ones, or a notification past
+// MaxNotifications, fails with a *ParameterError, and every read after it.
 func BoundParameterStatus(c net.Conn) net.Conn {
 	p := &params{}
 	p.h.SetSeed(maphash.MakeSeed())
@@ -66,6 +77,11 @@ func (c *params) scan(b []byte) error {
 				return nil
 			}
 			c.left = int64(int32(binary.BigEndian.Uint32(c.hdr[1:]))) - 4
+			if c.hdr[0] == 'A' {
+				if c.notifications++; c.notifications > MaxNotifications {
+					return &ParameterError{Notifications: c.notifications}
+				}
+			}
 			c.name = c.hdr[0] == 'S'
 			if c.name {
 				if c.left > MaxParameterStatus {

@@ -15,7 +15,7 @@ import (
 // name split over reads counts once, names sent again count once, and the
 // name past MaxParameters or a message past MaxParameterStatus fails the
 // read, and every read after it.
-func TestParameterStatusBounds(t *testing.T) {
+func TestParameterStatusBounds(t *testing.T) { // and notifications
 	msgs := func(names, repeat, size int) []byte {
 		var b []byte
 		for r := 0; r < repeat; r++ {
@@ -35,6 +35,8 @@ func TestParameterStatusBounds(t *testing.T) {
 		{"one name more", msgs(MaxParameters+1, 1, 10), true},
 		{"a value at the bound", msgs(1, 1, MaxParameterStatus-len("setting0")-2), false},
 		{"a value past it", msgs(1, 1, MaxParameterStatus-len("setting0")-1), true},
+		{"notifications at the bound", notifications(MaxNotifications), false},
+		{"one more", notifications(MaxNotifications + 1), true},
 	} {
 		for _, chunk := range []int{1, 7, 4096} {
 			err := readThrough(BoundParameterStatus, c.stream, chunk)
@@ -44,6 +46,16 @@ func TestParameterStatusBounds(t *testing.T) {
 			}
 		}
 	}
+}
+
+// notifications are n NotificationResponse messages, each after a row.
+func notifications(n int) []byte {
+	var b []byte
+	for i := range n {
+		b, _ = (&pgproto3.DataRow{Values: [][]byte{[]byte("row")}}).Encode(b)
+		b, _ = (&pgproto3.NotificationResponse{PID: 1, Channel: "c", Payload: fmt.Sprint(i)}).Encode(b)
+	}
+	return b
 }
 
 // readThrough reads stream, written chunk bytes at a time, through the
