@@ -13,6 +13,7 @@ import (
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/db/dbtest"
+	"github.com/servbench/servbench/db/mongodb"
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/workloads"
@@ -101,7 +102,17 @@ func serveMongo(c net.Conn, huge int64, finds *atomic.Int64, extra bson.D) {
 				answer = hello
 			case "buildInfo", "buildinfo":
 				answer = bson.D{{Key: "version", Value: "7.0.0"}, {Key: "ok", Value: 1.0}}
-			case "find":
+			case "find", "getMore":
+				if huge == emptyBatches {
+					finds.Add(1)
+					batch := "firstBatch"
+					if cmd[0].Key() == "getMore" {
+						batch = "nextBatch"
+					}
+					answer = bson.D{{Key: "cursor", Value: bson.D{{Key: "id", Value: int64(77)}, {Key: "ns", Value: "ycsb.usertable"},
+						{Key: batch, Value: bson.A{}}}}, {Key: "ok", Value: 1.0}}
+					break
+				}
 				if finds.Add(1) <= huge {
 					var hh [16]byte
 					binary.LittleEndian.PutUint32(hh[0:], 0x7fffffff)
@@ -121,6 +132,40 @@ func serveMongo(c net.Conn, huge int64, finds *atomic.Int64, extra bson.D) {
 			return
 		}
 	}
+}
+
+// emptyBatches: each find is answered by a cursor left open, and each
+// getMore by an empty batch of it, without end (finds counts both).
+const emptyBatches = -1
+
+// A scan answered by empty batches without end, its cursor open (the
+// driver's Next asks for another again and again: the scan ran until
+// Ctrl-C) fails after mongodb.MaxEmptyBatches; the run goes on and writes its
+// results.
+func TestEndlessEmptyBatchesFailTheScan(t *testing.T) {
+	addr, asked := hugeMessages(t, emptyBatches)
+	p := props.New()
+	workloads.Load(p, "e")
+	for k, v := range map[string]string{"mongodb.url": "mongodb://" + addr + "/?directConnection=true", "recordcount": "10",
+		"operationcount": "2", "mongodb.createcollection": "false", "scanproportion": "1", "insertproportion": "0"} {
+		p.Set(k, v, "test")
+	}
+	res, err := engine.Run(context.Background(), engine.Spec{Binding: "mongodb", Properties: p, Phase: engine.RunPhase, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := asked.Load(); n > 2*(mongodb.MaxEmptyBatches+2) {
+		t.Errorf("the server was asked %d times for 2 scans", n)
+	}
+	for _, op := range res.Doc().Ops {
+		if op.Name == "SCAN" {
+			if op.Count != 2 || op.Outcomes["ERROR"] != 2 || !strings.Contains(op.Errors["ERROR"], "empty batches in a row") {
+				t.Errorf("SCAN: %d operations, outcomes %v, %q: want 2, each an ERROR of the empty batches", op.Count, op.Outcomes, op.Errors["ERROR"])
+			}
+			return
+		}
+	}
+	t.Error("no SCAN in the result")
 }
 
 // A message declaring more than MongoDB's 48,000,000 bytes (the driver

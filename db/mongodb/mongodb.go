@@ -417,7 +417,8 @@ func (s *Store) Scan(ctx context.Context, table, start string, count int, fields
 		return wrap("scan", start, err)
 	}
 	defer cur.Close(ctx)
-	for cur.Next(ctx) {
+	b := batches{cur: cur}
+	for b.next(ctx) {
 		r := dst.Next()
 		if id, ok := cur.Current.Lookup("_id").StringValueOK(); ok {
 			r.SetKey([]byte(id))
@@ -426,7 +427,7 @@ func (s *Store) Scan(ctx context.Context, table, start string, count int, fields
 			return fmt.Errorf("mongodb: scan %s: %w", start, err)
 		}
 	}
-	if err := cur.Err(); err != nil {
+	if err := b.Err(); err != nil {
 		return wrap("scan", start, err)
 	}
 	return nil

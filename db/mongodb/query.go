@@ -43,7 +43,8 @@ func (s *Store) Query(ctx context.Context, table string, q *db.Query, dst *db.Re
 		return wrap("query", q.Value, err)
 	}
 	defer cur.Close(ctx)
-	for cur.Next(ctx) {
+	b := batches{cur: cur}
+	for b.next(ctx) {
 		r := dst.Next()
 		if id, ok := cur.Current.Lookup("_id").StringValueOK(); ok {
 			r.SetKey([]byte(id))
@@ -54,7 +55,7 @@ func (s *Store) Query(ctx context.Context, table string, q *db.Query, dst *db.Re
 			}
 		}
 	}
-	if err := cur.Err(); err != nil {
+	if err := b.Err(); err != nil {
 		return wrap("query", q.Value, err)
 	}
 	return nil
