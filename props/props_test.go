@@ -114,6 +114,16 @@ func TestRedactText(t *testing.T) {
 		// other schemes' one word is a user's name.
 		{"dial redis://s3cret@127.0.0.1:6379 and rediss://hunter2@h:1", "dial redis://REDACTED@127.0.0.1:6379 and rediss://REDACTED@h:1"},
 		{"postgres://bob@h/db", "postgres://bob@h/db"},
+		// An http(s) URL's user without a password that is a token (a
+		// GitHub or GitLab token's prefix, or 20 letters and digits mixed)
+		// is hidden; a user's name is kept, in every scheme.
+		{"git clone https://ghp_hunter2AbCdEfGhIjKlMnOpQrStUvWxYz0123@github.com/org/repo", "git clone https://REDACTED@github.com/org/repo"},
+		{"git clone https://github_pat_11hunter2x@github.com/org/repo.git", "git clone https://REDACTED@github.com/org/repo.git"},
+		{"git clone 'https://glpat-hunter2xYz@gitlab.com/org/repo'", "git clone 'https://REDACTED@gitlab.com/org/repo'"},
+		{"pip install git+https://0f3a9c7hunter2b81d4e6f0a2c9b7d3e1f5a8c6b4@github.com/org/pkg", "pip install git+https://REDACTED@github.com/org/pkg"},
+		{"git clone https://ghp_hunter2Xy@github.com:443/org/repo@v1", "git clone https://REDACTED@github.com:443/org/repo@v1"},
+		{"postgres://postgres@127.0.0.1/db ssh://git@github.com/org/repo mongodb://user@host/db", "postgres://postgres@127.0.0.1/db ssh://git@github.com/org/repo mongodb://user@host/db"},
+		{"https://bob@h/x https://continuous-integration-bot@h/x https://ContinuousIntegrationBot2024@h/x", "https://bob@h/x https://continuous-integration-bot@h/x https://ContinuousIntegrationBot2024@h/x"},
 		// A list of URLs (server.metrics): each keeps its own host.
 		{"http://127.0.0.1:9100/metrics,http://bob:s3cret@db2:9100/metrics", "http://127.0.0.1:9100/metrics,http://bob:REDACTED@db2:9100/metrics"},
 		{"http://a:s3cret@db1:9100/m,https://db2/m", "http://a:REDACTED@db1:9100/m,https://db2/m"},
@@ -128,6 +138,11 @@ func TestRedactText(t *testing.T) {
 		}
 		if strings.Contains(RedactText(c.in), "hunter2") || strings.Contains(RedactText(c.in), "s3cret") {
 			t.Errorf("%q keeps a secret", c.in)
+		}
+		var r Redactor // what is hidden is known, wherever it is repeated
+		r.Hidden(c.in)
+		if got := r.HideKnown("again: " + c.in); strings.Contains(got, "hunter2") || strings.Contains(got, "s3cret") {
+			t.Errorf("Hidden(%q) does not know its secret: %q", c.in, got)
 		}
 	}
 }
@@ -655,7 +670,10 @@ func TestURLPasswordOfAnyBytes(t *testing.T) {
 			}
 		}
 	}
-	for _, v := range []string{"mongodb://127.0.0.1/ycsb", "mongodb://u@h/db", "http://h/a@b?x=@y", "cassandra://127.0.0.1:9042"} {
+	if got := RedactValue("x.url", "https://ghp_hunter57x@github.com/o/r"); got != "https://REDACTED@github.com/o/r" {
+		t.Errorf("a token as an https URL's user: %q", got)
+	}
+	for _, v := range []string{"mongodb://127.0.0.1/ycsb", "mongodb://u@h/db", "http://h/a@b?x=@y", "cassandra://127.0.0.1:9042", "https://bob@h/x"} {
 		if got := RedactValue("x.url", v); got != v {
 			t.Errorf("RedactValue(%q) = %q: nothing to hide", v, got)
 		}

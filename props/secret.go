@@ -22,7 +22,9 @@ import (
 //     (NotSecret); written name=value, name: value, "name": value or
 //     name:value ({pwd:"x"}, pass:x), also inside another option's value
 //     (--from-literal=password=x, --set=auth.rootPassword=x);
-//   - the password of any URL (scheme://user:password@host), and the value
+//   - the password of any URL (scheme://user:password@host), an http(s)
+//     URL's user that is a token (https://TOKEN@github.com/...; tokenUser
+//     tells it from a user's name), and the value
 //     of each of its query options so named, each pair's value of a list
 //     (authMechanismProperties=AWS_SESSION_TOKEN:x);
 //   - any argument that follows an option or a command word that takes a
@@ -139,7 +141,8 @@ var urlScheme = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9+.-]*)://`)
 // urlPassword returns the password of value when value is a URL as a
 // whole (a property's, an --at's): its userinfo is up to the last @
 // before the query, the password after its first colon (or the whole
-// userinfo where the scheme reads one word as the password, redis://PW@),
+// userinfo where the scheme reads one word as the password, redis://PW@,
+// or where an http(s) URL's user is a token, https://TOKEN@: tokenUser),
 // whatever it holds (| > ' ` and spaces, which end a URL in free text,
 // the drivers take), and its offset in value.
 func urlPassword(value string) (pw string, at int, ok bool) {
@@ -157,6 +160,9 @@ func urlPassword(value string) (pw string, at int, ok bool) {
 		return "", 0, false
 	}
 	user := rest[:a]
+	if u := strings.IndexByte(rest, '@'); tokenScheme(value[m[2]:m[3]]) && tokenUser(rest[:u]) { // https://TOKEN@host
+		return rest[:u], m[1], true
+	}
 	if c := strings.IndexByte(user, ':'); c >= 0 {
 		if c+1 == len(user) {
 			return "", 0, false
@@ -1025,7 +1031,10 @@ func redactURLs(s string) string {
 			}
 		}
 		if at := strings.LastIndex(w, "@"); at >= 0 {
-			if c := strings.Index(w[:at], ":"); c >= 0 {
+			if u := strings.IndexByte(w, '@'); tokenScheme(scheme) && tokenUser(w[:u]) { // https://TOKEN@github.com/...
+				b.WriteString(Redacted + "@")
+				rest = rest[u+1:]
+			} else if c := strings.Index(w[:at], ":"); c >= 0 {
 				b.WriteString(w[:c+1] + Redacted + "@")
 				rest = rest[at+1:]
 			} else if passwordOnly[scheme] && at > 0 { // redis://PW@host: Redis' clients take the one word as the password
@@ -1037,6 +1046,57 @@ func redactURLs(s string) string {
 	b.WriteString(rest)
 	return b.String()
 }
+
+// tokenScheme reports whether scheme is http's or https' (git+https too):
+// a URL whose user may be a token (tokenUser).
+func tokenScheme(scheme string) bool {
+	scheme = strings.ToLower(scheme)
+	if i := strings.LastIndexByte(scheme, '+'); i >= 0 {
+		scheme = scheme[i+1:]
+	}
+	return scheme == "http" || scheme == "https"
+}
+
+// tokenPrefixes begin the tokens GitHub gives (a personal access token,
+// a fine-grained one, OAuth's, a user's and an app's) and GitLab's
+// (personal, OAuth, deploy, runner, trigger and CI/CD job tokens).
+var tokenPrefixes = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gloas-", "gldt-", "glrt-", "glptt-", "glcbt-"}
+
+// tokenUser reports whether u, the user of an http(s) URL without a
+// password (https://u@host), is a token a forge takes as the user (git
+// clone https://TOKEN@github.com/org/repo) rather than a user's name: it
+// holds only letters, digits, _ and -, and begins with a token's prefix
+// (tokenPrefixes) or holds a run of at least 20 letters and digits in
+// which letters and digits take turns at least 4 times, as random text
+// does (a hex or base62 token): bob, git, continuous-integration-bot and
+// ContinuousIntegrationBot2024 are names. Other schemes' users
+// (postgres://postgres@h, ssh://git@h, mongodb://user@h) are names.
+func tokenUser(u string) bool {
+	if u == "" || strings.IndexFunc(u, func(r rune) bool { return !(r == '-' || r < 128 && isWordByte(byte(r))) }) >= 0 {
+		return false
+	}
+	for _, p := range tokenPrefixes {
+		if len(u) > len(p) && strings.HasPrefix(u, p) {
+			return true
+		}
+	}
+	run, turns := 0, 0
+	for i := 0; i < len(u); i++ {
+		if u[i] == '_' || u[i] == '-' {
+			run, turns = 0, 0
+			continue
+		}
+		if run > 0 && isDigit(u[i]) != isDigit(u[i-1]) {
+			turns++
+		}
+		if run++; run >= 20 && turns >= 4 {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // redactQueries hides the value of every option of a URL's query whose
 // name IsSecretKey, up to the next & or ; (so a list such as MongoDB's
