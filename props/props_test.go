@@ -408,6 +408,10 @@ func TestRedactTextMoreForms(t *testing.T) {
 			"mongodb://h/?tlsPrivateKeyFile=REDACTED&sslClientCertificateKeyFile=REDACTED&tlsCertificateKeyFilePassword=REDACTED&sslClientCertificateKeyPassword=REDACTED&tlsCertificateFile=/k/c.pem", nil},
 		{"postgres://u@127.0.0.1/db?sslpassword=hunter19&sslmode=require", "postgres://u@127.0.0.1/db?sslpassword=REDACTED&sslmode=require", nil},
 		{"http://127.0.0.1:9000/b?X-Amz-Security-Token=hunter20&X-Amz-Date=1", "http://127.0.0.1:9000/b?X-Amz-Security-Token=REDACTED&X-Amz-Date=1", nil},
+		// An API key as a URL's query option named key (Google's, many
+		// REST APIs'); key=x outside a URL's query is a record's key.
+		{"curl 'https://api.example.com/v1/x?key=hunter58&q=1'", "curl 'https://api.example.com/v1/x?key=REDACTED&q=1'", []string{"hunter58"}},
+		{"curl https://api.example.com/v1/x?q=1&KEY=hunter59", "curl https://api.example.com/v1/x?q=1&KEY=REDACTED", []string{"hunter59"}},
 		{"connect: token:hunter21", "connect: token:REDACTED", nil},
 		{`wget --header="X-Auth-Token: hunter22" http://127.0.0.1/`, `wget --header="X-Auth-Token: REDACTED" http://127.0.0.1/`, nil},
 		// Escaped quotes in a double-quoted shell string; ACL SETUSER's >pw
@@ -474,6 +478,7 @@ func TestRedactTextMoreForms(t *testing.T) {
 		{"docker run -p 6379:6379 redis", "docker run -p 6379:6379 redis", nil},
 		{"redis-cli CONFIG SET maxmemory 1gb", "redis-cli CONFIG SET maxmemory 1gb", nil},
 		{"time: 12:30 host: 127.0.0.1:5432", "time: 12:30 host: 127.0.0.1:5432", nil},
+		{"servbench run -p keyprefix=user -p key=user1 http://h/read?keyspace=ycsb&keyprefix=user&id=key", "servbench run -p keyprefix=user -p key=user1 http://h/read?keyspace=ycsb&keyprefix=user&id=key", nil},
 	}
 	for _, c := range cases {
 		got := RedactText(c.in)

@@ -25,7 +25,8 @@ import (
 //   - the password of any URL (scheme://user:password@host), an http(s)
 //     URL's user that is a token (https://TOKEN@github.com/...; tokenUser
 //     tells it from a user's name), and the value
-//     of each of its query options so named, each pair's value of a list
+//     of each of its query options so named or named key (?key=KEY),
+//     each pair's value of a list
 //     (authMechanismProperties=AWS_SESSION_TOKEN:x);
 //   - any argument that follows an option or a command word that takes a
 //     password: AUTH (one or two arguments), PASSWORD, IDENTIFIED BY,
@@ -1099,7 +1100,8 @@ func tokenUser(u string) bool {
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // redactQueries hides the value of every option of a URL's query whose
-// name IsSecretKey, up to the next & or ; (so a list such as MongoDB's
+// name IsSecretKey or is key (an API key: https://h/v1/x?key=KEY; key=x
+// outside a URL's query, a record's key, stays), up to the next & or ; (so a list such as MongoDB's
 // authMechanismProperties=SERVICE_NAME:x,AWS_SESSION_TOKEN:y is hidden
 // whole, each pair's value where the list is of pairs).
 func redactQueries(s string) string {
@@ -1145,7 +1147,7 @@ func redactQuery(w string) string {
 			name = n
 		}
 		switch {
-		case !ok || v == "" || !IsSecretKey(name):
+		case !ok || v == "" || !IsSecretKey(name) && !strings.EqualFold(name, "key"): // a URL's key= is an API key (?key=KEY), not a record's
 		case strings.HasSuffix(strings.ToLower(name), "properties"):
 			opts[i] = o[:len(o)-len(v)] + redactList(v)
 		default:
