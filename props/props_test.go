@@ -782,6 +782,9 @@ func TestShellEvaluatedSecretsMore(t *testing.T) {
 		`redis-cli --askpass ping <<< hunter107`:                            "hunter107",
 		`docker login -u u --password-stdin <<< hunter108`:                  "hunter108",
 		`echo hunter109 | docker login -u u --password-stdin r`:             "hunter109",
+		`echo hvs.hunter110x | vault login -`:                               "hvs.hunter110x",
+		`vault login -no-print - <<< hunter111`:                             "hunter111",
+		`echo hunter112 | vault login -method=ldap username=u password=-`:   "hunter112",
 	} {
 		var r Redactor
 		r.Hidden(form)
@@ -1073,6 +1076,9 @@ func TestMoreClientsPasswords(t *testing.T) {
 		`rabbitmqctl -n rabbit@h add_user bench hunter191 && rabbitmqctl set_user_tags bench administrator`: "hunter191",
 		`mc alias set local http://127.0.0.1:9000 minioadmin hunter192`:                                     "hunter192",
 		`mc config host add local http://127.0.0.1:9000 minioadmin hunter193`:                               "hunter193",
+		`vault login hvs.hunter195Ab`:                                                                       "hvs.hunter195Ab",
+		`vault login -no-print -address http://127.0.0.1:8200 hunter196 && vault status`:                    "hunter196",
+		`VAULT_ADDR=http://h:8200 vault login -method=token hunter197`:                                      "hunter197",
 	} {
 		if got := RedactText(form); strings.Contains(got, secret) {
 			t.Errorf("RedactText(%q) = %q", form, got)
@@ -1091,6 +1097,10 @@ func TestMoreClientsPasswords(t *testing.T) {
 		"http GET http://127.0.0.1:5984/ a:1",
 		"openssl enc -d -in a -out b",
 		"mysqlsh root@127.0.0.1:3306",
+		"vault login -method=userpass username=bench",
+		"vault login -method userpass -path ldap2 username=bench",
+		"vault login -",
+		"vault status",
 	} {
 		if got := RedactText(kept); got != kept {
 			t.Errorf("RedactText(%q) = %q", kept, got)

@@ -36,7 +36,8 @@ import (
 //     options of the clients (and subcommands) whose -a, -p or -u carries
 //     one (redis-cli -a, mysql -pPW, cqlsh -p, docker login -p, curl -u
 //     user:pw), the argument a subcommand takes as one (rabbitmqctl
-//     change_password user pw), user:pw@host without a scheme;
+//     change_password user pw, vault login TOKEN), user:pw@host without
+//     a scheme;
 //   - a configuration line NAME VALUE of a secret name (db_password x),
 //     CouchDB's [admins] lines;
 //   - the value a sentence gives a secret word in a comment or a
@@ -1318,7 +1319,8 @@ func redactCommands(s string, refs *[]string) string {
 			}
 		case !strings.HasPrefix(w, "-") && args+1 == batchPassword(program, flags) && !strings.HasPrefix(w, "$"): // htpasswd -b file user pw
 			out = Redacted
-		case !strings.HasPrefix(w, "-") && pwArg > 0 && args+1 == pwArg && !strings.Contains(w, Redacted): // rabbitmqctl change_password user pw
+		case !strings.HasPrefix(w, "-") && pwArg > 0 && args+1 == pwArg && !strings.Contains(w, Redacted) &&
+			(goFlags[program] == nil || !strings.Contains(w, "=") && !flagValue(program, prev)): // rabbitmqctl change_password user pw; vault login TOKEN
 			if len(varRefs(w)) > 0 {
 				*refs = append(*refs, varRefs(w)...)
 			}
@@ -1357,7 +1359,7 @@ func redactCommands(s string, refs *[]string) string {
 		} else if program != "" {
 			if o, ok := strings.CutPrefix(w, "-"); ok {
 				flags += o
-			} else {
+			} else if !flagValue(program, prev) {
 				args++
 				if sub == "" {
 					sub = w // docker login
@@ -1380,6 +1382,28 @@ func redactCommands(s string, refs *[]string) string {
 var argPassword = map[string]int{
 	"rabbitmqctl change_password": 2, "rabbitmqctl add_user": 2, "rabbitmqctl authenticate_user": 2,
 	"mc alias set": 4, "mc host add": 4, // mc config host add NAME URL ACCESSKEY SECRETKEY
+	"vault login": 1, // vault login TOKEN (- reads it from stdin)
+}
+
+// goFlags are the programs that read their options as Go's flag package
+// does, and the options of theirs that are flags: any other one-dash
+// option without = takes the next word as its value (vault login -method
+// userpass, -address URL), which is no argument argPassword counts; and
+// their arguments NAME=VALUE are settings, not the password (vault login
+// -method=userpass username=u gives no token: the first argument without
+// = is the token).
+var goFlags = map[string]map[string]bool{
+	"vault": {"-no-print": true, "-no-store": true, "-token-only": true, "-non-interactive": true, "-tls-skip-verify": true},
+}
+
+// flagValue reports whether the word after prev is prev's value, prev
+// being an option of program, one of goFlags' programs, that is no flag.
+func flagValue(program, prev string) bool {
+	flags, ok := goFlags[program]
+	if !ok || len(prev) < 2 || prev[0] != '-' || prev == "--" || strings.Contains(prev, "=") {
+		return false
+	}
+	return !flags["-"+strings.TrimLeft(prev, "-")]
 }
 
 // batchPassword returns which of program's arguments that are not options

@@ -723,7 +723,8 @@ func shellQuote(words []string) string {
 
 // stdinIsSecret reports whether program, given args, takes its input as a
 // secret: kubectl create secret's --from-file=NAME=/dev/stdin of a
-// secret NAME, docker secret create NAME -.
+// secret NAME, docker secret create NAME -, vault login - (the token) and
+// vault login's password=- (a secret NAME=-).
 func stdinIsSecret(prog string, args []string) bool {
 	for i, a := range args {
 		if v, ok := strings.CutPrefix(a, "--from-file="); ok {
@@ -732,6 +733,9 @@ func stdinIsSecret(prog string, args []string) bool {
 			}
 		}
 		if prog == "docker" && a == "secret" && i+3 < len(args) && args[i+1] == "create" && args[len(args)-1] == "-" {
+			return true
+		}
+		if k, v, _ := strings.Cut(a, "="); prog == "vault" && i > 1 && args[1] == "login" && (a == "-" || v == "-" && IsSecretKey(k)) {
 			return true
 		}
 	}
