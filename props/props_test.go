@@ -1079,6 +1079,9 @@ func TestMoreClientsPasswords(t *testing.T) {
 		`vault login hvs.hunter195Ab`:                                                                       "hvs.hunter195Ab",
 		`vault login -no-print -address http://127.0.0.1:8200 hunter196 && vault status`:                    "hunter196",
 		`VAULT_ADDR=http://h:8200 vault login -method=token hunter197`:                                      "hunter197",
+		`az login -u bench@example.com -p hunter198`:                                                        "hunter198",
+		`az login --service-principal -u 0000-app -p=hunter199 --tenant t`:                                  "hunter199",
+		`az login -u bench@example.com --password hunter200 && az account show`:                             "hunter200",
 	} {
 		if got := RedactText(form); strings.Contains(got, secret) {
 			t.Errorf("RedactText(%q) = %q", form, got)
@@ -1101,6 +1104,8 @@ func TestMoreClientsPasswords(t *testing.T) {
 		"vault login -method userpass -path ldap2 username=bench",
 		"vault login -",
 		"vault status",
+		"az login -u bench@example.com",
+		"az vm list -p 1",
 	} {
 		if got := RedactText(kept); got != kept {
 			t.Errorf("RedactText(%q) = %q", kept, got)

@@ -1215,6 +1215,7 @@ var shortPassword = map[string][]string{
 	// Subcommands: docker login's -p, not docker run's (a port).
 	"docker login": {"-p"}, "podman login": {"-p"}, "nerdctl login": {"-p"}, "buildah login": {"-p"},
 	"skopeo login": {"-p"}, "oras login": {"-p"}, "helm registry": {"-p"},
+	"az login": {"-p"}, // the Azure CLI's password (or a service principal's secret)
 }
 
 // passwordOptions returns the options of program, a client's name, that
