@@ -162,7 +162,7 @@ func urlPassword(value string) (pw string, at int, ok bool) {
 		return "", 0, false
 	}
 	user := rest[:a]
-	if u := strings.IndexByte(rest, '@'); tokenScheme(value[m[2]:m[3]]) && tokenUser(rest[:u]) { // https://TOKEN@host
+	if u := tokenEnd(rest); rest[u] == '@' && tokenScheme(value[m[2]:m[3]]) && tokenUser(rest[:u]) { // https://TOKEN@host
 		return rest[:u], m[1], true
 	}
 	if c := strings.IndexByte(user, ':'); c >= 0 {
@@ -1017,6 +1017,11 @@ func redactURLs(s string) string {
 		}
 		b.WriteString(rest[:i+3])
 		rest = rest[i+3:]
+		if u := tokenEnd(rest); u < len(rest) && rest[u] == '@' && tokenScheme(scheme) && tokenUser(rest[:u]) { // https://TOKEN@github.com/...
+			b.WriteString(Redacted + "@")
+			rest = rest[u+1:]
+			continue
+		}
 		end := strings.IndexAny(rest, urlEnd)
 		if end < 0 {
 			end = len(rest)
@@ -1033,10 +1038,7 @@ func redactURLs(s string) string {
 			}
 		}
 		if at := strings.LastIndex(w, "@"); at >= 0 {
-			if u := strings.IndexByte(w, '@'); tokenScheme(scheme) && tokenUser(w[:u]) { // https://TOKEN@github.com/...
-				b.WriteString(Redacted + "@")
-				rest = rest[u+1:]
-			} else if c := strings.Index(w[:at], ":"); c >= 0 {
+			if c := strings.Index(w[:at], ":"); c >= 0 {
 				b.WriteString(w[:c+1] + Redacted + "@")
 				rest = rest[at+1:]
 			} else if passwordOnly[scheme] && at > 0 { // redis://PW@host: Redis' clients take the one word as the password
@@ -1074,7 +1076,7 @@ var tokenPrefixes = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat
 // ContinuousIntegrationBot2024 are names. Other schemes' users
 // (postgres://postgres@h, ssh://git@h, mongodb://user@h) are names.
 func tokenUser(u string) bool {
-	if u == "" || strings.IndexFunc(u, func(r rune) bool { return !(r == '-' || r < 128 && isWordByte(byte(r))) }) >= 0 {
+	if u == "" || tokenEnd(u) < len(u) {
 		return false
 	}
 	for _, p := range tokenPrefixes {
@@ -1096,6 +1098,15 @@ func tokenUser(u string) bool {
 		}
 	}
 	return false
+}
+
+// tokenEnd returns where the letters, digits, _ and - that begin s end.
+func tokenEnd(s string) int {
+	i := 0
+	for i < len(s) && (isWordByte(s[i]) || s[i] == '-') {
+		i++
+	}
+	return i
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
