@@ -1916,6 +1916,9 @@ func hiddenPieces(text, red string) []string {
 				if match(k+1, end+len(next)) {
 					return true
 				}
+				if budget < 0 { // spent: no later try can match, and each frame's search would read the rest of text again
+					return false
+				}
 			}
 			from = end + 1
 		}
