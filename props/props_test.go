@@ -414,6 +414,13 @@ func TestRedactTextMoreForms(t *testing.T) {
 		{"curl https://api.example.com/v1/x?q=1&KEY=hunter59", "curl https://api.example.com/v1/x?q=1&KEY=REDACTED", []string{"hunter59"}},
 		{"connect: token:hunter21", "connect: token:REDACTED", nil},
 		{`wget --header="X-Auth-Token: hunter22" http://127.0.0.1/`, `wget --header="X-Auth-Token: REDACTED" http://127.0.0.1/`, nil},
+		// A Cookie header's values (a session's), a Set-Cookie's cookie (its
+		// attributes shown), in a request, an answer, JSON.
+		{`curl -H 'Cookie: session=hunter60; theme=Xhunter61' http://127.0.0.1/`, `curl -H 'Cookie: session=REDACTED; theme=REDACTED' http://127.0.0.1/`, []string{"hunter60", "Xhunter61"}},
+		{`curl -H "cookie:sid=\"hunter62\"" http://h/`, `curl -H "cookie:sid=REDACTED" http://h/`, []string{"hunter62"}},
+		{"HTTP/1.1 200 OK\r\nSet-Cookie: sid=hunter63; Path=/; Max-Age=3600; HttpOnly\r\n", "HTTP/1.1 200 OK\r\nSet-Cookie: sid=REDACTED; Path=/; Max-Age=3600; HttpOnly\r\n", []string{"hunter63"}},
+		{`{"headers": {"Cookie": "sid=hunter64"}}`, `{"headers": {"Cookie": "sid=REDACTED"}}`, []string{"hunter64"}},
+		{"echo Cookie: sid=hunter65; echo ok", "echo Cookie: sid=REDACTED; echo ok", []string{"hunter65"}},
 		// Escaped quotes in a double-quoted shell string; ACL SETUSER's >pw
 		// quoted as a shell must, a redirection not hidden; a value ending at
 		// a shell's separator, the rest of the line kept.
@@ -478,6 +485,7 @@ func TestRedactTextMoreForms(t *testing.T) {
 		{"docker run -p 6379:6379 redis", "docker run -p 6379:6379 redis", nil},
 		{"redis-cli CONFIG SET maxmemory 1gb", "redis-cli CONFIG SET maxmemory 1gb", nil},
 		{"time: 12:30 host: 127.0.0.1:5432", "time: 12:30 host: 127.0.0.1:5432", nil},
+		{"# cookies: none; cookie jar at /tmp/c", "# cookies: none; cookie jar at /tmp/c", nil},
 		{"servbench run -p keyprefix=user -p key=user1 http://h/read?keyspace=ycsb&keyprefix=user&id=key", "servbench run -p keyprefix=user -p key=user1 http://h/read?keyspace=ycsb&keyprefix=user&id=key", nil},
 	}
 	for _, c := range cases {

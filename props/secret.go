@@ -40,6 +40,8 @@ import (
 //     a scheme;
 //   - a configuration line NAME VALUE of a secret name (db_password x),
 //     CouchDB's [admins] lines;
+//   - every cookie's value a Cookie or Set-Cookie header gives (Cookie:
+//     session=x; theme=y);
 //   - the value a sentence gives a secret word in a comment or a
 //     departure's text (# the redis password is x; see prose.go).
 //
@@ -354,6 +356,9 @@ func redactRules(s string, refs *[]string) string {
 		s = redactPrintfArgs(s)
 	}
 	s = redactQueries(redactURLs(s))
+	if strings.Contains(s, "ookie") || strings.Contains(s, "OOKIE") {
+		s = redactCookies(s)
+	}
 	jsVars := jsPasswordVars(s)
 	s = envEntry.ReplaceAllStringFunc(s, func(m string) string {
 		g := envEntry.FindStringSubmatch(m)
@@ -978,6 +983,90 @@ func redactAdmins(s string) string {
 	}
 	b.WriteString(s)
 	return b.String()
+}
+
+// cookieHeader is where a Cookie or Set-Cookie header's value begins: in
+// a request or an answer (curl -H 'Cookie: sid=x'), in JSON ("Cookie":
+// "sid=x", escaped inside a double-quoted shell string too).
+var cookieHeader = regexp.MustCompile(`(?i)\b(set-)?cookie(?:\\?["'])?[ \t]*:[ \t]*(?:\\?["'])?`)
+
+// cookieAttrs are Set-Cookie's attributes, shown: no cookie's value.
+var cookieAttrs = map[string]bool{"path": true, "domain": true, "expires": true, "max-age": true, "samesite": true,
+	"secure": true, "httponly": true, "partitioned": true, "priority": true}
+
+// redactCookies hides the value of every cookie a Cookie or Set-Cookie
+// header gives (Cookie: session=REDACTED; theme=REDACTED; Set-Cookie:
+// sid=REDACTED; Path=/): a session's cookie is a credential, and which
+// cookie is one no name tells. The header's NAME=VALUE pairs are read
+// after it, joined by ;, up to what is not one (a shell's ; echo ok); a
+// value ends at a blank, a quote, ; or what a shell ends a word with,
+// or is quoted whole (sid="x", sid=\"x\"). One pass over s.
+func redactCookies(s string) string {
+	locs := cookieHeader.FindAllStringSubmatchIndex(s, -1)
+	if locs == nil {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range locs {
+		if m[1] < last {
+			continue
+		}
+		set := m[2] >= 0
+		i := m[1]
+		b.WriteString(s[last:i])
+		for {
+			j := i
+			for j < len(s) && (isWordByte(s[j]) || s[j] == '-' || s[j] == '.') {
+				j++
+			}
+			if j == i || j == len(s) || s[j] != '=' {
+				break
+			}
+			name := s[i:j]
+			j++
+			k := cookieValueEnd(s, j)
+			b.WriteString(s[i:j])
+			if v := s[j:k]; v == "" || v == Redacted || set && cookieAttrs[strings.ToLower(name)] {
+				b.WriteString(v)
+			} else {
+				b.WriteString(Redacted)
+			}
+			i = k
+			if i == len(s) || s[i] != ';' {
+				break
+			}
+			k = i + 1
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+				k++
+			}
+			b.WriteString(s[i:k])
+			i = k
+		}
+		last = i
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// cookieValueEnd returns where the cookie value that begins at j ends.
+func cookieValueEnd(s string, j int) int {
+	for _, q := range []string{`"`, `\"`} {
+		if strings.HasPrefix(s[j:], q) {
+			k := j + len(q)
+			for k < len(s) && s[k] != '"' && s[k] != '\\' && strings.IndexByte(" \t\r\n;", s[k]) < 0 {
+				k++
+			}
+			if strings.HasPrefix(s[k:], q) {
+				return k + len(q)
+			}
+		}
+	}
+	k := j
+	for k < len(s) && strings.IndexByte(" \t\r\n;,\"'\\|&<>()`", s[k]) < 0 {
+		k++
+	}
+	return k
 }
 
 // header are the names whose value word hides keeping its first word, the
