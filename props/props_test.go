@@ -898,11 +898,22 @@ func TestStdinPasswords(t *testing.T) {
 		`printf hunter135 | docker secret create pg_password -`:                               "hunter135",
 		`P=hunter136; printf "AUTH %s\n" "$P" | redis-cli -h h`:                               "hunter136",
 		`kubectl create secret generic db --from-literal=adminPw=hunter137`:                   "hunter137",
+		`echo 'hunter138' | passwd --stdin bench`:                                             "hunter138",
+		`printf '%s\n' hunter139 | sudo passwd --stdin root`:                                  "hunter139",
+		`echo 'bench:hunter140' | chpasswd`:                                                   "hunter140",
+		"sudo chpasswd <<EOF\nroot:hunter141\nbench:hunter142\nEOF":                           "hunter142",
 	} {
 		var r Redactor
 		r.Hidden(form)
 		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
 			t.Errorf("%q: %q", form, got)
+		}
+	}
+	for _, kept := range []string{"echo readme.md | git hash-object --stdin", "echo bench:users | cut -d: -f1"} {
+		var r Redactor
+		r.Hidden(kept)
+		if got := r.Redact(kept); got != kept {
+			t.Errorf("%q: %q", kept, got)
 		}
 	}
 }

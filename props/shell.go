@@ -381,9 +381,16 @@ func (s *shellState) call(words []*syntax.Word, depth int) {
 		}
 		return
 	}
-	if in != "" && readsPasswordFromStdin(args) { // redis-cli --askpass, docker login --password-stdin
+	if in != "" && readsPasswordFromStdin(args) { // redis-cli --askpass, docker login --password-stdin, passwd --stdin
 		line, _, _ := strings.Cut(in, "\n")
 		s.secret(line)
+	}
+	if in != "" && prog == "chpasswd" { // user:password a line
+		for ln := range strings.SplitSeq(in, "\n") {
+			if _, pw, ok := strings.Cut(ln, ":"); ok {
+				s.secret(strings.TrimSpace(pw))
+			}
+		}
 	}
 	if in != "" && redisClient[prog] && slices.Contains(args, "-x") { // redis-cli -x CONFIG SET requirepass: the input is the last word
 		line, _, _ := strings.Cut(in, "\n")
@@ -675,12 +682,17 @@ func isDashC(a string) bool {
 
 // readsPasswordFromStdin reports whether a program given args reads a
 // password from its input: redis-cli --askpass, docker login
-// --password-stdin (redis-cli -x's input, its last word, is read by call).
+// --password-stdin, passwd --stdin (redis-cli -x's input, its last word,
+// is read by call).
 func readsPasswordFromStdin(args []string) bool {
 	for _, a := range args[1:] {
 		switch strings.ToLower(a) {
 		case "--askpass", "--password-stdin", "--pass-stdin", "--passwd-stdin":
 			return true
+		case "--stdin":
+			if path.Base(args[0]) == "passwd" {
+				return true
+			}
 		}
 	}
 	return false
