@@ -1204,22 +1204,32 @@ func TestJSVariableAsPwd(t *testing.T) {
 // login. Sentences that give none are kept.
 func TestProseCredentials(t *testing.T) {
 	for form, secret := range map[string]string{
-		"# the redis password is hunter230":            "hunter230",
-		"# password hunter231":                         "hunter231",
-		"# Password for redis -> hunter232":            "hunter232",
-		"# pw is hunter233":                            "hunter233",
-		"# creds: admin/hunter234":                     "hunter234",
-		"# login admin / hunter235":                    "hunter235",
-		"# user admin, password hunter236":             "hunter236",
-		"# token hunter237":                            "hunter237",
-		"# password was set to hunter238":              "hunter238",
-		"# Password - hunter239":                       "hunter239",
-		"# password:\n# hunter240\nredis-cli ping":     "hunter240",
-		"# secret key hunter241":                       "hunter241",
-		"redis-cli ping   # the password is changeme":  "changeme",
-		"# the api key is Zq8xHunter242.":              "Zq8xHunter242",
-		"echo ok\n  # the redis password is hunterxyz": "hunterxyz",
-		"# password is correcthorse, the user bench":   "correcthorse",
+		"# the redis password is hunter230":                   "hunter230",
+		"# password hunter231":                                "hunter231",
+		"# Password for redis -> hunter232":                   "hunter232",
+		"# pw is hunter233":                                   "hunter233",
+		"# creds: admin/hunter234":                            "hunter234",
+		"# login admin / hunter235":                           "hunter235",
+		"# user admin, password hunter236":                    "hunter236",
+		"# token hunter237":                                   "hunter237",
+		"# password was set to hunter238":                     "hunter238",
+		"# Password - hunter239":                              "hunter239",
+		"# password:\n# hunter240\nredis-cli ping":            "hunter240",
+		"# secret key hunter241":                              "hunter241",
+		"redis-cli ping   # the password is changeme":         "changeme",
+		"# the api key is Zq8xHunter242.":                     "Zq8xHunter242",
+		"echo ok\n  # the redis password is hunterxyz":        "hunterxyz",
+		"# password is correcthorse, the user bench":          "correcthorse",
+		"# bearer hunter280":                                  "hunter280",
+		"# PGPASSWORD hunter281":                              "hunter281",
+		"# REDIS_PASSWORD is hunter282":                       "hunter282",
+		"# db_password: hunter283":                            "hunter283",
+		"# the auth token was rotated to hunter284 yesterday": "hunter284",
+		"# password reset to hunter285":                       "hunter285",
+		"# root/hunter286":                                    "hunter286",
+		"# default login admin/hunter287, see ops":            "hunter287",
+		"# password=>hunter288":                               "hunter288",
+		"# 'password' => 'hunter289'":                         "hunter289",
 	} {
 		var r Redactor
 		r.Hidden(form)
@@ -1232,6 +1242,10 @@ func TestProseCredentials(t *testing.T) {
 		"the login uses password hunter244":   "hunter244",
 		"creds admin/hunter245 given by ops":  "hunter245",
 		"the token is Secr3tHunter246; see x": "Secr3tHunter246",
+		"bearer hunter290":                    "hunter290",
+		"token rotated to hunter291 today":    "hunter291",
+		"PGPASSWORD hunter292 was set":        "hunter292",
+		"postgres/hunter293":                  "hunter293",
 	} {
 		if got := RedactProse(form); strings.Contains(got, secret) {
 			t.Errorf("RedactProse(%q) = %q", form, got)
@@ -1252,6 +1266,16 @@ func TestProseCredentials(t *testing.T) {
 		"# Server\nredis_version:7.2.4\n# Clients\nconnected_clients:1",
 		"issue #12: the token is refreshed",
 		"# creds are in vault",
+		"# uses a bearer token",
+		"# bearer tokens expire hourly",
+		"# see PGPASSWORD in the docs",
+		"# REDIS_PASSWORD must be set",
+		"# AUTH_TOKEN is required",
+		"# the token was rotated to a new value",
+		"# the auth token was rotated yesterday",
+		"# password changed to the default",
+		"# copy root/.ssh/authorized_keys and admin/config.yaml",
+		"# tcp/udp, read/write, admin/settings page",
 	} {
 		if got := RedactText(kept); got != kept {
 			t.Errorf("RedactText(%q) = %q", kept, got)

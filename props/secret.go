@@ -206,7 +206,8 @@ const valueRE = `((?:'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")(?:'(?:[^'\\]|\\.|''
 	`\\"(?:[^"\\]|\\[^"])*\\"|\\'(?:[^'\\]|\\[^'])*\\'|` +
 	`(?:\\[ \t]|[^\s&;,)}\]{\['"|<>` + "`" + `]|'[^'\s]*'|"[^"\s]*")(?:\\[ \t]|[^\s&;,)}\]'"|<>` + "`" + `]|'[^'\s]*'|"[^"\s]*")*)`
 
-// pair matches name=value (jq's and yq's name |= value too), and "name": value (\"name\": \"value\" too,
+// pair matches name=value (jq's and yq's name |= value, Ruby's, Perl's
+// and PHP's name => value too), and "name": value ('name' => value; \"name\": \"value\" too,
 // inside a double-quoted shell string) or name: value where the name is
 // quoted or begins a line, an object, a list item, a quoted argument
 // (curl -H 'X-Api-Key: x') or a word (# the redis password: x; a word
@@ -216,8 +217,8 @@ const valueRE = `((?:'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")(?:'(?:[^'\\]|\\.|''
 // IsSecretKey's to say; a value that is not secret is read again for
 // pairs of its own (--from-literal=password=x, --set=auth.rootPassword=x,
 // --env=POSTGRES_PASSWORD=x).
-var pair = regexp.MustCompile(`([\w.-]+)(\s*\|?=\s*)` + valueRE +
-	`|(["'])([\w.-]+)(\\?["']\s*:\s*)` + valueRE +
+var pair = regexp.MustCompile(`([\w.-]+)(\s*\|?=>?\s*)` + valueRE +
+	`|(["'])([\w.-]+)(\\?["']\s*(?::|=>)\s*)` + valueRE +
 	`|((?:^|[{,#"'\s]|^\s*-)\s*)([\w.-]+)(\s*:[ \t]+)` + valueRE +
 	`|((?:^|[\s{,(\[=&?;])\s*)([\w.-]+)(:)` + valueRE)
 
