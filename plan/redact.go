@@ -199,9 +199,12 @@ func applyEdits(text string, edits []edit) string {
 		if e.line < 1 || e.line > len(starts) {
 			continue
 		}
+		// The line's start is as it was (every edit made so far is at or
+		// after this one's place); its end is read from the text as it is
+		// now: an edit later on the line may have changed its length.
 		lineEnd := len(text)
-		if e.line < len(starts) {
-			lineEnd = starts[e.line]
+		if nl := strings.IndexByte(text[starts[e.line-1]:], '\n'); nl >= 0 {
+			lineEnd = starts[e.line-1] + nl + 1
 		}
 		start := starts[e.line-1] + byteCol(text[starts[e.line-1]:lineEnd], e.col)
 		if e.style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {

@@ -231,3 +231,17 @@ departures:
 		t.Errorf("Secrets knows: %q", got)
 	}
 }
+
+// Two values of one line hidden, the later made shorter first, on the
+// plan's last line: the earlier is hidden where it stands (the line's end
+// was taken from the text before the later edit, past the text's end).
+func TestRedactTwoEditsOnTheLastLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"departures:\n  - {what: \"password hunter1xyz\", why: \"password hunter2xyzab\"}\n": "departures:\n  - {what: \"password REDACTED\", why: \"password REDACTED\"}\n",
+		"x: {a: \"redis-cli -a hunter3xyz\", b: \"redis-cli -a hunter4xyzab\"}\n":            "x: {a: \"redis-cli -a REDACTED\", b: \"redis-cli -a REDACTED\"}\n",
+	} {
+		if out := Redact(in); out != want {
+			t.Errorf("Redact(%q)\n got %q\nwant %q", in, out, want)
+		}
+	}
+}
