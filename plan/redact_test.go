@@ -245,3 +245,28 @@ func TestRedactTwoEditsOnTheLastLine(t *testing.T) {
 		}
 	}
 }
+
+// A password a step gives a program on its input, where no rule on the
+// text sees it (echo PW | docker login --password-stdin), is known from
+// the shell's reading of the step, and hidden in the copy and by every
+// writer: a value the rules leave as it is is read so too.
+func TestRedactStdinPasswords(t *testing.T) {
+	in := `deployments:
+  - label: a
+    binding: redis
+    setup:
+      - shell: echo hunter1x | docker login -u u --password-stdin r
+      - shell: echo hvs.hunter2x | vault login -
+      - {shell: "echo 'hunter3x' | passwd --stdin bench"}
+      - shell: |
+          chpasswd <<EOF
+          bench:hunter4x
+          EOF
+`
+	if out := Redact(in); strings.Contains(out, "hunter") || !strings.Contains(out, "echo REDACTED | docker login") {
+		t.Errorf("a secret is left:\n%s", out)
+	}
+	if got := Secrets(in).HideKnown("hunter1x hvs.hunter2x hunter3x hunter4x"); got != "REDACTED REDACTED REDACTED REDACTED" {
+		t.Errorf("Secrets knows: %q", got)
+	}
+}
