@@ -108,6 +108,14 @@ func (w *walk) node(n *yaml.Node, secret, flow, prose bool) {
 			w.node(n.Alias, true, flow, prose)
 		}
 	case yaml.ScalarNode:
+		// What a rule finds here is hidden wherever the plan repeats it;
+		// a value the rules leave as it is too (echo PW | docker login
+		// --password-stdin: PW is found as the shell reads the step).
+		if !secret && prose {
+			w.known.HiddenProse(n.Value)
+		} else if !secret {
+			w.hidden(n.Value)
+		}
 		e := edit{line: n.Line, col: n.Column, style: n.Style, flow: flow, prose: prose}
 		switch {
 		case secret && n.Value != "" && n.Value != props.Redacted:
@@ -124,11 +132,6 @@ func (w *walk) node(n *yaml.Node, secret, flow, prose bool) {
 				return
 			}
 			e.repl = strconv.Quote(r)
-		}
-		if !secret && prose {
-			w.known.HiddenProse(n.Value)
-		} else if !secret {
-			w.hidden(n.Value) // what a rule finds here is hidden wherever the plan repeats it
 		}
 		w.edits = append(w.edits, e)
 	}
@@ -199,9 +202,12 @@ func applyEdits(text string, edits []edit) string {
 		if e.line < 1 || e.line > len(starts) {
 			continue
 		}
+		// The line's start is as it was (every edit made so far is at or
+		// after this one's place); its end is read from the text as it is
+		// now: an edit later on the line may have changed its length.
 		lineEnd := len(text)
-		if e.line < len(starts) {
-			lineEnd = starts[e.line]
+		if nl := strings.IndexByte(text[starts[e.line-1]:], '\n'); nl >= 0 {
+			lineEnd = starts[e.line-1] + nl + 1
 		}
 		start := starts[e.line-1] + byteCol(text[starts[e.line-1]:lineEnd], e.col)
 		if e.style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {

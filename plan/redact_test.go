@@ -231,3 +231,42 @@ departures:
 		t.Errorf("Secrets knows: %q", got)
 	}
 }
+
+// Two values of one line hidden, the later made shorter first, on the
+// plan's last line: the earlier is hidden where it stands (the line's end
+// was taken from the text before the later edit, past the text's end).
+func TestRedactTwoEditsOnTheLastLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"departures:\n  - {what: \"password hunter1xyz\", why: \"password hunter2xyzab\"}\n": "departures:\n  - {what: \"password REDACTED\", why: \"password REDACTED\"}\n",
+		"x: {a: \"redis-cli -a hunter3xyz\", b: \"redis-cli -a hunter4xyzab\"}\n":            "x: {a: \"redis-cli -a REDACTED\", b: \"redis-cli -a REDACTED\"}\n",
+	} {
+		if out := Redact(in); out != want {
+			t.Errorf("Redact(%q)\n got %q\nwant %q", in, out, want)
+		}
+	}
+}
+
+// A password a step gives a program on its input, where no rule on the
+// text sees it (echo PW | docker login --password-stdin), is known from
+// the shell's reading of the step, and hidden in the copy and by every
+// writer: a value the rules leave as it is is read so too.
+func TestRedactStdinPasswords(t *testing.T) {
+	in := `deployments:
+  - label: a
+    binding: redis
+    setup:
+      - shell: echo hunter1x | docker login -u u --password-stdin r
+      - shell: echo hvs.hunter2x | vault login -
+      - {shell: "echo 'hunter3x' | passwd --stdin bench"}
+      - shell: |
+          chpasswd <<EOF
+          bench:hunter4x
+          EOF
+`
+	if out := Redact(in); strings.Contains(out, "hunter") || !strings.Contains(out, "echo REDACTED | docker login") {
+		t.Errorf("a secret is left:\n%s", out)
+	}
+	if got := Secrets(in).HideKnown("hunter1x hvs.hunter2x hunter3x hunter4x"); got != "REDACTED REDACTED REDACTED REDACTED" {
+		t.Errorf("Secrets knows: %q", got)
+	}
+}

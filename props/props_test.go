@@ -114,6 +114,16 @@ func TestRedactText(t *testing.T) {
 		// other schemes' one word is a user's name.
 		{"dial redis://s3cret@127.0.0.1:6379 and rediss://hunter2@h:1", "dial redis://REDACTED@127.0.0.1:6379 and rediss://REDACTED@h:1"},
 		{"postgres://bob@h/db", "postgres://bob@h/db"},
+		// An http(s) URL's user without a password that is a token (a
+		// GitHub or GitLab token's prefix, or 20 letters and digits mixed)
+		// is hidden; a user's name is kept, in every scheme.
+		{"git clone https://ghp_hunter2AbCdEfGhIjKlMnOpQrStUvWxYz0123@github.com/org/repo", "git clone https://REDACTED@github.com/org/repo"},
+		{"git clone https://github_pat_11hunter2x@github.com/org/repo.git", "git clone https://REDACTED@github.com/org/repo.git"},
+		{"git clone 'https://glpat-hunter2xYz@gitlab.com/org/repo'", "git clone 'https://REDACTED@gitlab.com/org/repo'"},
+		{"pip install git+https://0f3a9c7hunter2b81d4e6f0a2c9b7d3e1f5a8c6b4@github.com/org/pkg", "pip install git+https://REDACTED@github.com/org/pkg"},
+		{"git clone https://ghp_hunter2Xy@github.com:443/org/repo@v1", "git clone https://REDACTED@github.com:443/org/repo@v1"},
+		{"postgres://postgres@127.0.0.1/db ssh://git@github.com/org/repo mongodb://user@host/db", "postgres://postgres@127.0.0.1/db ssh://git@github.com/org/repo mongodb://user@host/db"},
+		{"https://bob@h/x https://continuous-integration-bot@h/x https://ContinuousIntegrationBot2024@h/x", "https://bob@h/x https://continuous-integration-bot@h/x https://ContinuousIntegrationBot2024@h/x"},
 		// A list of URLs (server.metrics): each keeps its own host.
 		{"http://127.0.0.1:9100/metrics,http://bob:s3cret@db2:9100/metrics", "http://127.0.0.1:9100/metrics,http://bob:REDACTED@db2:9100/metrics"},
 		{"http://a:s3cret@db1:9100/m,https://db2/m", "http://a:REDACTED@db1:9100/m,https://db2/m"},
@@ -128,6 +138,11 @@ func TestRedactText(t *testing.T) {
 		}
 		if strings.Contains(RedactText(c.in), "hunter2") || strings.Contains(RedactText(c.in), "s3cret") {
 			t.Errorf("%q keeps a secret", c.in)
+		}
+		var r Redactor // what is hidden is known, wherever it is repeated
+		r.Hidden(c.in)
+		if got := r.HideKnown("again: " + c.in); strings.Contains(got, "hunter2") || strings.Contains(got, "s3cret") {
+			t.Errorf("Hidden(%q) does not know its secret: %q", c.in, got)
 		}
 	}
 }
@@ -393,8 +408,19 @@ func TestRedactTextMoreForms(t *testing.T) {
 			"mongodb://h/?tlsPrivateKeyFile=REDACTED&sslClientCertificateKeyFile=REDACTED&tlsCertificateKeyFilePassword=REDACTED&sslClientCertificateKeyPassword=REDACTED&tlsCertificateFile=/k/c.pem", nil},
 		{"postgres://u@127.0.0.1/db?sslpassword=hunter19&sslmode=require", "postgres://u@127.0.0.1/db?sslpassword=REDACTED&sslmode=require", nil},
 		{"http://127.0.0.1:9000/b?X-Amz-Security-Token=hunter20&X-Amz-Date=1", "http://127.0.0.1:9000/b?X-Amz-Security-Token=REDACTED&X-Amz-Date=1", nil},
+		// An API key as a URL's query option named key (Google's, many
+		// REST APIs'); key=x outside a URL's query is a record's key.
+		{"curl 'https://api.example.com/v1/x?key=hunter58&q=1'", "curl 'https://api.example.com/v1/x?key=REDACTED&q=1'", []string{"hunter58"}},
+		{"curl https://api.example.com/v1/x?q=1&KEY=hunter59", "curl https://api.example.com/v1/x?q=1&KEY=REDACTED", []string{"hunter59"}},
 		{"connect: token:hunter21", "connect: token:REDACTED", nil},
 		{`wget --header="X-Auth-Token: hunter22" http://127.0.0.1/`, `wget --header="X-Auth-Token: REDACTED" http://127.0.0.1/`, nil},
+		// A Cookie header's values (a session's), a Set-Cookie's cookie (its
+		// attributes shown), in a request, an answer, JSON.
+		{`curl -H 'Cookie: session=hunter60; theme=Xhunter61' http://127.0.0.1/`, `curl -H 'Cookie: session=REDACTED; theme=REDACTED' http://127.0.0.1/`, []string{"hunter60", "Xhunter61"}},
+		{`curl -H "cookie:sid=\"hunter62\"" http://h/`, `curl -H "cookie:sid=REDACTED" http://h/`, []string{"hunter62"}},
+		{"HTTP/1.1 200 OK\r\nSet-Cookie: sid=hunter63; Path=/; Max-Age=3600; HttpOnly\r\n", "HTTP/1.1 200 OK\r\nSet-Cookie: sid=REDACTED; Path=/; Max-Age=3600; HttpOnly\r\n", []string{"hunter63"}},
+		{`{"headers": {"Cookie": "sid=hunter64"}}`, `{"headers": {"Cookie": "sid=REDACTED"}}`, []string{"hunter64"}},
+		{"echo Cookie: sid=hunter65; echo ok", "echo Cookie: sid=REDACTED; echo ok", []string{"hunter65"}},
 		// Escaped quotes in a double-quoted shell string; ACL SETUSER's >pw
 		// quoted as a shell must, a redirection not hidden; a value ending at
 		// a shell's separator, the rest of the line kept.
@@ -459,6 +485,8 @@ func TestRedactTextMoreForms(t *testing.T) {
 		{"docker run -p 6379:6379 redis", "docker run -p 6379:6379 redis", nil},
 		{"redis-cli CONFIG SET maxmemory 1gb", "redis-cli CONFIG SET maxmemory 1gb", nil},
 		{"time: 12:30 host: 127.0.0.1:5432", "time: 12:30 host: 127.0.0.1:5432", nil},
+		{"# cookies: none; cookie jar at /tmp/c", "# cookies: none; cookie jar at /tmp/c", nil},
+		{"servbench run -p keyprefix=user -p key=user1 http://h/read?keyspace=ycsb&keyprefix=user&id=key", "servbench run -p keyprefix=user -p key=user1 http://h/read?keyspace=ycsb&keyprefix=user&id=key", nil},
 	}
 	for _, c := range cases {
 		got := RedactText(c.in)
@@ -655,7 +683,10 @@ func TestURLPasswordOfAnyBytes(t *testing.T) {
 			}
 		}
 	}
-	for _, v := range []string{"mongodb://127.0.0.1/ycsb", "mongodb://u@h/db", "http://h/a@b?x=@y", "cassandra://127.0.0.1:9042"} {
+	if got := RedactValue("x.url", "https://ghp_hunter57x@github.com/o/r"); got != "https://REDACTED@github.com/o/r" {
+		t.Errorf("a token as an https URL's user: %q", got)
+	}
+	for _, v := range []string{"mongodb://127.0.0.1/ycsb", "mongodb://u@h/db", "http://h/a@b?x=@y", "cassandra://127.0.0.1:9042", "https://bob@h/x"} {
 		if got := RedactValue("x.url", v); got != v {
 			t.Errorf("RedactValue(%q) = %q: nothing to hide", v, got)
 		}
@@ -759,6 +790,9 @@ func TestShellEvaluatedSecretsMore(t *testing.T) {
 		`redis-cli --askpass ping <<< hunter107`:                            "hunter107",
 		`docker login -u u --password-stdin <<< hunter108`:                  "hunter108",
 		`echo hunter109 | docker login -u u --password-stdin r`:             "hunter109",
+		`echo hvs.hunter110x | vault login -`:                               "hvs.hunter110x",
+		`vault login -no-print - <<< hunter111`:                             "hunter111",
+		`echo hunter112 | vault login -method=ldap username=u password=-`:   "hunter112",
 	} {
 		var r Redactor
 		r.Hidden(form)
@@ -864,11 +898,22 @@ func TestStdinPasswords(t *testing.T) {
 		`printf hunter135 | docker secret create pg_password -`:                               "hunter135",
 		`P=hunter136; printf "AUTH %s\n" "$P" | redis-cli -h h`:                               "hunter136",
 		`kubectl create secret generic db --from-literal=adminPw=hunter137`:                   "hunter137",
+		`echo 'hunter138' | passwd --stdin bench`:                                             "hunter138",
+		`printf '%s\n' hunter139 | sudo passwd --stdin root`:                                  "hunter139",
+		`echo 'bench:hunter140' | chpasswd`:                                                   "hunter140",
+		"sudo chpasswd <<EOF\nroot:hunter141\nbench:hunter142\nEOF":                           "hunter142",
 	} {
 		var r Redactor
 		r.Hidden(form)
 		if got := r.Redact(form + "\necho " + secret); strings.Contains(got, secret) {
 			t.Errorf("%q: %q", form, got)
+		}
+	}
+	for _, kept := range []string{"echo readme.md | git hash-object --stdin", "echo bench:users | cut -d: -f1"} {
+		var r Redactor
+		r.Hidden(kept)
+		if got := r.Redact(kept); got != kept {
+			t.Errorf("%q: %q", kept, got)
 		}
 	}
 }
@@ -1050,6 +1095,12 @@ func TestMoreClientsPasswords(t *testing.T) {
 		`rabbitmqctl -n rabbit@h add_user bench hunter191 && rabbitmqctl set_user_tags bench administrator`: "hunter191",
 		`mc alias set local http://127.0.0.1:9000 minioadmin hunter192`:                                     "hunter192",
 		`mc config host add local http://127.0.0.1:9000 minioadmin hunter193`:                               "hunter193",
+		`vault login hvs.hunter195Ab`:                                                                       "hvs.hunter195Ab",
+		`vault login -no-print -address http://127.0.0.1:8200 hunter196 && vault status`:                    "hunter196",
+		`VAULT_ADDR=http://h:8200 vault login -method=token hunter197`:                                      "hunter197",
+		`az login -u bench@example.com -p hunter198`:                                                        "hunter198",
+		`az login --service-principal -u 0000-app -p=hunter199 --tenant t`:                                  "hunter199",
+		`az login -u bench@example.com --password hunter200 && az account show`:                             "hunter200",
 	} {
 		if got := RedactText(form); strings.Contains(got, secret) {
 			t.Errorf("RedactText(%q) = %q", form, got)
@@ -1068,6 +1119,12 @@ func TestMoreClientsPasswords(t *testing.T) {
 		"http GET http://127.0.0.1:5984/ a:1",
 		"openssl enc -d -in a -out b",
 		"mysqlsh root@127.0.0.1:3306",
+		"vault login -method=userpass username=bench",
+		"vault login -method userpass -path ldap2 username=bench",
+		"vault login -",
+		"vault status",
+		"az login -u bench@example.com",
+		"az vm list -p 1",
 	} {
 		if got := RedactText(kept); got != kept {
 			t.Errorf("RedactText(%q) = %q", kept, got)
@@ -1147,22 +1204,32 @@ func TestJSVariableAsPwd(t *testing.T) {
 // login. Sentences that give none are kept.
 func TestProseCredentials(t *testing.T) {
 	for form, secret := range map[string]string{
-		"# the redis password is hunter230":            "hunter230",
-		"# password hunter231":                         "hunter231",
-		"# Password for redis -> hunter232":            "hunter232",
-		"# pw is hunter233":                            "hunter233",
-		"# creds: admin/hunter234":                     "hunter234",
-		"# login admin / hunter235":                    "hunter235",
-		"# user admin, password hunter236":             "hunter236",
-		"# token hunter237":                            "hunter237",
-		"# password was set to hunter238":              "hunter238",
-		"# Password - hunter239":                       "hunter239",
-		"# password:\n# hunter240\nredis-cli ping":     "hunter240",
-		"# secret key hunter241":                       "hunter241",
-		"redis-cli ping   # the password is changeme":  "changeme",
-		"# the api key is Zq8xHunter242.":              "Zq8xHunter242",
-		"echo ok\n  # the redis password is hunterxyz": "hunterxyz",
-		"# password is correcthorse, the user bench":   "correcthorse",
+		"# the redis password is hunter230":                   "hunter230",
+		"# password hunter231":                                "hunter231",
+		"# Password for redis -> hunter232":                   "hunter232",
+		"# pw is hunter233":                                   "hunter233",
+		"# creds: admin/hunter234":                            "hunter234",
+		"# login admin / hunter235":                           "hunter235",
+		"# user admin, password hunter236":                    "hunter236",
+		"# token hunter237":                                   "hunter237",
+		"# password was set to hunter238":                     "hunter238",
+		"# Password - hunter239":                              "hunter239",
+		"# password:\n# hunter240\nredis-cli ping":            "hunter240",
+		"# secret key hunter241":                              "hunter241",
+		"redis-cli ping   # the password is changeme":         "changeme",
+		"# the api key is Zq8xHunter242.":                     "Zq8xHunter242",
+		"echo ok\n  # the redis password is hunterxyz":        "hunterxyz",
+		"# password is correcthorse, the user bench":          "correcthorse",
+		"# bearer hunter280":                                  "hunter280",
+		"# PGPASSWORD hunter281":                              "hunter281",
+		"# REDIS_PASSWORD is hunter282":                       "hunter282",
+		"# db_password: hunter283":                            "hunter283",
+		"# the auth token was rotated to hunter284 yesterday": "hunter284",
+		"# password reset to hunter285":                       "hunter285",
+		"# root/hunter286":                                    "hunter286",
+		"# default login admin/hunter287, see ops":            "hunter287",
+		"# password=>hunter288":                               "hunter288",
+		"# 'password' => 'hunter289'":                         "hunter289",
 	} {
 		var r Redactor
 		r.Hidden(form)
@@ -1175,6 +1242,10 @@ func TestProseCredentials(t *testing.T) {
 		"the login uses password hunter244":   "hunter244",
 		"creds admin/hunter245 given by ops":  "hunter245",
 		"the token is Secr3tHunter246; see x": "Secr3tHunter246",
+		"bearer hunter290":                    "hunter290",
+		"token rotated to hunter291 today":    "hunter291",
+		"PGPASSWORD hunter292 was set":        "hunter292",
+		"postgres/hunter293":                  "hunter293",
 	} {
 		if got := RedactProse(form); strings.Contains(got, secret) {
 			t.Errorf("RedactProse(%q) = %q", form, got)
@@ -1195,6 +1266,16 @@ func TestProseCredentials(t *testing.T) {
 		"# Server\nredis_version:7.2.4\n# Clients\nconnected_clients:1",
 		"issue #12: the token is refreshed",
 		"# creds are in vault",
+		"# uses a bearer token",
+		"# bearer tokens expire hourly",
+		"# see PGPASSWORD in the docs",
+		"# REDIS_PASSWORD must be set",
+		"# AUTH_TOKEN is required",
+		"# the token was rotated to a new value",
+		"# the auth token was rotated yesterday",
+		"# password changed to the default",
+		"# copy root/.ssh/authorized_keys and admin/config.yaml",
+		"# tcp/udp, read/write, admin/settings page",
 	} {
 		if got := RedactText(kept); got != kept {
 			t.Errorf("RedactText(%q) = %q", kept, got)

@@ -24,7 +24,18 @@ import (
 //     words between the secret word and the connector are its name);
 //   - after creds, credentials or login, the part of user/PW after its
 //     slash or colon, or the word after a lone slash: # creds: admin/PW,
-//     # login admin / PW.
+//     # login admin / PW;
+//   - after a word that says it was given a value (set, changed, rotated,
+//     reset, updated) and to: # the auth token was rotated to PW yesterday;
+//   - an administrator's account and its password without a secret word,
+//     root/PW (root, admin, administrator, postgres, sa), where it ends
+//     its line or clause and PW looks like no word of a sentence, a file's
+//     name or a path: # root/PW.
+//
+// A secret word is also bearer (# bearer PW; bearer token: its name goes
+// on) and a secret's name as a program writes it, in capitals or joined
+// by _ or . (# PGPASSWORD PW, # REDIS_PASSWORD is PW, # db_password PW);
+// => joins as -> does (# password=>PW is NAME=VALUE's form too).
 //
 // A comment's lines read together: # password: on one line, # PW on the
 // next. A word in lower case that goes on into a sentence is prose
@@ -36,7 +47,41 @@ import (
 
 // proseSecret are the words that say a credential follows.
 var proseSecret = map[string]bool{"password": true, "passwd": true, "passphrase": true, "pwd": true, "pw": true,
-	"token": true, "secret": true, "creds": true, "credential": true, "credentials": true}
+	"token": true, "secret": true, "creds": true, "credential": true, "credentials": true, "bearer": true}
+
+// secretName reports whether w, a word of prose, is a secret's name as a
+// program or a file writes it (PGPASSWORD, REDIS_PASSWORD, db_password,
+// redis.password): IsSecretKey's, in capitals or of words joined by _ or
+// ., so that it says a credential follows as password does. A word of a
+// sentence (passport, authentication) is none.
+func secretName(w string) bool {
+	letters, upper, joined := 0, true, false
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c >= 'a' && c <= 'z':
+			letters++
+			upper = false
+		case c >= 'A' && c <= 'Z':
+			letters++
+		case c == '_' || c == '.':
+			joined = joined || i > 0 && i < len(w)-1
+		case c >= '0' && c <= '9' || c == '-':
+		default:
+			return false
+		}
+	}
+	return letters > 1 && (upper || joined) && IsSecretKey(w)
+}
+
+// proseChange are the words that say a credential was given a value: to
+// after them joins it (# the token was rotated to PW), and a value only
+// after to (# the token was rotated yesterday).
+var proseChange = map[string]bool{"set": true, "changed": true, "rotated": true, "reset": true, "updated": true,
+	"switched": true, "regenerated": true, "renewed": true}
+
+// proseAccount are the administrators' accounts a sentence may give with
+// their password alone, user/PW without a secret word (# root/PW, # sa/PW).
+var proseAccount = map[string]bool{"root": true, "admin": true, "administrator": true, "postgres": true, "sa": true}
 
 // prosePair are the words after which user/PW is a user's name and its
 // password.
@@ -108,7 +153,7 @@ func proseCore(w string) (int, int) {
 // could be: a cheap test before the words are read.
 func mayHoldProse(s string) bool {
 	l := strings.ToLower(s)
-	for _, w := range []string{"pass", "pw", "token", "secret", "cred", "key", "login"} {
+	for _, w := range []string{"pass", "pw", "token", "secret", "cred", "key", "login", "bearer", "/"} {
 		if strings.Contains(l, w) {
 			return true
 		}
@@ -152,11 +197,18 @@ func redactProse(s string) string {
 		if w == "key" && i > 0 && (keyWordSet[core(i-1)] || core(i-1) == "secret") {
 			w = "secret"
 		}
+		if v := accountPassword(s, words, i); v[1] > 0 {
+			hide = append(hide, v)
+			continue
+		}
+		raw := s[words[i].start:words[i].end]
+		if a, b := proseCore(raw); secretName(raw[a:b]) {
+			w = "password"
+		}
 		pair, loginOnly := prosePair[w], w == "login"
 		if !proseSecret[w] && !pair {
 			continue
 		}
-		raw := s[words[i].start:words[i].end]
 		connected := strings.HasSuffix(raw, ":") || strings.HasSuffix(raw, "=")
 		first := true
 		for j := i + 1; j < len(words) && j <= i+8; j++ {
@@ -169,13 +221,15 @@ func redactProse(s string) string {
 			case strings.Contains(raw, Redacted):
 				j = len(words)
 			case raw == "#" || raw == "##" || raw == "//":
-			case proseConnector[raw] || lc == "to" && j > 0 && (core(j-1) == "set" || core(j-1) == "changed"):
+			case proseChange[lc]:
+				connected, first = false, false // a value only after to
+			case proseConnector[raw] || lc == "to" && j > 0 && proseChange[core(j-1)]:
 				connected, first = true, false
 				if raw == "/" && !pair {
 					j = len(words) // a/b in a sentence: no user and password
 				}
-			case j > i+1 && (proseSecret[lc] || prosePair[lc]):
-				j = len(words) // another secret word: read on its own
+			case proseSecret[lc] || prosePair[lc] || secretName(c):
+				j = len(words) // another secret word (bearer token, secret token): read on its own
 			case c == "" || noProseValue(c):
 				j = len(words)
 			case pair && userPass(c) > 0:
@@ -216,6 +270,38 @@ func redactProse(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// accountPassword returns where the password of words[i] is when it is
+// an administrator's account and its password, user/PW (proseAccount),
+// ending its line or clause, PW no word of a sentence, number, path or
+// file's name (root/.ssh, admin/config.yaml); else 0, 0.
+func accountPassword(s string, words []proseWord, i int) [2]int {
+	raw := s[words[i].start:words[i].end]
+	a, b := proseCore(raw)
+	user, pw, ok := strings.Cut(raw[a:b], "/")
+	last := i+1 == len(words) || words[i+1].line != words[i].line || b < len(raw) && strings.IndexByte(",;.", raw[b]) >= 0
+	if !ok || !last || !proseAccount[strings.ToLower(user)] || len(pw) < minKnown || strings.ContainsAny(pw, "/") ||
+		noProseValue(pw) || sentenceWord(pw) || fileName(pw) || strings.EqualFold(pw, user) {
+		return [2]int{}
+	}
+	start := words[i].start + a + len(user) + 1
+	return [2]int{start, start + len(pw)}
+}
+
+// fileName reports whether w reads as a file's name: a name, a dot, and
+// an extension of 1 to 4 small letters (config.yaml, .ssh).
+func fileName(w string) bool {
+	d := strings.LastIndexByte(w, '.')
+	if d < 0 || len(w)-d-1 < 1 || len(w)-d-1 > 4 {
+		return d == 0
+	}
+	for _, r := range w[d+1:] {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // keyWordSet is keyWords as a set.

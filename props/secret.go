@@ -22,8 +22,11 @@ import (
 //     (NotSecret); written name=value, name: value, "name": value or
 //     name:value ({pwd:"x"}, pass:x), also inside another option's value
 //     (--from-literal=password=x, --set=auth.rootPassword=x);
-//   - the password of any URL (scheme://user:password@host), and the value
-//     of each of its query options so named, each pair's value of a list
+//   - the password of any URL (scheme://user:password@host), an http(s)
+//     URL's user that is a token (https://TOKEN@github.com/...; tokenUser
+//     tells it from a user's name), and the value
+//     of each of its query options so named or named key (?key=KEY),
+//     each pair's value of a list
 //     (authMechanismProperties=AWS_SESSION_TOKEN:x);
 //   - any argument that follows an option or a command word that takes a
 //     password: AUTH (one or two arguments), PASSWORD, IDENTIFIED BY,
@@ -33,9 +36,12 @@ import (
 //     options of the clients (and subcommands) whose -a, -p or -u carries
 //     one (redis-cli -a, mysql -pPW, cqlsh -p, docker login -p, curl -u
 //     user:pw), the argument a subcommand takes as one (rabbitmqctl
-//     change_password user pw), user:pw@host without a scheme;
+//     change_password user pw, vault login TOKEN), user:pw@host without
+//     a scheme;
 //   - a configuration line NAME VALUE of a secret name (db_password x),
 //     CouchDB's [admins] lines;
+//   - every cookie's value a Cookie or Set-Cookie header gives (Cookie:
+//     session=x; theme=y);
 //   - the value a sentence gives a secret word in a comment or a
 //     departure's text (# the redis password is x; see prose.go).
 //
@@ -139,7 +145,8 @@ var urlScheme = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9+.-]*)://`)
 // urlPassword returns the password of value when value is a URL as a
 // whole (a property's, an --at's): its userinfo is up to the last @
 // before the query, the password after its first colon (or the whole
-// userinfo where the scheme reads one word as the password, redis://PW@),
+// userinfo where the scheme reads one word as the password, redis://PW@,
+// or where an http(s) URL's user is a token, https://TOKEN@: tokenUser),
 // whatever it holds (| > ' ` and spaces, which end a URL in free text,
 // the drivers take), and its offset in value.
 func urlPassword(value string) (pw string, at int, ok bool) {
@@ -157,6 +164,9 @@ func urlPassword(value string) (pw string, at int, ok bool) {
 		return "", 0, false
 	}
 	user := rest[:a]
+	if u := tokenEnd(rest); rest[u] == '@' && tokenScheme(value[m[2]:m[3]]) && tokenUser(rest[:u]) { // https://TOKEN@host
+		return rest[:u], m[1], true
+	}
 	if c := strings.IndexByte(user, ':'); c >= 0 {
 		if c+1 == len(user) {
 			return "", 0, false
@@ -196,7 +206,8 @@ const valueRE = `((?:'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")(?:'(?:[^'\\]|\\.|''
 	`\\"(?:[^"\\]|\\[^"])*\\"|\\'(?:[^'\\]|\\[^'])*\\'|` +
 	`(?:\\[ \t]|[^\s&;,)}\]{\['"|<>` + "`" + `]|'[^'\s]*'|"[^"\s]*")(?:\\[ \t]|[^\s&;,)}\]'"|<>` + "`" + `]|'[^'\s]*'|"[^"\s]*")*)`
 
-// pair matches name=value (jq's and yq's name |= value too), and "name": value (\"name\": \"value\" too,
+// pair matches name=value (jq's and yq's name |= value, Ruby's, Perl's
+// and PHP's name => value too), and "name": value ('name' => value; \"name\": \"value\" too,
 // inside a double-quoted shell string) or name: value where the name is
 // quoted or begins a line, an object, a list item, a quoted argument
 // (curl -H 'X-Api-Key: x') or a word (# the redis password: x; a word
@@ -206,8 +217,8 @@ const valueRE = `((?:'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")(?:'(?:[^'\\]|\\.|''
 // IsSecretKey's to say; a value that is not secret is read again for
 // pairs of its own (--from-literal=password=x, --set=auth.rootPassword=x,
 // --env=POSTGRES_PASSWORD=x).
-var pair = regexp.MustCompile(`([\w.-]+)(\s*\|?=\s*)` + valueRE +
-	`|(["'])([\w.-]+)(\\?["']\s*:\s*)` + valueRE +
+var pair = regexp.MustCompile(`([\w.-]+)(\s*\|?=>?\s*)` + valueRE +
+	`|(["'])([\w.-]+)(\\?["']\s*(?::|=>)\s*)` + valueRE +
 	`|((?:^|[{,#"'\s]|^\s*-)\s*)([\w.-]+)(\s*:[ \t]+)` + valueRE +
 	`|((?:^|[\s{,(\[=&?;])\s*)([\w.-]+)(:)` + valueRE)
 
@@ -346,6 +357,9 @@ func redactRules(s string, refs *[]string) string {
 		s = redactPrintfArgs(s)
 	}
 	s = redactQueries(redactURLs(s))
+	if strings.Contains(s, "ookie") || strings.Contains(s, "OOKIE") {
+		s = redactCookies(s)
+	}
 	jsVars := jsPasswordVars(s)
 	s = envEntry.ReplaceAllStringFunc(s, func(m string) string {
 		g := envEntry.FindStringSubmatch(m)
@@ -972,6 +986,90 @@ func redactAdmins(s string) string {
 	return b.String()
 }
 
+// cookieHeader is where a Cookie or Set-Cookie header's value begins: in
+// a request or an answer (curl -H 'Cookie: sid=x'), in JSON ("Cookie":
+// "sid=x", escaped inside a double-quoted shell string too).
+var cookieHeader = regexp.MustCompile(`(?i)\b(set-)?cookie(?:\\?["'])?[ \t]*:[ \t]*(?:\\?["'])?`)
+
+// cookieAttrs are Set-Cookie's attributes, shown: no cookie's value.
+var cookieAttrs = map[string]bool{"path": true, "domain": true, "expires": true, "max-age": true, "samesite": true,
+	"secure": true, "httponly": true, "partitioned": true, "priority": true}
+
+// redactCookies hides the value of every cookie a Cookie or Set-Cookie
+// header gives (Cookie: session=REDACTED; theme=REDACTED; Set-Cookie:
+// sid=REDACTED; Path=/): a session's cookie is a credential, and which
+// cookie is one no name tells. The header's NAME=VALUE pairs are read
+// after it, joined by ;, up to what is not one (a shell's ; echo ok); a
+// value ends at a blank, a quote, ; or what a shell ends a word with,
+// or is quoted whole (sid="x", sid=\"x\"). One pass over s.
+func redactCookies(s string) string {
+	locs := cookieHeader.FindAllStringSubmatchIndex(s, -1)
+	if locs == nil {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range locs {
+		if m[1] < last {
+			continue
+		}
+		set := m[2] >= 0
+		i := m[1]
+		b.WriteString(s[last:i])
+		for {
+			j := i
+			for j < len(s) && (isWordByte(s[j]) || s[j] == '-' || s[j] == '.') {
+				j++
+			}
+			if j == i || j == len(s) || s[j] != '=' {
+				break
+			}
+			name := s[i:j]
+			j++
+			k := cookieValueEnd(s, j)
+			b.WriteString(s[i:j])
+			if v := s[j:k]; v == "" || v == Redacted || set && cookieAttrs[strings.ToLower(name)] {
+				b.WriteString(v)
+			} else {
+				b.WriteString(Redacted)
+			}
+			i = k
+			if i == len(s) || s[i] != ';' {
+				break
+			}
+			k = i + 1
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+				k++
+			}
+			b.WriteString(s[i:k])
+			i = k
+		}
+		last = i
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// cookieValueEnd returns where the cookie value that begins at j ends.
+func cookieValueEnd(s string, j int) int {
+	for _, q := range []string{`"`, `\"`} {
+		if strings.HasPrefix(s[j:], q) {
+			k := j + len(q)
+			for k < len(s) && s[k] != '"' && s[k] != '\\' && strings.IndexByte(" \t\r\n;", s[k]) < 0 {
+				k++
+			}
+			if strings.HasPrefix(s[k:], q) {
+				return k + len(q)
+			}
+		}
+	}
+	k := j
+	for k < len(s) && strings.IndexByte(" \t\r\n;,\"'\\|&<>()`", s[k]) < 0 {
+		k++
+	}
+	return k
+}
+
 // header are the names whose value word hides keeping its first word, the
 // scheme (Authorization: Bearer REDACTED).
 var header = map[string]bool{"authorization": true, "proxy-authorization": true}
@@ -1009,6 +1107,11 @@ func redactURLs(s string) string {
 		}
 		b.WriteString(rest[:i+3])
 		rest = rest[i+3:]
+		if u := tokenEnd(rest); u < len(rest) && rest[u] == '@' && tokenScheme(scheme) && tokenUser(rest[:u]) { // https://TOKEN@github.com/...
+			b.WriteString(Redacted + "@")
+			rest = rest[u+1:]
+			continue
+		}
 		end := strings.IndexAny(rest, urlEnd)
 		if end < 0 {
 			end = len(rest)
@@ -1038,8 +1141,69 @@ func redactURLs(s string) string {
 	return b.String()
 }
 
+// tokenScheme reports whether scheme is http's or https' (git+https too):
+// a URL whose user may be a token (tokenUser).
+func tokenScheme(scheme string) bool {
+	scheme = strings.ToLower(scheme)
+	if i := strings.LastIndexByte(scheme, '+'); i >= 0 {
+		scheme = scheme[i+1:]
+	}
+	return scheme == "http" || scheme == "https"
+}
+
+// tokenPrefixes begin the tokens GitHub gives (a personal access token,
+// a fine-grained one, OAuth's, a user's and an app's) and GitLab's
+// (personal, OAuth, deploy, runner, trigger and CI/CD job tokens).
+var tokenPrefixes = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gloas-", "gldt-", "glrt-", "glptt-", "glcbt-"}
+
+// tokenUser reports whether u, the user of an http(s) URL without a
+// password (https://u@host), is a token a forge takes as the user (git
+// clone https://TOKEN@github.com/org/repo) rather than a user's name: it
+// holds only letters, digits, _ and -, and begins with a token's prefix
+// (tokenPrefixes) or holds a run of at least 20 letters and digits in
+// which letters and digits take turns at least 4 times, as random text
+// does (a hex or base62 token): bob, git, continuous-integration-bot and
+// ContinuousIntegrationBot2024 are names. Other schemes' users
+// (postgres://postgres@h, ssh://git@h, mongodb://user@h) are names.
+func tokenUser(u string) bool {
+	if u == "" || tokenEnd(u) < len(u) {
+		return false
+	}
+	for _, p := range tokenPrefixes {
+		if len(u) > len(p) && strings.HasPrefix(u, p) {
+			return true
+		}
+	}
+	run, turns := 0, 0
+	for i := 0; i < len(u); i++ {
+		if u[i] == '_' || u[i] == '-' {
+			run, turns = 0, 0
+			continue
+		}
+		if run > 0 && isDigit(u[i]) != isDigit(u[i-1]) {
+			turns++
+		}
+		if run++; run >= 20 && turns >= 4 {
+			return true
+		}
+	}
+	return false
+}
+
+// tokenEnd returns where the letters, digits, _ and - that begin s end.
+func tokenEnd(s string) int {
+	i := 0
+	for i < len(s) && (isWordByte(s[i]) || s[i] == '-') {
+		i++
+	}
+	return i
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
 // redactQueries hides the value of every option of a URL's query whose
-// name IsSecretKey, up to the next & or ; (so a list such as MongoDB's
+// name IsSecretKey or is key (an API key: https://h/v1/x?key=KEY; key=x
+// outside a URL's query, a record's key, stays), up to the next & or ; (so a list such as MongoDB's
 // authMechanismProperties=SERVICE_NAME:x,AWS_SESSION_TOKEN:y is hidden
 // whole, each pair's value where the list is of pairs).
 func redactQueries(s string) string {
@@ -1085,7 +1249,7 @@ func redactQuery(w string) string {
 			name = n
 		}
 		switch {
-		case !ok || v == "" || !IsSecretKey(name):
+		case !ok || v == "" || !IsSecretKey(name) && !strings.EqualFold(name, "key"): // a URL's key= is an API key (?key=KEY), not a record's
 		case strings.HasSuffix(strings.ToLower(name), "properties"):
 			opts[i] = o[:len(o)-len(v)] + redactList(v)
 		default:
@@ -1152,6 +1316,7 @@ var shortPassword = map[string][]string{
 	// Subcommands: docker login's -p, not docker run's (a port).
 	"docker login": {"-p"}, "podman login": {"-p"}, "nerdctl login": {"-p"}, "buildah login": {"-p"},
 	"skopeo login": {"-p"}, "oras login": {"-p"}, "helm registry": {"-p"},
+	"az login": {"-p"}, // the Azure CLI's password (or a service principal's secret)
 }
 
 // passwordOptions returns the options of program, a client's name, that
@@ -1256,7 +1421,8 @@ func redactCommands(s string, refs *[]string) string {
 			}
 		case !strings.HasPrefix(w, "-") && args+1 == batchPassword(program, flags) && !strings.HasPrefix(w, "$"): // htpasswd -b file user pw
 			out = Redacted
-		case !strings.HasPrefix(w, "-") && pwArg > 0 && args+1 == pwArg && !strings.Contains(w, Redacted): // rabbitmqctl change_password user pw
+		case !strings.HasPrefix(w, "-") && pwArg > 0 && args+1 == pwArg && !strings.Contains(w, Redacted) &&
+			(goFlags[program] == nil || !strings.Contains(w, "=") && !flagValue(program, prev)): // rabbitmqctl change_password user pw; vault login TOKEN
 			if len(varRefs(w)) > 0 {
 				*refs = append(*refs, varRefs(w)...)
 			}
@@ -1295,7 +1461,7 @@ func redactCommands(s string, refs *[]string) string {
 		} else if program != "" {
 			if o, ok := strings.CutPrefix(w, "-"); ok {
 				flags += o
-			} else {
+			} else if !flagValue(program, prev) {
 				args++
 				if sub == "" {
 					sub = w // docker login
@@ -1318,6 +1484,28 @@ func redactCommands(s string, refs *[]string) string {
 var argPassword = map[string]int{
 	"rabbitmqctl change_password": 2, "rabbitmqctl add_user": 2, "rabbitmqctl authenticate_user": 2,
 	"mc alias set": 4, "mc host add": 4, // mc config host add NAME URL ACCESSKEY SECRETKEY
+	"vault login": 1, // vault login TOKEN (- reads it from stdin)
+}
+
+// goFlags are the programs that read their options as Go's flag package
+// does, and the options of theirs that are flags: any other one-dash
+// option without = takes the next word as its value (vault login -method
+// userpass, -address URL), which is no argument argPassword counts; and
+// their arguments NAME=VALUE are settings, not the password (vault login
+// -method=userpass username=u gives no token: the first argument without
+// = is the token).
+var goFlags = map[string]map[string]bool{
+	"vault": {"-no-print": true, "-no-store": true, "-token-only": true, "-non-interactive": true, "-tls-skip-verify": true},
+}
+
+// flagValue reports whether the word after prev is prev's value, prev
+// being an option of program, one of goFlags' programs, that is no flag.
+func flagValue(program, prev string) bool {
+	flags, ok := goFlags[program]
+	if !ok || len(prev) < 2 || prev[0] != '-' || prev == "--" || strings.Contains(prev, "=") {
+		return false
+	}
+	return !flags["-"+strings.TrimLeft(prev, "-")]
 }
 
 // batchPassword returns which of program's arguments that are not options
@@ -1817,6 +2005,9 @@ func hiddenPieces(text, red string) []string {
 				hidden[k-1] = text[pos:end]
 				if match(k+1, end+len(next)) {
 					return true
+				}
+				if budget < 0 { // spent: no later try can match, and each frame's search would read the rest of text again
+					return false
 				}
 			}
 			from = end + 1

@@ -381,9 +381,16 @@ func (s *shellState) call(words []*syntax.Word, depth int) {
 		}
 		return
 	}
-	if in != "" && readsPasswordFromStdin(args) { // redis-cli --askpass, docker login --password-stdin
+	if in != "" && readsPasswordFromStdin(args) { // redis-cli --askpass, docker login --password-stdin, passwd --stdin
 		line, _, _ := strings.Cut(in, "\n")
 		s.secret(line)
+	}
+	if in != "" && prog == "chpasswd" { // user:password a line
+		for ln := range strings.SplitSeq(in, "\n") {
+			if _, pw, ok := strings.Cut(ln, ":"); ok {
+				s.secret(strings.TrimSpace(pw))
+			}
+		}
 	}
 	if in != "" && redisClient[prog] && slices.Contains(args, "-x") { // redis-cli -x CONFIG SET requirepass: the input is the last word
 		line, _, _ := strings.Cut(in, "\n")
@@ -675,12 +682,17 @@ func isDashC(a string) bool {
 
 // readsPasswordFromStdin reports whether a program given args reads a
 // password from its input: redis-cli --askpass, docker login
-// --password-stdin (redis-cli -x's input, its last word, is read by call).
+// --password-stdin, passwd --stdin (redis-cli -x's input, its last word,
+// is read by call).
 func readsPasswordFromStdin(args []string) bool {
 	for _, a := range args[1:] {
 		switch strings.ToLower(a) {
 		case "--askpass", "--password-stdin", "--pass-stdin", "--passwd-stdin":
 			return true
+		case "--stdin":
+			if path.Base(args[0]) == "passwd" {
+				return true
+			}
 		}
 	}
 	return false
@@ -723,7 +735,8 @@ func shellQuote(words []string) string {
 
 // stdinIsSecret reports whether program, given args, takes its input as a
 // secret: kubectl create secret's --from-file=NAME=/dev/stdin of a
-// secret NAME, docker secret create NAME -.
+// secret NAME, docker secret create NAME -, vault login - (the token) and
+// vault login's password=- (a secret NAME=-).
 func stdinIsSecret(prog string, args []string) bool {
 	for i, a := range args {
 		if v, ok := strings.CutPrefix(a, "--from-file="); ok {
@@ -732,6 +745,9 @@ func stdinIsSecret(prog string, args []string) bool {
 			}
 		}
 		if prog == "docker" && a == "secret" && i+3 < len(args) && args[i+1] == "create" && args[len(args)-1] == "-" {
+			return true
+		}
+		if k, v, _ := strings.Cut(a, "="); prog == "vault" && i > 1 && args[1] == "login" && (a == "-" || v == "-" && IsSecretKey(k)) {
 			return true
 		}
 	}
