@@ -2,6 +2,7 @@ package dbtest
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"testing"
@@ -77,4 +78,17 @@ func URLSizeBounded(t *testing.T, binding, key, conn string, options []string, k
 			t.Errorf("%s=65535: %v", option, err)
 		}
 	}
+}
+
+// NestedBSON is the BSON document {a: {a: ... {x: 1}}}, depth documents
+// deep, made in one pass (a server's answer that a decoder's recursion
+// would follow a level at a time).
+func NestedBSON(depth int) []byte {
+	var doc []byte
+	for d := depth; d > 1; d-- {
+		doc = binary.LittleEndian.AppendUint32(doc, uint32(12+8*(d-1)))
+		doc = append(doc, 0x03, 'a', 0)
+	}
+	doc = append(doc, 12, 0, 0, 0, 0x10, 'x', 0, 1, 0, 0, 0, 0)
+	return append(doc, make([]byte, depth-1)...)
 }

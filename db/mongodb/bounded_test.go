@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -102,6 +103,12 @@ func serveMongo(c net.Conn, huge int64, finds *atomic.Int64, extra bson.D) {
 				answer = hello
 			case "buildInfo", "buildinfo":
 				answer = bson.D{{Key: "version", Value: "7.0.0"}, {Key: "ok", Value: 1.0}}
+			case "update":
+				if huge == deepUpsert {
+					finds.Add(1)
+					answer = bson.D{{Key: "n", Value: int32(1)}, {Key: "nModified", Value: int32(0)},
+						{Key: "upserted", Value: bson.A{bson.D{{Key: "index", Value: int32(0)}, {Key: "_id", Value: bson.Raw(deepID)}}}}, {Key: "ok", Value: 1.0}}
+				}
 			case "find", "getMore":
 				if huge == emptyBatches {
 					finds.Add(1)
@@ -135,8 +142,65 @@ func serveMongo(c net.Conn, huge int64, finds *atomic.Int64, extra bson.D) {
 }
 
 // emptyBatches: each find is answered by a cursor left open, and each
-// getMore by an empty batch of it, without end (finds counts both).
-const emptyBatches = -1
+// getMore by an empty batch of it, without end (finds counts both);
+// deepUpsert: each update by an upserted _id nested 1,000,000 deep, deepID
+// (finds counts the updates).
+const (
+	emptyBatches = -1
+	deepUpsert   = -2
+)
+
+// deepID is an _id 1,000,000 documents deep (8 MB).
+var deepID = dbtest.NestedBSON(1000000)
+
+// An update answered with an upserted _id nested 1,000,000 deep (the
+// driver decodes it by recursion on every update's answer: 5,000,000
+// levels overflowed the stack and ended the process, nothing written)
+// fails at wire.MaxMongoUpdateAnswer; the run goes on and writes its
+// results. The stack is cut to 64 MB here, so that an overflow comes at
+// once.
+func TestDeepUpsertedIDFailsTheUpdate(t *testing.T) {
+	defer debug.SetMaxStack(debug.SetMaxStack(64 << 20))
+	addr, updates := hugeMessages(t, deepUpsert)
+	res := runOn(t, addr, "a", "readproportion", "0", "updateproportion", "1")
+	if updates.Load() < 2 {
+		t.Errorf("the server answered %d updates", updates.Load())
+	}
+	opsFailed(t, res, "UPDATE", "answer to an update is more than 256 KiB")
+}
+
+// runOn runs workload wl, two operations on one thread, against the
+// stand-in at addr, with the properties kv.
+func runOn(t *testing.T, addr, wl string, kv ...string) *engine.Result {
+	t.Helper()
+	p := props.New()
+	workloads.Load(p, wl)
+	kv = append([]string{"mongodb.url", "mongodb://" + addr + "/?directConnection=true", "recordcount", "10",
+		"operationcount", "2", "mongodb.createcollection", "false"}, kv...)
+	for i := 0; i+1 < len(kv); i += 2 {
+		p.Set(kv[i], kv[i+1], "test")
+	}
+	res, err := engine.Run(context.Background(), engine.Spec{Binding: "mongodb", Properties: p, Phase: engine.RunPhase, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// opsFailed checks that res's two operations named op each failed
+// (ERROR) saying why.
+func opsFailed(t *testing.T, res *engine.Result, op, why string) {
+	t.Helper()
+	for _, o := range res.Doc().Ops {
+		if o.Name == op {
+			if o.Count != 2 || o.Outcomes["ERROR"] != 2 || !strings.Contains(o.Errors["ERROR"], why) {
+				t.Errorf("%s: %d operations, outcomes %v, %q: want 2, each an ERROR saying %q", op, o.Count, o.Outcomes, o.Errors["ERROR"], why)
+			}
+			return
+		}
+	}
+	t.Errorf("no %s in the result", op)
+}
 
 // A scan answered by empty batches without end, its cursor open (the
 // driver's Next asks for another again and again: the scan ran until
@@ -144,28 +208,11 @@ const emptyBatches = -1
 // results.
 func TestEndlessEmptyBatchesFailTheScan(t *testing.T) {
 	addr, asked := hugeMessages(t, emptyBatches)
-	p := props.New()
-	workloads.Load(p, "e")
-	for k, v := range map[string]string{"mongodb.url": "mongodb://" + addr + "/?directConnection=true", "recordcount": "10",
-		"operationcount": "2", "mongodb.createcollection": "false", "scanproportion": "1", "insertproportion": "0"} {
-		p.Set(k, v, "test")
-	}
-	res, err := engine.Run(context.Background(), engine.Spec{Binding: "mongodb", Properties: p, Phase: engine.RunPhase, Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runOn(t, addr, "e", "scanproportion", "1", "insertproportion", "0")
 	if n := asked.Load(); n > 2*(mongodb.MaxEmptyBatches+2) {
 		t.Errorf("the server was asked %d times for 2 scans", n)
 	}
-	for _, op := range res.Doc().Ops {
-		if op.Name == "SCAN" {
-			if op.Count != 2 || op.Outcomes["ERROR"] != 2 || !strings.Contains(op.Errors["ERROR"], "empty batches in a row") {
-				t.Errorf("SCAN: %d operations, outcomes %v, %q: want 2, each an ERROR of the empty batches", op.Count, op.Outcomes, op.Errors["ERROR"])
-			}
-			return
-		}
-	}
-	t.Error("no SCAN in the result")
+	opsFailed(t, res, "SCAN", "empty batches in a row")
 }
 
 // A message declaring more than MongoDB's 48,000,000 bytes (the driver

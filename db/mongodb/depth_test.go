@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servbench/servbench/db/dbtest"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
@@ -70,28 +71,17 @@ func TestCheckDepth(t *testing.T) {
 	}
 }
 
-// deepDoc is {a: {a: ... {x: 1}}}, depth documents deep, made in one pass.
-func deepDoc(depth int) []byte {
-	var doc []byte
-	for d := depth; d > 1; d-- {
-		doc = binary.LittleEndian.AppendUint32(doc, uint32(12+8*(d-1)))
-		doc = append(doc, 0x03, 'a', 0)
-	}
-	doc = append(doc, 12, 0, 0, 0, 0x10, 'x', 0, 1, 0, 0, 0, 0)
-	return append(doc, make([]byte, depth-1)...)
-}
-
 // A write answered with errors whose details (errInfo, a schema
 // validation's) nest 1,000,000 deep: the driver's error writes them out by
 // recursion (5,000,000 levels overflowed the stack and ended the process);
 // the binding's error drops them, says so, and keeps the rest, for a write,
 // a bulk write, and one wrapped deeper; details within the bound are kept.
 func TestDeepWriteErrorDetails(t *testing.T) {
-	if err := checkDepth(deepDoc(MaxDepth)); err != nil {
-		t.Fatalf("deepDoc(%d): %v", MaxDepth, err)
+	if err := checkDepth(dbtest.NestedBSON(MaxDepth)); err != nil {
+		t.Fatalf("NestedBSON(%d): %v", MaxDepth, err)
 	}
 	defer debug.SetMaxStack(debug.SetMaxStack(64 << 20)) // an overflow comes quickly
-	deep := deepDoc(1000000)
+	deep := dbtest.NestedBSON(1000000)
 	we := mongo.WriteError{Index: 0, Code: 121, Message: "Document failed validation", Details: deep}
 	for _, c := range []struct {
 		name string
@@ -101,7 +91,7 @@ func TestDeepWriteErrorDetails(t *testing.T) {
 		{"write", mongo.WriteException{WriteErrors: mongo.WriteErrors{we}}, "Document failed validation (its details not written: "},
 		{"bulk write", mongo.BulkWriteException{WriteErrors: []mongo.BulkWriteError{{WriteError: we}}}, "Document failed validation (its details not written: "},
 		{"wrapped", onTheWay{mongo.WriteException{WriteErrors: mongo.WriteErrors{we}}}, "details nested more than 200 deep (not written)"},
-		{"shallow", mongo.WriteException{WriteErrors: mongo.WriteErrors{{Code: 121, Message: "failed", Details: deepDoc(3)}}}, `failed: {"a": {"a": {"x": {"$numberInt":"1"}}}}`},
+		{"shallow", mongo.WriteException{WriteErrors: mongo.WriteErrors{{Code: 121, Message: "failed", Details: dbtest.NestedBSON(3)}}}, `failed: {"a": {"a": {"x": {"$numberInt":"1"}}}}`},
 	} {
 		if got := wrap("update", "user1", c.err).Error(); !strings.Contains(got, c.want) || len(got) > 1000 {
 			t.Errorf("%s: %q, want %q in it", c.name, got, c.want)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net"
+	"sync/atomic"
 
 	"github.com/servbench/servbench/internal/format"
 )
@@ -43,12 +44,34 @@ type mongoConn struct {
 	left    int64 // message bytes left to skip
 	hosts   hostScan
 	refused func(error)
+	update  atomic.Int64 // the request id of the update last sent, +1 (0: none)
+}
+
+// MaxMongoUpdateAnswer bounds the answer to an update command: the driver
+// decodes the ids of the documents it upserted by recursion, a level at a
+// time, whatever an operation asked (an _id nested 5,000,000 deep, 40 MB,
+// overflowed the stack, which ends the process); an update's answer holds
+// counts and a few errors, some bytes, and 256 KiB nests at most some
+// 32,000 levels.
+const MaxMongoUpdateAnswer = 256 << 10
+
+// Write notes the request id of an update command (OP_MSG, its body's
+// first key update; the driver writes a message whole), so that its
+// answer is bounded at MaxMongoUpdateAnswer.
+func (c *mongoConn) Write(p []byte) (int, error) {
+	const key = 26 // header 16, flags 4, the section's kind 1, the body's length 4, an element's type 1
+	if len(p) > key+len("update") && binary.LittleEndian.Uint32(p[12:16]) == 2013 && p[20] == 0 && string(p[key:key+len("update")+1]) == "update\x00" {
+		c.update.Store(int64(binary.LittleEndian.Uint32(p[4:8])) + 1)
+	}
+	return c.Conn.Write(p)
 }
 
 // BoundMongo wraps a plain connection to a MongoDB server: a message
 // declaring more than MaxMongoMessage bytes, or an OP_COMPRESSED one
-// declaring more once uncompressed, fails the read that carries its
-// header, with a *MessageError, and every read after it; a reply whose
+// declaring more once uncompressed, or the answer to an update (sent
+// uncompressed) declaring more than MaxMongoUpdateAnswer, fails the read
+// that carries its header, with a *MessageError, and every read after
+// it; a reply whose
 // document lists more than MaxMongoHosts hosts fails the read that
 // brings the one past it, with a *HostsError.
 func BoundMongo(c net.Conn) net.Conn { return BoundMongoTold(c, nil) }
@@ -96,6 +119,9 @@ func (c *mongoConn) scan(b []byte) error {
 		}
 		if c.have < want {
 			continue
+		}
+		if u := c.update.Load(); u != 0 && int64(binary.LittleEndian.Uint32(c.hdr[8:12]))+1 == u && length > MaxMongoUpdateAnswer {
+			return &MessageError{"answer to an update", MaxMongoUpdateAnswer}
 		}
 		switch {
 		case want == 16 && binary.LittleEndian.Uint32(c.hdr[12:16]) == opCompressed && length >= 25:
