@@ -1228,6 +1228,8 @@ func TestProseCredentials(t *testing.T) {
 		"# password reset to hunter285":                       "hunter285",
 		"# root/hunter286":                                    "hunter286",
 		"# default login admin/hunter287, see ops":            "hunter287",
+		"# root/hunter290 for mysql":                          "hunter290",
+		"# sa/Hunter291 (superuser) on the dashboard":         "Hunter291",
 		"# password=>hunter288":                               "hunter288",
 		"# 'password' => 'hunter289'":                         "hunter289",
 	} {

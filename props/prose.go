@@ -274,14 +274,13 @@ func redactProse(s string) string {
 
 // accountPassword returns where the password of words[i] is when it is
 // an administrator's account and its password, user/PW (proseAccount),
-// ending its line or clause, PW no word of a sentence, number, path or
+// anywhere in a sentence, PW no word of a sentence, number, path or
 // file's name (root/.ssh, admin/config.yaml); else 0, 0.
 func accountPassword(s string, words []proseWord, i int) [2]int {
 	raw := s[words[i].start:words[i].end]
 	a, b := proseCore(raw)
 	user, pw, ok := strings.Cut(raw[a:b], "/")
-	last := i+1 == len(words) || words[i+1].line != words[i].line || b < len(raw) && strings.IndexByte(",;.", raw[b]) >= 0
-	if !ok || !last || !proseAccount[strings.ToLower(user)] || len(pw) < minKnown || strings.ContainsAny(pw, "/") ||
+	if !ok || !proseAccount[strings.ToLower(user)] || len(pw) < minKnown || strings.ContainsAny(pw, "/") ||
 		noProseValue(pw) || sentenceWord(pw) || fileName(pw) || strings.EqualFold(pw, user) {
 		return [2]int{}
 	}
