@@ -26,8 +26,13 @@ type queued struct {
 	written chan struct{} // closed and made anew each time the writer wrote
 }
 
-// queueBytes bounds what standard error holds for a reader that is behind.
-const queueBytes = 1 << 20
+// queueBytes bounds what standard error holds for a reader that is
+// behind; maxMessage one write (a line: a server's error of megabytes is
+// cut, its start kept).
+const (
+	queueBytes = 1 << 20
+	maxMessage = 64 << 10
+)
 
 func newQueued(w io.Writer) *queued {
 	q := &queued{w: w, wake: make(chan struct{}, 1), written: make(chan struct{})}
@@ -35,9 +40,13 @@ func newQueued(w io.Writer) *queued {
 	return q
 }
 
-// Write queues b whole, or drops it whole when it does not fit; it never
-// fails and never waits for the stream.
+// Write queues b whole (cut past maxMessage, said), or drops it whole
+// when it does not fit; it never fails and never waits for the stream.
 func (q *queued) Write(b []byte) (int, error) {
+	n := len(b)
+	if n > maxMessage {
+		b = fmt.Appendf(b[:maxMessage:maxMessage], "... (%d bytes more, cut)\n", n-maxMessage)
+	}
 	q.mu.Lock()
 	if len(q.buf)+len(b) > queueBytes {
 		q.dropped += int64(len(b))
@@ -49,7 +58,7 @@ func (q *queued) Write(b []byte) (int, error) {
 	case q.wake <- struct{}{}:
 	default:
 	}
-	return len(b), nil
+	return n, nil
 }
 
 func (q *queued) run() {

@@ -53,3 +53,24 @@ func TestQueuedNeverWaits(t *testing.T) {
 		t.Errorf("want the lines, then how much was dropped and the last line: ...%q", out[max(0, len(out)-300):])
 	}
 }
+
+// A message longer than maxMessage, to a stream that reads it at once, is
+// cut and said so, not dropped (a server's error of 3 MB was dropped whole
+// and standard error blamed for it).
+func TestQueuedCutsALongMessage(t *testing.T) {
+	g := &gate{open: make(chan struct{})}
+	close(g.open)
+	q := newQueued(g)
+	long := strings.Repeat("e", 3<<20) + "\n"
+	if n, err := q.Write([]byte(long)); n != len(long) || err != nil {
+		t.Fatalf("write: %d, %v", n, err)
+	}
+	q.Write([]byte("next\n"))
+	q.Flush(time.Minute)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	want := long[:maxMessage] + fmt.Sprintf("... (%d bytes more, cut)\nnext\n", len(long)-maxMessage)
+	if out := g.got.String(); out != want {
+		t.Errorf("written: %d bytes ending %q, want %d ending %q", len(out), out[max(0, len(out)-60):], len(want), want[len(want)-60:])
+	}
+}
