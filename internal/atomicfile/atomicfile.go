@@ -182,13 +182,13 @@ func CreateMode(path string, perm os.FileMode) (*File, error) {
 var errIsDir = errors.New("is a directory")
 
 // resolve follows the symbolic links at path to the file they name (which
-// need not exist). A link into /proc (/dev/stdout, /dev/fd/N) names a file
-// the process already has open: magic is then true, and it is written
-// where it is.
+// need not exist). A link into /proc (/dev/stdout, /dev/fd/N: its directory
+// a link there) names a file the process already has open: magic is then
+// true, and it is written where it is.
 func resolve(path string) (target string, magic bool, err error) {
 	target = path
 	for range 40 {
-		if strings.HasPrefix(filepath.Clean(target), "/proc/") {
+		if inProc(target) {
 			return target, true, nil
 		}
 		st, err := os.Lstat(target)
@@ -205,6 +205,17 @@ func resolve(path string) (target string, magic bool, err error) {
 		target = l
 	}
 	return "", false, errors.New("too many levels of symbolic links")
+}
+
+// inProc reports whether path is in /proc, or its directory is once its
+// links are followed (/dev/fd is a link to /proc/self/fd: /dev/fd/63's own
+// link reads pipe:[N], a name in no directory).
+func inProc(path string) bool {
+	if strings.HasPrefix(filepath.Clean(path), "/proc/") {
+		return true
+	}
+	d, err := filepath.EvalSymlinks(filepath.Dir(path))
+	return err == nil && (d == "/proc" || strings.HasPrefix(d, "/proc/"))
 }
 
 // linkTarget is the absolute path abs names once links are followed: its

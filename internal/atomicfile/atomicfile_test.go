@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"fmt"
 	"net"
 	"strings"
 	"syscall"
@@ -377,5 +378,32 @@ func TestRemoveTemporaryRemovesLocks(t *testing.T) {
 	release() // the exit that did not come: nothing to remove, no error
 	if n := RemoveTemporary(); n != 0 {
 		t.Errorf("after the release, removed %d", n)
+	}
+}
+
+// A pipe the process holds, named through a directory that is a link to
+// /proc/self/fd, as /dev/fd is (bash's >(cmd), 3>&1): written in place.
+// Its own link reads pipe:[N], which was joined to the directory and
+// refused ("no such file or directory").
+func TestPipeThroughALinkedFdDirectory(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	fd := filepath.Join(t.TempDir(), "fd")
+	if err := os.Symlink("/proc/self/fd", fd); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []byte)
+	go func() { b, _ := io.ReadAll(r); got <- b }()
+	path := filepath.Join(fd, fmt.Sprint(w.Fd()))
+	if err := WriteFile(path, func(out io.Writer) error { _, err := io.WriteString(out, "through the pipe"); return err }); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	w.Close()
+	if b := <-got; string(b) != "through the pipe" {
+		t.Errorf("the pipe's reader got %q", b)
 	}
 }
