@@ -421,6 +421,14 @@ func TestRedactTextMoreForms(t *testing.T) {
 		{"HTTP/1.1 200 OK\r\nSet-Cookie: sid=hunter63; Path=/; Max-Age=3600; HttpOnly\r\n", "HTTP/1.1 200 OK\r\nSet-Cookie: sid=REDACTED; Path=/; Max-Age=3600; HttpOnly\r\n", []string{"hunter63"}},
 		{`{"headers": {"Cookie": "sid=hunter64"}}`, `{"headers": {"Cookie": "sid=REDACTED"}}`, []string{"hunter64"}},
 		{"echo Cookie: sid=hunter65; echo ok", "echo Cookie: sid=REDACTED; echo ok", []string{"hunter65"}},
+		// curl's own cookie options: their NAME=VALUE pairs as a Cookie
+		// header's; a cookie file's name stays.
+		{"curl -b 'session=hunter300' https://h/", "curl -b 'session=REDACTED' https://h/", []string{"hunter300"}},
+		{`curl --cookie "sessionid=hunter301; theme=Xhunter302" http://h/`, `curl --cookie "sessionid=REDACTED; theme=REDACTED" http://h/`, []string{"hunter301", "Xhunter302"}},
+		{"curl -s -b sid=hunter303 -c jar.txt http://h/", "curl -s -b sid=REDACTED -c jar.txt http://h/", []string{"hunter303"}},
+		{"curl -bsid=hunter304 http://h/", "curl -bsid=REDACTED http://h/", []string{"hunter304"}},
+		{"curl -b cookies.txt -c cookies.txt http://h/", "curl -b cookies.txt -c cookies.txt http://h/", nil},
+		{"git checkout -b feature=x", "git checkout -b feature=x", nil},
 		// Escaped quotes in a double-quoted shell string; ACL SETUSER's >pw
 		// quoted as a shell must, a redirection not hidden; a value ending at
 		// a shell's separator, the rest of the line kept.

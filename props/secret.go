@@ -41,7 +41,7 @@ import (
 //   - a configuration line NAME VALUE of a secret name (db_password x),
 //     CouchDB's [admins] lines;
 //   - every cookie's value a Cookie or Set-Cookie header gives (Cookie:
-//     session=x; theme=y);
+//     session=x; theme=y), and curl's -b and --cookie ('session=x');
 //   - the value a sentence gives a secret word in a comment or a
 //     departure's text (# the redis password is x; see prose.go).
 //
@@ -1050,6 +1050,18 @@ func redactCookies(s string) string {
 	return b.String()
 }
 
+// curlCookies hides the values of curl's -b or --cookie argument w where
+// it gives cookies, NAME=VALUE pairs joined by ; (quoted or not), as a
+// Cookie header's are: -b 'sid=REDACTED'. A cookie file's name (-b
+// cookies.txt) holds no = and stays.
+func curlCookies(w string) string {
+	if !strings.Contains(w, "=") {
+		return w
+	}
+	const h = "Cookie: "
+	return strings.TrimPrefix(redactCookies(h+w), h)
+}
+
 // cookieValueEnd returns where the cookie value that begins at j ends.
 func cookieValueEnd(s string, j int) int {
 	for _, q := range []string{`"`, `\"`} {
@@ -1405,6 +1417,10 @@ func redactCommands(s string, refs *[]string) string {
 			user, hide = 0, 0
 		case acl == 2 && aclPassword(w) != "":
 			out = aclPassword(w)
+		case program == "curl" && (prev == "-b" || prev == "--cookie"):
+			out = curlCookies(w)
+		case program == "curl" && len(w) > 2 && strings.HasPrefix(w, "-b") && strings.Contains(w, "="): // -bsid=x
+			out = "-b" + curlCookies(w[2:])
 		case prev != "" && strings.HasSuffix(takesPassword(program, sub, prev), ":"):
 			if k := strings.IndexByte(w, ':'); k >= 0 {
 				out = w[:k+1] + Redacted
