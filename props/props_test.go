@@ -412,6 +412,12 @@ func TestRedactTextMoreForms(t *testing.T) {
 		// REST APIs'); key=x outside a URL's query is a record's key.
 		{"curl 'https://api.example.com/v1/x?key=hunter58&q=1'", "curl 'https://api.example.com/v1/x?key=REDACTED&q=1'", []string{"hunter58"}},
 		{"curl https://api.example.com/v1/x?q=1&KEY=hunter59", "curl https://api.example.com/v1/x?q=1&KEY=REDACTED", []string{"hunter59"}},
+		// An Azure Function's key (?code=), a SAS signature (sig=): only in
+		// a URL's query.
+		{"curl 'https://fn.azurewebsites.net/api/f?code=hunter310&name=x'", "curl 'https://fn.azurewebsites.net/api/f?code=REDACTED&name=x'", []string{"hunter310"}},
+		{"az storage blob download --blob-url 'https://a.blob.core.windows.net/c/b?sv=2021-08-06&se=2030&sr=b&sp=r&sig=hunter311%3D'",
+			"az storage blob download --blob-url 'https://a.blob.core.windows.net/c/b?sv=2021-08-06&se=2030&sr=b&sp=r&sig=REDACTED'", []string{"hunter311%3D", "hunter311="}},
+		{"grep code=200 log; sig=x", "grep code=200 log; sig=x", nil},
 		{"connect: token:hunter21", "connect: token:REDACTED", nil},
 		{`wget --header="X-Auth-Token: hunter22" http://127.0.0.1/`, `wget --header="X-Auth-Token: REDACTED" http://127.0.0.1/`, nil},
 		// A Cookie header's values (a session's), a Set-Cookie's cookie (its

@@ -25,7 +25,8 @@ import (
 //   - the password of any URL (scheme://user:password@host), an http(s)
 //     URL's user that is a token (https://TOKEN@github.com/...; tokenUser
 //     tells it from a user's name), and the value
-//     of each of its query options so named or named key (?key=KEY),
+//     of each of its query options so named or named key, code or sig
+//     (?key=KEY, an Azure Function's ?code=KEY, a SAS token's &sig=SIG),
 //     each pair's value of a list
 //     (authMechanismProperties=AWS_SESSION_TOKEN:x);
 //   - any argument that follows an option or a command word that takes a
@@ -1214,7 +1215,7 @@ func tokenEnd(s string) int {
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // redactQueries hides the value of every option of a URL's query whose
-// name IsSecretKey or is key (an API key: https://h/v1/x?key=KEY; key=x
+// name IsSecretKey or is queryKey's (an API key: https://h/v1/x?key=KEY; key=x
 // outside a URL's query, a record's key, stays), up to the next & or ; (so a list such as MongoDB's
 // authMechanismProperties=SERVICE_NAME:x,AWS_SESSION_TOKEN:y is hidden
 // whole, each pair's value where the list is of pairs).
@@ -1261,7 +1262,7 @@ func redactQuery(w string) string {
 			name = n
 		}
 		switch {
-		case !ok || v == "" || !IsSecretKey(name) && !strings.EqualFold(name, "key"): // a URL's key= is an API key (?key=KEY), not a record's
+		case !ok || v == "" || !IsSecretKey(name) && !queryKey[strings.ToLower(name)]: // a URL's key= is an API key (?key=KEY), not a record's
 		case strings.HasSuffix(strings.ToLower(name), "properties"):
 			opts[i] = o[:len(o)-len(v)] + redactList(v)
 		default:
@@ -1278,6 +1279,12 @@ func redactQuery(w string) string {
 	}
 	return b.String()
 }
+
+// queryKey are the names of a URL's query options that carry a key
+// though IsSecretKey says no: an API key (?key=KEY), an Azure Function's
+// key (?code=KEY), an Azure SAS token's signature (&sig=SIG). Outside a
+// URL's query (code=200, a record's key=) they are no secret.
+var queryKey = map[string]bool{"key": true, "code": true, "sig": true}
 
 // optSep separates a query's options: & and, as MongoDB's connection
 // strings allow and a shell reads a command's end, ;.
