@@ -700,6 +700,24 @@ func TestURLPasswordOfAnyBytes(t *testing.T) {
 	if got := RedactValue("x.url", "https://ghp_hunter57x@github.com/o/r"); got != "https://REDACTED@github.com/o/r" {
 		t.Errorf("a token as an https URL's user: %q", got)
 	}
+	// A token as the user, a password after it: both hidden.
+	for v, want := range map[string]string{
+		"https://ghp_hunter320x:x-oauth-basic@github.com/o/r": "https://REDACTED:REDACTED@github.com/o/r",
+		"https://ghp_hunter321x:@github.com/o/r":              "https://REDACTED:@github.com/o/r",
+		"https://bob:hunter322@h/x":                           "https://bob:REDACTED@h/x",
+	} {
+		if got := RedactValue("x.url", v); got != want {
+			t.Errorf("RedactValue(%q) = %q, want %q", v, got, want)
+		}
+		if got := RedactText("git clone " + v + " d"); got != "git clone "+want+" d" {
+			t.Errorf("RedactText(%q) = %q, want %q", v, got, want)
+		}
+		var r Redactor
+		r.Hidden("git clone " + v)
+		if got := r.HideKnown("echo " + v[8:strings.IndexAny(v[8:], ":")+8]); strings.Contains(got, "hunter") && !strings.Contains(v, "bob") {
+			t.Errorf("Hidden(%q) does not know the token: %q", v, got)
+		}
+	}
 	for _, v := range []string{"mongodb://127.0.0.1/ycsb", "mongodb://u@h/db", "http://h/a@b?x=@y", "cassandra://127.0.0.1:9042", "https://bob@h/x"} {
 		if got := RedactValue("x.url", v); got != v {
 			t.Errorf("RedactValue(%q) = %q: nothing to hide", v, got)

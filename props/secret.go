@@ -23,8 +23,9 @@ import (
 //     name:value ({pwd:"x"}, pass:x), also inside another option's value
 //     (--from-literal=password=x, --set=auth.rootPassword=x);
 //   - the password of any URL (scheme://user:password@host), an http(s)
-//     URL's user that is a token (https://TOKEN@github.com/...; tokenUser
-//     tells it from a user's name), and the value
+//     URL's user that is a token (https://TOKEN@github.com/...,
+//     https://TOKEN:x-oauth-basic@github.com/...; tokenUser tells it from
+//     a user's name), and the value
 //     of each of its query options so named or named key, code or sig
 //     (?key=KEY, an Azure Function's ?code=KEY, a SAS token's &sig=SIG),
 //     each pair's value of a list
@@ -1142,7 +1143,14 @@ func redactURLs(s string) string {
 		}
 		if at := strings.LastIndex(w, "@"); at >= 0 {
 			if c := strings.Index(w[:at], ":"); c >= 0 {
-				b.WriteString(w[:c+1] + Redacted + "@")
+				user, pw := w[:c+1], Redacted
+				if tokenScheme(scheme) && tokenUser(w[:c]) { // https://TOKEN:x-oauth-basic@github.com: the user is a token too
+					user = Redacted + ":"
+					if c+1 == at { // https://TOKEN:@github.com: no password to hide
+						pw = ""
+					}
+				}
+				b.WriteString(user + pw + "@")
 				rest = rest[at+1:]
 			} else if passwordOnly[scheme] && at > 0 { // redis://PW@host: Redis' clients take the one word as the password
 				b.WriteString(Redacted + "@")
