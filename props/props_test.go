@@ -1264,6 +1264,12 @@ func TestProseCredentials(t *testing.T) {
 		"# sa/Hunter291 (superuser) on the dashboard":         "Hunter291",
 		"# password=>hunter288":                               "hunter288",
 		"# 'password' => 'hunter289'":                         "hunter289",
+		"# the password was changed from hunter300 to x":      "hunter300",
+		"# the password was changed from x1 to hunter301":     "hunter301",
+		"# token changed from abcd to hunter302 yesterday":    "hunter302",
+		"# token changed from hunterabc to x2 yesterday":      "hunterabc",
+		"# the redis password moved to hunter303":             "hunter303",
+		"# the secret became hunter304":                       "hunter304",
 	} {
 		var r Redactor
 		r.Hidden(form)
@@ -1310,6 +1316,11 @@ func TestProseCredentials(t *testing.T) {
 		"# password changed to the default",
 		"# copy root/.ssh/authorized_keys and admin/config.yaml",
 		"# tcp/udp, read/write, admin/settings page",
+		"# moved to the new cluster",
+		"# the secret became clear",
+		"# the password moved to vault",
+		"# the password changed from plain to hashed",
+		"# the token was changed from the old format",
 	} {
 		if got := RedactText(kept); got != kept {
 			t.Errorf("RedactText(%q) = %q", kept, got)

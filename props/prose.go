@@ -17,16 +17,20 @@ import (
 //   - the first word after it, where that word ends its line or looks
 //     like no word of a sentence (a digit, a symbol, mixed case: S3cret,
 //     p@ss, hunTer): # password PW, # token PW, # secret key PW;
-//   - after a connector (is, was, are, :, =, -, ->, =>, to after set or
-//     changed), the first word that is not a common one, where it ends
-//     its line or looks like no word of a sentence: # the redis password
-//     is PW, # password was set to PW, # Password for redis -> PW (the
-//     words between the secret word and the connector are its name);
+//   - after a connector (is, was, are, became, :, =, -, ->, =>, to after
+//     set or changed), the first word that is not a common one, where it
+//     ends its line or looks like no word of a sentence: # the redis
+//     password is PW, # password was set to PW, # Password for redis -> PW,
+//     # the secret became PW (the words between the secret word and the
+//     connector are its name);
 //   - after creds, credentials or login, the part of user/PW after its
 //     slash or colon, or the word after a lone slash: # creds: admin/PW,
 //     # login admin / PW;
 //   - after a word that says it was given a value (set, changed, rotated,
-//     reset, updated) and to: # the auth token was rotated to PW yesterday;
+//     reset, updated, moved) and to: # the auth token was rotated to PW
+//     yesterday, # the redis password moved to PW; and the old value
+//     after its from, where it is no common word: # the password was
+//     changed from OLD to NEW hides both;
 //   - an administrator's account and its password without a secret word,
 //     root/PW (root, admin, administrator, postgres, sa), where it ends
 //     its line or clause and PW looks like no word of a sentence, a file's
@@ -77,7 +81,7 @@ func secretName(w string) bool {
 // after them joins it (# the token was rotated to PW), and a value only
 // after to (# the token was rotated yesterday).
 var proseChange = map[string]bool{"set": true, "changed": true, "rotated": true, "reset": true, "updated": true,
-	"switched": true, "regenerated": true, "renewed": true}
+	"switched": true, "regenerated": true, "renewed": true, "moved": true}
 
 // proseAccount are the administrators' accounts a sentence may give with
 // their password alone, user/PW without a secret word (# root/PW, # sa/PW).
@@ -89,7 +93,7 @@ var prosePair = map[string]bool{"creds": true, "credential": true, "credentials"
 
 // proseConnector are the words that join a secret's name to its value.
 var proseConnector = map[string]bool{"is": true, "was": true, "are": true, "were": true, ":": true, "=": true,
-	"-": true, "--": true, "->": true, "=>": true, "→": true, "/": true}
+	"-": true, "--": true, "->": true, "=>": true, "→": true, "/": true, "became": true, "becomes": true}
 
 // proseCommon are words that say what a credential is, not which: never
 // a value, skipped when looking for one.
@@ -211,6 +215,7 @@ func redactProse(s string) string {
 		}
 		connected := strings.HasSuffix(raw, ":") || strings.HasSuffix(raw, "=")
 		first := true
+		changed, from, afterFrom := false, false, false // a word saying it was given a value seen; the word after its from is the old value; to after that joins the new
 		for j := i + 1; j < len(words) && j <= i+8; j++ {
 			raw := s[words[j].start:words[j].end]
 			a, b := proseCore(raw)
@@ -221,9 +226,16 @@ func redactProse(s string) string {
 			case strings.Contains(raw, Redacted):
 				j = len(words)
 			case raw == "#" || raw == "##" || raw == "//":
+			case from: // changed from OLD to NEW: OLD, where it is no common word
+				from, connected, afterFrom = false, false, true
+				if c != "" && !proseCommon[lc] && !noProseValue(c) && (last || !sentenceWord(c) || j+1 < len(words) && core(j+1) == "to") {
+					hide = append(hide, [2]int{words[j].start + a, words[j].start + b})
+				}
 			case proseChange[lc]:
-				connected, first = false, false // a value only after to
-			case proseConnector[raw] || lc == "to" && j > 0 && proseChange[core(j-1)]:
+				connected, first, changed = false, false, true // a value only after to
+			case lc == "from" && changed && !afterFrom:
+				from, first = true, false
+			case proseConnector[raw] || lc == "to" && j > 0 && (proseChange[core(j-1)] || afterFrom):
 				connected, first = true, false
 				if raw == "/" && !pair {
 					j = len(words) // a/b in a sentence: no user and password
