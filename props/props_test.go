@@ -1270,6 +1270,12 @@ func TestProseCredentials(t *testing.T) {
 		"# token changed from hunterabc to x2 yesterday":      "hunterabc",
 		"# the redis password moved to hunter303":             "hunter303",
 		"# the secret became hunter304":                       "hunter304",
+		"# cassandra/hunter305 for cqlsh":                     "hunter305",
+		"# elastic/hunter306":                                 "hunter306",
+		"# neo4j/hunter307 on the browser":                    "hunter307",
+		"# ubuntu/hunter308":                                  "hunter308",
+		"# admin:hunter309":                                   "hunter309",
+		"# log in as root:Hunter310 then":                     "Hunter310",
 	} {
 		var r Redactor
 		r.Hidden(form)
@@ -1321,6 +1327,12 @@ func TestProseCredentials(t *testing.T) {
 		"# the password moved to vault",
 		"# the password changed from plain to hashed",
 		"# the token was changed from the old format",
+		"# cassandra/conf/cassandra.yaml",
+		"# elastic/kibana, neo4j/apoc",
+		"# docker pull postgres:16-alpine ubuntu:22.04 neo4j:5.12-enterprise",
+		"# vagrant box ubuntu/focal64",
+		"# root:x:0:0:root:/root:/bin/bash",
+		"# admin: the user",
 	} {
 		if got := RedactText(kept); got != kept {
 			t.Errorf("RedactText(%q) = %q", kept, got)

@@ -32,9 +32,10 @@ import (
 //     after its from, where it is no common word: # the password was
 //     changed from OLD to NEW hides both;
 //   - an administrator's account and its password without a secret word,
-//     root/PW (root, admin, administrator, postgres, sa), where it ends
-//     its line or clause and PW looks like no word of a sentence, a file's
-//     name or a path: # root/PW.
+//     root/PW or root:PW (root, admin, administrator, postgres, sa,
+//     cassandra, elastic, neo4j, ubuntu), wherever it stands, PW no word
+//     of a sentence, a file's name, a path, an image's tag or a Vagrant
+//     box: # root/PW, # admin:PW.
 //
 // A secret word is also bearer (# bearer PW; bearer token: its name goes
 // on) and a secret's name as a program writes it, in capitals or joined
@@ -85,7 +86,8 @@ var proseChange = map[string]bool{"set": true, "changed": true, "rotated": true,
 
 // proseAccount are the administrators' accounts a sentence may give with
 // their password alone, user/PW without a secret word (# root/PW, # sa/PW).
-var proseAccount = map[string]bool{"root": true, "admin": true, "administrator": true, "postgres": true, "sa": true}
+var proseAccount = map[string]bool{"root": true, "admin": true, "administrator": true, "postgres": true, "sa": true,
+	"cassandra": true, "elastic": true, "neo4j": true, "ubuntu": true}
 
 // prosePair are the words after which user/PW is a user's name and its
 // password.
@@ -154,11 +156,17 @@ func proseCore(w string) (int, int) {
 }
 
 // mayHoldProse reports whether s holds a word proseSecret or prosePair
-// could be: a cheap test before the words are read.
+// could be, or an account's user/PW or user:PW: a cheap test before the
+// words are read.
 func mayHoldProse(s string) bool {
 	l := strings.ToLower(s)
 	for _, w := range []string{"pass", "pw", "token", "secret", "cred", "key", "login", "bearer", "/"} {
 		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	for a := range proseAccount { // admin:PW
+		if strings.Contains(l, a+":") {
 			return true
 		}
 	}
@@ -285,19 +293,34 @@ func redactProse(s string) string {
 }
 
 // accountPassword returns where the password of words[i] is when it is
-// an administrator's account and its password, user/PW (proseAccount),
-// anywhere in a sentence, PW no word of a sentence, number, path or
-// file's name (root/.ssh, admin/config.yaml); else 0, 0.
+// an administrator's account and its password, user/PW or user:PW
+// (proseAccount), anywhere in a sentence, PW no word of a sentence,
+// number, path or file's name (root/.ssh, admin/config.yaml), nor a
+// Vagrant box (ubuntu/focal64), nor after a colon an image's tag
+// (postgres:16-alpine: one that begins with a digit) or a line of
+// /etc/passwd (root:x:0:0:...); else 0, 0.
 func accountPassword(s string, words []proseWord, i int) [2]int {
 	raw := s[words[i].start:words[i].end]
 	a, b := proseCore(raw)
-	user, pw, ok := strings.Cut(raw[a:b], "/")
-	if !ok || !proseAccount[strings.ToLower(user)] || len(pw) < minKnown || strings.ContainsAny(pw, "/") ||
-		noProseValue(pw) || sentenceWord(pw) || fileName(pw) || strings.EqualFold(pw, user) {
+	k := strings.IndexAny(raw[a:b], "/:")
+	if k < 0 {
+		return [2]int{}
+	}
+	user, pw := raw[a:a+k], raw[a+k+1:b]
+	if !proseAccount[strings.ToLower(user)] || len(pw) < minKnown || strings.ContainsAny(pw, "/:") ||
+		noProseValue(pw) || sentenceWord(pw) || fileName(pw) || strings.EqualFold(pw, user) ||
+		raw[a+k] == ':' && isDigit(pw[0]) || vagrantBox(pw) {
 		return [2]int{}
 	}
 	start := words[i].start + a + len(user) + 1
 	return [2]int{start, start + len(pw)}
+}
+
+// vagrantBox reports whether w, after an account's slash, reads as a
+// Vagrant box's name: small letters and 32 or 64 (ubuntu/focal64).
+func vagrantBox(w string) bool {
+	n := strings.TrimSuffix(strings.TrimSuffix(w, "64"), "32")
+	return len(n) < len(w) && n != "" && strings.Trim(n, "abcdefghijklmnopqrstuvwxyz") == ""
 }
 
 // fileName reports whether w reads as a file's name: a name, a dot, and
