@@ -1333,6 +1333,9 @@ func TestProseCredentials(t *testing.T) {
 		"# vagrant box ubuntu/focal64",
 		"# root:x:0:0:root:/root:/bin/bash",
 		"# admin: the user",
+		"# set `redis.password`, `redis.username`, `redis.db`",
+		"# couchdb.password, couchdb.timeout (ms)",
+		"# in its environment (SERVBENCH_TOKEN, SERVBENCH_COORDINATOR_CERT; never an argument)",
 	} {
 		if got := RedactText(kept); got != kept {
 			t.Errorf("RedactText(%q) = %q", kept, got)

@@ -386,10 +386,31 @@ func noProseValue(w string) bool {
 		strings.HasPrefix(w, "$") || strings.HasPrefix(w, "<") || strings.HasPrefix(w, "{{") || strings.HasPrefix(w, "%") {
 		return true
 	}
-	if participle(w) {
+	if participle(w) || codeName(w) {
 		return true
 	}
 	return strings.IndexFunc(w, func(r rune) bool { return !(r >= '0' && r <= '9' || r == '.' || r == ',') }) < 0
+}
+
+// codeName reports whether w reads as the name of a property or of an
+// environment variable, listed beside a secret's (redis.password,
+// redis.username; SERVBENCH_TOKEN, SERVBENCH_COORDINATOR_CERT): small
+// letters joined by dots, or capitals joined by underscores.
+func codeName(w string) bool {
+	w = strings.Trim(w, "`'\",;:()")
+	dotted := func(sep byte, lo, hi byte) bool {
+		parts := strings.Split(w, string(sep))
+		if len(parts) < 2 {
+			return false
+		}
+		for _, p := range parts {
+			if p == "" || strings.IndexFunc(p, func(r rune) bool { return r < rune(lo) || r > rune(hi) }) >= 0 {
+				return false
+			}
+		}
+		return true
+	}
+	return dotted('.', 'a', 'z') || dotted('_', 'A', 'Z')
 }
 
 // participle reports whether w is a word of a sentence ending in -ed or

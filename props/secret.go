@@ -1460,7 +1460,8 @@ func redactCommands(s string, refs *[]string) string {
 			if varRef(w) == "" {
 				out = Redacted
 			}
-		case strings.EqualFold(prev2, "set") && IsSecretKey(prev) && !strings.Contains(w, Redacted) && !strings.HasPrefix(w, "=") && !strings.EqualFold(w, "for"): // aws configure set aws_secret_access_key x; not SQL's SET PASSWORD FOR u = x
+		case strings.EqualFold(prev2, "set") && IsSecretKey(prev) && !strings.HasSuffix(prev, ",") && !codeName(w) &&
+			!strings.Contains(w, Redacted) && !strings.HasPrefix(w, "=") && !strings.EqualFold(w, "for"): // aws configure set aws_secret_access_key x; not SQL's SET PASSWORD FOR u = x, nor a list of names (set redis.password, redis.username)
 			out = Redacted
 		default:
 			if out = redactOption(program, sub, w); out == w {
