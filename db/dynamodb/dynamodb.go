@@ -376,8 +376,8 @@ func (s *Store) Scan(ctx context.Context, table, start string, count int, fields
 	}
 	from := s.key(start)
 	for n, pages := 1, 0; n < count; pages++ {
-		if pages > count+maxEmptyPages {
-			return fmt.Errorf("dynamodb: scan %s: the server answered %d pages with %d of the %d items asked (every page but the last holds one): paging without end", start, pages, n, count)
+		if err := endlessPaging("scan", start, pages, n, count); err != nil {
+			return err
 		}
 		out, err := s.c.Scan(ctx, &ddb.ScanInput{
 			TableName: aws.String(table), Limit: aws.Int32(int32(count - n)), ExclusiveStartKey: from,
@@ -405,6 +405,15 @@ func (s *Store) Scan(ctx context.Context, table, start string, count int, fields
 // at least, and a server that pages without end, empty page after empty
 // page, kept an operation going until Ctrl-C.
 const maxEmptyPages = 100
+
+// endlessPaging fails op (of key) past its pages' bound, maxEmptyPages
+// beyond one an item of the want asked for, got of them read.
+func endlessPaging(op, key string, pages, got, want int) error {
+	if pages <= want+maxEmptyPages {
+		return nil
+	}
+	return fmt.Errorf("dynamodb: %s %s: the server answered %d pages with %d of the %d items asked (every page but the last holds one): paging without end", op, key, pages, got, want)
+}
 
 // addScanned adds a scanned item (none: nothing) to dst.
 func (s *Store) addScanned(dst *db.RecordSet, start string, item map[string]types.AttributeValue) error {

@@ -122,8 +122,8 @@ func (s *Store) Query(ctx context.Context, table string, q *db.Query, dst *db.Re
 	}
 	seen := 0
 	for pages := 0; seen < want; pages++ {
-		if pages > want+maxEmptyPages {
-			return fmt.Errorf("dynamodb: query %s: the server answered %d pages with %d of the %d items asked (every page but the last holds one): paging without end", q.Value, pages, seen, want)
+		if err := endlessPaging("query", q.Value, pages, seen, want); err != nil {
+			return err
 		}
 		in.Limit = aws.Int32(int32(want - seen))
 		out, err := s.c.Query(ctx, in)

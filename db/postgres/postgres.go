@@ -393,6 +393,15 @@ func rawValues(rows pgx.Rows) ([][]byte, error) {
 	return vals, nil
 }
 
+// values are the values of the row rows is at, decoded (pgx's Values),
+// once their count is checked (rawValues).
+func values(rows pgx.Rows) ([]any, error) {
+	if _, err := rawValues(rows); err != nil {
+		return nil, err
+	}
+	return rows.Values()
+}
+
 // addRaw adds the non-null columns of a row as the server sent them (text
 // columns: their bytes), ycsb_key excluded.
 func addRaw(dst *db.Record, fds []pgconn.FieldDescription, vals [][]byte) {
@@ -684,9 +693,7 @@ func (s *Store) Admin(ctx context.Context, _, statement string) (string, error) 
 	defer rows.Close()
 	var first []any
 	if rows.Next() {
-		if _, err = rawValues(rows); err == nil {
-			first, err = rows.Values()
-		}
+		first, err = values(rows)
 	}
 	rows.Close() // reads the rest: the command tag counts every row
 	if err == nil {

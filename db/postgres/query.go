@@ -87,10 +87,7 @@ func (s *Store) Query(ctx context.Context, table string, q *db.Query, dst *db.Re
 			}
 			r.SetKey(key)
 		case s.columns:
-			if _, err := rawValues(rows); err != nil {
-				return wrap("query", q.Value, err)
-			}
-			vals, err := rows.Values()
+			vals, err := values(rows)
 			if err != nil {
 				return wrap("query", q.Value, err)
 			}
