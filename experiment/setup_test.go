@@ -140,7 +140,7 @@ func TestSetupStepFails(t *testing.T) {
 // A step's output is kept to its last 64 KB in setup.log, however much
 // it writes.
 func TestSetupStepOutputBounded(t *testing.T) {
-	text := strings.Replace(stepsPlan, `'echo "only-c $SERVBENCH_WORKLOAD" >> steps.txt'`, `'yes 0123456789 | head -c 5000000; echo; echo last'`, 1)
+	text := strings.Replace(stepsPlan, `'echo "only-c $SERVBENCH_WORKLOAD" >> steps.txt'`, `'yes 0123456789 | head -c 1000000; echo; echo last'`, 1)
 	pl := loadPlan(t, text)
 	dir := filepath.Join(t.TempDir(), "out")
 	if err := New(pl, dir, io.Discard).Run(context.Background()); err != nil {

@@ -1450,3 +1450,21 @@ func TestConfigLinesWithASign(t *testing.T) {
 		}
 	}
 }
+
+// A setup step's output passes the rules whole (experiment's tail): a
+// command that prints megabytes of progress is read at this speed.
+func BenchmarkHiddenOutput(b *testing.B) {
+	for _, c := range []struct{ name, line string }{
+		{"digits", "0123456789\n"},
+		{"progress", "2026-11-28T01:02:03 INFO loaded=12345 docs rate: 4567/s elapsed 12s\n"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			text := strings.Repeat(c.line, 64<<10/len(c.line))
+			var r Redactor
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				r.Hidden(text)
+			}
+		})
+	}
+}

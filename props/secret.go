@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Redaction: the one place that decides what is a credential. Every writer
@@ -246,6 +247,19 @@ var word = regexp.MustCompile(`\b((?i:set\s+password\s+for)\s+(?:'[^']*'@'[^']*'
 	`|\b((?i:(?:proxy-)?authorization)\s*:\s*(?:[A-Za-z][\w-]*\s+)?)([^\s"';|&<>` + "`" + `](?:[^"'\r\n;|&<>` + "`" + `]*[^\s"';|&<>` + "`" + `])?)` +
 	`|\b((?i:password|auth|changeUserPassword|updateUser)\s*\(\s*(?:(?:'[^']*'|"[^"]*")\s*,\s*)?)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")`)
 
+// mayHoldWord reports whether s may hold one of word's keywords: each
+// holds pass, auth, identified or updateuser in any case. Text that is
+// not ASCII is always read (case folding maps ſ to s and K to k).
+func mayHoldWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	l := strings.ToLower(s)
+	return strings.Contains(l, "pass") || strings.Contains(l, "auth") || strings.Contains(l, "identified") || strings.Contains(l, "updateuser")
+}
+
 // redisPassKeys are the other keywords of Redis' and Sentinel's
 // configuration whose value is a secret: tls-key-file-pass PW,
 // tls-client-key-file-pass PW, sentinel auth-pass MASTER PW.
@@ -384,7 +398,9 @@ func redactRules(s string, refs *[]string) string {
 	if strings.Contains(s, ".pgpass") || strings.Contains(s, "PGPASSFILE") {
 		s = pgpassLine.ReplaceAllString(s, "${1}${2}"+Redacted)
 	}
-	s = goDSN.ReplaceAllString(s, "${1}:"+Redacted+"@${2}")
+	if strings.Contains(s, "@") && strings.Contains(s, "(") { // what goDSN needs
+		s = goDSN.ReplaceAllString(s, "${1}:"+Redacted+"@${2}")
+	}
 	s = aclHash.ReplaceAllString(s, "${1}#"+Redacted)
 	if strings.Contains(s, "sasl") {
 		s = saslPayload.ReplaceAllString(s, "${1}${2}${3}"+Redacted)
@@ -394,8 +410,12 @@ func redactRules(s string, refs *[]string) string {
 	if strings.Contains(s, "[admins]") {
 		s = redactAdmins(s)
 	}
-	s = pair.ReplaceAllStringFunc(s, redactPair)
-	s = redactWords(s)
+	if strings.ContainsAny(s, "=:") { // what every pair needs
+		s = pair.ReplaceAllStringFunc(s, redactPair)
+	}
+	if mayHoldWord(s) {
+		s = redactWords(s)
+	}
 	s = redactJSPasswordVars(s, jsVars)
 	s = redactComments(s)
 	if strings.Contains(strings.ToLower(s), "identified") { // MySQL's ALTER USER ... IDENTIFIED BY 'new' REPLACE 'current'
