@@ -1,6 +1,12 @@
 package sink
 
 import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -106,4 +112,51 @@ func TestMetrics(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("promtool check metrics: %v: %s", err, out)
 	}
+}
+
+// The metrics endpoint faces the network: connections held open by a peer
+// (each after one scrape, kept alive) are closed past maxMetricsConns,
+// the oldest first, and a scraper still gets its page.
+func TestMetricsConnectionsBounded(t *testing.T) {
+	var said bytes.Buffer
+	s, err := (&MetricsOutput{Addr: "127.0.0.1:0"}).Open(&Env{Stderr: &said})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(false)
+	addr := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(said.String()), "servbench: metrics on http://"), "/metrics")
+	const n = 4 * maxMetricsConns
+	conns := make([]net.Conn, n)
+	for i := range conns {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		io.WriteString(c, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		conns[i] = c
+	}
+	// Each connection is left idle: the server closed the oldest.
+	closed := 0
+	deadline := time.Now().Add(5 * time.Second) // not an assertion: how long a connection left open is read
+	for _, c := range conns[:n-maxMetricsConns] {
+		c.SetReadDeadline(deadline)
+		if _, err := c.Read(make([]byte, 1)); errors.Is(err, io.EOF) {
+			closed++
+		}
+	}
+	if closed < n-maxMetricsConns {
+		t.Errorf("%d of %d idle connections closed by the server, want at least %d", closed, n, n-maxMetricsConns)
+	}
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("a scrape after them: %v", err)
+	}
+	resp.Body.Close()
 }
