@@ -201,6 +201,20 @@ operations: 10
 	}
 }
 
+// A secret of the environment that a step inherits and prints bare
+// (echo $PGPASSWORD: no rule sees a name beside it) is in no file of the
+// plan's: the environment's secrets are known to every writer.
+func TestStepPrintsTheEnvironmentsSecret(t *testing.T) {
+	t.Setenv("PGPASSWORD", "hunter7env")
+	t.Setenv("AWS_SESSION_TOKEN", "hunter8token")
+	text := strings.Replace(stepsPlan, `'echo "only-c $SERVBENCH_WORKLOAD" >> steps.txt'`, `'echo "$PGPASSWORD"; echo "$AWS_SESSION_TOKEN"'`, 1)
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := New(loadPlan(t, text), dir, io.Discard).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	noFileHolds(t, dir, "hunter")
+}
+
 // A step that leaves a process running in the background (a server it
 // starts), holding its output, is taken at its word when its shell ends
 // well: done, its answer what it printed (it failed: "WaitDelay expired").

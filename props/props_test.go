@@ -1468,3 +1468,29 @@ func BenchmarkHiddenOutput(b *testing.B) {
 		})
 	}
 }
+
+// The environment's secrets (PGPASSWORD, a URL's password) and those a
+// driver found (KnowEverywhere: ~/.pgpass's) are hidden by every
+// Redactor, a nil one too; paths, sockets and the working directory are
+// not secrets.
+func TestSecretsOfTheProcess(t *testing.T) {
+	t.Setenv("PGPASSWORD", "Qw7rT5env")
+	t.Setenv("DATABASE_URL", "postgres://u:Zx9urlpw@127.0.0.1/db")
+	t.Setenv("SSH_AUTH_SOCK", "/tmp/agent.sock")
+	t.Setenv("PGPASSFILE", "/tmp/the.pgpass")
+	KnowEverywhere("Pg9passfile")
+	text := "the server said: Qw7rT5env, Zx9urlpw, Pg9passfile; agent /tmp/agent.sock, /tmp/the.pgpass"
+	for _, r := range []*Redactor{nil, {}} {
+		got := r.Redact(text)
+		for _, secret := range []string{"Qw7rT5env", "Zx9urlpw", "Pg9passfile"} {
+			if strings.Contains(got, secret) {
+				t.Errorf("%q shown: %s", secret, got)
+			}
+		}
+		for _, kept := range []string{"/tmp/agent.sock", "/tmp/the.pgpass"} {
+			if !strings.Contains(got, kept) {
+				t.Errorf("%q hidden: %s", kept, got)
+			}
+		}
+	}
+}

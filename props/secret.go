@@ -3,10 +3,12 @@ package props
 import (
 	"encoding/base64"
 	"net/url"
+	"os"
 	"path"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -2299,9 +2301,13 @@ func (r *Redactor) Add(v string) {
 // Redact hides in s what RedactText finds and every known secret.
 func (r *Redactor) Redact(s string) string { return RedactText(r.HideKnown(s)) }
 
-// HideKnown hides every known secret in s, and nothing else. A nil
-// Redactor knows none.
+// HideKnown hides every known secret in s, and nothing else: r's and the
+// process's (KnowEverywhere, the environment's). A nil Redactor knows the
+// process's alone.
 func (r *Redactor) HideKnown(s string) string {
+	for _, v := range everywhere.values() {
+		s = hideValue(s, v)
+	}
 	if r == nil {
 		return s
 	}
@@ -2309,6 +2315,79 @@ func (r *Redactor) HideKnown(s string) string {
 		s = hideValue(s, v)
 	}
 	return s
+}
+
+// KnowEverywhere makes v a secret every Redactor of the process hides: one
+// a driver found where no property names it (a password ~/.pgpass gave,
+// credentials from the AWS shared files).
+func KnowEverywhere(v string) { everywhere.add(v) }
+
+// everywhere is the process's known secrets: the values of its
+// environment's variables whose names say they are secret (PGPASSWORD,
+// AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, REDISCLI_AUTH: a driver
+// reads them, a setup step inherits them; read again when the
+// environment changed), and those KnowEverywhere was given.
+var everywhere = &processSecrets{}
+
+type processSecrets struct {
+	mu      sync.Mutex
+	environ []string // the environment the secrets below were read from
+	env     []string // its secrets
+	given   []string // KnowEverywhere's
+}
+
+func (p *processSecrets) values() []string {
+	environ := os.Environ()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !slices.Equal(environ, p.environ) {
+		p.environ, p.env = environ, nil
+		for _, kv := range environ {
+			k, v, _ := strings.Cut(kv, "=")
+			if envSecret(k) {
+				p.env = appendKnown(p.env, v)
+			}
+			if pw, _, ok := urlPassword(v); ok { // DATABASE_URL=postgres://u:pw@host
+				p.env = appendKnown(p.env, pw)
+			}
+		}
+	}
+	if len(p.given) == 0 {
+		return p.env
+	}
+	return append(slices.Clip(p.env), p.given...)
+}
+
+func (p *processSecrets) add(v string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.given = appendKnown(slices.Clip(p.given), v) // a reader's slice is never written
+}
+
+// appendKnown appends v to list unless it is too short to hide, no
+// secret (notKnown) or there already.
+func appendKnown(list []string, v string) []string {
+	if len(v) < minKnown || notKnown[strings.ToLower(v)] || slices.Contains(list, v) {
+		return list
+	}
+	return append(list, v)
+}
+
+// envSecret reports whether the environment variable named k holds a
+// secret: its name says so (IsSecretKey), and it is no path, socket or
+// directory (AWS_WEB_IDENTITY_TOKEN_FILE, PGPASSFILE, SSH_AUTH_SOCK), nor the shell's
+// working directories (PWD, OLDPWD).
+func envSecret(k string) bool {
+	u := strings.ToUpper(k)
+	if u == "PWD" || u == "OLDPWD" {
+		return false
+	}
+	for _, s := range []string{"FILE", "_PATH", "_DIR", "_SOCK", "_SOCKET", "_URL", "_ENDPOINT"} {
+		if strings.HasSuffix(u, s) {
+			return false
+		}
+	}
+	return IsSecretKey(k) || strings.HasSuffix(u, "_KEY") // API_KEY, SERVBENCH_KEY
 }
 
 // hideValue hides every v in s but where v ends a property's name

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -378,5 +380,24 @@ func TestEndlessSettingsFailTheOperation(t *testing.T) {
 	}
 	if !strings.Contains(msg, "more than 128 settings (ParameterStatus)") {
 		t.Errorf("the SCAN's error: %q", msg)
+	}
+}
+
+// A password pgx reads from ~/.pgpass (no property names it) is hidden by
+// every writer of the process, as a property's is: a server's error or a
+// setup step's output that quotes it shows it hidden.
+func TestPassfilePasswordIsASecret(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ".pgpass"), []byte("127.0.0.1:1:*:*:Pg7fromPassfile\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("PGPASSFILE", "")
+	p := props.New()
+	workloads.Load(p, "c")
+	p.Set("postgres.url", "postgres://u@127.0.0.1:1/db?sslmode=disable", "test")
+	engine.Run(context.Background(), engine.Spec{Binding: "postgres", Properties: p, Phase: engine.RunPhase, Threads: 1}) // no server: its connect fails
+	if got := (*props.Redactor)(nil).Redact("the server said Pg7fromPassfile"); strings.Contains(got, "Pg7fromPassfile") {
+		t.Errorf("shown: %s", got)
 	}
 }

@@ -170,6 +170,9 @@ func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, e
 		r.Add(connSettings(connURL)["sslkey"])
 		return nil, p.Errorf("postgres.url", "%s", r.Redact(err.Error()))
 	}
+	// A password pgx found where no property names it (~/.pgpass, a
+	// service file, PGPASSWORD) is a secret for every writer too.
+	props.KnowEverywhere(cfg.ConnConfig.Password)
 	// The pool opens the connections its string asks for (pool_min_conns
 	// in a URL or a keyword string): bounded as postgres.poolsize is.
 	for _, c := range []struct {
