@@ -22,6 +22,7 @@ import (
 
 	"github.com/servbench/servbench/coordinator"
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/workloads"
@@ -164,9 +165,10 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	return code
 }
 
-// oneLine keeps an error message on one line.
+// oneLine keeps an error message on one line, its control characters
+// escaped (a server's or a driver's text may carry any).
 func oneLine(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
+	return format.Printable(strings.Join(strings.Fields(err.Error()), " "))
 }
 
 func listWorkloads(w io.Writer) {

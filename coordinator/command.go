@@ -1,9 +1,11 @@
 package coordinator
 
 import (
+	"errors"
 	"fmt"
 	"os/exec"
 	"sync"
+	"time"
 
 	"github.com/servbench/servbench/internal/format"
 )
@@ -27,7 +29,13 @@ func runBounded(c *exec.Cmd, name string) (stdout, stderr []byte, err error) {
 	kill := func() { c.Process.Kill() }
 	out.over, errb.over = kill, kill
 	c.Stdout, c.Stderr = out, errb
+	if c.WaitDelay == 0 {
+		c.WaitDelay = pipeWait
+	}
 	err = c.Run()
+	if errors.Is(err, exec.ErrWaitDelay) {
+		err = nil // it ended well; what it left behind holds its pipes
+	}
 	switch {
 	case out.overflowed:
 		return nil, nil, &overflowError{name, "output", maxCommandOutput}
@@ -36,6 +44,11 @@ func runBounded(c *exec.Cmd, name string) (stdout, stderr []byte, err error) {
 	}
 	return out.b, errb.b, err
 }
+
+// pipeWait is how long a command's output is read after it ended (or was
+// killed): a process it left behind holding its pipes (an ssh master that
+// persists, a ProxyCommand's helper) would hold the coordinator forever.
+const pipeWait = 2 * time.Second
 
 // overflowError is a command stopped for printing more than max bytes
 // on its standard output or error (stream).

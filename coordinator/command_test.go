@@ -3,8 +3,11 @@ package coordinator
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -41,11 +44,29 @@ func TestCommandOutputBounded(t *testing.T) {
 	}
 
 	bin := fakeCommand(t, "docker", strings.ReplaceAll(overflowScript, "%s", "2")+`; head -c 17000000 /dev/zero >&2`)
-	_, _, err = (&docker{bin: bin}).output(context.Background(), "service", "logs")
+	_, _, err = (&docker{bin: bin}).output(context.Background(), nil, "service", "logs")
 	if err == nil || err.Error() != "docker service printed more than 16 MiB on its standard error: stopped" {
 		t.Errorf("docker: error %v", err)
 	}
 	if _, err := os.Stat(bin + ".after"); err != nil {
 		t.Error("docker was stopped before its bound")
+	}
+}
+
+// A command that ended, leaving a process of its own holding its output
+// (an ssh master that persists), is not waited for past pipeWait: what it
+// printed is kept, and it is not an error; the process left behind has
+// not ended when the command is done with.
+func TestCommandLeftHoldingItsPipes(t *testing.T) {
+	ended := filepath.Join(t.TempDir(), "ended")
+	c := exec.Command("sh", "-c", `sh -c "sleep 30; touch '`+ended+`'" & echo $!`)
+	out, _, err := runBounded(c, "sh")
+	pid, perr := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || perr != nil {
+		t.Fatalf("output %q, %v", out, err)
+	}
+	defer syscall.Kill(pid, syscall.SIGKILL)
+	if _, err := os.Stat(ended); err == nil {
+		t.Errorf("the command was waited for until what it left ended")
 	}
 }

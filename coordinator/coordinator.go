@@ -61,7 +61,33 @@ import (
 // send is written beside out). When ctx ends every client is told to stop
 // and what they measured is merged. The bench command runs a plan's
 // spread cells through it too.
-func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer) (*result.Doc, error) {
+//
+// What the orchestrator started is removed by the cleanup Run returns
+// (never nil), which the caller calls once it wrote the merged result:
+// a cleanup that stalls (an API server, a host) never holds what was
+// measured; it gives way at the process's second signal.
+func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer) (m *result.Doc, cleanup func(), err error) {
+	cleanup = func() {}
+	hide := func(s string) string { return s }
+	m, err = run(ctx, setup, out, stderr, &cleanup, &hide)
+	if err != nil {
+		err = &hiddenError{err, hide}
+	}
+	return m, cleanup, err
+}
+
+// hiddenError is an error of Run's, its text with the run's key and the
+// setup's secrets hidden (an orchestrator's answer may quote them: docker
+// echoing the service's environment, a Secret sent back).
+type hiddenError struct {
+	err  error
+	hide func(string) string
+}
+
+func (e *hiddenError) Error() string { return e.hide(e.err.Error()) }
+func (e *hiddenError) Unwrap() error { return e.err }
+
+func run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer, cleanup *func(), hide *func(string) string) (*result.Doc, error) {
 	n, cmd := setup.Client.Count, setup.Spec.Phase.String()
 	cfg := ConfigOf(setup)
 	orch, err := newOrchestrator(ctx, cfg)
@@ -95,6 +121,7 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 		return nil, err
 	}
 	j.hide = hider(setup, j.token)
+	*hide = j.hide
 	j.id = result.NewID()
 	addr := cfg.Addr
 	if addr == "" {
@@ -115,7 +142,20 @@ func Run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer)
 	defer l.Close()
 	j.port = l.Addr().(*net.TCPAddr).Port
 	j.url = "https://" + l.Addr().String()
-	defer orch.cleanup(j) // also of a prepare that failed halfway
+	*cleanup = func() { // also of a prepare that failed halfway
+		cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		defer cancel()
+		if abandon := runner.AbandonOf(ctx); abandon != nil {
+			go func() {
+				select {
+				case <-abandon:
+					cancel()
+				case <-cctx.Done():
+				}
+			}()
+		}
+		orch.cleanup(cctx, j)
+	}
 	if err := orch.prepare(ctx, j); err != nil {
 		return nil, err
 	}
@@ -357,7 +397,7 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 	}
 	live := &liveStatus{every: every, n: n, measured: make([]time.Duration, n), begun: begun}
 	var failure error
-	var killAt <-chan time.Time
+	var killAt, given <-chan time.Time
 	grace := killGrace(setup)
 	stop := func() {
 		h.stopAll()
@@ -419,6 +459,29 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 				j.mu.Unlock()
 			}
 			kill()
+			wait := orchestratorGrace
+			if abandon == nil { // after a second signal: the process ends a second after it
+				wait = abandonedOrchestrator
+			}
+			killAt, given = nil, time.After(wait)
+		case <-given:
+			// The orchestrator does not return (a docker or API call that
+			// hangs): what the clients sent is merged without it.
+			ends = make([]error, n)
+			var left []string
+			for i, m := range h.members() {
+				if !m.exited {
+					ends[i] = fmt.Errorf("%s did not say how it ended", orch)
+					left = append(left, h.name(i))
+				}
+			}
+			running := "what it started may be left"
+			if len(left) > 0 {
+				running = strings.Join(left, ", ") + " may still run"
+			}
+			j.mu.Lock()
+			fmt.Fprintf(j.stderr, "servbench: %s had not returned after the clients were killed: going on without it; %s\n", orch, running)
+			j.mu.Unlock()
 		case now := <-tick.C:
 			live.add(h.progress(), j)
 			if failure != nil || ctx.Err() != nil {
@@ -443,6 +506,15 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 	live.take(h.progress()) // what came last
 	return gather(h.members(), live.measured, h.name)
 }
+
+// orchestratorGrace is how long the orchestrator may take to return once
+// the clients were killed, before the coordinator goes on without it.
+// After a second signal it is less: what came is merged and written
+// within the process's second.
+var (
+	orchestratorGrace     = 3 * time.Second
+	abandonedOrchestrator = 200 * time.Millisecond
+)
 
 // abandonGrace is how long clients told to abandon their operations (a
 // second Ctrl-C) have to send their results before they are killed: less
@@ -684,7 +756,9 @@ type orchestrator interface {
 	// common start is set; cleanup removes whatever prepare and run left.
 	prepare(ctx context.Context, j *job) error
 	run(ctx context.Context, j *job) []error
-	cleanup(j *job)
+	// cleanup's ctx ends at the process's second signal: what is left
+	// then is said, not waited for.
+	cleanup(ctx context.Context, j *job)
 	// lead is how long the clients need to start.
 	lead() time.Duration
 	String() string
@@ -707,7 +781,7 @@ func (*local) String() string                      { return "here" }
 func (*local) lead() time.Duration                 { return 2 * time.Second }
 func (*local) listen() string                      { return "127.0.0.1:0" }
 func (*local) prepare(context.Context, *job) error { return nil }
-func (*local) cleanup(*job)                        {}
+func (*local) cleanup(context.Context, *job)       {}
 
 // stopGrace is how long clients asked to stop (Ctrl-C, another failed)
 // may take to send their results, beyond their own grace for operations

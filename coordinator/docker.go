@@ -7,11 +7,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/servbench/servbench/props"
@@ -34,6 +34,9 @@ type docker struct {
 	bin   string        // the docker command
 	poll  time.Duration // how often the tasks' states are read
 	grace time.Duration // how long stopped clients have to write their results
+
+	mu      sync.Mutex
+	service string // the service this run created, removed by cleanup
 }
 
 func init() {
@@ -66,7 +69,21 @@ func (d *docker) String() string { return "Docker Swarm, image " + d.image }
 func (d *docker) lead() time.Duration               { return 5 * time.Second }
 func (*docker) listen() string                      { return "127.0.0.1:0" }
 func (*docker) prepare(context.Context, *job) error { return nil }
-func (*docker) cleanup(*job)                        {}
+
+// cleanup removes the service this run created and its containers.
+func (d *docker) cleanup(ctx context.Context, j *job) {
+	d.mu.Lock()
+	name := d.service
+	d.mu.Unlock()
+	if name == "" {
+		return
+	}
+	if err := d.remove(ctx, name); err != nil {
+		j.mu.Lock()
+		fmt.Fprintf(j.stderr, "servbench: docker: service %s is left: %v\n", name, err)
+		j.mu.Unlock()
+	}
+}
 
 // dockerEnv are the variables a task's index is read from.
 const (
@@ -92,30 +109,28 @@ func (d *docker) run(ctx context.Context, j *job) []error {
 		"--label", "servbench.phase=" + j.cmd,
 		"--env", DockerSlotEnv + "={{.Task.Slot}}", "--env", DockerNodeEnv + "={{.Node.ID}}"}
 	// The coordinator's address and the secret (the index is the task's
-	// slot) from a file only its owner reads, removed at once: not on
-	// docker's command line, which every user of this machine can read.
-	envDir, err := os.MkdirTemp("", "servbench-docker-")
+	// slot) through docker's standard input, never a file (a second
+	// signal would leave it) nor its command line, which every user of
+	// this machine can read.
+	args = append(args, "--env-file", "/dev/stdin", d.image, "client", "--client-index-from", "docker")
+	env := strings.NewReader(strings.Join(j.env(j.url, -1), "\n") + "\n")
+	d.mu.Lock()
+	d.service = name // a create that failed halfway, or timed out, may have made it
+	d.mu.Unlock()
+	cctx, cancel := context.WithTimeout(ctx, dockerCallTimeout)
+	_, _, err = d.output(cctx, env, args...)
+	cancel()
 	if err != nil {
 		return fail(err)
 	}
-	defer os.RemoveAll(envDir)
-	envFile := filepath.Join(envDir, "env")
-	if err := os.WriteFile(envFile, []byte(strings.Join(j.env(j.url, -1), "\n")+"\n"), 0o600); err != nil {
-		return fail(err)
-	}
-	args = append(args, "--env-file", envFile, d.image, "client", "--client-index-from", "docker")
-	if _, err := d.docker(context.Background(), args...); err != nil {
-		return fail(err)
-	}
-	defer d.remove(name)
 	states, err := d.wait(ctx, name, j.n)
 	if ctx.Err() != nil {
 		// Told to stop through the coordinator and still running: the
-		// service and its containers are removed (deferred).
-		d.logs(name, j)
+		// service and its containers are removed (cleanup).
+		d.logs(context.WithoutCancel(ctx), name, j)
 		return fail(errors.New("stopped: still running after it was told to stop"))
 	}
-	d.logs(name, j)
+	d.logs(ctx, name, j)
 	if err != nil {
 		return fail(err)
 	}
@@ -132,31 +147,45 @@ func (d *docker) run(ctx context.Context, j *job) []error {
 	return ends
 }
 
-// containers lists the service's containers on this node.
-func (d *docker) containers(name string) []string {
-	out, _ := d.docker(context.Background(), "ps", "--all", "--quiet", "--filter", "label=com.docker.swarm.service.name="+name)
-	return strings.Fields(out)
-}
+// dockerCallTimeout bounds each docker command the orchestrator runs but
+// the waits for the tasks (the coordinator's timeout bounds those).
+const dockerCallTimeout = 30 * time.Second
 
 // remove removes the service and whatever containers of it are left on
 // this node: everything the run started. Swarm removes a service's tasks
 // in the background (and may be starting a retry meanwhile), so the
 // containers are looked for until none is left, for a while at most.
-func (d *docker) remove(name string) {
-	d.docker(context.Background(), "service", "rm", name)
+func (d *docker) remove(ctx context.Context, name string) error {
+	call := func(args ...string) (string, error) {
+		cctx, cancel := context.WithTimeout(ctx, dockerCallTimeout)
+		defer cancel()
+		return d.docker(cctx, args...)
+	}
+	if _, err := call("service", "rm", name); err != nil && ctx.Err() != nil {
+		return err
+	}
 	empty := 0
 	for range 40 {
-		ids := d.containers(name)
-		if len(ids) == 0 {
-			if empty++; empty == 2 { // none twice, a poll apart
-				return
-			}
-		} else {
-			empty = 0
-			d.docker(context.Background(), append([]string{"rm", "--force"}, ids...)...)
+		out, err := call("ps", "--all", "--quiet", "--filter", "label=com.docker.swarm.service.name="+name)
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		time.Sleep(d.poll)
+		ids := strings.Fields(out)
+		if err == nil && len(ids) == 0 {
+			if empty++; empty == 2 { // none twice, a poll apart
+				return nil
+			}
+		} else if len(ids) > 0 {
+			empty = 0
+			call(append([]string{"rm", "--force"}, ids...)...)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(d.poll):
+		}
 	}
+	return nil
 }
 
 // taskState is one task as docker inspect tells it.
@@ -257,10 +286,12 @@ func parseTasks(out string, n int) ([]*taskState, bool, error) {
 }
 
 // logs passes the tasks' output on as the clients', by index.
-func (d *docker) logs(name string, j *job) {
+func (d *docker) logs(ctx context.Context, name string, j *job) {
 	// The clients' standard error, as a local client's; their standard
 	// output is their text report, and their result is what counts.
-	_, out, err := d.output(context.Background(), "service", "logs", "--no-task-ids", "--no-trunc", name)
+	ctx, cancel := context.WithTimeout(ctx, dockerCallTimeout)
+	defer cancel()
+	_, out, err := d.output(ctx, nil, "service", "logs", "--no-task-ids", "--no-trunc", name)
 	if err != nil {
 		j.say(0, "(the clients' output could not be read: "+err.Error()+")")
 		return
@@ -284,14 +315,15 @@ func (d *docker) logs(name string, j *job) {
 // docker runs the docker command; its error is its standard error's
 // first line.
 func (d *docker) docker(ctx context.Context, args ...string) (string, error) {
-	stdout, _, err := d.output(ctx, args...)
+	stdout, _, err := d.output(ctx, nil, args...)
 	return stdout, err
 }
 
 // output runs the docker command and returns its standard output and
 // error, bounded (runBounded).
-func (d *docker) output(ctx context.Context, args ...string) (string, string, error) {
+func (d *docker) output(ctx context.Context, stdin io.Reader, args ...string) (string, string, error) {
 	c := exec.CommandContext(ctx, d.bin, args...)
+	c.Stdin = stdin
 	stdout, stderr, err := runBounded(c, "docker "+args[0])
 	var over *overflowError
 	if errors.As(err, &over) {
@@ -302,7 +334,7 @@ func (d *docker) output(ctx context.Context, args ...string) (string, string, er
 		if msg == "" {
 			msg = err.Error()
 		}
-		return "", "", fmt.Errorf("docker %s: %s", args[0], msg)
+		return "", "", fmt.Errorf("docker %s: %s", args[0], oneLine(msg))
 	}
 	return string(stdout), string(stderr), nil
 }

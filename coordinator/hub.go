@@ -845,5 +845,5 @@ func trustConn(r *http.Request) {
 
 // oneLine folds a message onto one line, at most 300 characters.
 func oneLine(s string) string {
-	return props.Cut(strings.Join(strings.Fields(s), " "), 300)
+	return format.Printable(props.Cut(strings.Join(strings.Fields(s), " "), 300))
 }

@@ -728,3 +728,24 @@ func TestReadyBarrier(t *testing.T) {
 		t.Errorf("client 1 never ready: %q, want startat %d", body, latest.UnixNano())
 	}
 }
+
+// A coordinator that takes the connection and never answers the phase
+// (stalled, suspended) is given up at joinWait, said in one line, not
+// waited for without end.
+func TestJoinAStalledCoordinator(t *testing.T) {
+	release := make(chan struct{})
+	srv, pin := tlsServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer close(release)
+	old := joinWait
+	joinWait = 300 * time.Millisecond
+	defer func() { joinWait = old }()
+	_, _, err := Join(context.Background(), srv.URL, sec(0), pin, 0)
+	if err == nil || !strings.Contains(err.Error(), "cannot join the coordinator at "+srv.URL+": no answer within 300ms") {
+		t.Errorf("a stalled coordinator: %v", err)
+	}
+}

@@ -70,20 +70,27 @@ func Join(ctx context.Context, base, token, pin string, index int) (*Session, *P
 	s := &Session{base: strings.TrimSuffix(base, "/"), index: index, host: host,
 		http: HTTPClient(token, pin), queue: make(chan Progress, 64)}
 	deadline := time.Now().Add(joinWait)
+	// The whole join, each try too, ends at the deadline: a coordinator
+	// that accepts and never answers is not waited for without end.
+	jctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
 	for {
 		var ph Phase
-		err := s.call(ctx, http.MethodGet, pathPhase, nil, maxPhaseBytes, func(body []byte) error { return json.Unmarshal(body, &ph) })
+		err := s.call(jctx, http.MethodGet, pathPhase, nil, maxPhaseBytes, func(body []byte) error { return json.Unmarshal(body, &ph) })
 		if err == nil {
 			s.resultWait = resultWait(&ph)
 			return s, &ph, nil
 		}
 		var refused *httpError
 		var wrong *certError
-		if errors.As(err, &refused) || errors.As(err, &wrong) || ctx.Err() != nil || time.Now().After(deadline) {
+		if jctx.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("no answer within %s", joinWait)
+		}
+		if errors.As(err, &refused) || errors.As(err, &wrong) || jctx.Err() != nil || time.Now().After(deadline) {
 			return nil, nil, fmt.Errorf("client %d: cannot join the coordinator at %s: %w", index, s.base, err)
 		}
 		select {
-		case <-ctx.Done():
+		case <-jctx.Done():
 		case <-time.After(200 * time.Millisecond):
 		}
 	}

@@ -2,7 +2,9 @@ package coordinator
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -57,6 +59,7 @@ type kube struct {
 	poll      time.Duration
 	mu        sync.Mutex
 	created   bool   // the Job exists
+	secret    bool   // the Secret is this run's: it created it
 	credDone  func() // ends boundExec's watch of the credential plugins
 }
 
@@ -292,6 +295,9 @@ func (k *kube) prepare(ctx context.Context, j *job) error {
 	if err := k.client.core.Post().Namespace(k.namespace).Resource("secrets").Body(sec).Do(quiet(ctx)).Error(); err != nil {
 		return fmt.Errorf("kubernetes: create Secret %s/%s: %v", k.namespace, k.name, oneLine(err.Error()))
 	}
+	k.mu.Lock()
+	k.secret = true
+	k.mu.Unlock()
 	return nil
 }
 
@@ -339,7 +345,10 @@ func (k *kube) run(ctx context.Context, j *job) []error {
 		}
 		return ends
 	}
-	if err := k.client.batch.Post().Namespace(k.namespace).Resource("jobs").Body(k.job(j)).Do(quiet(context.Background())).Error(); err != nil {
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	err := k.client.batch.Post().Namespace(k.namespace).Resource("jobs").Body(k.job(j)).Do(quiet(cctx)).Error()
+	cancel()
+	if err != nil {
 		return fail(fmt.Errorf("kubernetes: create Job %s/%s: %v", k.namespace, k.name, oneLine(err.Error())))
 	}
 	k.mu.Lock()
@@ -352,7 +361,7 @@ func (k *kube) run(ctx context.Context, j *job) []error {
 	for left := j.n; left > 0; {
 		select {
 		case <-ctx.Done(): // told to stop and still running: the Job goes, its pods with it
-			k.deleteJob()
+			k.deleteJob(context.WithoutCancel(ctx))
 			for i := range ends {
 				if !ended[i] {
 					ends[i] = errors.New("stopped: still running after it was told to stop")
@@ -361,12 +370,11 @@ func (k *kube) run(ctx context.Context, j *job) []error {
 			return ends
 		case <-tick.C:
 		}
-		var pods corev1.PodList
-		err := k.client.core.Get().Namespace(k.namespace).Resource("pods").Param("labelSelector", "batch.kubernetes.io/job-name="+k.name).Do(quiet(context.Background())).Into(&pods)
+		pods, err := k.pods(ctx, j.n)
 		if err != nil {
 			continue // the API server may be busy; the coordinator's timeout bounds the wait
 		}
-		for _, p := range pods.Items {
+		for _, p := range pods {
 			i, err := strconv.Atoi(p.Annotations[batchv1.JobCompletionIndexAnnotation])
 			if err != nil || i < 0 || i >= j.n || ended[i] {
 				continue
@@ -385,11 +393,76 @@ func (k *kube) run(ctx context.Context, j *job) []error {
 				continue
 			}
 			left--
-			k.logs(&p, i, j)
+			k.logs(ctx, &p, i, j)
 			j.exited(i, ends[i])
 		}
 	}
 	return ends
+}
+
+// pods lists the Job's pods, at most maxPods(n) of a Job of n (the list
+// is read item by item: a list of millions of empty pods, a few MB, would
+// be decoded into gigabytes), each poll bounded by ctx and pollTimeout.
+func (k *kube) pods(ctx context.Context, n int) ([]corev1.Pod, error) {
+	ctx, cancel := context.WithTimeout(ctx, pollTimeout)
+	defer cancel()
+	most := maxPods(n)
+	raw, err := k.client.core.Get().Namespace(k.namespace).Resource("pods").
+		Param("labelSelector", "batch.kubernetes.io/job-name="+k.name).Param("limit", strconv.Itoa(most)).DoRaw(quiet(ctx))
+	if err != nil {
+		return nil, err
+	}
+	return decodePods(raw, most)
+}
+
+// pollTimeout bounds each of the orchestrator's calls to the API server
+// while it waits for the pods.
+const pollTimeout = 10 * time.Second
+
+// maxPods is the most pods a Job of n clients is taken to list: each
+// index's pod, with room for pods the cluster replaced.
+func maxPods(n int) int { return 2*n + 100 }
+
+// decodePods reads a pod list's items, refusing more than most.
+func decodePods(raw []byte, most int) ([]corev1.Pod, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("kubernetes: the pod list is not a JSON object")
+	}
+	var pods []corev1.Pod
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("kubernetes: the pod list: %v", err)
+		}
+		if key != "items" {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return nil, fmt.Errorf("kubernetes: the pod list: %v", err)
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			if t == nil && err == nil {
+				continue // "items": null
+			}
+			return nil, fmt.Errorf("kubernetes: the pod list's items are not a list")
+		}
+		for dec.More() {
+			if len(pods) == most {
+				return nil, fmt.Errorf("kubernetes: the pod list holds more than %d pods, the most a Job of this run's clients has: refused", most)
+			}
+			var p corev1.Pod
+			if err := dec.Decode(&p); err != nil {
+				return nil, fmt.Errorf("kubernetes: the pod list: %v", err)
+			}
+			pods = append(pods, p)
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, fmt.Errorf("kubernetes: the pod list: %v", err)
+		}
+	}
+	return pods, nil
 }
 
 // podPlace is "pod P on node N".
@@ -415,8 +488,8 @@ func podWhy(p *corev1.Pod) string {
 
 // logs passes a finished pod's output on as client i's (best effort: a
 // cluster may keep no logs).
-func (k *kube) logs(p *corev1.Pod, i int, j *job) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+func (k *kube) logs(ctx context.Context, p *corev1.Pod, i int, j *job) {
+	ctx, cancel := context.WithTimeout(ctx, pollTimeout)
 	defer cancel()
 	raw, err := k.client.core.Get().Namespace(k.namespace).Resource("pods").Name(p.Name).SubResource("log").Param("limitBytes", strconv.Itoa(1<<20)).DoRaw(quiet(ctx))
 	if err != nil {
@@ -431,14 +504,14 @@ func (k *kube) logs(p *corev1.Pod, i int, j *job) {
 }
 
 // deleteJob deletes the Job and, in the background, its pods.
-func (k *kube) deleteJob() {
+func (k *kube) deleteJob(ctx context.Context) error {
 	k.mu.Lock()
 	created := k.created
 	k.mu.Unlock()
 	if !created {
-		return
+		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	bg := metav1.DeletePropagationBackground
 	err := k.client.batch.Delete().Namespace(k.namespace).Resource("jobs").Name(k.name).Body(&metav1.DeleteOptions{PropagationPolicy: &bg}).Do(quiet(ctx)).Error()
@@ -446,18 +519,32 @@ func (k *kube) deleteJob() {
 		k.mu.Lock()
 		k.created = false
 		k.mu.Unlock()
+		return nil
 	}
+	return err
 }
 
-// cleanup deletes what the run created: the Job (its pods) and the Secret.
-func (k *kube) cleanup(j *job) {
+// cleanup deletes what the run created: the Job (its pods) and the
+// Secret, never one of the same name that it did not create (the user's,
+// another run's: its create was refused).
+func (k *kube) cleanup(ctx context.Context, j *job) {
 	defer k.credDone()
-	k.deleteJob()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	if err := k.deleteJob(ctx); err != nil {
+		j.mu.Lock()
+		fmt.Fprintf(j.stderr, "servbench: kubernetes: delete Job %s/%s: %v: it is left\n", k.namespace, k.name, oneLine(err.Error()))
+		j.mu.Unlock()
+	}
+	k.mu.Lock()
+	mine := k.secret
+	k.mu.Unlock()
+	if !mine {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := k.client.core.Delete().Namespace(k.namespace).Resource("secrets").Name(k.name).Do(quiet(ctx)).Error(); err != nil && !apierrors.IsNotFound(err) {
 		j.mu.Lock()
-		fmt.Fprintf(j.stderr, "servbench: kubernetes: delete Secret %s/%s: %v\n", k.namespace, k.name, oneLine(err.Error()))
+		fmt.Fprintf(j.stderr, "servbench: kubernetes: delete Secret %s/%s: %v: it is left\n", k.namespace, k.name, oneLine(err.Error()))
 		j.mu.Unlock()
 	}
 }

@@ -3,11 +3,17 @@ package coordinator
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	restclient "k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 )
@@ -48,5 +54,97 @@ func TestKubeAnswerBounded(t *testing.T) {
 	}
 	if logged.Len() > 0 {
 		t.Errorf("client-go logged %q", logged.String())
+	}
+}
+
+// standInAPI is a Kubernetes API server of a test: it answers each
+// request with answer's status and body, and notes "METHOD path".
+func standInAPI(t *testing.T, answer func(r *http.Request) (int, string)) (*kube, func() []string) {
+	var mu sync.Mutex
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Method+" "+r.URL.Path)
+		mu.Unlock()
+		code, body := answer(r)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := newKubeClient(&restclient.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &kube{client: c, namespace: "default", name: "bench", poll: 10 * time.Millisecond, credDone: func() {}}
+	return k, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
+}
+
+// A Secret of the run's name that exists already (the user's, another
+// run's) is not the run's: its create is refused, and the cleanup leaves
+// it; the run's own Secret is deleted.
+func TestKubeDeletesOnlyItsOwnSecret(t *testing.T) {
+	for _, exists := range []bool{true, false} {
+		k, seen := standInAPI(t, func(r *http.Request) (int, string) {
+			if r.Method == http.MethodPost && exists {
+				return http.StatusConflict, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"AlreadyExists","code":409,"message":"secrets \"bench\" already exists"}`
+			}
+			return http.StatusOK, `{"kind":"Status","apiVersion":"v1","status":"Success"}`
+		})
+		j := &job{stderr: io.Discard, mu: &sync.Mutex{}, token: "t", url: "https://127.0.0.1:1"}
+		err := k.prepare(context.Background(), j)
+		if exists != (err != nil) {
+			t.Fatalf("exists %v: prepare: %v", exists, err)
+		}
+		k.cleanup(context.Background(), j)
+		deleted := slices.Contains(seen(), "DELETE /api/v1/namespaces/default/secrets/bench")
+		if deleted == exists {
+			t.Errorf("exists %v: the Secret deleted: %v (%q)", exists, deleted, seen())
+		}
+	}
+}
+
+// A pod list of hundreds of thousands of empty pods (under a MB) is
+// refused after the most a Job of its clients has, not decoded whole (3
+// million, 9 MB, took gigabytes and ended the process out of memory).
+func TestKubePodListBounded(t *testing.T) {
+	huge := `{"kind":"PodList","apiVersion":"v1","items":[{}` + strings.Repeat(`,{}`, 300_000) + `]}`
+	served := make(chan struct{}, 1)
+	k, _ := standInAPI(t, func(r *http.Request) (int, string) {
+		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/pods") {
+			select {
+			case served <- struct{}{}:
+			default:
+			}
+			return http.StatusOK, huge
+		}
+		return http.StatusOK, `{"kind":"Status","apiVersion":"v1","status":"Success"}`
+	})
+	j := &job{stderr: io.Discard, mu: &sync.Mutex{}, n: 2, exited: func(int, error) {}, placed: func(int, string) {}}
+	ctx, cancel := context.WithCancel(context.Background())
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	done := make(chan []error)
+	go func() { done <- k.run(ctx, j) }()
+	<-served
+	<-served // the first list read whole (or refused) before the second is asked
+	cancel()
+	<-done
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+		t.Errorf("two polls of a list of %d bytes allocated %d MiB", len(huge), got>>20)
+	}
+	_, err := decodePods([]byte(huge), maxPods(2))
+	if err == nil || !strings.Contains(err.Error(), "more than 104 pods") {
+		t.Errorf("decode: %v", err)
+	}
+	pods, err := decodePods([]byte(`{"kind":"PodList","items":[{"metadata":{"name":"a","annotations":{"batch.kubernetes.io/job-completion-index":"1"}},"status":{"phase":"Succeeded"}}]}`), maxPods(2))
+	if err != nil || len(pods) != 1 || pods[0].Name != "a" || pods[0].Status.Phase != corev1.PodSucceeded || pods[0].Annotations["batch.kubernetes.io/job-completion-index"] != "1" {
+		t.Errorf("decode: %v, %+v", err, pods)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/internal/inputfile"
 	"github.com/servbench/servbench/props"
 )
@@ -209,7 +210,7 @@ func (s *sshOrch) ssh(ctx context.Context, h sshHost, script string, stdin io.Re
 func lastLine(stderr string, err error) string {
 	lines := strings.Split(strings.TrimSpace(stderr), "\n")
 	if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
-		return "ssh: " + props.Cut(l, 200)
+		return "ssh: " + format.Printable(props.Cut(l, 200))
 	}
 	return "ssh: " + err.Error()
 }
@@ -375,6 +376,7 @@ func (s *sshOrch) run(ctx context.Context, j *job) []error {
 			continue
 		}
 		c.Stderr = &prefixed{say: func(l string) { j.sayAs(fmt.Sprintf("client %d (%s)", i, h), l) }}
+		c.WaitDelay = pipeWait
 		j.placed(i, "host "+h.String())
 		ownGroup(c)
 		if err := c.Start(); err != nil {
@@ -394,7 +396,9 @@ func (s *sshOrch) run(ctx context.Context, j *job) []error {
 					s.mu.Unlock()
 				}
 			}
-			io.Copy(io.Discard, stdout)
+			// The rest is drained until Wait closes the pipe: a process
+			// that outlives ssh holding it (pipeWait) holds nothing here.
+			go io.Copy(io.Discard, stdout)
 			err := c.Wait()
 			c.Stderr.(*prefixed).flush()
 			s.mu.Lock()
@@ -412,7 +416,7 @@ func (s *sshOrch) run(ctx context.Context, j *job) []error {
 	select {
 	case <-done:
 	case <-ctx.Done(): // told to stop and still running: killed on the hosts, then here
-		s.killRemote()
+		s.killRemote(context.WithoutCancel(ctx))
 		for _, c := range procs {
 			if c != nil {
 				c.Process.Kill()
@@ -429,7 +433,7 @@ func isPID(s string) bool {
 }
 
 // killRemote kills every client still running, on its host.
-func (s *sshOrch) killRemote() {
+func (s *sshOrch) killRemote(ctx context.Context) {
 	s.mu.Lock()
 	byHost := map[int][]string{}
 	for i, pid := range s.pids {
@@ -441,7 +445,7 @@ func (s *sshOrch) killRemote() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 			defer cancel()
 			s.ssh(ctx, s.hosts[hi], "kill -KILL "+strings.Join(pids, " ")+" 2>/dev/null; true", nil)
 		}()
@@ -450,8 +454,8 @@ func (s *sshOrch) killRemote() {
 }
 
 // cleanup kills what still runs and removes the copies.
-func (s *sshOrch) cleanup(j *job) {
-	s.killRemote()
+func (s *sshOrch) cleanup(ctx context.Context, j *job) {
+	s.killRemote(ctx)
 	var wg sync.WaitGroup
 	for i, dir := range s.dirs {
 		if dir == "" {
@@ -460,7 +464,7 @@ func (s *sshOrch) cleanup(j *job) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 			defer cancel()
 			// The copies' directory goes too when no other run has one there.
 			if _, err := s.ssh(ctx, s.hosts[i], "rm -rf "+quote(dir)+" && { rmdir "+quote(path.Dir(dir))+" 2>/dev/null; true; }", nil); err != nil {

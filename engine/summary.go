@@ -81,7 +81,7 @@ func summarize(f ranFacts, res *runner.Result) []string {
 	for op := measure.Op(0); op < measure.NumOps; op++ {
 		for st := db.Status(0); st < db.NumStatus; st++ {
 			if e := res.Total.Errors[op][st]; e != "" {
-				lines = append(lines, fmt.Sprintf("%s %s: %s, the first: %s", op, st, plural(res.Total.Count(op, st), "operation"), f.redactor.Redact(e)))
+				lines = append(lines, fmt.Sprintf("%s %s: %s, the first: %s", op, st, plural(res.Total.Count(op, st), "operation"), format.Printable(f.redactor.Redact(e))))
 			}
 		}
 	}

@@ -98,7 +98,8 @@ func Run(ctx context.Context, setup *engine.Setup, w engine.Writers) (*Ending, e
 		return nil, &engine.SpecError{Err: fmt.Errorf("%s: %w", setup.Spec.Phase, err)}
 	}
 	defer release()
-	m, err := coordinator.Run(ctx, setup, setup.Outputs.Path("json"), w.Stderr)
+	m, cleanup, err := coordinator.Run(ctx, setup, setup.Outputs.Path("json"), w.Stderr)
+	defer cleanup() // after what was measured is written
 	var unwritten *coordinator.OutputError
 	if err != nil && !errors.As(err, &unwritten) {
 		return nil, err
