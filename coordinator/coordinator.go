@@ -172,12 +172,12 @@ func run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer,
 		return nil, fmt.Errorf("clients: %w", err)
 	}
 	h.setProperties(text.String())
-	fmt.Fprintf(stderr, "servbench: %s on %d clients (%s), starting together once all are ready, at %s at the latest; coordinator at %s\n", cmd, n, orch, j.start.Format("15:04:05.000"), l.Addr())
+	fmt.Fprintf(stderr, "servbench: %s on %d client%s (%s), starting together once all are ready, at %s at the latest; coordinator at %s\n", cmd, n, plural(n), orch, j.start.Format("15:04:05.000"), l.Addr())
 	cpu0, t0 := engine.CPUTime(), time.Now()
 	docs, err := follow(ctx, orch, h, j, setup)
 	if cpu, wall := engine.CPUTime()-cpu0, time.Since(t0); cpu > 0 { // the coordinator's own cost: it must not be the limit either
-		fmt.Fprintf(stderr, "servbench: the coordinator used %.2f s of CPU in %.1f s (%.1f%% of a core) and %s resident at most, for %d clients\n",
-			cpu.Seconds(), wall.Seconds(), 100*cpu.Seconds()/wall.Seconds(), format.Bytes(engine.MaxRSS()), n)
+		fmt.Fprintf(stderr, "servbench: the coordinator used %.2f s of CPU in %.1f s (%.1f%% of a core) and %s resident at most, for %d client%s\n",
+			cpu.Seconds(), wall.Seconds(), 100*cpu.Seconds()/wall.Seconds(), format.Bytes(engine.MaxRSS()), n, plural(n))
 	}
 	// Every result received, also of a phase that failed: nothing is
 	// lost; a file that cannot be written leaves the others written.
@@ -653,7 +653,7 @@ func (l *liveStatus) line(j *job) {
 		p99 = fmt.Sprintf("%.3f ms", float64(l.hist.ValueAtQuantile(99))/1e6)
 	}
 	j.mu.Lock()
-	fmt.Fprintf(j.stderr, "servbench: %d clients, %d s: %s ops/s, p99 %s, %s failed (last %.0f s)\n", l.n, l.endMs/1000,
+	fmt.Fprintf(j.stderr, "servbench: %d client%s, %d s: %s ops/s, p99 %s, %s failed (last %.0f s)\n", l.n, plural(l.n), l.endMs/1000,
 		format.Round(float64(l.ops)/window.Seconds()), p99, format.Thousands(l.fail), window.Seconds())
 	j.mu.Unlock()
 	l.ops, l.fail, l.hist, l.fromMs = 0, 0, nil, l.endMs

@@ -19,12 +19,13 @@ import (
 // readReference reads the plan's published figures, kept in DIR (none:
 // nil).
 func (s *Set) readReference(dir string) error {
-	raw, err := inputfile.Read(context.Background(), filepath.Join(dir, plan.ReferenceFile), plan.MaxFileBytes)
+	path := filepath.Join(dir, plan.ReferenceFile)
+	raw, err := inputfile.Read(context.Background(), path, plan.MaxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("reference %s: %w", path, err)
 	}
 	s.Reference, err = plan.ParseReference(raw, filepath.Join(dir, plan.ReferenceFile))
 	return err

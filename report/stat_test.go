@@ -2,7 +2,12 @@ package report
 
 import (
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/servbench/servbench/plan"
 )
 
 // Quantiles from the t table (two-sided 95%).
@@ -35,5 +40,22 @@ func TestSummarizeAndWelch(t *testing.T) {
 	}
 	if _, _, ok := Welch(s, Summarize([]float64{1})); ok {
 		t.Error("one repetition has no interval")
+	}
+}
+
+// A reference file that cannot be read (larger than a plan's file may be:
+// /dev/zero linked there) is refused naming it.
+func TestReferenceNamedWhenRefused(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, plan.ReferenceFile)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(plan.MaxFileBytes + 1)
+	f.Close()
+	err = (&Set{}).readReference(dir)
+	if err == nil || !strings.HasPrefix(err.Error(), "reference "+path+": too large") {
+		t.Errorf("%v", err)
 	}
 }
