@@ -176,3 +176,34 @@ func TestTextReportSharesNoOutput(t *testing.T) {
 		t.Errorf("the result on standard output: %v", err)
 	}
 }
+
+// Standard error redirected to a file (2>FILE) that an output writes too
+// is refused in one line (exit 2): the output, renamed over it, lost
+// every message. Standard error elsewhere leaves the output alone.
+func TestStandardErrorSharesNoOutput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	errFile := filepath.Join(dir, "err")
+	for _, out := range []string{errFile, filepath.Join(dir, "r.json")} {
+		f, err := os.Create(errFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(os.Args[0], "run", "basic", "-w", "a", "-p", "operationcount=100", "-o", out)
+		cmd.Env = append(os.Environ(), "SERVBENCH_TEST_CLI=1")
+		cmd.Stderr = f
+		cmd.Run()
+		f.Close()
+		said, _ := os.ReadFile(errFile)
+		code := cmd.ProcessState.ExitCode()
+		if out == errFile {
+			if code != ExitUsage || !strings.Contains(string(said), "is named by both -o (result.file) and standard error") || strings.Count(string(said), "\n") != 1 {
+				t.Errorf("-o at standard error's file: exit %d: %s", code, said)
+			}
+			continue
+		}
+		if _, err := result.ReadFile(out); code != ExitOK || err != nil {
+			t.Errorf("-o elsewhere: exit %d, %v: %s", code, err, said)
+		}
+	}
+}

@@ -740,7 +740,7 @@ func decodeProperties(v *yaml.Node, errf errFunc) ([]Property, error) {
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]
 		if val.Kind != yaml.ScalarNode {
-			return nil, errf(val.Line, "property %s: want a single value", short(k.Value))
+			return nil, errf(val.Line, "property %s takes a single value", short(k.Value))
 		}
 		if line, dup := seen[k.Value]; dup {
 			return nil, errf(k.Line, "property %s is given twice (line %d too)", short(k.Value), line)

@@ -228,7 +228,7 @@ func (p processCreds) Retrieve(context.Context) (aws.Credentials, error) {
 		return aws.Credentials{}, err
 	}
 	if err := cmd.Start(); err != nil {
-		return aws.Credentials{}, fmt.Errorf("credential_process: %w", err)
+		return aws.Credentials{}, fmt.Errorf("credential_process could not start: %w", err)
 	}
 	b, rerr := io.ReadAll(io.LimitReader(out, maxProcessOutput+1))
 	if len(b) > maxProcessOutput {
@@ -239,13 +239,13 @@ func (p processCreds) Retrieve(context.Context) (aws.Credentials, error) {
 	case parent.Err() != nil:
 		return aws.Credentials{}, fmt.Errorf("credential_process stopped: %w", parent.Err())
 	case ctx.Err() != nil:
-		return aws.Credentials{}, fmt.Errorf("credential_process: no answer within %s", processTimeout)
+		return aws.Credentials{}, fmt.Errorf("credential_process gave no answer within %s", processTimeout)
 	case len(b) > maxProcessOutput:
 		return aws.Credentials{}, fmt.Errorf("credential_process printed more than %s, more than credentials: stopped", format.Bytes(maxProcessOutput))
 	case rerr != nil:
-		return aws.Credentials{}, fmt.Errorf("credential_process: %w", rerr)
+		return aws.Credentials{}, fmt.Errorf("credential_process failed: %w", rerr)
 	case werr != nil:
-		return aws.Credentials{}, fmt.Errorf("credential_process: %w", werr)
+		return aws.Credentials{}, fmt.Errorf("credential_process failed: %w", werr)
 	}
 	var r struct {
 		Version                       int
