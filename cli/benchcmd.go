@@ -36,7 +36,7 @@ A rehearsal runs the plan's whole shape small, against endpoints of your
 own (a laptop's servers, before a day of a service is paid for): every
 deployment, workload, record count, thread step, client count, rate,
 repetition, setup step, load and cleanup, record counts, operation counts
-and durations scaled (at least 100 records, 100 operations, 1 s; a run
+and durations scaled (at least 100 records, 100 operations, 0.3 s; a run
 of operations at most 3 s), the clients started on this machine. It ends
 with a table of its cells: completed, failed (why) or not rehearsable on
 that endpoint (why).

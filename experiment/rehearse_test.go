@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,7 +46,7 @@ properties: {orchestrator: ssh, ssh.hosts: "10.0.0.1,10.0.0.2", fieldcount: 10}
 	if g := got.Deployments[0].Records; len(g) != 1 || g[0] != 25000 {
 		t.Errorf("cb's records %v", g)
 	}
-	if got.Duration != 1 || got.Warmup != 0.1 || got.Repetitions != 3 || len(got.Threads) != 2 || got.Clients[0] != 10 || len(got.Workloads) != 2 {
+	if got.Duration != 0.6 || math.Abs(got.Warmup-0.06) > 1e-12 || got.Repetitions != 3 || len(got.Threads) != 2 || got.Clients[0] != 10 || len(got.Workloads) != 2 {
 		t.Errorf("duration %v warmup %v repetitions %d threads %v clients %v", got.Duration, got.Warmup, got.Repetitions, got.Threads, got.Clients)
 	}
 	props := func(d plan.Deployment) string {
