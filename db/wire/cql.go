@@ -30,6 +30,12 @@ const (
 	// a run's threads over its connections are fewer; a recursion of as
 	// many levels takes some MB.
 	MaxCQLUnprepared = 1 << 13
+	// MaxCQLEmptyPages bounds the pages of rows a connection takes in a
+	// row that hold no row and say more follow: gocql fetches the next
+	// page itself, inside a scan's Scan, without end (a server sending
+	// empty pages held a scan until Ctrl-C). A page with a row, or any
+	// other RESULT, ends the count.
+	MaxCQLEmptyPages = 1000
 )
 
 // CQLError is a connection closed for what a RESULT frame declared.
@@ -52,6 +58,7 @@ type cqlFrames struct {
 	tried   int    // its length when last read
 
 	unprepared int // UNPREPARED errors since a statement was last executed
+	emptyPages int // pages of no row saying more follow, in a row
 }
 
 // BoundCQL wraps c, a connection carrying Cassandra's native protocol v4
@@ -97,16 +104,17 @@ func (c *cqlFrames) scan(b []byte) error {
 			}
 			c.tried = max(len(c.start), 64)
 			var kind int
+			var emptyMore bool
 			var err error
 			if c.hdr[4] == 0x00 {
 				kind, err = errorCode(c.flags, c.start)
 			} else {
-				kind, err = checkResult(c.flags, c.start)
+				kind, emptyMore, err = checkResult(c.flags, c.start)
 			}
 			switch {
 			case err == nil:
 				c.inspect = false
-				if err := c.count(c.hdr[4], kind); err != nil {
+				if err := c.count(c.hdr[4], kind, emptyMore); err != nil {
 					return err
 				}
 			case !errors.Is(err, errMore):
@@ -131,8 +139,9 @@ func (c *cqlFrames) scan(b []byte) error {
 
 // count follows the UNPREPARED errors since a statement was last
 // executed: an ERROR of code 0x2500 counts one, a RESULT other than a
-// statement prepared (kind 4) ends the count.
-func (c *cqlFrames) count(op byte, kind int) error {
+// statement prepared (kind 4) ends the count. It follows the empty pages
+// saying more follow (emptyMore) alike: any other RESULT ends their count.
+func (c *cqlFrames) count(op byte, kind int, emptyMore bool) error {
 	switch {
 	case op == 0x00 && kind == 0x2500:
 		if c.unprepared++; c.unprepared > MaxCQLUnprepared {
@@ -140,6 +149,14 @@ func (c *cqlFrames) count(op byte, kind int) error {
 		}
 	case op == 0x08 && kind != 4:
 		c.unprepared = 0
+	}
+	switch {
+	case op == 0x08 && emptyMore:
+		if c.emptyPages++; c.emptyPages > MaxCQLEmptyPages {
+			return &CQLError{fmt.Sprintf("more than %d pages in a row that hold no row and say more follow", MaxCQLEmptyPages)}
+		}
+	case op == 0x08:
+		c.emptyPages = 0
 	}
 	return nil
 }
@@ -149,8 +166,9 @@ var errMore = errors.New("more")
 
 // cqlReader reads a frame body's start; a read past it is errMore.
 type cqlReader struct {
-	b   []byte
-	err error
+	b    []byte
+	err  error
+	more bool // the rows' metadata says more pages follow
 }
 
 func (r *cqlReader) skip(n int) {
@@ -219,25 +237,26 @@ func errorCode(flags byte, body []byte) (int, error) {
 // checkResult reads a RESULT body's start, and returns its kind: its
 // column types (of rows, of a prepared statement and its result) nest at
 // most MaxCQLTypeDepth. It returns errMore when the start ends first.
-func checkResult(flags byte, body []byte) (int, error) {
+func checkResult(flags byte, body []byte) (kind int, emptyMore bool, err error) {
 	r := &cqlReader{b: body}
 	r.prefix(flags)
-	kind := r.int()
+	kind = r.int()
 	switch kind {
-	case 2: // rows
+	case 2: // rows: their metadata, their count
 		if err := r.metadata(false); err != nil {
-			return kind, err
+			return kind, false, err
 		}
+		emptyMore = r.int() == 0 && r.more
 	case 4: // prepared: its id, its variables, its result's columns
 		r.skip(r.short())
 		if err := r.metadata(true); err != nil {
-			return kind, err
+			return kind, false, err
 		}
 		if err := r.metadata(false); err != nil {
-			return kind, err
+			return kind, false, err
 		}
 	}
-	return kind, r.err
+	return kind, emptyMore && r.err == nil, r.err
 }
 
 // metadata reads a result's (or a prepared statement's variables')
@@ -250,6 +269,7 @@ func (r *cqlReader) metadata(prepared bool) error {
 	}
 	if !prepared && flags&0x02 != 0 { // more pages: the paging state
 		r.bytes()
+		r.more = true
 	}
 	if flags&0x04 != 0 { // no metadata
 		return r.err

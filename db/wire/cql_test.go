@@ -118,17 +118,10 @@ func TestCQLUnprepared(t *testing.T) {
 	void := cqlFrame(0, 0x08, binary.BigEndian.AppendUint32(nil, 1))
 	other := cqlFrame(0, 0x00, cqlString(binary.BigEndian.AppendUint32(nil, 0x1200), "read timeout"))
 	prepared := cqlFrame(0, 0x08, preparedResult(1))
-	stream := func(runs, each int, end []byte) []byte {
-		var s []byte
-		for range runs {
-			for i := range each {
-				s = append(s, unprepared(byte(i%2)*0x08)...)
-				s = append(s, prepared...)
-				s = append(s, other...)
-			}
-			s = append(s, end...)
-		}
-		return s
+	stream := func(n, each int, end []byte) []byte {
+		return runs(n, each, func(i int) []byte {
+			return append(append(unprepared(byte(i%2)*0x08), prepared...), other...)
+		}, end)
 	}
 	for _, c := range []struct {
 		name   string
@@ -141,6 +134,70 @@ func TestCQLUnprepared(t *testing.T) {
 		{"a few, executed", stream(3, 10, void), false, []int{1, 7}},
 	} {
 		for _, chunk := range c.chunks {
+			err := readThrough(BoundCQL, c.stream, chunk)
+			var ce *CQLError
+			if got := errors.As(err, &ce); got != c.fail {
+				t.Errorf("%s, reads of %d bytes: error %v", c.name, chunk, err)
+			}
+		}
+	}
+}
+
+// runs is n runs of each frames (the i-th of a run frame(i)), each run
+// ended by end.
+func runs(n, each int, frame func(i int) []byte, end []byte) []byte {
+	var s []byte
+	for range n {
+		for i := range each {
+			s = append(s, frame(i)...)
+		}
+		s = append(s, end...)
+	}
+	return s
+}
+
+// page is a RESULT of rows of one varchar column: rows rows (each "x"),
+// saying more pages follow when more.
+func page(rows int, more bool) []byte {
+	b := binary.BigEndian.AppendUint32(nil, 2)
+	flags := uint32(0x01)
+	if more {
+		flags |= 0x02
+	}
+	b = binary.BigEndian.AppendUint32(b, flags)
+	b = binary.BigEndian.AppendUint32(b, 1) // one column
+	if more {
+		b = binary.BigEndian.AppendUint32(b, 3) // the paging state
+		b = append(b, "abc"...)
+	}
+	b = cqlString(cqlString(b, "ks"), "t")
+	b = cqlString(b, "c")
+	b = listType(b, 0)
+	b = binary.BigEndian.AppendUint32(b, uint32(rows))
+	for range rows {
+		b = append(binary.BigEndian.AppendUint32(b, 1), 'x')
+	}
+	return cqlFrame(0, 0x08, b)
+}
+
+// A server answering a scan with pages that hold no row and say more
+// follow (gocql fetches the next itself, inside Scan: without end): past
+// MaxCQLEmptyPages in a row the read fails; as many, ended by a page with
+// a row or the last page, pass, again and again.
+func TestCQLEmptyPages(t *testing.T) {
+	stream := func(n, each int, end []byte) []byte {
+		return runs(n, each, func(int) []byte { return page(0, true) }, end)
+	}
+	for _, c := range []struct {
+		name   string
+		stream []byte
+		fail   bool
+	}{
+		{"past the bound", stream(1, MaxCQLEmptyPages+1, nil), true},
+		{"at the bound, then a row, twice", stream(2, MaxCQLEmptyPages, page(1, true)), false},
+		{"at the bound, then the last page, twice", stream(2, MaxCQLEmptyPages, page(0, false)), false},
+	} {
+		for _, chunk := range []int{7, 4096} {
 			err := readThrough(BoundCQL, c.stream, chunk)
 			var ce *CQLError
 			if got := errors.As(err, &ce); got != c.fail {
