@@ -496,3 +496,27 @@ func TestBenchSpreadRunFoundDone(t *testing.T) {
 		}
 	}
 }
+
+// Ctrl-C while the report's page is built (a thousand runs take a while)
+// ends the command at once, exit 130, nothing written.
+func TestReportStoppedWhileBuilding(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	pf := writePlan(t, "name: s\ndeployments: [{label: basic, binding: basic}]\nworkloads: [c]\nrecords: [100]\nthreads: [1]\noperations: 100\n")
+	if code, _, e := servbench(t, "bench", "-o", dir, pf); code != ExitOK {
+		t.Fatalf("bench: exit %d: %s", code, e)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	release := make(chan struct{})
+	defer close(release)
+	defer func(f func()) { building = f }(building)
+	building = func() { cancel(); <-release } // the page takes as long as the command waits
+	page := filepath.Join(t.TempDir(), "r.html")
+	var errb bytes.Buffer
+	code := MainContext(ctx, []string{"report", dir, "-o", page}, &bytes.Buffer{}, &errb)
+	if code != ExitInterrupted || !strings.Contains(errb.String(), "report: stopped while building the page of "+dir) {
+		t.Errorf("exit %d: %s", code, errb.String())
+	}
+	if _, err := os.Stat(page); err == nil {
+		t.Error("a report was written")
+	}
+}

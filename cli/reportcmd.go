@@ -79,11 +79,23 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if len(set.Runs) == 0 {
 		return ExitUsage, badf("report: %s has no finished run", pos[0])
 	}
-	secs := set.Sections()
-	var page bytes.Buffer
-	if err := set.HTML(&page, secs); err != nil {
+	// Building the page of a thousand runs takes a while: Ctrl-C ends it.
+	type built struct {
+		secs []report.Section
+		page bytes.Buffer
+	}
+	b, err := readStoppable(ctx, pos[0], func() (*built, error) {
+		building()
+		b := &built{secs: set.Sections()}
+		return b, set.HTML(&b.page, b.secs)
+	})
+	if errors.Is(err, errStopped) {
+		return ExitInterrupted, fmt.Errorf("report: stopped while building the page of %s: %w", pos[0], ctx.Err())
+	}
+	if err != nil {
 		return ExitFailure, fmt.Errorf("report: %w", err)
 	}
+	secs, page := b.secs, &b.page
 	if err := checkReportOutputs(set, *out, *export, secs); err != nil {
 		return ExitUsage, usageError{err}
 	}
@@ -117,6 +129,10 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	return ExitOK, nil
 }
+
+// building is called as the report's page begins to be built (a test
+// stops the command there).
+var building = func() {}
 
 // checkReportOutputs refuses, before anything is written, a report whose
 // outputs (-o, the files --export writes) name one file, or a file the
