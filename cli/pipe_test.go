@@ -179,7 +179,8 @@ func TestTextReportSharesNoOutput(t *testing.T) {
 
 // Standard error redirected to a file (2>FILE) that an output writes too
 // is refused in one line (exit 2): the output, renamed over it, lost
-// every message. Standard error elsewhere leaves the output alone.
+// every message. Standard error elsewhere leaves the output alone, and
+// so does the text report sharing its file (> log 2>&1).
 func TestStandardErrorSharesNoOutput(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -205,5 +206,18 @@ func TestStandardErrorSharesNoOutput(t *testing.T) {
 		if _, err := result.ReadFile(out); code != ExitOK || err != nil {
 			t.Errorf("-o elsewhere: exit %d, %v: %s", code, err, said)
 		}
+	}
+	log, err := os.Create(errFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	cmd := exec.Command(os.Args[0], "run", "basic", "-w", "a", "-p", "operationcount=100")
+	cmd.Env = append(os.Environ(), "SERVBENCH_TEST_CLI=1")
+	cmd.Stdout, cmd.Stderr = log, log
+	err = cmd.Run()
+	said, _ := os.ReadFile(errFile)
+	if err != nil || !strings.Contains(string(said), "[OVERALL], Throughput(ops/sec)") {
+		t.Errorf("> log 2>&1: %v: %s", err, said)
 	}
 }

@@ -182,12 +182,15 @@ func Read(p *props.Props, inputs []Input, extra ...Output) (Outputs, error) {
 		// Another output there would be mixed with the text report.
 		files = append(files, File{What: "the text report (standard output)", Path: "/dev/stdout"})
 	}
-	if st, err := os.Stderr.Stat(); err == nil && st.Mode().IsRegular() {
-		// 2>FILE: an output renamed over it would lose every message.
-		files = append(files, File{What: "standard error", Path: "/dev/stderr"})
-	}
 	if err := CheckFiles(files); err != nil {
 		return nil, err
+	}
+	if st, err := os.Stderr.Stat(); err == nil && st.Mode().IsRegular() {
+		// 2>FILE: an output renamed over it would lose every message. The
+		// text report may share it (> log 2>&1): both are appended.
+		if err := CheckFiles(append(out.Files(), File{What: "standard error", Path: "/dev/stderr"})); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkInputs(out.Files(), p, inputs); err != nil {
 		return nil, err
