@@ -1478,8 +1478,10 @@ func TestSecretsOfTheProcess(t *testing.T) {
 	t.Setenv("DATABASE_URL", "postgres://u:Zx9urlpw@127.0.0.1/db")
 	t.Setenv("SSH_AUTH_SOCK", "/tmp/agent.sock")
 	t.Setenv("PGPASSFILE", "/tmp/the.pgpass")
+	t.Setenv("MAX_TOKENS", "recordcount") // no secret: its name is no credential's
+	t.Setenv("APP_PASSWORD", "1000000")   // a number: hidden, it would hide counts
 	KnowEverywhere("Pg9passfile")
-	text := "the server said: Qw7rT5env, Zx9urlpw, Pg9passfile; agent /tmp/agent.sock, /tmp/the.pgpass"
+	text := "the server said: Qw7rT5env, Zx9urlpw, Pg9passfile; agent /tmp/agent.sock, /tmp/the.pgpass, recordcount 1000000"
 	for _, r := range []*Redactor{nil, {}} {
 		got := r.Redact(text)
 		for _, secret := range []string{"Qw7rT5env", "Zx9urlpw", "Pg9passfile"} {
@@ -1487,10 +1489,33 @@ func TestSecretsOfTheProcess(t *testing.T) {
 				t.Errorf("%q shown: %s", secret, got)
 			}
 		}
-		for _, kept := range []string{"/tmp/agent.sock", "/tmp/the.pgpass"} {
+		for _, kept := range []string{"/tmp/agent.sock", "/tmp/the.pgpass", "recordcount 1000000"} {
 			if !strings.Contains(got, kept) {
 				t.Errorf("%q hidden: %s", kept, got)
 			}
 		}
+	}
+}
+
+// A value read again for pairs of its own is read so to maxPairDepth
+// levels: a secret that deep is hidden; a line of P=P=P=... (a server's
+// error of 16 KiB) is not read again at each of its thousands of levels
+// (BenchmarkRedactNestedPairs: 19 s a line before, some ms now).
+func TestNestedPairs(t *testing.T) {
+	line := "--set=" + strings.Repeat("a=", maxPairDepth-1) + "password=hunter1"
+	if got := RedactText(line); strings.Contains(got, "hunter1") {
+		t.Errorf("%d levels deep: %s", maxPairDepth, got)
+	}
+	long := strings.Repeat("P=", 8<<10) + "password=hunter2"
+	if got := RedactText(long); !strings.HasPrefix(got, "P=P=") || len(got) < len(long)-len("hunter2") {
+		t.Errorf("a long line: %q...", got[:min(len(got), 40)])
+	}
+}
+
+func BenchmarkRedactNestedPairs(b *testing.B) {
+	line := strings.Repeat("P=", 8<<10)
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		RedactText(line)
 	}
 }

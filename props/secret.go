@@ -631,7 +631,20 @@ func hideAssignments(s string, names []string) string {
 // jsCall is a value that is a call, not a secret: pwd: passwordPrompt().
 var jsCall = regexp.MustCompile(`^[A-Za-z_$][\w$.]*\($`)
 
-func redactPair(m string) string {
+func redactPair(m string) string { return redactPairAt(m, 0) }
+
+// maxPairDepth bounds how deep a value is read again for pairs of its own
+// (--set=a=b=password=x): a line of 16 KiB of P=P=P=... read again at each
+// level took 19 s, a server's error holding one kept a run from ending.
+const maxPairDepth = 8
+
+func redactPairAt(m string, depth int) string {
+	again := func(v string) string {
+		if depth >= maxPairDepth {
+			return v
+		}
+		return pair.ReplaceAllStringFunc(v, func(s string) string { return redactPairAt(s, depth+1) })
+	}
 	sub := pair.FindStringSubmatch(m)
 	if v := sub[3] + sub[7] + sub[11] + sub[15]; jsCall.MatchString(v) { // each alternative's value
 		return m
@@ -648,14 +661,14 @@ func redactPair(m string) string {
 			return sub[1] + sub[2] + Redacted
 		}
 		if v := m[len(sub[1])+len(sub[2]):]; strings.ContainsAny(v, "=:") {
-			return sub[1] + sub[2] + pair.ReplaceAllStringFunc(v, redactPair)
+			return sub[1] + sub[2] + again(v)
 		}
 	case sub[5] != "":
 		if IsSecretKey(sub[5]) {
 			return sub[4] + sub[5] + sub[6] + Redacted
 		}
 		if v := m[len(sub[4])+len(sub[5])+len(sub[6]):]; strings.ContainsAny(v, "=:") {
-			return sub[4] + sub[5] + sub[6] + pair.ReplaceAllStringFunc(v, redactPair)
+			return sub[4] + sub[5] + sub[6] + again(v)
 		}
 	case sub[9] != "":
 		if sub[8] != "" && strings.IndexByte(" \t#", sub[8][0]) >= 0 && commonWord(sub[11]) {
@@ -665,14 +678,14 @@ func redactPair(m string) string {
 			return sub[8] + sub[9] + sub[10] + Redacted
 		}
 		if v := m[len(sub[8])+len(sub[9])+len(sub[10]):]; strings.ContainsAny(v, "=:") {
-			return sub[8] + sub[9] + sub[10] + pair.ReplaceAllStringFunc(v, redactPair)
+			return sub[8] + sub[9] + sub[10] + again(v)
 		}
 	case sub[13] != "":
 		if IsSecretKey(sub[13]) && !header[strings.ToLower(sub[13])] {
 			return sub[12] + sub[13] + sub[14] + Redacted
 		}
 		if v := m[len(sub[12])+len(sub[13])+1:]; strings.ContainsAny(v, "=:") {
-			return sub[12] + sub[13] + sub[14] + pair.ReplaceAllStringFunc(v, redactPair)
+			return sub[12] + sub[13] + sub[14] + again(v)
 		}
 	}
 	return m
@@ -2344,10 +2357,10 @@ func (p *processSecrets) values() []string {
 		p.environ, p.env = environ, nil
 		for _, kv := range environ {
 			k, v, _ := strings.Cut(kv, "=")
-			if envSecret(k) {
+			if envSecret(k) && envKnown(v) {
 				p.env = appendKnown(p.env, v)
 			}
-			if pw, _, ok := urlPassword(v); ok { // DATABASE_URL=postgres://u:pw@host
+			if pw, _, ok := urlPassword(v); ok && envKnown(pw) { // DATABASE_URL=postgres://u:pw@host
 				p.env = appendKnown(p.env, pw)
 			}
 		}
@@ -2374,20 +2387,39 @@ func appendKnown(list []string, v string) []string {
 }
 
 // envSecret reports whether the environment variable named k holds a
-// secret: its name says so (IsSecretKey), and it is no path, socket or
-// directory (AWS_WEB_IDENTITY_TOKEN_FILE, PGPASSFILE, SSH_AUTH_SOCK), nor the shell's
-// working directories (PWD, OLDPWD).
+// secret: its last word (split at _) is one a credential is named by
+// (PASSWORD, PASSWD, PASS, PWD, SECRET, TOKEN, AUTH, KEY, APIKEY,
+// CREDENTIALS, PASSPHRASE) or ends in PASSWORD, PASSWD, SECRET or TOKEN
+// (PGPASSWORD, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, REDISCLI_AUTH,
+// MYSQL_PWD, API_KEY). Not MAX_TOKENS, SSH_AUTH_SOCK, PGPASSFILE,
+// AWS_WEB_IDENTITY_TOKEN_FILE, nor the shell's PWD and OLDPWD: an
+// environment's variable is hidden wherever its value stands, and one
+// that is no secret would hide ordinary text (MAX_TOKENS=1000 hid every
+// 1000 of a plan's copy and results).
 func envSecret(k string) bool {
 	u := strings.ToUpper(k)
 	if u == "PWD" || u == "OLDPWD" {
 		return false
 	}
-	for _, s := range []string{"FILE", "_PATH", "_DIR", "_SOCK", "_SOCKET", "_URL", "_ENDPOINT"} {
-		if strings.HasSuffix(u, s) {
-			return false
+	last := u[strings.LastIndexByte(u, '_')+1:]
+	switch last {
+	case "PASSWORD", "PASSWD", "PASS", "PWD", "SECRET", "TOKEN", "AUTH", "KEY", "APIKEY", "CREDENTIALS", "PASSPHRASE":
+		return true
+	}
+	for _, end := range []string{"PASSWORD", "PASSWD", "SECRET", "TOKEN"} {
+		if strings.HasSuffix(last, end) {
+			return true
 		}
 	}
-	return IsSecretKey(k) || strings.HasSuffix(u, "_KEY") // API_KEY, SERVBENCH_KEY
+	return false
+}
+
+// envKnown reports whether v, an environment's secret, is hidden wherever
+// it stands: not a number (a PIN in the environment would hide every
+// count that holds its digits), and long enough to be found only where it
+// is meant.
+func envKnown(v string) bool {
+	return len(v) >= 6 && strings.Trim(v, "0123456789.") != ""
 }
 
 // hideValue hides every v in s but where v ends a property's name
