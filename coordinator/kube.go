@@ -85,6 +85,10 @@ func newKube(ctx context.Context, c Config) (*kube, error) {
 	if err != nil {
 		return nil, kubeconfigError(rules, c.KubeContext, err)
 	}
+	// The kubeconfig's credentials are secrets for every writer: an API
+	// server's answer may quote them.
+	props.KnowEverywhere(rest.BearerToken)
+	props.KnowEverywhere(rest.Password)
 	credDone, err := boundExec(ctx, rest)
 	if err != nil {
 		return nil, err
@@ -452,17 +456,73 @@ func decodePods(raw []byte, most int) ([]corev1.Pod, error) {
 			if len(pods) == most {
 				return nil, fmt.Errorf("kubernetes: the pod list holds more than %d pods, the most a Job of this run's clients has: refused", most)
 			}
-			var p corev1.Pod
-			if err := dec.Decode(&p); err != nil {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
 				return nil, fmt.Errorf("kubernetes: the pod list: %v", err)
 			}
-			pods = append(pods, p)
+			if len(raw) > maxPodBytes {
+				return nil, fmt.Errorf("kubernetes: the pod list holds a pod of %s, more than %s: refused", format.Bytes(int64(len(raw))), format.Bytes(maxPodBytes))
+			}
+			var p listedPod
+			if err := json.Unmarshal(raw, &p); err != nil {
+				return nil, fmt.Errorf("kubernetes: the pod list: %v", err)
+			}
+			pods = append(pods, p.pod())
 		}
 		if _, err := dec.Token(); err != nil {
 			return nil, fmt.Errorf("kubernetes: the pod list: %v", err)
 		}
 	}
 	return pods, nil
+}
+
+// maxPodBytes bounds one listed pod's JSON (a pod's is some KB; one of
+// 3,000,000 empty containers, 9 MB, decoded into gigabytes).
+const maxPodBytes = 256 << 10
+
+// listedPod is what the orchestrator reads of a listed pod: nothing else
+// of it is decoded (a list of millions of containers is skipped).
+type listedPod struct {
+	Metadata struct {
+		Name        string `json:"name"`
+		Annotations struct {
+			Index *string `json:"batch.kubernetes.io/job-completion-index"`
+		} `json:"annotations"`
+	} `json:"metadata"`
+	Spec struct {
+		NodeName string `json:"nodeName"`
+	} `json:"spec"`
+	Status struct {
+		Phase             corev1.PodPhase `json:"phase"`
+		Reason            string          `json:"reason"`
+		Message           string          `json:"message"`
+		ContainerStatuses []struct {
+			State struct {
+				Terminated *struct {
+					ExitCode int32  `json:"exitCode"`
+					Reason   string `json:"reason"`
+				} `json:"terminated"`
+			} `json:"state"`
+		} `json:"containerStatuses"`
+	} `json:"status"`
+}
+
+func (l *listedPod) pod() corev1.Pod {
+	var p corev1.Pod
+	p.Name = l.Metadata.Name
+	if i := l.Metadata.Annotations.Index; i != nil {
+		p.Annotations = map[string]string{batchv1.JobCompletionIndexAnnotation: *i}
+	}
+	p.Spec.NodeName = l.Spec.NodeName
+	p.Status.Phase, p.Status.Reason, p.Status.Message = l.Status.Phase, l.Status.Reason, l.Status.Message
+	for _, c := range l.Status.ContainerStatuses[:min(len(l.Status.ContainerStatuses), 8)] { // the first that ended says why
+		var st corev1.ContainerStatus
+		if t := c.State.Terminated; t != nil {
+			st.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: t.ExitCode, Reason: t.Reason}
+		}
+		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, st)
+	}
+	return p
 }
 
 // podPlace is "pod P on node N".

@@ -143,8 +143,22 @@ func TestKubePodListBounded(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "more than 104 pods") {
 		t.Errorf("decode: %v", err)
 	}
-	pods, err := decodePods([]byte(`{"kind":"PodList","items":[{"metadata":{"name":"a","annotations":{"batch.kubernetes.io/job-completion-index":"1"}},"status":{"phase":"Succeeded"}}]}`), maxPods(2))
-	if err != nil || len(pods) != 1 || pods[0].Name != "a" || pods[0].Status.Phase != corev1.PodSucceeded || pods[0].Annotations["batch.kubernetes.io/job-completion-index"] != "1" {
+	pods, err := decodePods([]byte(`{"kind":"PodList","items":[{"metadata":{"name":"a","annotations":{"batch.kubernetes.io/job-completion-index":"1","x":"y"}},"spec":{"nodeName":"n1"},`+
+		`"status":{"phase":"Failed","containerStatuses":[{"state":{"terminated":{"exitCode":3,"reason":"Error"}}}]}}]}`), maxPods(2))
+	if err != nil || len(pods) != 1 || pods[0].Name != "a" || pods[0].Status.Phase != corev1.PodFailed || pods[0].Annotations["batch.kubernetes.io/job-completion-index"] != "1" ||
+		podPlace(&pods[0]) != "pod a on node n1" || podWhy(&pods[0]) != "exit code 3 Error" {
 		t.Errorf("decode: %v, %+v", err, pods)
+	}
+	// One pod of 3,000,000 containers (9 MB) is refused, not decoded.
+	big := `{"items":[{"metadata":{"name":"b"},"spec":{"containers":[{}` + strings.Repeat(`,{}`, 3_000_000) + `]}}]}`
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err = decodePods([]byte(big), maxPods(2))
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "more than 256 KiB: refused") {
+		t.Errorf("a pod of 9 MB: %v", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+		t.Errorf("a pod of 9 MB allocated %d MiB", got>>20)
 	}
 }
