@@ -68,7 +68,7 @@ func summarize(f ranFacts, res *runner.Result) []string {
 	}
 	store := f.binding
 	if f.server != "" {
-		store += " (" + f.server + ")"
+		store += " (" + format.Printable(f.server) + ")" // the server says it
 	}
 	threads := plural(int64(res.Threads), "thread")
 	head := fmt.Sprintf("%s %s on %s, %s, %s records: %s in %s, %s ops/s",

@@ -215,3 +215,23 @@ func TestServerLinesBounded(t *testing.T) {
 		}
 	}
 }
+
+// A server's text in the summary (its version, an operation's first
+// error) is printed with its control characters escaped.
+func TestSummaryServerTextEscaped(t *testing.T) {
+	r := measure.NewRecorder()
+	r.Record(measure.Read, db.Error, 1000, -1)
+	r.RecordError(measure.Read, db.Error, errors.New("ERR \x1b]0;pwned\x07 bad"))
+	r.RecordTxn(db.Error)
+	s := &measure.Set{}
+	r.DrainInto(s)
+	lines := summarize(ranFacts{binding: "redis", server: "Redis 7.2\x1b[31m\u202e", workload: "workload C"}, &runner.Result{Total: s, Runtime: 10 * time.Second, Threads: 1})
+	for _, l := range lines {
+		if strings.ContainsAny(l, "\x1b\x07\u202e") {
+			t.Errorf("a raw control character: %q", l)
+		}
+	}
+	if !strings.Contains(lines[0], `on redis (Redis 7.2\x1b[31m\u202e)`) || !slices.Contains(lines, `READ ERROR: 1 operation, the first: ERR \x1b]0;pwned\x07 bad`) {
+		t.Errorf("summary %q", lines)
+	}
+}

@@ -686,7 +686,7 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 		case rerr != nil: // written, but no reader would take it
 			ic.Error = "its result cannot be read: " + oneLine(rerr)
 		case d != nil && d.Error != "":
-			ic.Error = d.Error
+			ic.Error = format.Printable(d.Error)
 		case d != nil:
 			ic.Error = "its result says it stopped: " + string(d.Stop)
 		default:
@@ -1072,7 +1072,7 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 
 // oneLine folds an error's message onto one line.
 func oneLine(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
+	return format.Printable(strings.Join(strings.Fields(err.Error()), " "))
 }
 
 // writeIndex replaces DIR/index.json, with the SLO search so far.
