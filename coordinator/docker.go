@@ -147,6 +147,9 @@ func (d *docker) run(ctx context.Context, j *job) []error {
 	return ends
 }
 
+// dockerRemoveTimeout bounds a service's removal whole.
+const dockerRemoveTimeout = time.Minute
+
 // dockerCallTimeout bounds each docker command the orchestrator runs but
 // the waits for the tasks (the coordinator's timeout bounds those).
 const dockerCallTimeout = 30 * time.Second
@@ -156,6 +159,8 @@ const dockerCallTimeout = 30 * time.Second
 // in the background (and may be starting a retry meanwhile), so the
 // containers are looked for until none is left, for a while at most.
 func (d *docker) remove(ctx context.Context, name string) error {
+	ctx, cancel := context.WithTimeout(ctx, dockerRemoveTimeout) // a docker that hangs at each call: not 40 times its timeout
+	defer cancel()
 	call := func(args ...string) (string, error) {
 		cctx, cancel := context.WithTimeout(ctx, dockerCallTimeout)
 		defer cancel()

@@ -296,6 +296,8 @@ func (k *kube) prepare(ctx context.Context, j *job) error {
 		Type:       corev1.SecretTypeOpaque,
 		StringData: map[string]string{"key": j.token, "url": k.podURL(j), "cert": j.pin},
 	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
 	if err := k.client.core.Post().Namespace(k.namespace).Resource("secrets").Body(sec).Do(quiet(ctx)).Error(); err != nil {
 		return fmt.Errorf("kubernetes: create Secret %s/%s: %v", k.namespace, k.name, oneLine(err.Error()))
 	}

@@ -244,11 +244,20 @@ func (s *sshOrch) prepare(ctx context.Context, j *job) error {
 	return errors.Join(errs...)
 }
 
+// A host's check and the binary's copy are bounded: a host that takes the
+// connection and never answers does not hold an unattended plan.
+const (
+	sshProbeTimeout = 30 * time.Second
+	sshCopyTimeout  = 10 * time.Minute // 90 MB over a slow link
+)
+
 // prepareHost checks host i and copies this binary there when it lacks it.
 func (s *sshOrch) prepareHost(ctx context.Context, i int, j *job) error {
 	h := s.hosts[i]
 	probe := sweepScript + `; uname -s; uname -m; b=$(command -v ` + quote(s.binary) + ` 2>/dev/null) && sha256sum "$b"; true`
-	out, err := s.ssh(ctx, h, probe, nil)
+	pctx, cancel := context.WithTimeout(ctx, sshProbeTimeout)
+	out, err := s.ssh(pctx, h, probe, nil)
+	cancel()
 	if err != nil {
 		return err
 	}
@@ -291,7 +300,9 @@ func (s *sshOrch) prepareHost(ctx context.Context, i int, j *job) error {
 	}
 	defer f.Close()
 	copyScript := `mkdir -p "$HOME/` + copiesDir + `" && d=$(mktemp -d "$HOME/` + copiesDir + `/run.XXXXXX") && echo "$d" && cat >"$d/servbench" && chmod 700 "$d/servbench" && sha256sum "$d/servbench"`
-	out, err = s.ssh(ctx, h, copyScript, f)
+	cctx, cancel := context.WithTimeout(ctx, sshCopyTimeout)
+	out, err = s.ssh(cctx, h, copyScript, f)
+	cancel()
 	dir, rest, _ := strings.Cut(out, "\n")
 	if dir = strings.TrimSpace(dir); strings.HasPrefix(dir, "/") {
 		s.dirs[i] = dir // removed by cleanup, whatever happens next
