@@ -152,7 +152,9 @@ func (c creds) sharedProfile(ctx context.Context, profile string) (config.Shared
 	})
 }
 
-// checkSSOCache checks the SSO token cache of the profile the SDK takes
+// checkSSOCache makes the keys the shared files give that profile and its
+// source profiles secrets for every writer, and checks the SSO token
+// cache of the profile the SDK takes
 // its credentials from, and of the profiles it takes them through
 // (source_profile), before the SDK reads it whole
 // (~/.aws/sso/cache/SHA1.json, of sso_session's name or sso_start_url):
@@ -170,6 +172,10 @@ func (c creds) checkSSOCache(ctx context.Context, local bool) error {
 		return nil // the SDK's to say
 	}
 	for s := &sc; s != nil; s = s.Source {
+		// The shared files' keys are secrets for every writer: an endpoint
+		// may quote them (a session token in an error).
+		props.KnowEverywhere(s.Credentials.SecretAccessKey)
+		props.KnowEverywhere(s.Credentials.SessionToken)
 		key := s.SSOSessionName
 		if key == "" {
 			key = s.SSOStartURL
@@ -263,6 +269,8 @@ func (p processCreds) Retrieve(context.Context) (aws.Credentials, error) {
 	case r.AccessKeyID == "" || r.SecretAccessKey == "":
 		return aws.Credentials{}, errors.New("credential_process: its output has no AccessKeyId or SecretAccessKey")
 	}
+	props.KnowEverywhere(r.SecretAccessKey) // an endpoint quoting them: hidden by every writer
+	props.KnowEverywhere(r.SessionToken)
 	cr := aws.Credentials{AccessKeyID: r.AccessKeyID, SecretAccessKey: r.SecretAccessKey, SessionToken: r.SessionToken,
 		Source: "servbench credential_process", AccountID: r.AccountID}
 	if r.Expiration != nil {
