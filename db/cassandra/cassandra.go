@@ -390,11 +390,33 @@ func (st *Store) Prepare(ctx context.Context, table string, _ bool) error {
 		fmt.Fprintf(&cols, ", %s varchar", f)
 	}
 	ddl := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (y_id varchar PRIMARY KEY%s)", st.table(table), cols.String())
-	if err := st.s.Query(ddl).ExecContext(ctx); err != nil {
-		return fmt.Errorf("cassandra: create table %s: %w", table, err)
+	// A cluster's nodes learn a new keyspace one after another: the table
+	// is created once they agree, and again while the node it reaches
+	// does not know the keyspace yet (a cluster of three on a busy machine
+	// said "Keyspace 'ycsb' doesn't exist" right after creating it).
+	st.s.AwaitSchemaAgreement(ctx) // gocql waits too, and goes on when it cannot tell
+	for tries := 1; ; tries++ {
+		err := st.s.Query(ddl).ExecContext(ctx)
+		if err == nil {
+			return nil
+		}
+		if tries == schemaTries || !strings.Contains(err.Error(), "Keyspace '"+st.keyspace+"' doesn't exist") {
+			return fmt.Errorf("cassandra: create table %s: %w", table, err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("cassandra: create table %s: %w", table, ctx.Err())
+		case <-time.After(schemaPause):
+		}
 	}
-	return nil
 }
+
+// How often, and a pause apart, a table is created again while its
+// keyspace is not known everywhere yet: 30 s in all.
+const (
+	schemaTries = 60
+	schemaPause = 500 * time.Millisecond
+)
 
 func wrap(op, key string, err error) error {
 	var rt *gocql.RequestErrReadTimeout
