@@ -1,12 +1,14 @@
 package coordinator
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 )
@@ -68,5 +70,17 @@ func TestCommandLeftHoldingItsPipes(t *testing.T) {
 	defer syscall.Kill(pid, syscall.SIGKILL)
 	if _, err := os.Stat(ended); err == nil {
 		t.Errorf("the command was waited for until what it left ended")
+	}
+}
+
+// A client's line of more than 64 KiB in the tasks' logs is passed on,
+// and so is every line after it (a Scanner stopped there, the rest lost).
+func TestDockerLogsLongLine(t *testing.T) {
+	bin := fakeCommand(t, "docker", `head -c 100000 /dev/zero | tr '\0' x | sed 's/^/svc.1@node    | /' >&2; echo >&2; echo "svc.1@node    | after it" >&2`)
+	var said bytes.Buffer
+	j := &job{stderr: &said, mu: &sync.Mutex{}}
+	(&docker{bin: bin}).logs(context.Background(), "svc", j)
+	if !strings.Contains(said.String(), "client 1: after it") || !strings.Contains(said.String(), strings.Repeat("x", 100000)) {
+		t.Errorf("said %d bytes, ending %q", said.Len(), said.String()[max(0, said.Len()-80):])
 	}
 }

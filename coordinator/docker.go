@@ -301,10 +301,9 @@ func (d *docker) logs(ctx context.Context, name string, j *job) {
 		j.say(0, "(the clients' output could not be read: "+err.Error()+")")
 		return
 	}
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
+	for l := range strings.Lines(out) { // a line of any length (a Scanner stopped at 64 KiB, the rest lost)
 		// "NAME.SLOT@NODE    | line"; slot 0 is shown as the node's ID.
-		head, line, ok := strings.Cut(sc.Text(), "| ")
+		head, line, ok := strings.Cut(strings.TrimRight(l, "\r\n"), "| ")
 		if !ok {
 			continue
 		}

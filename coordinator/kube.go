@@ -1,7 +1,6 @@
 package coordinator
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -557,10 +556,9 @@ func (k *kube) logs(ctx context.Context, p *corev1.Pod, i int, j *job) {
 	if err != nil {
 		return
 	}
-	sc := bufio.NewScanner(strings.NewReader(string(raw)))
-	for sc.Scan() {
-		if strings.TrimSpace(sc.Text()) != "" {
-			j.say(i, sc.Text())
+	for l := range strings.Lines(string(raw)) { // a line of any length (a Scanner stopped at 64 KiB, the rest lost)
+		if l = strings.TrimRight(l, "\r\n"); strings.TrimSpace(l) != "" {
+			j.say(i, l)
 		}
 	}
 }
