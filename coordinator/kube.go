@@ -297,13 +297,24 @@ func (k *kube) prepare(ctx context.Context, j *job) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if err := k.client.core.Post().Namespace(k.namespace).Resource("secrets").Body(sec).Do(quiet(ctx)).Error(); err != nil {
+	err := k.client.core.Post().Namespace(k.namespace).Resource("secrets").Body(sec).Do(quiet(ctx)).Error()
+	if err == nil || unanswered(err) {
+		k.mu.Lock()
+		k.secret = true // made, or may have been: the cleanup deletes it
+		k.mu.Unlock()
+	}
+	if err != nil {
 		return fmt.Errorf("kubernetes: create Secret %s/%s: %v", k.namespace, k.name, oneLine(err.Error()))
 	}
-	k.mu.Lock()
-	k.secret = true
-	k.mu.Unlock()
 	return nil
+}
+
+// unanswered reports whether err is a request the API server did not
+// answer (a timeout, a connection lost): what it asked may have been done.
+// An answer (AlreadyExists, Forbidden) says it was not.
+func unanswered(err error) bool {
+	var st apierrors.APIStatus
+	return !errors.As(err, &st)
 }
 
 // loopbackURL reports whether the pods are to dial a loopback address.
@@ -353,12 +364,14 @@ func (k *kube) run(ctx context.Context, j *job) []error {
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	err := k.client.batch.Post().Namespace(k.namespace).Resource("jobs").Body(k.job(j)).Do(quiet(cctx)).Error()
 	cancel()
+	if err == nil || unanswered(err) {
+		k.mu.Lock()
+		k.created = true // made, or may have been: deleted at the end
+		k.mu.Unlock()
+	}
 	if err != nil {
 		return fail(fmt.Errorf("kubernetes: create Job %s/%s: %v", k.namespace, k.name, oneLine(err.Error())))
 	}
-	k.mu.Lock()
-	k.created = true
-	k.mu.Unlock()
 	ended := make([]bool, j.n)
 	placed := make([]string, j.n)
 	tick := time.NewTicker(k.poll)

@@ -67,6 +67,12 @@ func standInAPI(t *testing.T, answer func(r *http.Request) (int, string)) (*kube
 		seen = append(seen, r.Method+" "+r.URL.Path)
 		mu.Unlock()
 		code, body := answer(r)
+		if code < 0 {
+			if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				c.Close()
+			}
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(code)
 		io.WriteString(w, body)
@@ -86,24 +92,31 @@ func standInAPI(t *testing.T, answer func(r *http.Request) (int, string)) (*kube
 
 // A Secret of the run's name that exists already (the user's, another
 // run's) is not the run's: its create is refused, and the cleanup leaves
-// it; the run's own Secret is deleted.
+// it; the run's own Secret is deleted, and so is one whose create was not
+// answered (it may have been made).
 func TestKubeDeletesOnlyItsOwnSecret(t *testing.T) {
-	for _, exists := range []bool{true, false} {
+	for _, c := range []struct {
+		answer  string // to the create
+		deleted bool
+	}{{"exists", false}, {"made", true}, {"unanswered", true}} {
 		k, seen := standInAPI(t, func(r *http.Request) (int, string) {
-			if r.Method == http.MethodPost && exists {
+			if r.Method == http.MethodPost && c.answer == "exists" {
 				return http.StatusConflict, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"AlreadyExists","code":409,"message":"secrets \"bench\" already exists"}`
+			}
+			if r.Method == http.MethodPost && c.answer == "unanswered" {
+				return -1, "" // the connection closed
 			}
 			return http.StatusOK, `{"kind":"Status","apiVersion":"v1","status":"Success"}`
 		})
 		j := &job{stderr: io.Discard, mu: &sync.Mutex{}, token: "t", url: "https://127.0.0.1:1"}
 		err := k.prepare(context.Background(), j)
-		if exists != (err != nil) {
-			t.Fatalf("exists %v: prepare: %v", exists, err)
+		if (c.answer == "made") != (err == nil) {
+			t.Fatalf("%s: prepare: %v", c.answer, err)
 		}
 		k.cleanup(context.Background(), j)
 		deleted := slices.Contains(seen(), "DELETE /api/v1/namespaces/default/secrets/bench")
-		if deleted == exists {
-			t.Errorf("exists %v: the Secret deleted: %v (%q)", exists, deleted, seen())
+		if deleted != c.deleted {
+			t.Errorf("%s: the Secret deleted: %v (%q)", c.answer, deleted, seen())
 		}
 	}
 }
