@@ -2347,6 +2347,7 @@ type processSecrets struct {
 	environ []string // the environment the secrets below were read from
 	env     []string // its secrets
 	given   []string // KnowEverywhere's
+	all     []string // env and given, made anew when either changes: a reader's slice is never written
 }
 
 func (p *processSecrets) values() []string {
@@ -2364,17 +2365,18 @@ func (p *processSecrets) values() []string {
 				p.env = appendKnown(p.env, pw)
 			}
 		}
+		p.all = append(slices.Clip(p.env), p.given...)
 	}
-	if len(p.given) == 0 {
-		return p.env
-	}
-	return append(slices.Clip(p.env), p.given...)
+	return p.all
 }
 
 func (p *processSecrets) add(v string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.given = appendKnown(slices.Clip(p.given), v) // a reader's slice is never written
+	if given := appendKnown(p.given, v); len(given) > len(p.given) {
+		p.given = given
+		p.all = append(slices.Clip(p.env), p.given...)
+	}
 }
 
 // appendKnown appends v to list unless it is too short to hide, no
