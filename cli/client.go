@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,7 +17,6 @@ import (
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
-	"github.com/servbench/servbench/sink"
 )
 
 const clientUsage = `Usage: servbench client [--coordinator URL] [--client-index I | --client-index-from docker|kubernetes]
@@ -103,7 +101,7 @@ func runClient(ctx context.Context, s *coordinator.Session, ph *coordinator.Phas
 	if err != nil {
 		return ExitUsage, err
 	}
-	noFiles(setup)
+	coordinator.ClientOutputs(setup)
 	run, stop := context.WithCancel(ctx)
 	defer stop()
 	watch, unwatch := context.WithCancel(context.WithoutCancel(ctx))
@@ -151,23 +149,6 @@ func abandonOnEither(ctx context.Context, own <-chan struct{}, watch func(abando
 	}
 	watch(abandon)
 	return c
-}
-
-// noFiles drops every file output from a client's setup, whatever the
-// phase it was given asks: a client sends its result to its coordinator,
-// which writes the outputs, and writes no file itself (on a host of its
-// own, in a container, nobody would look for one there).
-func noFiles(setup *engine.Setup) {
-	setup.Outputs = setup.Outputs.Only(func(o sink.Output) bool { return o.Where() == sink.EachClient })
-	var gone []string
-	for _, name := range sink.Names() {
-		if !slices.ContainsFunc(setup.Outputs, func(o sink.Output) bool { return o.Name() == name }) {
-			gone = append(gone, name)
-		}
-	}
-	for _, k := range sink.Properties(gone...) {
-		setup.Props.Delete(k) // nor does its result say it wrote one
-	}
 }
 
 // stopped is how a client ends that stopped before its end: interrupted

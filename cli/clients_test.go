@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servbench/servbench/coordinator"
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
@@ -535,7 +536,7 @@ func TestClientWritesNoFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	noFiles(setup)
+	coordinator.ClientOutputs(setup)
 	res, err := setup.Execute(context.Background(), engine.Writers{})
 	if err != nil || res.Doc().Operations != 10 {
 		t.Fatalf("%v", err)

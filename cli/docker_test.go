@@ -38,7 +38,7 @@ func TestIndexFromEnv(t *testing.T) {
 		p.Set("metrics.addr", "127.0.0.1:9464", "test")
 		p.Set("result.file", "/results/r.json", "test")
 		pa := &phaseArgs{props: p, indexFrom: c.from}
-		err := indexFromEnv(pa, func(k string) string { return c.env[k] })
+		err := coordinator.ClientFromTemplate(pa.props, pa.indexFrom, func(k string) string { return c.env[k] })
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%s %v: %v, want %q", c.from, c.env, err, c.err)

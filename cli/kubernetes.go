@@ -33,7 +33,7 @@ func emit(cmd string, pa *phaseArgs, setup *engine.Setup, stdout io.Writer) (int
 	if c.Name == "" {
 		c.Name = "servbench-" + cmd
 	}
-	m, err := coordinator.Manifests(cmd, pa.binding, coordinator.ClientProps(pa.props), setup.Client.Count, c)
+	m, err := coordinator.Manifests(setup, c)
 	if err != nil {
 		return ExitUsage, usageError{err}
 	}

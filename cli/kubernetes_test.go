@@ -197,3 +197,18 @@ func TestKubernetesManifestsEachWritten(t *testing.T) {
 		}
 	}
 }
+
+// --emit checks a spread phase's outputs as a run does: a file of one
+// process (HdrHistogram logs), which every pod would write to one path,
+// is refused and nothing is written.
+func TestEmitRefusesFilesOfOneProcess(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "m")
+	code, _, stderr := servbench(t, "run", "basic", "-w", "a", "--threads", "2", "--clients", "2", "--orchestrator", "kubernetes",
+		"-p", "kubernetes.claim=pvc", "-p", "hdrhistogram.fileoutput=true", "--emit", dir)
+	if code != ExitUsage || !strings.Contains(stderr, "hdrhistogram.fileoutput") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Errorf("%s written", dir)
+	}
+}

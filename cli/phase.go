@@ -9,6 +9,7 @@ import (
 	"runtime/pprof"
 	"runtime/trace"
 
+	"github.com/servbench/servbench/coordinator"
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/phase"
 	"github.com/servbench/servbench/sink"
@@ -31,7 +32,7 @@ func phaseCommand(ctx context.Context, cmd string, args []string, stdout, stderr
 		return ExitOK, nil
 	}
 	if pa.indexFrom != "" {
-		if err := indexFromEnv(pa, os.Getenv); err != nil {
+		if err := coordinator.ClientFromTemplate(pa.props, pa.indexFrom, os.Getenv); err != nil {
 			return ExitUsage, usageError{err}
 		}
 	}

@@ -163,7 +163,7 @@ func run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer,
 	// sooner when every one says it is ready (hub.serveReady).
 	j.start = time.Now().Add(orch.lead() + time.Duration(n)*100*time.Millisecond).UTC()
 	h.setStart(j.start)
-	cp := ClientProps(setup.Properties())
+	cp := ClientProps(setup)
 	cp.Set("coordinator.id", j.id, "coordinator")
 	cp.Set("startat", j.start.Format(time.RFC3339Nano), "coordinator")
 	cp.Set("status", "false", "coordinator") // the coordinator prints the merged status
@@ -237,141 +237,6 @@ func measuredOver(docs []*result.Doc, m *result.Doc) string {
 		return "the " + span + " all were measuring"
 	}
 	return "the " + span + " from the first client's start to the last one's end (their runs were shorter than the spread of their starts)"
-}
-
-// OutputError is the outputs of a phase that could not be written at its
-// end, each named with why; every other output was written.
-type OutputError struct{ Failed []string }
-
-// Add is e with what added, not written for err (a new one when e is
-// nil).
-func (e *OutputError) Add(what string, err error) *OutputError {
-	if e == nil {
-		e = &OutputError{}
-	}
-	e.Failed = append(e.Failed, what+": "+err.Error())
-	return e
-}
-
-func (e *OutputError) Error() string {
-	return "not written: " + strings.Join(e.Failed, "; ")
-}
-
-// HoldOutputs checks, before a phase runs, that each path (empty ones
-// left out) can be written at its end, as a single run opens its outputs
-// (package atomicfile: a directory, a link to nowhere or a read-only file
-// system is refused, a pipe nobody reads too). A path that is a pipe or a
-// device stays open until release, so that its reader does not see an
-// end before the output is written; any other is let go at once, keeping
-// what it held. The error names the first path that cannot be written.
-func HoldOutputs(outs []sink.File) (release func(), err error) {
-	var held []*atomicfile.File
-	release = func() {
-		for _, f := range held {
-			f.Abort() // a pipe or device: nothing of it is dropped
-		}
-	}
-	for _, o := range outs {
-		if o.Path == "" {
-			continue
-		}
-		f, err := atomicfile.Create(o.Path)
-		if err != nil {
-			release()
-			return nil, fmt.Errorf("%s %s: %w", o.What, o.Path, err)
-		}
-		if st, err := os.Stat(o.Path); err == nil && !st.Mode().IsRegular() {
-			held = append(held, f)
-		} else {
-			f.Abort()
-		}
-	}
-	return release, nil
-}
-
-// PhaseOutputs are the files written from a spread phase's merged result
-// (the report, the result, the time series: the outputs whose Where is
-// sink.Merged), to be held before the phase runs (HoldOutputs) and
-// written after it (WriteMerged).
-func PhaseOutputs(o sink.Outputs) []sink.File {
-	return o.Only(merged).Files()
-}
-
-func merged(o sink.Output) bool     { return o.Where() == sink.Merged }
-func oneProcess(o sink.Output) bool { return o.Where() == sink.OneProcess }
-
-// WriteMerged writes a spread phase's merged result m to every output
-// written from it (YCSB's report to exportfile, or to stdout when it is
-// not given; the result; the time series), each on its own: one that
-// cannot be written leaves the others written, and those written in place
-// (standard output, a pipe) come last: a reader that does not read holds
-// them, not the files. It adds those that failed to unwritten.
-func WriteMerged(setup *engine.Setup, m *result.Doc, stdout, stderr io.Writer, unwritten *OutputError) *OutputError {
-	ended := setup.Merged(m)
-	for _, o := range setup.Outputs.Only(merged).InPlaceLast() {
-		s, err := setup.OpenMerged(o, engine.Writers{Stdout: stdout, Stderr: stderr})
-		if err == nil {
-			err = sink.Opened{s}.End(ended)
-		}
-		if err != nil {
-			unwritten = unwritten.Add(sink.What(o), err)
-		}
-	}
-	return unwritten
-}
-
-// clientResultPaths are where the clients' results are written beside
-// out: none without out, for one client (out is its result) or when out
-// is no file (a device, a pipe: nothing is beside it).
-func clientResultPaths(out string, n int) []string {
-	if out == "" || n < 2 {
-		return nil
-	}
-	if st, err := os.Stat(out); err == nil && !st.Mode().IsRegular() {
-		return nil
-	}
-	paths := make([]string, n)
-	for i := range paths {
-		paths[i] = ClientResultPath(out, i)
-	}
-	return paths
-}
-
-// CheckOutputs refuses the outputs a phase spread over clients cannot
-// write (files of one process, which merge nothing: HdrHistogram logs,
-// raw samples) and metrics addresses the clients cannot share; its error
-// is a *engine.SpecError. The plan runner calls it for every spread run
-// before anything runs; Run calls it too.
-func CheckOutputs(setup *engine.Setup) error {
-	n, cmd := setup.Client.Count, setup.Spec.Phase.String()
-	if err := checkMetricsAddrs(metricsAddrOf(setup), n); err != nil {
-		return &engine.SpecError{Err: err}
-	}
-	if one := setup.Outputs.Only(oneProcess); len(one) > 0 {
-		var props []string
-		for _, o := range one {
-			props = append(props, sink.Asking(o))
-		}
-		return specErrorf("%s: the clients (%d, %s) send their results to the coordinator: %s are files of one process, not merged: leave them out", cmd, n, setup.Client.Orchestrator, strings.Join(props, ", "))
-	}
-	return nil
-}
-
-func metricsAddrOf(setup *engine.Setup) string {
-	if m, ok := sink.Find[*sink.MetricsOutput](setup.Outputs); ok {
-		return m.Addr
-	}
-	return ""
-}
-
-// distinct checks that no client's result is written where another
-// output of the phase is, nor two outputs of the phase in one place.
-func distinct(o sink.Outputs, clients []string) error {
-	all := PhaseOutputs(o)
-	for i, c := range clients {
-		all = append(all, sink.File{What: fmt.Sprintf("client %d's result", i), Path: c})
-	}
-	return sink.CheckFiles(all)
 }
 
 // follow runs the clients and waits for their results: it prints their
@@ -675,18 +540,6 @@ func maxClockOffset(m *result.Doc) (offset, rtt float64) {
 	return offset, rtt
 }
 
-// ClientProps are the properties every client of a phase reads from a
-// file: the phase's, with the workload's name (which would otherwise be
-// the file's).
-func ClientProps(p *props.Props) *props.Props {
-	all := p.Clone()
-	for _, merged := range []string{"result.file", "timeseries.file", "exportfile"} {
-		all.Delete(merged) // each client is given its own result; the coordinator writes these from the merge
-	}
-	all.SetDefault("workloadname", engine.WorkloadName(p), "")
-	return all
-}
-
 // A job is one spread phase for an orchestrator to run.
 type job struct {
 	cmd         string
@@ -832,33 +685,6 @@ func (l *local) run(ctx context.Context, j *job) []error {
 	return ends
 }
 
-// checkMetricsAddrs checks, before any client starts, that client i of n
-// can serve its metrics on addr's port plus i (0: each takes a free port
-// of its own and says which).
-func checkMetricsAddrs(addr string, n int) error {
-	if addr == "" {
-		return nil
-	}
-	_, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("metrics.addr %q: %v", props.Cut(addr, 40), err)
-	}
-	p, err := strconv.Atoi(port)
-	if err != nil || p < 0 || p > 65535 {
-		return fmt.Errorf("metrics.addr %q: want a port from 0 to 65535", props.Cut(addr, 40))
-	}
-	if p > 0 && p+n-1 > 65535 {
-		return fmt.Errorf("metrics.addr %s: client i of %d serves on port %d + i, and port %d is past 65535; give a lower port, or port 0 for one free port each", addr, n, p, p+n-1)
-	}
-	return nil
-}
-
-// ClientResultPath is where client i writes its result: beside the phase's
-// (r.json: r.client-0.json, ...).
-func ClientResultPath(merged string, i int) string {
-	return strings.TrimSuffix(merged, ".json") + fmt.Sprintf(".client-%d.json", i)
-}
-
 // prefixed passes each whole line written to say; a line longer than
 // maxRelayLine is passed on in pieces of that size (a client's output is
 // not held without bound).
@@ -897,17 +723,6 @@ func (p *prefixed) flush() {
 		p.line(p.buf)
 		p.buf = nil
 	}
-}
-
-// ClientMetricsAddr is where client i of a spread phase serves its
-// metrics: the phase's port plus i.
-func ClientMetricsAddr(addr string, i int) string {
-	host, port, _ := net.SplitHostPort(addr)
-	p, _ := strconv.Atoi(port)
-	if p == 0 { // each client takes a free port of its own and says which
-		return addr
-	}
-	return net.JoinHostPort(host, strconv.Itoa(p+i))
 }
 
 // specErrorf is bad input, as the engine's own.

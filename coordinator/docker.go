@@ -28,7 +28,7 @@ import (
 //
 // Each task learns its index from Swarm's templates: its slot, which
 // Docker renders as the node's ID for slot 0 (as for a global service), so
-// a task whose slot reads as its node is client 0 (see indexFromEnv).
+// a task whose slot reads as its node is client 0 (see ClientFromTemplate).
 type docker struct {
 	image string
 	bin   string        // the docker command

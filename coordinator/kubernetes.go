@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/props"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -53,9 +54,15 @@ func indexedJob(name string, n int, labels map[string]string, c corev1.Container
 }
 
 // Manifests are the ConfigMap, Secret (when a property holds a
-// credential) and Job of a phase of n clients, written as the Kubernetes
-// API's own types.
-func Manifests(cmd, binding string, p *props.Props, n int, c Config) ([]Manifest, error) {
+// credential) and Job of setup's phase spread over its clients, written as
+// the Kubernetes API's own types, c the orchestrator's configuration. The
+// phase's outputs are checked as Run checks them (CheckOutputs) and the
+// clients given the properties Run gives them (ClientProps).
+func Manifests(setup *engine.Setup, c Config) ([]Manifest, error) {
+	if err := CheckOutputs(setup); err != nil {
+		return nil, err
+	}
+	cmd, binding, n, p := setup.Spec.Phase.String(), setup.Spec.Binding, setup.Client.Count, ClientProps(setup)
 	name, image, claim := c.Name, c.Image, c.Claim
 	public, secret := props.New(), props.New()
 	var known props.Redactor // a value that repeats another's secret is one too
