@@ -684,7 +684,7 @@ func decodeNumber[T int | int64 | float64](v *yaml.Node, dst *T, errf errFunc, w
 var planSets = map[string]string{
 	"threadcount": "threads:", "recordcount": "records:", "target": "rates:", "clients": "clients:",
 	"operationcount": "operations:", "maxexecutiontime": "duration:", "warmuptime": "warmup:", "label": "deployment label:",
-	"result.file": "directory (each run's result is DIR/runs/ID.json)",
+	"result.file": "directory (each run's result is DIR/runs/ID.json):",
 }
 
 // MaxSeconds bounds a plan's duration and warmup as the runner bounds
@@ -747,7 +747,7 @@ func decodeProperties(v *yaml.Node, errf errFunc) ([]Property, error) {
 		}
 		seen[k.Value] = k.Line
 		if dim, ok := planSets[k.Value]; ok {
-			return nil, errf(k.Line, "property %s is the plan's %s: set it there, where every run sees it", k.Value, dim)
+			return nil, errf(k.Line, "property %s is the plan's %s set it there, where every run sees it", k.Value, dim)
 		}
 		out = append(out, Property{Key: k.Value, Value: val.Value, Line: k.Line})
 	}
