@@ -171,6 +171,19 @@ type Binding interface {
 	Summary() string
 }
 
+// A SecretDeclarer is a Binding that declares the secrets of its own
+// properties that no general rule finds (a connection string of a form
+// only its driver knows, Oracle's user/password@host). Register hands
+// Secrets to every redaction (props.DeclareSecrets): each value it
+// returns is hidden wherever it stands, in every result, report, plan
+// copy, manifest and message, whatever binding the run uses.
+type SecretDeclarer interface {
+	// Secrets returns the secrets in the value of property key (nil: none
+	// there). It is asked of every property of every run, its own or
+	// not: it returns at once for a key not its own.
+	Secrets(key, value string) []string
+}
+
 // Options are the facts of the run a binding is opened for.
 type Options struct {
 	// Threads is the number of client threads that will call the DB at

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/servbench/servbench/props"
 )
 
 var (
@@ -11,8 +13,9 @@ var (
 	registry = map[string]Binding{}
 )
 
-// Register makes a binding available under name. It panics on a duplicate,
-// which is a programming error caught by any test.
+// Register makes a binding available under name, and the secrets it
+// declares (SecretDeclarer) known to every redaction. It panics on a
+// duplicate, which is a programming error caught by any test.
 func Register(name string, b Binding) {
 	regMu.Lock()
 	defer regMu.Unlock()
@@ -20,6 +23,9 @@ func Register(name string, b Binding) {
 		panic("db: binding registered twice: " + name)
 	}
 	registry[name] = b
+	if d, ok := b.(SecretDeclarer); ok {
+		props.DeclareSecrets(d.Secrets)
+	}
 }
 
 // Lookup returns the binding registered under name.

@@ -98,6 +98,9 @@ func (w *walk) node(n *yaml.Node, secret, flow, prose bool) {
 			k, v := n.Content[i], n.Content[i+1]
 			w.comments(k)
 			w.hidden(k.Value)
+			if v.Kind == yaml.ScalarNode { // a property as a binding reads it: its declared secrets
+				w.known.KnownDeclared(k.Value, v.Value)
+			}
 			w.node(v, secret || props.IsSecretKey(k.Value), f, prose || isProse(k.Value))
 		}
 	case yaml.AliasNode:

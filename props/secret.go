@@ -1881,10 +1881,12 @@ var notKnown = map[string]bool{"true": true, "false": true, "null": true, "none"
 // secrets. The zero value hides what RedactText hides.
 type Redactor struct{ known []string }
 
-// Known adds the secrets in p: every secret property's value and each
-// password RedactText finds in the others (a URL's).
+// Known adds the secrets in p: every secret property's value, each
+// password RedactText finds in the others (a URL's) and what the declared
+// finders find (DeclareSecrets: a binding's own).
 func (r *Redactor) Known(p *Props) {
 	for k, e := range p.m { // not Get: knowing them is not reading them
+		r.KnownDeclared(k, e.value)
 		if IsSecretKey(k) {
 			r.Add(e.value)
 			continue
@@ -1920,6 +1922,7 @@ func (r *Redactor) Map(m map[string]string) map[string]string {
 // KnownMap adds the secrets of m, a set of properties, as Known does.
 func (r *Redactor) KnownMap(m map[string]string) {
 	for k, v := range m {
+		r.KnownDeclared(k, v)
 		if IsSecretKey(k) {
 			r.Add(v)
 			continue
