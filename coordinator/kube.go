@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/servbench/servbench/db/wire"
@@ -156,6 +158,15 @@ var maxKubeAnswer int64 = 64 << 20
 // its error (an answer cut at maxKubeAnswer was logged on stderr too).
 func quiet(ctx context.Context) context.Context { return klog.NewContext(ctx, klog.Logger{}) }
 
+// traceSent is ctx, traced so that wrote is set once a request made with
+// it wrote its headers to a connection: a create unanswered whose request
+// never left (its credentials failed, its context ended first) made
+// nothing, and the cleanup asks the API server for nothing (which would
+// run the kubeconfig's exec plugin once more, after the run was stopped).
+func traceSent(ctx context.Context, wrote *atomic.Bool) context.Context {
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() { wrote.Store(true) }})
+}
+
 // kubeconfigRules are client-go's rules for finding the kubeconfig:
 // explicit (kubernetes.kubeconfig), $KUBECONFIG's list, or
 // ~/.kube/config, the home directory's as the command runs (client-go's
@@ -297,8 +308,9 @@ func (k *kube) prepare(ctx context.Context, j *job) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	err := k.client.core.Post().Namespace(k.namespace).Resource("secrets").Body(sec).Do(quiet(ctx)).Error()
-	if err == nil || unanswered(err) {
+	var wrote atomic.Bool
+	err := k.client.core.Post().Namespace(k.namespace).Resource("secrets").Body(sec).Do(quiet(traceSent(ctx, &wrote))).Error()
+	if err == nil || unanswered(err) && wrote.Load() {
 		k.mu.Lock()
 		k.secret = true // made, or may have been: the cleanup deletes it
 		k.mu.Unlock()
@@ -362,9 +374,10 @@ func (k *kube) run(ctx context.Context, j *job) []error {
 		return ends
 	}
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	err := k.client.batch.Post().Namespace(k.namespace).Resource("jobs").Body(k.job(j)).Do(quiet(cctx)).Error()
+	var wrote atomic.Bool
+	err := k.client.batch.Post().Namespace(k.namespace).Resource("jobs").Body(k.job(j)).Do(quiet(traceSent(cctx, &wrote))).Error()
 	cancel()
-	if err == nil || unanswered(err) {
+	if err == nil || unanswered(err) && wrote.Load() {
 		k.mu.Lock()
 		k.created = true // made, or may have been: deleted at the end
 		k.mu.Unlock()
