@@ -172,9 +172,15 @@ func TestMergeCountsEachRunOnce(t *testing.T) {
 // past MaxPoints, or an interval naming more than MaxPointOps
 // operations, is refused as it is read; a short one reads back whole.
 func TestTimeSeriesBounded(t *testing.T) {
-	many := `{"format":"servbench-result","timeseries":[` + strings.Repeat(`{"ops":{"READ":{"count":0}}},`, MaxPoints) + `{}]}`
-	if _, err := Decode([]byte(many)); err == nil || !strings.Contains(err.Error(), "more than 1048576 intervals") {
-		t.Errorf("%d intervals: %v", MaxPoints+1, err)
+	defer func(b int) { pointsBound = b }(pointsBound)
+	pointsBound = 1000 // MaxPoints' million intervals are decoded in seconds: the same code at a thousand
+	many := `{"format":"servbench-result","timeseries":[` + strings.Repeat(`{"ops":{"READ":{"count":0}}},`, pointsBound) + `{}]}`
+	if _, err := Decode([]byte(many)); err == nil || !strings.Contains(err.Error(), "more than 1000 intervals") {
+		t.Errorf("%d intervals: %v", pointsBound+1, err)
+	}
+	within := `{"format":"servbench-result","version":1,"timeseries":[` + strings.Repeat(`{"ops":{"READ":{"count":0}}},`, pointsBound-1) + `{}]}`
+	if d, err := Decode([]byte(within)); err != nil || len(d.Series) != pointsBound {
+		t.Errorf("%d intervals: %v", pointsBound, err)
 	}
 	var ops strings.Builder
 	for i := 0; i <= MaxPointOps; i++ {
