@@ -183,10 +183,13 @@ func TestRehearsalKnowsItsOwnSecrets(t *testing.T) {
 }
 
 // A rehearsal's run of a number of operations ends at maxOpsSeconds too:
-// 100 operations of a second each (a stand-in that reads a collection
-// whole for each scan) stop at the bound, said as the run's stop.
+// 100 operations of 200 ms each (a stand-in that reads a collection
+// whole for each scan) stop at the bound (lowered to 0.5 s here), said as
+// the run's stop.
 func TestRehearsalBoundsARunOfOperations(t *testing.T) {
-	text := "name: r\ndeployments: [{label: b, binding: basic, properties: {basicdb.simulatedelay: 1000}}]\nworkloads: [c]\nrecords: [100000]\nthreads: [1]\nload_threads: 100\noperations: records\n"
+	defer func(s float64) { maxOpsSeconds = s }(maxOpsSeconds)
+	maxOpsSeconds = 0.5
+	text := "name: r\ndeployments: [{label: b, binding: basic, properties: {basicdb.simulatedelay: 200}}]\nworkloads: [c]\nrecords: [100000]\nthreads: [1]\nload_threads: 100\noperations: records\n"
 	pl, err := Rehearse(loadPlan(t, text), Rehearsal{})
 	if err != nil {
 		t.Fatal(err)
