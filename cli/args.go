@@ -8,9 +8,13 @@ import (
 	"io"
 	"strings"
 
+	"github.com/servbench/servbench/coordinator"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/workloads"
 )
+
+// ycsbFlags are the flags YCSB's command line has, written with one dash.
+var ycsbFlags = map[string]bool{"threads": true, "target": true, "db": true, "l": true, "s": true, "p": true, "P": true}
 
 // usageError is bad input: exit status 2.
 type usageError struct{ err error }
@@ -58,9 +62,13 @@ func parsePhase(ctx context.Context, cmd string, args []string, stderr io.Writer
 	fs.SetOutput(io.Discard)
 	pa := &phaseArgs{}
 	var acts []propAction
-	setter := func(key string) func(string) propAction {
+	setter := func(key, flagName string) func(string) propAction { // the property's source is the flag as written
+		source := "--" + flagName
+		if ycsbFlags[flagName] {
+			source = "-" + flagName
+		}
 		return func(v string) propAction {
-			return func(p *props.Props) error { p.Set(key, v, "-"+key); return nil }
+			return func(p *props.Props) error { p.Set(key, v, source); return nil }
 		}
 	}
 	file := actionList{&acts, func(v string) propAction {
@@ -89,9 +97,9 @@ func parsePhase(ctx context.Context, cmd string, args []string, stderr io.Writer
 		fs.Var(prop, name, "")
 	}
 	for _, name := range []string{"threads", "threadcount"} {
-		fs.Var(actionList{&acts, setter("threadcount")}, name, "")
+		fs.Var(actionList{&acts, setter("threadcount", name)}, name, "")
 	}
-	fs.Var(actionList{&acts, setter("target")}, "target", "")
+	fs.Var(actionList{&acts, setter("target", "target")}, "target", "")
 	fs.Var(boolAction{actionList{&acts, func(v string) propAction {
 		return func(p *props.Props) error { p.Set("status", v, "-s"); return nil }
 	}}}, "s", "")
@@ -99,25 +107,32 @@ func parsePhase(ctx context.Context, cmd string, args []string, stderr io.Writer
 		return func(p *props.Props) error { p.Set("status", v, "--status"); return nil }
 	}}}, "status", "")
 	for _, name := range []string{"l", "label"} {
-		fs.Var(actionList{&acts, setter("label")}, name, "")
+		fs.Var(actionList{&acts, setter("label", name)}, name, "")
 	}
-	fs.Var(actionList{&acts, setter("db")}, "db", "")
-	fs.Var(actionList{&acts, setter("clients")}, "clients", "")
-	fs.Var(actionList{&acts, setter("clientindex")}, "client-index", "")
-	fs.Var(actionList{&acts, setter("metrics.addr")}, "metrics-addr", "")
-	fs.Var(actionList{&acts, setter("orchestrator")}, "orchestrator", "")
-	fs.Var(actionList{&acts, setter("docker.image")}, "image", "")
-	fs.Var(actionList{&acts, setter("ssh.hosts")}, "hosts", "")
+	fs.Var(actionList{&acts, setter("db", "db")}, "db", "")
+	fs.Var(actionList{&acts, setter("clients", "clients")}, "clients", "")
+	fs.Var(actionList{&acts, setter("clientindex", "client-index")}, "client-index", "")
+	fs.Var(actionList{&acts, setter("metrics.addr", "metrics-addr")}, "metrics-addr", "")
+	fs.Var(actionList{&acts, setter("orchestrator", "orchestrator")}, "orchestrator", "")
+	flags := map[string]bool{}
+	for _, o := range coordinator.All() { // each orchestrator's flags, as its properties say
+		for _, pr := range o.Properties {
+			if pr.Flag != "" && !flags[pr.Flag] {
+				flags[pr.Flag] = true
+				fs.Var(actionList{&acts, setter(pr.Name, pr.Flag)}, pr.Flag, "")
+			}
+		}
+	}
 	fs.StringVar(&pa.indexFrom, "client-index-from", "", "")
 	fs.StringVar(&pa.emit, "emit", "", "")
 	for _, name := range []string{"maxexecutiontime", "duration"} {
-		fs.Var(actionList{&acts, setter("maxexecutiontime")}, name, "")
+		fs.Var(actionList{&acts, setter("maxexecutiontime", name)}, name, "")
 	}
 	for _, name := range []string{"o", "json"} {
-		fs.Var(actionList{&acts, setter("result.file")}, name, "")
+		fs.Var(actionList{&acts, setter("result.file", name)}, name, "")
 	}
-	fs.Var(actionList{&acts, setter("timeseries.file")}, "csv", "")
-	fs.Var(actionList{&acts, setter("hdrhistogram.log")}, "hlog", "")
+	fs.Var(actionList{&acts, setter("timeseries.file", "csv")}, "csv", "")
+	fs.Var(actionList{&acts, setter("hdrhistogram.log", "hlog")}, "hlog", "")
 	fs.StringVar(&pa.cpuprof, "cpuprofile", "", "")
 	fs.StringVar(&pa.trace, "trace", "", "")
 	fs.BoolVar(&pa.help, "h", false, "")

@@ -128,7 +128,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stdout, "servbench %s (commit %s) %s %s/%s\n", result.Version, result.Commit(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	case "help", "-h", "--help", "-help":
 		if len(args) > 1 && (args[1] == "load" || args[1] == "run") {
-			fmt.Fprint(stdout, phaseUsage)
+			fmt.Fprint(stdout, phaseUsage())
 		} else if len(args) > 1 && args[1] == "bench" {
 			fmt.Fprint(stdout, benchUsage)
 		} else if len(args) > 1 && args[1] == "client" {
@@ -206,7 +206,7 @@ Examples:
   servbench run basic -w a -threads 2 -p operationcount=1000000   measure the harness itself
 `
 
-const phaseUsage = `Usage: servbench load|run [binding] [flags]
+const phaseUsageText = `Usage: servbench load|run [binding] [flags]
 
 Flags (YCSB's, and long forms; properties are applied in the order given,
 later ones win):
@@ -224,23 +224,8 @@ later ones win):
   --clients N                spread the phase over N servbench clients, each its
                              share of threads, target, operations and keys, from
                              one start, and merge their results (property clients)
-  --orchestrator NAME        where the clients run: local (processes here, the
-                             default), ssh (client i on host i mod H), docker (a
-                             Docker Swarm replicated job), kubernetes (an Indexed
-                             Job through the API with your kubeconfig)
-                             (property orchestrator)
-  --hosts H1,H2,... | @FILE  ssh: the hosts, [user@]host[:port], or a file of one
-                             per line with an optional identity file (ssh.hosts;
-                             ssh.config names an ssh_config for ssh -F)
-  --image NAME               the clients' container image (docker.image; servbench)
-  --emit DIR                 kubernetes: instead of running, write an Indexed Job,
-                             a ConfigMap of the properties and a Secret of the
-                             credentials to DIR for kubectl apply -f DIR (needs
-                             -p kubernetes.claim=PVC, the results' volume claim)
-  --client-index I           run client I (from 0) of N only (property clientindex;
+ORCHESTRATORS  --client-index I           run client I (from 0) of N only (property clientindex;
                              give startat=TIME to all N for a common start)
-  --client-index-from NAME   read the index from docker's or kubernetes' environment
-                             (what the orchestrators' clients are given)
   --metrics-addr HOST:PORT   serve the run's progress to Prometheus at /metrics
                              (property metrics.addr; client i of a spread phase
                              serves on PORT+i)
@@ -258,15 +243,34 @@ dataintegrity, insertstart, insertcount, maxexecutiontime, status.interval,
 hdrhistogram.percentiles, exportfile; servbench's: warmuptime,
 warmupoperationcount, timeseries.interval, randomseed, schedule.latethreshold,
 cleanupinserts,
-clients, clientindex, clientkeys, startat, orchestrator, docker.image,
-kubernetes.claim, kubernetes.name, coordinator.addr, coordinator.timeout,
-coordinator.id, coordinator.url, ssh.hosts, ssh.config, ssh.binary,
-kubernetes.kubeconfig, kubernetes.context, kubernetes.namespace, workloadname,
-result.file (-o), timeseries.file (--csv), hdrhistogram.log (--hlog).
+clients, clientindex, clientkeys, startat, orchestrator, coordinator.addr,
+coordinator.timeout, coordinator.id, coordinator.url, workloadname,
+result.file (-o), timeseries.file (--csv), hdrhistogram.log (--hlog); the
+orchestrators': ORCHESTRATOR_PROPERTIES.
 The text report goes to standard output (or exportfile); status lines and
 progress to standard error. Exit status: 0 done, 1 failed, 2 bad input,
 130 interrupted (results so far are still written).
 `
+
+// phaseUsage is load's and run's help, the orchestrators' flags and
+// properties as they are registered (coordinator.All).
+func phaseUsage() string {
+	words := strings.Join(coordinator.PropertyNames(), ", ")
+	var wrapped strings.Builder
+	col := len("orchestrators': ")
+	for i, w := range strings.Fields(words) {
+		if i > 0 && col+1+len(w) > 79 {
+			wrapped.WriteString("\n")
+			col = 0
+		} else if i > 0 {
+			wrapped.WriteString(" ")
+			col++
+		}
+		wrapped.WriteString(w)
+		col += len(w)
+	}
+	return strings.NewReplacer("ORCHESTRATORS", coordinator.Help(), "ORCHESTRATOR_PROPERTIES", wrapped.String()).Replace(phaseUsageText)
+}
 
 // pipeWatch is a standard stream whose write to a closed pipe calls broken.
 type pipeWatch struct {

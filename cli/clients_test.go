@@ -130,8 +130,8 @@ func TestClientsRefused(t *testing.T) {
 		{[]string{"run", "basic", "-w", "a", "--clients", "2", "--client-index", "2", "-threads", "2"}, "want 0 to 1"},
 		// Who asks for ssh hosts gets them, or is told: never a run here.
 		{[]string{"run", "basic", "-w", "a", "--clients", "1", "--orchestrator", "ssh"}, "orchestrator=ssh needs the hosts"},
-		{[]string{"run", "basic", "-w", "a", "--hosts", "127.0.0.1"}, "the hosts are the ssh orchestrator's"},
-		{[]string{"run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "--orchestrator", "docker", "--hosts", "127.0.0.1"}, "the hosts are the ssh orchestrator's"},
+		{[]string{"run", "basic", "-w", "a", "--hosts", "127.0.0.1"}, "only the ssh orchestrator reads it"},
+		{[]string{"run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "--orchestrator", "docker", "--hosts", "127.0.0.1"}, "only the ssh orchestrator reads it"},
 	} {
 		code, _, stderr := servbench(t, c.args...)
 		if code != ExitUsage || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servbench/servbench/coordinator"
 	"github.com/servbench/servbench/db/dbtest"
 	"github.com/servbench/servbench/result"
 	batchv1 "k8s.io/api/batch/v1"
@@ -228,5 +231,37 @@ func TestKubernetesPodsUnderDocker(t *testing.T) {
 	}
 	if m.Clients != 3 || m.Operations != 6000 || m.OKOperations != 6000 || m.Threads != 6 {
 		t.Errorf("merged %d clients, %d threads, %d operations (%d ok); want 3, 6, 6000", m.Clients, m.Threads, m.Operations, m.OKOperations)
+	}
+}
+
+// The command knows orchestrators only through their registry: load's and
+// run's help names each one, its help and every property it reads, and
+// every flag a property names is accepted, setting that property.
+func TestOrchestratorsHelpFromTheRegistry(t *testing.T) {
+	code, help, _ := servbench(t, "help", "run")
+	if code != ExitOK {
+		t.Fatalf("help: exit %d", code)
+	}
+	flat := strings.Join(strings.Fields(help), " ")
+	for _, o := range coordinator.All() {
+		if !strings.Contains(flat, o.Name+" ("+o.Help+")") {
+			t.Errorf("the help lacks %s (%s)", o.Name, o.Help)
+		}
+		for _, pr := range o.Properties {
+			if !strings.Contains(flat, pr.Name) {
+				t.Errorf("the help lacks %s's %s", o.Name, pr.Name)
+			}
+			if pr.Flag == "" {
+				continue
+			}
+			pa, err := parsePhase(context.Background(), "run", []string{"basic", "--" + pr.Flag, "x-" + pr.Flag}, io.Discard)
+			if err != nil {
+				t.Errorf("--%s: %v", pr.Flag, err)
+				continue
+			}
+			if v, _ := pa.props.Get(pr.Name); v != "x-"+pr.Flag {
+				t.Errorf("--%s sets %s to %q", pr.Flag, pr.Name, v)
+			}
+		}
 	}
 }

@@ -28,7 +28,7 @@ func phaseCommand(ctx context.Context, cmd string, args []string, stdout, stderr
 		return ExitUsage, err
 	}
 	if pa.help {
-		fmt.Fprint(stdout, phaseUsage)
+		fmt.Fprint(stdout, phaseUsage())
 		return ExitOK, nil
 	}
 	if pa.indexFrom != "" {

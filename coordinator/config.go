@@ -17,8 +17,8 @@ import (
 // from the phase's properties once, when the engine checks them (an
 // engine.Extension): a typo here is refused with every other property's.
 type Config struct {
-	// Orchestrator starts the clients: local, ssh, docker or kubernetes
-	// (property orchestrator; Orchestrators lists them).
+	// Orchestrator starts the clients (property orchestrator; Orchestrators
+	// lists them).
 	Orchestrator string
 	// Addr is where the coordinator serves its clients (coordinator.addr;
 	// the orchestrator's choice when empty); URL is that address as the
@@ -28,19 +28,51 @@ type Config struct {
 	// coordinator fails the phase naming it (coordinator.timeout, seconds;
 	// default 30).
 	Timeout time.Duration
-	// Image is the container image of docker and kubernetes (docker.image).
-	Image string
-	// Hosts are the ssh orchestrator's hosts (ssh.hosts: a comma-separated
-	// list, or @FILE); SSHConfig an ssh_config file for its ssh commands
-	// (ssh.config); SSHBinary a servbench the hosts may have already
-	// (ssh.binary).
-	Hosts, SSHConfig, SSHBinary string
-	// Claim and Name are the Kubernetes volume claim for the results and
-	// the Job's name (kubernetes.claim, kubernetes.name); Kubeconfig,
-	// KubeContext and Namespace where it goes (kubernetes.kubeconfig,
-	// kubernetes.context, kubernetes.namespace; the kubeconfig's when not
-	// given).
-	Claim, Name, Kubeconfig, KubeContext, Namespace string
+	// Own is the orchestrator's own configuration, as its Read made it
+	// (its type is the orchestrator's).
+	Own any
+}
+
+// An Orchestrator starts the clients of a phase spread over them,
+// somewhere. Each is one file of this package that registers it from its
+// init (register): its own typed configuration, the properties it reads
+// with their help (the command's help and flags are made from them), its
+// checks, and how it starts and stops the clients.
+type Orchestrator struct {
+	// Name is its value of the property orchestrator.
+	Name string
+	// Help says where it runs the clients, in the command's help.
+	Help string
+	// Properties are those it reads. Every orchestrator's are known to
+	// every phase, read and checked whichever runs it; one that is Only
+	// its orchestrator's is refused under another.
+	Properties []Property
+	// Read reads its properties into its configuration (Config.Own);
+	// chosen is true when it runs the phase (its checks that hold only
+	// then). Its errors name the property (props.Errorf).
+	Read func(p *props.Props, chosen bool) (any, error)
+	// IndexEnv, for an orchestrator that starts every client from one
+	// template (a Swarm service, an Indexed Job), reads a client's index
+	// from the environment it gave it (--client-index-from NAME).
+	IndexEnv func(getenv func(string) string) (int, error)
+	// Emit, when not nil, is the orchestrator's manifests of a phase, to
+	// be applied by the user's own tools instead of run (--emit DIR).
+	Emit func(setup *engine.Setup, c Config) ([]Manifest, error)
+	// start makes it for a phase; ctx bounds reading what it needs (a
+	// hosts file that is a pipe nobody writes).
+	start func(ctx context.Context, c Config) (orchestrator, error)
+}
+
+// A Property is one an orchestrator reads.
+type Property struct {
+	// Name is the property's; Flag its command-line flag (--Flag ARG) if
+	// it has one.
+	Name, Flag, Arg string
+	// Help is what the command's help says of it.
+	Help string
+	// Only refuses it under another orchestrator: given, it says where
+	// the clients run (ssh's hosts).
+	Only bool
 }
 
 // extension is the name the engine keeps a phase's Config under.
@@ -56,88 +88,169 @@ func ConfigOf(setup *engine.Setup) Config {
 	return c
 }
 
-// An orchestrator's constructor; ctx bounds reading what it needs (a
-// hosts file that is a pipe nobody writes).
-type newOrch func(ctx context.Context, c Config) (orchestrator, error)
-
 // orchestrators are the registered orchestrators by name (register).
-var orchestrators = map[string]newOrch{}
+var orchestrators = map[string]Orchestrator{}
 
-// register adds an orchestrator under name, from its file's init.
-func register(name string, f newOrch) { orchestrators[name] = f }
+// register adds an orchestrator, from its file's init.
+func register(o Orchestrator) {
+	if o.Name == "" || o.Read == nil || o.start == nil || orchestrators[o.Name].Name != "" {
+		panic(fmt.Sprintf("coordinator: register %q: empty, without Read or start, or twice", o.Name))
+	}
+	orchestrators[o.Name] = o
+}
 
-// indexReaders read, for the orchestrators that start clients from one
-// template (a Swarm service, an Indexed Job, manifests applied by hand),
-// a client's index from the environment it was started with.
-var indexReaders = map[string]func(getenv func(string) string) (int, error){}
+// Lookup is the orchestrator registered as name.
+func Lookup(name string) (Orchestrator, bool) {
+	o, ok := orchestrators[name]
+	return o, ok
+}
+
+// All are the registered orchestrators, by name.
+func All() []Orchestrator {
+	var all []Orchestrator
+	for _, n := range Orchestrators() {
+		all = append(all, orchestrators[n])
+	}
+	return all
+}
 
 // IndexFromEnv is the index of a client the orchestrator from started
 // from one template, read from its environment (getenv).
 func IndexFromEnv(from string, getenv func(string) string) (int, error) {
-	read, ok := indexReaders[from]
-	if !ok {
-		names := slices.Sorted(maps.Keys(indexReaders))
-		return 0, fmt.Errorf("--client-index-from %q: want %s", props.Cut(from, 40), strings.Join(names, " or "))
+	o, ok := orchestrators[from]
+	if !ok || o.IndexEnv == nil {
+		return 0, fmt.Errorf("--client-index-from %q: want %s", props.Cut(from, 40), strings.Join(templated(), " or "))
 	}
-	return read(getenv)
+	return o.IndexEnv(getenv)
+}
+
+// templated are the names of the orchestrators that start their clients
+// from one template.
+func templated() []string {
+	var names []string
+	for _, o := range All() {
+		if o.IndexEnv != nil {
+			names = append(names, o.Name)
+		}
+	}
+	return names
 }
 
 // Orchestrators are the names of the registered orchestrators, sorted.
 func Orchestrators() []string {
-	names := make([]string, 0, len(orchestrators))
-	for n := range orchestrators {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(orchestrators))
 }
 
 // newOrchestrator is the orchestrator c names.
 func newOrchestrator(ctx context.Context, c Config) (orchestrator, error) {
-	f, ok := orchestrators[c.Orchestrator]
+	o, ok := orchestrators[c.Orchestrator]
 	if !ok {
 		return nil, fmt.Errorf("orchestrator %q: want one of %s", props.Cut(c.Orchestrator, 40), strings.Join(Orchestrators(), ", "))
 	}
-	return f(ctx, c)
+	return o.start(ctx, c)
 }
 
+// readConfig reads the coordinator's properties and every orchestrator's
+// (each is checked whichever runs the phase), keeping the chosen one's.
 func readConfig(p *props.Props, cl engine.Client) (Config, error) {
 	var c Config
-	var err error
 	c.Orchestrator = cl.Orchestrator // the engine's reading of the property
-	if orchestrators[c.Orchestrator] == nil {
+	if _, ok := orchestrators[c.Orchestrator]; !ok {
 		return c, p.Errorf("orchestrator", "%q is not one of %s", props.Cut(c.Orchestrator, 40), strings.Join(Orchestrators(), ", "))
 	}
-	c.Image = p.String("docker.image", "servbench")
-	c.Claim = p.String("kubernetes.claim", "")
-	c.Name = p.String("kubernetes.name", "")
-	if c.Name != "" && !dnsLabel(c.Name) {
-		return c, p.Errorf("kubernetes.name", "%q is not a Kubernetes name: lower-case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters", props.Cut(c.Name, 70))
-	}
 	c.Addr = p.String("coordinator.addr", "")
-	c.Hosts, c.SSHConfig, c.SSHBinary = p.String("ssh.hosts", ""), p.String("ssh.config", ""), p.String("ssh.binary", "servbench")
-	c.Kubeconfig, c.KubeContext, c.Namespace = p.String("kubernetes.kubeconfig", ""), p.String("kubernetes.context", ""), p.String("kubernetes.namespace", "")
-	if c.Namespace != "" && !dnsLabel(c.Namespace) {
-		return c, p.Errorf("kubernetes.namespace", "%q is not a Kubernetes namespace name", props.Cut(c.Namespace, 70))
-	}
 	if c.URL = p.String("coordinator.url", ""); c.URL != "" {
 		if u, err := url.Parse(c.URL); err != nil || u.Scheme != "https" || u.Host == "" || u.Path != "" && u.Path != "/" {
 			return c, p.Errorf("coordinator.url", "want https://host:port, not %q", props.Cut(c.URL, 60))
 		}
 		c.URL = strings.TrimSuffix(c.URL, "/")
 	}
-	switch {
-	case c.Orchestrator == "ssh" && c.Hosts == "": // also for one client: it runs on a host, never here
-		return c, p.Errorf("ssh.hosts", "orchestrator=ssh needs the hosts: --hosts h1,h2,... or --hosts @FILE")
-	case c.Orchestrator != "ssh" && c.Hosts != "": // the hosts asked for, and every client run elsewhere
-		return c, p.Errorf("ssh.hosts", "the hosts are the ssh orchestrator's: give --orchestrator ssh, or leave the hosts out (orchestrator=%s)", c.Orchestrator)
-	}
 	timeout, err := p.FloatRange("coordinator.timeout", 30, 1, 86400)
 	if err != nil {
 		return c, err
 	}
 	c.Timeout = time.Duration(timeout * float64(time.Second))
+	for _, o := range All() {
+		chosen := o.Name == c.Orchestrator
+		own, err := o.Read(p, chosen)
+		if err != nil {
+			return c, err
+		}
+		if chosen {
+			c.Own = own
+			continue
+		}
+		for _, pr := range o.Properties {
+			if _, given := p.Get(pr.Name); given && pr.Only {
+				return c, p.Errorf(pr.Name, "only the %s orchestrator reads it: give --orchestrator %s, or leave it out (orchestrator=%s)", o.Name, o.Name, c.Orchestrator)
+			}
+		}
+	}
 	return c, nil
+}
+
+// Help is the command's help of the orchestrators: --orchestrator's, and
+// each property's that has a flag, in the layout of the command's flags
+// (a column of 29).
+func Help() string {
+	var b strings.Builder
+	var names []string
+	for _, o := range All() {
+		names = append(names, o.Name+" ("+o.Help+")")
+	}
+	flag(&b, "--orchestrator NAME", "where the clients run: "+strings.Join(names, ", ")+" (property orchestrator)")
+	seen := map[string]bool{}
+	for _, o := range All() {
+		for _, pr := range o.Properties {
+			if pr.Flag == "" || seen[pr.Flag] {
+				continue
+			}
+			seen[pr.Flag] = true
+			flag(&b, "--"+pr.Flag+" "+pr.Arg, pr.Help+" ("+pr.Name+")")
+		}
+	}
+	var emit []string
+	for _, o := range All() {
+		if o.Emit != nil {
+			emit = append(emit, o.Name)
+		}
+	}
+	flag(&b, "--emit DIR", strings.Join(emit, ", ")+": instead of running, write the orchestrator's manifests to DIR, for its own tools to apply")
+	flag(&b, "--client-index-from NAME", "read the index from the environment "+strings.Join(templated(), " or ")+" gives each client")
+	return b.String()
+}
+
+// PropertyNames are the names of every orchestrator's properties, sorted.
+func PropertyNames() []string {
+	seen := map[string]bool{}
+	for _, o := range All() {
+		for _, pr := range o.Properties {
+			seen[pr.Name] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// flag writes one flag's help: its name in a column of 29, the text
+// wrapped at 80.
+func flag(b *strings.Builder, name, text string) {
+	line := "  " + name
+	if len(line) >= 29 {
+		b.WriteString(line + "\n")
+		line = ""
+	}
+	line += strings.Repeat(" ", 29-len(line))
+	width := len(line)
+	for _, w := range strings.Fields(text) {
+		if len(line)+1+len(w) > 80 && len(line) > width {
+			b.WriteString(line + "\n")
+			line = strings.Repeat(" ", 29)
+		} else if len(line) > width && line[len(line)-1] != ' ' {
+			line += " "
+		}
+		line += w
+	}
+	b.WriteString(line + "\n")
 }
 
 // dnsLabel reports whether s is an RFC 1123 label, as Kubernetes wants the

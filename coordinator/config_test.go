@@ -24,7 +24,7 @@ func TestConfigReadByCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := ConfigOf(s); c.Orchestrator != "docker" || c.Image != "img" || c.Timeout.Seconds() != 7 {
+	if c := ConfigOf(s); c.Orchestrator != "docker" || c.Own != (dockerConfig{Image: "img"}) || c.Timeout.Seconds() != 7 {
 		t.Errorf("config %+v", c)
 	}
 	for _, c := range []struct {
@@ -33,7 +33,7 @@ func TestConfigReadByCheck(t *testing.T) {
 	}{
 		{[]string{"clients", "2", "threadcount", "2", "orchestrator", "swarm"}, `property orchestrator: "swarm" is not one of docker, kubernetes, local, ssh`},
 		{[]string{"clients", "2", "threadcount", "2", "kubernetes.name", "Bench_1"}, "kubernetes.name"},
-		{[]string{"clients", "2", "threadcount", "2", "ssh.hosts", "127.0.0.1"}, "the hosts are the ssh orchestrator's"},
+		{[]string{"clients", "2", "threadcount", "2", "ssh.hosts", "127.0.0.1"}, "property ssh.hosts: only the ssh orchestrator reads it: give --orchestrator ssh"},
 		{[]string{"clients", "2", "threadcount", "2", "coordinator.url", "http://127.0.0.1:1"}, "want https://host:port"},
 		{[]string{"clients", "2", "threadcount", "2", "coordinator.timout", "5"}, "did you mean coordinator.timeout?"},
 	} {

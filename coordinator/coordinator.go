@@ -618,13 +618,15 @@ type orchestrator interface {
 }
 
 func init() {
-	register("local", func(context.Context, Config) (orchestrator, error) {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, fmt.Errorf("clients: %w", err)
-		}
-		return &local{exe: exe}, nil
-	})
+	register(Orchestrator{Name: "local", Help: "processes here, the default",
+		Read: func(*props.Props, bool) (any, error) { return nil, nil },
+		start: func(context.Context, Config) (orchestrator, error) {
+			exe, err := os.Executable()
+			if err != nil {
+				return nil, fmt.Errorf("clients: %w", err)
+			}
+			return &local{exe: exe}, nil
+		}})
 }
 
 // local runs the clients as processes of this binary on this machine.

@@ -40,21 +40,38 @@ type docker struct {
 }
 
 func init() {
-	register("docker", func(_ context.Context, c Config) (orchestrator, error) { return newDocker(c.Image), nil })
-	indexReaders["docker"] = func(getenv func(string) string) (int, error) {
-		slot, node := getenv(DockerSlotEnv), getenv(DockerNodeEnv)
-		if slot == "" {
-			return 0, fmt.Errorf("--client-index-from docker: %s is not set (the service sets it to {{.Task.Slot}})", DockerSlotEnv)
-		}
-		i, err := 0, error(nil)
-		if slot != node { // slot 0 reads as the node's ID
-			i, err = strconv.Atoi(slot)
-		}
-		if err != nil || i < 0 {
-			return 0, fmt.Errorf("--client-index-from docker: %s=%q is not a task slot", DockerSlotEnv, props.Cut(slot, 40))
-		}
-		return i, nil
+	register(Orchestrator{Name: "docker", Help: "a Docker Swarm replicated job", Properties: []Property{imageProperty},
+		Read: func(p *props.Props, _ bool) (any, error) {
+			return dockerConfig{Image: p.String("docker.image", "servbench")}, nil
+		},
+		start: func(_ context.Context, c Config) (orchestrator, error) {
+			return newDocker(c.Own.(dockerConfig).Image), nil
+		},
+		IndexEnv: dockerIndex})
+}
+
+// dockerConfig is the docker orchestrator's configuration: the clients'
+// image (docker.image).
+type dockerConfig struct{ Image string }
+
+// imageProperty is the clients' container image, docker's and
+// kubernetes'.
+var imageProperty = Property{Name: "docker.image", Flag: "image", Arg: "NAME", Help: "the clients' container image (servbench)"}
+
+// dockerIndex is a task's index, read from Swarm's templates.
+func dockerIndex(getenv func(string) string) (int, error) {
+	slot, node := getenv(DockerSlotEnv), getenv(DockerNodeEnv)
+	if slot == "" {
+		return 0, fmt.Errorf("--client-index-from docker: %s is not set (the service sets it to {{.Task.Slot}})", DockerSlotEnv)
 	}
+	i, err := 0, error(nil)
+	if slot != node { // slot 0 reads as the node's ID
+		i, err = strconv.Atoi(slot)
+	}
+	if err != nil || i < 0 {
+		return 0, fmt.Errorf("--client-index-from docker: %s=%q is not a task slot", DockerSlotEnv, props.Cut(slot, 40))
+	}
+	return i, nil
 }
 
 func newDocker(image string) *docker {

@@ -65,26 +65,58 @@ type kube struct {
 }
 
 func init() {
-	register("kubernetes", func(ctx context.Context, c Config) (orchestrator, error) { return newKube(ctx, c) })
-	indexReaders["kubernetes"] = func(getenv func(string) string) (int, error) {
-		v := getenv(KubernetesIndexEnv)
-		i, err := strconv.Atoi(v)
-		if err != nil || i < 0 {
-			return 0, fmt.Errorf("--client-index-from kubernetes: %s=%q is not a completion index (the Indexed Job sets it)", KubernetesIndexEnv, props.Cut(v, 40))
-		}
-		return i, nil
-	}
+	register(Orchestrator{Name: "kubernetes", Help: "an Indexed Job through the API with your kubeconfig",
+		Properties: []Property{imageProperty,
+			{Name: "kubernetes.claim", Help: "the PersistentVolumeClaim the clients of --emit's manifests write their results to"},
+			{Name: "kubernetes.name", Help: "the Job's name (servbench-RANDOM; servbench-load or -run for --emit)"},
+			{Name: "kubernetes.kubeconfig", Help: "the kubeconfig ($KUBECONFIG, ~/.kube/config)"},
+			{Name: "kubernetes.context", Help: "the kubeconfig's context (its current one)"},
+			{Name: "kubernetes.namespace", Help: "the namespace (the context's)"},
+		},
+		Read: readKube,
+		start: func(ctx context.Context, c Config) (orchestrator, error) {
+			return newKube(ctx, c.Own.(kubeConfig), c.URL)
+		},
+		IndexEnv: func(getenv func(string) string) (int, error) {
+			v := getenv(KubernetesIndexEnv)
+			i, err := strconv.Atoi(v)
+			if err != nil || i < 0 {
+				return 0, fmt.Errorf("--client-index-from kubernetes: %s=%q is not a completion index (the Indexed Job sets it)", KubernetesIndexEnv, props.Cut(v, 40))
+			}
+			return i, nil
+		},
+		Emit: Manifests})
 }
 
-func newKube(ctx context.Context, c Config) (*kube, error) {
+// kubeConfig is the kubernetes orchestrator's configuration: the pods'
+// image (docker.image), the volume claim for the results of --emit's
+// manifests and the Job's name (kubernetes.claim, kubernetes.name);
+// Kubeconfig, Context and Namespace where it goes (kubernetes.kubeconfig,
+// kubernetes.context, kubernetes.namespace; the kubeconfig's when not
+// given).
+type kubeConfig struct{ Image, Claim, Name, Kubeconfig, Context, Namespace string }
+
+func readKube(p *props.Props, _ bool) (any, error) {
+	c := kubeConfig{Image: p.String("docker.image", "servbench"), Claim: p.String("kubernetes.claim", ""), Name: p.String("kubernetes.name", ""),
+		Kubeconfig: p.String("kubernetes.kubeconfig", ""), Context: p.String("kubernetes.context", ""), Namespace: p.String("kubernetes.namespace", "")}
+	if c.Name != "" && !dnsLabel(c.Name) {
+		return nil, p.Errorf("kubernetes.name", "%q is not a Kubernetes name: lower-case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters", props.Cut(c.Name, 70))
+	}
+	if c.Namespace != "" && !dnsLabel(c.Namespace) {
+		return nil, p.Errorf("kubernetes.namespace", "%q is not a Kubernetes namespace name", props.Cut(c.Namespace, 70))
+	}
+	return c, nil
+}
+
+func newKube(ctx context.Context, c kubeConfig, url string) (*kube, error) {
 	rules := kubeconfigRules(c.Kubeconfig)
 	if err := checkKubeconfig(rules); err != nil {
 		return nil, err
 	}
-	cfg := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: c.KubeContext})
+	cfg := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: c.Context})
 	rest, err := cfg.ClientConfig()
 	if err != nil {
-		return nil, kubeconfigError(rules, c.KubeContext, err)
+		return nil, kubeconfigError(rules, c.Context, err)
 	}
 	// The kubeconfig's credentials are secrets for every writer: an API
 	// server's answer may quote them.
@@ -110,7 +142,7 @@ func newKube(ctx context.Context, c Config) (*kube, error) {
 			return nil, err
 		}
 	}
-	return &kube{client: client, namespace: ns, image: c.Image, name: name, url: c.URL, poll: 500 * time.Millisecond, credDone: credDone}, nil
+	return &kube{client: client, namespace: ns, image: c.Image, name: name, url: url, poll: 500 * time.Millisecond, credDone: credDone}, nil
 }
 
 // kubeClient speaks to the two API groups the orchestrator uses (core:

@@ -63,7 +63,14 @@ func Manifests(setup *engine.Setup, c Config) ([]Manifest, error) {
 		return nil, err
 	}
 	cmd, binding, n, p := setup.Spec.Phase.String(), setup.Spec.Binding, setup.Client.Count, ClientProps(setup)
-	name, image, claim := c.Name, c.Image, c.Claim
+	own, _ := c.Own.(kubeConfig)
+	name, image, claim := own.Name, own.Image, own.Claim
+	if claim == "" {
+		return nil, setup.Props.Errorf("kubernetes.claim", "name the PersistentVolumeClaim the clients write their results to")
+	}
+	if name == "" {
+		name = "servbench-" + cmd
+	}
 	public, secret := props.New(), props.New()
 	var known props.Redactor // a value that repeats another's secret is one too
 	known.Known(p)

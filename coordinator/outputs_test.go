@@ -72,7 +72,7 @@ func TestSpreadOutputPolicyIsTheOutputs(t *testing.T) {
 	if err := CheckOutputs(setup); err != nil {
 		t.Errorf("merged outputs refused: %v", err)
 	}
-	m, err := Manifests(setup, Config{Orchestrator: "kubernetes", Name: "x", Image: "i", Claim: "c"})
+	m, err := Manifests(setup, Config{Orchestrator: "kubernetes", Own: kubeConfig{Name: "x", Image: "i", Claim: "c"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestSpreadOutputPolicyIsTheOutputs(t *testing.T) {
 	if err := CheckOutputs(one); err == nil || !strings.Contains(err.Error(), "test.oneprocess.file") {
 		t.Errorf("CheckOutputs: %v", err)
 	}
-	if _, err := Manifests(one, Config{Orchestrator: "kubernetes", Name: "x", Image: "i", Claim: "c"}); err == nil || !strings.Contains(err.Error(), "test.oneprocess.file") {
+	if _, err := Manifests(one, Config{Orchestrator: "kubernetes", Own: kubeConfig{Name: "x", Image: "i", Claim: "c"}}); err == nil || !strings.Contains(err.Error(), "test.oneprocess.file") {
 		t.Errorf("Manifests: %v", err)
 	}
 }

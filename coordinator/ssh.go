@@ -74,10 +74,33 @@ func (h sshHost) String() string {
 const maxHosts = 10000
 
 func init() {
-	register("ssh", func(ctx context.Context, c Config) (orchestrator, error) { return newSSH(ctx, c) })
+	register(Orchestrator{Name: "ssh", Help: "client i on host i mod H",
+		Properties: []Property{
+			{Name: "ssh.hosts", Flag: "hosts", Arg: "H1,H2,... | @FILE", Help: "ssh: the hosts, [user@]host[:port], or a file of one per line with an optional identity file", Only: true},
+			{Name: "ssh.config", Help: "an ssh_config file for ssh -F"},
+			{Name: "ssh.binary", Help: "a servbench the hosts have already (servbench)"},
+		},
+		Read: readSSH,
+		start: func(ctx context.Context, c Config) (orchestrator, error) {
+			return newSSH(ctx, c.Own.(sshConfig), c.URL)
+		}})
 }
 
-func newSSH(ctx context.Context, c Config) (*sshOrch, error) {
+// sshConfig is the ssh orchestrator's configuration: its hosts (ssh.hosts:
+// a comma-separated list, or @FILE), an ssh_config file for its ssh
+// commands (ssh.config), a servbench the hosts may have already
+// (ssh.binary).
+type sshConfig struct{ Hosts, Config, Binary string }
+
+func readSSH(p *props.Props, chosen bool) (any, error) {
+	c := sshConfig{Hosts: p.String("ssh.hosts", ""), Config: p.String("ssh.config", ""), Binary: p.String("ssh.binary", "servbench")}
+	if chosen && c.Hosts == "" { // also for one client: it runs on a host, never here
+		return nil, p.Errorf("ssh.hosts", "orchestrator=ssh needs the hosts: --hosts h1,h2,... or --hosts @FILE")
+	}
+	return c, nil
+}
+
+func newSSH(ctx context.Context, c sshConfig, url string) (*sshOrch, error) {
 	hosts, err := parseHosts(ctx, c.Hosts)
 	if err != nil {
 		return nil, err
@@ -86,7 +109,7 @@ func newSSH(ctx context.Context, c Config) (*sshOrch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ssh: %w", err)
 	}
-	return &sshOrch{hosts: hosts, config: c.SSHConfig, binary: c.SSHBinary, url: c.URL, exe: exe, pids: map[int]string{}}, nil
+	return &sshOrch{hosts: hosts, config: c.Config, binary: c.Binary, url: url, exe: exe, pids: map[int]string{}}, nil
 }
 
 // parseHosts reads ssh.hosts: "h1,user@h2:2222" or "@FILE" with a host a

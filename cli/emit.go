@@ -14,26 +14,26 @@ import (
 	"github.com/servbench/servbench/internal/atomicfile"
 )
 
-// emit writes, for orchestrator=kubernetes, the manifests of a phase spread
-// over n clients into pa.emit: a ConfigMap of the phase's properties, a
-// Secret of those that hold credentials (none in the ConfigMap), and an
-// Indexed Job of n completions, all running at once, each pod client
-// JOB_COMPLETION_INDEX of n writing its result to the volume claim the
-// user names (kubernetes.claim) as result.client-I.json, for servbench
-// merge. servbench applies nothing: kubectl apply -f DIR does, with the
-// user's own context.
+// emit writes the manifests of a phase spread over clients into pa.emit,
+// for an orchestrator that has them (coordinator.Orchestrator.Emit:
+// kubernetes' ConfigMap of the phase's properties, Secret of those that
+// hold credentials and Indexed Job, whose pods write their results to the
+// volume claim the user names, for servbench merge). servbench applies
+// nothing: the orchestrator's own tools do (kubectl apply -f DIR), with
+// the user's own credentials.
 func emit(cmd string, pa *phaseArgs, setup *engine.Setup, stdout io.Writer) (int, error) {
 	c := coordinator.ConfigOf(setup)
-	if c.Orchestrator != "kubernetes" {
-		return ExitUsage, badf("%s: --emit writes Kubernetes manifests: give --orchestrator kubernetes (orchestrator is %s)", cmd, c.Orchestrator)
+	o, _ := coordinator.Lookup(c.Orchestrator)
+	if o.Emit == nil {
+		var have []string
+		for _, o := range coordinator.All() {
+			if o.Emit != nil {
+				have = append(have, o.Name)
+			}
+		}
+		return ExitUsage, badf("%s: --emit writes the manifests of an orchestrator that has them: give --orchestrator %s (orchestrator is %s)", cmd, strings.Join(have, " or "), c.Orchestrator)
 	}
-	if c.Claim == "" {
-		return ExitUsage, usageError{pa.props.Errorf("kubernetes.claim", "name the PersistentVolumeClaim the clients write their results to")}
-	}
-	if c.Name == "" {
-		c.Name = "servbench-" + cmd
-	}
-	m, err := coordinator.Manifests(setup, c)
+	m, err := o.Emit(setup, c)
 	if err != nil {
 		return ExitUsage, usageError{err}
 	}
