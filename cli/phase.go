@@ -43,9 +43,8 @@ func phaseCommand(ctx context.Context, cmd string, args []string, stdout, stderr
 		}
 		return ExitUsage, err
 	}
-	_, one := pa.props.Get("clientindex") // one client of a phase, started by hand or by an orchestrator
 	switch {
-	case !one && pa.emit != "" && setup.Client.Spread():
+	case !setup.Client.One && pa.emit != "" && setup.Client.Spread():
 		return emit(cmd, pa, setup, stdout)
 	case pa.emit != "":
 		return ExitUsage, badf("%s: --emit writes the manifests of a phase spread over clients: give --clients N (N > 1)", cmd)

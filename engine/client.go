@@ -15,6 +15,11 @@ import (
 // that is not spread is client 0 of 1.
 type Client struct {
 	Index, Count int
+	// One is set when the setup is one client of its phase (given its
+	// clientindex: by the coordinator, an orchestrator's template or by
+	// hand): it runs its share here. Otherwise a spread setup is the whole
+	// phase, whose caller starts the clients.
+	One bool
 	// StartAt is the wall-clock time the clients start measuring together
 	// (property startat, RFC 3339); zero: at once.
 	StartAt time.Time
@@ -68,6 +73,7 @@ func readClient(p *props.Props) (Client, error) {
 	c.OwnKeys = keys == "own"
 	c.CoordinatorID = p.String("coordinator.id", "")
 	c.Orchestrator = p.String("orchestrator", "local")
+	_, c.One = p.Get("clientindex")
 	i, err := p.Int64Min("clientindex", 0, 0)
 	if err != nil {
 		return Client{}, err
@@ -100,7 +106,7 @@ func (s *Setup) takeShare(p *props.Props) error {
 	if err != nil {
 		return p.Errorf("clients", "%v", err)
 	}
-	if _, one := p.Get("clientindex"); !one {
+	if !c.One {
 		return nil // the whole phase, checked: the caller starts the clients
 	}
 	src := c.String()

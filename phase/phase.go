@@ -49,7 +49,7 @@ type Ending struct {
 // this process. A process that is itself one client of a phase (given
 // its clientindex) runs here.
 func Elsewhere(setup *engine.Setup) bool {
-	if _, one := setup.Props.Get("clientindex"); one {
+	if setup.Client.One {
 		return false
 	}
 	return setup.Client.Spread() || setup.Client.Orchestrator != "local"
