@@ -420,7 +420,7 @@ func TestOutputsTheSameEveryWay(t *testing.T) {
 		k, v, _ := strings.Cut(x, "=")
 		p.Set(k, v, "test")
 	}
-	setup, err := engine.Check(engine.Spec{Binding: "basic", Properties: p, Threads: 2, Rate: 4000})
+	setup, err := engine.Check(engine.Spec{Binding: "basic", Properties: p, Threads: 2, Rate: engine.Give(4000.0)})
 	if err != nil {
 		t.Fatal(err)
 	}

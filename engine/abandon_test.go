@@ -81,7 +81,7 @@ func TestAbandonedRunWritesWhatItMeasured(t *testing.T) {
 	stopGraceSample = time.Hour // only the abandon ends the wait for the last sample
 	out := filepath.Join(t.TempDir(), "r.json")
 	spec := specOf(t, "recordcount", "10", "operationcount", "0", "server.interval", "0.1", "result.file", out)
-	spec.Binding, spec.Duration = "engine-test-stalling", time.Hour
+	spec.Binding, spec.Duration = "engine-test-stalling", Give(time.Hour)
 	log := &lockedLog{}
 	spec.Log = log
 	ctx, cancel := context.WithCancel(context.Background())

@@ -48,7 +48,7 @@ func TestCleanupInserts(t *testing.T) {
 		for i := 0; i+1 < len(kv); i += 2 {
 			p.Set(kv[i], kv[i+1], "test")
 		}
-		return Spec{Binding: "pebble", Properties: p, Phase: phase, Records: 300, Operations: 2000, Threads: 2}
+		return Spec{Binding: "pebble", Properties: p, Phase: phase, Records: 300, Operations: Give[int64](2000), Threads: 2}
 	}
 	if _, err := Run(context.Background(), spec(LoadPhase)); err != nil {
 		t.Fatal(err)
@@ -91,7 +91,7 @@ func TestCleanupInsertsOnlyTheRunsOwn(t *testing.T) {
 		for i := 0; i+1 < len(kv); i += 2 {
 			p.Set(kv[i], kv[i+1], "test")
 		}
-		return Spec{Binding: "pebble", Properties: p, Phase: phase, Records: records, Operations: 2000, Threads: 2}
+		return Spec{Binding: "pebble", Properties: p, Phase: phase, Records: records, Operations: Give[int64](2000), Threads: 2}
 	}
 	if _, err := Run(context.Background(), spec(LoadPhase, 500)); err != nil {
 		t.Fatal(err)
@@ -114,7 +114,7 @@ func TestCleanupInsertsOnlyTheRunsOwn(t *testing.T) {
 	p := props.New()
 	workloads.Load(p, "d")
 	p.Set("cleanupinserts", "true", "test")
-	if _, err := Run(context.Background(), Spec{Binding: "basic", Properties: p, Records: 10, Operations: 100, Log: &log}); err != nil {
+	if _, err := Run(context.Background(), Spec{Binding: "basic", Properties: p, Records: 10, Operations: Give[int64](100), Log: &log}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(log.String(), "cannot tell its inserts") {
@@ -136,7 +136,7 @@ func TestCleanupInsertsKeepsRecordsPastAGap(t *testing.T) {
 		for i := 0; i+1 < len(kv); i += 2 {
 			p.Set(kv[i], kv[i+1], "test")
 		}
-		return Spec{Binding: "pebble", Properties: p, Phase: phase, Records: records, Operations: ops, Threads: 2}
+		return Spec{Binding: "pebble", Properties: p, Phase: phase, Records: records, Operations: Give[int64](ops), Threads: 2}
 	}
 	if _, err := Run(context.Background(), spec(LoadPhase, 500, 0)); err != nil {
 		t.Fatal(err)
@@ -179,7 +179,7 @@ func TestCleanupInsertsBeyondTheProbedKeysStay(t *testing.T) {
 		for i := 0; i+1 < len(kv); i += 2 {
 			p.Set(kv[i], kv[i+1], "test")
 		}
-		return Spec{Binding: "pebble", Properties: p, Phase: phase, Records: 300, Operations: 400, Threads: 2}
+		return Spec{Binding: "pebble", Properties: p, Phase: phase, Records: 300, Operations: Give[int64](400), Threads: 2}
 	}
 	if _, err := Run(context.Background(), spec(LoadPhase)); err != nil {
 		t.Fatal(err)
@@ -310,7 +310,7 @@ func TestCleanupInsertsAbandoned(t *testing.T) {
 		for i := 0; i+1 < len(kv); i += 2 {
 			p.Set(kv[i], kv[i+1], "test")
 		}
-		return Spec{Binding: "pebble", Properties: p, Phase: phase, Records: 300, Operations: 200, Threads: 2}
+		return Spec{Binding: "pebble", Properties: p, Phase: phase, Records: 300, Operations: Give[int64](200), Threads: 2}
 	}
 	if _, err := Run(context.Background(), spec(LoadPhase)); err != nil {
 		t.Fatal(err)

@@ -68,20 +68,21 @@ type Spec struct {
 	// YCSB property file; its properties come first, Properties override
 	// them. Empty: Properties hold the workload.
 	Workload string
-	// Records and Operations, when not zero, set recordcount and
-	// operationcount.
-	Records, Operations int64
+	// Records, when not zero, sets recordcount; Operations, when given
+	// (0 too: no limit), operationcount.
+	Records    int64
+	Operations Opt[int64]
 	// Properties are YCSB's: the workload's, the binding's and the
 	// measurement's (props.Of builds them). Run does not change them.
 	Properties *props.Props
 	Phase      Phase
-	// Threads, Rate (operations per second over all threads), Duration
-	// and Warmup override threadcount, target, maxexecutiontime and
-	// warmuptime when not zero.
+	// Threads, when not zero, overrides threadcount; Rate (operations per
+	// second over all threads), Duration and Warmup, when given (0 too:
+	// none), override target, maxexecutiontime and warmuptime.
 	Threads  int
-	Rate     float64
-	Duration time.Duration
-	Warmup   time.Duration
+	Rate     Opt[float64]
+	Duration Opt[time.Duration]
+	Warmup   Opt[time.Duration]
 	// Log receives notes a user wants while waiting (an ephemeral store
 	// being filled, how the binding answers queries); nil discards them.
 	Log io.Writer
@@ -102,6 +103,26 @@ type Spec struct {
 	// properties' own, wherever it writes them (properties, server
 	// settings, errors). Nil: the properties' own.
 	Secrets *props.Redactor
+}
+
+// An Opt is a value a Spec gives, or leaves to the properties: its zero
+// gives nothing, so that zero itself can be given (operations 0: no
+// limit; a rate of 0: none).
+type Opt[T any] struct {
+	V     T
+	Given bool
+}
+
+// Give is the Opt that gives v.
+func Give[T any](v T) Opt[T] { return Opt[T]{V: v, Given: true} }
+
+// ptr is o's value, nil when not given.
+func (o Opt[T]) ptr() *T {
+	if !o.Given {
+		return nil
+	}
+	v := o.V
+	return &v
 }
 
 // loadWorkload adds a built-in workload, or a property file, to p.
@@ -210,20 +231,20 @@ func givenProperties(spec Spec) *props.Props {
 	if spec.Records > 0 {
 		g.Set("recordcount", strconv.FormatInt(spec.Records, 10), "spec")
 	}
-	if spec.Operations > 0 {
-		g.Set("operationcount", strconv.FormatInt(spec.Operations, 10), "spec")
+	if spec.Operations.Given {
+		g.Set("operationcount", strconv.FormatInt(spec.Operations.V, 10), "spec")
 	}
 	if spec.Threads > 0 {
 		g.Set("threadcount", strconv.Itoa(spec.Threads), "spec")
 	}
-	if spec.Rate > 0 {
-		g.Set("target", strconv.FormatFloat(spec.Rate, 'g', -1, 64), "spec")
+	if spec.Rate.Given {
+		g.Set("target", strconv.FormatFloat(spec.Rate.V, 'g', -1, 64), "spec")
 	}
-	if spec.Duration > 0 {
-		g.Set("maxexecutiontime", strconv.FormatFloat(spec.Duration.Seconds(), 'g', -1, 64), "spec")
+	if spec.Duration.Given {
+		g.Set("maxexecutiontime", strconv.FormatFloat(spec.Duration.V.Seconds(), 'g', -1, 64), "spec")
 	}
-	if spec.Warmup > 0 {
-		g.Set("warmuptime", strconv.FormatFloat(spec.Warmup.Seconds(), 'g', -1, 64), "spec")
+	if spec.Warmup.Given {
+		g.Set("warmuptime", strconv.FormatFloat(spec.Warmup.V.Seconds(), 'g', -1, 64), "spec")
 	}
 	return g
 }
@@ -263,7 +284,7 @@ func CheckContext(ctx context.Context, spec Spec) (*Setup, error) {
 }
 
 func check(ctx context.Context, spec Spec) (*Setup, error) {
-	if spec.Threads < 0 || spec.Rate < 0 || spec.Duration < 0 || spec.Warmup < 0 || spec.Records < 0 || spec.Operations < 0 {
+	if spec.Threads < 0 || spec.Rate.V < 0 || spec.Duration.V < 0 || spec.Warmup.V < 0 || spec.Records < 0 || spec.Operations.V < 0 {
 		return nil, bad(fmt.Errorf("engine: threads, rate, duration, warmup, records and operations must not be negative"))
 	}
 	p := spec.Properties.Clone()
@@ -295,12 +316,10 @@ func check(ctx context.Context, spec Spec) (*Setup, error) {
 	// The spec's typed fields stand for their properties: each
 	// configuration is read once, with them, and never from text
 	// written for it.
-	wg, rg := workload.Given{}, runner.Given{Threads: spec.Threads, Rate: spec.Rate, Duration: spec.Duration, Warmup: spec.Warmup}
+	wg := workload.Given{Operations: spec.Operations.ptr()}
+	rg := runner.Given{Threads: spec.Threads, Rate: spec.Rate.ptr(), Duration: spec.Duration.ptr(), Warmup: spec.Warmup.ptr(), OpCount: spec.Operations.ptr()}
 	if spec.Records > 0 {
 		wg.Records = &spec.Records
-	}
-	if spec.Operations > 0 {
-		wg.Operations, rg.OpCount = &spec.Operations, &spec.Operations
 	}
 	if s.Workload, err = workload.ParseConfigGiven(p, wg); err != nil {
 		return nil, bad(err)

@@ -38,7 +38,7 @@ func specOf(t *testing.T, kv ...string) Spec {
 // caller's properties are left as they were.
 func TestCheckTypedFields(t *testing.T) {
 	spec := specOf(t, "threadcount", "3", "target", "100")
-	spec.Threads, spec.Rate, spec.Duration, spec.Warmup = 7, 2500, 90*time.Second, 1500*time.Millisecond
+	spec.Threads, spec.Rate, spec.Duration, spec.Warmup = 7, Give(2500.0), Give(90*time.Second), Give(1500*time.Millisecond)
 	s, err := Check(spec)
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +48,34 @@ func TestCheckTypedFields(t *testing.T) {
 	}
 	if v, _ := spec.Properties.Get("threadcount"); v != "3" {
 		t.Errorf("the spec's properties changed: threadcount %q", v)
+	}
+}
+
+// Zero is a value a Spec can give: operations 0 (no limit) and a rate of
+// 0 (none) win over the properties' operationcount and target, and are
+// what the result's properties say; not given, the properties' stand.
+func TestCheckGivesZero(t *testing.T) {
+	spec := specOf(t, "operationcount", "1000", "target", "100", "maxexecutiontime", "5")
+	spec.Operations, spec.Rate, spec.Duration = Give(int64(0)), Give(0.0), Give(time.Duration(0))
+	s, err := Check(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Runner.OpCount != 0 || s.Runner.Rate != 0 || s.Runner.MaxExecution != 0 {
+		t.Errorf("given zeros: runner config %+v", s.Runner)
+	}
+	all := s.Properties()
+	for k, want := range map[string]string{"operationcount": "0", "target": "0", "maxexecutiontime": "0"} {
+		if v, _ := all.Get(k); v != want {
+			t.Errorf("the result's %s=%q, want %q", k, v, want)
+		}
+	}
+	s, err = Check(specOf(t, "operationcount", "1000", "target", "100"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Runner.OpCount != 1000 || s.Runner.Rate != 100 {
+		t.Errorf("not given: runner config %+v", s.Runner)
 	}
 }
 
@@ -218,7 +246,7 @@ func TestSpecTypedFields(t *testing.T) {
 		records string
 		read    string
 	}{
-		{Spec{Binding: "basic", Workload: "b", Records: 42, Operations: 9}, "42", "0.95"},
+		{Spec{Binding: "basic", Workload: "b", Records: 42, Operations: Give[int64](9)}, "42", "0.95"},
 		{Spec{Binding: "basic", Workload: file}, "7", "1"},
 		{Spec{Binding: "basic", Workload: "A", Properties: props.Of("readproportion", "0.1", "updateproportion", "0.9", "recordcount", "3")}, "3", "0.1"},
 	} {
@@ -356,7 +384,7 @@ func TestServerSideErrorsHidden(t *testing.T) {
 	var plan props.Redactor
 	plan.Add("hunter6x")
 	spec := specOf(t, "operationcount", "10", "recordcount", "10", "server.interval", "0.1")
-	spec.Binding, spec.Secrets, spec.Duration = "engine-test-sampler", &plan, 300*time.Millisecond
+	spec.Binding, spec.Secrets, spec.Duration = "engine-test-sampler", &plan, Give(300*time.Millisecond)
 	res, err := Run(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 // temporary, so the engine loads the records before the run.
 func ExampleRun() {
 	res, err := engine.Run(context.Background(), engine.Spec{
-		Binding: pebble.Name, Workload: "a", Records: 1000, Operations: 5000, Threads: 2,
+		Binding: pebble.Name, Workload: "a", Records: 1000, Operations: engine.Give(int64(5000)), Threads: 2,
 	})
 	if err != nil {
 		panic(err)
@@ -26,7 +26,7 @@ func ExampleRun() {
 // Properties override the workload's: workload C made half updates.
 func ExampleRun_properties() {
 	res, err := engine.Run(context.Background(), engine.Spec{
-		Binding: pebble.Name, Workload: "c", Records: 500, Operations: 1000,
+		Binding: pebble.Name, Workload: "c", Records: 500, Operations: engine.Give(int64(1000)),
 		Properties: props.Of("readproportion", "0.5", "updateproportion", "0.5", "fieldcount", "3"),
 	})
 	if err != nil {

@@ -33,7 +33,7 @@ func TestServerSideEndpoints(t *testing.T) {
 	p.Set("operationcount", "0", "test")
 	var log bytes.Buffer
 	res, err := engine.Run(context.Background(), engine.Spec{Binding: "basic", Workload: "a", Records: 100, Properties: p,
-		Duration: 3 * time.Second, Threads: 2, Log: &log})
+		Duration: engine.Give(3 * time.Second), Threads: 2, Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestServerSideLimitFindings(t *testing.T) {
 		if _, err := engine.Run(context.Background(), engine.Spec{Binding: "redis", Workload: "c", Records: records, Properties: p, Phase: engine.LoadPhase, Threads: 4}); err != nil {
 			t.Fatal(err)
 		}
-		res, err := engine.Run(context.Background(), engine.Spec{Binding: "redis", Workload: "c", Records: records, Properties: p, Duration: 4 * time.Second, Threads: threads})
+		res, err := engine.Run(context.Background(), engine.Spec{Binding: "redis", Workload: "c", Records: records, Properties: p, Duration: engine.Give(4 * time.Second), Threads: threads})
 		if err != nil {
 			t.Fatal(err)
 		}

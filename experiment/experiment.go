@@ -168,15 +168,18 @@ func (r *Runner) runSpec(ctx context.Context, c *plan.Run) (engine.Spec, error) 
 	if err != nil {
 		return spec, err
 	}
-	spec.Threads, spec.Rate = c.Threads, c.Rate
-	spec.Warmup, spec.Duration = seconds(r.pl.Warmup), seconds(r.pl.Duration)
+	spec.Threads, spec.Rate = c.Threads, engine.Give(c.Rate) // 0: none, whatever a workload file says
+	if r.pl.Warmup > 0 {
+		spec.Warmup = engine.Give(seconds(r.pl.Warmup))
+	}
+	if r.pl.Duration > 0 {
+		spec.Duration = engine.Give(seconds(r.pl.Duration))
+	}
 	setClients(spec.Properties, c.Spread())
 	// Every run starts from the loaded records: a run's inserts are
 	// removed after it (repetitions of D and E inserted the same keys).
 	spec.Properties.SetDefault("cleanupinserts", "true", "plan: each run on the loaded records")
-	if spec.Operations = r.pl.OperationsOf(c.Records); spec.Operations == 0 {
-		spec.Properties.Set("operationcount", "0", "plan operations") // none: the runs end at their duration
-	}
+	spec.Operations = engine.Give(r.pl.OperationsOf(c.Records)) // 0: none, the runs end at their duration
 	r.dataDir(spec.Properties, c.Deployment, c.Workload, c.Records)
 	return spec, nil
 }
@@ -251,7 +254,7 @@ func (r *Runner) check(ctx context.Context) error {
 		ch, ok := seen[key]
 		if !ok {
 			spec, err := r.baseSpec(ctx, engine.RunPhase, c.Deployment, c.Workload, c.Records)
-			spec.Threads, spec.Rate = c.Threads, c.Rate // the rate's bounds, a paced thread's memory
+			spec.Threads, spec.Rate = c.Threads, engine.Give(c.Rate) // the rate's bounds, a paced thread's memory
 			if err == nil {
 				setClients(spec.Properties, c.Spread())
 				if ch.s, ch.err = engine.CheckContext(ctx, spec); ch.err == nil {
@@ -284,7 +287,10 @@ func (r *Runner) check(ctx context.Context) error {
 			spec, err := r.baseSpec(ctx, engine.LoadPhase, c.Deployment, c.Workload, c.Records)
 			var s *engine.Setup
 			if err == nil {
-				spec.Threads, spec.Rate = r.pl.LoadThreads, c.Deployment.LoadRate
+				spec.Threads = r.pl.LoadThreads
+				if c.Deployment.LoadRate > 0 {
+					spec.Rate = engine.Give(c.Deployment.LoadRate)
+				}
 				// The load is spread over the plan's clients, as its runs
 				// are (each client a range of the keys), one thread each
 				// at least.

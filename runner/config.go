@@ -144,18 +144,18 @@ func ParseConfig(p *props.Props, load bool) (Config, error) {
 // engine.Spec's fields): each one set (not zero, not nil) is used
 // instead of its property, which is then not read.
 type Given struct {
-	Threads          int           // threadcount
-	Rate             float64       // target
-	Duration, Warmup time.Duration // maxexecutiontime, warmuptime
-	OpCount          *int64        // operationcount
+	Threads          int            // threadcount (0: not given)
+	Rate             *float64       // target (0: none)
+	Duration, Warmup *time.Duration // maxexecutiontime, warmuptime (0: none)
+	OpCount          *int64         // operationcount (0: no limit)
 }
 
 // ParseConfigGiven is ParseConfig with typed values given for some
 // properties.
 func ParseConfigGiven(p *props.Props, load bool, g Given) (Config, error) {
 	c := Config{Load: load}
-	for key, given := range map[string]bool{"threadcount": g.Threads != 0, "target": g.Rate != 0, "maxexecutiontime": g.Duration != 0,
-		"warmuptime": g.Warmup != 0, "operationcount": g.OpCount != nil} {
+	for key, given := range map[string]bool{"threadcount": g.Threads != 0, "target": g.Rate != nil, "maxexecutiontime": g.Duration != nil,
+		"warmuptime": g.Warmup != nil, "operationcount": g.OpCount != nil} {
 		if given {
 			p.Get(key) // a property the typed value stands for is known, not read
 		}
@@ -170,10 +170,10 @@ func ParseConfigGiven(p *props.Props, load bool, g Given) (Config, error) {
 		return c, p.Errorf("threadcount", "%d threads is more than a million", th)
 	}
 	c.Threads = int(th)
-	if c.Rate = g.Rate; g.Rate == 0 {
-		if c.Rate, err = p.Float("target", 0); err != nil {
-			return c, err
-		}
+	if g.Rate != nil {
+		c.Rate = *g.Rate
+	} else if c.Rate, err = p.Float("target", 0); err != nil {
+		return c, err
 	}
 	if c.Rate < 0 {
 		return c, p.Errorf("target", "must not be negative")
@@ -206,15 +206,15 @@ func ParseConfigGiven(p *props.Props, load bool, g Given) (Config, error) {
 		v, err := p.FloatRange(key, def, 0, 365*86400)
 		return time.Duration(v * float64(time.Second)), err
 	}
-	if c.MaxExecution = g.Duration; g.Duration == 0 {
-		if c.MaxExecution, err = secs("maxexecutiontime", 0); err != nil {
-			return c, err
-		}
+	if g.Duration != nil {
+		c.MaxExecution = *g.Duration
+	} else if c.MaxExecution, err = secs("maxexecutiontime", 0); err != nil {
+		return c, err
 	}
-	if c.WarmupTime = g.Warmup; g.Warmup == 0 {
-		if c.WarmupTime, err = secs("warmuptime", 0); err != nil {
-			return c, err
-		}
+	if g.Warmup != nil {
+		c.WarmupTime = *g.Warmup
+	} else if c.WarmupTime, err = secs("warmuptime", 0); err != nil {
+		return c, err
 	}
 	if c.WarmupOps, err = p.Int64Min("warmupoperationcount", 0, 0); err != nil {
 		return c, err

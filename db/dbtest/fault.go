@@ -224,7 +224,7 @@ func (f *Fault) load(t *testing.T) {
 func (f *Fault) run(t *testing.T, ctx context.Context, limit time.Duration, fault func(w *watcher, done <-chan struct{})) *result.Doc {
 	t.Helper()
 	s := f.spec(t, engine.RunPhase, "operationcount", "0", "timeseries.interval", "0.25")
-	s.Rate, s.Duration = faultRate, limit
+	s.Rate, s.Duration = engine.Give[float64](faultRate), engine.Give(limit)
 	w := newWatcher()
 	done := make(chan struct{})
 	var faulted sync.WaitGroup
