@@ -667,10 +667,12 @@ func TestStuckPipeOutputLosesNoOtherOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	// A result larger than the pipe's buffer: a time series of 300 points.
+	// A result larger than the pipe's buffer (64 KiB): a time series of 100
+	// points of five operations each, 180 KB.
 	stderr := &watchFor{}
 	cmd, done := startCommand(t, stderr, nil, "run", "basic", "-w", "a", "-p", "recordcount=10", "-p", "operationcount=0",
-		"-p", "timeseries.interval=0.01", "--duration", "3", "-o", pipe, "--csv", csv)
+		"-p", "readproportion=0.2", "-p", "updateproportion=0.2", "-p", "insertproportion=0.2", "-p", "scanproportion=0.2",
+		"-p", "readmodifywriteproportion=0.2", "-p", "timeseries.interval=0.01", "--duration", "1", "-o", pipe, "--csv", csv)
 	failsafe := time.After(time.Minute)
 	for { // until --csv is written (the run ended and the pipe holds -o)
 		if st, err := os.Stat(csv); err == nil && st.Size() > 0 {
