@@ -284,51 +284,11 @@ func CheckContext(ctx context.Context, spec Spec) (*Setup, error) {
 }
 
 func check(ctx context.Context, spec Spec) (*Setup, error) {
-	if spec.Threads < 0 || spec.Rate.V < 0 || spec.Duration.V < 0 || spec.Warmup.V < 0 || spec.Records < 0 || spec.Operations.V < 0 {
-		return nil, bad(fmt.Errorf("engine: threads, rate, duration, warmup, records and operations must not be negative"))
-	}
-	p := spec.Properties.Clone()
-	if spec.Workload != "" {
-		base := props.New()
-		if err := loadWorkload(base, spec.Workload); err != nil {
-			return nil, bad(err)
-		}
-		base.Merge(p)
-		p = base
-	}
-	s := &Setup{Spec: spec, Props: p, redactor: &props.Redactor{}}
-	s.redactor.Known(p)
-	s.redactor.Merge(spec.Secrets)
-	load := spec.Phase == LoadPhase
-	var err error
-	if s.Binding, err = db.Lookup(spec.Binding); err != nil {
+	s, err := newSetup(spec)
+	if err != nil {
 		return nil, bad(err)
 	}
-	if err := workload.CheckClass(p); err != nil {
-		return nil, bad(err)
-	}
-	if s.Client, err = readClient(p); err != nil {
-		return nil, bad(err)
-	}
-	if s.Client.Spread() && db.EmbeddedDir(spec.Binding) != "" {
-		return nil, bad(p.Errorf("clients", "%d clients: %s is embedded in each process, so each client would measure a store of its own; spread a phase over clients of a database server", s.Client.Count, spec.Binding))
-	}
-	// The spec's typed fields stand for their properties: each
-	// configuration is read once, with them, and never from text
-	// written for it.
-	wg := workload.Given{Operations: spec.Operations.ptr()}
-	rg := runner.Given{Threads: spec.Threads, Rate: spec.Rate.ptr(), Duration: spec.Duration.ptr(), Warmup: spec.Warmup.ptr(), OpCount: spec.Operations.ptr()}
-	if spec.Records > 0 {
-		wg.Records = &spec.Records
-	}
-	if s.Workload, err = workload.ParseConfigGiven(p, wg); err != nil {
-		return nil, bad(err)
-	}
-	if s.Runner, err = runner.ParseConfigGiven(p, load, rg); err != nil {
-		return nil, bad(err)
-	}
-	s.given = givenProperties(spec)
-	if err := s.takeShare(p); err != nil {
+	if err := s.readConfigs(); err != nil {
 		return nil, bad(err)
 	}
 	// Everything but the run's key generators, whose set-up (the latest
@@ -337,8 +297,78 @@ func check(ctx context.Context, spec Spec) (*Setup, error) {
 	if err != nil {
 		return nil, bad(err)
 	}
+	for _, step := range []func() error{s.readOutputs, s.readRecord, func() error { return s.checkBinding(ctx) }, func() error { return s.checkThreadsMemory(w) }} {
+		if err := step(); err != nil {
+			return nil, bad(err)
+		}
+	}
+	return s, nil
+}
+
+// newSetup is the setup of spec before anything is read: its properties
+// (the workload's, then the spec's), the secrets they hold known, its
+// binding and its client.
+func newSetup(spec Spec) (*Setup, error) {
+	if spec.Threads < 0 || spec.Rate.V < 0 || spec.Duration.V < 0 || spec.Warmup.V < 0 || spec.Records < 0 || spec.Operations.V < 0 {
+		return nil, fmt.Errorf("engine: threads, rate, duration, warmup, records and operations must not be negative")
+	}
+	p := spec.Properties.Clone()
+	if spec.Workload != "" {
+		base := props.New()
+		if err := loadWorkload(base, spec.Workload); err != nil {
+			return nil, err
+		}
+		base.Merge(p)
+		p = base
+	}
+	s := &Setup{Spec: spec, Props: p, redactor: &props.Redactor{}}
+	s.redactor.Known(p)
+	s.redactor.Merge(spec.Secrets)
+	var err error
+	if s.Binding, err = db.Lookup(spec.Binding); err != nil {
+		return nil, err
+	}
+	if err := workload.CheckClass(p); err != nil {
+		return nil, err
+	}
+	if s.Client, err = readClient(p); err != nil {
+		return nil, err
+	}
+	if s.Client.Spread() && db.EmbeddedDir(spec.Binding) != "" {
+		return nil, p.Errorf("clients", "%d clients: %s is embedded in each process, so each client would measure a store of its own; spread a phase over clients of a database server", s.Client.Count, spec.Binding)
+	}
+	return s, nil
+}
+
+// readConfigs reads the workload's and the runner's configurations, with
+// the spec's typed fields standing for their properties (each read once,
+// with them, never from text written for it), and takes a spread
+// client's share.
+func (s *Setup) readConfigs() error {
+	spec, p := s.Spec, s.Props
+	wg := workload.Given{Operations: spec.Operations.ptr()}
+	rg := runner.Given{Threads: spec.Threads, Rate: spec.Rate.ptr(), Duration: spec.Duration.ptr(), Warmup: spec.Warmup.ptr(), OpCount: spec.Operations.ptr()}
+	if spec.Records > 0 {
+		wg.Records = &spec.Records
+	}
+	var err error
+	if s.Workload, err = workload.ParseConfigGiven(p, wg); err != nil {
+		return err
+	}
+	if s.Runner, err = runner.ParseConfigGiven(p, spec.Phase == LoadPhase, rg); err != nil {
+		return err
+	}
+	s.given = givenProperties(spec)
+	return s.takeShare(p)
+}
+
+// readOutputs reads the measurements' options and the outputs the
+// properties ask for.
+func (s *Setup) readOutputs() error {
+	p := s.Props
+	var err error
 	if s.measurements, err = MeasurementOptions(p); err != nil {
-		return nil, bad(err)
+		return err
 	}
 	s.Runner.KeepRaw = slices.Contains(s.measurements.Kinds, sink.KindRaw)
 	if slices.Contains(s.measurements.Kinds, sink.KindTimeSeries) {
@@ -348,13 +378,19 @@ func check(ctx context.Context, spec Spec) (*Setup, error) {
 		if _, set := p.Get("timeseries.interval"); !set {
 			s.Runner.Interval = s.measurements.Granularity
 		} else if s.measurements.Granularity%s.Runner.Interval != 0 {
-			return nil, bad(p.Errorf("timeseries.granularity", "%v is not a multiple of timeseries.interval (%v)", s.measurements.Granularity, s.Runner.Interval))
+			return p.Errorf("timeseries.granularity", "%v is not a multiple of timeseries.interval (%v)", s.measurements.Granularity, s.Runner.Interval)
 		}
 		s.measurements.TimeSeries = &sink.Buckets{Enabled: true}
 	}
-	if s.Outputs, err = sink.Read(p, spec.Inputs, spec.Outputs...); err != nil {
-		return nil, bad(err)
-	}
+	s.Outputs, err = sink.Read(p, s.Spec.Inputs, s.Spec.Outputs...)
+	return err
+}
+
+// readRecord reads what the result records of the run besides its
+// measurements: the server's settings, its label, the server-side
+// series, the extensions'; and whether the run's inserts are removed.
+func (s *Setup) readRecord() error {
+	p := s.Props
 	for _, k := range p.Keys() {
 		if name, ok := strings.CutPrefix(k, serverSetting); ok && name != "" {
 			if s.serverSettings == nil {
@@ -363,44 +399,55 @@ func check(ctx context.Context, spec Spec) (*Setup, error) {
 			s.serverSettings[name] = props.RedactValue(k, s.redactor.HideKnown(p.String(k, "")))
 		}
 	}
+	var err error
 	if s.removeInserts, err = p.Bool("cleanupinserts", false); err != nil {
-		return nil, bad(err)
+		return err
 	}
 	// The label is written and printed wherever the run is named (results,
 	// status lines, metrics): a secret it repeats is hidden there too.
 	s.Label = s.redactor.Redact(p.String("label", ""))
 	if strings.ContainsFunc(s.Label, unicode.IsControl) || len(s.Label) > 200 {
-		return nil, bad(p.Errorf("label", "want at most 200 bytes and no control characters (it is printed on terminals and pages)"))
+		return p.Errorf("label", "want at most 200 bytes and no control characters (it is printed on terminals and pages)")
 	}
 	if s.ServerSide, err = readServerSide(p); err != nil {
-		return nil, bad(err)
+		return err
 	}
-	if err := s.readExtensions(p); err != nil {
-		return nil, bad(err)
-	}
+	return s.readExtensions(p)
+}
+
+// checkBinding has the binding read its properties, connecting to
+// nothing, then refuses a property nobody read.
+func (s *Setup) checkBinding(ctx context.Context) error {
+	p := s.Props
 	p.Get("db") // YCSB's binding class: the command line maps it to the binding
-	// The binding reads its properties and connects to nothing.
 	if _, err := s.Binding.Open(ctx, p, s.bindingOptions(true)); err != nil {
-		return nil, bad(err)
+		return err
 	}
 	WorkloadName(p) // reads workloadname
-	if s.Warnings, err = checkRead(p, spec.Binding); err != nil {
-		return nil, bad(err)
+	var err error
+	s.Warnings, err = checkRead(p, s.Spec.Binding)
+	return err
+}
+
+// checkThreadsMemory refuses a phase whose threads on this machine need more
+// memory than it has, and warns when they need most of it.
+func (s *Setup) checkThreadsMemory(w *workload.Workload) error {
+	if s.Client.Orchestrator != "local" && s.Client.Spread() { // the threads run elsewhere
+		return nil
 	}
-	if s.Client.Orchestrator == "local" || !s.Client.Spread() { // every thread on this machine
-		batch := 0
-		if load && s.Runner.BatchSize > 1 {
-			batch = s.Runner.BatchSize
-		}
-		say, err := checkMemory(p, s.Runner.Threads, w.ThreadBytes(batch, !load), availableMemory())
-		if err != nil {
-			return nil, bad(err)
-		}
-		if say != "" {
-			s.Warnings = append(s.Warnings, say)
-		}
+	load := s.Spec.Phase == LoadPhase
+	batch := 0
+	if load && s.Runner.BatchSize > 1 {
+		batch = s.Runner.BatchSize
 	}
-	return s, nil
+	say, err := checkMemory(s.Props, s.Runner.Threads, w.ThreadBytes(batch, !load), availableMemory())
+	if err != nil {
+		return err
+	}
+	if say != "" {
+		s.Warnings = append(s.Warnings, say)
+	}
+	return nil
 }
 
 // Memory a client thread needs besides its records: its goroutine, its
@@ -578,56 +625,22 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (_ *Result, err
 	defer func() { err = s.redacted(err) }() // a binding's or driver's words may quote a credential
 	ctx, cancelRun := context.WithCancel(ctx)
 	defer cancelRun()
-	p, name := s.Props, s.Spec.Binding
 	load := s.Spec.Phase == LoadPhase
 	w, err := s.buildWorkload(ctx, !load)
 	if err != nil {
 		return nil, err
 	}
-	openStart := time.Now()
-	d, err := s.Binding.Open(ctx, p, s.bindingOptions(false))
-	opening := time.Since(openStart)
+	o, err := s.openBinding(ctx, w)
 	if err != nil {
-		var pe *props.Error
-		var ie *db.InputError
-		if errors.As(err, &pe) || errors.As(err, &ie) {
-			return nil, bad(err)
-		}
-		if strings.HasPrefix(err.Error(), name+":") { // the binding named itself
-			return nil, err
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
+	d, ephemeral := o.d, o.ephemeral
 	closed := false
 	defer func() {
 		if !closed {
 			d.Close()
 		}
 	}()
-	e, embedded := d.(db.Ephemeral)
-	ephemeral := embedded && e.Ephemeral()
-	if pr, ok := d.(db.Preparer); ok {
-		if err := pr.Prepare(ctx, w.Cfg.Table, load || ephemeral); err != nil {
-			return nil, fmt.Errorf("%s: prepare: %w", name, err)
-		}
-	}
-	queryModel, err := declareIndex(ctx, w.Cfg, d, name, load || ephemeral)
-	if err != nil {
-		return nil, err
-	}
-	if queryModel != "" {
-		s.logf("queries on %s: %s", w.Cfg.QueryField, queryModel)
-	}
-	if ephemeral {
-		if load {
-			s.logf("%s store is temporary and removed at exit; give -p %s.dir=DIR to keep it for a run", name, name)
-		} else if err := s.preload(ctx, d); err != nil {
-			if ctx.Err() != nil {
-				return nil, ErrInterruptedBeforeMeasuring
-			}
-			return nil, err
-		}
-	}
 	var owned probed
 	if s.removeInserts && !load && !ephemeral && w.Cfg.Insert > 0 {
 		owned = s.insertsOwned(ctx, w, d)
@@ -645,41 +658,10 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (_ *Result, err
 	if dn, ok := d.(db.DriverNamer); ok {
 		driver = dn.Driver()
 	}
-	var clock *result.Clock
-	var offset time.Duration
-	start := s.Client.StartAt // sooner when every client is ready
-	if g := s.Spec.Gate; g != nil {
-		// A client whose coordinator is gone stops as if interrupted.
-		watched, stop := context.WithCancel(ctx)
-		defer stop()
-		go g.Watch(watched, func() {
-			s.logf("%s: the coordinator at %s stopped answering: stopping", s.Client, g)
-			cancelRun()
-		})
-		if clock, err = g.Clock(ctx); err != nil {
-			if ctx.Err() != nil {
-				return nil, ErrInterruptedBeforeMeasuring
-			}
-			return nil, err
-		}
-		offset = time.Duration(clock.OffsetMs * 1e6)
-		if math.Abs(clock.OffsetMs) > clockWarnMs {
-			s.logf("%s: this clock is %.1f ms off the coordinator's (± %.1f ms); start and end are on the coordinator's", s.Client, -clock.OffsetMs, clock.RTTMs/2)
-		}
-		if !s.Client.StartAt.IsZero() {
-			at, err := g.Ready(ctx, s.Client.StartAt)
-			switch {
-			case ctx.Err() != nil:
-				return nil, ErrInterruptedBeforeMeasuring
-			case err != nil: // startat stands
-				s.logf("%s: %v; starting at startat", s.Client, err)
-			case !at.IsZero() && at.Before(s.Client.StartAt):
-				start = at
-			}
-		}
-	}
-	if !s.Client.waitForStart(ctx, start, offset, s.logf) {
-		return nil, ErrInterruptedBeforeMeasuring
+	clock, stopWatch, err := s.startTogether(ctx, cancelRun)
+	defer stopWatch()
+	if err != nil {
+		return nil, err
 	}
 	rec := s.recorder(d)
 	if rec != nil {
@@ -707,13 +689,117 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (_ *Result, err
 	}
 	// YCSB's RunTime: from before its threads start, each connecting
 	// (db.init()), to the last one's cleanup; no warmup.
-	ycsbRuntime := opening + running - res.Warmup
-	out := &Result{YCSBRuntime: ycsbRuntime, Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: queryModel, Embedded: embedded, CPU: cpu, Sched: sched, Clock: clock, ID: result.NewID(), measurements: s.measurements, recorder: rec}
+	ycsbRuntime := o.opening + running - res.Warmup
+	out := &Result{YCSBRuntime: ycsbRuntime, Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: o.queryModel, Embedded: o.embedded, CPU: cpu, Sched: sched, Clock: clock, ID: result.NewID(), measurements: s.measurements, recorder: rec}
 	closed = true
 	if res.StuckThreads == 0 && !cleanupLeft {
 		out.CloseErr = s.closeUnlessAbandoned(ctx, d)
 	}
 	return out, nil
+}
+
+// opened is the binding opened for a phase and made ready.
+type opened struct {
+	d                   db.DB
+	opening             time.Duration // how long Open took: part of YCSB's RunTime
+	queryModel          string
+	embedded, ephemeral bool
+}
+
+// openBinding opens the binding and readies it for the phase: its tables
+// (db.Preparer), the Pagination query's index, an ephemeral store loaded
+// before a run. On an error the binding is closed.
+func (s *Setup) openBinding(ctx context.Context, w *workload.Workload) (o opened, err error) {
+	p, name := s.Props, s.Spec.Binding
+	load := s.Spec.Phase == LoadPhase
+	openStart := time.Now()
+	d, err := s.Binding.Open(ctx, p, s.bindingOptions(false))
+	o.opening = time.Since(openStart)
+	if err != nil {
+		var pe *props.Error
+		var ie *db.InputError
+		if errors.As(err, &pe) || errors.As(err, &ie) {
+			return o, bad(err)
+		}
+		if strings.HasPrefix(err.Error(), name+":") { // the binding named itself
+			return o, err
+		}
+		return o, fmt.Errorf("%s: %w", name, err)
+	}
+	defer func() {
+		if err != nil {
+			d.Close()
+		}
+	}()
+	o.d = d
+	e, embedded := d.(db.Ephemeral)
+	o.embedded, o.ephemeral = embedded, embedded && e.Ephemeral()
+	if pr, ok := d.(db.Preparer); ok {
+		if err := pr.Prepare(ctx, w.Cfg.Table, load || o.ephemeral); err != nil {
+			return o, fmt.Errorf("%s: prepare: %w", name, err)
+		}
+	}
+	if o.queryModel, err = declareIndex(ctx, w.Cfg, d, name, load || o.ephemeral); err != nil {
+		return o, err
+	}
+	if o.queryModel != "" {
+		s.logf("queries on %s: %s", w.Cfg.QueryField, o.queryModel)
+	}
+	if o.ephemeral {
+		if load {
+			s.logf("%s store is temporary and removed at exit; give -p %s.dir=DIR to keep it for a run", name, name)
+		} else if err := s.preload(ctx, d); err != nil {
+			if ctx.Err() != nil {
+				return o, ErrInterruptedBeforeMeasuring
+			}
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// startTogether waits for the phase's start: at once, at startat, or, for
+// a client of a coordinator (Spec.Gate), when the coordinator says all
+// are ready, its clock read first. A client whose coordinator stops
+// answering cancels the run (cancelRun) until stopWatch is called.
+func (s *Setup) startTogether(ctx context.Context, cancelRun func()) (clock *result.Clock, stopWatch func(), err error) {
+	stopWatch = func() {}
+	var offset time.Duration
+	start := s.Client.StartAt // sooner when every client is ready
+	if g := s.Spec.Gate; g != nil {
+		// A client whose coordinator is gone stops as if interrupted.
+		watched, stop := context.WithCancel(ctx)
+		stopWatch = stop
+		go g.Watch(watched, func() {
+			s.logf("%s: the coordinator at %s stopped answering: stopping", s.Client, g)
+			cancelRun()
+		})
+		if clock, err = g.Clock(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil, stopWatch, ErrInterruptedBeforeMeasuring
+			}
+			return nil, stopWatch, err
+		}
+		offset = time.Duration(clock.OffsetMs * 1e6)
+		if math.Abs(clock.OffsetMs) > clockWarnMs {
+			s.logf("%s: this clock is %.1f ms off the coordinator's (± %.1f ms); start and end are on the coordinator's", s.Client, -clock.OffsetMs, clock.RTTMs/2)
+		}
+		if !s.Client.StartAt.IsZero() {
+			at, err := g.Ready(ctx, s.Client.StartAt)
+			switch {
+			case ctx.Err() != nil:
+				return nil, stopWatch, ErrInterruptedBeforeMeasuring
+			case err != nil: // startat stands
+				s.logf("%s: %v; starting at startat", s.Client, err)
+			case !at.IsZero() && at.Before(s.Client.StartAt):
+				start = at
+			}
+		}
+	}
+	if !s.Client.waitForStart(ctx, start, offset, s.logf) {
+		return nil, stopWatch, ErrInterruptedBeforeMeasuring
+	}
+	return clock, stopWatch, nil
 }
 
 // untilAbandoned runs f, which talks to the server after the run, and
