@@ -27,11 +27,9 @@ import (
 
 // Ending is how a phase that measured ended.
 type Ending struct {
-	// Doc is the result of a phase spread over clients: theirs, merged
-	// (nil for a phase run here: Res holds it).
+	// Doc is the phase's result, as its result file holds it: the run's
+	// here, or its clients' merged.
 	Doc *result.Doc
-	// Res is the result of a phase run here.
-	Res *engine.Result
 	// Interrupted is true when the phase was stopped before its end
 	// (Ctrl-C, the caller's context): what it measured was kept.
 	Interrupted bool
@@ -84,7 +82,7 @@ func Run(ctx context.Context, setup *engine.Setup, w engine.Writers) (*Ending, e
 		if res == nil {
 			return nil, err
 		}
-		o := &Ending{Res: res, Interrupted: res.Reason == result.Interrupted, Unwritten: err}
+		o := &Ending{Doc: res.Doc(), Interrupted: res.Reason == result.Interrupted, Unwritten: err}
 		switch {
 		case res.Err != nil:
 			o.Failed = res.Err

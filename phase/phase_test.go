@@ -51,11 +51,11 @@ func TestPhaseHere(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
 	o, err := Run(context.Background(), check(t, "recordcount", "100", "operationcount", "200", "result.file", out), engine.Writers{})
-	if err != nil || o.Res == nil || o.Doc != nil || o.Interrupted || o.Failed != nil || o.Unwritten != nil {
+	if err != nil || o.Doc == nil || o.Interrupted || o.Failed != nil || o.Unwritten != nil {
 		t.Fatalf("here: %+v, %v", o, err)
 	}
-	if d, err := result.ReadFile(out); err != nil || d.Operations != 200 {
-		t.Errorf("here: the result %v, %v", d, err)
+	if d, err := result.ReadFile(out); err != nil || d.Operations != 200 || d.ID != o.Doc.ID || o.Doc.Operations != 200 {
+		t.Errorf("here: the result %v, %v; the Ending's %v", d, err, o.Doc)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
