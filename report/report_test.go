@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/servbench/servbench/cli"
@@ -37,18 +38,38 @@ slo:
   bound_ms: 50
 `
 
-// runPlan runs the plan once per test binary, into a shared directory.
+// shared is the plan's directory, run once per test binary.
+var shared struct {
+	once sync.Once
+	dir  string
+	err  string
+}
+
+// runPlan runs the plan once per test binary (32 runs and 4 loads), and
+// gives each test a copy of its directory of its own: a test may change a
+// result there.
 func runPlan(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	pf := filepath.Join(dir, "plan.yaml")
-	if err := os.WriteFile(pf, []byte(plan), 0o644); err != nil {
-		t.Fatal(err)
+	shared.once.Do(func() {
+		pf := filepath.Join(os.Getenv(report.SharedEnv), "plan.yaml")
+		if err := os.WriteFile(pf, []byte(plan), 0o644); err != nil {
+			shared.err = err.Error()
+			return
+		}
+		out := filepath.Join(os.Getenv(report.SharedEnv), "out")
+		var errb bytes.Buffer
+		if code := cli.MainContext(context.Background(), []string{"bench", pf, "-o", out}, &bytes.Buffer{}, &errb); code != 0 {
+			shared.err = fmt.Sprintf("bench: exit %d: %s", code, errb.String())
+			return
+		}
+		shared.dir = out
+	})
+	if shared.err != "" {
+		t.Fatal(shared.err)
 	}
-	out := filepath.Join(dir, "out")
-	var errb bytes.Buffer
-	if code := cli.MainContext(context.Background(), []string{"bench", pf, "-o", out}, &bytes.Buffer{}, &errb); code != 0 {
-		t.Fatalf("bench: exit %d: %s", code, errb.String())
+	out := filepath.Join(t.TempDir(), "out")
+	if err := os.CopyFS(out, os.DirFS(shared.dir)); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

@@ -6,16 +6,15 @@ package testaws
 import (
 	"os"
 	"path/filepath"
-	"testing"
 )
 
-// Main runs m with the AWS shared files pointed into a temporary
+// Main runs m (a *testing.M, or one that does more around it) with the AWS shared files pointed into a temporary
 // directory, the environment's credentials and profile unset, and the
 // instance metadata address (off loopback) never asked, and exits with
 // its code: a ~/.aws/credentials with a key and no secret, or an
 // AWS_PROFILE of the user running the tests, failed every test that loads
 // the configuration. A test that wants a configuration sets its own.
-func Main(m *testing.M) {
+func Main(m interface{ Run() int }) {
 	dir, err := os.MkdirTemp("", "servbench-aws-")
 	if err != nil {
 		panic(err)
