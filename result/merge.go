@@ -369,10 +369,11 @@ func mergeSeries(docs []*Doc, from, to time.Time) ([]Point, error) {
 			return nil, nil
 		}
 	}
-	// An interval's histograms are kept encoded, as read, and decoded one
-	// slot at a time at the end: decoded, each takes its buckets' memory
-	// (270 KB for 200 bytes of text), and two results of 30,000 intervals
-	// each ran merge out of memory.
+	// An interval's histograms are kept encoded, as read, and added up one
+	// slot at a time at the end, into one histSum: decoded, each takes its
+	// buckets' memory (270 KB for 200 bytes of text), and two results of
+	// 30,000 intervals each ran merge out of memory; decoded and encoded
+	// by hdrhistogram-go, two of 100,000 each allocated 145 GB.
 	type encoded struct {
 		client int
 		startS float64
@@ -427,6 +428,7 @@ func mergeSeries(docs []*Doc, from, to time.Time) ([]Point, error) {
 	if sum.overflow {
 		return nil, errors.New("merge: the time series' counts add up to more than a count can hold")
 	}
+	var hs histSum
 	keys := make([]int, 0, len(at))
 	for k, a := range at {
 		if a.clients == len(docs) {
@@ -445,20 +447,18 @@ func mergeSeries(docs []*Doc, from, to time.Time) ([]Point, error) {
 			a.p.EndS, a.p.Partial = span, span-a.p.StartS < 0.99*width
 		}
 		for name, list := range a.hist {
-			var h *hdr.Histogram
+			hs.reset()
 			for _, e := range list {
-				x, err := DecodeHistogram(e.text)
-				if err != nil {
+				if err := hs.add(e.text); err != nil {
 					return nil, fmt.Errorf("merge: result %d, interval at %.1f s, %s: %w", e.client+1, e.startS, name, err)
 				}
-				if h == nil {
-					h = x
-				} else {
-					h.Merge(x)
-				}
+			}
+			text, err := hs.text()
+			if err != nil {
+				return nil, fmt.Errorf("merge: interval at %.1f s, %s: %w", a.p.StartS, name, err)
 			}
 			q := a.p.Ops[name]
-			q.SetServiceTime(h)
+			q.SetFigures(hs.h, text)
 			a.p.Ops[name] = q
 		}
 		a.hist = nil // its memory goes before the next slot's

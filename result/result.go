@@ -213,10 +213,13 @@ type PointOp struct {
 // SetServiceTime fills the operation's service-time figures (mean, p50,
 // p99, p99.9, max, the encoded histogram) from h, its histogram of the
 // interval over every outcome.
-func (o *PointOp) SetServiceTime(h *hdr.Histogram) {
+func (o *PointOp) SetServiceTime(h *hdr.Histogram) { o.SetFigures(h, Encode(h)) }
+
+// SetFigures is SetServiceTime with h's encoding given (text).
+func (o *PointOp) SetFigures(h *hdr.Histogram, text string) {
 	us := func(ns int64) float64 { return float64(ns) / 1000 }
 	o.MeanUs, o.P50Us, o.P99Us = h.Mean()/1000, us(h.ValueAtPercentile(50)), us(h.ValueAtPercentile(99))
-	o.P999Us, o.MaxUs, o.Histogram = us(h.ValueAtPercentile(99.9)), us(h.Max()), Encode(h)
+	o.P999Us, o.MaxUs, o.Histogram = us(h.ValueAtPercentile(99.9)), us(h.Max()), text
 }
 
 // Encode returns h in HdrHistogram's standard text encoding (base64 of
