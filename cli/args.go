@@ -30,7 +30,7 @@ type phaseArgs struct {
 	cpuprof string // --cpuprofile: the client's own CPU profile (pprof)
 	trace   string // --trace: the client's own execution trace (go tool trace)
 	// indexFrom names the orchestrator whose environment gives this
-	// client's index (--client-index-from docker|kubernetes).
+	// client's index (--client-index-from NAME: coordinator.Templated).
 	indexFrom string
 	emit      string // --emit DIR: write the orchestrator's manifests there, run nothing
 	help      bool

@@ -25,6 +25,7 @@ import (
 	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/sink"
 	"github.com/servbench/servbench/workloads"
 
 	_ "github.com/servbench/servbench/db/basic"     // register
@@ -132,7 +133,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		} else if len(args) > 1 && args[1] == "bench" {
 			fmt.Fprint(stdout, benchUsage)
 		} else if len(args) > 1 && args[1] == "client" {
-			fmt.Fprint(stdout, clientUsage)
+			fmt.Fprint(stdout, clientUsage())
 		} else if len(args) > 1 && args[1] == "merge" {
 			fmt.Fprint(stdout, mergeUsage)
 		} else if len(args) > 1 && args[1] == "import" {
@@ -244,32 +245,36 @@ hdrhistogram.percentiles, exportfile; servbench's: warmuptime,
 warmupoperationcount, timeseries.interval, randomseed, schedule.latethreshold,
 cleanupinserts,
 clients, clientindex, clientkeys, startat, orchestrator, coordinator.addr,
-coordinator.timeout, coordinator.id, coordinator.url, workloadname,
-result.file (-o), timeseries.file (--csv), hdrhistogram.log (--hlog); the
-orchestrators': ORCHESTRATOR_PROPERTIES.
+coordinator.timeout, coordinator.id, coordinator.url, workloadname; the
+orchestrators': ORCHESTRATOR_PROPERTIES; the outputs': OUTPUT_PROPERTIES.
 The text report goes to standard output (or exportfile); status lines and
 progress to standard error. Exit status: 0 done, 1 failed, 2 bad input,
 130 interrupted (results so far are still written).
 `
 
 // phaseUsage is load's and run's help, the orchestrators' flags and
-// properties as they are registered (coordinator.All).
+// properties and the outputs' properties as they are registered
+// (coordinator.All, sink.Names).
 func phaseUsage() string {
-	words := strings.Join(coordinator.PropertyNames(), ", ")
-	var wrapped strings.Builder
-	col := len("orchestrators': ")
-	for i, w := range strings.Fields(words) {
+	text := strings.NewReplacer("ORCHESTRATORS", coordinator.Help(), "ORCHESTRATOR_PROPERTIES", strings.Join(coordinator.PropertyNames(), ", "),
+		"OUTPUT_PROPERTIES", strings.Join(sink.Properties(sink.Names()...), ", ")).Replace(phaseUsageText)
+	// The paragraph of properties, wrapped again at 79 columns.
+	head, rest, _ := strings.Cut(text, "Useful properties")
+	para, tail, _ := strings.Cut(rest, "\nThe text report")
+	var b strings.Builder
+	col := 0
+	for i, w := range strings.Fields("Useful properties" + para) {
 		if i > 0 && col+1+len(w) > 79 {
-			wrapped.WriteString("\n")
+			b.WriteString("\n")
 			col = 0
 		} else if i > 0 {
-			wrapped.WriteString(" ")
+			b.WriteString(" ")
 			col++
 		}
-		wrapped.WriteString(w)
+		b.WriteString(w)
 		col += len(w)
 	}
-	return strings.NewReplacer("ORCHESTRATORS", coordinator.Help(), "ORCHESTRATOR_PROPERTIES", wrapped.String()).Replace(phaseUsageText)
+	return head + b.String() + "\nThe text report" + tail
 }
 
 // pipeWatch is a standard stream whose write to a closed pipe calls broken.

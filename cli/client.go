@@ -19,7 +19,7 @@ import (
 	"github.com/servbench/servbench/runner"
 )
 
-const clientUsage = `Usage: servbench client [--coordinator URL] [--client-index I | --client-index-from docker|kubernetes]
+const clientUsageText = `Usage: servbench client [--coordinator URL] [--client-index I | --client-index-from TEMPLATED]
 
 Runs one client of a phase spread over clients: what an orchestrator starts
 on each client machine (servbench run --clients N does, through ssh, Docker
@@ -30,7 +30,8 @@ coordinator says so or stops answering. It writes no file.
 
   --coordinator URL         the coordinator (default: $SERVBENCH_COORDINATOR)
   --client-index I          this client's index (default: $SERVBENCH_CLIENT)
-  --client-index-from NAME  read the index from docker's or kubernetes' environment
+  --client-index-from NAME  read the index from the environment NAME gives its
+                            clients (NAME: TEMPLATED_OR)
 
 The client's secret is read from $SERVBENCH_TOKEN only, or derived from
 the run's key in $SERVBENCH_KEY (an argument would be visible to every
@@ -49,7 +50,7 @@ func client(ctx context.Context, args []string, getenv func(string) string, stdo
 	from := fs.String("client-index-from", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, clientUsage)
+			fmt.Fprint(stdout, clientUsage())
 			return ExitOK, nil
 		}
 		return ExitUsage, badf("client: %v (see 'servbench client --help')", err)
@@ -81,6 +82,13 @@ func client(ctx context.Context, args []string, getenv func(string) string, stdo
 		s.Fail(oneLine(err)) // also after a result it sent: a failed run fails the phase
 	}
 	return code, err
+}
+
+// clientUsage is the client's help, the orchestrators that start clients
+// from a template as they are registered.
+func clientUsage() string {
+	t := coordinator.Templated()
+	return strings.NewReplacer("TEMPLATED_OR", strings.Join(t, " or "), "TEMPLATED", strings.Join(t, "|")).Replace(clientUsageText)
 }
 
 // runClient runs client i's share of the phase the coordinator gave, and

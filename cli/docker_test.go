@@ -32,7 +32,7 @@ func TestIndexFromEnv(t *testing.T) {
 		{"docker", map[string]string{}, "", "", "", "SERVBENCH_SLOT is not set"},
 		{"docker", map[string]string{coordinator.DockerSlotEnv: "x", coordinator.DockerNodeEnv: "abc"}, "", "", "", "not a task slot"},
 		{"kubernetes", map[string]string{coordinator.KubernetesIndexEnv: "-1"}, "", "", "", "not a completion index"},
-		{"nomad", nil, "", "", "", "want docker or kubernetes"},
+		{"no-such", nil, "", "", "", "want " + strings.Join(coordinator.Templated(), " or ")},
 	} {
 		p := props.New()
 		p.Set("metrics.addr", "127.0.0.1:9464", "test")

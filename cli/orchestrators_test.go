@@ -18,6 +18,7 @@ import (
 	"github.com/servbench/servbench/coordinator"
 	"github.com/servbench/servbench/db/dbtest"
 	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/sink"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -263,5 +264,22 @@ func TestOrchestratorsHelpFromTheRegistry(t *testing.T) {
 				t.Errorf("--%s sets %s to %q", pr.Flag, pr.Name, v)
 			}
 		}
+	}
+}
+
+// Every property of every registered output is named in load's and run's
+// help, and the client's help names the orchestrators that start clients
+// from a template, as registered.
+func TestOutputsAndTemplatesInTheHelp(t *testing.T) {
+	_, help, _ := servbench(t, "help", "run")
+	flat := strings.Join(strings.Fields(help), " ")
+	for _, k := range sink.Properties(sink.Names()...) {
+		if !strings.Contains(flat, k) {
+			t.Errorf("the help lacks %s", k)
+		}
+	}
+	_, client, _ := servbench(t, "client", "--help")
+	if want := strings.Join(coordinator.Templated(), "|"); !strings.Contains(client, want) {
+		t.Errorf("the client's help lacks %s:\n%s", want, client)
 	}
 }

@@ -55,6 +55,10 @@ type Orchestrator struct {
 	// template (a Swarm service, an Indexed Job), reads a client's index
 	// from the environment it gave it (--client-index-from NAME).
 	IndexEnv func(getenv func(string) string) (int, error)
+	// HostNetwork is set when such clients share their machine's network
+	// (Docker's host network): client i serves its metrics on the port
+	// given plus i. Otherwise each has an address of its own (a pod's).
+	HostNetwork bool
 	// Emit, when not nil, is the orchestrator's manifests of a phase, to
 	// be applied by the user's own tools instead of run (--emit DIR).
 	Emit func(setup *engine.Setup, c Config) ([]Manifest, error)
@@ -119,14 +123,14 @@ func All() []Orchestrator {
 func IndexFromEnv(from string, getenv func(string) string) (int, error) {
 	o, ok := orchestrators[from]
 	if !ok || o.IndexEnv == nil {
-		return 0, fmt.Errorf("--client-index-from %q: want %s", props.Cut(from, 40), strings.Join(templated(), " or "))
+		return 0, fmt.Errorf("--client-index-from %q: want %s", props.Cut(from, 40), strings.Join(Templated(), " or "))
 	}
 	return o.IndexEnv(getenv)
 }
 
-// templated are the names of the orchestrators that start their clients
-// from one template.
-func templated() []string {
+// Templated are the names of the orchestrators that start their clients
+// from one template (those --client-index-from takes).
+func Templated() []string {
 	var names []string
 	for _, o := range All() {
 		if o.IndexEnv != nil {
@@ -216,7 +220,7 @@ func Help() string {
 		}
 	}
 	flag(&b, "--emit DIR", strings.Join(emit, ", ")+": instead of running, write the orchestrator's manifests to DIR, for its own tools to apply")
-	flag(&b, "--client-index-from NAME", "read the index from the environment "+strings.Join(templated(), " or ")+" gives each client")
+	flag(&b, "--client-index-from NAME", "read the index from the environment "+strings.Join(Templated(), " or ")+" gives each client")
 	return b.String()
 }
 

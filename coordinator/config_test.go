@@ -31,7 +31,7 @@ func TestConfigReadByCheck(t *testing.T) {
 		kv   []string
 		want string
 	}{
-		{[]string{"clients", "2", "threadcount", "2", "orchestrator", "swarm"}, `property orchestrator: "swarm" is not one of docker, kubernetes, local, ssh`},
+		{[]string{"clients", "2", "threadcount", "2", "orchestrator", "swarm"}, `property orchestrator: "swarm" is not one of ` + strings.Join(Orchestrators(), ", ")},
 		{[]string{"clients", "2", "threadcount", "2", "kubernetes.name", "Bench_1"}, "kubernetes.name"},
 		{[]string{"clients", "2", "threadcount", "2", "ssh.hosts", "127.0.0.1"}, "property ssh.hosts: only the ssh orchestrator reads it: give --orchestrator ssh"},
 		{[]string{"clients", "2", "threadcount", "2", "coordinator.url", "http://127.0.0.1:1"}, "want https://host:port"},

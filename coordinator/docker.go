@@ -47,7 +47,7 @@ func init() {
 		start: func(_ context.Context, c Config) (orchestrator, error) {
 			return newDocker(c.Own.(dockerConfig).Image), nil
 		},
-		IndexEnv: dockerIndex})
+		IndexEnv: dockerIndex, HostNetwork: true})
 }
 
 // dockerConfig is the docker orchestrator's configuration: the clients'

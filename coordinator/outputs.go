@@ -239,16 +239,16 @@ func ClientMetricsAddr(addr string, i int) string {
 // from one template by the orchestrator from (a Swarm service, an
 // Indexed Job, manifests applied by hand), client i's: its index read
 // from its environment (getenv, IndexFromEnv), its result beside the
-// phase's (-o r.json becomes r.client-I.json) and, on Docker's host
-// network, its metrics on the port given plus I (on Kubernetes each pod
-// has an address of its own).
+// phase's (-o r.json becomes r.client-I.json) and, for an orchestrator
+// whose clients share a host's network (Orchestrator.HostNetwork:
+// Docker's), its metrics on the port given plus I.
 func ClientFromTemplate(p *props.Props, from string, getenv func(string) string) error {
 	i, err := IndexFromEnv(from, getenv)
 	if err != nil {
 		return err
 	}
 	by := "--client-index-from " + from
-	if addr, ok := p.Get("metrics.addr"); ok && from == "docker" {
+	if addr, ok := p.Get("metrics.addr"); ok && orchestrators[from].HostNetwork {
 		p.Set("metrics.addr", ClientMetricsAddr(addr, i), by)
 	}
 	p.Set("clientindex", strconv.Itoa(i), by)
