@@ -22,6 +22,7 @@ import (
 
 	"github.com/servbench/servbench/coordinator"
 	"github.com/servbench/servbench/db"
+	"github.com/servbench/servbench/db/wire"
 	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
@@ -101,6 +102,16 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	var err error
 	code := ExitOK
+	switch args[0] {
+	case "load", "run", "client", "bench":
+		// Go's TLS reads the files these name whole, at the first
+		// connection that checks a server's certificate: refused now, in
+		// one line, not out of memory then.
+		if err := wire.CheckSystemRoots(osGetenv); err != nil {
+			fmt.Fprintf(stderr, "servbench: %s\n", oneLine(err))
+			return ExitUsage
+		}
+	}
 	switch args[0] {
 	case "load", "run":
 		code, err = phaseCommand(ctx, args[0], args[1:], stdout, stderr)

@@ -637,3 +637,24 @@ func TestLabelHidesSecrets(t *testing.T) {
 		t.Errorf("label %q: %v", d.Label, err)
 	}
 }
+
+// A named pipe in SSL_CERT_FILE, which Go's TLS would read at the first
+// connection that checks a server (and wait on without a word), is
+// refused before anything runs, in one line, by the commands that
+// connect.
+func TestSystemRootsChecked(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "roots")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SSL_CERT_FILE", fifo)
+	for _, args := range [][]string{{"run", "basic", "-w", "a"}, {"bench", "no-such-plan.yaml"}, {"client"}} {
+		code, _, stderr := servbench(t, args...)
+		if code != ExitUsage || !strings.Contains(stderr, "SSL_CERT_FILE="+fifo+": a named pipe") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	if code, _, _ := servbench(t, "workloads"); code != ExitOK {
+		t.Errorf("workloads: exit %d", code)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -163,6 +164,69 @@ func readPEM(ctx context.Context, path string) ([]byte, error) {
 // web. Drivers read such files whole, without a bound (a 3 GB sslrootcert
 // took 3.2 GB of memory).
 const MaxFile = maxPEM
+
+// MaxSystemRoots bounds, in all, the files the environment names for Go's
+// TLS to read the system's certificates from (SSL_CERT_FILE, every file
+// of SSL_CERT_DIR's directories): each a regular file of at most MaxFile,
+// 64 MiB together, at most maxRootFiles of them.
+const (
+	MaxSystemRoots = 64 << 20
+	maxRootFiles   = 100_000
+)
+
+// CheckSystemRoots refuses, before anything connects, the files that
+// getenv's SSL_CERT_FILE and SSL_CERT_DIR name when Go's TLS could not
+// read them bounded: crypto/x509 reads each whole, at the first
+// connection that checks a server against the system's certificates (a
+// 3 GB file ended the process out of memory; a named pipe held the
+// connect without a word). Its error names the variable and the file.
+func CheckSystemRoots(getenv func(string) string) error {
+	if f := getenv("SSL_CERT_FILE"); f != "" {
+		if err := RegularFile(f); err != nil {
+			return fmt.Errorf("SSL_CERT_FILE=%s: %v: Go's TLS reads it whole to check servers' certificates", format.Printable(f), err)
+		}
+	}
+	d := getenv("SSL_CERT_DIR")
+	if d == "" {
+		return nil
+	}
+	var total int64
+	files := 0
+	for _, dir := range strings.Split(d, ":") {
+		if dir == "" {
+			continue
+		}
+		f, err := os.Open(dir)
+		if err != nil {
+			continue // as Go's TLS: a directory that cannot be read is passed over
+		}
+		for {
+			entries, err := f.ReadDir(1024)
+			for _, e := range entries {
+				path := filepath.Join(dir, e.Name())
+				if files++; files > maxRootFiles {
+					f.Close()
+					return fmt.Errorf("SSL_CERT_DIR=%s: more than %d files: Go's TLS reads every one to check servers' certificates", format.Printable(d), maxRootFiles)
+				}
+				if err := RegularFile(path); err != nil {
+					f.Close()
+					return fmt.Errorf("SSL_CERT_DIR=%s: %s: %v: Go's TLS reads every file there whole to check servers' certificates", format.Printable(d), format.Printable(path), err)
+				}
+				if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+					if total += st.Size(); total > MaxSystemRoots {
+						f.Close()
+						return fmt.Errorf("SSL_CERT_DIR=%s: its files hold more than %s: Go's TLS reads every one whole to check servers' certificates", format.Printable(d), format.Bytes(MaxSystemRoots))
+					}
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+		f.Close()
+	}
+	return nil
+}
 
 // RegularFile refuses a path that names a named pipe, a socket or a
 // device, or a regular file over MaxFile, where a file a driver reads

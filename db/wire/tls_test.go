@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -410,3 +412,59 @@ func TestExplain(t *testing.T) {
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// The files SSL_CERT_FILE and SSL_CERT_DIR name, which Go's TLS reads
+// whole at the first connection that checks a server, are refused in one
+// line when they could not be read bounded: a named pipe (held the
+// connect without a word), a file over MaxFile (3 GB ended the process
+// out of memory), a directory of more than MaxSystemRoots in all; a
+// directory of certificates passes.
+func TestCheckSystemRoots(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sparse := func(path string, size int64) string {
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := f.Truncate(size); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	big := sparse(filepath.Join(dir, "big.pem"), 3<<30)
+	good := filepath.Join(dir, "good")
+	many := filepath.Join(dir, "many")
+	piped := filepath.Join(dir, "piped")
+	for _, d := range []string{good, many, piped} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sparse(filepath.Join(good, "a.pem"), 2000)
+	os.Symlink(filepath.Join(good, "a.pem"), filepath.Join(good, "b.0"))
+	for i := range 17 {
+		sparse(filepath.Join(many, fmt.Sprintf("c%d.pem", i)), wire.MaxFile)
+	}
+	if err := syscall.Mkfifo(filepath.Join(piped, "x.pem"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ file, dir, want string }{
+		{"", "", ""},
+		{filepath.Join(good, "a.pem"), good + ":" + filepath.Join(dir, "none"), ""},
+		{fifo, "", "SSL_CERT_FILE=" + fifo + ": a named pipe"},
+		{big, "", "SSL_CERT_FILE=" + big + ": 3221225472 bytes, more than"},
+		{"", piped, "x.pem: a named pipe"},
+		{"", good + ":" + many, "its files hold more than 64 MiB"},
+	} {
+		env := map[string]string{"SSL_CERT_FILE": c.file, "SSL_CERT_DIR": c.dir}
+		err := wire.CheckSystemRoots(func(k string) string { return env[k] })
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%q %q: %v, want %q", c.file, c.dir, err, c.want)
+		}
+	}
+}
