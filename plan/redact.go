@@ -141,8 +141,9 @@ func (w *walk) node(n *yaml.Node, secret, flow, prose bool) {
 }
 
 // isProse reports whether the values under key are sentences: a
-// departure's what, why and seed.
-func isProse(key string) bool { return key == "departures" }
+// departure's what, why and seed, a deployment's server settings (free
+// text, recorded in results and the report).
+func isProse(key string) bool { return key == "departures" || key == "server" }
 
 // redactScalar is a value with what the rules find hidden: read as
 // sentences too where prose (props.RedactProse).

@@ -137,6 +137,27 @@ func TestRedactRepeatedSecret(t *testing.T) {
 	}
 }
 
+// A deployment's server settings are free text, read as sentences as a
+// departure's are: "the password is PW", "pw PW", "bearer PW", "creds
+// admin/PW", "root/PW" are hidden in the plan's copy and known wherever
+// else it repeats them (they were kept in clear in the copy, every result,
+// the report and its exports).
+func TestRedactServerSettingsAsSentences(t *testing.T) {
+	in := `deployments:
+  - label: b
+    binding: basic
+    server: {n1: "password: Srv1S3cr3tx", n2: "the password is Srv2S3cr3tx", n3: "pw Srv3S3cr3tx", n5: "bearer Srv5S3cr3tx", n6: "creds admin/Srv6S3cr3tx", n7: "root/Srv7S3cr3tx", storage: "Magma, 2 GiB"}
+`
+	out := Redact(in)
+	if strings.Contains(out, "S3cr3t") || !strings.Contains(out, `storage: "Magma, 2 GiB"`) {
+		t.Errorf("the server settings:\n%s", out)
+	}
+	known := Secrets(in)
+	if got := known.HideKnown("Srv2S3cr3tx Srv7S3cr3tx"); got != "REDACTED REDACTED" {
+		t.Errorf("known elsewhere: %q", got)
+	}
+}
+
 // A value a rule finds secret in one place (a step's redis-cli -a, a
 // URL's password, a comment's AUTH) is known, and hidden wherever the
 // plan repeats it where no rule sees it.
