@@ -231,7 +231,36 @@ func (s *shellState) assign(a *syntax.Assign) {
 // the state (set, read, printf -v, a function, sh -c, eval) or what it is
 // given as a password.
 func (s *shellState) call(words []*syntax.Word, depth int) {
-	var args, raw []string // raw: each word as the script writes it ("" when not one word of it)
+	args, raw := s.expand(words)
+	if len(args) == 0 {
+		return
+	}
+	if a, ok := s.aliases[args[0]]; ok && depth < maxShellDepth { // alias r='redis-cli -a'; r pw
+		s.script(a+" "+shellQuote(args[1:]), s.pos, depth+1)
+		return
+	}
+	prog := path.Base(args[0])
+	if prog == "xargs" && len(s.pipe) > 0 && s.pipe[len(s.pipe)-1] != unknownWord { // echo pw | xargs redis-cli -a
+		s.xargs(args, s.pipe[len(s.pipe)-1])
+		return
+	}
+	args, raw, prog = unwrap(args, raw, prog)
+	in := s.input()
+	if s.builtin(prog, args, in, depth) {
+		return
+	}
+	s.reads(prog, args, in)
+	s.writes(prog, args)
+	s.function(prog, args, depth)
+	n := len(s.found)
+	s.given(prog, args)
+	s.asWritten(args, raw, n)
+}
+
+// expand returns a command's words as the shell gives them to the
+// program (args) and each as the script writes it (raw: "" when it is not
+// one word of the script). The two are as long as each other.
+func (s *shellState) expand(words []*syntax.Word) (args, raw []string) {
 	for _, w := range words {
 		if f, ok := s.fields(w); ok { // "${a[@]}": an array's elements, each a word
 			args = append(args, f...)
@@ -246,39 +275,40 @@ func (s *shellState) call(words []*syntax.Word, depth int) {
 		}
 		raw = append(raw, r)
 	}
-	if len(args) == 0 {
-		return
-	}
-	if a, ok := s.aliases[args[0]]; ok && depth < maxShellDepth { // alias r='redis-cli -a'; r pw
-		s.script(a+" "+shellQuote(args[1:]), s.pos, depth+1)
-		return
-	}
-	prog := path.Base(args[0])
-	if prog == "xargs" && len(s.pipe) > 0 && s.pipe[len(s.pipe)-1] != unknownWord { // echo pw | xargs redis-cli -a
-		in := s.pipe[len(s.pipe)-1]
-		rest, replace := args[1:], ""
-		for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
-			if rest[0] == "-I" && len(rest) > 1 { // -I {}: each line stands where {} does
-				replace, rest = rest[1], rest[1:]
-			} else if r, ok := strings.CutPrefix(rest[0], "-I"); ok && r != "" {
-				replace = r
-			}
-			rest = rest[1:]
+	return args, raw
+}
+
+// xargs reads xargs's command (args, xargs first) as given its input in:
+// each line where -I's string stands, or else in's fields after the
+// command's words.
+func (s *shellState) xargs(args []string, in string) {
+	rest, replace := args[1:], ""
+	for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
+		if rest[0] == "-I" && len(rest) > 1 { // -I {}: each line stands where {} does
+			replace, rest = rest[1], rest[1:]
+		} else if r, ok := strings.CutPrefix(rest[0], "-I"); ok && r != "" {
+			replace = r
 		}
-		if len(rest) > 0 {
-			words := append([]string{}, rest...)
-			if replace != "" {
-				line, _, _ := strings.Cut(strings.TrimSpace(in), "\n")
-				for i := range words {
-					words[i] = strings.ReplaceAll(words[i], replace, line)
-				}
-			} else {
-				words = append(words, strings.Fields(in)...)
-			}
-			s.given(path.Base(rest[0]), words)
-		}
-		return
+		rest = rest[1:]
 	}
+	if len(rest) > 0 {
+		words := append([]string{}, rest...)
+		if replace != "" {
+			line, _, _ := strings.Cut(strings.TrimSpace(in), "\n")
+			for i := range words {
+				words[i] = strings.ReplaceAll(words[i], replace, line)
+			}
+		} else {
+			words = append(words, strings.Fields(in)...)
+		}
+		s.given(path.Base(rest[0]), words)
+	}
+}
+
+// unwrap returns the command a wrapper runs, its words and raw words cut
+// to start at it, and its program's name; or the command as given when
+// it wraps none.
+func unwrap(args, raw []string, prog string) ([]string, []string, string) {
 	// A wrapper runs the command after it: sudo, timeout 10, nice -n 5,
 	// docker exec C, kubectl exec P --, ssh h; a shell's script or a
 	// client with a password option is found wherever it stands.
@@ -293,83 +323,50 @@ func (s *shellState) call(words []*syntax.Word, depth int) {
 		args, raw = args[1:], raw[1:]
 		prog = path.Base(args[0])
 	}
-	var in string // what the command reads: a pipe's, a here-string's
+	return args, raw, prog
+}
+
+// input returns what the command being read reads: a pipe's, a
+// here-string's; "" when it is not known.
+func (s *shellState) input() string {
 	switch {
 	case len(s.pipe) > 0 && s.pipe[len(s.pipe)-1] != unknownWord:
-		in = s.pipe[len(s.pipe)-1]
+		return s.pipe[len(s.pipe)-1]
 	case s.stdin != "":
-		in = s.stdin
+		return s.stdin
 	}
+	return ""
+}
+
+// builtin evaluates a command that changes the state (set, read,
+// printf -v, eval, sh -c, alias, mapfile) given its input in; true when
+// it was one, and nothing more is to be read of it.
+func (s *shellState) builtin(prog string, args []string, in string, depth int) bool {
 	switch {
 	case prog == "set":
-		rest := args[1:]
-		for len(rest) > 0 && strings.HasPrefix(rest[0], "-") && rest[0] != "--" {
-			if rest[0] == "-o" && len(rest) > 1 {
-				rest = rest[1:]
-			}
-			rest = rest[1:]
-		}
-		if len(rest) > 0 && rest[0] == "--" {
-			rest = rest[1:]
-		}
-		if len(rest) > 0 || len(args) > 1 && args[1] == "--" {
-			s.pos = rest
-		}
-		return
+		s.set(args)
+		return true
 	case prog == "read":
-		var names []string
-		for i := 1; i < len(args); i++ {
-			switch a := args[i]; {
-			case a == "-p" || a == "-d" || a == "-u" || a == "-n" || a == "-N" || a == "-t" || a == "-i":
-				i++
-			case a == "-a" && i+1 < len(args):
-				names = append(names, args[i+1])
-				i++
-			case strings.HasPrefix(a, "-"):
-			default:
-				names = append(names, a)
-			}
-		}
-		line, _, _ := strings.Cut(in, "\n")
-		for _, n := range names {
-			s.vars[n] = line
-			if IsSecretKey(n) { // read -r PGPASSWORD <<< pw
-				s.secret(line)
-			}
-		}
-		return
+		s.read(args, in)
+		return true
 	case prog == "printf" && len(args) > 3 && args[1] == "-v":
 		s.vars[args[2]] = printf(args[3:])
 		if IsSecretKey(args[2]) {
 			s.secret(s.vars[args[2]])
 		}
-		return
+		return true
 	case prog == "eval":
 		s.script(strings.Join(args[1:], " "), nil, depth+1)
-		return
+		return true
 	case shells[prog]:
-		for i := 1; i < len(args); i++ {
-			if isDashC(args[i]) && i+1 < len(args) {
-				pos := []string{}
-				if i+3 <= len(args) {
-					pos = args[i+3:] // after the script, $0 and then $1 ...
-				}
-				saved := s.zero
-				if i+2 < len(args) {
-					s.zero = args[i+2]
-				}
-				s.script(args[i+1], pos, depth+1)
-				s.zero = saved
-				return
-			}
-		}
+		return s.dashC(args, depth)
 	case prog == "alias":
 		for _, a := range args[1:] {
 			if n, v, ok := strings.Cut(a, "="); ok {
 				s.aliases[n] = v
 			}
 		}
-		return
+		return true
 	case prog == "mapfile" || prog == "readarray":
 		if n := args[len(args)-1]; len(args) > 1 && !strings.HasPrefix(n, "-") {
 			lines := strings.Split(strings.TrimRight(in, "\n"), "\n")
@@ -379,32 +376,111 @@ func (s *shellState) call(words []*syntax.Word, depth int) {
 				s.secret(lines[0])
 			}
 		}
+		return true
+	}
+	return false
+}
+
+// set evaluates set's words (args, set first): the positional parameters
+// after its options, when it gives any or --.
+func (s *shellState) set(args []string) {
+	rest := args[1:]
+	for len(rest) > 0 && strings.HasPrefix(rest[0], "-") && rest[0] != "--" {
+		if rest[0] == "-o" && len(rest) > 1 {
+			rest = rest[1:]
+		}
+		rest = rest[1:]
+	}
+	if len(rest) > 0 && rest[0] == "--" {
+		rest = rest[1:]
+	}
+	if len(rest) > 0 || len(args) > 1 && args[1] == "--" {
+		s.pos = rest
+	}
+}
+
+// read evaluates read's words (args, read first): each variable it names
+// is given in's first line.
+func (s *shellState) read(args []string, in string) {
+	var names []string
+	for i := 1; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-p" || a == "-d" || a == "-u" || a == "-n" || a == "-N" || a == "-t" || a == "-i":
+			i++
+		case a == "-a" && i+1 < len(args):
+			names = append(names, args[i+1])
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			names = append(names, a)
+		}
+	}
+	line, _, _ := strings.Cut(in, "\n")
+	for _, n := range names {
+		s.vars[n] = line
+		if IsSecretKey(n) { // read -r PGPASSWORD <<< pw
+			s.secret(line)
+		}
+	}
+}
+
+// dashC evaluates a shell's -c script, with $0 and the positional
+// parameters after it; false when the shell is given none.
+func (s *shellState) dashC(args []string, depth int) bool {
+	for i := 1; i < len(args); i++ {
+		if isDashC(args[i]) && i+1 < len(args) {
+			pos := []string{}
+			if i+3 <= len(args) {
+				pos = args[i+3:] // after the script, $0 and then $1 ...
+			}
+			saved := s.zero
+			if i+2 < len(args) {
+				s.zero = args[i+2]
+			}
+			s.script(args[i+1], pos, depth+1)
+			s.zero = saved
+			return true
+		}
+	}
+	return false
+}
+
+// reads finds the secrets a program reads from its input in: a password
+// from stdin, chpasswd's lines, redis-cli -x's last word, aws
+// configure's answers, a secret made from /dev/stdin.
+func (s *shellState) reads(prog string, args []string, in string) {
+	if in == "" {
 		return
 	}
-	if in != "" && readsPasswordFromStdin(args) { // redis-cli --askpass, docker login --password-stdin, passwd --stdin
+	if readsPasswordFromStdin(args) { // redis-cli --askpass, docker login --password-stdin, passwd --stdin
 		line, _, _ := strings.Cut(in, "\n")
 		s.secret(line)
 	}
-	if in != "" && prog == "chpasswd" { // user:password a line
+	if prog == "chpasswd" { // user:password a line
 		for ln := range strings.SplitSeq(in, "\n") {
 			if _, pw, ok := strings.Cut(ln, ":"); ok {
 				s.secret(strings.TrimSpace(pw))
 			}
 		}
 	}
-	if in != "" && redisClient[prog] && slices.Contains(args, "-x") { // redis-cli -x CONFIG SET requirepass: the input is the last word
+	if redisClient[prog] && slices.Contains(args, "-x") { // redis-cli -x CONFIG SET requirepass: the input is the last word
 		line, _, _ := strings.Cut(in, "\n")
 		s.given(prog, append(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "-x" }), line))
 	}
-	if in != "" && prog == "aws" && len(args) > 1 && args[1] == "configure" && (len(args) == 2 || strings.HasPrefix(args[2], "-")) { // aws configure's answers: the access key, then the secret
+	if prog == "aws" && len(args) > 1 && args[1] == "configure" && (len(args) == 2 || strings.HasPrefix(args[2], "-")) { // aws configure's answers: the access key, then the secret
 		if lines := strings.Split(in, "\n"); len(lines) > 1 {
 			s.secret(strings.TrimSpace(lines[0]))
 			s.secret(strings.TrimSpace(lines[1]))
 		}
 	}
-	if in != "" && stdinIsSecret(prog, args) { // --from-file=password=/dev/stdin, docker secret create NAME -
+	if stdinIsSecret(prog, args) { // --from-file=password=/dev/stdin, docker secret create NAME -
 		s.secret(strings.TrimRight(in, "\n"))
 	}
+}
+
+// writes finds what the rules find in the text a program writes: what
+// printf prints, what a sed substitution puts in a file.
+func (s *shellState) writes(prog string, args []string) {
 	if prog == "printf" && len(args) > 1 { // printf "AUTH %s\n" "$P" | redis-cli: what it prints is read by the rules
 		out := printf(args[1:])
 		for _, v := range hiddenPieces(out, RedactText(out)) {
@@ -424,6 +500,12 @@ func (s *shellState) call(words []*syntax.Word, depth int) {
 			}
 		}
 	}
+}
+
+// function evaluates the body of the function prog names, if the script
+// declares one, with args[1:] as its positional parameters; each call
+// (name and arguments) once.
+func (s *shellState) function(prog string, args []string, depth int) {
 	if body, ok := s.funcs[prog]; ok && depth < maxShellDepth && !s.called[strings.Join(args, "\x00")] {
 		s.called[strings.Join(args, "\x00")] = true // the same call again finds nothing new
 		saved := s.pos
@@ -431,10 +513,12 @@ func (s *shellState) call(words []*syntax.Word, depth int) {
 		s.walk(body, depth+1)
 		s.pos = saved
 	}
-	n := len(s.found)
-	s.given(prog, args)
-	// A secret word the script writes with escapes (pw\ x, a
-	// backslash-newline inside it) is known as written too.
+}
+
+// asWritten finds each secret found since the nth as the script writes
+// it (raw) too: a secret word written with escapes (pw\ x, a
+// backslash-newline inside it) is known as written too.
+func (s *shellState) asWritten(args, raw []string, n int) {
 	for _, v := range s.found[n:] {
 		for i, a := range args {
 			if a == v && raw[i] != "" && raw[i] != a && !strings.ContainsAny(raw[i], "$`") {
