@@ -68,25 +68,69 @@ func (s *Set) byThreads() (Section, bool) {
 	if dim == "rate" {
 		xlabel = "rate ops/s"
 	}
-	sec := Section{ID: "threads", Title: "Throughput and latency by " + xlabel,
-		Intro: "Each curve steps " + xlabel + " for one deployment, workload and record count (points: mean over repetitions)."}
+	v := &threadsView{s: s, dim: dim, xlabel: xlabel, slo: slo, scaled: scaledRecords(s.Groups)}
+	v.curves, v.order = threadCurves(s.Groups, dim, slo)
+	sec := Section{ID: "threads", Title: "Throughput and latency by " + xlabel, Intro: v.intro()}
+	table := &Table{Name: "curves", Title: "Every step", Header: []string{"deployment", "workload", "records", "fixed", xlabel, "throughput ops/s", "avg latency ms", "worst p99 ms", "failed %"}}
+	for _, pair := range uniq(s.Groups, func(g *Group) workloadRecords { return workloadRecords{g.Workload, v.records(g)} }) {
+		sec.Figures = append(sec.Figures, v.figures(pair, table)...)
+	}
 	switch {
 	case slo != nil && slo.Search != "":
-		sec.Intro = fmt.Sprintf("A capacity search per deployment, workload and record count: %s from %s, doubled until a step broke the bound (or halved when the first did), then bisected to %g%%; "+
-			"the answer, the highest step within the bound, was run %s. Every step it tried is drawn (points: mean over a step's runs); each bound's answer is ringed. The SLO is %s ≤ %s ms (%s).",
-			xlabel, strconv.FormatFloat(slo.From, 'f', -1, 64), slo.PrecisionPct, repsWord(s), slo.Latency, msList(slo), sloOp(slo))
+		sec.Tables = append(sec.Tables, capacityTable(slo, dim, xlabel))
 	case slo != nil:
-		sec.Intro += fmt.Sprintf(" The SLO is %s ≤ %s ms (%s); the ringed point is the highest throughput of a step within it.",
+		sec.Tables = append(sec.Tables, sloTable(slo, dim, xlabel))
+		if len(slo.BoundsUs) > 1 { // a walk with several bounds: each read off the same points
+			sec.Tables = append(sec.Tables, sloBoundsTable(slo, dim, xlabel))
+		}
+	}
+	sec.Tables = append(sec.Tables, table)
+	return sec, true
+}
+
+// threadsView is what byThreads draws from: the stepped dimension and its
+// axis label, the SLO (nil when none), each curve's groups by key with
+// the keys in plan order, and whether the records scaled with the
+// cluster.
+type threadsView struct {
+	s           *Set
+	dim, xlabel string
+	slo         *plan.IndexSLO
+	curves      map[curveKey][]*Group
+	order       []curveKey
+	scaled      bool
+}
+
+// workloadRecords is one chart of byThreads: a workload at a record count
+// (0 when the records scaled with the cluster).
+type workloadRecords struct {
+	workload string
+	records  int64
+}
+
+// intro is the section's opening paragraph: what a curve steps, and the
+// SLO or the capacity search when there is one.
+func (v *threadsView) intro() string {
+	intro := "Each curve steps " + v.xlabel + " for one deployment, workload and record count (points: mean over repetitions)."
+	slo := v.slo
+	switch {
+	case slo != nil && slo.Search != "":
+		intro = fmt.Sprintf("A capacity search per deployment, workload and record count: %s from %s, doubled until a step broke the bound (or halved when the first did), then bisected to %g%%; "+
+			"the answer, the highest step within the bound, was run %s. Every step it tried is drawn (points: mean over a step's runs); each bound's answer is ringed. The SLO is %s ≤ %s ms (%s).",
+			v.xlabel, strconv.FormatFloat(slo.From, 'f', -1, 64), slo.PrecisionPct, repsWord(v.s), slo.Latency, msList(slo), sloOp(slo))
+	case slo != nil:
+		intro += fmt.Sprintf(" The SLO is %s ≤ %s ms (%s); the ringed point is the highest throughput of a step within it.",
 			slo.Latency, strconv.FormatFloat(slo.BoundUs/1000, 'f', -1, 64), sloOp(slo))
 	}
-	// Curves in plan order, grouped by workload and record count.
-	type wr struct {
-		workload string
-		records  int64
-	}
+	return intro
+}
+
+// threadCurves returns the groups of each curve, and the curves in plan order.
+// A search's steps are sorted by step: it tries them out of order.
+func threadCurves(groups []*Group, dim string, slo *plan.IndexSLO) (map[curveKey][]*Group, []curveKey) {
 	curves := map[curveKey][]*Group{}
 	var order []curveKey
-	for _, g := range s.Groups {
+	for _, g := range groups {
 		k, _ := curveOf(g, dim)
 		if curves[k] == nil {
 			order = append(order, k)
@@ -102,133 +146,155 @@ func (s *Set) byThreads() (Section, bool) {
 			})
 		}
 	}
-	// Data scaled with the cluster (each deployment one record count, the
-	// counts differing: S2's 20M, 30M and 40M records on 4, 6 and 8
-	// nodes): a workload's curves share one chart, each named with its
-	// records, as the studies draw them.
-	scaled := len(uniq(s.Groups, func(g *Group) int64 { return g.Records })) > 1
-	for _, d := range uniq(s.Groups, func(g *Group) string { return g.Deployment }) {
-		if len(uniq(filter(s.Groups, func(g *Group) bool { return g.Deployment == d }), func(g *Group) int64 { return g.Records })) > 1 {
+	return curves, order
+}
+
+// scaledRecords reports whether the data scaled with the cluster: each
+// deployment one record count, the counts differing (S2's 20M, 30M and
+// 40M records on 4, 6 and 8 nodes). Then a workload's curves share one
+// chart, each named with its records, as the studies draw them.
+func scaledRecords(groups []*Group) bool {
+	scaled := len(uniq(groups, func(g *Group) int64 { return g.Records })) > 1
+	for _, d := range uniq(groups, func(g *Group) string { return g.Deployment }) {
+		if len(uniq(filter(groups, func(g *Group) bool { return g.Deployment == d }), func(g *Group) int64 { return g.Records })) > 1 {
 			scaled = false
 		}
 	}
-	records := func(g *Group) int64 {
-		if scaled {
-			return 0
-		}
-		return g.Records
+	return scaled
+}
+
+// records is the record count g's chart is keyed by: 0 when the records
+// scaled with the cluster (one chart for all).
+func (v *threadsView) records(g *Group) int64 {
+	if v.scaled {
+		return 0
 	}
-	table := &Table{Name: "curves", Title: "Every step", Header: []string{"deployment", "workload", "records", "fixed", xlabel, "throughput ops/s", "avg latency ms", "worst p99 ms", "failed %"}}
-	for _, pair := range uniq(s.Groups, func(g *Group) wr { return wr{g.Workload, records(g)} }) {
-		of := fmt.Sprintf(", %s records", thousands(float64(pair.records)))
-		if scaled {
-			of = " (records scaled with the cluster)"
-		}
-		thr := &chart.Lines{Title: fmt.Sprintf("Workload %s%s: throughput by %s", wlTitle(pair.workload), of, xlabel), XLabel: xlabel, YLabel: "ops/s",
-			Ordinal: dim == "threads" && (slo == nil || slo.Search == "")} // thread counts double: evenly spaced, as the studies draw them
-		lat := &chart.Lines{Title: fmt.Sprintf("Workload %s%s: latency by throughput", wlTitle(pair.workload), of), XLabel: "ops/s", YLabel: "ms", LogY: true}
-		if slo != nil {
-			lat.YLabel = slo.Latency + " ms"
-			for _, b := range bounds(slo) {
-				lat.Bounds = append(lat.Bounds, chart.Bound{Y: b / 1000, Label: "SLO " + slo.Latency + " ≤ " + strconv.FormatFloat(b/1000, 'f', -1, 64) + " ms"})
-			}
-		} else {
-			lat.YLabel = "worst operation's p99 ms"
-		}
-		for _, k := range order {
-			if k.workload != pair.workload || (!scaled && k.records != pair.records) {
-				continue
-			}
-			name := k.deployment
-			if scaled {
-				name += " (" + thousands(float64(k.records)) + " records)"
-			}
-			if s.fixedVaries(dim) {
-				name += " " + fixedName(dim, k.fixed)
-			}
-			tl, ll := chart.Line{Name: name}, chart.Line{Name: name}
-			if g := curves[k]; dim == "threads" && len(g) > 0 && g[0].Rate == 0 {
-				tl.Published = s.publishedCurve(g[0].System, k.workload, g[0].Nodes)
-			}
-			ringed := map[float64]bool{} // the steps ringed: the best, or each bound's answer
-			if c := sloCurve(slo, k); c != nil {
-				if c.Best != nil {
-					ringed[c.Best.Step] = true
-				}
-				for _, a := range c.Answers {
-					if a.Step > 0 && !a.Searching {
-						ringed[a.Step] = true
-					}
-				}
-				for _, p := range c.Steps {
-					ll.Points = append(ll.Points, chart.Point{X: p.Throughput, Y: p.LatencyUs / 1000, Mark: ringed[p.Step],
-						Label: fmt.Sprintf("%s %g", dim, p.Step)})
-				}
-			}
-			for _, g := range curves[k] {
-				_, x := curveOf(g, dim)
-				tl.Points = append(tl.Points, chart.Point{X: x, Y: g.Throughput.Mean, Mark: ringed[x]})
-				if slo == nil {
-					ll.Points = append(ll.Points, chart.Point{X: g.Throughput.Mean, Y: g.worstP99() / 1000, Label: fmt.Sprintf("%s %g", dim, x)})
-				}
-				table.Rows = append(table.Rows, []string{g.Deployment, wlName(g.Workload), strconv.FormatInt(g.Records, 10), fixedName(dim, k.fixed),
-					strconv.FormatFloat(x, 'f', -1, 64), pm(g.Throughput, f0), pm(g.AvgUs, ms), ms(g.worstP99()), pm(g.FailedPct, f2)})
-			}
-			thr.Lines, lat.Lines = append(thr.Lines, tl), append(lat.Lines, ll)
-		}
-		var ys []float64
-		for _, ln := range thr.Lines {
-			for _, p := range ln.Points {
-				ys = append(ys, p.Y)
-			}
-		}
-		thr.LogY = chart.SpansDecades(ys...) // a slow system's curve would lie flat on 0
-		stem := safe(fmt.Sprintf("%s-%s-r%d", dim, wlName(pair.workload), pair.records))
-		sec.Figures = append(sec.Figures, &Figure{Name: stem + "-throughput", SVG: thr.SVG()}, &Figure{Name: stem + "-latency", SVG: lat.SVG()})
+	return g.Records
+}
+
+// figures draws one chart pair's curves: throughput by the step, latency
+// by throughput. Each step is added to table as a row.
+func (v *threadsView) figures(pair workloadRecords, table *Table) []*Figure {
+	dim, slo := v.dim, v.slo
+	of := fmt.Sprintf(", %s records", thousands(float64(pair.records)))
+	if v.scaled {
+		of = " (records scaled with the cluster)"
 	}
-	if slo != nil && slo.Search != "" {
-		sec.Tables = append(sec.Tables, capacityTable(slo, dim, xlabel))
-	} else if slo != nil {
-		st := &Table{Name: "slo", Title: "SLO search: the highest throughput within the bound, and the peak",
-			Header: []string{"deployment", "workload", "records", "fixed", "best " + xlabel, "best ops/s", slo.Latency + " ms at best", "broken at", "peak ops/s", "peak at"}}
-		for _, c := range slo.Curves {
-			row := []string{withClients(c.Deployment, c.Clients), wlName(c.Workload), strconv.FormatInt(c.Records, 10), fixedName(dim, c.Fixed), "—", "—", "—", "never", "", ""}
-			if c.Best != nil {
-				row[4], row[5], row[6] = strconv.FormatFloat(c.Best.Step, 'f', -1, 64), f0(c.Best.Throughput), ms(c.Best.LatencyUs)
-			}
-			if c.BrokeAt > 0 {
-				row[7] = strconv.FormatFloat(c.BrokeAt, 'f', -1, 64)
-			}
-			if c.Peak != nil {
-				row[8], row[9] = f0(c.Peak.Throughput), strconv.FormatFloat(c.Peak.Step, 'f', -1, 64)
-			}
-			st.Rows = append(st.Rows, row)
+	thr := &chart.Lines{Title: fmt.Sprintf("Workload %s%s: throughput by %s", wlTitle(pair.workload), of, v.xlabel), XLabel: v.xlabel, YLabel: "ops/s",
+		Ordinal: dim == "threads" && (slo == nil || slo.Search == "")} // thread counts double: evenly spaced, as the studies draw them
+	lat := &chart.Lines{Title: fmt.Sprintf("Workload %s%s: latency by throughput", wlTitle(pair.workload), of), XLabel: "ops/s", YLabel: "ms", LogY: true}
+	if slo != nil {
+		lat.YLabel = slo.Latency + " ms"
+		for _, b := range bounds(slo) {
+			lat.Bounds = append(lat.Bounds, chart.Bound{Y: b / 1000, Label: "SLO " + slo.Latency + " ≤ " + strconv.FormatFloat(b/1000, 'f', -1, 64) + " ms"})
 		}
-		op := slo.Operation
-		if op == "" {
-			op = "the worst operation"
+	} else {
+		lat.YLabel = "worst operation's p99 ms"
+	}
+	for _, k := range v.order {
+		if k.workload != pair.workload || (!v.scaled && k.records != pair.records) {
+			continue
 		}
-		st.Note = fmt.Sprintf("The SLO's latency is %s's %s (mean over repetitions), not the average over the successful operations that the other tables give as avg latency. "+
-			"Broken at is the first step over the bound; a later step can come back under it (a cold first step, say), so the best step may lie beyond it.", op, slo.Latency)
-		sec.Tables = append(sec.Tables, st)
-		if len(slo.BoundsUs) > 1 { // a walk with several bounds: each read off the same points
-			bt := &Table{Name: "slo-bounds", Title: "The highest throughput within each bound, from the same steps",
-				Header: []string{"deployment", "workload", "records", "fixed", "bound ms", "best " + xlabel, "best ops/s", slo.Latency + " ms at best"}}
-			for _, c := range slo.Curves {
-				for _, a := range c.Answers {
-					row := []string{withClients(c.Deployment, c.Clients), wlName(c.Workload), strconv.FormatInt(c.Records, 10), fixedName(dim, c.Fixed),
-						strconv.FormatFloat(a.BoundUs/1000, 'f', -1, 64), "none", "—", "—"}
-					if a.Step > 0 {
-						row[5], row[6], row[7] = strconv.FormatFloat(a.Step, 'f', -1, 64), f0(a.Throughput), ms(a.LatencyUs)
-					}
-					bt.Rows = append(bt.Rows, row)
-				}
-			}
-			sec.Tables = append(sec.Tables, bt)
+		tl, ll := v.lines(k, table)
+		thr.Lines, lat.Lines = append(thr.Lines, tl), append(lat.Lines, ll)
+	}
+	var ys []float64
+	for _, ln := range thr.Lines {
+		for _, p := range ln.Points {
+			ys = append(ys, p.Y)
 		}
 	}
-	sec.Tables = append(sec.Tables, table)
-	return sec, true
+	thr.LogY = chart.SpansDecades(ys...) // a slow system's curve would lie flat on 0
+	stem := safe(fmt.Sprintf("%s-%s-r%d", dim, wlName(pair.workload), pair.records))
+	return []*Figure{{Name: stem + "-throughput", SVG: thr.SVG()}, {Name: stem + "-latency", SVG: lat.SVG()}}
+}
+
+// lines returns curve k's throughput line and latency line, and adds its
+// steps to table. The ringed points are the SLO's best step, or each
+// bound's answer.
+func (v *threadsView) lines(k curveKey, table *Table) (chart.Line, chart.Line) {
+	dim, slo := v.dim, v.slo
+	name := k.deployment
+	if v.scaled {
+		name += " (" + thousands(float64(k.records)) + " records)"
+	}
+	if v.s.fixedVaries(dim) {
+		name += " " + fixedName(dim, k.fixed)
+	}
+	tl, ll := chart.Line{Name: name}, chart.Line{Name: name}
+	if g := v.curves[k]; dim == "threads" && len(g) > 0 && g[0].Rate == 0 {
+		tl.Published = v.s.publishedCurve(g[0].System, k.workload, g[0].Nodes)
+	}
+	ringed := map[float64]bool{} // the steps ringed: the best, or each bound's answer
+	if c := sloCurve(slo, k); c != nil {
+		if c.Best != nil {
+			ringed[c.Best.Step] = true
+		}
+		for _, a := range c.Answers {
+			if a.Step > 0 && !a.Searching {
+				ringed[a.Step] = true
+			}
+		}
+		for _, p := range c.Steps {
+			ll.Points = append(ll.Points, chart.Point{X: p.Throughput, Y: p.LatencyUs / 1000, Mark: ringed[p.Step],
+				Label: fmt.Sprintf("%s %g", dim, p.Step)})
+		}
+	}
+	for _, g := range v.curves[k] {
+		_, x := curveOf(g, dim)
+		tl.Points = append(tl.Points, chart.Point{X: x, Y: g.Throughput.Mean, Mark: ringed[x]})
+		if slo == nil {
+			ll.Points = append(ll.Points, chart.Point{X: g.Throughput.Mean, Y: g.worstP99() / 1000, Label: fmt.Sprintf("%s %g", dim, x)})
+		}
+		table.Rows = append(table.Rows, []string{g.Deployment, wlName(g.Workload), strconv.FormatInt(g.Records, 10), fixedName(dim, k.fixed),
+			strconv.FormatFloat(x, 'f', -1, 64), pm(g.Throughput, f0), pm(g.AvgUs, ms), ms(g.worstP99()), pm(g.FailedPct, f2)})
+	}
+	return tl, ll
+}
+
+// sloTable is an SLO walk's outcome for each curve: the highest
+// throughput within the bound, the first step over it, and the peak.
+func sloTable(slo *plan.IndexSLO, dim, xlabel string) *Table {
+	st := &Table{Name: "slo", Title: "SLO search: the highest throughput within the bound, and the peak",
+		Header: []string{"deployment", "workload", "records", "fixed", "best " + xlabel, "best ops/s", slo.Latency + " ms at best", "broken at", "peak ops/s", "peak at"}}
+	for _, c := range slo.Curves {
+		row := []string{withClients(c.Deployment, c.Clients), wlName(c.Workload), strconv.FormatInt(c.Records, 10), fixedName(dim, c.Fixed), "—", "—", "—", "never", "", ""}
+		if c.Best != nil {
+			row[4], row[5], row[6] = strconv.FormatFloat(c.Best.Step, 'f', -1, 64), f0(c.Best.Throughput), ms(c.Best.LatencyUs)
+		}
+		if c.BrokeAt > 0 {
+			row[7] = strconv.FormatFloat(c.BrokeAt, 'f', -1, 64)
+		}
+		if c.Peak != nil {
+			row[8], row[9] = f0(c.Peak.Throughput), strconv.FormatFloat(c.Peak.Step, 'f', -1, 64)
+		}
+		st.Rows = append(st.Rows, row)
+	}
+	op := slo.Operation
+	if op == "" {
+		op = "the worst operation"
+	}
+	st.Note = fmt.Sprintf("The SLO's latency is %s's %s (mean over repetitions), not the average over the successful operations that the other tables give as avg latency. "+
+		"Broken at is the first step over the bound; a later step can come back under it (a cold first step, say), so the best step may lie beyond it.", op, slo.Latency)
+	return st
+}
+
+// sloBoundsTable is a walk with several bounds' answers, each read off
+// the same steps: the highest throughput within each bound.
+func sloBoundsTable(slo *plan.IndexSLO, dim, xlabel string) *Table {
+	bt := &Table{Name: "slo-bounds", Title: "The highest throughput within each bound, from the same steps",
+		Header: []string{"deployment", "workload", "records", "fixed", "bound ms", "best " + xlabel, "best ops/s", slo.Latency + " ms at best"}}
+	for _, c := range slo.Curves {
+		for _, a := range c.Answers {
+			row := []string{withClients(c.Deployment, c.Clients), wlName(c.Workload), strconv.FormatInt(c.Records, 10), fixedName(dim, c.Fixed),
+				strconv.FormatFloat(a.BoundUs/1000, 'f', -1, 64), "none", "—", "—"}
+			if a.Step > 0 {
+				row[5], row[6], row[7] = strconv.FormatFloat(a.Step, 'f', -1, 64), f0(a.Throughput), ms(a.LatencyUs)
+			}
+			bt.Rows = append(bt.Rows, row)
+		}
+	}
+	return bt
 }
 
 // capacityTable names each curve's answer for each bound, with the runs
