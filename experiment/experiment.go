@@ -209,32 +209,12 @@ func (r *Runner) dataDir(p *props.Props, t *plan.Deployment, w *plan.Workload, r
 // properties and workloads, as the engine itself would.
 func (r *Runner) check(ctx context.Context) error {
 	r.docs, r.loads, r.tables = map[string]string{}, map[string]*engine.Setup{}, map[string]string{}
-	r.secrets = &props.Redactor{}
-	if raw, err := inputfile.Read(ctx, r.pl.File, plan.MaxFileBytes); err == nil {
-		r.secrets.Merge(plan.Secrets(string(raw))) // the check's errors hide them too
-	}
-	if h := r.pl.Rehearsal; h != nil { // its -p and --at, whichever deployments read them
-		given := props.New()
-		for _, p := range h.Properties {
-			given.Set(p.Key, p.Value, "-p")
-		}
-		for name, url := range h.At {
-			given.Set("at."+name, url, "--at")
-		}
-		r.secrets.Known(given)
-	}
+	r.readSecrets(ctx)
 	if err := r.checkSteps(); err != nil {
 		return err
 	}
-	if r.pl.Reference != "" { // published figures, kept beside the results for the report
-		ref, err := inputfile.Read(ctx, r.pl.Reference, plan.MaxFileBytes)
-		if err != nil {
-			return &plan.Error{File: r.pl.File, Msg: fmt.Sprintf("reference %s: %s", r.pl.Reference, oneLine(err))}
-		}
-		if _, err := plan.ParseReference(ref, r.pl.Reference); err != nil {
-			return &plan.Error{File: r.pl.File, Msg: "reference: " + oneLine(err)}
-		}
-		r.ref = ref
+	if err := r.readReference(ctx); err != nil {
+		return err
 	}
 	runs := r.pl.Runs()
 	if s := r.pl.SLO; s != nil && s.Search == "threads" { // the most threads the search may try
@@ -253,16 +233,7 @@ func (r *Runner) check(ctx context.Context) error {
 		key := fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%d\x00%g", c.Deployment.Label, c.Workload.Name, c.Records, c.Threads, c.Clients, c.Rate)
 		ch, ok := seen[key]
 		if !ok {
-			spec, err := r.baseSpec(ctx, engine.RunPhase, c.Deployment, c.Workload, c.Records)
-			spec.Threads, spec.Rate = c.Threads, engine.Give(c.Rate) // the rate's bounds, a paced thread's memory
-			if err == nil {
-				setClients(spec.Properties, c.Spread())
-				if ch.s, ch.err = engine.CheckContext(ctx, spec); ch.err == nil {
-					ch.err = phase.Check(ch.s)
-				}
-			} else {
-				ch.err = err
-			}
+			ch.s, ch.err = r.checkRun(ctx, c)
 			seen[key] = ch
 		}
 		if ch.err != nil {
@@ -271,41 +242,115 @@ func (r *Runner) check(ctx context.Context) error {
 		if err := r.sharedOutput(c.Deployment, ch.s); err != nil {
 			return err
 		}
-		tk := c.Deployment.Label + "\x00" + c.Workload.Name
-		r.docs[tk] = ch.s.Workload.Document
-		// A table the plan names holds one data set: a second record
-		// count's load would meet the first's keys (it failed there, after
-		// the first's runs).
-		if n := len(r.pl.RecordsOf(c.Deployment)); n > 1 && r.setsTable(c.Deployment) && db.EmbeddedDir(c.Deployment.Binding) == "" && db.OneTableOf(c.Deployment.Binding) == "" {
-			return &plan.Error{File: r.pl.File, Line: c.Deployment.Line, Msg: fmt.Sprintf("deployment %s: the plan names its table (%s) and %d record counts: the second data set's load would meet the first's keys in it; leave table out (each data set gets usertable_r<N>) or give one record count", c.Deployment.Label, ch.s.Workload.Table, n)}
+		if err := r.noteWorkload(c, ch.s); err != nil {
+			return err
 		}
-		if _, named := r.tables[tk]; !named && (len(r.pl.RecordsOf(c.Deployment)) > 1 || r.pl.SharesServer(c.Deployment)) && db.EmbeddedDir(c.Deployment.Binding) == "" && !r.setsTable(c.Deployment) {
-			r.tables[tk] = ch.s.Workload.Table
-		}
-		lk := r.loadKey(c.Deployment, c.Workload, c.Records)
-		if _, ok := r.loads[lk]; !ok {
-			spec, err := r.baseSpec(ctx, engine.LoadPhase, c.Deployment, c.Workload, c.Records)
-			var s *engine.Setup
-			if err == nil {
-				spec.Threads = r.pl.LoadThreads
-				if c.Deployment.LoadRate > 0 {
-					spec.Rate = engine.Give(c.Deployment.LoadRate)
-				}
-				// The load is spread over the plan's clients, as its runs
-				// are (each client a range of the keys), one thread each
-				// at least.
-				setClients(spec.Properties, min(r.loadClients(c.Deployment), spec.Threads))
-				r.dataDir(spec.Properties, c.Deployment, c.Workload, c.Records)
-				if s, err = engine.CheckContext(ctx, spec); err == nil {
-					err = phase.Check(s)
-				}
-			}
-			if err != nil {
-				return &plan.Error{File: r.pl.File, Line: c.Deployment.Line, Msg: fmt.Sprintf("loading %s: %s", lk, oneLine(err))}
-			}
-			r.loads[lk] = s
+		if err := r.checkLoad(ctx, c); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// readSecrets starts r.secrets with the secrets the plan's file holds
+// and a rehearsal's -p and --at give, so that the check's errors hide
+// them too. A plan file that cannot be read gives none.
+func (r *Runner) readSecrets(ctx context.Context) {
+	r.secrets = &props.Redactor{}
+	if raw, err := inputfile.Read(ctx, r.pl.File, plan.MaxFileBytes); err == nil {
+		r.secrets.Merge(plan.Secrets(string(raw))) // the check's errors hide them too
+	}
+	if h := r.pl.Rehearsal; h != nil { // its -p and --at, whichever deployments read them
+		given := props.New()
+		for _, p := range h.Properties {
+			given.Set(p.Key, p.Value, "-p")
+		}
+		for name, url := range h.At {
+			given.Set("at."+name, url, "--at")
+		}
+		r.secrets.Known(given)
+	}
+}
+
+// readReference reads and checks the plan's published figures, if it
+// names any, kept in r.ref beside the results for the report.
+func (r *Runner) readReference(ctx context.Context) error {
+	if r.pl.Reference == "" {
+		return nil
+	}
+	ref, err := inputfile.Read(ctx, r.pl.Reference, plan.MaxFileBytes)
+	if err != nil {
+		return &plan.Error{File: r.pl.File, Msg: fmt.Sprintf("reference %s: %s", r.pl.Reference, oneLine(err))}
+	}
+	if _, err := plan.ParseReference(ref, r.pl.Reference); err != nil {
+		return &plan.Error{File: r.pl.File, Msg: "reference: " + oneLine(err)}
+	}
+	r.ref = ref
+	return nil
+}
+
+// checkRun checks run c's phase as the engine and the phase would run
+// it: its threads, rate and clients.
+func (r *Runner) checkRun(ctx context.Context, c *plan.Run) (*engine.Setup, error) {
+	spec, err := r.baseSpec(ctx, engine.RunPhase, c.Deployment, c.Workload, c.Records)
+	spec.Threads, spec.Rate = c.Threads, engine.Give(c.Rate) // the rate's bounds, a paced thread's memory
+	if err != nil {
+		return nil, err
+	}
+	setClients(spec.Properties, c.Spread())
+	s, err := engine.CheckContext(ctx, spec)
+	if err == nil {
+		err = phase.Check(s)
+	}
+	return s, err
+}
+
+// noteWorkload notes the document and, where the plan gives each data
+// set its own table, the table of run c's workload on its deployment
+// (checked as s). It refuses a table the plan names for several record
+// counts.
+func (r *Runner) noteWorkload(c *plan.Run, s *engine.Setup) error {
+	tk := c.Deployment.Label + "\x00" + c.Workload.Name
+	r.docs[tk] = s.Workload.Document
+	// A table the plan names holds one data set: a second record
+	// count's load would meet the first's keys (it failed there, after
+	// the first's runs).
+	if n := len(r.pl.RecordsOf(c.Deployment)); n > 1 && r.setsTable(c.Deployment) && db.EmbeddedDir(c.Deployment.Binding) == "" && db.OneTableOf(c.Deployment.Binding) == "" {
+		return &plan.Error{File: r.pl.File, Line: c.Deployment.Line, Msg: fmt.Sprintf("deployment %s: the plan names its table (%s) and %d record counts: the second data set's load would meet the first's keys in it; leave table out (each data set gets usertable_r<N>) or give one record count", c.Deployment.Label, s.Workload.Table, n)}
+	}
+	if _, named := r.tables[tk]; !named && (len(r.pl.RecordsOf(c.Deployment)) > 1 || r.pl.SharesServer(c.Deployment)) && db.EmbeddedDir(c.Deployment.Binding) == "" && !r.setsTable(c.Deployment) {
+		r.tables[tk] = s.Workload.Table
+	}
+	return nil
+}
+
+// checkLoad checks the load phase of run c's data set, once for all its
+// runs, and keeps it in r.loads.
+func (r *Runner) checkLoad(ctx context.Context, c *plan.Run) error {
+	lk := r.loadKey(c.Deployment, c.Workload, c.Records)
+	if _, ok := r.loads[lk]; ok {
+		return nil
+	}
+	spec, err := r.baseSpec(ctx, engine.LoadPhase, c.Deployment, c.Workload, c.Records)
+	var s *engine.Setup
+	if err == nil {
+		spec.Threads = r.pl.LoadThreads
+		if c.Deployment.LoadRate > 0 {
+			spec.Rate = engine.Give(c.Deployment.LoadRate)
+		}
+		// The load is spread over the plan's clients, as its runs
+		// are (each client a range of the keys), one thread each
+		// at least.
+		setClients(spec.Properties, min(r.loadClients(c.Deployment), spec.Threads))
+		r.dataDir(spec.Properties, c.Deployment, c.Workload, c.Records)
+		if s, err = engine.CheckContext(ctx, spec); err == nil {
+			err = phase.Check(s)
+		}
+	}
+	if err != nil {
+		return &plan.Error{File: r.pl.File, Line: c.Deployment.Line, Msg: fmt.Sprintf("loading %s: %s", lk, oneLine(err))}
+	}
+	r.loads[lk] = s
 	return nil
 }
 
@@ -593,57 +638,19 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 	ic = newIndexRun(c)
 	path := filepath.Join(r.dir, ic.Result)
 	if d, ok := done(ctx, path); ok {
-		if other := r.otherRun(c, d); other != "" {
-			// Another plan's, or a rehearsal's (an index that would say so
-			// removed): neither taken for this run's nor written over.
-			ic.Status, ic.Error = "failed", fmt.Sprintf("%s holds another run's result (%s): another plan's or a rehearsal's; give the plan another -o", ic.Result, other)
-			r.index.Runs = append(r.index.Runs, ic)
-			t.failed++
-			r.writeIndex()
-			r.ran(ic)
-			fmt.Fprintf(r.stderr, "servbench: [%s] %s: %s\n", pos, ic.ID, r.secrets.Redact(outcome(&ic)))
-			return ic, -1
-		}
-		r.finish(c, &ic, d)
-		r.index.Runs = append(r.index.Runs, ic)
-		t.skipped++
-		t.inserted(r.loadKey(c.Deployment, c.Workload, c.Records), path)
+		r.taken(c, &ic, d, path, pos, t)
 		return ic, -1
 	}
 	if ctx.Err() != nil { // stopped while its result was read: nothing more starts
 		return ic, 0
 	}
 	key := r.loadKey(c.Deployment, c.Workload, c.Records)
-	lerr, tried := t.loaded[key]
-	said := tried
-	if serr := t.stopped[c.Deployment.Label]; serr != nil && !tried {
-		lerr, tried = serr, true
+	lerr, said, stopped := r.loadOnce(ctx, c, key, t)
+	if stopped {
+		return ic, 0
 	}
-	if !tried {
-		lerr = r.steps(ctx, "load/"+key, c.Deployment, c.Workload, c.Records, c.Deployment.StepsBeforeLoad(), false)
-		switch {
-		case ctx.Err() != nil: // stopped during its steps: the load does not start
-			return ic, 0
-		case lerr != nil:
-			t.stopped[c.Deployment.Label] = lerr
-		case lerr == nil:
-			if lerr = r.emptyBefore(ctx, key, c.Deployment, t); lerr != nil {
-				lerr = errors.New("emptying the data set before: " + oneLine(lerr))
-			} else if lerr = r.load(ctx, key); lerr != nil {
-				lerr = errors.New("load: " + oneLine(lerr))
-			}
-		}
-		t.loaded[key] = lerr
-	}
-	wkey := fmt.Sprintf("workload/%s/r%d/%s", c.Deployment.Label, c.Records, filepath.Base(c.Workload.Name))
-	if lerr == nil && !t.setUp[wkey] {
-		if lerr = t.stopped[c.Deployment.Label]; lerr == nil {
-			lerr = r.steps(ctx, wkey, c.Deployment, c.Workload, c.Records, r.pl.StepsBefore(c.Deployment, c.Workload), true)
-			if lerr != nil && ctx.Err() == nil {
-				t.stopped[c.Deployment.Label] = lerr
-			}
-		}
-		t.setUp[wkey] = lerr == nil
+	if lerr == nil {
+		lerr = r.workloadSteps(ctx, c, t)
 	}
 	if ctx.Err() != nil {
 		return ic, 0
@@ -663,6 +670,99 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 		fmt.Fprintf(r.stderr, "servbench: [%s] %s: %d %s on %d %s, not %d: each client needs a thread\n", pos, ic.ID,
 			c.Threads, plural(c.Threads, "thread"), c.Spread(), plural(c.Spread(), "client"), c.Clients)
 	}
+	if r.runAndRead(ctx, c, &ic, path, key, t) {
+		r.index.Runs = append(r.index.Runs, ic)
+		return ic, 1
+	}
+	r.index.Runs = append(r.index.Runs, ic)
+	r.writeIndex()
+	r.ran(ic)
+	eta := ""
+	if left >= 0 {
+		e := t.runTime / time.Duration(t.ran) * time.Duration(left)
+		eta = fmt.Sprintf(", about %s left", e.Round(time.Second))
+	}
+	fmt.Fprintf(r.stderr, "servbench: [%s] %s: %s (elapsed %s%s)\n", pos, ic.ID, r.secrets.Redact(outcome(&ic)), time.Since(t.start).Round(time.Second), eta)
+	return ic, -1
+}
+
+// taken enters c's result d, found at path before c ran, in the index:
+// as c's own, or as a failure when it is another run's (another plan's or
+// a rehearsal's), which is neither taken nor written over.
+func (r *Runner) taken(c *plan.Run, ic *plan.IndexRun, d *result.Doc, path, pos string, t *tally) {
+	if other := r.otherRun(c, d); other != "" {
+		// Another plan's, or a rehearsal's (an index that would say so
+		// removed): neither taken for this run's nor written over.
+		ic.Status, ic.Error = "failed", fmt.Sprintf("%s holds another run's result (%s): another plan's or a rehearsal's; give the plan another -o", ic.Result, other)
+		r.index.Runs = append(r.index.Runs, *ic)
+		t.failed++
+		r.writeIndex()
+		r.ran(*ic)
+		fmt.Fprintf(r.stderr, "servbench: [%s] %s: %s\n", pos, ic.ID, r.secrets.Redact(outcome(ic)))
+		return
+	}
+	r.finish(c, ic, d)
+	r.index.Runs = append(r.index.Runs, *ic)
+	t.skipped++
+	t.inserted(r.loadKey(c.Deployment, c.Workload, c.Records), path)
+}
+
+// loadOnce readies c's data set (load key key) the first time a run
+// needs it: the deployment's steps before the load, emptying the data set
+// before, the load. It returns why the data set is not there (nil when
+// it is), whether that was said before (a run before tried it), and
+// stopped when the context ended during the steps: then the load did not
+// start and nothing is noted in t.
+func (r *Runner) loadOnce(ctx context.Context, c *plan.Run, key string, t *tally) (lerr error, said, stopped bool) {
+	lerr, tried := t.loaded[key]
+	said = tried
+	if serr := t.stopped[c.Deployment.Label]; serr != nil && !tried {
+		lerr, tried = serr, true
+	}
+	if tried {
+		return lerr, said, false
+	}
+	lerr = r.steps(ctx, "load/"+key, c.Deployment, c.Workload, c.Records, c.Deployment.StepsBeforeLoad(), false)
+	switch {
+	case ctx.Err() != nil: // stopped during its steps: the load does not start
+		return lerr, said, true
+	case lerr != nil:
+		t.stopped[c.Deployment.Label] = lerr
+	case lerr == nil:
+		if lerr = r.emptyBefore(ctx, key, c.Deployment, t); lerr != nil {
+			lerr = errors.New("emptying the data set before: " + oneLine(lerr))
+		} else if lerr = r.load(ctx, key); lerr != nil {
+			lerr = errors.New("load: " + oneLine(lerr))
+		}
+	}
+	t.loaded[key] = lerr
+	return lerr, said, false
+}
+
+// workloadSteps runs the steps before c's workload on its deployment and
+// record count, once for all the runs that share them, unless the
+// deployment's steps failed before. It returns why they did not run or
+// failed.
+func (r *Runner) workloadSteps(ctx context.Context, c *plan.Run, t *tally) error {
+	wkey := fmt.Sprintf("workload/%s/r%d/%s", c.Deployment.Label, c.Records, filepath.Base(c.Workload.Name))
+	if t.setUp[wkey] {
+		return nil
+	}
+	lerr := t.stopped[c.Deployment.Label]
+	if lerr == nil {
+		lerr = r.steps(ctx, wkey, c.Deployment, c.Workload, c.Records, r.pl.StepsBefore(c.Deployment, c.Workload), true)
+		if lerr != nil && ctx.Err() == nil {
+			t.stopped[c.Deployment.Label] = lerr
+		}
+	}
+	t.setUp[wkey] = lerr == nil
+	return lerr
+}
+
+// runAndRead runs c (its data set's load key key), its result written to
+// path, and reads the result into ic: done, or failed and why. It
+// reports whether the context ended, ic then interrupted.
+func (r *Runner) runAndRead(ctx context.Context, c *plan.Run, ic *plan.IndexRun, path, key string, t *tally) (interrupted bool) {
 	t0 := time.Now()
 	spec, err := r.runSpec(ctx, c)
 	if err == nil {
@@ -675,14 +775,13 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 	switch {
 	case ctx.Err() != nil:
 		ic.Status = "interrupted"
-		r.index.Runs = append(r.index.Runs, ic)
-		return ic, 1
+		return true
 	case ok && errors.As(err, new(*unwrittenError)):
-		r.finish(c, &ic, d)
+		r.finish(c, ic, d)
 		ic.Status, ic.Error = "failed", "its result is written, not "+oneLine(err)
 		t.failed++
 	case ok:
-		r.finish(c, &ic, d)
+		r.finish(c, ic, d)
 		t.doneNow++
 	default:
 		ic.Status = "failed"
@@ -700,16 +799,7 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 		}
 		t.failed++
 	}
-	r.index.Runs = append(r.index.Runs, ic)
-	r.writeIndex()
-	r.ran(ic)
-	eta := ""
-	if left >= 0 {
-		e := t.runTime / time.Duration(t.ran) * time.Duration(left)
-		eta = fmt.Sprintf(", about %s left", e.Round(time.Second))
-	}
-	fmt.Fprintf(r.stderr, "servbench: [%s] %s: %s (elapsed %s%s)\n", pos, ic.ID, r.secrets.Redact(outcome(&ic)), time.Since(t.start).Round(time.Second), eta)
-	return ic, -1
+	return false
 }
 
 // capSeries is one series' capacity search.

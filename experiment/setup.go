@@ -61,150 +61,196 @@ func (r *Runner) steps(ctx context.Context, scope string, t *plan.Deployment, w 
 	if err != nil {
 		return err
 	}
-	done := map[string]bool{}
+	s := &setupRun{r: r, scope: scope, t: t, w: w, records: records, steps: steps, forWorkload: forWorkload, log: log, done: map[string]bool{}}
 	for _, e := range log.Steps {
 		if e.Error == "" {
-			done[e.ID+"\x00"+e.Text] = true
+			s.done[e.ID+"\x00"+e.Text] = true
 		}
 	}
-	key := r.loadKey(t, w, records)
-	load := r.loads[key]
+	s.load = r.loads[r.loadKey(t, w, records)]
 	// What steps print and answer is hidden with the secrets the
 	// deployment's properties and the steps' own text carry: a command's
 	// output may repeat them where no rule can see one (echo $PGPASSWORD).
-	var red props.Redactor
-	red.Merge(r.secrets) // the plan's, wherever it holds them
-	if load != nil {
-		red.Known(load.Props)
+	s.red.Merge(r.secrets) // the plan's, wherever it holds them
+	if s.load != nil {
+		s.red.Known(s.load.Props)
 	}
 	for _, st := range steps {
-		red.Hidden(st.Shell + "\n" + st.Statement)
-	}
-	entry := func(i int, st plan.Step) plan.SetupStep {
-		e := plan.SetupStep{ID: scope + "/" + strconv.Itoa(i+1), Deployment: t.Label, Records: records, Line: st.Line, Kind: "statement", Text: red.Redact(st.Statement)}
-		if st.Shell != "" {
-			e.Kind, e.Text = "shell", red.Redact(st.Shell)
-		} else {
-			e.Language = db.AdminLanguage(t.Binding)
-		}
-		if forWorkload {
-			e.Workload = w.Name
-		}
-		return e
-	}
-	record := func(e plan.SetupStep, output string) error {
-		log.Steps = append(log.Steps, e)
-		outcome := "done"
-		if e.Error != "" {
-			outcome = "failed: " + e.Error
-		} else if e.Answer != "" {
-			outcome = "done: " + e.Answer
-		}
-		// Opened for each step: a secret learned late writes it anew. A
-		// named pipe or socket there is refused (a pipe held the plan); a
-		// device is written in place, as every output's is.
-		logPath := filepath.Join(r.dir, "setup.log")
-		if st, err := os.Stat(logPath); err == nil && st.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0 {
-			return fmt.Errorf("%s: a named pipe or socket (%s), not a file: bench writes it as one", logPath, st.Mode().Type())
-		}
-		text, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(text, "%s %s (line %d) %s: %s (%.3f s)\n%s", e.Started.Format(time.RFC3339), e.ID, e.Line, e.Text, outcome, e.Seconds, output)
-		if cerr := text.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(r.stderr, "servbench: setup %s %s: %s %s (%.1f s)\n", e.ID, e.Kind, short(e.Text), short(outcome), e.Seconds)
-		return plan.WriteSetup(r.dir, log)
-	}
-	fail := func(e plan.SetupStep) error {
-		return fmt.Errorf("setup step of line %d (%s %s) failed: %s", e.Line, e.Kind, short(e.Text), e.Error)
+		s.red.Hidden(st.Shell + "\n" + st.Statement)
 	}
 	for i := 0; i < len(steps); {
 		if err := ctx.Err(); err != nil { // stopped: nothing more runs, nothing is logged
 			return err
 		}
-		st := steps[i]
-		if done[entry(i, st).ID+"\x00"+entry(i, st).Text] {
-			i++
-			continue
-		}
-		if st.Shell != "" {
-			e := entry(i, st)
-			e.Started = time.Now().UTC()
-			var output strings.Builder
-			answer, err := r.shell(ctx, st.Shell, t, w, records, load, &red, &output)
-			e.Seconds, e.Answer = time.Since(e.Started).Seconds(), answer
-			e.Text = red.Redact(st.Shell) // with what its output showed secret
-			if err != nil {
-				e.Error = red.Redact(oneLine(err))
-			}
-			if werr := record(e, output.String()); werr != nil {
-				return werr
-			}
-			if werr := r.learned(ctx, &red, log); werr != nil {
-				return werr
-			}
-			if err != nil {
-				return fail(e)
-			}
-			i++
-			continue
-		}
-		// The statements from here to the next shell step or done step.
-		var batch []string
-		first := i
-		for ; i < len(steps) && steps[i].Shell == "" && !done[entry(i, steps[i]).ID+"\x00"+entry(i, steps[i]).Text]; i++ {
-			batch = append(batch, steps[i].Statement)
-		}
-		setup, err := engine.Check(load.Spec)
-		if err != nil {
-			return err
-		}
-		started := time.Now().UTC()
-		var failed *plan.SetupStep
-		ran := 0
-		err = setup.Admin(ctx, batch, func(j int, answer string, took time.Duration, serr error) {
-			// A secret a rule finds in the answer (CONFIG GET masterauth)
-			// is known from here on, as a shell step's output's is: the
-			// answer's other mentions of it are hidden too.
-			red.Hidden(answer)
-			if serr != nil {
-				red.Hidden(serr.Error())
-			}
-			e := entry(first+j, steps[first+j])
-			e.Started, e.Seconds, e.Answer = started, took.Seconds(), red.Redact(answer)
-			started = started.Add(took)
-			if serr != nil {
-				e.Error = red.Redact(oneLine(serr))
-				if r.pl.Rehearsal != nil && errors.Is(serr, db.ErrNotImplemented) {
-					e.Error = notRehearsable + e.Error
-				}
-				failed = &e
-			}
-			ran++
-			record(e, "")
-		})
-		if werr := r.learned(ctx, &red, log); werr != nil {
-			return werr
-		}
 		switch {
-		case failed != nil && r.pl.Rehearsal != nil && errors.Is(err, db.ErrNotImplemented):
-			i = first + ran // a rehearsal's endpoint cannot run it: logged, and the next step runs
-		case failed != nil:
-			return fail(*failed)
-		case err != nil: // before the first statement: opening the binding
-			e := entry(first+ran, steps[first+ran])
-			e.Started, e.Error = started, red.Redact(oneLine(err))
-			record(e, "")
-			return fail(e)
+		case s.isDone(i):
+			i++
+		case steps[i].Shell != "":
+			if err := s.shell(ctx, i); err != nil {
+				return err
+			}
+			i++
+		default:
+			if i, err = s.statements(ctx, i); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// setupRun is one run of a scope's setup steps: where they run, the setup
+// log as read and as it grows, the steps it holds as done (by ID and
+// text), the load phase the statements run with, and the redactor every
+// text, output and answer passes through.
+type setupRun struct {
+	r           *Runner
+	scope       string
+	t           *plan.Deployment
+	w           *plan.Workload
+	records     int64
+	steps       []plan.Step
+	forWorkload bool
+	log         *plan.SetupLog
+	done        map[string]bool
+	load        *engine.Setup
+	red         props.Redactor
+}
+
+// entry is step i's setup log entry before it runs: its ID, kind and
+// text, secrets hidden.
+func (s *setupRun) entry(i int) plan.SetupStep {
+	st := s.steps[i]
+	e := plan.SetupStep{ID: s.scope + "/" + strconv.Itoa(i+1), Deployment: s.t.Label, Records: s.records, Line: st.Line, Kind: "statement", Text: s.red.Redact(st.Statement)}
+	if st.Shell != "" {
+		e.Kind, e.Text = "shell", s.red.Redact(st.Shell)
+	} else {
+		e.Language = db.AdminLanguage(s.t.Binding)
+	}
+	if s.forWorkload {
+		e.Workload = s.w.Name
+	}
+	return e
+}
+
+// isDone reports whether the setup log holds step i as done.
+func (s *setupRun) isDone(i int) bool {
+	return s.done[s.entry(i).ID+"\x00"+s.entry(i).Text]
+}
+
+// record adds e to the setup log, and its line and output to setup.log,
+// and says it on stderr.
+func (s *setupRun) record(e plan.SetupStep, output string) error {
+	s.log.Steps = append(s.log.Steps, e)
+	outcome := "done"
+	if e.Error != "" {
+		outcome = "failed: " + e.Error
+	} else if e.Answer != "" {
+		outcome = "done: " + e.Answer
+	}
+	// Opened for each step: a secret learned late writes it anew. A
+	// named pipe or socket there is refused (a pipe held the plan); a
+	// device is written in place, as every output's is.
+	logPath := filepath.Join(s.r.dir, "setup.log")
+	if st, err := os.Stat(logPath); err == nil && st.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0 {
+		return fmt.Errorf("%s: a named pipe or socket (%s), not a file: bench writes it as one", logPath, st.Mode().Type())
+	}
+	text, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(text, "%s %s (line %d) %s: %s (%.3f s)\n%s", e.Started.Format(time.RFC3339), e.ID, e.Line, e.Text, outcome, e.Seconds, output)
+	if cerr := text.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.r.stderr, "servbench: setup %s %s: %s %s (%.1f s)\n", e.ID, e.Kind, short(e.Text), short(outcome), e.Seconds)
+	return plan.WriteSetup(s.r.dir, s.log)
+}
+
+// failed is the error of the failed step e.
+func failed(e plan.SetupStep) error {
+	return fmt.Errorf("setup step of line %d (%s %s) failed: %s", e.Line, e.Kind, short(e.Text), e.Error)
+}
+
+// shell runs shell step i and records it.
+func (s *setupRun) shell(ctx context.Context, i int) error {
+	st := s.steps[i]
+	e := s.entry(i)
+	e.Started = time.Now().UTC()
+	var output strings.Builder
+	answer, err := s.r.shell(ctx, st.Shell, s.t, s.w, s.records, s.load, &s.red, &output)
+	e.Seconds, e.Answer = time.Since(e.Started).Seconds(), answer
+	e.Text = s.red.Redact(st.Shell) // with what its output showed secret
+	if err != nil {
+		e.Error = s.red.Redact(oneLine(err))
+	}
+	if werr := s.record(e, output.String()); werr != nil {
+		return werr
+	}
+	if werr := s.r.learned(ctx, &s.red, s.log); werr != nil {
+		return werr
+	}
+	if err != nil {
+		return failed(e)
+	}
+	return nil
+}
+
+// statements runs the statements from step first to the next shell step
+// or done step in one batch, recording each, and returns the step to go
+// on from.
+func (s *setupRun) statements(ctx context.Context, first int) (int, error) {
+	var batch []string
+	i := first
+	for ; i < len(s.steps) && s.steps[i].Shell == "" && !s.isDone(i); i++ {
+		batch = append(batch, s.steps[i].Statement)
+	}
+	setup, err := engine.Check(s.load.Spec)
+	if err != nil {
+		return i, err
+	}
+	started := time.Now().UTC()
+	var fail *plan.SetupStep
+	ran := 0
+	err = setup.Admin(ctx, batch, func(j int, answer string, took time.Duration, serr error) {
+		// A secret a rule finds in the answer (CONFIG GET masterauth)
+		// is known from here on, as a shell step's output's is: the
+		// answer's other mentions of it are hidden too.
+		s.red.Hidden(answer)
+		if serr != nil {
+			s.red.Hidden(serr.Error())
+		}
+		e := s.entry(first + j)
+		e.Started, e.Seconds, e.Answer = started, took.Seconds(), s.red.Redact(answer)
+		started = started.Add(took)
+		if serr != nil {
+			e.Error = s.red.Redact(oneLine(serr))
+			if s.r.pl.Rehearsal != nil && errors.Is(serr, db.ErrNotImplemented) {
+				e.Error = notRehearsable + e.Error
+			}
+			fail = &e
+		}
+		ran++
+		s.record(e, "")
+	})
+	if werr := s.r.learned(ctx, &s.red, s.log); werr != nil {
+		return i, werr
+	}
+	switch {
+	case fail != nil && s.r.pl.Rehearsal != nil && errors.Is(err, db.ErrNotImplemented):
+		return first + ran, nil // a rehearsal's endpoint cannot run it: logged, and the next step runs
+	case fail != nil:
+		return i, failed(*fail)
+	case err != nil: // before the first statement: opening the binding
+		e := s.entry(first + ran)
+		e.Started, e.Error = started, s.red.Redact(oneLine(err))
+		s.record(e, "")
+		return i, failed(e)
+	}
+	return i, nil
 }
 
 // shell runs a shell step in the plan's directory, its output (the last
