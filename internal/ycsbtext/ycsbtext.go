@@ -396,55 +396,94 @@ func (rd *reader) measure(section, metric string, v float64) error {
 		o.sects[k] = f
 		o.keys = append(o.keys, k)
 	}
-	twice := func() error {
-		return fmt.Errorf("[%s], %s a second time in the section begun at line %d: several runs in one file; import each run's output apart", cutText(section), cutText(metric), f.line)
+	if counted, err := f.countLine(section, metric, v, rd.n); counted || err != nil {
+		return err
 	}
-	count := func() (int64, error) {
-		if v < 0 || v != math.Trunc(v) || v > math.MaxInt64/2 {
-			return 0, fmt.Errorf("[%s], %s: %v is not a count", cutText(section), cutText(metric), v)
-		}
-		return int64(v), nil
+	flag, pct, v, ok := f.latencyOf(metric, v)
+	if !ok {
+		return nil // a figure servbench does not read
 	}
+	if flag&f.have != 0 {
+		return f.twice(section, metric)
+	}
+	if _, have := f.pcts[pct]; pct != "" && have {
+		return f.twice(section, metric)
+	}
+	// YCSB prints -1 as the minimum and maximum of a histogram without
+	// values; they are left out with the section's other latencies.
+	if v < 0 && (f.countBy == "" || f.count > 0) {
+		return fmt.Errorf("[%s], %s: %v is negative: a latency cannot be", cutText(section), cutText(metric), v)
+	}
+	if pct == "" {
+		return f.latency(section, flag, v)
+	}
+	return f.percentile(section, pct, v)
+}
+
+// twice is the error of a metric read a second time in one section.
+func (f *figures) twice(section, metric string) error {
+	return fmt.Errorf("[%s], %s a second time in the section begun at line %d: several runs in one file; import each run's output apart", cutText(section), cutText(metric), f.line)
+}
+
+// asCount returns v as a count, or an error when it cannot be one.
+func asCount(section, metric string, v float64) (int64, error) {
+	if v < 0 || v != math.Trunc(v) || v > math.MaxInt64/2 {
+		return 0, fmt.Errorf("[%s], %s: %v is not a count", cutText(section), cutText(metric), v)
+	}
+	return int64(v), nil
+}
+
+// countLine records a metric that counts (Return=, Operations, Total
+// Operations) or opens a raw summary, read at line n. It reports whether
+// metric was one of them.
+func (f *figures) countLine(section, metric string, v float64, n int) (bool, error) {
 	switch {
 	case strings.HasPrefix(metric, "Return="):
 		s := strings.TrimPrefix(metric, "Return=")
 		if !printable(s) {
-			return fmt.Errorf("[%s], %s: an empty outcome or control characters: not YCSB's output", cutText(section), cutText(metric))
+			return true, fmt.Errorf("[%s], %s: an empty outcome or control characters: not YCSB's output", cutText(section), cutText(metric))
 		}
 		if _, have := f.outcomes[s]; have {
-			return twice()
+			return true, f.twice(section, metric)
 		}
 		if len(f.outcomes) >= MaxOutcomes {
-			return fmt.Errorf("[%s]: more than %d Return= outcomes: not YCSB's output", cutText(section), MaxOutcomes)
+			return true, fmt.Errorf("[%s]: more than %d Return= outcomes: not YCSB's output", cutText(section), MaxOutcomes)
 		}
-		n, err := count()
+		c, err := asCount(section, metric, v)
 		if err != nil {
-			return err
+			return true, err
 		}
 		if f.outcomes == nil {
 			f.outcomes = map[string]int64{}
-			f.returnLine = rd.n
+			f.returnLine = n
 		}
-		f.outcomes[s] = n
-		return nil
+		f.outcomes[s] = c
+		return true, nil
 	case metric == "Operations" || metric == "Total Operations":
 		if f.countBy != "" {
-			return twice()
+			return true, f.twice(section, metric)
 		}
-		n, err := count()
+		c, err := asCount(section, metric, v)
 		if err != nil {
-			return err
+			return true, err
 		}
-		f.count, f.countBy = n, metric
-		return nil
+		f.count, f.countBy = c, metric
+		return true, nil
 	case metric == "Below is a summary of latency in microseconds:":
 		if f.have&haveSummary != 0 {
-			return twice()
+			return true, f.twice(section, metric)
 		}
 		f.have |= haveSummary
-		return nil
+		return true, nil
 	}
-	flag, pct := 0, ""
+	return false, nil
+}
+
+// latencyOf returns which latency metric is: a flag (haveMean, haveMin,
+// haveMax, haveVar), or a percentile's name; and v in µs (a histogram
+// type's percentiles in ms noted in f). ok is false for a figure
+// servbench does not read.
+func (f *figures) latencyOf(metric string, v float64) (flag int, pct string, us float64, ok bool) {
 	switch metric {
 	case "AverageLatency(us)", "Average":
 		flag = haveMean
@@ -464,54 +503,54 @@ func (rd *reader) measure(section, metric string, v float64) error {
 		} else if m := rawPRE.FindStringSubmatch(metric); m != nil {
 			pct = m[1]
 		} else {
-			return nil // a figure servbench does not read
+			return 0, "", v, false
 		}
 	}
-	if flag&f.have != 0 {
-		return twice()
+	return flag, pct, v, true
+}
+
+// latency records the mean, minimum, maximum or variance (flag) v, and
+// refuses what one run cannot print: a minimum above the maximum, a mean
+// outside them, a percentile above the maximum.
+func (f *figures) latency(section string, flag int, v float64) error {
+	f.have |= flag
+	switch flag {
+	case haveMean:
+		f.mean = v
+	case haveMin:
+		f.min = v
+	case haveMax:
+		f.max = v
+	case haveVar:
+		f.variance = v
 	}
-	if _, have := f.pcts[pct]; pct != "" && have {
-		return twice()
+	// A section that measured nothing prints the empty histogram's
+	// minimum (the largest value) above its maximum (0).
+	if both := haveMin | haveMax; flag&both != 0 && f.have&both == both && f.count > 0 && f.min > f.max {
+		return fmt.Errorf("[%s]: a minimum latency (%v) above the maximum (%v): not one run's output", cutText(section), f.min, f.max)
 	}
-	// YCSB prints -1 as the minimum and maximum of a histogram without
-	// values; they are left out with the section's other latencies.
-	if v < 0 && (f.countBy == "" || f.count > 0) {
-		return fmt.Errorf("[%s], %s: %v is negative: a latency cannot be", cutText(section), cutText(metric), v)
-	}
-	if pct == "" {
-		f.have |= flag
-		switch flag {
-		case haveMean:
-			f.mean = v
-		case haveMin:
-			f.min = v
-		case haveMax:
-			f.max = v
-		case haveVar:
-			f.variance = v
+	// The mean of what was measured lies between its least and its
+	// most, within the microsecond YCSB truncates them to (a mean of
+	// 0.04 beside a maximum of 0) and a double's rounding.
+	if all := haveMean | haveMin | haveMax; flag&all != 0 && f.have&all == all && f.count > 0 && f.min <= f.max {
+		if slack := 1 + 1e-9*math.Abs(f.max); f.mean < f.min-slack || f.mean > f.max+slack {
+			return fmt.Errorf("[%s]: an average latency (%v) outside the minimum and maximum (%v, %v): not one run's output", cutText(section), f.mean, f.min, f.max)
 		}
-		// A section that measured nothing prints the empty histogram's
-		// minimum (the largest value) above its maximum (0).
-		if both := haveMin | haveMax; flag&both != 0 && f.have&both == both && f.count > 0 && f.min > f.max {
-			return fmt.Errorf("[%s]: a minimum latency (%v) above the maximum (%v): not one run's output", cutText(section), f.min, f.max)
-		}
-		// The mean of what was measured lies between its least and its
-		// most, within the microsecond YCSB truncates them to (a mean of
-		// 0.04 beside a maximum of 0) and a double's rounding.
-		if all := haveMean | haveMin | haveMax; flag&all != 0 && f.have&all == all && f.count > 0 && f.min <= f.max {
-			if slack := 1 + 1e-9*math.Abs(f.max); f.mean < f.min-slack || f.mean > f.max+slack {
-				return fmt.Errorf("[%s]: an average latency (%v) outside the minimum and maximum (%v, %v): not one run's output", cutText(section), f.mean, f.min, f.max)
+	}
+	if flag == haveMax && f.count > 0 {
+		for _, p := range f.pctKeys() {
+			if err := f.pctAboveMax(section, p, f.pcts[p]); err != nil {
+				return err
 			}
 		}
-		if flag == haveMax && f.count > 0 {
-			for _, p := range f.pctKeys() {
-				if err := f.pctAboveMax(section, p, f.pcts[p]); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
 	}
+	return nil
+}
+
+// percentile records percentile pct's latency v, refusing more than
+// MaxPercentiles and, when the section measured anything, one above the
+// maximum or out of order.
+func (f *figures) percentile(section, pct string, v float64) error {
 	if len(f.pcts) >= MaxPercentiles {
 		return fmt.Errorf("[%s]: more than %d percentiles: not YCSB's output", cutText(section), MaxPercentiles)
 	}
@@ -878,6 +917,7 @@ func (f *figures) missing() string {
 	return ""
 }
 
+// doc is the result document of the text read, checked.
 func (rd *reader) doc() (*result.Doc, error) {
 	rd.adopt()
 	if err := rd.check(); err != nil {
@@ -889,7 +929,26 @@ func (rd *reader) doc() (*result.Doc, error) {
 	for k, v := range rd.props {
 		d.Properties[k] = v // hidden below, by value
 	}
-	args := strings.Fields(rd.cmdline)
+	commandLine(d, rd.cmdline)
+	// Credentials hidden as a run's are: every secret any property or
+	// the command line holds, wherever a value repeats it.
+	var known props.Redactor
+	known.Hidden(rd.cmdline)
+	d.Properties = known.Map(d.Properties)
+	rd.describe(d)
+	if err := rd.operations(d); err != nil {
+		return nil, err
+	}
+	if err := d.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %v", rd.name, err)
+	}
+	return d, nil
+}
+
+// commandLine reads YCSB's command line into d: -load, and what -db, -P,
+// -threads, -target and -p give.
+func commandLine(d *result.Doc, cmdline string) {
+	args := strings.Fields(cmdline)
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
 		case a == "-load":
@@ -912,11 +971,12 @@ func (rd *reader) doc() (*result.Doc, error) {
 			i++
 		}
 	}
-	// Credentials hidden as a run's are: every secret any property or
-	// the command line holds, wherever a value repeats it.
-	var known props.Redactor
-	known.Hidden(rd.cmdline)
-	d.Properties = known.Map(d.Properties)
+}
+
+// describe names d's run from its properties (secrets hidden) and
+// [OVERALL]: its command, binding, driver, workload, threads, rate, run
+// time, start and end, and label.
+func (rd *reader) describe(d *result.Doc) {
 	if rd.props["dotransactions"] == "false" {
 		d.Command = "load"
 	}
@@ -938,15 +998,21 @@ func (rd *reader) doc() (*result.Doc, error) {
 	}
 	d.Imported = Source + " " + filepath.Base(rd.name)
 	d.Label = "YCSB " + d.Binding // runs of one configuration are one cell's repetitions
-	// The run's operations are YCSB's transactions: those of the DB
-	// operations (any with Return= lines), less the READ-MODIFY-WRITEs
-	// their READs and UPDATEs count a second time.
+}
+
+// operations puts the operations' results in d, sorted by name, and
+// counts the run's operations, those that succeeded and its goodput,
+// checked against [OVERALL]. The run's operations are YCSB's
+// transactions: those of the DB operations (any with Return= lines),
+// less the READ-MODIFY-WRITEs their READs and UPDATEs count a second
+// time.
+func (rd *reader) operations(d *result.Doc) error {
 	var txns, failed, rmw, batches int64
 	for _, name := range rd.order {
 		o := rd.ops[name]
 		r, err := o.result()
 		if err != nil {
-			return nil, rd.errAt(o.line, "[%s]: %v", cutText(name), err)
+			return rd.errAt(o.line, "[%s]: %v", cutText(name), err)
 		}
 		switch {
 		case name == "CLEANUP":
@@ -959,7 +1025,7 @@ func (rd *reader) doc() (*result.Doc, error) {
 		case name != "VERIFY" && o.returns():
 			var ok bool
 			if txns, ok = result.Add(txns, r.Count); !ok {
-				return nil, rd.errAt(o.line, "[%s]: the operations add up to more than a count can hold", cutText(name))
+				return rd.errAt(o.line, "[%s]: the operations add up to more than a count can hold", cutText(name))
 			}
 			for s, n := range r.Outcomes {
 				if !result.Succeeded(s) {
@@ -972,23 +1038,20 @@ func (rd *reader) doc() (*result.Doc, error) {
 	txns = max(txns-rmw, 0)
 	all, ok := result.Add(txns, batches)
 	if !ok {
-		return nil, rd.errAt(rd.thrLine, "the operations add up to more than a count can hold")
+		return rd.errAt(rd.thrLine, "the operations add up to more than a count can hold")
 	}
 	if err := rd.consistent(all, failed, batches > 0); err != nil {
-		return nil, err
+		return err
 	}
 	if len(d.Ops) == 0 && d.Cleanup == nil { // YCSB prints every thread's [CLEANUP] at least
-		return nil, rd.errAt(rd.thrLine, "no operation's section after [OVERALL]: a cut output")
+		return rd.errAt(rd.thrLine, "no operation's section after [OVERALL]: a cut output")
 	}
 	d.Operations, d.OKOperations = all, max(txns-failed, 0)+batches
 	sort.SliceStable(d.Ops, func(i, j int) bool { return d.Ops[i].Name < d.Ops[j].Name })
 	if d.Operations > 0 {
 		d.Goodput = d.Throughput * float64(d.OKOperations) / float64(d.Operations)
 	}
-	if err := d.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %v", rd.name, err)
-	}
-	return d, nil
+	return nil
 }
 
 // consistent checks the operations counted against [OVERALL]: YCSB's
