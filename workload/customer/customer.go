@@ -183,6 +183,10 @@ func appendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
+// appendField appends the JSON value of field Fields[i] to b, drawing
+// what it needs in the template's order. Fields that depend on another
+// (phone_by_country, age_by_group, url) read what their field before
+// drew; a field not known is null.
 func (g *Generator) appendField(b []byte, i int) []byte {
 	s := &g.s
 	switch Fields[i] {
@@ -203,25 +207,11 @@ func (g *Generator) appendField(b []byte, i int) []byte {
 	case "last_name":
 		return appendString(b, s.pick(lastNames))
 	case "ballance_current":
-		// chance.dollar(): "$" and an amount below 10,000 with cents.
-		cents := s.intn(1_000_000)
-		b = append(b, `"$`...)
-		b = strconv.AppendInt(b, int64(cents/100), 10)
-		b = append(b, '.', byte('0'+cents/10%10), byte('0'+cents%10))
-		return append(b, '"')
+		return g.appendDollars(b)
 	case "dob":
 		return g.appendDate(b)
 	case "email":
-		b = append(b, '"')
-		b = appendLower(b, s.pick(firstNames))
-		b = append(b, '.')
-		b = appendLower(b, s.pick(lastNames))
-		if s.bool() {
-			b = strconv.AppendInt(b, int64(s.intn(100)), 10)
-		}
-		b = append(b, '@')
-		b = append(b, s.pick(emailDomains)...)
-		return append(b, '"')
+		return g.appendEmail(b)
 	case "isActive":
 		return strconv.AppendBool(b, s.bool())
 	case "linear_score":
@@ -249,15 +239,7 @@ func (g *Generator) appendField(b []byte, i int) []byte {
 		g.domain = s.pick(urlDomains)
 		return appendString(b, g.domain)
 	case "url":
-		b = append(b, '"')
-		b = append(b, g.proto...)
-		b = append(b, "://www."...)
-		b = append(b, g.site...)
-		b = append(b, '.')
-		b = append(b, g.domain...)
-		b = append(b, '/')
-		b = append(b, g.first...)
-		return append(b, '"')
+		return g.appendURL(b)
 	case "devices":
 		b = append(b, '[')
 		for j, k := 0, s.between(2, 6); j < k; j++ {
@@ -265,64 +247,129 @@ func (g *Generator) appendField(b []byte, i int) []byte {
 		}
 		return append(b, ']')
 	case "linked_devices":
-		b = append(b, '[')
-		for j, k := 0, s.between(3, 6); j < k; j++ {
-			b = append(comma(b, j), '[')
-			for m, l := 0, s.between(1, 4); m < l; m++ {
-				b = g.appendDevice(comma(b, m))
-			}
-			b = append(b, ']')
-		}
-		return append(b, ']')
+		return g.appendLinkedDevices(b)
 	case "address":
 		return g.appendAddress(b, Countries[CountryIndex(g.n)], true)
 	case "children":
-		b = append(b, '[')
-		for j, k := 0, s.between(0, 5); j < k; j++ {
-			b = append(comma(b, j), `{"first_name":`...)
-			b = appendString(b, s.pick(firstNames))
-			b = append(b, `,"gender":`...)
-			if s.bool() {
-				b = appendString(b, s.pick(genders))
-			} else {
-				b = append(b, "null"...)
-			}
-			b = append(b, `,"age":`...)
-			b = strconv.AppendInt(b, int64(s.between(1, 17)), 10)
-			b = append(b, '}')
-		}
-		return append(b, ']')
+		return g.appendChildren(b)
 	case "visited_places":
-		b = append(b, '[')
-		for j, k := 0, s.between(1, 4); j < k; j++ {
-			b = append(comma(b, j), `{"country":`...)
-			b = appendString(b, s.pick(Countries))
-			b = append(b, `,"cities":[`...)
-			for m, l := 0, s.between(1, 5); m < l; m++ {
-				b = g.appendCity(comma(b, m))
-			}
-			b = append(b, `],"activities":[`...)
-			for m, l := 0, s.between(1, 5); m < l; m++ {
-				b = appendString(comma(b, m), s.pick(activities))
-			}
-			b = append(b, "]}"...)
-		}
-		return append(b, ']')
+		return g.appendVisitedPlaces(b)
 	case "order_list":
-		// Order ids, as the template draws them from the orders of its
-		// batch: 1 to 5 consecutive "order---N".
-		b = append(b, '[')
-		first := int64(s.intn(math.MaxInt32))
-		for j, k := 0, s.between(1, 5); j < k; j++ {
-			b = append(comma(b, j), `"order---`...)
-			b = strconv.AppendInt(b, first+int64(j), 10)
-			b = append(b, '"')
-		}
-		return append(b, ']')
+		return g.appendOrderList(b)
 	case "notes":
 		return g.appendNotes(b)
 	}
 	return append(b, "null"...)
+}
+
+// appendDollars appends chance.dollar(): "$" and an amount below 10,000
+// with cents.
+func (g *Generator) appendDollars(b []byte) []byte {
+	cents := g.s.intn(1_000_000)
+	b = append(b, `"$`...)
+	b = strconv.AppendInt(b, int64(cents/100), 10)
+	b = append(b, '.', byte('0'+cents/10%10), byte('0'+cents%10))
+	return append(b, '"')
+}
+
+// appendEmail appends an address of a first and a last name, lower case,
+// a number below 100 or not, at one of emailDomains.
+func (g *Generator) appendEmail(b []byte) []byte {
+	s := &g.s
+	b = append(b, '"')
+	b = appendLower(b, s.pick(firstNames))
+	b = append(b, '.')
+	b = appendLower(b, s.pick(lastNames))
+	if s.bool() {
+		b = strconv.AppendInt(b, int64(s.intn(100)), 10)
+	}
+	b = append(b, '@')
+	b = append(b, s.pick(emailDomains)...)
+	return append(b, '"')
+}
+
+// appendURL appends the URL the record's url_protocol, url_site,
+// url_domain and first_name make.
+func (g *Generator) appendURL(b []byte) []byte {
+	b = append(b, '"')
+	b = append(b, g.proto...)
+	b = append(b, "://www."...)
+	b = append(b, g.site...)
+	b = append(b, '.')
+	b = append(b, g.domain...)
+	b = append(b, '/')
+	b = append(b, g.first...)
+	return append(b, '"')
+}
+
+// appendLinkedDevices appends 3 to 6 lists of 1 to 4 devices each.
+func (g *Generator) appendLinkedDevices(b []byte) []byte {
+	s := &g.s
+	b = append(b, '[')
+	for j, k := 0, s.between(3, 6); j < k; j++ {
+		b = append(comma(b, j), '[')
+		for m, l := 0, s.between(1, 4); m < l; m++ {
+			b = g.appendDevice(comma(b, m))
+		}
+		b = append(b, ']')
+	}
+	return append(b, ']')
+}
+
+// appendChildren appends 0 to 5 children: a first name, a gender or
+// null, an age from 1 to 17.
+func (g *Generator) appendChildren(b []byte) []byte {
+	s := &g.s
+	b = append(b, '[')
+	for j, k := 0, s.between(0, 5); j < k; j++ {
+		b = append(comma(b, j), `{"first_name":`...)
+		b = appendString(b, s.pick(firstNames))
+		b = append(b, `,"gender":`...)
+		if s.bool() {
+			b = appendString(b, s.pick(genders))
+		} else {
+			b = append(b, "null"...)
+		}
+		b = append(b, `,"age":`...)
+		b = strconv.AppendInt(b, int64(s.between(1, 17)), 10)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// appendVisitedPlaces appends 1 to 4 countries, each with 1 to 5 cities
+// and 1 to 5 activities.
+func (g *Generator) appendVisitedPlaces(b []byte) []byte {
+	s := &g.s
+	b = append(b, '[')
+	for j, k := 0, s.between(1, 4); j < k; j++ {
+		b = append(comma(b, j), `{"country":`...)
+		b = appendString(b, s.pick(Countries))
+		b = append(b, `,"cities":[`...)
+		for m, l := 0, s.between(1, 5); m < l; m++ {
+			b = g.appendCity(comma(b, m))
+		}
+		b = append(b, `],"activities":[`...)
+		for m, l := 0, s.between(1, 5); m < l; m++ {
+			b = appendString(comma(b, m), s.pick(activities))
+		}
+		b = append(b, "]}"...)
+	}
+	return append(b, ']')
+}
+
+// appendOrderList appends order ids, as the template draws them from
+// the orders of its batch: 1 to 5 consecutive "order---N".
+func (g *Generator) appendOrderList(b []byte) []byte {
+	s := &g.s
+	b = append(b, '[')
+	first := int64(s.intn(math.MaxInt32))
+	for j, k := 0, s.between(1, 5); j < k; j++ {
+		b = append(comma(b, j), `"order---`...)
+		b = strconv.AppendInt(b, first+int64(j), 10)
+		b = append(b, '"')
+	}
+	return append(b, ']')
 }
 
 func comma(b []byte, i int) []byte {
