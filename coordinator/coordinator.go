@@ -87,6 +87,9 @@ type hiddenError struct {
 func (e *hiddenError) Error() string { return e.hide(e.err.Error()) }
 func (e *hiddenError) Unwrap() error { return e.err }
 
+// run is Run: it sets *cleanup to remove what the orchestrator starts,
+// and *hide to hide the run's key and the setup's secrets, as soon as
+// each is known.
 func run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer, cleanup *func(), hide *func(string) string) (*result.Doc, error) {
 	n, cmd := setup.Client.Count, setup.Spec.Phase.String()
 	cfg := ConfigOf(setup)
@@ -101,19 +104,9 @@ func run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer,
 		return nil, specErrorf("%s: startat: a spread run's clients start together when all are ready, the coordinator says when: give no startat with clients (startat is for clients started by hand, each with its --client-index)", cmd)
 	}
 	metricsAddr := metricsAddrOf(setup)
-	// The clients' results are written beside out: every path is checked
-	// now, not after the run.
-	paths := clientResultPaths(out, n)
-	if err := distinct(setup.Outputs, paths); err != nil {
-		return nil, specErrorf("%s: %v", cmd, err)
-	}
-	outs := make([]sink.File, len(paths))
-	for i, p := range paths {
-		outs[i] = sink.File{What: fmt.Sprintf("client %d's result (beside -o)", i), Path: p}
-	}
-	release, err := HoldOutputs(outs)
+	paths, release, err := holdClientResults(setup, out, n, cmd)
 	if err != nil {
-		return nil, specErrorf("%s: %v", cmd, err)
+		return nil, err
 	}
 	defer release()
 	j := &job{cmd: cmd, n: n, metricsAddr: metricsAddr, stderr: stderr, mu: &sync.Mutex{}}
@@ -123,26 +116,93 @@ func run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer,
 	j.hide = hider(setup, j.token)
 	*hide = j.hide
 	j.id = result.NewID()
+	h, l, err := listen(cfg, orch, j, setup)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Close()
+	*cleanup = cleanupOf(ctx, orch, j) // also of a prepare that failed halfway
+	if err := orch.prepare(ctx, j); err != nil {
+		return nil, err
+	}
+	if err := setStart(orch, h, j, setup); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "servbench: %s on %d client%s (%s), starting together once all are ready, at %s at the latest; coordinator at %s\n", cmd, n, plural(n), orch, j.start.Format("15:04:05.000"), l.Addr())
+	cpu0, t0 := engine.CPUTime(), time.Now()
+	docs, err := follow(ctx, orch, h, j, setup)
+	if cpu, wall := engine.CPUTime()-cpu0, time.Since(t0); cpu > 0 { // the coordinator's own cost: it must not be the limit either
+		fmt.Fprintf(stderr, "servbench: the coordinator used %.2f s of CPU in %.1f s (%.1f%% of a core) and %s resident at most, for %d client%s\n",
+			cpu.Seconds(), wall.Seconds(), 100*cpu.Seconds()/wall.Seconds(), format.Bytes(engine.MaxRSS()), n, plural(n))
+	}
+	unwritten := writeClientResults(h, paths)
+	if err != nil {
+		if unwritten != nil {
+			return nil, fmt.Errorf("%w (and %v)", err, unwritten)
+		}
+		return nil, err
+	}
+	m := docs[0] // one client's phase: its result
+	if len(docs) > 1 {
+		if m, err = result.Merge(docs); err != nil {
+			return nil, errors.New(format.Printable(err.Error())) // it may quote the clients' text
+		}
+	}
+	sayMerged(stderr, n, docs, m)
+	if unwritten != nil {
+		return m, unwritten
+	}
+	return m, nil
+}
+
+// holdClientResults returns where the clients' results are written,
+// beside out (none for one client or no file), held until release is
+// called. Every path is checked now, not after the run.
+func holdClientResults(setup *engine.Setup, out string, n int, cmd string) (paths []string, release func(), err error) {
+	paths = clientResultPaths(out, n)
+	if err := distinct(setup.Outputs, paths); err != nil {
+		return nil, nil, specErrorf("%s: %v", cmd, err)
+	}
+	outs := make([]sink.File, len(paths))
+	for i, p := range paths {
+		outs[i] = sink.File{What: fmt.Sprintf("client %d's result (beside -o)", i), Path: p}
+	}
+	release, err = HoldOutputs(outs)
+	if err != nil {
+		return nil, nil, specErrorf("%s: %v", cmd, err)
+	}
+	return paths, release, nil
+}
+
+// listen serves j's hub over HTTPS at coordinator.addr (or where the
+// orchestrator listens), with a certificate of its own; it notes the
+// certificate's pin, the port and the URL in j.
+func listen(cfg Config, orch orchestrator, j *job, setup *engine.Setup) (*hub, net.Listener, error) {
 	addr := cfg.Addr
 	if addr == "" {
 		addr = orch.listen()
 	}
-	h := newHub(j.token, j.id, n, Phase{Command: cmd, Binding: setup.Spec.Binding}, time.Now)
+	h := newHub(j.token, j.id, j.n, Phase{Command: j.cmd, Binding: setup.Spec.Binding}, time.Now)
 	h.hold = min(h.hold, cfg.Timeout/3)
 	h.say = func(line string) { j.sayAs("servbench", line) }
 	cert, pin, err := newIdentity()
 	if err != nil {
-		return nil, fmt.Errorf("coordinator: certificate: %w", err)
+		return nil, nil, fmt.Errorf("coordinator: certificate: %w", err)
 	}
 	j.pin = pin
-	l, err := serve(addr, h, cert, maxConns(n))
+	l, err := serve(addr, h, cert, maxConns(j.n))
 	if err != nil {
-		return nil, specErrorf("%s: coordinator.addr: %v", cmd, err)
+		return nil, nil, specErrorf("%s: coordinator.addr: %v", j.cmd, err)
 	}
-	defer l.Close()
 	j.port = l.Addr().(*net.TCPAddr).Port
 	j.url = "https://" + l.Addr().String()
-	*cleanup = func() { // also of a prepare that failed halfway
+	return h, l, nil
+}
+
+// cleanupOf is the cleanup of what orch started for j: not cut by ctx's
+// end, but given up at the process's second signal.
+func cleanupOf(ctx context.Context, orch orchestrator, j *job) func() {
+	return func() {
 		cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		defer cancel()
 		if abandon := runner.AbandonOf(ctx); abandon != nil {
@@ -156,12 +216,14 @@ func run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer,
 		}
 		orch.cleanup(cctx, j)
 	}
-	if err := orch.prepare(ctx, j); err != nil {
-		return nil, err
-	}
-	// Long enough for every client to start and connect first; they start
-	// sooner when every one says it is ready (hub.serveReady).
-	j.start = time.Now().Add(orch.lead() + time.Duration(n)*100*time.Millisecond).UTC()
+}
+
+// setStart sets the clients' common start, long enough from now for
+// every client to start and connect first (they start sooner when every
+// one says it is ready: hub.serveReady), and the properties the hub
+// gives them.
+func setStart(orch orchestrator, h *hub, j *job, setup *engine.Setup) error {
+	j.start = time.Now().Add(orch.lead() + time.Duration(j.n)*100*time.Millisecond).UTC()
 	h.setStart(j.start)
 	cp := ClientProps(setup)
 	cp.Set("coordinator.id", j.id, "coordinator")
@@ -169,18 +231,17 @@ func run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer,
 	cp.Set("status", "false", "coordinator") // the coordinator prints the merged status
 	var text bytes.Buffer
 	if err := cp.Write(&text); err != nil {
-		return nil, fmt.Errorf("clients: %w", err)
+		return fmt.Errorf("clients: %w", err)
 	}
 	h.setProperties(text.String())
-	fmt.Fprintf(stderr, "servbench: %s on %d client%s (%s), starting together once all are ready, at %s at the latest; coordinator at %s\n", cmd, n, plural(n), orch, j.start.Format("15:04:05.000"), l.Addr())
-	cpu0, t0 := engine.CPUTime(), time.Now()
-	docs, err := follow(ctx, orch, h, j, setup)
-	if cpu, wall := engine.CPUTime()-cpu0, time.Since(t0); cpu > 0 { // the coordinator's own cost: it must not be the limit either
-		fmt.Fprintf(stderr, "servbench: the coordinator used %.2f s of CPU in %.1f s (%.1f%% of a core) and %s resident at most, for %d client%s\n",
-			cpu.Seconds(), wall.Seconds(), 100*cpu.Seconds()/wall.Seconds(), format.Bytes(engine.MaxRSS()), n, plural(n))
-	}
-	// Every result received, also of a phase that failed: nothing is
-	// lost; a file that cannot be written leaves the others written.
+	return nil
+}
+
+// writeClientResults writes every result received to its path, also of a
+// phase that failed: nothing is lost; a file that cannot be written
+// leaves the others written, and is said in the error returned (nil when
+// none).
+func writeClientResults(h *hub, paths []string) *OutputError {
 	var unwritten *OutputError
 	if len(paths) > 0 {
 		for i, m := range h.members() {
@@ -192,18 +253,13 @@ func run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer,
 			}
 		}
 	}
-	if err != nil {
-		if unwritten != nil {
-			return nil, fmt.Errorf("%w (and %v)", err, unwritten)
-		}
-		return nil, err
-	}
-	m := docs[0] // one client's phase: its result
-	if len(docs) > 1 {
-		if m, err = result.Merge(docs); err != nil {
-			return nil, errors.New(format.Printable(err.Error())) // it may quote the clients' text
-		}
-	}
+	return unwritten
+}
+
+// sayMerged prints what the n clients measured together (m, merged from
+// docs): the throughput, the clocks' offsets, clients that may have been
+// the limit, and the servers' figures.
+func sayMerged(stderr io.Writer, n int, docs []*result.Doc, m *result.Doc) {
 	fmt.Fprintf(stderr, "servbench: %d client%s: %s ops/s over %s, %s operations (%s ok)\n",
 		n, plural(n), format.Round(m.Throughput), measuredOver(docs, m), format.Thousands(m.Operations), format.Thousands(m.OKOperations))
 	if off, rtt := maxClockOffset(m); rtt > 0 {
@@ -215,10 +271,6 @@ func run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer,
 	for _, l := range engine.ServerLines(m.ServerSide) { // the servers' whole, and every client's units
 		fmt.Fprintf(stderr, "servbench: %s\n", format.Printable(l))
 	}
-	if unwritten != nil {
-		return m, unwritten
-	}
-	return m, nil
 }
 
 // measuredOver says what the merged result's throughput is over: the time all
@@ -261,115 +313,150 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 		every = st.Every
 	}
 	live := &liveStatus{every: every, n: n, measured: make([]time.Duration, n), begun: begun}
-	var failure error
-	var killAt, given <-chan time.Time
-	grace := killGrace(setup)
-	stop := func() {
-		h.stopAll()
-		if killAt == nil {
-			killAt = time.After(grace)
-		}
-	}
-	check := func() {
-		if failure == nil {
-			if failure = failed(h, ctx.Err() != nil); failure != nil {
-				stop()
-			}
-		}
-	}
+	f := &following{ctx: ctx, orch: orch, h: h, j: j, grace: killGrace(setup), kill: kill}
 	ctxDone, abandon := ctx.Done(), runner.AbandonOf(ctx)
 	var ends []error
 	for ends == nil {
 		select {
 		case <-ctxDone:
 			ctxDone = nil
-			stop()
+			f.stop()
 		case <-abandon: // a second Ctrl-C: no more waiting for operations
-			// The clients are told to abandon theirs and send what they
-			// measured at once; what has not come in abandonGrace is
-			// killed (the process itself ends a second after the signal).
 			abandon = nil
-			h.abandonAll()
-			var left []string
-			for i, m := range h.members() {
-				if !m.exited && m.result == nil {
-					left = append(left, h.name(i))
-				}
-			}
-			if len(left) > 0 {
-				j.mu.Lock()
-				fmt.Fprintf(j.stderr, "servbench: second signal: %s told to abandon their operations in flight and send what they measured; killed in %s\n", strings.Join(left, ", "), abandonGrace)
-				j.mu.Unlock()
-			}
-			killAt = time.After(abandonGrace)
+			f.abandonAll()
 		case <-h.changed:
-			check()
-			if killAt == nil && h.complete() {
+			f.check()
+			if f.killAt == nil && h.complete() {
 				// Every result is in: the clients only have to exit. An
 				// orchestrator that cannot tell (its API gone) is not
 				// waited for longer than the grace.
-				killAt = time.After(grace)
+				f.killAt = time.After(f.grace)
 			}
 		case ends = <-endsCh:
-		case <-killAt:
-			var left []string
-			for i, m := range h.members() {
-				if !m.exited {
-					left = append(left, h.name(i))
-				}
-			}
-			if len(left) > 0 {
-				j.mu.Lock()
-				fmt.Fprintf(j.stderr, "servbench: killing %s, which had not ended\n", strings.Join(left, ", "))
-				j.mu.Unlock()
-			}
-			kill()
-			wait := orchestratorGrace
-			if abandon == nil { // after a second signal: the process ends a second after it
-				wait = abandonedOrchestrator
-			}
-			killAt, given = nil, time.After(wait)
-		case <-given:
-			// The orchestrator does not return (a docker or API call that
-			// hangs): what the clients sent is merged without it.
-			ends = make([]error, n)
-			var left []string
-			for i, m := range h.members() {
-				if !m.exited {
-					ends[i] = fmt.Errorf("%s did not say how it ended", orch)
-					left = append(left, h.name(i))
-				}
-			}
-			running := "what it started may be left"
-			if len(left) > 0 {
-				running = strings.Join(left, ", ") + " may still run"
-			}
-			j.mu.Lock()
-			fmt.Fprintf(j.stderr, "servbench: %s had not returned after the clients were killed: going on without it; %s\n", orch, running)
-			j.mu.Unlock()
+		case <-f.killAt:
+			f.killLeft(abandon == nil)
+		case <-f.given:
+			ends = f.giveUp()
 		case now := <-tick.C:
 			live.add(h.progress(), j)
-			if failure != nil || ctx.Err() != nil {
+			if f.failure != nil || ctx.Err() != nil {
 				continue
 			}
 			if i := h.silent(now.Add(-timeout), begun.Add(orch.lead())); i >= 0 {
 				// The others are told to stop and have the grace to send
 				// what they measured (it is written beside -o); the silent
 				// one is killed with whatever still runs when it ends.
-				failure = &clientFailure{h, i, fmt.Sprintf("sent nothing for %s (coordinator.timeout)", timeout)}
-				stop()
+				f.failure = &clientFailure{h, i, fmt.Sprintf("sent nothing for %s (coordinator.timeout)", timeout)}
+				f.stop()
 			}
 		}
 	}
 	for i, e := range ends {
 		h.exit(i, e)
 	}
-	check()
-	if failure != nil {
-		return nil, fmt.Errorf("%w: no merged result", failure)
+	f.check()
+	if f.failure != nil {
+		return nil, fmt.Errorf("%w: no merged result", f.failure)
 	}
 	live.take(h.progress()) // what came last
 	return gather(h.members(), live.measured, h.name)
+}
+
+// following is what follow knows as it waits: the first failure, when
+// whatever still runs is killed (killAt), and when the orchestrator is
+// given up on once it was (given); a nil channel is a time not set.
+type following struct {
+	ctx           context.Context
+	orch          orchestrator
+	h             *hub
+	j             *job
+	grace         time.Duration      // killGrace
+	kill          context.CancelFunc // ends the orchestrator's context: kills what runs
+	failure       error
+	killAt, given <-chan time.Time
+}
+
+// stop tells every client to stop, and sets the kill a grace later.
+func (f *following) stop() {
+	f.h.stopAll()
+	if f.killAt == nil {
+		f.killAt = time.After(f.grace)
+	}
+}
+
+// check notes the first failure of a client (or ctx's end), and stops
+// the others.
+func (f *following) check() {
+	if f.failure == nil {
+		if f.failure = failed(f.h, f.ctx.Err() != nil); f.failure != nil {
+			f.stop()
+		}
+	}
+}
+
+// abandonAll answers a second signal: the clients are told to abandon
+// their operations and send what they measured at once; what has not
+// come in abandonGrace is killed (the process itself ends a second after
+// the signal).
+func (f *following) abandonAll() {
+	f.h.abandonAll()
+	var left []string
+	for i, m := range f.h.members() {
+		if !m.exited && m.result == nil {
+			left = append(left, f.h.name(i))
+		}
+	}
+	if len(left) > 0 {
+		f.j.mu.Lock()
+		fmt.Fprintf(f.j.stderr, "servbench: second signal: %s told to abandon their operations in flight and send what they measured; killed in %s\n", strings.Join(left, ", "), abandonGrace)
+		f.j.mu.Unlock()
+	}
+	f.killAt = time.After(abandonGrace)
+}
+
+// killLeft kills the clients that have not ended, and gives the
+// orchestrator its grace to return (less after a second signal:
+// abandoned).
+func (f *following) killLeft(abandoned bool) {
+	var left []string
+	for i, m := range f.h.members() {
+		if !m.exited {
+			left = append(left, f.h.name(i))
+		}
+	}
+	if len(left) > 0 {
+		f.j.mu.Lock()
+		fmt.Fprintf(f.j.stderr, "servbench: killing %s, which had not ended\n", strings.Join(left, ", "))
+		f.j.mu.Unlock()
+	}
+	f.kill()
+	wait := orchestratorGrace
+	if abandoned { // after a second signal: the process ends a second after it
+		wait = abandonedOrchestrator
+	}
+	f.killAt, f.given = nil, time.After(wait)
+}
+
+// giveUp goes on without an orchestrator that does not return (a docker
+// or API call that hangs): what the clients sent is merged without it. It
+// returns how each client ended, an error for each that did not say.
+func (f *following) giveUp() []error {
+	ends := make([]error, f.j.n)
+	var left []string
+	for i, m := range f.h.members() {
+		if !m.exited {
+			ends[i] = fmt.Errorf("%s did not say how it ended", f.orch)
+			left = append(left, f.h.name(i))
+		}
+	}
+	running := "what it started may be left"
+	if len(left) > 0 {
+		running = strings.Join(left, ", ") + " may still run"
+	}
+	f.j.mu.Lock()
+	fmt.Fprintf(f.j.stderr, "servbench: %s had not returned after the clients were killed: going on without it; %s\n", f.orch, running)
+	f.j.mu.Unlock()
+	return ends
 }
 
 // orchestratorGrace is how long the orchestrator may take to return once
