@@ -54,112 +54,40 @@ func isBuiltin(name string) bool { return slices.Contains(workloads.Names(), nam
 
 // benchCmd runs a plan.
 func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := flag.NewFlagSet("servbench bench", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	dir := fs.String("o", "", "")
-	dry := fs.Bool("dry-run", false, "")
-	rehearse := fs.Bool("rehearse", false, "")
-	scale := fs.Float64("scale", 0, "")
-	// --at and -p are checked after the flags are read: the flag
-	// package's own error quotes the value whole (a password).
-	var atArgs, pArgs []string
-	fs.Func("at", "", func(v string) error { atArgs = append(atArgs, v); return nil })
-	fs.Func("p", "", func(v string) error { pArgs = append(pArgs, v); return nil })
-	var planFile string
-	rest := args
-	for len(rest) > 0 { // the plan may come before or after the flags
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stdout, benchUsage)
-				return ExitOK, nil
-			}
-			return ExitUsage, badf("bench: %s", props.RedactText(err.Error()))
-		}
-		rest = fs.Args()
-		if len(rest) > 0 {
-			if planFile != "" {
-				return ExitUsage, badf("bench: one plan at a time (got %s and %s)", planFile, rest[0])
-			}
-			planFile, rest = rest[0], rest[1:]
-		}
+	a, code, err := parseBenchArgs(args, stdout)
+	if a == nil {
+		return code, err
 	}
-	if planFile == "" {
-		return ExitUsage, badf("bench: no plan file (usage: servbench bench PLAN.yaml -o DIR)")
-	}
-	var at []string
-	for _, v := range atArgs {
-		name, url, ok := strings.Cut(v, "=")
-		if !ok || name == "" || url == "" {
-			return ExitUsage, badf("bench: --at %q: want NAME=URL, a deployment's label or a binding's name", props.RedactText(v))
-		}
-		at = append(at, name, url)
-	}
-	var extra []plan.Property
-	for _, v := range pArgs {
-		k, val, err := props.ParseAssignment(v)
-		if err != nil {
-			return ExitUsage, badf("bench: %v", err)
-		}
-		extra = append(extra, plan.Property{Key: k, Value: val})
-	}
-	if *dir == "" && !*dry {
-		return ExitUsage, badf("bench: no output directory (-o DIR)")
-	}
-	if st, err := os.Stat(*dir); err == nil && !st.IsDir() {
-		return ExitUsage, badf("bench: -o %s is not a directory: give the directory for the plan's results", *dir)
-	}
-	pl, err := plan.LoadContext(ctx, planFile, isBuiltin)
+	pl, err := plan.LoadContext(ctx, a.plan, isBuiltin)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ExitInterrupted, err // not bad input: exit 130
 		}
 		return ExitUsage, usageError{err}
 	}
-	if !*rehearse && (len(at) > 0 || len(extra) > 0 || *scale != 0) {
+	if !a.rehearse && (len(a.at) > 0 || len(a.extra) > 0 || a.scale != 0) {
 		return ExitUsage, badf("bench: --at, --scale and -p are a rehearsal's: give --rehearse")
 	}
-	if *rehearse {
-		h := experiment.Rehearsal{At: map[string]string{}, Properties: extra, Scale: *scale}
-		for i := 0; i < len(at); i += 2 {
-			if _, dup := h.At[at[i]]; dup {
-				return ExitUsage, badf("bench: --at %s given twice", at[i])
-			}
-			h.At[at[i]] = at[i+1]
-		}
-		if pl, err = experiment.Rehearse(pl, h); err != nil {
-			return ExitUsage, badf("bench: %v", err)
+	if a.rehearse {
+		if pl, err = a.rehearsal(pl); err != nil {
+			return ExitUsage, err
 		}
 	}
-	r := experiment.New(pl, *dir, stderr)
+	r := experiment.New(pl, a.dir, stderr)
 	if err := r.CheckContext(ctx); err != nil {
 		if ctx.Err() != nil { // stopped while reading a file the plan names
 			return ExitInterrupted, err
 		}
 		return ExitUsage, usageError{err}
 	}
-	if *dry {
-		runs := pl.Runs()
-		if s := pl.SLO; s != nil && s.Search != "" {
-			n := 0
-			for i := range runs {
-				if runs[i].Repetition == 1 {
-					fmt.Fprintf(stdout, "%s\n", runs[i].ID())
-					n++
-				}
-			}
-			fmt.Fprintf(stdout, "%d series searched (each from its first run above; the search chooses the rest: %s), %d loads\n", n, s, r.Loads())
-			return ExitOK, nil
-		}
-		for i := range runs {
-			fmt.Fprintf(stdout, "%s\n", runs[i].ID())
-		}
-		fmt.Fprintf(stdout, "%d runs, %d loads\n", len(runs), r.Loads())
+	if a.dry {
+		printRuns(stdout, pl, r)
 		return ExitOK, nil
 	}
 	err = r.Run(ctx)
 	if pl.Rehearsal != nil && !errors.As(err, new(*plan.Error)) {
 		// The table of cells, also when stopped: what ran, and what not.
-		if cells, cerr := experiment.Cells(*dir); cerr == nil {
+		if cells, cerr := experiment.Cells(a.dir); cerr == nil {
 			experiment.WriteCells(stdout, cells)
 			// Runs that failed only as not rehearsable on these endpoints
 			// (SQL++ on CouchbaseMock) leave a rehearsal that passed, as
@@ -181,6 +109,115 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return ExitUsage, usageError{err}
 	}
 	return ExitFailure, err
+}
+
+// benchArgs is bench's command line: the plan file, the output directory
+// (-o), --dry-run, and a rehearsal's --rehearse, --scale, --at (name and
+// URL pairs, in order) and -p.
+type benchArgs struct {
+	plan, dir     string
+	dry, rehearse bool
+	scale         float64
+	at            []string
+	extra         []plan.Property
+}
+
+// parseBenchArgs reads bench's command line. It returns nil, and the
+// exit code and error to end with, for -h (the usage printed to stdout)
+// and for a command line that is not bench's.
+func parseBenchArgs(args []string, stdout io.Writer) (*benchArgs, int, error) {
+	fs := flag.NewFlagSet("servbench bench", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	dir := fs.String("o", "", "")
+	dry := fs.Bool("dry-run", false, "")
+	rehearse := fs.Bool("rehearse", false, "")
+	scale := fs.Float64("scale", 0, "")
+	// --at and -p are checked after the flags are read: the flag
+	// package's own error quotes the value whole (a password).
+	var atArgs, pArgs []string
+	fs.Func("at", "", func(v string) error { atArgs = append(atArgs, v); return nil })
+	fs.Func("p", "", func(v string) error { pArgs = append(pArgs, v); return nil })
+	var planFile string
+	rest := args
+	for len(rest) > 0 { // the plan may come before or after the flags
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stdout, benchUsage)
+				return nil, ExitOK, nil
+			}
+			return nil, ExitUsage, badf("bench: %s", props.RedactText(err.Error()))
+		}
+		rest = fs.Args()
+		if len(rest) > 0 {
+			if planFile != "" {
+				return nil, ExitUsage, badf("bench: one plan at a time (got %s and %s)", planFile, rest[0])
+			}
+			planFile, rest = rest[0], rest[1:]
+		}
+	}
+	if planFile == "" {
+		return nil, ExitUsage, badf("bench: no plan file (usage: servbench bench PLAN.yaml -o DIR)")
+	}
+	a := &benchArgs{plan: planFile, dir: *dir, dry: *dry, rehearse: *rehearse, scale: *scale}
+	for _, v := range atArgs {
+		name, url, ok := strings.Cut(v, "=")
+		if !ok || name == "" || url == "" {
+			return nil, ExitUsage, badf("bench: --at %q: want NAME=URL, a deployment's label or a binding's name", props.RedactText(v))
+		}
+		a.at = append(a.at, name, url)
+	}
+	for _, v := range pArgs {
+		k, val, err := props.ParseAssignment(v)
+		if err != nil {
+			return nil, ExitUsage, badf("bench: %v", err)
+		}
+		a.extra = append(a.extra, plan.Property{Key: k, Value: val})
+	}
+	if a.dir == "" && !a.dry {
+		return nil, ExitUsage, badf("bench: no output directory (-o DIR)")
+	}
+	if st, err := os.Stat(a.dir); err == nil && !st.IsDir() {
+		return nil, ExitUsage, badf("bench: -o %s is not a directory: give the directory for the plan's results", a.dir)
+	}
+	return a, 0, nil
+}
+
+// rehearsal returns pl rehearsed with the command line's --at, -p and
+// --scale; the error is a usage error.
+func (a *benchArgs) rehearsal(pl *plan.Plan) (*plan.Plan, error) {
+	h := experiment.Rehearsal{At: map[string]string{}, Properties: a.extra, Scale: a.scale}
+	for i := 0; i < len(a.at); i += 2 {
+		if _, dup := h.At[a.at[i]]; dup {
+			return nil, badf("bench: --at %s given twice", a.at[i])
+		}
+		h.At[a.at[i]] = a.at[i+1]
+	}
+	pl, err := experiment.Rehearse(pl, h)
+	if err != nil {
+		return nil, badf("bench: %v", err)
+	}
+	return pl, nil
+}
+
+// printRuns prints what a dry run would run: each run's ID, or each
+// searched series' first run, and how many runs and loads.
+func printRuns(stdout io.Writer, pl *plan.Plan, r *experiment.Runner) {
+	runs := pl.Runs()
+	if s := pl.SLO; s != nil && s.Search != "" {
+		n := 0
+		for i := range runs {
+			if runs[i].Repetition == 1 {
+				fmt.Fprintf(stdout, "%s\n", runs[i].ID())
+				n++
+			}
+		}
+		fmt.Fprintf(stdout, "%d series searched (each from its first run above; the search chooses the rest: %s), %d loads\n", n, s, r.Loads())
+		return
+	}
+	for i := range runs {
+		fmt.Fprintf(stdout, "%s\n", runs[i].ID())
+	}
+	fmt.Fprintf(stdout, "%d runs, %d loads\n", len(runs), r.Loads())
 }
 
 // rehearsed reports whether every cell of a rehearsal completed or was
