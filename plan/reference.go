@@ -113,14 +113,7 @@ const maxReferences = 10_000
 // figure; lines starting with # are comments. An error names the file
 // and line.
 func ParseReference(raw []byte, file string) ([]Reference, error) {
-	var lines [][]byte
-	for _, l := range bytes.Split(raw, []byte("\n")) {
-		if t := bytes.TrimSpace(l); len(t) > 0 && t[0] == '#' {
-			l = nil // kept as an empty line: line numbers stay the file's
-		}
-		lines = append(lines, l)
-	}
-	r := csv.NewReader(bytes.NewReader(bytes.Join(lines, []byte("\n"))))
+	r := csv.NewReader(bytes.NewReader(withoutComments(raw)))
 	r.FieldsPerRecord = -1
 	var out []Reference
 	var col map[string]int // column name → index in the file
@@ -149,78 +142,9 @@ func ParseReference(raw []byte, file string) ([]Reference, error) {
 		if len(out) >= maxReferences {
 			return nil, fmt.Errorf("%s: more than %d figures", file, maxReferences)
 		}
-		get := func(name string) string {
-			if i, ok := col[name]; ok {
-				return strings.TrimSpace(rec[i])
-			}
-			return ""
-		}
-		f := Reference{System: get("system"), Workload: get("workload"), Latency: get("latency"), Source: get("source"), Line: line}
-		bad := func(name, want string) error {
-			return fmt.Errorf("%s:%d: %s %q: want %s", file, line, name, short(get(name)), want)
-		}
-		lo, hi, _ := strings.Cut(get("threads"), "-")
-		if hi == "" {
-			hi = lo
-		}
-		var e1, e2 error
-		f.ThreadsLo, e1 = strconv.Atoi(strings.TrimSpace(lo))
-		f.ThreadsHi, e2 = strconv.Atoi(strings.TrimSpace(hi))
-		if e1 != nil || e2 != nil || f.ThreadsLo < 1 || f.ThreadsHi < f.ThreadsLo {
-			return nil, bad("threads", "a thread count or a range of them (248-496)")
-		}
-		number := func(name string, dst *float64, want string, ok func(float64) bool) error {
-			v := get(name)
-			if v == "" {
-				return nil
-			}
-			x, err := strconv.ParseFloat(v, 64)
-			if err != nil || math.IsInf(x, 0) || math.IsNaN(x) || !ok(x) {
-				return bad(name, want)
-			}
-			*dst = x
-			return nil
-		}
-		var nodes, records float64
-		for _, e := range []error{
-			number("throughput", &f.Throughput, "operations per second, 0 or more", func(x float64) bool { return x >= 0 }),
-			number("latency_ms", &f.LatencyMs, "milliseconds above 0, or nothing", func(x float64) bool { return x > 0 }),
-			number("runtime_s", &f.RuntimeS, "seconds above 0, or nothing", func(x float64) bool { return x > 0 }),
-			number("nodes", &nodes, "a cluster size from 1, or nothing", func(x float64) bool { return x >= 1 && x <= 1e6 && x == math.Trunc(x) }),
-			number("records", &records, "a record count from 1, or nothing", func(x float64) bool { return x >= 1 && x <= 1e15 && x == math.Trunc(x) }),
-		} {
-			if e != nil {
-				return nil, e
-			}
-		}
-		f.Nodes, f.Records = int(nodes), int64(records)
-		for _, x := range []struct {
-			name string
-			dst  *Range
-			max  float64
-		}{{"failed_pct", &f.FailedPct, 100}, {"read_units", &f.ReadUnits, 1e12}, {"write_units", &f.WriteUnits, 1e12}} {
-			if v := get(x.name); v != "" {
-				r, ok := parseRange(v)
-				if !ok || r.Hi > x.max {
-					return nil, bad(x.name, fmt.Sprintf("a number, a range (43-58) or an approximate one (~50), from 0 to %g", x.max))
-				}
-				*x.dst = r
-			}
-		}
-		if get("throughput") == "" && f.RuntimeS == 0 && f.LatencyMs == 0 && !f.FailedPct.Given() && !f.ReadUnits.Given() && !f.WriteUnits.Given() {
-			return nil, fmt.Errorf("%s:%d: give a throughput, a runtime_s, a latency_ms, a failed_pct, read_units or write_units", file, line)
-		}
-		if get("throughput") != "" && f.RuntimeS > 0 {
-			return nil, fmt.Errorf("%s:%d: a figure is a throughput or a runtime, not both", file, line)
-		}
-		if f.Latency != "" && f.Latency != "mean" && f.Latency != "below" && f.Latency != "above" {
-			return nil, bad("latency", "mean, below (a bound it stayed under), above (a bound it exceeded) or nothing")
-		}
-		if f.System == "" || f.Workload == "" || f.Source == "" {
-			return nil, fmt.Errorf("%s:%d: give system, workload and source", file, line)
-		}
-		if f.RuntimeS == 0 && (f.Workload == AllWorkloads || f.Workload == AllButE) {
-			return nil, fmt.Errorf("%s:%d: workload %s is for runtimes (runtime_s)", file, line, f.Workload)
+		f, err := referenceRow{file: file, line: line, rec: rec, col: col}.figure()
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, f)
 	}
@@ -228,6 +152,122 @@ func ParseReference(raw []byte, file string) ([]Reference, error) {
 		return nil, fmt.Errorf("%s: no header line (%s, and where used %s)", file, strings.Join(referenceColumns[:requiredColumns], ","), strings.Join(referenceColumns[requiredColumns:], ", "))
 	}
 	return out, nil
+}
+
+// withoutComments returns raw with its comment lines (# first) made
+// empty: line numbers stay the file's.
+func withoutComments(raw []byte) []byte {
+	var lines [][]byte
+	for _, l := range bytes.Split(raw, []byte("\n")) {
+		if t := bytes.TrimSpace(l); len(t) > 0 && t[0] == '#' {
+			l = nil // kept as an empty line: line numbers stay the file's
+		}
+		lines = append(lines, l)
+	}
+	return bytes.Join(lines, []byte("\n"))
+}
+
+// referenceRow is one row of a reference file: its fields (rec), the
+// header's column indices (col), and where it is, for errors.
+type referenceRow struct {
+	file string
+	line int
+	rec  []string
+	col  map[string]int
+}
+
+// get returns column name's field, trimmed; "" when the file has no
+// such column.
+func (r referenceRow) get(name string) string {
+	if i, ok := r.col[name]; ok {
+		return strings.TrimSpace(r.rec[i])
+	}
+	return ""
+}
+
+// bad is the error of column name's field, which is not what is wanted.
+func (r referenceRow) bad(name, want string) error {
+	return fmt.Errorf("%s:%d: %s %q: want %s", r.file, r.line, name, short(r.get(name)), want)
+}
+
+// figure reads the row's figure, and refuses one without a figure, or
+// with fields that cannot go together.
+func (r referenceRow) figure() (Reference, error) {
+	f := Reference{System: r.get("system"), Workload: r.get("workload"), Latency: r.get("latency"), Source: r.get("source"), Line: r.line}
+	lo, hi, _ := strings.Cut(r.get("threads"), "-")
+	if hi == "" {
+		hi = lo
+	}
+	var e1, e2 error
+	f.ThreadsLo, e1 = strconv.Atoi(strings.TrimSpace(lo))
+	f.ThreadsHi, e2 = strconv.Atoi(strings.TrimSpace(hi))
+	if e1 != nil || e2 != nil || f.ThreadsLo < 1 || f.ThreadsHi < f.ThreadsLo {
+		return f, r.bad("threads", "a thread count or a range of them (248-496)")
+	}
+	if err := r.numbers(&f); err != nil {
+		return f, err
+	}
+	for _, x := range []struct {
+		name string
+		dst  *Range
+		max  float64
+	}{{"failed_pct", &f.FailedPct, 100}, {"read_units", &f.ReadUnits, 1e12}, {"write_units", &f.WriteUnits, 1e12}} {
+		if v := r.get(x.name); v != "" {
+			rg, ok := parseRange(v)
+			if !ok || rg.Hi > x.max {
+				return f, r.bad(x.name, fmt.Sprintf("a number, a range (43-58) or an approximate one (~50), from 0 to %g", x.max))
+			}
+			*x.dst = rg
+		}
+	}
+	file, line := r.file, r.line
+	if r.get("throughput") == "" && f.RuntimeS == 0 && f.LatencyMs == 0 && !f.FailedPct.Given() && !f.ReadUnits.Given() && !f.WriteUnits.Given() {
+		return f, fmt.Errorf("%s:%d: give a throughput, a runtime_s, a latency_ms, a failed_pct, read_units or write_units", file, line)
+	}
+	if r.get("throughput") != "" && f.RuntimeS > 0 {
+		return f, fmt.Errorf("%s:%d: a figure is a throughput or a runtime, not both", file, line)
+	}
+	if f.Latency != "" && f.Latency != "mean" && f.Latency != "below" && f.Latency != "above" {
+		return f, r.bad("latency", "mean, below (a bound it stayed under), above (a bound it exceeded) or nothing")
+	}
+	if f.System == "" || f.Workload == "" || f.Source == "" {
+		return f, fmt.Errorf("%s:%d: give system, workload and source", file, line)
+	}
+	if f.RuntimeS == 0 && (f.Workload == AllWorkloads || f.Workload == AllButE) {
+		return f, fmt.Errorf("%s:%d: workload %s is for runtimes (runtime_s)", file, line, f.Workload)
+	}
+	return f, nil
+}
+
+// numbers reads the row's numbers into f: throughput, latency_ms,
+// runtime_s, nodes and records, each left as it is when not given.
+func (r referenceRow) numbers(f *Reference) error {
+	number := func(name string, dst *float64, want string, ok func(float64) bool) error {
+		v := r.get(name)
+		if v == "" {
+			return nil
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsInf(x, 0) || math.IsNaN(x) || !ok(x) {
+			return r.bad(name, want)
+		}
+		*dst = x
+		return nil
+	}
+	var nodes, records float64
+	for _, e := range []error{
+		number("throughput", &f.Throughput, "operations per second, 0 or more", func(x float64) bool { return x >= 0 }),
+		number("latency_ms", &f.LatencyMs, "milliseconds above 0, or nothing", func(x float64) bool { return x > 0 }),
+		number("runtime_s", &f.RuntimeS, "seconds above 0, or nothing", func(x float64) bool { return x > 0 }),
+		number("nodes", &nodes, "a cluster size from 1, or nothing", func(x float64) bool { return x >= 1 && x <= 1e6 && x == math.Trunc(x) }),
+		number("records", &records, "a record count from 1, or nothing", func(x float64) bool { return x >= 1 && x <= 1e15 && x == math.Trunc(x) }),
+	} {
+		if e != nil {
+			return e
+		}
+	}
+	f.Nodes, f.Records = int(nodes), int64(records)
+	return nil
 }
 
 // referenceHeader maps each column of a header line to its index.

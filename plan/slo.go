@@ -47,6 +47,8 @@ type SLO struct {
 
 var sloPercentiles = map[string]float64{"p50": 50, "p90": 90, "p95": 95, "p99": 99, "p99.9": 99.9, "p99.99": 99.99}
 
+// parseSLO reads the plan's slo mapping into p.SLO, its bounds sorted
+// and in µs.
 func (p *Plan) parseSLO(v *yaml.Node, errf errFunc) error {
 	if v.Kind != yaml.MappingNode {
 		return errf(v.Line, "slo: want a mapping (latency, bound_ms, operation, step, after, max_failed_percent, search, from, max, precision_percent)")
@@ -56,73 +58,7 @@ func (p *Plan) parseSLO(v *yaml.Node, errf errFunc) error {
 	after := false
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]
-		var err error
-		switch k.Value {
-		case "latency":
-			err = val.Decode(&s.Latency)
-			if _, ok := sloPercentiles[s.Latency]; err == nil && !ok && s.Latency != "mean" {
-				err = errf(val.Line, "slo latency %q: use mean, p50, p90, p95, p99, p99.9 or p99.99", s.Latency)
-			}
-		case "bound_ms": // one bound, or a list of them
-			if val.Kind == yaml.SequenceNode {
-				err = decodeList(val, &bounds, errf, func(x float64) bool { return x > 0 && !math.IsInf(x, 0) }, "a bound in milliseconds > 0")
-				if err == nil && len(bounds) == 0 {
-					err = errf(val.Line, "slo bound_ms: an empty list")
-				}
-				break
-			}
-			var bound float64
-			err = decodeNumber(val, &bound, errf, "a bound in milliseconds > 0")
-			if err == nil && (bound == 0 || math.IsInf(bound, 0)) {
-				err = errf(val.Line, "slo bound_ms must be above 0")
-			}
-			bounds = []float64{bound}
-		case "search":
-			err = val.Decode(&s.Search)
-			if err == nil && s.Search != "threads" && s.Search != "rate" {
-				err = errf(val.Line, "slo search %q: use threads or rate", short(s.Search))
-			}
-		case "from", "max":
-			dst := &s.From
-			if k.Value == "max" {
-				dst = &s.Max
-			}
-			err = decodeNumber(val, dst, errf, "a number of threads or a rate ≥ 1")
-			if err == nil && (*dst < 1 || math.IsInf(*dst, 0) || *dst > 1e12) {
-				err = errf(val.Line, "slo %s %s: want a number of threads or a rate from 1 to 10^12", k.Value, short(val.Value))
-			}
-		case "precision_percent":
-			err = decodeNumber(val, &s.PrecisionPct, errf, "a percentage above 0 and at most 100")
-			if err == nil && (s.PrecisionPct == 0 || s.PrecisionPct > 100) {
-				err = errf(val.Line, "slo precision_percent %s: want a percentage above 0 and at most 100", short(val.Value))
-			}
-		case "operation":
-			err = val.Decode(&s.Operation)
-			s.Operation = strings.ToUpper(s.Operation)
-			if s.Operation == "ANY" {
-				s.Operation = ""
-			}
-		case "step":
-			err = val.Decode(&s.Step)
-			if err == nil && s.Step != "threads" && s.Step != "rate" {
-				err = errf(val.Line, "slo step %q: use threads or rate", s.Step)
-			}
-		case "after":
-			if val.Value == "all" { // every listed step runs: the curve's peak is measured whatever the bound
-				s.After = -1
-			} else {
-				err = decodeNumber(val, &s.After, errf, "a number of steps ≥ 0, or all")
-			}
-			after = true
-		case "max_failed_percent":
-			err = decodeNumber(val, &s.MaxFailedPct, errf, "a percentage from 0 to 100")
-			if err == nil && s.MaxFailedPct > 100 {
-				err = errf(val.Line, "%q is not a percentage from 0 to 100", short(val.Value))
-			}
-		default:
-			err = errf(k.Line, "slo: unknown key %q (known: latency, bound_ms, operation, step, after, max_failed_percent, search, from, max, precision_percent)", short(k.Value))
-		}
-		if err != nil {
+		if err := s.decodeKey(k, val, &bounds, &after, errf); err != nil {
 			if _, ok := err.(*Error); ok {
 				return err
 			}
@@ -149,6 +85,85 @@ func (p *Plan) parseSLO(v *yaml.Node, errf errFunc) error {
 	s.Percentile = sloPercentiles[s.Latency]
 	p.SLO = s
 	return nil
+}
+
+// decodeKey decodes the value val of the slo's key k into s: bound_ms
+// into *bounds (ms, as given), and whether after is given into *after.
+func (s *SLO) decodeKey(k, val *yaml.Node, bounds *[]float64, after *bool, errf errFunc) error {
+	var err error
+	switch k.Value {
+	case "latency":
+		err = val.Decode(&s.Latency)
+		if _, ok := sloPercentiles[s.Latency]; err == nil && !ok && s.Latency != "mean" {
+			err = errf(val.Line, "slo latency %q: use mean, p50, p90, p95, p99, p99.9 or p99.99", s.Latency)
+		}
+	case "bound_ms": // one bound, or a list of them
+		err = decodeBounds(val, bounds, errf)
+	case "search":
+		err = val.Decode(&s.Search)
+		if err == nil && s.Search != "threads" && s.Search != "rate" {
+			err = errf(val.Line, "slo search %q: use threads or rate", short(s.Search))
+		}
+	case "from", "max":
+		dst := &s.From
+		if k.Value == "max" {
+			dst = &s.Max
+		}
+		err = decodeNumber(val, dst, errf, "a number of threads or a rate ≥ 1")
+		if err == nil && (*dst < 1 || math.IsInf(*dst, 0) || *dst > 1e12) {
+			err = errf(val.Line, "slo %s %s: want a number of threads or a rate from 1 to 10^12", k.Value, short(val.Value))
+		}
+	case "precision_percent":
+		err = decodeNumber(val, &s.PrecisionPct, errf, "a percentage above 0 and at most 100")
+		if err == nil && (s.PrecisionPct == 0 || s.PrecisionPct > 100) {
+			err = errf(val.Line, "slo precision_percent %s: want a percentage above 0 and at most 100", short(val.Value))
+		}
+	case "operation":
+		err = val.Decode(&s.Operation)
+		s.Operation = strings.ToUpper(s.Operation)
+		if s.Operation == "ANY" {
+			s.Operation = ""
+		}
+	case "step":
+		err = val.Decode(&s.Step)
+		if err == nil && s.Step != "threads" && s.Step != "rate" {
+			err = errf(val.Line, "slo step %q: use threads or rate", s.Step)
+		}
+	case "after":
+		if val.Value == "all" { // every listed step runs: the curve's peak is measured whatever the bound
+			s.After = -1
+		} else {
+			err = decodeNumber(val, &s.After, errf, "a number of steps ≥ 0, or all")
+		}
+		*after = true
+	case "max_failed_percent":
+		err = decodeNumber(val, &s.MaxFailedPct, errf, "a percentage from 0 to 100")
+		if err == nil && s.MaxFailedPct > 100 {
+			err = errf(val.Line, "%q is not a percentage from 0 to 100", short(val.Value))
+		}
+	default:
+		err = errf(k.Line, "slo: unknown key %q (known: latency, bound_ms, operation, step, after, max_failed_percent, search, from, max, precision_percent)", short(k.Value))
+	}
+	return err
+}
+
+// decodeBounds decodes bound_ms, one bound or a list of them, each
+// above 0, into *bounds.
+func decodeBounds(val *yaml.Node, bounds *[]float64, errf errFunc) error {
+	if val.Kind == yaml.SequenceNode {
+		err := decodeList(val, bounds, errf, func(x float64) bool { return x > 0 && !math.IsInf(x, 0) }, "a bound in milliseconds > 0")
+		if err == nil && len(*bounds) == 0 {
+			err = errf(val.Line, "slo bound_ms: an empty list")
+		}
+		return err
+	}
+	var bound float64
+	err := decodeNumber(val, &bound, errf, "a bound in milliseconds > 0")
+	if err == nil && (bound == 0 || math.IsInf(bound, 0)) {
+		err = errf(val.Line, "slo bound_ms must be above 0")
+	}
+	*bounds = []float64{bound}
+	return err
 }
 
 // checkSLO fixes the stepped dimension and requires its values ascending.
