@@ -125,22 +125,7 @@ func operations(t *testing.T, d db.DB, table string, ordered, scan bool) {
 	if v, _ := r.Get("field1"); string(v) != "v1-sbkey007" || r.Len() != 3 {
 		t.Errorf("read all fields: field1=%q, %d fields", v, r.Len())
 	}
-	// Named fields (readallfields=false): one, as YCSB's workloads read,
-	// then two in an order of their own.
-	for _, names := range [][]string{{"field0"}, {"field2"}, {"field2", "field1"}} {
-		r.Reset()
-		err := d.Read(ctx, table, "sbkey007", names, &r)
-		want := map[string]string{"field0": "v0-sbkey007", "field1": "v1-sbkey007", "field2": "x"}
-		if err != nil || r.Len() != len(names) {
-			t.Errorf("read %v: %v, %d fields", names, err, r.Len())
-			continue
-		}
-		for _, n := range names {
-			if v, ok := r.Get(n); !ok || string(v) != want[n] {
-				t.Errorf("read %v: %s=%q, want %q", names, n, v, want[n])
-			}
-		}
-	}
+	namedFields(t, d, table, &r)
 	if err := d.Update(ctx, table, "sbkey007", rec("field1", "updated")); err != nil {
 		t.Fatalf("update: %v", err)
 	}
@@ -153,37 +138,7 @@ func operations(t *testing.T, d db.DB, table string, ordered, scan bool) {
 	}
 
 	if scan {
-		var rs db.RecordSet
-		if err := d.Scan(ctx, table, "sbkey010", 5, nil, &rs); err != nil {
-			t.Fatalf("scan: %v", err)
-		}
-		var keys []string
-		for i := 0; i < rs.Len(); i++ {
-			keys = append(keys, string(rs.Row(i).Key))
-			if rs.Row(i).Len() != 3 {
-				t.Errorf("scan row %s has %d fields", rs.Row(i).Key, rs.Row(i).Len())
-			}
-		}
-		if ordered {
-			want := []string{"sbkey010", "sbkey011", "sbkey012", "sbkey013", "sbkey014"}
-			if fmt.Sprint(keys) != fmt.Sprint(want) {
-				t.Errorf("scan from sbkey010: %v, want %v", keys, want)
-			}
-		} else if len(keys) == 0 || len(keys) > 5 {
-			// Hash order: the scan may end before 5 rows, but not return none
-			// or more than asked.
-			t.Errorf("scan returned %d rows, want 1 to 5", len(keys))
-		}
-		rs.Reset()
-		if err := d.Scan(ctx, table, "sbkey010", 5, []string{"field1"}, &rs); err != nil || rs.Len() == 0 {
-			t.Fatalf("scan of field1: %v, %d rows", err, rs.Len())
-		}
-		for i := 0; i < rs.Len(); i++ {
-			row := rs.Row(i)
-			if v, _ := row.Get("field1"); row.Len() != 1 || string(v) != "v1-"+string(row.Key) {
-				t.Errorf("scan of field1, row %s: %d fields, field1=%q", row.Key, row.Len(), v)
-			}
-		}
+		scans(t, d, table, ordered)
 	}
 
 	if err := d.Delete(ctx, table, "sbkey007"); err != nil {
@@ -204,6 +159,67 @@ func operations(t *testing.T, d db.DB, table string, ordered, scan bool) {
 		}
 	}
 	tablesApart(t, d, table)
+}
+
+// namedFields checks reads of named fields (readallfields=false) of
+// sbkey007, as operations wrote it, into r: one, as YCSB's workloads
+// read, then two in an order of their own.
+func namedFields(t *testing.T, d db.DB, table string, r *db.Record) {
+	t.Helper()
+	ctx := context.Background()
+	for _, names := range [][]string{{"field0"}, {"field2"}, {"field2", "field1"}} {
+		r.Reset()
+		err := d.Read(ctx, table, "sbkey007", names, r)
+		want := map[string]string{"field0": "v0-sbkey007", "field1": "v1-sbkey007", "field2": "x"}
+		if err != nil || r.Len() != len(names) {
+			t.Errorf("read %v: %v, %d fields", names, err, r.Len())
+			continue
+		}
+		for _, n := range names {
+			if v, ok := r.Get(n); !ok || string(v) != want[n] {
+				t.Errorf("read %v: %s=%q, want %q", names, n, v, want[n])
+			}
+		}
+	}
+}
+
+// scans checks scans from sbkey010 of the 30 records operations wrote:
+// the rows in key order when ordered, else 1 to 5 of them; then a scan
+// of one named field.
+func scans(t *testing.T, d db.DB, table string, ordered bool) {
+	t.Helper()
+	ctx := context.Background()
+	var rs db.RecordSet
+	if err := d.Scan(ctx, table, "sbkey010", 5, nil, &rs); err != nil {
+		t.Fatalf("scan: %v", err)
+	}
+	var keys []string
+	for i := 0; i < rs.Len(); i++ {
+		keys = append(keys, string(rs.Row(i).Key))
+		if rs.Row(i).Len() != 3 {
+			t.Errorf("scan row %s has %d fields", rs.Row(i).Key, rs.Row(i).Len())
+		}
+	}
+	if ordered {
+		want := []string{"sbkey010", "sbkey011", "sbkey012", "sbkey013", "sbkey014"}
+		if fmt.Sprint(keys) != fmt.Sprint(want) {
+			t.Errorf("scan from sbkey010: %v, want %v", keys, want)
+		}
+	} else if len(keys) == 0 || len(keys) > 5 {
+		// Hash order: the scan may end before 5 rows, but not return none
+		// or more than asked.
+		t.Errorf("scan returned %d rows, want 1 to 5", len(keys))
+	}
+	rs.Reset()
+	if err := d.Scan(ctx, table, "sbkey010", 5, []string{"field1"}, &rs); err != nil || rs.Len() == 0 {
+		t.Fatalf("scan of field1: %v, %d rows", err, rs.Len())
+	}
+	for i := 0; i < rs.Len(); i++ {
+		row := rs.Row(i)
+		if v, _ := row.Get("field1"); row.Len() != 1 || string(v) != "v1-"+string(row.Key) {
+			t.Errorf("scan of field1, row %s: %d fields, field1=%q", row.Key, row.Len(), v)
+		}
+	}
 }
 
 // tablesApart checks that a record written in one table is not in
