@@ -58,86 +58,9 @@ func (boolAction) IsBoolFlag() bool { return true }
 // parsePhase parses "servbench load|run [binding] [flags]". Flags may come
 // before or after the binding name.
 func parsePhase(ctx context.Context, cmd string, args []string, stderr io.Writer) (*phaseArgs, error) {
-	fs := flag.NewFlagSet("servbench "+cmd, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	pa := &phaseArgs{}
 	var acts []propAction
-	setter := func(key, flagName string) func(string) propAction { // the property's source is the flag as written
-		source := "--" + flagName
-		if ycsbFlags[flagName] {
-			source = "-" + flagName
-		}
-		return func(v string) propAction {
-			return func(p *props.Props) error { p.Set(key, v, source); return nil }
-		}
-	}
-	file := actionList{&acts, func(v string) propAction {
-		return func(p *props.Props) error { return p.LoadFileContext(ctx, v) }
-	}}
-	builtin := actionList{&acts, func(v string) propAction {
-		return func(p *props.Props) error { return workloads.Load(p, v) }
-	}}
-	prop := actionList{&acts, func(v string) propAction {
-		return func(p *props.Props) error {
-			k, val, err := props.ParseAssignment(v)
-			if err != nil {
-				return err
-			}
-			p.Set(k, val, "-p "+k)
-			return nil
-		}
-	}}
-	for _, name := range []string{"P", "property-file"} {
-		fs.Var(file, name, "")
-	}
-	for _, name := range []string{"w", "workload"} {
-		fs.Var(builtin, name, "")
-	}
-	for _, name := range []string{"p", "property"} {
-		fs.Var(prop, name, "")
-	}
-	for _, name := range []string{"threads", "threadcount"} {
-		fs.Var(actionList{&acts, setter("threadcount", name)}, name, "")
-	}
-	fs.Var(actionList{&acts, setter("target", "target")}, "target", "")
-	fs.Var(boolAction{actionList{&acts, func(v string) propAction {
-		return func(p *props.Props) error { p.Set("status", v, "-s"); return nil }
-	}}}, "s", "")
-	fs.Var(boolAction{actionList{&acts, func(v string) propAction {
-		return func(p *props.Props) error { p.Set("status", v, "--status"); return nil }
-	}}}, "status", "")
-	for _, name := range []string{"l", "label"} {
-		fs.Var(actionList{&acts, setter("label", name)}, name, "")
-	}
-	fs.Var(actionList{&acts, setter("db", "db")}, "db", "")
-	fs.Var(actionList{&acts, setter("clients", "clients")}, "clients", "")
-	fs.Var(actionList{&acts, setter("clientindex", "client-index")}, "client-index", "")
-	fs.Var(actionList{&acts, setter("metrics.addr", "metrics-addr")}, "metrics-addr", "")
-	fs.Var(actionList{&acts, setter("orchestrator", "orchestrator")}, "orchestrator", "")
-	flags := map[string]bool{}
-	for _, o := range coordinator.All() { // each orchestrator's flags, as its properties say
-		for _, pr := range o.Properties {
-			if pr.Flag != "" && !flags[pr.Flag] {
-				flags[pr.Flag] = true
-				fs.Var(actionList{&acts, setter(pr.Name, pr.Flag)}, pr.Flag, "")
-			}
-		}
-	}
-	fs.StringVar(&pa.indexFrom, "client-index-from", "", "")
-	fs.StringVar(&pa.emit, "emit", "", "")
-	for _, name := range []string{"maxexecutiontime", "duration"} {
-		fs.Var(actionList{&acts, setter("maxexecutiontime", name)}, name, "")
-	}
-	for _, name := range []string{"o", "json"} {
-		fs.Var(actionList{&acts, setter("result.file", name)}, name, "")
-	}
-	fs.Var(actionList{&acts, setter("timeseries.file", "csv")}, "csv", "")
-	fs.Var(actionList{&acts, setter("hdrhistogram.log", "hlog")}, "hlog", "")
-	fs.StringVar(&pa.cpuprof, "cpuprofile", "", "")
-	fs.StringVar(&pa.trace, "trace", "", "")
-	fs.BoolVar(&pa.help, "h", false, "")
-	fs.BoolVar(&pa.help, "help", false, "")
-
+	fs := phaseFlags(ctx, cmd, pa, &acts)
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -184,6 +107,90 @@ func parsePhase(ctx context.Context, cmd string, args []string, stderr io.Writer
 	}
 	pa.props = p
 	return pa, nil
+}
+
+// phaseFlags is the flag set of "servbench load|run": the flags that set
+// a property append their action to *acts, in the order given; the
+// others set pa's fields.
+func phaseFlags(ctx context.Context, cmd string, pa *phaseArgs, acts *[]propAction) *flag.FlagSet {
+	fs := flag.NewFlagSet("servbench "+cmd, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	setter := func(key, flagName string) func(string) propAction { // the property's source is the flag as written
+		source := "--" + flagName
+		if ycsbFlags[flagName] {
+			source = "-" + flagName
+		}
+		return func(v string) propAction {
+			return func(p *props.Props) error { p.Set(key, v, source); return nil }
+		}
+	}
+	file := actionList{acts, func(v string) propAction {
+		return func(p *props.Props) error { return p.LoadFileContext(ctx, v) }
+	}}
+	builtin := actionList{acts, func(v string) propAction {
+		return func(p *props.Props) error { return workloads.Load(p, v) }
+	}}
+	prop := actionList{acts, func(v string) propAction {
+		return func(p *props.Props) error {
+			k, val, err := props.ParseAssignment(v)
+			if err != nil {
+				return err
+			}
+			p.Set(k, val, "-p "+k)
+			return nil
+		}
+	}}
+	for _, name := range []string{"P", "property-file"} {
+		fs.Var(file, name, "")
+	}
+	for _, name := range []string{"w", "workload"} {
+		fs.Var(builtin, name, "")
+	}
+	for _, name := range []string{"p", "property"} {
+		fs.Var(prop, name, "")
+	}
+	for _, name := range []string{"threads", "threadcount"} {
+		fs.Var(actionList{acts, setter("threadcount", name)}, name, "")
+	}
+	fs.Var(actionList{acts, setter("target", "target")}, "target", "")
+	fs.Var(boolAction{actionList{acts, func(v string) propAction {
+		return func(p *props.Props) error { p.Set("status", v, "-s"); return nil }
+	}}}, "s", "")
+	fs.Var(boolAction{actionList{acts, func(v string) propAction {
+		return func(p *props.Props) error { p.Set("status", v, "--status"); return nil }
+	}}}, "status", "")
+	for _, name := range []string{"l", "label"} {
+		fs.Var(actionList{acts, setter("label", name)}, name, "")
+	}
+	fs.Var(actionList{acts, setter("db", "db")}, "db", "")
+	fs.Var(actionList{acts, setter("clients", "clients")}, "clients", "")
+	fs.Var(actionList{acts, setter("clientindex", "client-index")}, "client-index", "")
+	fs.Var(actionList{acts, setter("metrics.addr", "metrics-addr")}, "metrics-addr", "")
+	fs.Var(actionList{acts, setter("orchestrator", "orchestrator")}, "orchestrator", "")
+	flags := map[string]bool{}
+	for _, o := range coordinator.All() { // each orchestrator's flags, as its properties say
+		for _, pr := range o.Properties {
+			if pr.Flag != "" && !flags[pr.Flag] {
+				flags[pr.Flag] = true
+				fs.Var(actionList{acts, setter(pr.Name, pr.Flag)}, pr.Flag, "")
+			}
+		}
+	}
+	fs.StringVar(&pa.indexFrom, "client-index-from", "", "")
+	fs.StringVar(&pa.emit, "emit", "", "")
+	for _, name := range []string{"maxexecutiontime", "duration"} {
+		fs.Var(actionList{acts, setter("maxexecutiontime", name)}, name, "")
+	}
+	for _, name := range []string{"o", "json"} {
+		fs.Var(actionList{acts, setter("result.file", name)}, name, "")
+	}
+	fs.Var(actionList{acts, setter("timeseries.file", "csv")}, "csv", "")
+	fs.Var(actionList{acts, setter("hdrhistogram.log", "hlog")}, "hlog", "")
+	fs.StringVar(&pa.cpuprof, "cpuprofile", "", "")
+	fs.StringVar(&pa.trace, "trace", "", "")
+	fs.BoolVar(&pa.help, "h", false, "")
+	fs.BoolVar(&pa.help, "help", false, "")
+	return fs
 }
 
 // dbClass maps YCSB's -db class names to binding names.
