@@ -113,6 +113,10 @@ func (st *Store) column(name string) int {
 
 // Open reads YCSB's cassandra-cql properties "hosts" and "port" as well as
 // servbench's cassandra.* ones.
+//
+// Long: reads the binding's properties one after another, each checked
+// where it is read, up to o.CheckOnly; then builds the gocql cluster from
+// them and opens its session, in the order the driver needs.
 func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
 	st := &Store{}
 	hosts := strings.Split(p.String("hosts", p.String("cassandra.hosts", "127.0.0.1")), ",")

@@ -77,6 +77,12 @@ type Store struct {
 	asked      wire.CertAsked // what a server asking for a client certificate was given
 }
 
+// Open reads the dynamodb.* properties and the AWS credentials, and
+// makes the client they describe.
+//
+// Long: reads the binding's properties one after another, each checked
+// where it is read, up to o.CheckOnly; then builds the AWS client from
+// them step by step, in the order the SDK's options take.
 func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
 	s := &Store{}
 	var err error

@@ -70,6 +70,12 @@ type namedColl struct {
 	c    *mongo.Collection
 }
 
+// Open reads the mongodb.* properties and the connection string, and
+// connects as they say.
+//
+// Long: reads the binding's properties one after another, each checked
+// where it is read, up to o.CheckOnly; then builds the driver's options
+// from them and connects, in the order the driver needs.
 func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
 	uri := p.String("mongodb.url", "mongodb://127.0.0.1:27017/ycsb")
 	// The driver's errors quote what the string holds: its password, its

@@ -122,6 +122,12 @@ func (s *Store) inOrder(values *db.Record) bool {
 	return true
 }
 
+// Open reads the postgres.* properties and the connection string, and
+// opens a pool of connections as they say.
+//
+// Long: reads the binding's properties one after another, each checked
+// where it is read, up to o.CheckOnly; then sets pgx's pool configuration
+// from them and connects, in the order pgx needs.
 func (binding) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
 	s := &Store{}
 	layout, err := p.OneOf("postgres.layout", "jsonb", "jsonb", "columns")

@@ -220,6 +220,9 @@ type config struct {
 }
 
 // parseConfig reads every redis.* property, whichever apply.
+//
+// Long: reads the binding's properties one after another, each checked
+// where it is read and against those read before it.
 func parseConfig(p *props.Props, o db.Options) (*config, error) {
 	c := &config{replies: wire.RESPBoundsFor(o.AnswerBytes)}
 	var err error
