@@ -152,6 +152,9 @@ type Given struct {
 
 // ParseConfigGiven is ParseConfig with typed values given for some
 // properties.
+//
+// Long: reads the runner's properties one after another, each checked
+// where it is read and against those read before it.
 func ParseConfigGiven(p *props.Props, load bool, g Given) (Config, error) {
 	c := Config{Load: load}
 	for key, given := range map[string]bool{"threadcount": g.Threads != 0, "target": g.Rate != nil, "maxexecutiontime": g.Duration != nil,

@@ -126,6 +126,9 @@ func ParseConfig(p *props.Props) (*Config, error) { return ParseConfigGiven(p, G
 
 // ParseConfigGiven is ParseConfig with typed values given for some
 // properties.
+//
+// Long: reads CoreWorkload's properties one after another, each checked
+// where it is read and against those read before it.
 func ParseConfigGiven(p *props.Props, g Given) (*Config, error) {
 	c := &Config{p: p}
 	var err error
