@@ -1431,6 +1431,11 @@ const commandSep = ";|&\n"
 // --password=x (any option whose name IsSecretKey), curl's --user u:pw,
 // and each client's short options (shortPassword). A command ends at ;,
 // |, & or a line's end.
+//
+// Long: one pass over the text's words, a word's rule chosen by what the
+// words before it left (the program, its subcommand, the two words
+// before, AUTH and ACL SETUSER seen); split, the state would be passed
+// through every part.
 func redactCommands(s string, refs *[]string) string {
 	var b strings.Builder
 	b.Grow(len(s))
