@@ -1,5 +1,5 @@
 // Package lint holds tests that keep the code base in shape: the layering
-// of packages.
+// of packages, and the length of functions (funclen_test.go).
 package lint
 
 import (
