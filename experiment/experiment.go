@@ -645,7 +645,7 @@ func (r *Runner) one(ctx context.Context, c *plan.Run, pos string, left int, t *
 		return ic, 0
 	}
 	key := r.loadKey(c.Deployment, c.Workload, c.Records)
-	lerr, said, stopped := r.loadOnce(ctx, c, key, t)
+	said, stopped, lerr := r.loadOnce(ctx, c, key, t)
 	if stopped {
 		return ic, 0
 	}
@@ -709,23 +709,23 @@ func (r *Runner) taken(c *plan.Run, ic *plan.IndexRun, d *result.Doc, path, pos 
 
 // loadOnce readies c's data set (load key key) the first time a run
 // needs it: the deployment's steps before the load, emptying the data set
-// before, the load. It returns why the data set is not there (nil when
-// it is), whether that was said before (a run before tried it), and
-// stopped when the context ended during the steps: then the load did not
-// start and nothing is noted in t.
-func (r *Runner) loadOnce(ctx context.Context, c *plan.Run, key string, t *tally) (lerr error, said, stopped bool) {
+// before, the load. It returns whether why the data set is not there
+// was said before (a run before tried it), stopped when the context ended
+// during the steps (then the load did not start and nothing is noted in
+// t), and why the data set is not there (nil when it is).
+func (r *Runner) loadOnce(ctx context.Context, c *plan.Run, key string, t *tally) (said, stopped bool, lerr error) {
 	lerr, tried := t.loaded[key]
 	said = tried
 	if serr := t.stopped[c.Deployment.Label]; serr != nil && !tried {
 		lerr, tried = serr, true
 	}
 	if tried {
-		return lerr, said, false
+		return said, false, lerr
 	}
 	lerr = r.steps(ctx, "load/"+key, c.Deployment, c.Workload, c.Records, c.Deployment.StepsBeforeLoad(), false)
 	switch {
 	case ctx.Err() != nil: // stopped during its steps: the load does not start
-		return lerr, said, true
+		return said, true, lerr
 	case lerr != nil:
 		t.stopped[c.Deployment.Label] = lerr
 	case lerr == nil:
@@ -736,7 +736,7 @@ func (r *Runner) loadOnce(ctx context.Context, c *plan.Run, key string, t *tally
 		}
 	}
 	t.loaded[key] = lerr
-	return lerr, said, false
+	return said, false, lerr
 }
 
 // workloadSteps runs the steps before c's workload on its deployment and
