@@ -352,40 +352,89 @@ func (s *scheduleMerge) result() *Schedule {
 // An interval is cut at the window's end, to: a client's interval rounded
 // to a later one may reach past it.
 func mergeSeries(docs []*Doc, from, to time.Time) ([]Point, error) {
-	// The clients' interval: each one's median interval, the same within
-	// half for all (the clients of one phase share theirs; the measured
-	// boundaries move with the drains' timing, by tens of milliseconds on a
-	// busy machine: 80 to 200 ms seen for 100 ms).
-	width := 0.0
+	width, ok := sharedWidth(docs)
+	if !ok {
+		return nil, nil
+	}
+	at, err := slotsOf(docs, from, width)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]int, 0, len(at))
+	for k, a := range at {
+		if a.clients == len(docs) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Ints(keys)
+	span := to.Sub(from).Seconds()
+	// An interval's histograms are kept encoded, as read, and added up one
+	// slot at a time here, into one histSum: decoded, each takes its
+	// buckets' memory (270 KB for 200 bytes of text), and two results of
+	// 30,000 intervals each ran merge out of memory; decoded and encoded
+	// by hdrhistogram-go, two of 100,000 each allocated 145 GB.
+	var hs histSum
+	var out []Point
+	for _, k := range keys {
+		a := at[k]
+		if a.p.StartS >= span {
+			continue
+		}
+		if a.p.EndS > span {
+			a.p.EndS, a.p.Partial = span, span-a.p.StartS < 0.99*width
+		}
+		if err := a.serviceTimes(&hs); err != nil {
+			return nil, err
+		}
+		a.hist = nil // its memory goes before the next slot's
+		out = append(out, a.p)
+	}
+	return out, nil
+}
+
+// sharedWidth returns the clients' interval: each one's median interval,
+// the same within half for all (the clients of one phase share theirs;
+// the measured boundaries move with the drains' timing, by tens of
+// milliseconds on a busy machine: 80 to 200 ms seen for 100 ms). It is
+// not ok when a client has no series, or the intervals differ.
+func sharedWidth(docs []*Doc) (width float64, ok bool) {
 	for _, d := range docs {
 		if len(d.Series) == 0 {
-			return nil, nil
+			return 0, false
 		}
 		w := medianWidth(d.Series)
 		if width == 0 {
 			width = w
 		}
 		if w <= 0 || math.Abs(w-width) > width/2 {
-			return nil, nil
+			return 0, false
 		}
 	}
-	// An interval's histograms are kept encoded, as read, and added up one
-	// slot at a time at the end, into one histSum: decoded, each takes its
-	// buckets' memory (270 KB for 200 bytes of text), and two results of
-	// 30,000 intervals each ran merge out of memory; decoded and encoded
-	// by hdrhistogram-go, two of 100,000 each allocated 145 GB.
-	type encoded struct {
-		client int
-		startS float64
-		text   string
-	}
-	type acc struct {
-		clients int // the clients with an interval here, each once
-		last    int // the last client counted, + 1
-		p       Point
-		hist    map[string][]encoded
-	}
-	at := map[int]*acc{}
+	return width, true
+}
+
+// encodedHistogram is one client's histogram of an interval, kept as
+// read until its slot's are added up.
+type encodedHistogram struct {
+	client int
+	startS float64
+	text   string
+}
+
+// seriesSlot is one interval of the merged series as the clients' are
+// added to it.
+type seriesSlot struct {
+	clients int // the clients with an interval here, each once
+	last    int // the last client counted, + 1
+	p       Point
+	hist    map[string][]encodedHistogram
+}
+
+// slotsOf adds every client's whole intervals to the slot of the merged
+// series each falls in, by wall clock: slot k is the k-th interval of
+// width seconds after from.
+func slotsOf(docs []*Doc, from time.Time, width float64) (map[int]*seriesSlot, error) {
+	at := map[int]*seriesSlot{}
 	var sum counts
 	for i, d := range docs {
 		offset := d.Start.Sub(from).Seconds()
@@ -399,72 +448,63 @@ func mergeSeries(docs []*Doc, from, to time.Time) ([]Point, error) {
 			}
 			a := at[k]
 			if a == nil {
-				a = &acc{p: Point{StartS: float64(k) * width, EndS: float64(k+1) * width, Ops: map[string]PointOp{}}, hist: map[string][]encoded{}}
+				a = &seriesSlot{p: Point{StartS: float64(k) * width, EndS: float64(k+1) * width, Ops: map[string]PointOp{}}, hist: map[string][]encodedHistogram{}}
 				at[k] = a
 			}
-			if a.last != i+1 { // two intervals of one client that round to one slot count it once
-				a.clients, a.last = a.clients+1, i+1
-			}
-			sum.add(&a.p.Operations, p.Operations)
-			a.p.Throughput += p.Throughput
-			for name, o := range p.Ops {
-				q := a.p.Ops[name]
-				sum.add(&q.Count, o.Count)
-				for cause, n := range o.Failed {
-					if q.Failed == nil {
-						q.Failed = map[string]int64{}
-					}
-					v := q.Failed[cause]
-					sum.add(&v, n)
-					q.Failed[cause] = v
-				}
-				a.p.Ops[name] = q
-				if o.Histogram != "" {
-					a.hist[name] = append(a.hist[name], encoded{i, p.StartS, o.Histogram})
-				}
-			}
+			a.add(i, p, &sum)
 		}
 	}
 	if sum.overflow {
 		return nil, errors.New("merge: the time series' counts add up to more than a count can hold")
 	}
-	var hs histSum
-	keys := make([]int, 0, len(at))
-	for k, a := range at {
-		if a.clients == len(docs) {
-			keys = append(keys, k)
+	return at, nil
+}
+
+// add adds client i's interval p to the slot: its counts (sum notes an
+// overflow) and its histograms, kept encoded.
+func (a *seriesSlot) add(i int, p Point, sum *counts) {
+	if a.last != i+1 { // two intervals of one client that round to one slot count it once
+		a.clients, a.last = a.clients+1, i+1
+	}
+	sum.add(&a.p.Operations, p.Operations)
+	a.p.Throughput += p.Throughput
+	for name, o := range p.Ops {
+		q := a.p.Ops[name]
+		sum.add(&q.Count, o.Count)
+		for cause, n := range o.Failed {
+			if q.Failed == nil {
+				q.Failed = map[string]int64{}
+			}
+			v := q.Failed[cause]
+			sum.add(&v, n)
+			q.Failed[cause] = v
+		}
+		a.p.Ops[name] = q
+		if o.Histogram != "" {
+			a.hist[name] = append(a.hist[name], encodedHistogram{i, p.StartS, o.Histogram})
 		}
 	}
-	sort.Ints(keys)
-	span := to.Sub(from).Seconds()
-	var out []Point
-	for _, k := range keys {
-		a := at[k]
-		if a.p.StartS >= span {
-			continue
-		}
-		if a.p.EndS > span {
-			a.p.EndS, a.p.Partial = span, span-a.p.StartS < 0.99*width
-		}
-		for name, list := range a.hist {
-			hs.reset()
-			for _, e := range list {
-				if err := hs.add(e.text); err != nil {
-					return nil, fmt.Errorf("merge: result %d, interval at %.1f s, %s: %w", e.client+1, e.startS, name, err)
-				}
+}
+
+// serviceTimes adds up each operation's histograms of the slot in hs and
+// sets its service-time figures from the sum.
+func (a *seriesSlot) serviceTimes(hs *histSum) error {
+	for name, list := range a.hist {
+		hs.reset()
+		for _, e := range list {
+			if err := hs.add(e.text); err != nil {
+				return fmt.Errorf("merge: result %d, interval at %.1f s, %s: %w", e.client+1, e.startS, name, err)
 			}
-			text, err := hs.text()
-			if err != nil {
-				return nil, fmt.Errorf("merge: interval at %.1f s, %s: %w", a.p.StartS, name, err)
-			}
-			q := a.p.Ops[name]
-			q.SetFigures(hs.h, text)
-			a.p.Ops[name] = q
 		}
-		a.hist = nil // its memory goes before the next slot's
-		out = append(out, a.p)
+		text, err := hs.text()
+		if err != nil {
+			return fmt.Errorf("merge: interval at %.1f s, %s: %w", a.p.StartS, name, err)
+		}
+		q := a.p.Ops[name]
+		q.SetFigures(hs.h, text)
+		a.p.Ops[name] = q
 	}
-	return out, nil
+	return nil
 }
 
 func (o *opMerge) addAll(dst map[string]*hdr.Histogram, enc map[string]string) error {
