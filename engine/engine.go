@@ -944,17 +944,8 @@ func (s *Setup) insertsOwned(ctx context.Context, w *workload.Workload, d db.DB)
 		return probed{}
 	}
 	defer done()
-	absent := func(err error) (bool, error) {
-		switch {
-		case err == nil:
-			return false, nil
-		case db.Classify(err, false) == db.NotFound:
-			return true, nil
-		}
-		return false, err
-	}
 	first := w.RunInsertKey(0)
-	if ok, err := absent(cd.Read(ctx, w.Cfg.Table, first+"~servbench-absent", nil, new(db.Record))); err != nil || !ok {
+	if ok, err := absentKey(cd.Read(ctx, w.Cfg.Table, first+"~servbench-absent", nil, new(db.Record))); err != nil || !ok {
 		if err != nil {
 			s.logf("cleanupinserts: cannot tell whether the run's insert keys are there before it (%v): the run's inserts will stay", err)
 		} else {
@@ -971,68 +962,22 @@ func (s *Setup) insertsOwned(ctx context.Context, w *workload.Workload, d db.DB)
 		s.logf("cleanupinserts: reading up to %d of the run's insert keys before it, to remove after it only those it creates; Ctrl-C stops", want)
 	})
 	defer slow.Stop()
-	// A batch is at most the binding's window: its replies are bounded
-	// by it (a Redis connection's, together).
-	pl, _ := cd.(db.Pipeliner)
-	batch := int64(probeBatch)
-	if pl != nil && pl.Window() < 2 {
-		pl = nil
-	}
-	var ops []db.PipelineOp
-	if pl != nil {
-		batch = min(batch, int64(pl.Window()))
-		ops = make([]db.PipelineOp, 0, batch)
-	}
-	var rec db.Record
+	kp := newKeyProbe(cd, w)
 	n := int64(0)
 	for n < want {
 		if ctx.Err() != nil {
 			return probed{}
 		}
-		m := min(want-n, batch)
-		there, err := int64(-1), error(nil)
-		if pl != nil {
-			ops = ops[:0]
-			for i := int64(0); i < m; i++ {
-				ops = append(ops, db.PipelineOp{Key: w.RunInsertKey(n + i), Result: new(db.Record)})
-			}
-			pl.Pipeline(ctx, w.Cfg.Table, ops)
-			for i := range ops {
-				ok, e := absent(ops[i].Err)
-				if e != nil || !ok {
-					there, err = int64(i), e
-					break
-				}
-			}
-		} else {
-			for i := int64(0); i < m; i++ {
-				rec.Reset()
-				ok, e := absent(cd.Read(ctx, w.Cfg.Table, w.RunInsertKey(n+i), nil, &rec))
-				if e != nil || !ok {
-					there, err = i, e
-					break
-				}
-			}
-		}
+		m := min(want-n, kp.batch)
+		there, err := kp.firstThere(ctx, n, m)
 		if there < 0 {
 			n += m
 			continue
 		}
-		n += there
-		key := w.RunInsertKey(n)
-		switch {
-		case ctx.Err() != nil:
-			return probed{}
-		case err != nil && n == 0:
-			s.logf("cleanupinserts: cannot tell whether %s, the run's first insert key, is there before it (%v): the run's inserts will stay", key, err)
-			return probed{}
-		case err != nil:
-			return probed{n: n, ok: true, beyond: fmt.Sprintf("cannot tell whether %s, its insert %d, was there before it (%v)", key, n+1, err)}
-		case n == 0:
-			s.logf("cleanupinserts: %s, the run's first insert key, is there before the run (recordcount %d below the records loaded, or an earlier run's inserts): its inserts would replace records it did not create, and will not be removed", key, w.Cfg.RecordCount)
+		if ctx.Err() != nil {
 			return probed{}
 		}
-		return probed{n: n, ok: true, beyond: fmt.Sprintf("%s, its insert %d, was there before it (a gap in the records loaded, recordcount below them, or an earlier run's inserts): from there on it replaced records it did not create", key, n+1)}
+		return s.ownedBefore(w, n+there, err)
 	}
 	switch {
 	case !known:
@@ -1041,6 +986,85 @@ func (s *Setup) insertsOwned(ctx context.Context, w *workload.Workload, d db.DB)
 		return probed{n: n, ok: n > 0, beyond: fmt.Sprintf("only its first %d insert keys were read before it, of the %d its operations could insert (at most %d are read)", n, bound, probeCap)}
 	}
 	return probed{n: n, ok: n > 0}
+}
+
+// absentKey reports whether a read's error says its key is missing; an
+// error that says something else is returned.
+func absentKey(err error) (bool, error) {
+	switch {
+	case err == nil:
+		return false, nil
+	case db.Classify(err, false) == db.NotFound:
+		return true, nil
+	}
+	return false, err
+}
+
+// ownedBefore is what the run owns when its insert n (from 0) was there
+// before it, or could not be read (err): its inserts before n, or none.
+func (s *Setup) ownedBefore(w *workload.Workload, n int64, err error) probed {
+	key := w.RunInsertKey(n)
+	switch {
+	case err != nil && n == 0:
+		s.logf("cleanupinserts: cannot tell whether %s, the run's first insert key, is there before it (%v): the run's inserts will stay", key, err)
+		return probed{}
+	case err != nil:
+		return probed{n: n, ok: true, beyond: fmt.Sprintf("cannot tell whether %s, its insert %d, was there before it (%v)", key, n+1, err)}
+	case n == 0:
+		s.logf("cleanupinserts: %s, the run's first insert key, is there before the run (recordcount %d below the records loaded, or an earlier run's inserts): its inserts would replace records it did not create, and will not be removed", key, w.Cfg.RecordCount)
+		return probed{}
+	}
+	return probed{n: n, ok: true, beyond: fmt.Sprintf("%s, its insert %d, was there before it (a gap in the records loaded, recordcount below them, or an earlier run's inserts): from there on it replaced records it did not create", key, n+1)}
+}
+
+// keyProbe reads a run's insert keys before it, in batches where the
+// binding has them (db.Pipeliner), else one at a time.
+type keyProbe struct {
+	cd    db.DB
+	pl    db.Pipeliner
+	w     *workload.Workload
+	batch int64
+	ops   []db.PipelineOp
+	rec   db.Record
+}
+
+// newKeyProbe is a probe of cd's: a batch is at most the binding's
+// window, its replies bounded by it (a Redis connection's, together).
+func newKeyProbe(cd db.DB, w *workload.Workload) *keyProbe {
+	kp := &keyProbe{cd: cd, w: w, batch: probeBatch}
+	if pl, ok := cd.(db.Pipeliner); ok && pl.Window() >= 2 {
+		kp.pl = pl
+		kp.batch = min(kp.batch, int64(pl.Window()))
+		kp.ops = make([]db.PipelineOp, 0, kp.batch)
+	}
+	return kp
+}
+
+// firstThere reads the run's insert keys from to from+m-1 and returns
+// the first one there (or that could not be read, with why), counted
+// from from; -1 when none is.
+func (kp *keyProbe) firstThere(ctx context.Context, from, m int64) (int64, error) {
+	table := kp.w.Cfg.Table
+	if kp.pl != nil {
+		kp.ops = kp.ops[:0]
+		for i := int64(0); i < m; i++ {
+			kp.ops = append(kp.ops, db.PipelineOp{Key: kp.w.RunInsertKey(from + i), Result: new(db.Record)})
+		}
+		kp.pl.Pipeline(ctx, table, kp.ops)
+		for i := range kp.ops {
+			if ok, err := absentKey(kp.ops[i].Err); err != nil || !ok {
+				return int64(i), err
+			}
+		}
+		return -1, nil
+	}
+	for i := int64(0); i < m; i++ {
+		kp.rec.Reset()
+		if ok, err := absentKey(kp.cd.Read(ctx, table, kp.w.RunInsertKey(from+i), nil, &kp.rec)); err != nil || !ok {
+			return i, err
+		}
+	}
+	return -1, nil
 }
 
 // buildWorkload builds the workload's generators. On a large data set

@@ -6,10 +6,8 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -20,14 +18,6 @@ import (
 // properties read in their documented order, say). A longer function is
 // split into named steps a reader can follow.
 const maxFuncLines = 100
-
-// longPending are the functions over maxFuncLines without a "Long:" line
-// that are known, by file and name: each is to be split (or given its
-// reason) and taken off. engine/engine.go was being edited elsewhere when
-// the rest were split.
-var longPending = map[string]bool{
-	"engine/engine.go insertsOwned": true,
-}
 
 // longFuncs lists the functions of a file over maxFuncLines whose doc
 // comment has no line starting with "Long:", as "file name (n lines)";
@@ -134,18 +124,7 @@ func TestFunctionLength(t *testing.T) {
 	if files < 100 {
 		t.Fatalf("only %d files read", files)
 	}
-	pending := map[string]bool{}
 	for _, l := range long {
-		fileFunc, _, _ := strings.Cut(l, " (")
-		if longPending[fileFunc] {
-			pending[fileFunc] = true
-			continue
-		}
 		t.Errorf("%s: over %d lines; split it into named steps, or say why in its doc comment (a line starting with \"Long:\")", l, maxFuncLines)
-	}
-	for _, p := range slices.Sorted(maps.Keys(longPending)) {
-		if !pending[p] {
-			t.Errorf("%s is no longer over %d lines without a reason: take it off longPending", p, maxFuncLines)
-		}
 	}
 }
