@@ -103,7 +103,7 @@ func TestMergeClientsThatRanTogether(t *testing.T) {
 		t.Fatalf("merged series of %d intervals, want 5", len(m.Series))
 	}
 	for k, p := range m.Series {
-		r := p.Ops["READ"]
+		r, _ := p.Ops.Get("READ")
 		h, err := result.DecodeHistogram(r.Histogram)
 		if p.Operations != 2000 || r.Count != 1000 || err != nil || h.TotalCount() != 1000 || r.P99Us < 100 || r.P99Us > 150 ||
 			p.StartS != float64(k+1)*0.5 || p.EndS != min(float64(k+2)*0.5, 2.75) || p.Partial != (k == 4) {

@@ -31,7 +31,8 @@ func stageResults(stages []runner.Stage, warmup time.Duration, pts []result.Poin
 			}
 			covered += p.EndS - p.StartS
 			sr.Operations += p.Operations
-			for name, o := range p.Ops {
+			for _, e := range p.Ops {
+				name, o := e.Name, e.PointOp
 				so := sr.Ops[name]
 				so.MeanUs = (so.MeanUs*float64(so.Count) + o.MeanUs*float64(o.Count)) / float64(max(so.Count+o.Count, 1))
 				so.Count += o.Count

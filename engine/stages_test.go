@@ -19,10 +19,10 @@ func TestStageResults(t *testing.T) {
 		for range 100 * (i + 1) {
 			h.RecordValue(int64(1000 * (i + 1))) // interval i: 100·(i+1) reads of (i+1) µs
 		}
-		pt := result.Point{StartS: float64(i), EndS: float64(i + 1), Operations: h.TotalCount(), Ops: map[string]result.PointOp{}}
+		pt := result.Point{StartS: float64(i), EndS: float64(i + 1), Operations: h.TotalCount(), Ops: result.PointOps{}}
 		op := result.PointOp{Count: h.TotalCount()}
 		op.SetServiceTime(h)
-		pt.Ops["READ"] = op
+		pt.Ops.Set("READ", op)
 		pts = append(pts, pt)
 	}
 	stages := []runner.Stage{{Duration: 3 * time.Second, Rate: 100}, {Duration: 2 * time.Second, Rate: 500}, {Duration: 2 * time.Second, Rate: 50, Step: true}}

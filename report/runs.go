@@ -104,8 +104,8 @@ func series(r *Run, stem string) []*Figure {
 	for _, p := range pts {
 		thr.Lines[0].Points = append(thr.Lines[0].Points, chart.Point{X: p.EndS, Y: p.Throughput})
 		var failed int64
-		for _, name := range sortedKeys(p.Ops) {
-			o := p.Ops[name]
+		for _, e := range p.Ops { // by name
+			name, o := e.Name, e.PointOp
 			for _, n := range o.Failed {
 				failed += n
 			}
@@ -135,13 +135,4 @@ func series(r *Run, stem string) []*Figure {
 		figs = append(figs, &Figure{Name: stem + "-failed", SVG: fail.SVG()})
 	}
 	return figs
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

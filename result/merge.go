@@ -448,7 +448,7 @@ func slotsOf(docs []*Doc, from time.Time, width float64) (map[int]*seriesSlot, e
 			}
 			a := at[k]
 			if a == nil {
-				a = &seriesSlot{p: Point{StartS: float64(k) * width, EndS: float64(k+1) * width, Ops: map[string]PointOp{}}, hist: map[string][]encodedHistogram{}}
+				a = &seriesSlot{p: Point{StartS: float64(k) * width, EndS: float64(k+1) * width, Ops: PointOps{}}, hist: map[string][]encodedHistogram{}}
 				at[k] = a
 			}
 			a.add(i, p, &sum)
@@ -468,8 +468,9 @@ func (a *seriesSlot) add(i int, p Point, sum *counts) {
 	}
 	sum.add(&a.p.Operations, p.Operations)
 	a.p.Throughput += p.Throughput
-	for name, o := range p.Ops {
-		q := a.p.Ops[name]
+	for _, e := range p.Ops {
+		name, o := e.Name, e.PointOp
+		q, _ := a.p.Ops.Get(name)
 		sum.add(&q.Count, o.Count)
 		for cause, n := range o.Failed {
 			if q.Failed == nil {
@@ -479,7 +480,7 @@ func (a *seriesSlot) add(i int, p Point, sum *counts) {
 			sum.add(&v, n)
 			q.Failed[cause] = v
 		}
-		a.p.Ops[name] = q
+		a.p.Ops.Set(name, q)
 		if o.Histogram != "" {
 			a.hist[name] = append(a.hist[name], encodedHistogram{i, p.StartS, o.Histogram})
 		}
@@ -500,9 +501,9 @@ func (a *seriesSlot) serviceTimes(hs *histSum) error {
 		if err != nil {
 			return fmt.Errorf("merge: interval at %.1f s, %s: %w", a.p.StartS, name, err)
 		}
-		q := a.p.Ops[name]
+		q, _ := a.p.Ops.Get(name)
 		q.SetFigures(hs.h, text)
-		a.p.Ops[name] = q
+		a.p.Ops.Set(name, q)
 	}
 	return nil
 }

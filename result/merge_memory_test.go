@@ -28,7 +28,7 @@ func TestMergeSeriesMemory(t *testing.T) {
 		d := &Doc{Start: start}
 		for i := 0; i < 2000; i++ {
 			d.Series = append(d.Series, Point{StartS: float64(i), EndS: float64(i + 1), Operations: 1,
-				Ops: PointOps{"READ": {Count: 1, Histogram: enc}}})
+				Ops: PointOps{{Name: "READ", PointOp: PointOp{Count: 1, Histogram: enc}}}})
 		}
 		return d
 	}
@@ -37,8 +37,8 @@ func TestMergeSeriesMemory(t *testing.T) {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
 	out, err := mergeSeries(docs, start, start.Add(2000*time.Second))
 	syscall.Getrusage(syscall.RUSAGE_SELF, &after)
-	if err != nil || len(out) != 2000 || out[0].Ops["READ"].Count != 2 || out[0].Ops["READ"].MaxUs < 0.999 {
-		t.Fatalf("merged: %d intervals, %+v, %v", len(out), out[0].Ops["READ"], err)
+	if err != nil || len(out) != 2000 || readOp(out[0]).Count != 2 || readOp(out[0]).MaxUs < 0.999 {
+		t.Fatalf("merged: %d intervals, %+v, %v", len(out), readOp(out[0]), err)
 	}
 	if grew := (after.Maxrss - before.Maxrss) << 10; grew > 200<<20 {
 		t.Errorf("the merge's peak memory grew by %d MB", grew>>20)
@@ -70,4 +70,10 @@ func TestMergeHistogramsBounded(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "more than 33554432 buckets in all") {
 		t.Errorf("1,024 histograms of 131,072 buckets: %v", err)
 	}
+}
+
+// readOp is an interval's READ.
+func readOp(p Point) PointOp {
+	o, _ := p.Ops.Get("READ")
+	return o
 }

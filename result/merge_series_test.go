@@ -22,7 +22,7 @@ func seriesClient(i int, start time.Time, shift float64) *Doc {
 		if k == 9 {
 			e = 10
 		}
-		d.Series = append(d.Series, Point{StartS: s, EndS: e, Operations: 200, Throughput: 200 / (e - s), Ops: PointOps{"READ": {Count: 200}}})
+		d.Series = append(d.Series, Point{StartS: s, EndS: e, Operations: 200, Throughput: 200 / (e - s), Ops: PointOps{{Name: "READ", PointOp: PointOp{Count: 200}}}})
 	}
 	return d
 }
@@ -69,7 +69,7 @@ func TestMergeReadsOnlyASeriesWithinItsTotals(t *testing.T) {
 		"the series three times":         func(d *Doc) { d.Series = append(append(d.Series, d.Series...), d.Series...) },
 		"an end at 10^6 s":               func(d *Doc) { d.Series[9].EndS = 1e6 },
 		"an interval's reads past READ's count": func(d *Doc) {
-			d.Series[0].Ops = PointOps{"READ": {Count: 1e9}}
+			d.Series[0].Ops = PointOps{{Name: "READ", PointOp: PointOp{Count: 1e9}}}
 		},
 	} {
 		d := seriesClient(1, t0, 0)

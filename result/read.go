@@ -346,7 +346,8 @@ func (p *Point) validate() error {
 		math.IsNaN(p.Throughput) || math.IsInf(p.Throughput, 0) || math.IsNaN(p.EndS) || math.IsInf(p.EndS, 0) {
 		return fmt.Errorf("operations %d, start_s %v, end_s %v, throughput %v: want counts and times that are not negative, an end after the start", p.Operations, p.StartS, p.EndS, p.Throughput)
 	}
-	for name, o := range p.Ops {
+	for _, e := range p.Ops {
+		name, o := e.Name, e.PointOp
 		if err := checkName("ops", name); err != nil {
 			return err
 		}
@@ -414,9 +415,9 @@ func (d *Doc) checkSeries() error {
 		if ops, ok = Add(ops, p.Operations); !ok {
 			return errors.New("timeseries: the intervals' operations overflow")
 		}
-		for name, o := range p.Ops {
-			if byOp[name], ok = Add(byOp[name], o.Count); !ok {
-				return fmt.Errorf("timeseries: the intervals' %s counts overflow", cut(name))
+		for _, o := range p.Ops {
+			if byOp[o.Name], ok = Add(byOp[o.Name], o.Count); !ok {
+				return fmt.Errorf("timeseries: the intervals' %s counts overflow", cut(o.Name))
 			}
 		}
 	}

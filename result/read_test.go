@@ -191,7 +191,7 @@ func TestTimeSeriesBounded(t *testing.T) {
 		t.Errorf("an interval of %d operations: %v", MaxPointOps+1, err)
 	}
 	var s TimeSeries
-	if err := json.Unmarshal([]byte(`[{"start_s":1,"ops":{"READ":{"count":2}}},{"start_s":2}]`), &s); err != nil || len(s) != 2 || s[0].Ops["READ"].Count != 2 || s[1].StartS != 2 {
+	if err := json.Unmarshal([]byte(`[{"start_s":1,"ops":{"READ":{"count":2}}},{"start_s":2}]`), &s); err != nil || len(s) != 2 || readOp(s[0]).Count != 2 || s[1].StartS != 2 {
 		t.Errorf("two intervals: %+v, %v", s, err)
 	}
 	if err := json.Unmarshal([]byte(`null`), &s); err != nil || s != nil {

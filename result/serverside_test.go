@@ -163,7 +163,7 @@ func TestMergeSeriesSlotOnce(t *testing.T) {
 func intervals(bounds ...float64) []Point {
 	var pts []Point
 	for i := 1; i < len(bounds); i++ {
-		pts = append(pts, Point{StartS: bounds[i-1], EndS: bounds[i], Operations: 100, Throughput: 1000, Ops: map[string]PointOp{"READ": {Count: 100}}})
+		pts = append(pts, Point{StartS: bounds[i-1], EndS: bounds[i], Operations: 100, Throughput: 1000, Ops: PointOps{{Name: "READ", PointOp: PointOp{Count: 100}}}})
 	}
 	return pts
 }

@@ -3,7 +3,6 @@ package sink
 import (
 	"encoding/csv"
 	"io"
-	"slices"
 	"strconv"
 
 	"github.com/servbench/servbench/props"
@@ -28,13 +27,8 @@ func WriteCSV(w io.Writer, d *result.Doc) error {
 	cw.Write([]string{"start_s", "end_s", "operation", "count", "failed", "ops_per_sec", "mean_us", "p50_us", "p99_us", "p999_us", "max_us", "response_p99_us"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 	for _, p := range d.Series {
-		names := make([]string, 0, len(p.Ops))
-		for n := range p.Ops {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		for _, n := range names {
-			o := p.Ops[n]
+		for _, e := range p.Ops { // by name
+			n, o := e.Name, e.PointOp
 			var failed int64
 			for _, c := range o.Failed {
 				failed += c

@@ -254,7 +254,7 @@ func TestSeriesLastInterval(t *testing.T) {
 		t.Fatalf("%d points, want 2 (the sliver merged)", len(s.Points))
 	}
 	last := s.Points[1]
-	if last.Operations != 1004 || last.EndS != 2.003 || last.Partial || last.Ops["READ"].Count != 1004 {
+	if last.Operations != 1004 || last.EndS != 2.003 || last.Partial || func() int64 { o, _ := last.Ops.Get("READ"); return o.Count }() != 1004 {
 		t.Errorf("merged last point %+v", last)
 	}
 	if want := 1004 / 1.003; math.Abs(last.Throughput-want) > 1e-6 {

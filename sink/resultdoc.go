@@ -132,7 +132,7 @@ func newPoint(start, end time.Duration, set *measure.Set) result.Point {
 	all, _ := set.ClientOps()
 	pt := result.Point{
 		StartS: start.Seconds(), EndS: end.Seconds(), Operations: all,
-		Throughput: throughput(all, end-start), Ops: map[string]result.PointOp{},
+		Throughput: throughput(all, end-start), Ops: result.PointOps{},
 	}
 	for op := measure.Op(0); op < measure.NumOps; op++ {
 		n := set.OpCount(op)
@@ -153,7 +153,7 @@ func newPoint(start, end time.Duration, set *measure.Set) result.Point {
 				po.Failed[s.String()] = c
 			}
 		}
-		pt.Ops[op.String()] = po
+		pt.Ops.Set(op.String(), po)
 	}
 	return pt
 }

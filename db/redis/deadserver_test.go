@@ -102,7 +102,7 @@ func TestDeadServerIsNotADeadRun(t *testing.T) {
 	// again after the restart.
 	phase := 0 // 0 before, 1 in the gap, 2 recovered
 	for _, p := range d.Series {
-		o := p.Ops["UPDATE"]
+		o, _ := p.Ops.Get("UPDATE")
 		var f int64
 		for status, n := range o.Failed {
 			if status != "CANCELED" { // cut short by the end of the run
