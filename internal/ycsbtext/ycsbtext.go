@@ -945,6 +945,22 @@ func (rd *reader) doc() (*result.Doc, error) {
 	return d, nil
 }
 
+// ycsbSecrets are properties of YCSB's own bindings that hold a
+// credential under a name no general rule reads as one: Azure Cosmos DB's
+// account key (azurecosmos.primaryKey: a "primary key" is a record's key
+// elsewhere, dynamodb.primaryKey). They are declared as a binding's
+// secrets are (props.DeclareSecrets), for the imports of YCSB's runs.
+var ycsbSecrets = map[string]bool{"azurecosmos.primarykey": true}
+
+func init() {
+	props.DeclareSecrets(func(key, value string) []string {
+		if ycsbSecrets[strings.ToLower(key)] {
+			return []string{value}
+		}
+		return nil
+	})
+}
+
 // commandLine reads YCSB's command line into d: -load, and what -db, -P,
 // -threads, -target and -p give.
 func commandLine(d *result.Doc, cmdline string) {
