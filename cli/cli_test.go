@@ -658,3 +658,27 @@ func TestSystemRootsChecked(t *testing.T) {
 		t.Errorf("workloads: exit %d", code)
 	}
 }
+
+// An HdrHistogram log prefix whose directory cannot take the logs is
+// refused before the run, in one line (the logs are created as sections
+// appear: they were lost after the whole run, exit 1).
+func TestHlogPrefixCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "afile")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, prefix := range []string{filepath.Join(dir, "nodir", "x"), filepath.Join(file, "x")} {
+		code, _, stderr := servbench(t, "run", "basic", "-w", "a", "-p", "operationcount=100", "--hlog", prefix)
+		if code != ExitUsage || !strings.Contains(stderr, "the logs' directory") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%s: exit %d: %s", prefix, code, stderr)
+		}
+	}
+	code, _, stderr := servbench(t, "run", "basic", "-w", "a", "-p", "operationcount=100", "--hlog", filepath.Join(dir, "ok-"))
+	if files, _ := filepath.Glob(filepath.Join(dir, "ok-*.hlog")); code != ExitOK || len(files) == 0 {
+		t.Errorf("a good prefix: exit %d, %v: %s", code, files, stderr)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".servbench-hlog-*")); len(left) > 0 {
+		t.Errorf("the check left %v", left)
+	}
+}

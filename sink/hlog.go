@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -42,7 +43,23 @@ func (o *hlogOutput) Where() Where { return OneProcess }
 func (o *hlogOutput) Files() []File {
 	return []File{{What: o.what, Path: o.prefix, Ext: o.ext}}
 }
+
+// Open checks, before anything is measured, that the logs can be created
+// where the prefix puts them: its directory is there and takes a new
+// file (the logs are created as sections appear, during the run: a
+// prefix in no directory lost them after the whole run).
 func (o *hlogOutput) Open(env *Env) (Sink, error) {
+	dir := filepath.Dir(o.prefix + "x")
+	probe, err := os.CreateTemp(dir, ".servbench-hlog-*")
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s %s: the logs' directory %s: %v", o.what, o.prefix, dir, err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
 	return &Hlog{Prefix: o.prefix, Ext: o.ext, Options: env.Measurements}, nil
 }
 
