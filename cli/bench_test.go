@@ -199,6 +199,7 @@ func TestBenchTablePerDataSet(t *testing.T) {
 // Every plan shipped in plans/ is valid: each of its runs and loads passes
 // the phases' own checks (nothing connects to a server).
 func TestShippedPlans(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("../plans/*.yaml")
 	if len(files) < 5 {
 		t.Fatalf("%d plans in plans/", len(files))

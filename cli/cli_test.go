@@ -177,6 +177,7 @@ func TestEveryWorkloadOnBasic(t *testing.T) {
 }
 
 func TestYCSBStyleLoadThenRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	wl := filepath.Join("..", "workloads", "workloada")
 	code, out, errOut := servbench(t, "load", "pebble", "-P", wl, "-p", "recordcount=3000", "-p", "pebble.dir="+dir, "-threads", "2")
@@ -213,6 +214,7 @@ func TestYCSBStyleLoadThenRun(t *testing.T) {
 }
 
 func TestJSONAndCSVResults(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	jsonPath, csvPath := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.csv")
 	code, _, errOut := servbench(t, "run", "basic", "-w", "b", "-threads", "2", "-target", "4000",

@@ -314,6 +314,7 @@ func TestKubeconfigExecPluginOutputBounded(t *testing.T) {
 // Ctrl-C twice with the command, and with whatever it started: client-go
 // left it running.
 func TestKubeconfigExecPluginEndsWithTheCommand(t *testing.T) {
+	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	cmd := exec.Command(os.Args[0], "run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "--orchestrator", "kubernetes",
 		"-p", "kubernetes.kubeconfig="+execKubeconfig(t, "sleep 600 & echo $! > "+pidFile+"; wait"))
@@ -403,6 +404,7 @@ func TestClientsOutputsCheckedBeforeTheRun(t *testing.T) {
 // the merged result, the other clients' results, the time series and the
 // report; the run fails naming the one that was not written.
 func TestClientsOutputFailingAtTheEndLeavesTheOthers(t *testing.T) {
+	t.Parallel()
 	for _, broken := range []string{"r.client-1.json", "r.json"} {
 		t.Run(broken, func(t *testing.T) {
 			dir := t.TempDir()
@@ -928,6 +930,7 @@ func TestKubeconfigExecPluginStoppedByOneSignal(t *testing.T) {
 // connection to the API server then fails), not awaited for the minute;
 // what it left in its process group ends with it.
 func TestKubeconfigExecPluginLeavingAProcess(t *testing.T) {
+	t.Parallel()
 	cred := `{"apiVersion": "client.authentication.k8s.io/v1beta1", "kind": "ExecCredential", "status": {"token": "t0ken"}}`
 	code, said := kubePlugin(t, "setsid sleep 30 & echo '"+cred+"'", nil)
 	if code == ExitOK || strings.Contains(said, "gave no credentials") || !strings.Contains(said, "127.0.0.1:1") {
