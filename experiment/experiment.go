@@ -429,8 +429,8 @@ func (r *Runner) openDir(ctx context.Context) error {
 	old, err := plan.ReadKept(ctx, kept)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if ix, ierr := plan.ReadIndex(r.dir); ierr == nil && len(ix.Runs) > 0 && ix.Plan != r.pl.Name {
-			return fmt.Errorf("bench: %s holds the results of another plan (its index names plan %q, not %q); give another -o", r.dir, format.Printable(ix.Plan), format.Printable(r.pl.Name))
+		if ix, ierr := plan.ReadIndex(r.dir); ierr == nil && len(ix.Runs) > 0 && ix.Plan != r.secrets.Redact(r.pl.Name) && ix.Plan != r.pl.Name {
+			return fmt.Errorf("bench: %s holds the results of another plan (its index names plan %q, not %q); give another -o", r.dir, format.Printable(ix.Plan), format.Printable(r.secrets.Redact(r.pl.Name)))
 		}
 	case err != nil:
 		return fmt.Errorf("bench: %s: %w", kept, err)
@@ -598,7 +598,7 @@ func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
 func (r *Runner) end(t *tally, total int) error {
 	r.writeIndex()
 	fmt.Fprintf(r.stderr, "servbench: plan %s: %s done now, %d found done, %d failed; index %s\n",
-		r.pl.Name, runsWord(t.doneNow), t.skipped, t.failed, filepath.Join(r.dir, "index.json"))
+		r.secrets.Redact(r.pl.Name), runsWord(t.doneNow), t.skipped, t.failed, filepath.Join(r.dir, "index.json"))
 	if r.index.SLO != nil {
 		r.printSLO()
 	}
@@ -1186,13 +1186,14 @@ func (r *Runner) writeIndex() {
 		r.index.SLO = x
 	}
 	ix := r.index // written with the plan's secrets hidden, and what rules find
+	ix.Plan = r.secrets.Redact(ix.Plan)
 	ix.Departures = make([]plan.Departure, len(r.index.Departures))
 	for i, d := range r.index.Departures {
 		ix.Departures[i] = plan.Departure{What: r.secrets.Redact(d.What), Why: r.secrets.Redact(d.Why), Seed: r.secrets.Redact(d.Seed)}
 	}
 	ix.Runs = make([]plan.IndexRun, len(r.index.Runs))
 	for i, c := range r.index.Runs {
-		c.Error = r.secrets.Redact(c.Error)
+		c.Error, c.System = r.secrets.Redact(c.Error), r.secrets.Redact(c.System)
 		ix.Runs[i] = c
 	}
 	if err := plan.WriteIndex(r.dir, &ix); err != nil {

@@ -301,3 +301,24 @@ operations: 10
 		t.Errorf("%d files written", n)
 	}
 }
+
+// A plan's name and a deployment's system are free text, read as
+// sentences: a password said in them ("the password is PW", "root/PW")
+// is in no file of the plan's directory nor in its closing line (it was in
+// index.json, the report and its exports), and a plan resumed there is
+// the same plan.
+func TestPlanNameAndSystemSecrets(t *testing.T) {
+	text := "name: \"sn the password is hunter1x\"\ndeployments:\n  - label: b\n    binding: basic\n    system: \"Redis 7; root/hunter2x\"\n" +
+		"workloads: [c]\nrecords: [10]\nthreads: [1]\noperations: 10\n"
+	dir := filepath.Join(t.TempDir(), "out")
+	for i := range 2 {
+		var stderr bytes.Buffer
+		if err := New(loadPlan(t, text), dir, &stderr).Run(context.Background()); err != nil {
+			t.Fatalf("run %d: %v: %s", i, err, stderr.String())
+		}
+		if strings.Contains(stderr.String(), "hunter") || i == 1 && !strings.Contains(stderr.String(), "1 found done") {
+			t.Errorf("run %d: %s", i, stderr.String())
+		}
+	}
+	noFileHolds(t, dir, "hunter")
+}

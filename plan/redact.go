@@ -140,10 +140,13 @@ func (w *walk) node(n *yaml.Node, secret, flow, prose bool) {
 	}
 }
 
-// isProse reports whether the values under key are sentences: a
-// departure's what, why and seed, a deployment's server settings (free
-// text, recorded in results and the report).
-func isProse(key string) bool { return key == "departures" || key == "server" }
+// isProse reports whether the values under key are sentences: every
+// field of free text a plan has, written in results, the index and the
+// report: its name, a deployment's label, system and server settings, a
+// departure's what, why and seed.
+func isProse(key string) bool { return proseKeys[key] }
+
+var proseKeys = map[string]bool{"name": true, "label": true, "system": true, "server": true, "departures": true}
 
 // redactScalar is a value with what the rules find hidden: read as
 // sentences too where prose (props.RedactProse).

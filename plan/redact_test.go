@@ -137,15 +137,17 @@ func TestRedactRepeatedSecret(t *testing.T) {
 	}
 }
 
-// A deployment's server settings are free text, read as sentences as a
-// departure's are: "the password is PW", "pw PW", "bearer PW", "creds
+// A plan's name and a deployment's label, system and server settings are
+// free text, read as sentences as a departure's are: "the password is PW", "pw PW", "bearer PW", "creds
 // admin/PW", "root/PW" are hidden in the plan's copy and known wherever
 // else it repeats them (they were kept in clear in the copy, every result,
 // the report and its exports).
 func TestRedactServerSettingsAsSentences(t *testing.T) {
-	in := `deployments:
-  - label: b
+	in := `name: "sn the password is Nam1S3cr3tx"
+deployments:
+  - label: "b pw Lab1S3cr3tx"
     binding: basic
+    system: "Redis 7; root/Sys2S3cr3tx"
     server: {n1: "password: Srv1S3cr3tx", n2: "the password is Srv2S3cr3tx", n3: "pw Srv3S3cr3tx", n5: "bearer Srv5S3cr3tx", n6: "creds admin/Srv6S3cr3tx", n7: "root/Srv7S3cr3tx", storage: "Magma, 2 GiB"}
 `
 	out := Redact(in)
@@ -153,7 +155,7 @@ func TestRedactServerSettingsAsSentences(t *testing.T) {
 		t.Errorf("the server settings:\n%s", out)
 	}
 	known := Secrets(in)
-	if got := known.HideKnown("Srv2S3cr3tx Srv7S3cr3tx"); got != "REDACTED REDACTED" {
+	if got := known.HideKnown("Srv2S3cr3tx Srv7S3cr3tx Nam1S3cr3tx Sys2S3cr3tx Lab1S3cr3tx"); got != "REDACTED REDACTED REDACTED REDACTED REDACTED" {
 		t.Errorf("known elsewhere: %q", got)
 	}
 }
