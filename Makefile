@@ -10,12 +10,14 @@ build:
 test:
 	bash scripts/test
 
-# Every test that needs no server, no browser and no YCSB.
+# Every test that needs no server, no browser and no YCSB; eight tests of a
+# package at once (-parallel 8): most wait on a rate or on client
+# processes, not on the cores.
 test-short:
-	$(GO) test -short -count=1 ./...
+	$(GO) test -short -count=1 -parallel 8 ./...
 
 race:
-	$(GO) test -race -short -count=1 ./...
+	$(GO) test -race -short -count=1 -parallel 8 ./...
 
 # gofmt, go vet, staticcheck (staticcheck.conf).
 lint:
