@@ -468,3 +468,32 @@ func TestCheckSystemRoots(t *testing.T) {
 		}
 	}
 }
+
+// A file of the kernel's file systems is no file a driver may read whole,
+// whatever its size says: /proc/self/pagemap says 0 bytes and reads
+// 256 GiB (as SSL_CERT_FILE, an sslrootcert, a kubeconfig it ended the
+// process out of memory), refused by its path and through a link.
+func TestRegularFileRefusesTheKernels(t *testing.T) {
+	if _, err := os.Stat("/proc/self/pagemap"); err != nil {
+		t.Skip("no procfs here")
+	}
+	link := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.Symlink("/proc/self/pagemap", link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/proc/self/pagemap", link} {
+		if err := wire.RegularFile(p); err == nil || !strings.Contains(err.Error(), "procfs") {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	dir := filepath.Dir(link)
+	env := map[string]string{"SSL_CERT_DIR": dir}
+	if err := wire.CheckSystemRoots(func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "procfs") {
+		t.Errorf("SSL_CERT_DIR with a link to pagemap: %v", err)
+	}
+	ok := filepath.Join(dir, "ok.pem")
+	os.WriteFile(ok, []byte("x"), 0o644)
+	if err := wire.RegularFile(ok); err != nil {
+		t.Errorf("a file of a disk: %v", err)
+	}
+}

@@ -1,0 +1,28 @@
+package wire
+
+import "syscall"
+
+// pseudoFSes are the kernel's file systems whose files' sizes say nothing
+// of what they read, by their statfs magic numbers.
+var pseudoFSes = map[int64]string{
+	0x9fa0:     "procfs",
+	0x62656572: "sysfs",
+	0x64626720: "debugfs",
+	0x74726163: "tracefs",
+	0x73636673: "securityfs",
+	0x27e0eb:   "cgroupfs",
+	0x63677270: "cgroup2fs",
+	0x62656570: "configfs",
+	0xcafe4a11: "bpffs",
+	0xde5e81e4: "efivarfs",
+	0x6165676c: "pstorefs",
+}
+
+// pseudoFS names the kernel's file system path is on ("" for any other).
+func pseudoFS(path string) string {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(path, &st); err != nil {
+		return ""
+	}
+	return pseudoFSes[int64(st.Type)]
+}
