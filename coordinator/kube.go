@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/types"
 	restclient "k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/util/homedir"
@@ -59,9 +60,15 @@ type kube struct {
 	url       string // coordinator.url, as the pods reach it ("": the listening address)
 	poll      time.Duration
 	mu        sync.Mutex
-	created   bool   // the Job exists
-	secret    bool   // the Secret is this run's: it created it
-	credDone  func() // ends boundExec's watch of the credential plugins
+	// The Job and the Secret this run made: their UIDs when the API
+	// server answered their create, or maybe when it did not (the request
+	// was sent, the answer lost: made or not, and one of the same name may
+	// be the user's). The cleanup deletes only an object that carries
+	// this run's annotation, by its UID.
+	jobUID, secretUID     types.UID
+	jobMaybe, secretMaybe bool
+	runID                 string // the run's identity, its objects' runAnnotation
+	credDone              func() // ends boundExec's watch of the credential plugins
 }
 
 func init() {
@@ -330,23 +337,33 @@ func (k *kube) listen() string { return "127.0.0.1:0" }
 // Labels of what a run creates.
 const kubeLabel = "app.kubernetes.io/name"
 
+// runAnnotation holds, on each object a run creates, the run's identity
+// (coordinator.id): the cleanup deletes only an object that carries it.
+const runAnnotation = "servbench.io/run"
+
 // prepare creates the Secret: the run's secret and the coordinator's
 // address as the pods reach it.
 func (k *kube) prepare(ctx context.Context, j *job) error {
+	k.mu.Lock()
+	k.runID = j.id
+	k.mu.Unlock()
 	sec := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: k.name, Labels: map[string]string{kubeLabel: "servbench", "app.kubernetes.io/instance": k.name}},
+		ObjectMeta: metav1.ObjectMeta{Name: k.name, Labels: map[string]string{kubeLabel: "servbench", "app.kubernetes.io/instance": k.name},
+			Annotations: map[string]string{runAnnotation: j.id}},
 		Type:       corev1.SecretTypeOpaque,
 		StringData: map[string]string{"key": j.token, "url": k.podURL(j), "cert": j.pin},
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	var wrote atomic.Bool
-	err := k.client.core.Post().Namespace(k.namespace).Resource("secrets").Body(sec).Do(quiet(traceSent(ctx, &wrote))).Error()
-	if err == nil || unanswered(err) && wrote.Load() {
-		k.mu.Lock()
-		k.secret = true // made, or may have been: the cleanup deletes it
-		k.mu.Unlock()
+	var made corev1.Secret
+	err := k.client.core.Post().Namespace(k.namespace).Resource("secrets").Body(sec).Do(quiet(traceSent(ctx, &wrote))).Into(&made)
+	k.mu.Lock()
+	if err == nil {
+		k.secretUID = made.UID
 	}
+	k.secretMaybe = err != nil && unanswered(err) && wrote.Load() // made or not: the cleanup asks
+	k.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("kubernetes: create Secret %s/%s: %v", k.namespace, k.name, oneLine(err.Error()))
 	}
@@ -394,6 +411,7 @@ func (k *kube) job(j *job) *batchv1.Job {
 		Env:  []corev1.EnvVar{secretEnv(URLEnv, "url"), secretEnv(KeyEnv, "key"), secretEnv(CertEnv, "cert")},
 	}, nil)
 	job.Spec.Template.Spec.HostNetwork = loopbackURL(k.podURL(j))
+	job.Annotations = map[string]string{runAnnotation: j.id}
 	return job
 }
 
@@ -407,13 +425,15 @@ func (k *kube) run(ctx context.Context, j *job) []error {
 	}
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	var wrote atomic.Bool
-	err := k.client.batch.Post().Namespace(k.namespace).Resource("jobs").Body(k.job(j)).Do(quiet(traceSent(cctx, &wrote))).Error()
+	var made batchv1.Job
+	err := k.client.batch.Post().Namespace(k.namespace).Resource("jobs").Body(k.job(j)).Do(quiet(traceSent(cctx, &wrote))).Into(&made)
 	cancel()
-	if err == nil || unanswered(err) && wrote.Load() {
-		k.mu.Lock()
-		k.created = true // made, or may have been: deleted at the end
-		k.mu.Unlock()
+	k.mu.Lock()
+	if err == nil {
+		k.jobUID = made.UID
 	}
+	k.jobMaybe = err != nil && unanswered(err) && wrote.Load() // made or not: the cleanup asks
+	k.mu.Unlock()
 	if err != nil {
 		return fail(fmt.Errorf("kubernetes: create Job %s/%s: %v", k.namespace, k.name, oneLine(err.Error())))
 	}
@@ -621,22 +641,54 @@ func (k *kube) logs(ctx context.Context, p *corev1.Pod, i int, j *job) {
 	}
 }
 
-// deleteJob deletes the Job and, in the background, its pods.
+// deleteJob deletes the Job this run made and, in the background, its
+// pods.
 func (k *kube) deleteJob(ctx context.Context) error {
 	k.mu.Lock()
-	created := k.created
+	uid, maybe, run := k.jobUID, k.jobMaybe, k.runID
 	k.mu.Unlock()
-	if !created {
+	bg := metav1.DeletePropagationBackground
+	err := k.deleteOwn(ctx, k.client.batch, "jobs", uid, maybe, run, &bg, func() metav1.Object { return &batchv1.Job{} })
+	if err == nil {
+		k.mu.Lock()
+		k.jobUID, k.jobMaybe = "", false
+		k.mu.Unlock()
+	}
+	return err
+}
+
+// errNotThisRuns is an object of the run's name that another made (the
+// user's, another run's), met where the run's create went unanswered.
+var errNotThisRuns = errors.New("not this run's (its create went unanswered; one of that name is someone else's): not deleted")
+
+// deleteOwn deletes the run's object of resource (uid, when its create
+// was answered), by its UID, so that nothing else of its name is; when
+// its create went unanswered (maybe) it reads the object first and
+// deletes it only if it carries the run's annotation (errNotThisRuns
+// otherwise). Nothing made, nothing asked.
+func (k *kube) deleteOwn(ctx context.Context, client *restclient.RESTClient, resource string, uid types.UID, maybe bool, run string,
+	propagation *metav1.DeletionPropagation, newObj func() metav1.Object) error {
+	if uid == "" && !maybe {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	bg := metav1.DeletePropagationBackground
-	err := k.client.batch.Delete().Namespace(k.namespace).Resource("jobs").Name(k.name).Body(&metav1.DeleteOptions{PropagationPolicy: &bg}).Do(quiet(ctx)).Error()
-	if err == nil || apierrors.IsNotFound(err) {
-		k.mu.Lock()
-		k.created = false
-		k.mu.Unlock()
+	if uid == "" {
+		obj := newObj()
+		err := client.Get().Namespace(k.namespace).Resource(resource).Name(k.name).Do(quiet(ctx)).Into(obj.(runtime.Object))
+		switch {
+		case apierrors.IsNotFound(err):
+			return nil
+		case err != nil:
+			return err
+		case run == "" || obj.GetAnnotations()[runAnnotation] != run:
+			return errNotThisRuns
+		}
+		uid = obj.GetUID()
+	}
+	opts := &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: propagation}
+	err := client.Delete().Namespace(k.namespace).Resource(resource).Name(k.name).Body(opts).Do(quiet(ctx)).Error()
+	if err == nil || apierrors.IsNotFound(err) || apierrors.IsConflict(err) { // gone, or another's by now
 		return nil
 	}
 	return err
@@ -644,7 +696,7 @@ func (k *kube) deleteJob(ctx context.Context) error {
 
 // cleanup deletes what the run created: the Job (its pods) and the
 // Secret, never one of the same name that it did not create (the user's,
-// another run's: its create was refused).
+// another run's: its create was refused, or its answer lost).
 func (k *kube) cleanup(ctx context.Context, j *job) {
 	defer k.credDone()
 	if err := k.deleteJob(ctx); err != nil {
@@ -653,14 +705,9 @@ func (k *kube) cleanup(ctx context.Context, j *job) {
 		j.mu.Unlock()
 	}
 	k.mu.Lock()
-	mine := k.secret
+	uid, maybe, run := k.secretUID, k.secretMaybe, k.runID
 	k.mu.Unlock()
-	if !mine {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if err := k.client.core.Delete().Namespace(k.namespace).Resource("secrets").Name(k.name).Do(quiet(ctx)).Error(); err != nil && !apierrors.IsNotFound(err) {
+	if err := k.deleteOwn(ctx, k.client.core, "secrets", uid, maybe, run, nil, func() metav1.Object { return &corev1.Secret{} }); err != nil {
 		j.mu.Lock()
 		fmt.Fprintf(j.stderr, "servbench: kubernetes: delete Secret %s/%s: %v: it is left\n", k.namespace, k.name, oneLine(err.Error()))
 		j.mu.Unlock()

@@ -92,31 +92,60 @@ func standInAPI(t *testing.T, answer func(r *http.Request) (int, string)) (*kube
 
 // A Secret of the run's name that exists already (the user's, another
 // run's) is not the run's: its create is refused, and the cleanup leaves
-// it; the run's own Secret is deleted, and so is one whose create was not
-// answered (it may have been made).
+// it. The run's own Secret is deleted by its UID. One whose create went
+// unanswered (sent, the answer lost: made or not) is read first and
+// deleted only when it carries the run's annotation: the user's of that
+// name was deleted when the answer to the refused create was lost.
 func TestKubeDeletesOnlyItsOwnSecret(t *testing.T) {
+	secret := func(uid, run string) string {
+		return `{"kind":"Secret","apiVersion":"v1","metadata":{"name":"bench","namespace":"default","uid":"` + uid + `","annotations":{"servbench.io/run":"` + run + `"}}}`
+	}
 	for _, c := range []struct {
-		answer  string // to the create
-		deleted bool
-	}{{"exists", false}, {"made", true}, {"unanswered", true}} {
+		name, post, get string // the create's answer and the read's ("" for a 404)
+		deleted         bool
+		said            string
+	}{
+		{"exists", "exists", "", false, ""},
+		{"made", secret("u-made", "run1"), "", true, ""},
+		{"unanswered, made", "", secret("u-late", "run1"), true, ""},
+		{"unanswered, the user's", "", secret("u-users", "theirs"), false, "not this run's"},
+		{"unanswered, none", "", "", false, ""},
+	} {
+		var deleteBody string
+		var mu sync.Mutex
 		k, seen := standInAPI(t, func(r *http.Request) (int, string) {
-			if r.Method == http.MethodPost && c.answer == "exists" {
+			switch {
+			case r.Method == http.MethodPost && c.post == "exists":
 				return http.StatusConflict, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"AlreadyExists","code":409,"message":"secrets \"bench\" already exists"}`
-			}
-			if r.Method == http.MethodPost && c.answer == "unanswered" {
+			case r.Method == http.MethodPost && c.post == "":
 				return -1, "" // the connection closed
+			case r.Method == http.MethodPost:
+				return http.StatusCreated, c.post
+			case r.Method == http.MethodGet && c.get == "":
+				return http.StatusNotFound, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`
+			case r.Method == http.MethodGet:
+				return http.StatusOK, c.get
+			case r.Method == http.MethodDelete:
+				b, _ := io.ReadAll(r.Body)
+				mu.Lock()
+				deleteBody = string(b)
+				mu.Unlock()
 			}
 			return http.StatusOK, `{"kind":"Status","apiVersion":"v1","status":"Success"}`
 		})
-		j := &job{stderr: io.Discard, mu: &sync.Mutex{}, token: "t", url: "https://127.0.0.1:1"}
+		var said bytes.Buffer
+		j := &job{id: "run1", stderr: &said, mu: &sync.Mutex{}, token: "t", url: "https://127.0.0.1:1"}
 		err := k.prepare(context.Background(), j)
-		if (c.answer == "made") != (err == nil) {
-			t.Fatalf("%s: prepare: %v", c.answer, err)
+		if (c.name == "made") != (err == nil) {
+			t.Fatalf("%s: prepare: %v", c.name, err)
 		}
 		k.cleanup(context.Background(), j)
 		deleted := slices.Contains(seen(), "DELETE /api/v1/namespaces/default/secrets/bench")
-		if deleted != c.deleted {
-			t.Errorf("%s: the Secret deleted: %v (%q)", c.answer, deleted, seen())
+		mu.Lock()
+		body := deleteBody
+		mu.Unlock()
+		if deleted != c.deleted || deleted && !strings.Contains(body, `"uid":"u-`) || c.said != "" && !strings.Contains(said.String(), c.said) {
+			t.Errorf("%s: the Secret deleted: %v (%q, body %s); said %q", c.name, deleted, seen(), body, said.String())
 		}
 	}
 }
