@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -361,6 +362,21 @@ func tlsProperty(p *props.Props) string {
 	return "redis.tls"
 }
 
+// unescapeUserinfo is a URL's user or password as the server knows it:
+// percent-encoded as in any URL (Pw%40ss is Pw@ss), kept as written when
+// it is no valid encoding; a secret decoded is known to every redaction in
+// both forms.
+func unescapeUserinfo(s string, secret bool) string {
+	d, err := url.PathUnescape(s)
+	if err != nil || d == s {
+		return s
+	}
+	if secret {
+		props.KnowEverywhere(d)
+	}
+	return d
+}
+
 func (c *config) parseURL(u string) error {
 	rest, ok := strings.CutPrefix(u, "redis://")
 	if !ok {
@@ -371,9 +387,10 @@ func (c *config) parseURL(u string) error {
 	if at := strings.LastIndex(rest, "@"); at >= 0 {
 		user, pass, hasPass := strings.Cut(rest[:at], ":")
 		if hasPass {
+			user, pass = unescapeUserinfo(user, false), unescapeUserinfo(pass, true)
 			c.username, c.password = user, pass
 		} else {
-			c.password = user
+			c.password = unescapeUserinfo(user, true)
 		}
 		rest = rest[at+1:]
 	}
