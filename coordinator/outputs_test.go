@@ -1,6 +1,9 @@
 package coordinator
 
 import (
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -88,5 +91,27 @@ func TestSpreadOutputPolicyIsTheOutputs(t *testing.T) {
 	}
 	if _, err := Manifests(one, Config{Orchestrator: "kubernetes", Own: kubeConfig{Name: "x", Image: "i", Claim: "c"}}); err == nil || !strings.Contains(err.Error(), "test.oneprocess.file") {
 		t.Errorf("Manifests: %v", err)
+	}
+}
+
+// A spread phase's clients' results go beside its result file, never
+// beside a name of the kernel's (/dev/stdout, /dev/fd/1: standard output
+// redirected to a file is a regular file there), which wrote
+// /dev/stdout.client-0.json into /dev.
+func TestClientResultsNeverInDev(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "stdout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fd := strconv.Itoa(int(f.Fd())) // a regular file, as standard output redirected to one
+	for _, out := range []string{"/dev/stdout", "/dev/fd/" + fd, "/proc/self/fd/" + fd} {
+		if p := clientResultPaths(out, 2); p != nil {
+			t.Errorf("%s: %v", out, p)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "r.json")
+	if p := clientResultPaths(out, 2); len(p) != 2 || filepath.Dir(p[0]) != filepath.Dir(out) {
+		t.Errorf("%s: %v", out, p)
 	}
 }
