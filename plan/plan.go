@@ -698,6 +698,9 @@ func decodeSeconds(v *yaml.Node, dst *float64, errf errFunc, what string) error 
 	if *dst > MaxSeconds {
 		return errf(v.Line, "%s %s seconds is more than a year (%d seconds)", what, short(v.Value), MaxSeconds)
 	}
+	if *dst > 0 && *dst < 1e-9 { // it would read as none: no limit
+		return errf(v.Line, "%s %s seconds is less than a nanosecond", what, short(v.Value))
+	}
 	return nil
 }
 

@@ -132,6 +132,7 @@ func TestErrorsNameTheLine(t *testing.T) {
 		{func(s string) string { return strings.Replace(s, "rates: [0, 500]", "rates: [500, 5e2]", 1) }, `s3.yaml:14: 5e2 is given twice`},
 		{func(s string) string { return strings.Replace(s, "duration: 30", "duration: 1e9", 1) }, `s3.yaml:15: duration 1e9 seconds is more than a year`},
 		{func(s string) string { return s + "warmup: 1e10\n" }, `warmup 1e10 seconds is more than a year`},
+		{func(s string) string { return strings.Replace(s, "duration: 30", "duration: 1e-300", 1) }, `s3.yaml:15: duration 1e-300 seconds is less than a nanosecond`},
 		{func(s string) string { return s + "  threadcount: 64\n" }, `property threadcount is the plan's threads:`},
 		{func(s string) string {
 			return strings.Replace(s, "      mongodb.url: mongodb://127.0.0.1:27017/\n", "      mongodb.url: a\n      mongodb.url: b\n", 1)

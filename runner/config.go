@@ -207,7 +207,11 @@ func ParseConfigGiven(p *props.Props, load bool, g Given) (Config, error) {
 	}
 	secs := func(key string, def float64) (time.Duration, error) {
 		v, err := p.FloatRange(key, def, 0, 365*86400)
-		return time.Duration(v * float64(time.Second)), err
+		d := time.Duration(v * float64(time.Second))
+		if err == nil && v > 0 && d == 0 { // it would read as none: no limit
+			return 0, p.Errorf(key, "%g seconds is less than a nanosecond: give 0 for none, or a nanosecond or more", v)
+		}
+		return d, err
 	}
 	if g.Duration != nil {
 		c.MaxExecution = *g.Duration

@@ -20,6 +20,9 @@ func TestTargetBounds(t *testing.T) {
 		{"target", "-1", "must not be negative"},
 		{"stages", "10:1e-300", `stage 1 "10:1e-300": want SECONDS:RATE or SECONDS:RATE:step (60:1000,60:5000:step), RATE 0 or 0.001 to 1e+12`},
 		{"stages", "10:1e13", `stage 1 "10:1e13"`},
+		// A time under a nanosecond would read as none: no limit.
+		{"maxexecutiontime", "1e-10", "1e-10 seconds is less than a nanosecond"},
+		{"warmuptime", "1e-300", "1e-300 seconds is less than a nanosecond"},
 	} {
 		p := props.New()
 		p.Set(c.key, c.v, "-"+c.key)
