@@ -371,11 +371,16 @@ func (k *kube) prepare(ctx context.Context, j *job) error {
 }
 
 // unanswered reports whether err is a request the API server did not
-// answer (a timeout, a connection lost): what it asked may have been done.
-// An answer (AlreadyExists, Forbidden) says it was not.
+// answer (a timeout, a connection lost) or answered without saying (a
+// gateway's 504, a 500): what it asked may have been done. An answer
+// (AlreadyExists, Forbidden) says it was not.
 func unanswered(err error) bool {
 	var st apierrors.APIStatus
-	return !errors.As(err, &st)
+	if !errors.As(err, &st) {
+		return true
+	}
+	code := st.Status().Code // a gateway's 504, a server's 500: it may have been done
+	return code == 0 || code >= 500
 }
 
 // loopbackURL reports whether the pods are to dial a loopback address.

@@ -110,6 +110,7 @@ func TestKubeDeletesOnlyItsOwnSecret(t *testing.T) {
 		{"unanswered, made", "", secret("u-late", "run1"), true, ""},
 		{"unanswered, the user's", "", secret("u-users", "theirs"), false, "not this run's"},
 		{"unanswered, none", "", "", false, ""},
+		{"a gateway's 504, made", "504", secret("u-504", "run1"), true, ""},
 	} {
 		var deleteBody string
 		var mu sync.Mutex
@@ -119,6 +120,8 @@ func TestKubeDeletesOnlyItsOwnSecret(t *testing.T) {
 				return http.StatusConflict, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"AlreadyExists","code":409,"message":"secrets \"bench\" already exists"}`
 			case r.Method == http.MethodPost && c.post == "":
 				return -1, "" // the connection closed
+			case r.Method == http.MethodPost && c.post == "504":
+				return http.StatusGatewayTimeout, "<html>504 Gateway Time-out</html>"
 			case r.Method == http.MethodPost:
 				return http.StatusCreated, c.post
 			case r.Method == http.MethodGet && c.get == "":
