@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 )
 
 // MaxEntries bounds the entries of each map a result holds of one
@@ -58,28 +59,24 @@ type NamedPointOp struct {
 
 // Get is the operation named name.
 func (m PointOps) Get(name string) (PointOp, bool) {
-	for _, o := range m {
-		if o.Name == name {
-			return o.PointOp, true
-		}
+	if i, ok := m.find(name); ok {
+		return m[i].PointOp, true
 	}
 	return PointOp{}, false
 }
 
 // Set makes o the operation named name.
 func (m *PointOps) Set(name string, o PointOp) {
-	i := 0
-	for ; i < len(*m); i++ {
-		switch x := (*m)[i].Name; {
-		case x == name:
-			(*m)[i].PointOp = o
-			return
-		case x > name:
-			*m = slices.Insert(*m, i, NamedPointOp{name, o})
-			return
-		}
+	if i, ok := m.find(name); ok {
+		(*m)[i].PointOp = o
+	} else {
+		*m = slices.Insert(*m, i, NamedPointOp{name, o})
 	}
-	*m = append(*m, NamedPointOp{name, o})
+}
+
+// find is where name is, or would be, in m.
+func (m PointOps) find(name string) (int, bool) {
+	return slices.BinarySearchFunc(m, name, func(o NamedPointOp, name string) int { return strings.Compare(o.Name, name) })
 }
 
 // MarshalJSON writes the operations as an object, by name.

@@ -451,7 +451,9 @@ func slotsOf(docs []*Doc, from time.Time, width float64) (map[int]*seriesSlot, e
 				a = &seriesSlot{p: Point{StartS: float64(k) * width, EndS: float64(k+1) * width, Ops: PointOps{}}, hist: map[string][]encodedHistogram{}}
 				at[k] = a
 			}
-			a.add(i, p, &sum)
+			if err := a.add(i, p, &sum); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if sum.overflow {
@@ -461,8 +463,9 @@ func slotsOf(docs []*Doc, from time.Time, width float64) (map[int]*seriesSlot, e
 }
 
 // add adds client i's interval p to the slot: its counts (sum notes an
-// overflow) and its histograms, kept encoded.
-func (a *seriesSlot) add(i int, p Point, sum *counts) {
+// overflow) and its histograms, kept encoded. A slot naming more than
+// MaxPointOps operations is refused: no reader would take the result.
+func (a *seriesSlot) add(i int, p Point, sum *counts) error {
 	if a.last != i+1 { // two intervals of one client that round to one slot count it once
 		a.clients, a.last = a.clients+1, i+1
 	}
@@ -485,6 +488,10 @@ func (a *seriesSlot) add(i int, p Point, sum *counts) {
 			a.hist[name] = append(a.hist[name], encodedHistogram{i, p.StartS, o.Histogram})
 		}
 	}
+	if len(a.p.Ops) > MaxPointOps {
+		return fmt.Errorf("merge: the interval at %.1f s names more than %d operations in all: no reader would take the result", a.p.StartS, MaxPointOps)
+	}
+	return nil
 }
 
 // serviceTimes adds up each operation's histograms of the slot in hs and

@@ -3,6 +3,7 @@ package result
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -81,4 +82,27 @@ func TestMergeHistogramsBounded(t *testing.T) {
 func readOp(p Point) PointOp {
 	o, _ := p.Ops.Get("READ")
 	return o
+}
+
+// Two results whose intervals each name the most operations a reader
+// takes, under other names, are not merged into intervals no reader takes
+// (merge wrote one that compare and merge then refused).
+func TestMergeSeriesHoldsToTheBounds(t *testing.T) {
+	start := time.Unix(1_700_000_000, 0)
+	doc := func(prefix string) *Doc {
+		p := Point{StartS: 0, EndS: 1, Operations: MaxPointOps}
+		for i := range MaxPointOps {
+			p.Ops.Set(fmt.Sprintf("%s%d", prefix, i), PointOp{Count: 1})
+		}
+		q := p
+		q.StartS, q.EndS, q.Ops = 1, 2, slices.Clone(p.Ops)
+		return &Doc{Start: start, Series: []Point{p, q}}
+	}
+	_, err := mergeSeries([]*Doc{doc("A"), doc("B")}, start, start.Add(2*time.Second))
+	if err == nil || !strings.Contains(err.Error(), "more than 1024 operations") {
+		t.Errorf("merged: %v", err)
+	}
+	if out, err := mergeSeries([]*Doc{doc("A"), doc("A")}, start, start.Add(2*time.Second)); err != nil || len(out) != 2 || len(out[0].Ops) != MaxPointOps {
+		t.Errorf("the same names: %d intervals, %v", len(out), err)
+	}
 }
