@@ -125,8 +125,14 @@ func (s *stuckDB) Read(ctx context.Context, table, key string, fields []string, 
 // (done), killing it at failsafe.
 func signalTwice(t *testing.T, cmd *exec.Cmd, done <-chan error, stderr *watchFor, failsafe <-chan time.Time) {
 	t.Helper()
-	tick := time.NewTicker(50 * time.Millisecond)
+	// Two signals sent together may reach the process as one: the second
+	// is sent again while the process has not said it had one, but only
+	// after a second, so that a busy process saying it late is not sent a
+	// third (which ends it at once, without waiting).
+	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
+	cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(50 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGINT)
 	for {
 		select {
