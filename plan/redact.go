@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"io"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,6 +102,11 @@ func (w *walk) node(n *yaml.Node, secret, flow, prose bool) {
 			if v.Kind == yaml.ScalarNode { // a property as a binding reads it: its declared secrets
 				w.known.KnownDeclared(k.Value, v.Value)
 			}
+			if v.Kind == yaml.ScalarNode && k.Value == "statement" { // its comments are sentences, as a shell step's are
+				for _, c := range statementComments.FindAllString(v.Value, -1) {
+					w.known.HiddenProse(c)
+				}
+			}
 			w.node(v, secret || props.IsSecretKey(k.Value), f, prose || isProse(k.Value))
 		}
 	case yaml.AliasNode:
@@ -139,6 +145,10 @@ func (w *walk) node(n *yaml.Node, secret, flow, prose bool) {
 		w.edits = append(w.edits, e)
 	}
 }
+
+// statementComments are the comments of a setup statement: SQL's, CQL's
+// and SQL++'s -- and /* */, CQL's //.
+var statementComments = regexp.MustCompile(`--[^\n]*|//[^\n]*|/\*(?s:.*?)\*/`)
 
 // isProse reports whether the values under key are sentences: every
 // field of free text a plan has, written in results, the index and the

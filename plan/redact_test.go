@@ -293,3 +293,27 @@ func TestRedactStdinPasswords(t *testing.T) {
 		t.Errorf("Secrets knows: %q", got)
 	}
 }
+
+// A setup statement's comments are sentences, as a shell step's are: a
+// password said in them ("the admin password is PW", "root/PW", "creds:
+// admin/PW", "pw PW") is known and hidden wherever the plan is written
+// (it was in the plan's copy, setup.json, setup.log, index.json and the
+// report).
+func TestRedactStatementComments(t *testing.T) {
+	in := `deployments:
+  - label: p
+    binding: postgres
+    setup:
+      - statement: |
+          -- the admin password is Sq1S3cr3tx; root/Sq2S3cr3tx
+          /* creds: admin/Sq3S3cr3tx, pw Sq4S3cr3tx */
+          SELECT 1; -- fine
+`
+	out := Redact(in)
+	if strings.Contains(out, "S3cr3t") || !strings.Contains(out, "SELECT 1;") {
+		t.Errorf("the statement:\n%s", out)
+	}
+	if got := Secrets(in).HideKnown("Sq1S3cr3tx Sq2S3cr3tx Sq3S3cr3tx Sq4S3cr3tx"); got != "REDACTED REDACTED REDACTED REDACTED" {
+		t.Errorf("known elsewhere: %q", got)
+	}
+}
