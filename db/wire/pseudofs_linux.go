@@ -2,8 +2,10 @@ package wire
 
 import "syscall"
 
-// pseudoFSes are the kernel's file systems whose files' sizes say nothing
-// of what they read, by their statfs magic numbers.
+// pseudoFSes are the file systems whose files' sizes say nothing of what
+// they read, by their statfs magic numbers: the kernel's, and FUSE, whose
+// sizes and contents a user-space server makes up (one said 100 bytes
+// and read without end; an sshfs or s3fs mount is FUSE too).
 var pseudoFSes = map[int64]string{
 	0x9fa0:     "procfs",
 	0x62656572: "sysfs",
@@ -16,9 +18,11 @@ var pseudoFSes = map[int64]string{
 	0xcafe4a11: "bpffs",
 	0xde5e81e4: "efivarfs",
 	0x6165676c: "pstorefs",
+	0x65735546: "FUSE",
 }
 
-// pseudoFS names the kernel's file system path is on ("" for any other).
+// pseudoFS names the file system of pseudoFSes path is on ("" for any
+// other).
 func pseudoFS(path string) string {
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(path, &st); err != nil {

@@ -231,7 +231,7 @@ func CheckSystemRoots(getenv func(string) string) error {
 // RegularFile refuses a path that names a named pipe, a socket or a
 // device, a regular file over MaxFile, or one of the kernel's file
 // systems (procfs, sysfs, ...: /proc/self/pagemap says 0 bytes and reads
-// 256 GiB), where a file a driver reads
+// 256 GiB) or of FUSE (its server makes sizes up), where a file a driver reads
 // whole is wanted: a pipe with no writer never answers a read, and the
 // binding's properties are read once when the run is checked, where no
 // Ctrl-C stops the read (and once more when it runs: a pipe's contents
@@ -251,7 +251,7 @@ func RegularFile(path string) error {
 			return fmt.Errorf("%d bytes, more than %s", st.Size(), format.Bytes(MaxFile))
 		}
 		if fs := pseudoFS(path); fs != "" {
-			return fmt.Errorf("a file of the kernel's %s, whose size says nothing of what it reads, not a file of certificates, keys or settings", fs)
+			return fmt.Errorf("a file of %s, whose size says nothing of what it reads: copy it to a disk's file system", fs)
 		}
 		return nil
 	}
