@@ -172,7 +172,7 @@ func newKubeClient(cfg *restclient.Config) (kubeClient, error) {
 		c := *cfg
 		c.GroupVersion, c.APIPath, c.NegotiatedSerializer = &gv, path, codecs
 		c.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-			return wire.BoundTransport{RoundTripper: rt, Max: maxKubeAnswer, From: "the Kubernetes API server " + format.Printable(cfg.Host)}
+			return kubeBound{rt, "the Kubernetes API server " + format.Printable(cfg.Host)}
 		})
 		if c.UserAgent == "" {
 			c.UserAgent = "servbench"
@@ -186,6 +186,28 @@ func newKubeClient(cfg *restclient.Config) (kubeClient, error) {
 	batch, err := group(batchv1.SchemeGroupVersion, "/apis")
 	return kubeClient{core, batch}, err
 }
+
+// kubeBound bounds each of the API server's answers before client-go
+// reads it whole: a list of pods or a pod's log at maxKubeAnswer, any
+// other (a Secret, a Job, a Status) at maxKubeObject. client-go decodes an
+// answer whole into its objects: 60 MB of 20,000,000 empty objects in a
+// Secret's or Job's answer took gigabytes.
+type kubeBound struct {
+	rt   http.RoundTripper
+	from string
+}
+
+func (b kubeBound) RoundTrip(r *http.Request) (*http.Response, error) {
+	max := maxKubeObject
+	if r.Method == http.MethodGet && (strings.HasSuffix(r.URL.Path, "/pods") || strings.HasSuffix(r.URL.Path, "/log")) {
+		max = maxKubeAnswer
+	}
+	return wire.BoundTransport{RoundTripper: b.rt, Max: max, From: b.from}.RoundTrip(r)
+}
+
+// maxKubeObject bounds an answer of one object or a Status: the run's
+// Secret and Job are a few KB.
+var maxKubeObject int64 = 1 << 20
 
 // maxKubeAnswer bounds each of the API server's answers: client-go
 // reads one whole before decoding it (an endless one filled memory); the

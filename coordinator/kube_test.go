@@ -207,3 +207,23 @@ func TestKubePodListBounded(t *testing.T) {
 		t.Errorf("a pod of 9 MB allocated %d MiB", got>>20)
 	}
 }
+
+// An answer of one object (a Secret's create) is bounded at
+// maxKubeObject, not at the pod list's bound: client-go decodes it whole,
+// and 60 MB of empty objects took gigabytes. The create fails in one line
+// naming the bound, having taken little memory.
+func TestKubeObjectAnswerBounded(t *testing.T) {
+	body := `{"kind":"Secret","apiVersion":"v1","metadata":{"name":"bench","ownerReferences":[` + strings.Repeat(`{},`, 2_000_000) + `{}]}}`
+	k, _ := standInAPI(t, func(r *http.Request) (int, string) { return http.StatusCreated, body })
+	j := &job{id: "run1", stderr: io.Discard, mu: &sync.Mutex{}, token: "t", url: "https://127.0.0.1:1"}
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	err := k.prepare(context.Background(), j)
+	runtime.ReadMemStats(&m1)
+	if err == nil || !strings.Contains(err.Error(), "answered more than 1 MiB") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("prepare: %v", err)
+	}
+	if grew := (m1.TotalAlloc - m0.TotalAlloc) >> 20; grew > 100 {
+		t.Errorf("the answer took %d MiB", grew)
+	}
+}
