@@ -952,10 +952,19 @@ func (rd *reader) doc() (*result.Doc, error) {
 // secrets are (props.DeclareSecrets), for the imports of YCSB's runs.
 var ycsbSecrets = map[string]bool{"azurecosmos.primarykey": true}
 
+// ycsbUserPass are properties of YCSB's bindings that hold USER:PASSWORD
+// (Elasticsearch's es.setting.xpack.security.user, passed through by its
+// binding): the password is the secret.
+var ycsbUserPass = map[string]bool{"es.setting.xpack.security.user": true}
+
 func init() {
 	props.DeclareSecrets(func(key, value string) []string {
-		if ycsbSecrets[strings.ToLower(key)] {
+		k := strings.ToLower(key)
+		if ycsbSecrets[k] {
 			return []string{value}
+		}
+		if _, pw, ok := strings.Cut(value, ":"); ok && ycsbUserPass[k] && pw != "" {
+			return []string{pw}
 		}
 		return nil
 	})

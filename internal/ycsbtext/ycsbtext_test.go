@@ -445,10 +445,11 @@ func TestReadMinAboveMax(t *testing.T) {
 // An imported result hides its credentials as a run's: the token-bearing
 // options of a driver's URL (MONGODB-AWS's AWS_SESSION_TOKEN), YCSB's
 // Azure Cosmos DB account key (azurecosmos.primaryKey, a name no rule
-// reads as a secret), and a secret wherever another property repeats it.
+// reads as a secret) and Elasticsearch's USER:PASSWORD setting, and a
+// secret wherever another property repeats it.
 func TestReadHidesSecretsByValue(t *testing.T) {
 	text := strings.Replace(sample, "-p redis.password=hunter2",
-		"-p mongodb.url=mongodb://AKIA:hunter5x@127.0.0.1/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:hunter6x -p table=hunter6x -p redis.password=hunter7x -p fieldnameprefix=hunter7x -p azurecosmos.primaryKey=hunter8xC2y6yDjf5R+ob0N8A7Cgv30VRDJIWEHLM==", 1)
+		"-p mongodb.url=mongodb://AKIA:hunter5x@127.0.0.1/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:hunter6x -p table=hunter6x -p redis.password=hunter7x -p fieldnameprefix=hunter7x -p azurecosmos.primaryKey=hunter8xC2y6yDjf5R+ob0N8A7Cgv30VRDJIWEHLM== -p es.setting.xpack.security.user=elastic:hunter9xEl9PwQ5vLmN8", 1)
 	d, err := Read(strings.NewReader(text), "mongodb-a.txt")
 	if err != nil {
 		t.Fatal(err)
