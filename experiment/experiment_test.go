@@ -10,8 +10,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	_ "github.com/servbench/servbench/db/basic"
@@ -278,5 +280,48 @@ func TestNamedTableOfSeveralDataSetsRefused(t *testing.T) {
 	pl = loadPlan(t, "name: t\ndeployments: [{label: pg, binding: basic}]\nworkloads: [c]\nrecords: [1000, 300]\nthreads: [1]\noperations: 10\n")
 	if err := New(pl, filepath.Join(t.TempDir(), "out"), io.Discard).Check(); err != nil {
 		t.Errorf("without a table named: %v", err)
+	}
+}
+
+// The directory's lock is never taken through a link (one planted there
+// to a user's file had it emptied and a pid written in it), nor a pipe;
+// the holder is read from the lock's first bytes only (a 3 GB lock file
+// was read whole).
+func TestDirectoryLockTrustsNothingThere(t *testing.T) {
+	dir := t.TempDir()
+	users := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(users, []byte("the user's own"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(users, filepath.Join(dir, ".lock")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lockDir(dir); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("a link: %v", err)
+	}
+	if b, _ := os.ReadFile(users); string(b) != "the user's own" {
+		t.Errorf("the user's file: %q", b)
+	}
+	piped := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(piped, ".lock"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lockDir(piped); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("a pipe: %v", err)
+	}
+	sparse := filepath.Join(t.TempDir(), ".lock")
+	f, err := os.Create(sparse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("4242\n")
+	f.Truncate(3 << 30)
+	f.Close()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	pid := holder(sparse)
+	runtime.ReadMemStats(&m1)
+	if pid != 0 && pid != 4242 || m1.TotalAlloc-m0.TotalAlloc > 1<<20 {
+		t.Errorf("holder %d, %d bytes read", pid, m1.TotalAlloc-m0.TotalAlloc)
 	}
 }

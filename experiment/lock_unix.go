@@ -5,6 +5,7 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,9 +19,18 @@ import (
 // the kernel's (flock), so it goes with the process, however it ends.
 func lockDir(dir string) (release func(), err error) {
 	path := filepath.Join(dir, ".lock")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	// Never through a link (a link planted there to a user's file had it
+	// emptied), and only a regular file.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("lock %s: a symbolic link, not the plan's lock: remove it, or give another -o", path)
+		}
 		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: not a regular file: remove it, or give another -o", path)
 	}
 	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 	// A lock this process released can stay held for a moment by a child
@@ -32,11 +42,11 @@ func lockDir(dir string) (release func(), err error) {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 	}
 	if err != nil {
-		b, _ := os.ReadFile(path)
+		pid := holder(path)
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			holder := "another servbench"
-			if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil {
+			if pid > 0 {
 				holder += fmt.Sprintf(" (pid %d)", pid)
 			}
 			return nil, fmt.Errorf("%s is in use by %s: wait for it to end, or give another -o", dir, holder)
@@ -48,9 +58,20 @@ func lockDir(dir string) (release func(), err error) {
 	return func() { f.Close() }, nil
 }
 
-// holder is the pid the lock file names, 0 when none.
+// holder is the pid the lock file names, 0 when none: its first 32
+// bytes read, never more (a 3 GB lock file was read whole), never
+// through a link, never a pipe.
 func holder(path string) int {
-	b, _ := os.ReadFile(path)
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return 0
+	}
+	b := make([]byte, 32)
+	n, _ := io.ReadFull(f, b)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b[:n])))
 	return pid
 }
