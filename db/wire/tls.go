@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/internal/inputfile"
@@ -253,7 +254,7 @@ func RegularFile(path string) error {
 		if fs := pseudoFS(path); fs != "" {
 			return fmt.Errorf("a file of %s, whose size says nothing of what it reads: copy it to a disk's file system", fs)
 		}
-		return nil
+		return readsAsSaid(path, st.Size())
 	}
 	what := "not a regular file"
 	switch m := st.Mode(); {
@@ -265,6 +266,28 @@ func RegularFile(path string) error {
 		what = "a device"
 	}
 	return fmt.Errorf("%s, not a regular file", what)
+}
+
+// readsAsSaid reads path, at most MaxFile and a byte, and refuses it
+// when it reads more than its size says: a file system stacked on one
+// that makes sizes up (an overlay on FUSE said 100 bytes and read
+// without end) is known only by reading.
+func readsAsSaid(path string, size int64) error {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil // left to the reader, which says so
+	}
+	defer f.Close()
+	buf := make([]byte, 4096) // whole pages: some of the kernel's files take no other reads
+	var n int64
+	for n <= size+4096 && n <= MaxFile {
+		m, err := f.Read(buf)
+		n += int64(m)
+		if err != nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("says %d bytes and reads more: copy it to a disk's file system", size)
 }
 
 // Option is a connection string's option, or an environment variable,

@@ -497,3 +497,21 @@ func TestRegularFileRefusesTheKernels(t *testing.T) {
 		t.Errorf("a file of a disk: %v", err)
 	}
 }
+
+// A file that reads more than its size says is refused, whatever its file
+// system claims to be (an overlay on FUSE said 100 bytes and read without
+// end): /proc/self/pagemap stands in for one, past the list of file
+// systems.
+func TestReadsAsSaid(t *testing.T) {
+	if _, err := os.Stat("/proc/self/pagemap"); err != nil {
+		t.Skip("no procfs here")
+	}
+	if err := wire.ReadsAsSaid("/proc/self/pagemap", 0); err == nil || !strings.Contains(err.Error(), "says 0 bytes and reads more") {
+		t.Errorf("pagemap: %v", err)
+	}
+	ok := filepath.Join(t.TempDir(), "ca.pem")
+	os.WriteFile(ok, []byte(strings.Repeat("x", 5000)), 0o644)
+	if err := wire.ReadsAsSaid(ok, 5000); err != nil {
+		t.Errorf("a file of a disk: %v", err)
+	}
+}

@@ -1,0 +1,4 @@
+package wire
+
+// ReadsAsSaid is readsAsSaid, for the tests of package wire_test.
+var ReadsAsSaid = readsAsSaid
