@@ -173,7 +173,7 @@ func (s *histSum) addCounts(p []byte) error {
 		}
 		p = p[n:]
 		if v < 0 {
-			if -v > int64(len(s.counts)-idx) {
+			if v == math.MinInt64 || -v > int64(len(s.counts)-idx) { // -MinInt64 is itself
 				return errors.New("histogram: more counts than buckets")
 			}
 			idx += int(-v)

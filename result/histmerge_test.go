@@ -1,6 +1,7 @@
 package result
 
 import (
+	"bytes"
 	"encoding/base64"
 	"math/rand/v2"
 	"testing"
@@ -106,4 +107,45 @@ func TestHistSumReusesItsMemory(t *testing.T) {
 	if a := testing.AllocsPerRun(20, step); a > 8 {
 		t.Errorf("%v allocations a step", a)
 	}
+}
+
+// A hostile payload fails its merge, never panics: a run of zeros of
+// -2^63 (nine 0xFF bytes: its negation is itself, and the index went to
+// -2^63), runs and counts past the buckets, a count cut short.
+func TestHistSumRefusesHostileCounts(t *testing.T) {
+	var s histSum
+	x := hdr.New(1, 3_600_000_000_000, 3)
+	x.RecordValue(1000)
+	if err := s.add(Encode(x)); err != nil { // the geometry, as a real interval's
+		t.Fatal(err)
+	}
+	for name, p := range map[string][]byte{
+		"a run of -2^63":              append(bytes.Repeat([]byte{0xff}, 9), 0x02),
+		"a run past the buckets":      putZigzag(nil, -int64(len(s.counts))-1),
+		"a count past the buckets":    append(putZigzag(nil, -int64(len(s.counts))), 0x02),
+		"a count cut short":           {0x80},
+		"a count past what one holds": append(putZigzag(nil, 1<<62), putZigzag(nil, 1<<62)...),
+	} {
+		if err := s.addCounts(p); err == nil {
+			t.Errorf("%s: taken", name)
+		}
+	}
+}
+
+// Any payload of counts is taken or refused, never a panic.
+func FuzzHistSumAddCounts(f *testing.F) {
+	f.Add(append(bytes.Repeat([]byte{0xff}, 9), 0x02))
+	f.Add([]byte{0x02, 0x03, 0x04})
+	f.Add([]byte{0x80})
+	x := hdr.New(1, 3_600_000_000_000, 3)
+	x.RecordValue(1000)
+	text := Encode(x)
+	f.Fuzz(func(t *testing.T, p []byte) {
+		var s histSum
+		if err := s.add(text); err != nil {
+			t.Fatal(err)
+		}
+		s.addCounts(p)
+		s.text()
+	})
 }
