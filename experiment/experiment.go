@@ -1076,7 +1076,7 @@ func (r *Runner) phaseTo(ctx context.Context, spec engine.Spec, path, base strin
 	if _, err := engine.CheckContext(ctx, withLog(spec, io.Discard)); err != nil {
 		return err
 	}
-	f, err := os.Create(base + ".log")
+	f, err := openOwn(base+".log", 0)
 	if err != nil {
 		return err
 	}

@@ -28,9 +28,9 @@ func lockDir(dir string) (release func(), err error) {
 		}
 		return nil, err
 	}
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+	if err := ownFile(f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("lock %s: not a regular file: remove it, or give another -o", path)
+		return nil, fmt.Errorf("lock %s: %v: remove it, or give another -o", path, err)
 	}
 	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 	// A lock this process released can stay held for a moment by a child
@@ -74,4 +74,46 @@ func holder(path string) int {
 	n, _ := io.ReadFull(f, b)
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b[:n])))
 	return pid
+}
+
+// openOwn opens path, a file of the plan's directory that bench writes,
+// for writing (flag: os.O_APPEND, or 0 to be emptied), made when it is
+// not there: never through a link, a pipe or a file linked elsewhere too
+// (a hard link to a user's file was emptied), and emptied only once that
+// is known.
+func openOwn(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("%s: a symbolic link, not a file bench writes: remove it", path)
+		}
+		return nil, err
+	}
+	if err := ownFile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %v: remove it", path, err)
+	}
+	if flag&os.O_APPEND == 0 {
+		if err := f.Truncate(0); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// ownFile refuses f unless it is a regular file of one name: not a pipe,
+// not a hard link to a file elsewhere.
+func ownFile(f *os.File) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return errors.New("not a regular file")
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Nlink > 1 {
+		return fmt.Errorf("a file of %d names (a hard link), not one bench made", sys.Nlink)
+	}
+	return nil
 }

@@ -3,7 +3,10 @@
 package experiment
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -39,4 +42,51 @@ func TestLockAgainWhileForking(t *testing.T) {
 		}
 		release()
 	}
+}
+
+// The files of a plan's directory bench writes in place (a run's log,
+// setup.log) and its lock are never written through a link of either
+// kind: a user's file linked there keeps what it held, and the plan says
+// which path in one line.
+func TestPlanFilesNotWrittenThroughLinks(t *testing.T) {
+	users := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(users, []byte("the user's own"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	hard, soft := filepath.Join(dir, "hard.log"), filepath.Join(dir, "soft.log")
+	if err := os.Link(users, hard); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(users, soft); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{hard, soft} {
+		for _, flag := range []int{0, os.O_APPEND} {
+			if f, err := openOwn(p, flag); err == nil {
+				f.Close()
+				t.Errorf("%s (flag %d): opened", p, flag)
+			}
+		}
+	}
+	if b, _ := os.ReadFile(users); string(b) != "the user's own" {
+		t.Errorf("the user's file: %q", b)
+	}
+	lockDirOf := t.TempDir()
+	if err := os.Link(users, filepath.Join(lockDirOf, ".lock")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lockDir(lockDirOf); err == nil || !strings.Contains(err.Error(), "hard link") {
+		t.Errorf("a hard-linked lock: %v", err)
+	}
+	if b, _ := os.ReadFile(users); string(b) != "the user's own" {
+		t.Errorf("the user's file after the lock: %q", b)
+	}
+	own := filepath.Join(dir, "run.log")
+	f, err := openOwn(own, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("x")
+	f.Close()
 }

@@ -149,13 +149,14 @@ func (s *setupRun) record(e plan.SetupStep, output string) error {
 		outcome = "done: " + e.Answer
 	}
 	// Opened for each step: a secret learned late writes it anew. A
-	// named pipe or socket there is refused (a pipe held the plan); a
-	// device is written in place, as every output's is.
+	// named pipe or socket there is refused (a pipe held the plan), and so
+	// is a link or a file of another name too (openOwn: it was appended to
+	// through them).
 	logPath := filepath.Join(s.r.dir, "setup.log")
 	if st, err := os.Stat(logPath); err == nil && st.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0 {
 		return fmt.Errorf("%s: a named pipe or socket (%s), not a file: bench writes it as one", logPath, st.Mode().Type())
 	}
-	text, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	text, err := openOwn(logPath, os.O_APPEND)
 	if err != nil {
 		return err
 	}
