@@ -284,6 +284,11 @@ type SetupStep struct {
 // line.
 const MaxSetupBytes = 64 << 20
 
+// maxSetupSteps bounds the steps of a setup log, each an object of a few
+// names: a small file of many empty ones would take gigabytes decoded (64
+// MiB of {} took 12 GB).
+const maxSetupSteps = 1 << 16
+
 // ReadKept reads DIR/plan.yaml, the plan's copy bench keeps: a regular
 // file of at most MaxFileBytes; Ctrl-C stops the read.
 func ReadKept(ctx context.Context, path string) ([]byte, error) {
@@ -320,6 +325,9 @@ func ReadSetup(dir string) (*SetupLog, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := result.CheckShape(raw, 2*maxSetupSteps+16, 32*maxSetupSteps+16); err != nil {
+		return nil, fmt.Errorf("%s: %w: a setup log holds at most %d steps", path, err, maxSetupSteps)
 	}
 	var l SetupLog
 	if err := json.Unmarshal(raw, &l); err != nil || l.Format != "servbench-setup" {

@@ -115,3 +115,23 @@ func TestReadIndexRefusesARunTwice(t *testing.T) {
 		t.Errorf("two pending runs: %v", err)
 	}
 }
+
+// A setup log of many empty steps (64 MiB of {} took 12 GB decoded) is
+// refused as it is read, in one line naming the file; one of real steps
+// reads.
+func TestReadSetupBounded(t *testing.T) {
+	dir := t.TempDir()
+	many := `{"format":"servbench-setup","steps":[` + strings.Repeat(`{},`, 4*maxSetupSteps) + `{}]}`
+	if err := os.WriteFile(filepath.Join(dir, SetupFile), []byte(many), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadSetup(dir); err == nil || !strings.Contains(err.Error(), SetupFile) || !strings.Contains(err.Error(), "at most 65536 steps") {
+		t.Errorf("many steps: %v", err)
+	}
+	if err := WriteSetup(dir, &SetupLog{Steps: []SetupStep{{ID: "load/x/1", Deployment: "d"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := ReadSetup(dir); err != nil || len(l.Steps) != 1 {
+		t.Errorf("a real log: %v, %v", l, err)
+	}
+}
