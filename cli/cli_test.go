@@ -684,3 +684,23 @@ func TestHlogPrefixCheckedFirst(t *testing.T) {
 		t.Errorf("the check left %v", left)
 	}
 }
+
+// A log file linked, hard or symbolic, to a user's file where the run
+// writes its HdrHistogram log of READ is not written through: the user's
+// file keeps what it held (it was emptied and written over).
+func TestHlogNotWrittenThroughLinks(t *testing.T) {
+	for _, link := range []func(old, new string) error{os.Link, os.Symlink} {
+		dir := t.TempDir()
+		users := filepath.Join(t.TempDir(), "notes.txt")
+		if err := os.WriteFile(users, []byte("the user's own"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := link(users, filepath.Join(dir, "h-READ.hlog")); err != nil {
+			t.Fatal(err)
+		}
+		servbench(t, "run", "basic", "-w", "c", "-p", "operationcount=100", "--hlog", filepath.Join(dir, "h-"))
+		if b, _ := os.ReadFile(users); string(b) != "the user's own" {
+			t.Errorf("the user's file: %.40q", b)
+		}
+	}
+}

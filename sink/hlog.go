@@ -172,5 +172,27 @@ func createStream(path string) (*os.File, error) {
 		}
 		return f, err
 	}
-	return os.Create(path)
+	// Never through a link to a file elsewhere (a user's file linked at
+	// PREFIXREAD.hlog was emptied and written over), and emptied only once
+	// that is known.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s: a symbolic link, not a log this run writes: remove it", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && st.Mode().IsRegular() {
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Nlink > 1 {
+			f.Close()
+			return nil, fmt.Errorf("%s: a file of %d names (a hard link), not a log this run writes: remove it", path, sys.Nlink)
+		}
+		err = f.Truncate(0)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
