@@ -78,18 +78,29 @@ func holder(path string) int {
 
 // openOwn opens path, a file of the plan's directory that bench writes,
 // for writing (flag: os.O_APPEND, or 0 to be emptied), made when it is
-// not there: never through a link, a pipe or a file linked elsewhere too
-// (a hard link to a user's file was emptied), and emptied only once that
-// is known.
+// not there: never through a link to a file (a link, hard or symbolic, to
+// a user's file had it emptied), never a pipe, and emptied only once that
+// is known. A device is written in place, as every output's is, through a
+// link too (a full disk stood in for by /dev/full).
 func openOwn(path string, flag int) (*os.File, error) {
+	if lst, err := os.Lstat(path); err == nil && lst.Mode()&os.ModeSymlink != 0 {
+		if st, err := os.Stat(path); err != nil || st.Mode()&os.ModeDevice == 0 {
+			return nil, fmt.Errorf("%s: a symbolic link, not to a device: not a file bench writes: remove it", path)
+		}
+		return os.OpenFile(path, os.O_WRONLY|flag, 0) // a device, in place
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, fmt.Errorf("%s: a symbolic link, not a file bench writes: remove it", path)
-		}
 		return nil, err
 	}
-	if err := ownFile(f); err != nil {
+	st, err := f.Stat()
+	if err == nil && st.Mode()&os.ModeDevice != 0 {
+		return f, nil
+	}
+	if err == nil {
+		err = ownFile(f)
+	}
+	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %v: remove it", path, err)
 	}
