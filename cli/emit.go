@@ -61,6 +61,12 @@ func emit(cmd string, pa *phaseArgs, setup *engine.Setup, stdout io.Writer) (int
 	}
 	if !secret { // an earlier emit's credentials must not be applied with these manifests
 		old := filepath.Join(pa.emit, coordinator.SecretFile)
+		if !emitted(old) {
+			if _, err := os.Lstat(old); err == nil {
+				fmt.Fprintf(stdout, "left %s: not one servbench wrote (kubectl apply -f %s applies it too)\n", old, pa.emit)
+			}
+			return ExitOK, nil
+		}
 		if err := os.Remove(old); err == nil {
 			fmt.Fprintf(stdout, "removed %s (this phase has no credentials)\n", old)
 		} else if !errors.Is(err, fs.ErrNotExist) {
@@ -68,4 +74,16 @@ func emit(cmd string, pa *phaseArgs, setup *engine.Setup, stdout io.Writer) (int
 		}
 	}
 	return ExitOK, nil
+}
+
+// emitted reports whether path is a manifest an earlier --emit wrote: a
+// regular file of at most 1 MiB labelled as servbench's (a user's own
+// secret.yaml there is not removed).
+func emitted(path string) bool {
+	st, err := os.Lstat(path)
+	if err != nil || !st.Mode().IsRegular() || st.Size() > 1<<20 {
+		return false
+	}
+	b, err := os.ReadFile(path)
+	return err == nil && strings.Contains(string(b), "app.kubernetes.io/name: servbench")
 }

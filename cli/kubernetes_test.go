@@ -136,6 +136,17 @@ func TestKubernetesManifests(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "secret.yaml")); err == nil || !strings.Contains(stdout, "removed") {
 		t.Errorf("the old secret.yaml is still there (%v): %s", err, stdout)
 	}
+	// A secret.yaml servbench did not write (the user's own) is left, and
+	// said.
+	users := filepath.Join(dir, "secret.yaml")
+	if err := os.WriteFile(users, []byte("kind: Secret\nmetadata: {name: mine}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = servbench(t, "run", "redis", "-w", "b", "--clients", "4", "-threads", "8", "--orchestrator", "kubernetes",
+		"-p", "kubernetes.claim=results", "-p", "redis.url=redis://127.0.0.1:6379", "--emit", dir)
+	if b, err := os.ReadFile(users); code != ExitOK || err != nil || !strings.Contains(string(b), "name: mine") || !strings.Contains(stdout, "left "+users) {
+		t.Errorf("the user's secret.yaml: exit %d, %v, %q: %s%s", code, err, b, stdout, stderr)
+	}
 	if code, _, e := servbench(t, "run", "redis", "-w", "b", "--emit", t.TempDir()); code != ExitUsage || !strings.Contains(e, "--clients N") {
 		t.Errorf("--emit without clients: exit %d: %s", code, e)
 	}
