@@ -272,20 +272,7 @@ func phaseUsage() string {
 	// The paragraph of properties, wrapped again at 79 columns.
 	head, rest, _ := strings.Cut(text, "Useful properties")
 	para, tail, _ := strings.Cut(rest, "\nThe text report")
-	var b strings.Builder
-	col := 0
-	for i, w := range strings.Fields("Useful properties" + para) {
-		if i > 0 && col+1+len(w) > 79 {
-			b.WriteString("\n")
-			col = 0
-		} else if i > 0 {
-			b.WriteString(" ")
-			col++
-		}
-		b.WriteString(w)
-		col += len(w)
-	}
-	return head + b.String() + "\nThe text report" + tail
+	return head + format.Wrap("", "Useful properties"+para, 0, 79) + "The text report" + tail
 }
 
 // pipeWatch is a standard stream whose write to a closed pipe calls broken.

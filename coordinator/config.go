@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/props"
 )
 
@@ -238,23 +239,7 @@ func PropertyNames() []string {
 // flag writes one flag's help: its name in a column of 29, the text
 // wrapped at 80.
 func flag(b *strings.Builder, name, text string) {
-	line := "  " + name
-	if len(line) >= 29 {
-		b.WriteString(line + "\n")
-		line = ""
-	}
-	line += strings.Repeat(" ", 29-len(line))
-	width := len(line)
-	for _, w := range strings.Fields(text) {
-		if len(line)+1+len(w) > 80 && len(line) > width {
-			b.WriteString(line + "\n")
-			line = strings.Repeat(" ", 29)
-		} else if len(line) > width && line[len(line)-1] != ' ' {
-			line += " "
-		}
-		line += w
-	}
-	b.WriteString(line + "\n")
+	b.WriteString(format.Wrap("  "+name, text, 29, 80))
 }
 
 // dnsLabel reports whether s is an RFC 1123 label, as Kubernetes wants the

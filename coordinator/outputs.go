@@ -14,7 +14,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -117,7 +116,7 @@ func clientResultPaths(out string, n int) []string {
 	if st, err := os.Stat(out); err == nil && !st.Mode().IsRegular() {
 		return nil
 	}
-	if kernels(out) { // /dev/stdout, /dev/fd/1 to a file: nothing of the clients' beside it in /dev
+	if atomicfile.ProcessFile(out) { // /dev/stdout, /dev/fd/1 to a file: nothing of the clients' beside it in /dev
 		return nil
 	}
 	paths := make([]string, n)
@@ -125,29 +124,6 @@ func clientResultPaths(out string, n int) []string {
 		paths[i] = ClientResultPath(out, i)
 	}
 	return paths
-}
-
-// kernels reports whether path is in the kernel's directories (/dev,
-// /proc), itself or through a link: a name there is the process's own
-// stream or file (/dev/stdout, /proc/self/fd/1), whatever it leads to.
-func kernels(path string) bool {
-	in := func(p string) bool {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return false
-		}
-		for _, d := range []string{"/dev", "/proc"} {
-			if abs == d || strings.HasPrefix(abs, d+"/") {
-				return true
-			}
-		}
-		return false
-	}
-	if in(path) {
-		return true
-	}
-	real, err := filepath.EvalSymlinks(path)
-	return err == nil && in(real)
 }
 
 // CheckOutputs refuses the outputs a phase spread over clients cannot

@@ -391,6 +391,18 @@ func Target(path string) string {
 	return linkTarget(abs)
 }
 
+// ProcessFile reports whether path names a file the process already has
+// open (/dev/stdout, /dev/fd/N, /proc/self/fd/N, or a link to one): it is
+// written where it is, and nothing is written beside it.
+func ProcessFile(path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	_, magic, err := resolve(abs)
+	return err == nil && magic
+}
+
 // Named reports whether path (links followed) is one of the files named
 // prefix + NAME + ext that an output writes as it goes (NAME holding no
 // path separator): HdrHistogram logs, one a section.

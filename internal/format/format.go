@@ -88,3 +88,29 @@ func Printable(s string) string {
 	}
 	return b.String()
 }
+
+// Wrap is text's words filled into lines of at most width bytes (a
+// longer word stands alone), each ending in a newline: the first starts
+// with lead padded to indent (lead on a line of its own when it reaches
+// indent), the others with indent spaces.
+func Wrap(lead, text string, indent, width int) string {
+	var b strings.Builder
+	line := lead
+	if lead != "" && len(lead) >= indent {
+		b.WriteString(lead + "\n")
+		line = ""
+	}
+	pad := strings.Repeat(" ", indent)
+	line += pad[:indent-len(line)]
+	for _, w := range strings.Fields(text) {
+		if len(line)+1+len(w) > width && len(line) > indent {
+			b.WriteString(line + "\n")
+			line = pad
+		} else if len(line) > indent && line[len(line)-1] != ' ' {
+			line += " "
+		}
+		line += w
+	}
+	b.WriteString(line + "\n")
+	return b.String()
+}

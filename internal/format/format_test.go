@@ -45,3 +45,20 @@ func TestRound(t *testing.T) {
 		}
 	}
 }
+
+func TestWrap(t *testing.T) {
+	for _, c := range []struct {
+		lead, text    string
+		indent, width int
+		want          string
+	}{
+		{"  -x", "one two three", 8, 16, "  -x    one two\n        three\n"},
+		{"  --a-long-flag", "one", 8, 16, "  --a-long-flag\n        one\n"},
+		{"", "one two three four", 0, 9, "one two\nthree\nfour\n"},
+		{"", "averyverylongword x", 0, 5, "averyverylongword\nx\n"},
+	} {
+		if got := Wrap(c.lead, c.text, c.indent, c.width); got != c.want {
+			t.Errorf("Wrap(%q, %q, %d, %d) = %q, want %q", c.lead, c.text, c.indent, c.width, got, c.want)
+		}
+	}
+}
