@@ -27,7 +27,12 @@ import (
 
 // OutputError is the outputs of a phase that could not be written at its
 // end, each named with why; every other output was written.
-type OutputError struct{ Failed []string }
+type OutputError struct {
+	Failed []string
+	// Outputs are the names (sink.Output.Name) of the merged outputs
+	// among them.
+	Outputs []string
+}
 
 // Add is e with what added, not written for err (a new one when e is
 // nil).
@@ -97,10 +102,11 @@ func WriteMerged(setup *engine.Setup, m *result.Doc, stdout, stderr io.Writer, u
 	for _, o := range setup.Outputs.Only(merged).InPlaceLast() {
 		s, err := setup.OpenMerged(o, engine.Writers{Stdout: stdout, Stderr: stderr})
 		if err == nil {
-			err = sink.Opened{s}.End(ended)
+			err = sink.EndOne(s, ended)
 		}
 		if err != nil {
 			unwritten = unwritten.Add(sink.What(o), err)
+			unwritten.Outputs = append(unwritten.Outputs, o.Name())
 		}
 	}
 	return unwritten

@@ -1185,14 +1185,6 @@ func (r *Result) newDoc() *result.Doc {
 	return d
 }
 
-// Text writes the phase's measurements in YCSB's text format, as the
-// spec's measurement properties ask (sink.WriteText).
-func (r *Result) Text(w io.Writer) error {
-	return sink.WriteText(w, r.Result, r.measurements)
-}
-
-// Raw writes the raw data lines of measurementtype raw alone
-// (sink.WriteRaw).
-func (r *Result) Raw(w io.Writer) error {
-	return sink.WriteRaw(w, r.Result, r.measurements)
-}
+// Ended is the phase as its outputs see it: its result document and the
+// raw samples it kept.
+func (r *Result) Ended() sink.Ended { return sink.Ended{Doc: r.Doc(), Raw: r.Total.Raw} }

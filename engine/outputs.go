@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/servbench/servbench/result"
@@ -52,7 +53,7 @@ func (s *Setup) Execute(ctx context.Context, w Writers, obs ...runner.Observer) 
 		return nil, err
 	}
 	res.measurements = mopts
-	err = opened.End(res)
+	err = opened.End(res.Ended())
 	if w.Stderr != nil {
 		for _, l := range res.Summary() {
 			fmt.Fprintf(w.Stderr, "servbench: %s\n", l)
@@ -75,11 +76,11 @@ func (s *Setup) sinkEnv(w Writers, m *sink.Options) *sink.Env {
 		Rate: s.Runner.Rate, CPU: CPUTime}
 }
 
-// Merged is a spread phase's merged result d as its outputs see it
-// (sink.FromMerged), with this setup's measurement properties.
+// Merged is a spread phase's merged result d as its outputs see it, what
+// this run knows to be secret hidden in it.
 func (s *Setup) Merged(d *result.Doc) sink.Ended {
 	s.hideKnown(d)
-	return sink.FromMerged(d, s.measurements)
+	return sink.Ended{Doc: d}
 }
 
 // hideKnown hides in a result the clients of a spread phase wrote what
@@ -107,7 +108,12 @@ func (s *Setup) hideKnown(d *result.Doc) {
 }
 
 // OpenMerged opens the outputs a spread phase writes from its clients'
-// merged result (those whose Where is sink.Merged).
+// merged result (those whose Where is sink.Merged), with this setup's
+// measurement properties less what no merged result holds: raw samples,
+// the interval averages of measurementtype timeseries.
 func (s *Setup) OpenMerged(o sink.Output, w Writers) (sink.Sink, error) {
-	return o.Open(s.sinkEnv(w, &s.measurements))
+	m := s.measurements
+	m.Kinds = slices.DeleteFunc(slices.Clone(m.Kinds), func(k sink.Kind) bool { return k == sink.KindRaw })
+	m.TimeSeries = nil
+	return o.Open(s.sinkEnv(w, &m))
 }

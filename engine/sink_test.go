@@ -58,7 +58,7 @@ func (s *countSink) End(e sink.Ended) error {
 	if s.fail {
 		return errors.New("count: asked to fail")
 	}
-	_, err := fmt.Fprintf(s.f, "operations %d\n", e.Doc().Operations)
+	_, err := fmt.Fprintf(s.f, "operations %d\n", e.Doc.Operations)
 	return err
 }
 

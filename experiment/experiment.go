@@ -611,16 +611,12 @@ func (r *Runner) end(t *tally, total int) error {
 	return nil
 }
 
-// inserted notes the inserts the run whose result is path attempted, for
+// inserted notes the inserts the run whose result is d attempted, for
 // the data set of load key key: emptying it deletes keys that far past
-// the loaded ones, and no further. A result that cannot be read (the run
-// did not start) attempted none.
-func (t *tally) inserted(key, path string) {
-	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
-		return // a pipe there waited for a writer without end, past Ctrl-C
-	}
-	d, err := result.ReadFile(path)
-	if err != nil {
+// the loaded ones, and no further. No result (the run did not start)
+// attempted none.
+func (t *tally) inserted(key string, d *result.Doc) {
+	if d == nil {
 		return
 	}
 	for _, op := range d.Ops {
@@ -704,7 +700,7 @@ func (r *Runner) taken(c *plan.Run, ic *plan.IndexRun, d *result.Doc, path, pos 
 	r.finish(c, ic, d)
 	r.index.Runs = append(r.index.Runs, *ic)
 	t.skipped++
-	t.inserted(r.loadKey(c.Deployment, c.Workload, c.Records), path)
+	t.inserted(r.loadKey(c.Deployment, c.Workload, c.Records), d)
 }
 
 // loadOnce readies c's data set (load key key) the first time a run
@@ -765,13 +761,14 @@ func (r *Runner) workloadSteps(ctx context.Context, c *plan.Run, t *tally) error
 func (r *Runner) runAndRead(ctx context.Context, c *plan.Run, ic *plan.IndexRun, path, key string, t *tally) (interrupted bool) {
 	t0 := time.Now()
 	spec, err := r.runSpec(ctx, c)
+	var d *result.Doc
 	if err == nil {
-		err = r.phaseTo(ctx, spec, path, filepath.Join(r.dir, "runs", c.ID()))
+		d, err = r.phaseTo(ctx, spec, path, filepath.Join(r.dir, "runs", c.ID()))
 	}
 	t.runTime += time.Since(t0)
 	t.ran++
-	t.inserted(key, path)
-	d, ok, rerr := read(ctx, path)
+	t.inserted(key, d)
+	ok := d != nil && d.Stop.Finished()
 	switch {
 	case ctx.Err() != nil:
 		ic.Status = "interrupted"
@@ -788,8 +785,6 @@ func (r *Runner) runAndRead(ctx context.Context, c *plan.Run, ic *plan.IndexRun,
 		switch {
 		case err != nil:
 			ic.Error = oneLine(err)
-		case rerr != nil: // written, but no reader would take it
-			ic.Error = "its result cannot be read: " + oneLine(rerr)
 		case d != nil && d.Error != "":
 			ic.Error = format.Printable(d.Error)
 		case d != nil:
@@ -1022,7 +1017,8 @@ func (r *Runner) load(ctx context.Context, key string) error {
 		r.rehearsed = append(r.rehearsed, key) // removed when the rehearsal ends
 	}
 	fmt.Fprintf(r.stderr, "servbench: loading %s\n", key)
-	return r.phaseTo(ctx, r.loads[key].Spec, out+".json", out)
+	_, err := r.phaseTo(ctx, r.loads[key].Spec, out+".json", out)
+	return err
 }
 
 // tidy removes, at a rehearsal's end, what it wrote on its endpoints:
@@ -1058,10 +1054,11 @@ func isEmbedded(s *engine.Setup) bool {
 
 // phaseTo runs a phase with its result document in path, its text report
 // in base.txt and its messages in base.log. The document is written
-// whenever the runner ran, also for a failed or interrupted run.
-func (r *Runner) phaseTo(ctx context.Context, spec engine.Spec, path, base string) error {
+// whenever the runner ran, also for a failed or interrupted run; it is
+// returned when it was (nil: nothing measured, or its file not written).
+func (r *Runner) phaseTo(ctx context.Context, spec engine.Spec, path, base string) (*result.Doc, error) {
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	// The run's text report and log are among its outputs, and so are
 	// the directory's own files, so that no output its properties ask for
@@ -1074,14 +1071,14 @@ func (r *Runner) phaseTo(ctx context.Context, spec engine.Spec, path, base strin
 	// The log is made once the run's outputs are checked: a log that is
 	// an input (a workload file at its path) is refused, not emptied.
 	if _, err := engine.CheckContext(ctx, withLog(spec, io.Discard)); err != nil {
-		return err
+		return nil, err
 	}
 	f, err := openOwn(base+".log", 0)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	lg := &firstErr{w: f}
-	err = r.phase(ctx, spec, path, base+".txt", lg)
+	d, err := r.phase(ctx, spec, path, base+".txt", lg)
 	if err != nil {
 		fmt.Fprintf(lg, "servbench: %s\n", r.secrets.Redact(oneLine(err)))
 	}
@@ -1091,7 +1088,7 @@ func (r *Runner) phaseTo(ctx context.Context, spec engine.Spec, path, base strin
 	if lg.err != nil && err == nil {
 		err = &unwrittenError{fmt.Errorf("the run's log %s: %w", base+".log", lg.err)}
 	}
-	return err
+	return d, err
 }
 
 // withLog is spec with its messages going to w.
@@ -1133,12 +1130,15 @@ func (f *firstErr) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string, lg io.Writer) error {
+// phase runs spec with its result in path and its text report in text,
+// and returns its result document when its file was written (the plan
+// runner's index reads it, not the file).
+func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string, lg io.Writer) (*result.Doc, error) {
 	spec.Log, spec.Secrets = lg, r.secrets
 	spec.Properties.Set("result.file", path, "plan run")
 	setup, err := engine.CheckContext(ctx, spec)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, w := range setup.Warnings {
 		fmt.Fprintf(lg, "servbench: %s\n", r.secrets.Redact(w))
@@ -1149,7 +1149,11 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 	var txt bytes.Buffer
 	o, err := phase.Run(ctx, setup, engine.Writers{Stdout: &txt, Stderr: lg})
 	if o == nil {
-		return err
+		return nil, err
+	}
+	var d *result.Doc
+	if !slices.Contains(o.NotWritten, "json") {
+		d = o.Doc
 	}
 	unwritten := o.Unwritten
 	if txt.Len() > 0 {
@@ -1159,11 +1163,11 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 	}
 	switch {
 	case unwritten != nil:
-		return &unwrittenError{unwritten}
+		return d, &unwrittenError{unwritten}
 	case o.Interrupted || ctx.Err() != nil:
-		return ErrInterrupted
+		return d, ErrInterrupted
 	}
-	return o.Failed
+	return d, o.Failed
 }
 
 // oneLine folds an error's message onto one line.

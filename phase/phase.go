@@ -23,6 +23,7 @@ import (
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/sink"
 )
 
 // Ending is how a phase that measured ended.
@@ -38,8 +39,10 @@ type Ending struct {
 	// close, a client's run failing.
 	Failed error
 	// Unwritten names the outputs that could not be written; every other
-	// one was.
-	Unwritten error
+	// one was. NotWritten are their names (sink.Output.Name: "json" is
+	// the result file).
+	Unwritten  error
+	NotWritten []string
 }
 
 // Elsewhere reports whether a setup's phase runs on clients (spread, or
@@ -83,6 +86,9 @@ func Run(ctx context.Context, setup *engine.Setup, w engine.Writers) (*Ending, e
 			return nil, err
 		}
 		o := &Ending{Doc: res.Doc(), Interrupted: res.Reason == result.Interrupted, Unwritten: err}
+		if nw := (*sink.NotWritten)(nil); errors.As(err, &nw) {
+			o.NotWritten = nw.Names
+		}
 		switch {
 		case res.Err != nil:
 			o.Failed = res.Err
@@ -104,7 +110,7 @@ func Run(ctx context.Context, setup *engine.Setup, w engine.Writers) (*Ending, e
 	}
 	o := &Ending{Doc: m, Interrupted: ctx.Err() != nil || m.Stop == result.Interrupted}
 	if unwritten = coordinator.WriteMerged(setup, m, w.Stdout, w.Stderr, unwritten); unwritten != nil {
-		o.Unwritten = unwritten
+		o.Unwritten, o.NotWritten = unwritten, unwritten.Outputs
 	}
 	if m.Error != "" && !o.Interrupted {
 		o.Failed = errors.New(m.Error)

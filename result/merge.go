@@ -59,6 +59,9 @@ func Merge(docs []*Doc) (*Doc, error) {
 		if err := sched.add(d, &sum); err != nil {
 			return nil, fmt.Errorf("merge: result %d, schedule: %w", i+1, err)
 		}
+		if err := ops.addAll(ops.cleanup, d.CleanupHistograms); err != nil {
+			return nil, fmt.Errorf("merge: result %d, cleanup: %w", i+1, err)
+		}
 	}
 	if sum.overflow {
 		return nil, errors.New("merge: the results' counts add up to more than a count can hold")
@@ -69,6 +72,7 @@ func Merge(docs []*Doc) (*Doc, error) {
 		m.Goodput = m.Throughput * float64(m.OKOperations) / float64(m.Operations)
 	}
 	m.Ops = ops.results()
+	m.Cleanup, m.CleanupHistograms = ops.cleanupResult()
 	m.Schedule = sched.result()
 	series, err := mergeSeries(docs, from, to)
 	if err != nil {
@@ -232,7 +236,8 @@ type opMerge struct {
 	ops               map[string]*OpResult
 	order             []string
 	service, response map[string]map[string]*hdr.Histogram
-	buckets           int64 // of the histograms kept, in all
+	cleanup           map[string]*hdr.Histogram // CLEANUP's, by outcome
+	buckets           int64                     // of the histograms kept, in all
 }
 
 // MaxMergeBuckets bounds the buckets of the histograms a merge keeps, in
@@ -243,7 +248,27 @@ type opMerge struct {
 const MaxMergeBuckets = 1 << 25
 
 func newOpMerge() *opMerge {
-	return &opMerge{ops: map[string]*OpResult{}, service: map[string]map[string]*hdr.Histogram{}, response: map[string]map[string]*hdr.Histogram{}}
+	return &opMerge{ops: map[string]*OpResult{}, service: map[string]map[string]*hdr.Histogram{}, response: map[string]map[string]*hdr.Histogram{},
+		cleanup: map[string]*hdr.Histogram{}}
+}
+
+// cleanupResult is CLEANUP merged: its summary over every outcome, and
+// its histograms by outcome (none when no client kept them).
+func (o *opMerge) cleanupResult() (*Latency, Bounded[string]) {
+	if len(o.cleanup) == 0 {
+		return nil, nil
+	}
+	var all *hdr.Histogram
+	enc := Bounded[string]{}
+	for s, h := range o.cleanup {
+		enc[s] = Encode(h)
+		if all == nil {
+			all = hdr.Import(h.Export())
+		} else {
+			all.Merge(h)
+		}
+	}
+	return Summarize(all, DefaultPercentiles), enc
 }
 
 func (o *opMerge) add(d *Doc, sum *counts) error {

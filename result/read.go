@@ -196,6 +196,9 @@ func (d *Doc) Validate() error {
 	if err := d.Cleanup.validate(d.Imported != ""); err != nil {
 		return fmt.Errorf("cleanup: %w", err)
 	}
+	if err := d.checkCleanupHistograms(); err != nil {
+		return fmt.Errorf("cleanup_histograms: %w", err)
+	}
 	if s := d.Schedule; s != nil && (s.Late < 0 || s.LateThreshold < 0 || math.IsNaN(s.LateThreshold)) {
 		return errors.New("schedule: negative late_operations or late_threshold_us")
 	}
@@ -219,6 +222,36 @@ func (d *Doc) Validate() error {
 	}
 	if d.ServerSide != nil {
 		return d.ServerSide.validate()
+	}
+	return nil
+}
+
+// checkCleanupHistograms checks CLEANUP's histograms: outcomes by their
+// names, each one decoded, as many values in all as cleanup counts.
+func (d *Doc) checkCleanupHistograms() error {
+	if len(d.CleanupHistograms) == 0 {
+		return nil
+	}
+	var sum int64
+	for s, e := range d.CleanupHistograms {
+		if err := checkName("cleanup_histograms", s); err != nil {
+			return err
+		}
+		h, err := DecodeHistogram(e)
+		if err != nil {
+			return fmt.Errorf("%s: %w", cut(s), err)
+		}
+		var ok bool
+		if sum, ok = Add(sum, h.TotalCount()); !ok {
+			return errors.New("their counts overflow")
+		}
+	}
+	if d.Cleanup == nil || d.Cleanup.Count != sum {
+		n := int64(0)
+		if d.Cleanup != nil {
+			n = d.Cleanup.Count
+		}
+		return fmt.Errorf("they hold %d values, cleanup counts %d", sum, n)
 	}
 	return nil
 }

@@ -117,6 +117,10 @@ type Doc struct {
 	// Cleanup is each thread's release of its binding state after the run
 	// (YCSB's CLEANUP).
 	Cleanup *Latency `json:"cleanup,omitempty"`
+	// CleanupHistograms are CLEANUP's service times by outcome, encoded as
+	// an operation's Histograms: what YCSB's text report prints of it, also
+	// from a merged result.
+	CleanupHistograms Bounded[string] `json:"cleanup_histograms,omitempty"`
 	// Histogram geometry of every encoded histogram: nanoseconds.
 	HistogramUnit string     `json:"histogram_unit"`
 	Series        TimeSeries `json:"timeseries"`

@@ -13,7 +13,7 @@ import (
 var csvDef = Def{Name: "csv", What: "the time series", Properties: []string{"timeseries.file"}, Read: func(p *props.Props) (Output, error) {
 	if path := p.String("timeseries.file", ""); path != "" {
 		return &fileOutput{name: "csv", what: "--csv (timeseries.file)", path: path, write: func(w io.Writer, e Ended) error {
-			return WriteCSV(w, e.Doc())
+			return WriteCSV(w, e.Doc)
 		}}, nil
 	}
 	return nil, nil

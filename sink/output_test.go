@@ -72,7 +72,7 @@ func TestTextReportLikeYCSB(t *testing.T) {
 	var b bytes.Buffer
 	o := Options{Percentiles: []float64{50, 95, 99}, LateThreshold: time.Millisecond}
 	o.Tracked[db.Timeout] = true
-	if err := WriteText(&b, runResult(), o); err != nil {
+	if err := WriteText(&b, endedOf(runResult(), o), o); err != nil {
 		t.Fatal(err)
 	}
 	text := b.String()
@@ -136,7 +136,7 @@ func TestVerifyCountedAsYCSBDoes(t *testing.T) {
 	s := &measure.Set{}
 	r.DrainInto(s)
 	var b bytes.Buffer
-	if err := WriteText(&b, &runner.Result{Total: s, Runtime: time.Second, Reason: result.Completed}, Options{Percentiles: []float64{99}}); err != nil {
+	if err := WriteText(&b, endedOf(&runner.Result{Total: s, Runtime: time.Second, Reason: result.Completed}, Options{Percentiles: []float64{99}}), Options{Percentiles: []float64{99}}); err != nil {
 		t.Fatal(err)
 	}
 	text := b.String()
@@ -163,7 +163,7 @@ func TestHistogramTypeBuckets(t *testing.T) {
 	r.DrainInto(s)
 	var b bytes.Buffer
 	o := Options{Kinds: []Kind{KindHistogram}, Buckets: 5, BucketLines: true}
-	if err := WriteText(&b, &runner.Result{Total: s, Runtime: time.Second, Reason: result.Completed}, o); err != nil {
+	if err := WriteText(&b, endedOf(&runner.Result{Total: s, Runtime: time.Second, Reason: result.Completed}, o), o); err != nil {
 		t.Fatal(err)
 	}
 	want := "[READ], Operations, 100\n[READ], AverageLatency(us), 685.0" // 685 µs within HDR precision
@@ -288,3 +288,48 @@ func (askingOutput) Name() string            { return "test-asking" }
 func (askingOutput) Files() []File           { return nil }
 func (askingOutput) Where() Where            { return OneProcess }
 func (askingOutput) Open(*Env) (Sink, error) { return nil, nil }
+
+// endedOf is res as the outputs see it: its document, its raw samples.
+func endedOf(res *runner.Result, o Options) Ended {
+	return Ended{Doc: NewDoc(res, nil, Meta{}, o), Raw: res.Total.Raw}
+}
+
+// YCSB's text report is written from the result document alone: the
+// report of a run's document read back from its file (as a spread
+// phase's merged result is) is the same bytes as the run's own, CLEANUP,
+// the intended sections and the schedule included; only raw samples
+// come from the run.
+func TestTextFromTheDocumentAlone(t *testing.T) {
+	res := runResult()
+	r := measure.NewRecorder()
+	r.Record(measure.Cleanup, db.OK, 3000, -1)
+	r.Record(measure.Cleanup, db.OK, 5000, -1)
+	r.DrainInto(res.Total)
+	res.Warmup, res.Reason = 1500*time.Millisecond, result.TimeLimit
+	o := Options{Percentiles: []float64{50, 99}, LateThreshold: time.Millisecond, Interval: IntervalBoth}
+	e := endedOf(res, o)
+	var run, back bytes.Buffer
+	if err := WriteText(&run, e, o); err != nil {
+		t.Fatal(err)
+	}
+	e.Doc.Format, e.Doc.Version = result.Format, result.FormatVersion
+	var js bytes.Buffer
+	if err := result.WriteJSON(&js, e.Doc); err != nil {
+		t.Fatal(err)
+	}
+	d, err := result.Decode(js.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteText(&back, Ended{Doc: d}, o); err != nil {
+		t.Fatal(err)
+	}
+	if run.String() != back.String() {
+		t.Errorf("the report of the document read back differs:\n%s\nfrom the run's:\n%s", back.String(), run.String())
+	}
+	for _, line := range []string{"[CLEANUP], Operations, 2\n", "[OVERALL], Warmup(ms), 1500\n", "[OVERALL], Stopped, maxexecutiontime\n", "[Intended-READ], Operations, 100\n", "[SCHEDULE], Operations, 2\n"} {
+		if !strings.Contains(back.String(), line) {
+			t.Errorf("missing %q in\n%s", line, back.String())
+		}
+	}
+}

@@ -32,7 +32,7 @@ func TestProcessWriteDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Close() // the reader leaves: the record's last writes fail
-	s.End(nil)
+	s.End(Ended{})
 	err = s.Close(true)
 	if err == nil || !strings.Contains(err.Error(), "--trace "+fifo) || stops != 1 {
 		t.Errorf("a record whose writes failed: %v (stopped %d times)", err, stops)

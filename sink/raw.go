@@ -25,21 +25,24 @@ func (o rawOutput) Where() Where { return OneProcess }
 func (o rawOutput) Files() []File {
 	return []File{{What: "measurement.raw.output_file", Path: string(o)}}
 }
-func (o rawOutput) Open(*Env) (Sink, error) {
+func (o rawOutput) Open(env *Env) (Sink, error) {
 	// Appended to as YCSB does, through atomicfile's checks: a pipe
 	// nobody reads is refused (its open waited for a reader without end).
 	f, err := atomicfile.Append(string(o))
 	if err != nil {
 		return nil, fmt.Errorf("output file: %w", err)
 	}
-	return &rawSink{f: f}, nil
+	return &rawSink{f: f, m: env.Measurements}, nil
 }
 
-type rawSink struct{ f *os.File }
+type rawSink struct {
+	f *os.File
+	m *Options
+}
 
 func (s *rawSink) End(e Ended) error {
 	bw := bufio.NewWriter(s.f)
-	if err := e.Raw(bw); err != nil {
+	if err := WriteRaw(bw, e, *s.m); err != nil {
 		return fmt.Errorf("raw output: %w", err)
 	}
 	if err := bw.Flush(); err != nil {

@@ -46,6 +46,14 @@ func NewDoc(res *runner.Result, series []result.Point, m Meta, o Options) *resul
 	pcts := result.DefaultPercentiles
 	t := res.Total
 	d.Cleanup = result.Summarize(t.Merged(measure.Cleanup, false, anyStatus), pcts)
+	for s := db.Status(0); s < db.NumStatus; s++ {
+		if e := result.Encode(t.Service[measure.Cleanup][s]); e != "" && t.Count(measure.Cleanup, s) > 0 {
+			if d.CleanupHistograms == nil {
+				d.CleanupHistograms = map[string]string{}
+			}
+			d.CleanupHistograms[s.String()] = e
+		}
+	}
 	for op := measure.Op(0); op < measure.NumOps; op++ {
 		if t.OpCount(op) == 0 || !op.IsWorkload() {
 			continue

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/internal/atomicfile"
+	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
@@ -79,16 +80,13 @@ type Sink interface {
 	Close(keep bool) error
 }
 
-// Ended is a phase that ended, as its outputs see it: one run here, or a
-// spread phase's merged result (FromMerged).
-type Ended interface {
-	// Doc is the result document, built when first asked for.
-	Doc() *result.Doc
-	// Text writes YCSB's text report (WriteText).
-	Text(w io.Writer) error
-	// Raw writes the raw data lines of measurementtype raw alone
-	// (WriteRaw): nothing when they are not kept.
-	Raw(w io.Writer) error
+// Ended is a phase that ended, as its outputs see it: its result
+// document (a run here, or a spread phase's clients' merged), which every
+// output reads, the text report too; and the raw samples a run here kept
+// (measurementtype=raw), which no document holds.
+type Ended struct {
+	Doc *result.Doc
+	Raw []measure.Sample
 }
 
 // Env is what an output is opened with: where the lines go and what the
@@ -374,9 +372,9 @@ func (o Outputs) Open(env *Env) (Opened, error) {
 		s, err := x.Open(env)
 		if err != nil {
 			opened.Drop()
-			return nil, err
+			return Opened{}, err
 		}
-		opened = append(opened, s)
+		opened.sinks, opened.names = append(opened.sinks, s), append(opened.names, x.Name())
 	}
 	return opened, nil
 }
@@ -413,12 +411,15 @@ func writesInPlace(x Output) bool {
 }
 
 // Opened are a phase's opened outputs.
-type Opened []Sink
+type Opened struct {
+	sinks []Sink
+	names []string // each one's Output.Name
+}
 
 // Observers are the sinks that watch the run's intervals.
 func (s Opened) Observers() []runner.Observer {
 	var obs []runner.Observer
-	for _, x := range s {
+	for _, x := range s.sinks {
 		if o, ok := x.(runner.Observer); ok {
 			obs = append(obs, o)
 		}
@@ -427,28 +428,47 @@ func (s Opened) Observers() []runner.Observer {
 }
 
 // End ends every sink with e, each on its own: one whose End fails drops
-// its files, and the others are kept. The error names each one not
-// written.
+// its files, and the others are kept. The error, a *NotWritten, names
+// each one not written.
 func (s Opened) End(e Ended) error {
-	var failed []error
-	for _, x := range s {
-		err := x.End(e)
-		if cerr := x.Close(err == nil); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			failed = append(failed, err)
+	var nw NotWritten
+	for i, x := range s.sinks {
+		if err := EndOne(x, e); err != nil {
+			nw.Names, nw.Errs = append(nw.Names, s.names[i]), append(nw.Errs, err)
 		}
 	}
-	return joined(failed)
+	if len(nw.Errs) == 0 {
+		return nil
+	}
+	return &nw
+}
+
+// EndOne ends one sink with e and closes it, keeping its files only when
+// it was written.
+func EndOne(x Sink, e Ended) error {
+	err := x.End(e)
+	if cerr := x.Close(err == nil); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Drop closes every sink without keeping its files.
 func (s Opened) Drop() {
-	for _, x := range s {
+	for _, x := range s.sinks {
 		x.Close(false)
 	}
 }
+
+// NotWritten is the outputs a phase's end could not write, each with
+// why; every other one was written.
+type NotWritten struct {
+	Names []string // each one's Output.Name
+	Errs  []error
+}
+
+// Error is the outputs' errors, on one line.
+func (e *NotWritten) Error() string { return joined(e.Errs).Error() }
 
 // joined is errs as one error of one line (nil when there is none).
 func joined(errs []error) error {

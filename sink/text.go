@@ -15,7 +15,6 @@ import (
 	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
-	"github.com/servbench/servbench/runner"
 )
 
 // YCSB's text report: to exportfile, else to standard output.
@@ -34,8 +33,9 @@ func (o *textOutput) Files() []File {
 	return []File{{What: "exportfile", Path: o.path}}
 }
 func (o *textOutput) Open(env *Env) (Sink, error) {
+	m := env.Measurements
 	return openWhole(o.path, env.Stdout, func(w io.Writer, e Ended) error {
-		if err := e.Text(w); err != nil {
+		if err := WriteText(w, e, *m); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 		return nil
@@ -88,11 +88,20 @@ func (o *Options) sectionName(op measure.Op, s db.Status) string {
 	return op.String() + "-FAILED"
 }
 
-// WriteText writes YCSB's text report: [OVERALL], then a section per
+// WriteText writes YCSB's text report of e: [OVERALL], then a section per
 // measurement (see Options.measurements) in the measurement types asked
 // for, then servbench's [SCHEDULE] section. Raw data lines, when asked
 // for, go first (YCSB prints them while the report is still buffered).
-func WriteText(w io.Writer, res *runner.Result, o Options) error {
+// It reads e's document alone (its histograms, decoded), and e's raw
+// samples: a run here and a spread phase's merged result are written the
+// same way.
+func WriteText(w io.Writer, e Ended, o Options) error {
+	d := e.Doc
+	t, err := measured(d)
+	if err != nil {
+		return err
+	}
+	t.Raw = e.Raw
 	bw := bufio.NewWriter(w)
 	line := func(metric, name, value string) {
 		fmt.Fprintf(bw, "[%s], %s, %s\n", metric, name, value)
@@ -107,7 +116,6 @@ func WriteText(w io.Writer, res *runner.Result, o Options) error {
 		}
 		return kindPrefix[k]
 	}
-	t := res.Total
 	ms := o.measurements(t)
 	if slices.Contains(kinds, KindRaw) && !o.RawApart {
 		for i := range ms {
@@ -115,17 +123,16 @@ func WriteText(w io.Writer, res *runner.Result, o Options) error {
 		}
 	}
 
-	all, _ := t.ClientOps()
-	line("OVERALL", "RunTime(ms)", strconv.FormatInt(res.Runtime.Milliseconds(), 10))
-	line("OVERALL", "Throughput(ops/sec)", javaDouble(throughput(all, res.Runtime)))
-	if res.Warmup > 0 {
-		line("OVERALL", "Warmup(ms)", strconv.FormatInt(res.Warmup.Milliseconds(), 10))
+	line("OVERALL", "RunTime(ms)", strconv.FormatInt(fromMs(d.RuntimeMs).Milliseconds(), 10))
+	line("OVERALL", "Throughput(ops/sec)", javaDouble(d.Throughput))
+	if d.WarmupMs > 0 {
+		line("OVERALL", "Warmup(ms)", strconv.FormatInt(fromMs(d.WarmupMs).Milliseconds(), 10))
 	}
-	if res.Reason != result.Completed {
-		line("OVERALL", "Stopped", string(res.Reason))
+	if d.Stop != result.Completed {
+		line("OVERALL", "Stopped", string(d.Stop))
 	}
-	if n := res.Abandoned(); n > 0 {
-		line("OVERALL", "Abandoned", strconv.FormatInt(n, 10))
+	if d.Abandoned > 0 {
+		line("OVERALL", "Abandoned", strconv.FormatInt(d.Abandoned, 10))
 	}
 	for i := range ms {
 		m := &ms[i]
@@ -176,21 +183,31 @@ func WriteText(w io.Writer, res *runner.Result, o Options) error {
 
 // WriteRaw writes the raw data lines of measurementtype raw alone, as YCSB
 // writes them to measurement.raw.output_file.
-func WriteRaw(w io.Writer, res *runner.Result, o Options) error {
+func WriteRaw(w io.Writer, e Ended, o Options) error {
 	kinds := o.Kinds
 	if !slices.Contains(kinds, KindRaw) {
 		return nil
+	}
+	t, err := measured(e.Doc)
+	if err != nil {
+		return err
 	}
 	name := ""
 	if len(kinds) > 1 {
 		name = kindPrefix[KindRaw]
 	}
 	bw := bufio.NewWriter(w)
-	ms := o.measurements(res.Total)
+	ms := o.measurements(t)
 	for i := range ms {
-		writeRawData(bw, name+ms[i].name, &ms[i], res.Total.Raw)
+		writeRawData(bw, name+ms[i].name, &ms[i], e.Raw)
 	}
 	return bw.Flush()
+}
+
+// fromMs is a document's milliseconds as a duration, to the nanosecond
+// it was measured in (a run's nanoseconds are far below 2^53).
+func fromMs(ms float64) time.Duration {
+	return time.Duration(math.Round(ms * float64(time.Millisecond)))
 }
 
 // writeHdr writes YCSB's hdrhistogram section. An empty one reads as
