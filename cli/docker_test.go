@@ -82,7 +82,7 @@ func TestDockerHangingAfterTheResults(t *testing.T) {
 	go func() {
 		var o, e bytes.Buffer
 		code := MainContext(context.Background(), []string{"run", "basic", "-w", "a", "-threads", "2", "--clients", "2",
-			"--orchestrator", "docker", "--image", "servbench:test", "-p", "operationcount=200", "-p", "stopgrace=0.1", "-o", out}, &o, &e)
+			"--orchestrator", "docker", "--image", "servbench:test", "-p", "operationcount=200", "-p", "stopgrace=0.1", "-p", "coordinator.exitgrace=0.2", "-o", out}, &o, &e)
 		ended <- ending{code, o.String(), e.String()}
 	}()
 	var end *ending

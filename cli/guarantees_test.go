@@ -193,17 +193,18 @@ func runUntil(t *testing.T, ctx context.Context, abandon chan struct{}, w io.Wri
 // watchFor is a stderr that closes seen when a line holding want is
 // written.
 type watchFor struct {
-	mu   sync.Mutex
-	b    strings.Builder
-	want string
-	seen chan struct{}
+	mu    sync.Mutex
+	b     strings.Builder
+	want  string
+	times int // seen closes once want was written this many times (0: once)
+	seen  chan struct{}
 }
 
 func (w *watchFor) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.b.Write(p)
-	if w.seen != nil && strings.Contains(w.b.String(), w.want) {
+	if w.seen != nil && strings.Count(w.b.String(), w.want) >= max(w.times, 1) {
 		close(w.seen)
 		w.seen = nil
 	}

@@ -166,12 +166,12 @@ func startCommand(t *testing.T, stderr io.Writer, env []string, args ...string) 
 }
 
 // twoSignalsWhileStalled runs the command args with the stalling binding,
-// sends SIGINT once its server stalled and again until the second is
+// sends SIGINT once its server stalled (stalls times: each client's) and again until the second is
 // seen, and returns what it said once it ended, checking that it exited
 // 130 by itself, not forced after the grace.
-func twoSignalsWhileStalled(t *testing.T, args ...string) string {
+func twoSignalsWhileStalled(t *testing.T, stalls int, args ...string) string {
 	t.Helper()
-	stderr := &watchFor{want: "test: the server stopped answering", seen: make(chan struct{})}
+	stderr := &watchFor{want: "test: the server stopped answering", times: stalls, seen: make(chan struct{})}
 	stalled := stderr.seen
 	cmd, done := startCommand(t, stderr, []string{"SERVBENCH_TEST_STALLING=1"}, args...)
 	failsafe := time.After(time.Minute)
@@ -198,7 +198,7 @@ func TestSecondSignalWritesWhatTheStalledRunMeasured(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	out, csv := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.csv")
-	said := twoSignalsWhileStalled(t, "run", "stalling", "-w", "a", "-p", "recordcount=10", "-p", "operationcount=0",
+	said := twoSignalsWhileStalled(t, 1, "run", "stalling", "-w", "a", "-p", "recordcount=10", "-p", "operationcount=0",
 		"-p", "server.interval=0.1", "--duration", "600", "-o", out, "--csv", csv)
 	d, err := result.ReadFile(out)
 	if err != nil {
@@ -223,7 +223,7 @@ func TestSecondSignalWritesWhatTheStuckClientsMeasured(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
-	said := twoSignalsWhileStalled(t, "run", "stuck", "-w", "c", "-p", "recordcount=10", "-p", "operationcount=0",
+	said := twoSignalsWhileStalled(t, 2, "run", "stuck", "-w", "c", "-p", "recordcount=10", "-p", "operationcount=0",
 		"--clients", "2", "--threads", "2", "--duration", "600", "-o", out)
 	d, err := result.ReadFile(out)
 	if err != nil {
@@ -250,7 +250,7 @@ threads: [1]
 duration: 600
 `)
 	dir := filepath.Join(t.TempDir(), "out")
-	said := twoSignalsWhileStalled(t, "bench", planFile, "-o", dir)
+	said := twoSignalsWhileStalled(t, 1, "bench", planFile, "-o", dir)
 	ix := readIndex(t, dir)
 	if len(ix.Runs) != 1 || ix.Runs[0].Status != "interrupted" {
 		t.Fatalf("index %+v: %s", ix.Runs, said)
@@ -678,7 +678,7 @@ func TestStuckPipeOutputLosesNoOtherOutput(t *testing.T) {
 	stderr := &watchFor{}
 	cmd, done := startCommand(t, stderr, nil, "run", "basic", "-w", "a", "-p", "recordcount=10", "-p", "operationcount=0",
 		"-p", "readproportion=0.2", "-p", "updateproportion=0.2", "-p", "insertproportion=0.2", "-p", "scanproportion=0.2",
-		"-p", "readmodifywriteproportion=0.2", "-p", "timeseries.interval=0.01", "--duration", "1", "-o", pipe, "--csv", csv)
+		"-p", "readmodifywriteproportion=0.2", "-p", "timeseries.interval=0.01", "-p", "target=5000", "--duration", "1", "-o", pipe, "--csv", csv)
 	failsafe := time.After(time.Minute)
 	for { // until --csv is written (the run ended and the pipe holds -o)
 		if st, err := os.Stat(csv); err == nil && st.Size() > 0 {

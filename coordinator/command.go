@@ -48,7 +48,7 @@ func runBounded(c *exec.Cmd, name string) (stdout, stderr []byte, err error) {
 // pipeWait is how long a command's output is read after it ended (or was
 // killed): a process it left behind holding its pipes (an ssh master that
 // persists, a ProxyCommand's helper) would hold the coordinator forever.
-const pipeWait = 2 * time.Second
+var pipeWait = 2 * time.Second
 
 // overflowError is a command stopped for printing more than max bytes
 // on its standard output or error (stream).

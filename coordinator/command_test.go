@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // fakeCommand writes an executable shell script named name in a new
@@ -60,6 +61,9 @@ func TestCommandOutputBounded(t *testing.T) {
 // printed is kept, and it is not an error; the process left behind has
 // not ended when the command is done with.
 func TestCommandLeftHoldingItsPipes(t *testing.T) {
+	old := pipeWait
+	pipeWait = 200 * time.Millisecond
+	defer func() { pipeWait = old }()
 	ended := filepath.Join(t.TempDir(), "ended")
 	c := exec.Command("sh", "-c", `sh -c "sleep 30; touch '`+ended+`'" & echo $!`)
 	out, _, err := runBounded(c, "sh")

@@ -29,6 +29,11 @@ type Config struct {
 	// coordinator fails the phase naming it (coordinator.timeout, seconds;
 	// default 30).
 	Timeout time.Duration
+	// ExitGrace is how long the clients may take to end once every
+	// result is in, before whatever still runs is killed and its
+	// orchestrator's logs given up (coordinator.exitgrace, seconds;
+	// default 5).
+	ExitGrace time.Duration
 	// Own is the orchestrator's own configuration, as its Read made it
 	// (its type is the orchestrator's).
 	Own any
@@ -175,6 +180,11 @@ func readConfig(p *props.Props, cl engine.Client) (Config, error) {
 		return c, err
 	}
 	c.Timeout = time.Duration(timeout * float64(time.Second))
+	exit, err := p.FloatRange("coordinator.exitgrace", 5, 0.1, 3600)
+	if err != nil {
+		return c, err
+	}
+	c.ExitGrace = time.Duration(exit * float64(time.Second))
 	for _, o := range All() {
 		chosen := o.Name == c.Orchestrator
 		own, err := o.Read(p, chosen)

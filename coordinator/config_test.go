@@ -20,11 +20,11 @@ func TestConfigReadByCheck(t *testing.T) {
 		}
 		return engine.Check(engine.Spec{Binding: "basic", Properties: p})
 	}
-	s, err := check("clients", "2", "threadcount", "2", "orchestrator", "docker", "docker.image", "img", "coordinator.timeout", "7")
+	s, err := check("clients", "2", "threadcount", "2", "orchestrator", "docker", "docker.image", "img", "coordinator.timeout", "7", "coordinator.exitgrace", "0.5")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := ConfigOf(s); c.Orchestrator != "docker" || c.Own != (dockerConfig{Image: "img"}) || c.Timeout.Seconds() != 7 {
+	if c := ConfigOf(s); c.Orchestrator != "docker" || c.Own != (dockerConfig{Image: "img"}) || c.Timeout.Seconds() != 7 || c.ExitGrace.Seconds() != 0.5 {
 		t.Errorf("config %+v", c)
 	}
 	for _, c := range []struct {
@@ -36,6 +36,7 @@ func TestConfigReadByCheck(t *testing.T) {
 		{[]string{"clients", "2", "threadcount", "2", "ssh.hosts", "127.0.0.1"}, "property ssh.hosts: only the ssh orchestrator reads it: give --orchestrator ssh"},
 		{[]string{"clients", "2", "threadcount", "2", "coordinator.url", "http://127.0.0.1:1"}, "want https://host:port"},
 		{[]string{"clients", "2", "threadcount", "2", "coordinator.timout", "5"}, "did you mean coordinator.timeout?"},
+		{[]string{"clients", "2", "threadcount", "2", "coordinator.exitgrace", "0"}, "property coordinator.exitgrace: 0 is outside 0.1..3600"},
 	} {
 		if _, err := check(c.kv...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.kv, err, c.want)

@@ -329,8 +329,8 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 			if f.killAt == nil && h.complete() {
 				// Every result is in: the clients only have to exit. An
 				// orchestrator that cannot tell (its API gone) is not
-				// waited for longer than the grace.
-				f.killAt = time.After(f.grace)
+				// waited for longer than coordinator.exitgrace.
+				f.killAt = time.After(ConfigOf(setup).ExitGrace)
 			}
 		case ends = <-endsCh:
 		case <-f.killAt:

@@ -287,6 +287,7 @@ func TestHubProgressChecked(t *testing.T) {
 // The histograms of a client's progress kept between two status lines
 // are bounded; past the bound its counts are kept without them.
 func TestHubProgressHeldBounded(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	h := newHub(testKey, "run-1", 1, Phase{Command: "run"}, clk.now)
 	clk.add(time.Hour)
@@ -408,7 +409,7 @@ func receiving(h *hub, i int) bool {
 // the same result once.
 func TestSendResultUntilAnswered(t *testing.T) {
 	oldRetry, oldTry := resultRetry, resultTry
-	resultRetry, resultTry = time.Millisecond, 2*time.Second
+	resultRetry, resultTry = time.Millisecond, 500*time.Millisecond // a stalled try is given up after it
 	defer func() { resultRetry, resultTry = oldRetry, oldTry }()
 	h := newHub(testKey, "run-1", 1, Phase{Command: "run", Binding: "basic", Properties: "coordinator.timeout=5\n"}, time.Now)
 	var tries atomic.Int32

@@ -34,6 +34,9 @@ type event struct {
 // Without it the test skips, unless SERVBENCH_REQUIRE_BROWSER is set (the
 // test command sets it and installs chromium).
 func chromium(t *testing.T) string {
+	if testing.Short() {
+		t.Skip("a browser is no part of the short suite (the whole suite runs it: scripts/integration)")
+	}
 	for _, p := range []string{os.Getenv("SERVBENCH_BROWSER"), "/usr/bin/chromium", "/usr/bin/chromium-browser"} {
 		if p != "" {
 			if _, err := os.Stat(p); err == nil {
