@@ -319,13 +319,10 @@ func TestSTSAnswerBounded(t *testing.T) {
 		p := dbtest.Props("dynamodb.endpoint", "http://127.0.0.1:1", "dynamodb.role.arn", "arn:aws:iam::123456789012:role/bench",
 			"dynamodb.sts.endpoint", srv.URL, "dynamodb.accesskey", "ASIABASE", "dynamodb.secretkey", "base-secret",
 			"dynamodb.retries", "0", "dynamodb.timeout", "5000")
-		start := time.Now()
+		// Cut at the bound, not by the timeout: the error says which.
 		_, err := b.Open(context.Background(), p, db.Options{Threads: 1})
 		if err == nil || !strings.Contains(err.Error(), srv.URL+" answered more than 1 MiB: cut there") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("STS answering %d without end: %v", status, err)
-		}
-		if d := time.Since(start); d > 4*time.Second {
-			t.Errorf("STS answering %d without end: failed after %v", status, d)
 		}
 		srv.CloseClientConnections()
 		srv.Close()

@@ -30,6 +30,24 @@ func (c *replayConn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// readerConn is a connection whose reads are r's.
+type readerConn struct {
+	net.Conn
+	r io.Reader
+}
+
+func (c *readerConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+// xs reads as endless x's.
+type xs struct{}
+
+func (xs) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
+}
+
 // readAll reads what BoundRESP lets through of replies given in pieces of
 // step bytes.
 func readAll(replies string, step int) error {
@@ -204,21 +222,25 @@ func TestBoundRESPReply(t *testing.T) {
 	nested := strings.Repeat("*4000000\r\n", 100)
 	endless := "*?\r\n" + strings.Repeat(":1\r\n", MaxRESPCount+1)
 	endlessMap := "%?\r\n" + strings.Repeat("+k\r\n:1\r\n", MaxRESPCount/2+1)
-	var big strings.Builder
-	big.WriteString("*5\r\n")
-	for range 5 {
-		big.WriteString("$67108864\r\n" + strings.Repeat("x", 67108864) + "\r\n")
-	}
 	for _, c := range []struct{ replies, what string }{
 		{nested, "count"},
 		{endless, "count"},
 		{endlessMap, "count"},
-		{big.String(), "reply"},
 	} {
 		var re *RESPError
 		if err := readAll(c.replies, 1<<16); !errors.As(err, &re) || re.What != c.what {
 			t.Errorf("%.40q...: %v, want a %s refused", c.replies, err, c.what)
 		}
+	}
+	// Five strings of 64 MiB in one reply, made as they are read.
+	parts := []io.Reader{strings.NewReader("*5\r\n")}
+	for range 5 {
+		parts = append(parts, strings.NewReader("$67108864\r\n"), io.LimitReader(xs{}, 67108864), strings.NewReader("\r\n"))
+	}
+	c := BoundRESP(&readerConn{r: io.MultiReader(parts...)}, RESPBoundsFor(0))
+	_, err := io.Copy(io.Discard, c)
+	if re := (*RESPError)(nil); !errors.As(err, &re) || re.What != "reply" {
+		t.Errorf("five strings of 64 MiB in one reply: %v, want the reply refused", err)
 	}
 	// Replies each at the bound, one after the other, pass.
 	at := "*4194304\r\n" + strings.Repeat(":1\r\n", 4194304)
