@@ -11,12 +11,12 @@ test:
 	bash scripts/test
 
 # Every test that needs no server, no browser and no YCSB; eight tests of a
-# package at once (-parallel 8): most wait on a rate or on client
-# processes, not on the cores. Not under the race detector (race, and CI's
+# package at once (-parallel 8) and four packages (-p 4): most wait on a
+# rate or on client processes, not on the cores. Not under the race detector (race, and CI's
 # scripts/test): slowed down eight at a time, an SLO test's light cells
 # broke their bound.
 test-short:
-	$(GO) test -short -count=1 -parallel 8 ./...
+	$(GO) test -short -count=1 -parallel 8 -p 4 ./...
 
 race:
 	$(GO) test -race -short -count=1 ./...
