@@ -295,7 +295,7 @@ func measuredOver(docs []*result.Doc, m *result.Doc) string {
 // merged progress, stops them all at the first failure, silence or ctx's
 // end, and returns every client's result, or why there is no whole set.
 func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engine.Setup) ([]*result.Doc, error) {
-	timeout := ConfigOf(setup).Timeout
+	cfg := ConfigOf(setup)
 	n := j.n
 	// The orchestrator's context ends when the clients are to be made
 	// to stop (they were told, and had the grace to end), not at Ctrl-C:
@@ -330,7 +330,7 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 				// Every result is in: the clients only have to exit. An
 				// orchestrator that cannot tell (its API gone) is not
 				// waited for longer than coordinator.exitgrace.
-				f.killAt = time.After(ConfigOf(setup).ExitGrace)
+				f.killAt = time.After(cfg.ExitGrace)
 			}
 		case ends = <-endsCh:
 		case <-f.killAt:
@@ -342,11 +342,11 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 			if f.failure != nil || ctx.Err() != nil {
 				continue
 			}
-			if i := h.silent(now.Add(-timeout), begun.Add(orch.lead())); i >= 0 {
+			if i := h.silent(now.Add(-cfg.Timeout), begun.Add(orch.lead())); i >= 0 {
 				// The others are told to stop and have the grace to send
 				// what they measured (it is written beside -o); the silent
 				// one is killed with whatever still runs when it ends.
-				f.failure = &clientFailure{h, i, fmt.Sprintf("sent nothing for %s (coordinator.timeout)", timeout)}
+				f.failure = &clientFailure{h, i, fmt.Sprintf("sent nothing for %s (coordinator.timeout)", cfg.Timeout)}
 				f.stop()
 			}
 		}

@@ -1152,7 +1152,7 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 		return nil, err
 	}
 	var d *result.Doc
-	if !slices.Contains(o.NotWritten, "json") {
+	if !o.NotWritten("json") {
 		d = o.Doc
 	}
 	unwritten := o.Unwritten

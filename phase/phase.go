@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/servbench/servbench/coordinator"
 	"github.com/servbench/servbench/engine"
@@ -39,10 +40,20 @@ type Ending struct {
 	// close, a client's run failing.
 	Failed error
 	// Unwritten names the outputs that could not be written; every other
-	// one was. NotWritten are their names (sink.Output.Name: "json" is
-	// the result file).
-	Unwritten  error
-	NotWritten []string
+	// one was (NotWritten asks by name).
+	Unwritten error
+}
+
+// NotWritten reports whether the output named name (sink.Output.Name:
+// "json" is the result file) is among those that could not be written.
+func (o *Ending) NotWritten(name string) bool {
+	if nw := (*sink.NotWritten)(nil); errors.As(o.Unwritten, &nw) {
+		return slices.Contains(nw.Names, name)
+	}
+	if oe := (*coordinator.OutputError)(nil); errors.As(o.Unwritten, &oe) {
+		return slices.Contains(oe.Outputs, name)
+	}
+	return false
 }
 
 // Elsewhere reports whether a setup's phase runs on clients (spread, or
@@ -86,9 +97,6 @@ func Run(ctx context.Context, setup *engine.Setup, w engine.Writers) (*Ending, e
 			return nil, err
 		}
 		o := &Ending{Doc: res.Doc(), Interrupted: res.Reason == result.Interrupted, Unwritten: err}
-		if nw := (*sink.NotWritten)(nil); errors.As(err, &nw) {
-			o.NotWritten = nw.Names
-		}
 		switch {
 		case res.Err != nil:
 			o.Failed = res.Err
@@ -110,7 +118,7 @@ func Run(ctx context.Context, setup *engine.Setup, w engine.Writers) (*Ending, e
 	}
 	o := &Ending{Doc: m, Interrupted: ctx.Err() != nil || m.Stop == result.Interrupted}
 	if unwritten = coordinator.WriteMerged(setup, m, w.Stdout, w.Stderr, unwritten); unwritten != nil {
-		o.Unwritten, o.NotWritten = unwritten, unwritten.Outputs
+		o.Unwritten = unwritten
 	}
 	if m.Error != "" && !o.Interrupted {
 		o.Failed = errors.New(m.Error)
