@@ -209,10 +209,10 @@ func (b kubeBound) RoundTrip(r *http.Request) (*http.Response, error) {
 // Secret and Job are a few KB.
 var maxKubeObject int64 = 1 << 20
 
-// maxKubeAnswer bounds each of the API server's answers: client-go
-// reads one whole before decoding it (an endless one filled memory); the
-// orchestrator's are a Secret, a Job, a Job's pods, a pod's log of at most
-// 1 MiB.
+// maxKubeAnswer bounds the API server's answers of many parts, a Job's
+// pods and a pod's log (at most 1 MiB), which client-go reads whole before
+// decoding (an endless one filled memory); an answer of one object is
+// bounded by maxKubeObject.
 var maxKubeAnswer int64 = 64 << 20
 
 // quiet is ctx with client-go's log discarded: what a request says is

@@ -29,9 +29,17 @@ import (
 // end, each named with why; every other output was written.
 type OutputError struct {
 	Failed []string
-	// Outputs are the names (sink.Output.Name) of the merged outputs
-	// among them.
-	Outputs []string
+	// Merged are the merged outputs among them, by name (Unwrap gives
+	// them, as a run here's outputs not written are given).
+	Merged sink.NotWritten
+}
+
+// Unwrap is the merged outputs not written (nil: none).
+func (e *OutputError) Unwrap() error {
+	if len(e.Merged.Names) == 0 {
+		return nil
+	}
+	return &e.Merged
 }
 
 // Add is e with what added, not written for err (a new one when e is
@@ -106,7 +114,7 @@ func WriteMerged(setup *engine.Setup, m *result.Doc, stdout, stderr io.Writer, u
 		}
 		if err != nil {
 			unwritten = unwritten.Add(sink.What(o), err)
-			unwritten.Outputs = append(unwritten.Outputs, o.Name())
+			unwritten.Merged.Names, unwritten.Merged.Errs = append(unwritten.Merged.Names, o.Name()), append(unwritten.Merged.Errs, err)
 		}
 	}
 	return unwritten

@@ -512,39 +512,26 @@ func (r *Runner) propertyOf(t *plan.Deployment, key string) (string, bool) {
 
 // done reports whether a result file holds a finished run; a file that
 // does not answer (a named pipe nobody writes) gives way when ctx ends, as
-// not done (the read left behind ends with the process).
+// not done (the read left behind ends with the process), and one no
+// reader takes is not done either.
 func done(ctx context.Context, path string) (*result.Doc, bool) {
-	d, ok, _ := read(ctx, path)
-	return d, ok
-}
-
-// read is done that also says why a result at path cannot be read (nil
-// when there is none, or ctx ended).
-func read(ctx context.Context, path string) (*result.Doc, bool, error) {
 	st, err := os.Stat(path)
-	if err != nil {
-		return nil, false, nil
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, false // a pipe or device holds no finished run; writing there is refused by name
 	}
-	if !st.Mode().IsRegular() {
-		return nil, false, nil // a pipe or device holds no finished run; writing there is refused by name
-	}
-	type answer struct {
-		d   *result.Doc
-		err error
-	}
-	ch := make(chan answer, 1)
+	ch := make(chan *result.Doc, 1)
 	go func() {
 		d, err := result.ReadFile(path)
-		ch <- answer{d, err}
+		if err != nil {
+			d = nil
+		}
+		ch <- d
 	}()
 	select {
-	case a := <-ch:
-		if a.err != nil {
-			return nil, false, a.err
-		}
-		return a.d, a.d.Stop.Finished(), nil
+	case d := <-ch:
+		return d, d != nil && d.Stop.Finished()
 	case <-ctx.Done():
-		return nil, false, nil
+		return nil, false
 	}
 }
 

@@ -15,8 +15,8 @@ import (
 // whose result file ("json") was not written as failed, not done.
 func TestEndingNotWrittenByName(t *testing.T) {
 	here := &sink.NotWritten{Names: []string{"json"}, Errs: []error{errors.New("disk full")}}
-	spread := (&coordinator.OutputError{}).Add("-o (result.file)", errors.New("disk full"))
-	spread.Outputs = append(spread.Outputs, "text")
+	spread := (&coordinator.OutputError{}).Add("the report", errors.New("disk full"))
+	spread.Merged = sink.NotWritten{Names: []string{"text"}, Errs: []error{errors.New("disk full")}}
 	for _, c := range []struct {
 		err        error
 		json, text bool

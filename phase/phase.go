@@ -45,15 +45,12 @@ type Ending struct {
 }
 
 // NotWritten reports whether the output named name (sink.Output.Name:
-// "json" is the result file) is among those that could not be written.
+// "json" is the result file) is among those that could not be written
+// (a *sink.NotWritten in Unwritten: a run here's, or a spread phase's
+// merged outputs').
 func (o *Ending) NotWritten(name string) bool {
-	if nw := (*sink.NotWritten)(nil); errors.As(o.Unwritten, &nw) {
-		return slices.Contains(nw.Names, name)
-	}
-	if oe := (*coordinator.OutputError)(nil); errors.As(o.Unwritten, &oe) {
-		return slices.Contains(oe.Outputs, name)
-	}
-	return false
+	nw := (*sink.NotWritten)(nil)
+	return errors.As(o.Unwritten, &nw) && slices.Contains(nw.Names, name)
 }
 
 // Elsewhere reports whether a setup's phase runs on clients (spread, or

@@ -258,17 +258,33 @@ func (o *opMerge) cleanupResult() (*Latency, Bounded[string]) {
 	if len(o.cleanup) == 0 {
 		return nil, nil
 	}
-	var all *hdr.Histogram
-	enc := Bounded[string]{}
-	for s, h := range o.cleanup {
-		enc[s] = Encode(h)
-		if all == nil {
-			all = hdr.Import(h.Export())
+	return Summarize(mergeOf(o.cleanup, func(string) bool { return true }), DefaultPercentiles), encodeAll(o.cleanup)
+}
+
+// mergeOf is one histogram of set's outcomes for which keep is true (nil:
+// none), set left as it is.
+func mergeOf(set map[string]*hdr.Histogram, keep func(outcome string) bool) *hdr.Histogram {
+	var out *hdr.Histogram
+	for s, h := range set {
+		if !keep(s) {
+			continue
+		}
+		if out == nil {
+			out = hdr.Import(h.Export())
 		} else {
-			all.Merge(h)
+			out.Merge(h)
 		}
 	}
-	return Summarize(all, DefaultPercentiles), enc
+	return out
+}
+
+// encodeAll is set's histograms encoded, by outcome.
+func encodeAll(set map[string]*hdr.Histogram) Bounded[string] {
+	enc := make(Bounded[string], len(set))
+	for s, h := range set {
+		enc[s] = Encode(h)
+	}
+	return enc
 }
 
 func (o *opMerge) add(d *Doc, sum *counts) error {
@@ -300,18 +316,7 @@ func (o *opMerge) add(d *Doc, sum *counts) error {
 // added histograms, in the reports' order.
 func (o *opMerge) results() []OpResult {
 	pick := func(set map[string]*hdr.Histogram, ok bool) *hdr.Histogram {
-		var out *hdr.Histogram
-		for s, h := range set {
-			if Succeeded(s) != ok {
-				continue
-			}
-			if out == nil {
-				out = hdr.Import(h.Export())
-			} else {
-				out.Merge(h)
-			}
-		}
-		return out
+		return mergeOf(set, func(s string) bool { return Succeeded(s) == ok })
 	}
 	var all []OpResult
 	for _, name := range o.order {
@@ -322,11 +327,8 @@ func (o *opMerge) results() []OpResult {
 		for s, h := range service {
 			r.Histograms[s] = Encode(h)
 		}
-		for s, h := range response {
-			if r.ResponseHistograms == nil {
-				r.ResponseHistograms = map[string]string{}
-			}
-			r.ResponseHistograms[s] = Encode(h)
+		if len(response) > 0 {
+			r.ResponseHistograms = encodeAll(response)
 		}
 		all = append(all, *r)
 	}

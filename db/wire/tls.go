@@ -151,12 +151,18 @@ func (t TLS) Config(ctx context.Context, p *props.Props) (*tls.Config, error) {
 }
 
 // readPEM reads a file a TLS property names, bounded in size; a named
-// pipe or a device is refused (RegularFile).
+// pipe or a device is refused (RegularFile), and so is a file that reads
+// more than its size says, read once.
 func readPEM(ctx context.Context, path string) ([]byte, error) {
-	if err := RegularFile(path); err != nil {
+	st, err := regularFile(path, false)
+	if err != nil {
 		return nil, err
 	}
-	return inputfile.Read(ctx, path, maxPEM)
+	b, err := inputfile.Read(ctx, path, maxPEM)
+	if st != nil && (errors.Is(err, inputfile.ErrTooLarge) || err == nil && int64(len(b)) > st.Size()) {
+		return nil, saysLess(st.Size())
+	}
+	return b, err
 }
 
 // MaxFile bounds each file a driver reads itself that a property, a
@@ -209,11 +215,12 @@ func CheckSystemRoots(getenv func(string) string) error {
 					f.Close()
 					return fmt.Errorf("SSL_CERT_DIR=%s: more than %d files: Go's TLS reads every one to check servers' certificates", format.Printable(d), maxRootFiles)
 				}
-				if err := RegularFile(path); err != nil {
+				st, err := regularFile(path, true)
+				if err != nil {
 					f.Close()
 					return fmt.Errorf("SSL_CERT_DIR=%s: %s: %v: Go's TLS reads every file there whole to check servers' certificates", format.Printable(d), format.Printable(path), err)
 				}
-				if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+				if st != nil {
 					if total += st.Size(); total > MaxSystemRoots {
 						f.Close()
 						return fmt.Errorf("SSL_CERT_DIR=%s: its files hold more than %s: Go's TLS reads every one whole to check servers' certificates", format.Printable(d), format.Bytes(MaxSystemRoots))
@@ -240,21 +247,32 @@ func CheckSystemRoots(getenv func(string) string) error {
 // directory is left to the reader (it says so at once). Its error does
 // not repeat the path.
 func RegularFile(path string) error {
+	_, err := regularFile(path, true)
+	return err
+}
+
+// regularFile is RegularFile that also gives the regular file's stat (nil
+// when the path is left to its reader); read false leaves out reading it
+// (readsAsSaid), for a caller that reads it itself, bounded.
+func regularFile(path string, read bool) (os.FileInfo, error) {
 	if path == "" {
-		return nil
+		return nil, nil
 	}
 	st, err := os.Stat(path)
 	if err != nil || st.IsDir() {
-		return nil
+		return nil, nil
 	}
 	if st.Mode().IsRegular() {
 		if st.Size() > MaxFile {
-			return fmt.Errorf("%d bytes, more than %s", st.Size(), format.Bytes(MaxFile))
+			return nil, fmt.Errorf("%d bytes, more than %s", st.Size(), format.Bytes(MaxFile))
 		}
 		if fs := pseudoFS(path); fs != "" {
-			return fmt.Errorf("a file of %s, whose size says nothing of what it reads: copy it to a disk's file system", fs)
+			return nil, fmt.Errorf("a file of %s, whose size says nothing of what it reads: copy it to a disk's file system", fs)
 		}
-		return readsAsSaid(path, st.Size())
+		if read {
+			return st, readsAsSaid(path, st.Size())
+		}
+		return st, nil
 	}
 	what := "not a regular file"
 	switch m := st.Mode(); {
@@ -265,7 +283,7 @@ func RegularFile(path string) error {
 	case m&os.ModeDevice != 0:
 		what = "a device"
 	}
-	return fmt.Errorf("%s, not a regular file", what)
+	return nil, fmt.Errorf("%s, not a regular file", what)
 }
 
 // readsAsSaid reads path, at most MaxFile and a byte, and refuses it
@@ -287,6 +305,11 @@ func readsAsSaid(path string, size int64) error {
 			return nil
 		}
 	}
+	return saysLess(size)
+}
+
+// saysLess is the error of a file that reads more than its size says.
+func saysLess(size int64) error {
 	return fmt.Errorf("says %d bytes and reads more: copy it to a disk's file system", size)
 }
 
