@@ -72,8 +72,8 @@ func (s *histSum) add(text string) error {
 		s.slow = true
 		return nil
 	}
-	if s.h.Merge(x) > 0 {
-		return errors.New("histogram: values outside the others' range")
+	if err := addHistogram(&s.h, x); err != nil {
+		return err
 	}
 	s.slow = true
 	return nil

@@ -1,8 +1,10 @@
 package result
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -47,6 +49,8 @@ func Merge(docs []*Doc) (*Doc, error) {
 	var sched scheduleMerge
 	var sum counts
 	var labels []string
+	var cleanupCount int64
+	cleanupWhole := true // every client's CLEANUP has its histograms
 	for i, d := range docs {
 		m.YCSBRuntimeMs = max(m.YCSBRuntimeMs, d.YCSBRuntimeMs) // the clients ran together: the slowest's
 		m.addTotals(d, &sum, from, to, common)
@@ -59,8 +63,16 @@ func Merge(docs []*Doc) (*Doc, error) {
 		if err := sched.add(d, &sum); err != nil {
 			return nil, fmt.Errorf("merge: result %d, schedule: %w", i+1, err)
 		}
-		if err := ops.addAll(ops.cleanup, d.CleanupHistograms); err != nil {
-			return nil, fmt.Errorf("merge: result %d, cleanup: %w", i+1, err)
+		switch {
+		case d.Cleanup != nil && d.Cleanup.Count > 0 && len(d.CleanupHistograms) == 0:
+			cleanupWhole = false // an older result's, or an import's: the sum would be a part shown as the whole
+		case d.Cleanup != nil:
+			sum.add(&cleanupCount, d.Cleanup.Count)
+			hs := maps.Clone(d.CleanupHistograms)
+			maps.DeleteFunc(hs, func(_, e string) bool { return e == "" }) // outcomes without values
+			if err := ops.addAll(ops.cleanup, hs); err != nil {
+				return nil, fmt.Errorf("merge: result %d, cleanup: %w", i+1, err)
+			}
 		}
 	}
 	if sum.overflow {
@@ -71,8 +83,14 @@ func Merge(docs []*Doc) (*Doc, error) {
 	if m.Operations > 0 {
 		m.Goodput = m.Throughput * float64(m.OKOperations) / float64(m.Operations)
 	}
-	m.Ops = ops.results()
-	m.Cleanup, m.CleanupHistograms = ops.cleanupResult()
+	if m.Ops, err = ops.results(); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	if cleanupWhole {
+		if m.Cleanup, m.CleanupHistograms, err = ops.cleanupResult(); err != nil {
+			return nil, fmt.Errorf("merge: cleanup: %w", err)
+		}
+	}
 	m.Schedule = sched.result()
 	series, err := mergeSeries(docs, from, to)
 	if err != nil {
@@ -254,16 +272,23 @@ func newOpMerge() *opMerge {
 
 // cleanupResult is CLEANUP merged: its summary over every outcome, and
 // its histograms by outcome (none when no client kept them).
-func (o *opMerge) cleanupResult() (*Latency, Bounded[string]) {
+func (o *opMerge) cleanupResult() (*Latency, Bounded[string], error) {
 	if len(o.cleanup) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return Summarize(mergeOf(o.cleanup, func(string) bool { return true }), DefaultPercentiles), encodeAll(o.cleanup)
+	if len(o.cleanup) > MaxEntries {
+		return nil, nil, fmt.Errorf("more than %d outcomes in all: a result holds at most that many", MaxEntries)
+	}
+	h, err := mergeOf(o.cleanup, func(string) bool { return true })
+	if err != nil {
+		return nil, nil, err
+	}
+	return Summarize(h, DefaultPercentiles), encodeAll(o.cleanup), nil
 }
 
 // mergeOf is one histogram of set's outcomes for which keep is true (nil:
 // none), set left as it is.
-func mergeOf(set map[string]*hdr.Histogram, keep func(outcome string) bool) *hdr.Histogram {
+func mergeOf(set map[string]*hdr.Histogram, keep func(outcome string) bool) (*hdr.Histogram, error) {
 	var out *hdr.Histogram
 	for s, h := range set {
 		if !keep(s) {
@@ -271,11 +296,50 @@ func mergeOf(set map[string]*hdr.Histogram, keep func(outcome string) bool) *hdr
 		}
 		if out == nil {
 			out = hdr.Import(h.Export())
-		} else {
-			out.Merge(h)
+		} else if err := addHistogram(&out, h); err != nil {
+			return nil, err
 		}
 	}
-	return out
+	return out, nil
+}
+
+// bucketsOf is the buckets h's geometry holds (0: nil).
+func bucketsOf(h *hdr.Histogram) int64 {
+	if h == nil {
+		return 0
+	}
+	return countsLen(h.LowestTrackableValue(), h.HighestTrackableValue(), int32(h.SignificantFigures()))
+}
+
+// addHistogram adds h into *dst exactly (a first h is *dst): when h's
+// values may fall outside *dst's range, or h is finer, *dst is first
+// widened to a geometry that holds both (the lower lowest value, the
+// higher highest, the finer precision), so that no value is dropped, as
+// HdrHistogram's Merge drops them. Geometries too far apart to join
+// within MaxHistogramCounts buckets are refused.
+func addHistogram(dst **hdr.Histogram, h *hdr.Histogram) error {
+	d := *dst
+	if d == nil {
+		*dst = h
+		return nil
+	}
+	lo, hi, sig := d.LowestTrackableValue(), d.HighestTrackableValue(), d.SignificantFigures()
+	if h.LowestTrackableValue() < lo || h.HighestTrackableValue() > hi || h.SignificantFigures() > sig {
+		lo, hi, sig = min(lo, h.LowestTrackableValue()), max(hi, h.HighestTrackableValue()), max(sig, h.SignificantFigures())
+		if n := countsLen(lo, hi, int32(sig)); n > MaxHistogramCounts {
+			return fmt.Errorf("histograms of geometries too far apart to add (%d buckets, more than %d)", n, MaxHistogramCounts)
+		}
+		w := hdr.New(lo, hi, int(sig))
+		if w.Merge(d) > 0 {
+			return errors.New("histogram: values outside the others' range")
+		}
+		d = w
+	}
+	if d.Merge(h) > 0 {
+		return errors.New("histogram: values outside the others' range")
+	}
+	*dst = d
+	return nil
 }
 
 // encodeAll is set's histograms encoded, by outcome.
@@ -314,16 +378,25 @@ func (o *opMerge) add(d *Doc, sum *counts) error {
 
 // results are the merged operations, every latency recomputed from the
 // added histograms, in the reports' order.
-func (o *opMerge) results() []OpResult {
-	pick := func(set map[string]*hdr.Histogram, ok bool) *hdr.Histogram {
-		return mergeOf(set, func(s string) bool { return Succeeded(s) == ok })
+func (o *opMerge) results() ([]OpResult, error) {
+	var err error
+	pick := func(set map[string]*hdr.Histogram, ok bool) *Latency {
+		h, perr := mergeOf(set, func(s string) bool { return Succeeded(s) == ok })
+		err = cmp.Or(err, perr)
+		return Summarize(h, DefaultPercentiles)
 	}
 	var all []OpResult
 	for _, name := range o.order {
 		r := o.ops[name]
+		if len(r.Outcomes) > MaxEntries {
+			return nil, fmt.Errorf("%s: more than %d outcomes in all: a result holds at most that many", cut(name), MaxEntries)
+		}
 		service, response := o.service[name], o.response[name]
-		r.Latency, r.LatencyFailed = Summarize(pick(service, true), DefaultPercentiles), Summarize(pick(service, false), DefaultPercentiles)
-		r.Response, r.ResponseFailed = Summarize(pick(response, true), DefaultPercentiles), Summarize(pick(response, false), DefaultPercentiles)
+		r.Latency, r.LatencyFailed = pick(service, true), pick(service, false)
+		r.Response, r.ResponseFailed = pick(response, true), pick(response, false)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", cut(name), err)
+		}
 		for s, h := range service {
 			r.Histograms[s] = Encode(h)
 		}
@@ -333,7 +406,7 @@ func (o *opMerge) results() []OpResult {
 		all = append(all, *r)
 	}
 	sort.SliceStable(all, func(i, j int) bool { return opRank(all[i].Name) < opRank(all[j].Name) })
-	return all
+	return all, nil
 }
 
 // scheduleMerge adds the clients' schedule lag and late operations.
@@ -352,10 +425,8 @@ func (s *scheduleMerge) add(d *Doc, sum *counts) error {
 	if err != nil {
 		return err
 	}
-	if s.lag == nil {
-		s.lag = h
-	} else {
-		s.lag.Merge(h)
+	if err := addHistogram(&s.lag, h); err != nil {
+		return err
 	}
 	sum.add(&s.late, d.Schedule.Late)
 	s.threshold, s.any = d.Schedule.LateThreshold, true
@@ -548,14 +619,15 @@ func (o *opMerge) addAll(dst map[string]*hdr.Histogram, enc map[string]string) e
 		if err != nil {
 			return err
 		}
-		if old, ok := dst[s]; ok {
-			old.Merge(h)
-			continue
+		sum := dst[s]
+		before := bucketsOf(sum)
+		if err := addHistogram(&sum, h); err != nil {
+			return err
 		}
-		if o.buckets += countsLen(h.LowestTrackableValue(), h.HighestTrackableValue(), int32(h.SignificantFigures())); o.buckets > MaxMergeBuckets {
+		if o.buckets += bucketsOf(sum) - before; o.buckets > MaxMergeBuckets {
 			return fmt.Errorf("the histograms to merge hold more than %d buckets in all: a run's are far fewer", MaxMergeBuckets)
 		}
-		dst[s] = h
+		dst[s] = sum
 	}
 	return nil
 }

@@ -237,6 +237,9 @@ func (d *Doc) checkCleanupHistograms() error {
 		if err := checkName("cleanup_histograms", s); err != nil {
 			return err
 		}
+		if e == "" {
+			continue // an outcome without values, as an operation's
+		}
 		h, err := DecodeHistogram(e)
 		if err != nil {
 			return fmt.Errorf("%s: %w", cut(s), err)
