@@ -793,6 +793,14 @@ func TestSpreadRefusesOneProcessOutputs(t *testing.T) {
 		if left, _ := filepath.Glob(filepath.Join(dir, "h-*")); len(left) > 0 {
 			t.Errorf("%s: files written: %v", kv[0], left)
 		}
+	} // A report of what one process kept (raw samples, interval averages)
+	// is refused too: the merged one would lose its lines and, for two
+	// types, the names of its sections.
+	for _, mt := range []string{"raw", "timeseries", "hdrhistogram+raw"} {
+		code, _, e := servbench(t, "run", "basic", "-w", "c", "-p", "recordcount=100", "-p", "operationcount=100", "-p", "measurementtype="+mt, "--threads", "2", "--clients", "2")
+		if code != ExitUsage || !strings.Contains(e, "measurementtype="+mt+" reports what one process kept") || strings.Contains(e, "on 2 clients") {
+			t.Errorf("measurementtype=%s: exit %d: %s", mt, code, e)
+		}
 	}
 }
 

@@ -142,7 +142,8 @@ func clientResultPaths(out string, n int) []string {
 
 // CheckOutputs refuses the outputs a phase spread over clients cannot
 // write (files of one process, which merge nothing: HdrHistogram logs,
-// raw samples) and metrics addresses the clients cannot share; its error
+// raw samples; a report of measurementtype raw or timeseries) and metrics
+// addresses the clients cannot share; its error
 // is a *engine.SpecError. The plan runner calls it for every spread run
 // before anything runs; Run calls it too.
 func CheckOutputs(setup *engine.Setup) error {
@@ -156,6 +157,10 @@ func CheckOutputs(setup *engine.Setup) error {
 			props = append(props, sink.Asking(o))
 		}
 		return specErrorf("%s: the clients (%d, %s) send their results to the coordinator: %s are files of one process, not merged: leave them out", cmd, n, setup.Client.Orchestrator, strings.Join(props, ", "))
+	}
+	if k := setup.Measurements().Kinds; slices.Contains(k, sink.KindRaw) || slices.Contains(k, sink.KindTimeSeries) {
+		return specErrorf("%s: the clients (%d, %s) send their results to the coordinator: measurementtype=%s reports what one process kept (its raw samples, its interval averages), which is not merged: give hdrhistogram or histogram (--csv writes the merged time series)",
+			cmd, n, setup.Client.Orchestrator, setup.Props.String("measurementtype", ""))
 	}
 	return nil
 }

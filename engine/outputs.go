@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	"github.com/servbench/servbench/result"
@@ -108,12 +107,11 @@ func (s *Setup) hideKnown(d *result.Doc) {
 }
 
 // OpenMerged opens the outputs a spread phase writes from its clients'
-// merged result (those whose Where is sink.Merged), with this setup's
-// measurement properties less what no merged result holds: raw samples,
-// the interval averages of measurementtype timeseries.
+// merged result (those whose Where is sink.Merged).
 func (s *Setup) OpenMerged(o sink.Output, w Writers) (sink.Sink, error) {
-	m := s.measurements
-	m.Kinds = slices.DeleteFunc(slices.Clone(m.Kinds), func(k sink.Kind) bool { return k == sink.KindRaw })
-	m.TimeSeries = nil
-	return o.Open(s.sinkEnv(w, &m))
+	return o.Open(s.sinkEnv(w, &s.measurements))
 }
+
+// Measurements are the phase's measurement properties, as its text report
+// shows them.
+func (s *Setup) Measurements() sink.Options { return s.measurements }

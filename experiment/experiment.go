@@ -762,7 +762,7 @@ func (r *Runner) runAndRead(ctx context.Context, c *plan.Run, ic *plan.IndexRun,
 		return true
 	case ok && errors.As(err, new(*unwrittenError)):
 		r.finish(c, ic, d)
-		ic.Status, ic.Error = "failed", "its result is written, not "+oneLine(err)
+		ic.Status, ic.Error = "failed", writtenNot(err)
 		t.failed++
 	case ok:
 		r.finish(c, ic, d)
@@ -782,6 +782,13 @@ func (r *Runner) runAndRead(ctx context.Context, c *plan.Run, ic *plan.IndexRun,
 		t.failed++
 	}
 	return false
+}
+
+// writtenNot is the index's error of a run whose result was written and
+// some other output (err) not: a spread phase's error already begins "not
+// written".
+func writtenNot(err error) string {
+	return "its result is written, not " + strings.TrimPrefix(oneLine(err), "not written: ")
 }
 
 // capSeries is one series' capacity search.

@@ -3,6 +3,7 @@ package experiment
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	_ "github.com/servbench/servbench/db/pebble"
 	"github.com/servbench/servbench/result"
@@ -16,6 +17,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/servbench/servbench/coordinator"
 	_ "github.com/servbench/servbench/db/basic"
 	"github.com/servbench/servbench/internal/format"
 	"github.com/servbench/servbench/plan"
@@ -323,5 +325,16 @@ func TestDirectoryLockTrustsNothingThere(t *testing.T) {
 	runtime.ReadMemStats(&m1)
 	if pid != 0 && pid != 4242 || m1.TotalAlloc-m0.TotalAlloc > 1<<20 {
 		t.Errorf("holder %d, %d bytes read", pid, m1.TotalAlloc-m0.TotalAlloc)
+	}
+}
+
+// A run whose result was written and another output not says so once,
+// a spread phase's ("not written: ...") as a run here's.
+func TestWrittenNotSaysItOnce(t *testing.T) {
+	spread := (&coordinator.OutputError{}).Add("client 1's result", errors.New("is a directory"))
+	for _, err := range []error{&unwrittenError{spread}, &unwrittenError{errors.New("the text report: disk full")}} {
+		if got := writtenNot(err); strings.Count(got, "not") != 1 || !strings.HasPrefix(got, "its result is written, not ") {
+			t.Errorf("%v: %q", err, got)
+		}
 	}
 }
