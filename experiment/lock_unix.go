@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/servbench/servbench/internal/atomicfile"
 )
 
 // lockDir takes DIR/.lock for this process, without waiting: a second
@@ -28,7 +30,11 @@ func lockDir(dir string) (release func(), err error) {
 		}
 		return nil, err
 	}
-	if err := ownFile(f); err != nil {
+	st, err := f.Stat()
+	if err == nil {
+		err = atomicfile.Regular(st)
+	}
+	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("lock %s: %v: remove it, or give another -o", path, err)
 	}
@@ -78,53 +84,8 @@ func holder(path string) int {
 
 // openOwn opens path, a file of the plan's directory that bench writes,
 // for writing (flag: os.O_APPEND, or 0 to be emptied), made when it is
-// not there: never through a link to a file (a link, hard or symbolic, to
-// a user's file had it emptied), never a pipe, and emptied only once that
-// is known. A device is written in place, as every output's is, through a
-// link too (a full disk stood in for by /dev/full).
+// not there (atomicfile.OpenOwn): never through a link to a file, never a
+// pipe; a character device is written in place, as every output's is.
 func openOwn(path string, flag int) (*os.File, error) {
-	if lst, err := os.Lstat(path); err == nil && lst.Mode()&os.ModeSymlink != 0 {
-		if st, err := os.Stat(path); err != nil || st.Mode()&os.ModeDevice == 0 {
-			return nil, fmt.Errorf("%s: a symbolic link, not to a device: not a file bench writes: remove it", path)
-		}
-		return os.OpenFile(path, os.O_WRONLY|flag, 0) // a device, in place
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err == nil && st.Mode()&os.ModeDevice != 0 {
-		return f, nil
-	}
-	if err == nil {
-		err = ownFile(f)
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %v: remove it", path, err)
-	}
-	if flag&os.O_APPEND == 0 {
-		if err := f.Truncate(0); err != nil {
-			f.Close()
-			return nil, err
-		}
-	}
-	return f, nil
-}
-
-// ownFile refuses f unless it is a regular file of one name: not a pipe,
-// not a hard link to a file elsewhere.
-func ownFile(f *os.File) error {
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !st.Mode().IsRegular() {
-		return errors.New("not a regular file")
-	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Nlink > 1 {
-		return fmt.Errorf("a file of %d names (a hard link), not one bench made", sys.Nlink)
-	}
-	return nil
+	return atomicfile.OpenOwn(path, atomicfile.Own{What: "a file bench writes", Append: flag&os.O_APPEND != 0})
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -61,7 +62,14 @@ func TestPlanFilesNotWrittenThroughLinks(t *testing.T) {
 	if err := os.Symlink(users, soft); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{hard, soft} {
+	paths := []string{hard, soft}
+	// A block device's node (made here, numbers of a loop device), and a
+	// link to it: refused, as every output refuses one (it was written).
+	if err := syscall.Mknod(filepath.Join(dir, "blk.log"), syscall.S_IFBLK|0o600, 7<<8|255); err == nil {
+		os.Symlink(filepath.Join(dir, "blk.log"), filepath.Join(dir, "to-blk.log"))
+		paths = append(paths, filepath.Join(dir, "blk.log"), filepath.Join(dir, "to-blk.log"))
+	}
+	for _, p := range paths {
 		for _, flag := range []int{0, os.O_APPEND} {
 			if f, err := openOwn(p, flag); err == nil {
 				f.Close()

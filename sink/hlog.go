@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/runner"
 )
@@ -161,38 +161,11 @@ func (h *Hlog) Close(bool) error {
 	return h.err
 }
 
-// createStream opens path for a log written as the run goes: a file is
-// created or emptied, a link written through, a device or pipe written in
-// place; a pipe nobody reads is refused rather than waited for.
+// createStream opens path for a log written as the run goes
+// (atomicfile.OpenOwn): a file is created or emptied, a character device
+// or a named pipe written in place (a pipe nobody reads is refused rather
+// than waited for), never a link to a file elsewhere (a user's file
+// linked at PREFIXREAD.hlog was emptied and written over).
 func createStream(path string) (*os.File, error) {
-	if st, err := os.Stat(path); err == nil && st.Mode()&os.ModeNamedPipe != 0 {
-		f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-		if errors.Is(err, syscall.ENXIO) {
-			return nil, fmt.Errorf("%s: a named pipe that nobody reads", path)
-		}
-		return f, err
-	}
-	// Never through a link to a file elsewhere (a user's file linked at
-	// PREFIXREAD.hlog was emptied and written over), and emptied only once
-	// that is known.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
-	if errors.Is(err, syscall.ELOOP) {
-		return nil, fmt.Errorf("%s: a symbolic link, not a log this run writes: remove it", path)
-	}
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err == nil && st.Mode().IsRegular() {
-		if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Nlink > 1 {
-			f.Close()
-			return nil, fmt.Errorf("%s: a file of %d names (a hard link), not a log this run writes: remove it", path, sys.Nlink)
-		}
-		err = f.Truncate(0)
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return atomicfile.OpenOwn(path, atomicfile.Own{What: "a log this run writes", Pipes: true})
 }

@@ -17,6 +17,9 @@
 // dropped it (runtime/trace and runtime/pprof do), so that a full disk or
 // device, or a pipe whose reader left, always fails the output.
 //
+// OpenOwn is for a file a process writes as it goes (a log): never through
+// a link to a file, never a hard link, a character device in place.
+//
 // Every file between Create and Commit or Abort is known to the package
 // (Writing, RemoveTemporary), so that a process that must end at once (a
 // second Ctrl-C) can let an output being written finish, for a bounded

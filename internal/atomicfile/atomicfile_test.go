@@ -407,3 +407,68 @@ func TestPipeThroughALinkedFdDirectory(t *testing.T) {
 		t.Errorf("the pipe's reader got %q", b)
 	}
 }
+
+// OpenOwn writes only a file of its own or a character device: a link
+// to a user's file (symbolic or hard), a named pipe (unless asked) and a
+// block device are refused, the user's file untouched; a character
+// device is written in place, through a link too; a pipe nobody reads is
+// refused rather than waited for.
+func TestOpenOwn(t *testing.T) {
+	dir := t.TempDir()
+	users := filepath.Join(dir, "users.txt")
+	if err := os.WriteFile(users, []byte("the user's own"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	own := Own{What: "a log this run writes"}
+	refused := func(name, want string, o Own) {
+		t.Helper()
+		if f, err := OpenOwn(filepath.Join(dir, name), o); err == nil || !strings.Contains(err.Error(), want) {
+			if f != nil {
+				f.Close()
+			}
+			t.Errorf("%s: %v, want %q", name, err, want)
+		}
+	}
+	os.Symlink(users, filepath.Join(dir, "sym"))
+	refused("sym", "a symbolic link, not to a character device", own)
+	os.Link(users, filepath.Join(dir, "hard"))
+	refused("hard", "a file of 2 names (a hard link)", own)
+	syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600)
+	refused("fifo", "a named pipe, not a regular file", own)
+	refused("fifo", "a named pipe that nobody reads", Own{What: "a log", Pipes: true})
+	if b, _ := os.ReadFile(users); string(b) != "the user's own" {
+		t.Errorf("the user's file: %q", b)
+	}
+	if err := syscall.Mknod(filepath.Join(dir, "blk"), syscall.S_IFBLK|0o600, 7<<8|255); err == nil { // a loop device's node, made here
+		refused("blk", "a block device, not a regular file", own)
+	} else {
+		t.Logf("no block device node made (%v): not checked", err)
+	}
+	if err := syscall.Mknod(filepath.Join(dir, "null"), syscall.S_IFCHR|0o600, 1<<8|3); err == nil { // /dev/null's numbers, made here
+		os.Symlink(filepath.Join(dir, "null"), filepath.Join(dir, "to-null"))
+		for _, name := range []string{"null", "to-null"} {
+			f, err := OpenOwn(filepath.Join(dir, name), own)
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				continue
+			}
+			if _, err := f.WriteString("x"); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+			f.Close()
+		}
+	} else {
+		t.Logf("no character device node made (%v): not checked", err)
+	}
+	mine := filepath.Join(dir, "mine.log")
+	os.WriteFile(mine, []byte("before"), 0o644)
+	f, err := OpenOwn(mine, own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("after")
+	f.Close()
+	if b, _ := os.ReadFile(mine); string(b) != "after" {
+		t.Errorf("its own file: %q, want it emptied first", b)
+	}
+}
