@@ -25,13 +25,7 @@ func emit(cmd string, pa *phaseArgs, setup *engine.Setup, stdout io.Writer) (int
 	c := coordinator.ConfigOf(setup)
 	o, _ := coordinator.Lookup(c.Orchestrator)
 	if o.Emit == nil {
-		var have []string
-		for _, o := range coordinator.All() {
-			if o.Emit != nil {
-				have = append(have, o.Name)
-			}
-		}
-		return ExitUsage, badf("%s: --emit writes the manifests of an orchestrator that has them: give --orchestrator %s (orchestrator is %s)", cmd, strings.Join(have, " or "), c.Orchestrator)
+		return ExitUsage, badf("%s: --emit writes the manifests of an orchestrator that has them: give --orchestrator %s (orchestrator is %s)", cmd, strings.Join(coordinator.Emitting(), " or "), c.Orchestrator)
 	}
 	m, err := o.Emit(setup, c)
 	if err != nil {

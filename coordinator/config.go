@@ -136,10 +136,17 @@ func IndexFromEnv(from string, getenv func(string) string) (int, error) {
 
 // Templated are the names of the orchestrators that start their clients
 // from one template (those --client-index-from takes).
-func Templated() []string {
+func Templated() []string { return namesOf(func(o Orchestrator) bool { return o.IndexEnv != nil }) }
+
+// Emitting are the orchestrators that write manifests (Emit), by name.
+func Emitting() []string { return namesOf(func(o Orchestrator) bool { return o.Emit != nil }) }
+
+// namesOf are the names of the orchestrators keep is true of, in All's
+// order.
+func namesOf(keep func(Orchestrator) bool) []string {
 	var names []string
 	for _, o := range All() {
-		if o.IndexEnv != nil {
+		if keep(o) {
 			names = append(names, o.Name)
 		}
 	}
@@ -224,13 +231,7 @@ func Help() string {
 			flag(&b, "--"+pr.Flag+" "+pr.Arg, pr.Help+" ("+pr.Name+")")
 		}
 	}
-	var emit []string
-	for _, o := range All() {
-		if o.Emit != nil {
-			emit = append(emit, o.Name)
-		}
-	}
-	flag(&b, "--emit DIR", strings.Join(emit, ", ")+": instead of running, write the orchestrator's manifests to DIR, for its own tools to apply")
+	flag(&b, "--emit DIR", strings.Join(Emitting(), ", ")+": instead of running, write the orchestrator's manifests to DIR, for its own tools to apply")
 	flag(&b, "--client-index-from NAME", "read the index from the environment "+strings.Join(Templated(), " or ")+" gives each client")
 	return b.String()
 }

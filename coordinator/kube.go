@@ -65,10 +65,36 @@ type kube struct {
 	// was sent, the answer lost: made or not, and one of the same name may
 	// be the user's). The cleanup deletes only an object that carries
 	// this run's annotation, by its UID.
-	jobUID, secretUID     types.UID
-	jobMaybe, secretMaybe bool
-	runID                 string // the run's identity, its objects' runAnnotation
-	credDone              func() // ends boundExec's watch of the credential plugins
+	madeJob, madeSecret made
+	runID               string // the run's identity, its objects' runAnnotation
+	credDone            func() // ends boundExec's watch of the credential plugins
+}
+
+// made is what the cleanup knows of an object the run created: its UID
+// when the API server answered the create, or maybe when it did not.
+type made struct {
+	uid   types.UID
+	maybe bool
+}
+
+// create sends req, a create of one object, and notes in m what the
+// cleanup needs of it: its UID, decoded into into, or that it may have
+// been made (the request was sent and not answered).
+func (k *kube) create(ctx context.Context, req *restclient.Request, into interface {
+	runtime.Object
+	GetUID() types.UID
+}, m *made) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var wrote atomic.Bool
+	err := req.Do(quiet(traceSent(ctx, &wrote))).Into(into)
+	k.mu.Lock()
+	if err == nil {
+		m.uid = into.GetUID()
+	}
+	m.maybe = err != nil && unanswered(err) && wrote.Load() // made or not: the cleanup asks
+	k.mu.Unlock()
+	return err
 }
 
 func init() {
@@ -375,17 +401,7 @@ func (k *kube) prepare(ctx context.Context, j *job) error {
 		Type:       corev1.SecretTypeOpaque,
 		StringData: map[string]string{"key": j.token, "url": k.podURL(j), "cert": j.pin},
 	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	var wrote atomic.Bool
-	var made corev1.Secret
-	err := k.client.core.Post().Namespace(k.namespace).Resource("secrets").Body(sec).Do(quiet(traceSent(ctx, &wrote))).Into(&made)
-	k.mu.Lock()
-	if err == nil {
-		k.secretUID = made.UID
-	}
-	k.secretMaybe = err != nil && unanswered(err) && wrote.Load() // made or not: the cleanup asks
-	k.mu.Unlock()
+	err := k.create(ctx, k.client.core.Post().Namespace(k.namespace).Resource("secrets").Body(sec), &corev1.Secret{}, &k.madeSecret)
 	if err != nil {
 		return fmt.Errorf("kubernetes: create Secret %s/%s: %v", k.namespace, k.name, oneLine(err.Error()))
 	}
@@ -450,17 +466,7 @@ func (k *kube) run(ctx context.Context, j *job) []error {
 		}
 		return ends
 	}
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	var wrote atomic.Bool
-	var made batchv1.Job
-	err := k.client.batch.Post().Namespace(k.namespace).Resource("jobs").Body(k.job(j)).Do(quiet(traceSent(cctx, &wrote))).Into(&made)
-	cancel()
-	k.mu.Lock()
-	if err == nil {
-		k.jobUID = made.UID
-	}
-	k.jobMaybe = err != nil && unanswered(err) && wrote.Load() // made or not: the cleanup asks
-	k.mu.Unlock()
+	err := k.create(ctx, k.client.batch.Post().Namespace(k.namespace).Resource("jobs").Body(k.job(j)), &batchv1.Job{}, &k.madeJob)
 	if err != nil {
 		return fail(fmt.Errorf("kubernetes: create Job %s/%s: %v", k.namespace, k.name, oneLine(err.Error())))
 	}
@@ -672,13 +678,13 @@ func (k *kube) logs(ctx context.Context, p *corev1.Pod, i int, j *job) {
 // pods.
 func (k *kube) deleteJob(ctx context.Context) error {
 	k.mu.Lock()
-	uid, maybe, run := k.jobUID, k.jobMaybe, k.runID
+	uid, maybe, run := k.madeJob.uid, k.madeJob.maybe, k.runID
 	k.mu.Unlock()
 	bg := metav1.DeletePropagationBackground
 	err := k.deleteOwn(ctx, k.client.batch, "jobs", uid, maybe, run, &bg, func() metav1.Object { return &batchv1.Job{} })
 	if err == nil {
 		k.mu.Lock()
-		k.jobUID, k.jobMaybe = "", false
+		k.madeJob = made{}
 		k.mu.Unlock()
 	}
 	return err
@@ -732,7 +738,7 @@ func (k *kube) cleanup(ctx context.Context, j *job) {
 		j.mu.Unlock()
 	}
 	k.mu.Lock()
-	uid, maybe, run := k.secretUID, k.secretMaybe, k.runID
+	uid, maybe, run := k.madeSecret.uid, k.madeSecret.maybe, k.runID
 	k.mu.Unlock()
 	if err := k.deleteOwn(ctx, k.client.core, "secrets", uid, maybe, run, nil, func() metav1.Object { return &corev1.Secret{} }); err != nil {
 		j.mu.Lock()
