@@ -2,18 +2,16 @@ package couchdb_test
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/servbench/servbench/cli"
-	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/db/couchdb"
+	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/props"
 )
 
 // endlessServer stands in for CouchDB on 127.0.0.1: its first two reads
@@ -55,21 +53,12 @@ func endlessServer(t *testing.T) (string, *atomic.Int64) {
 // end); the run goes on and writes its results.
 func TestEndlessAnswerFailsItsOperation(t *testing.T) {
 	url, reads := endlessServer(t)
-	out := filepath.Join(t.TempDir(), "r.json")
-	var stderr strings.Builder
-	code := cli.MainContext(context.Background(), []string{"run", "couchdb", "-w", "c", "-p", "couchdb.url=" + url,
-		"-threads", "1", "-p", "operationcount=20", "-p", "recordcount=10", "-p", "couchdb.timeout=20000", "-o", out}, io.Discard, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
-	raw, err := os.ReadFile(out)
+	res, err := engine.Run(context.Background(), engine.Spec{Binding: couchdb.Name, Workload: "c", Records: 10,
+		Operations: engine.Give(int64(20)), Threads: 1, Properties: props.Of("couchdb.url", url, "couchdb.timeout", "20000")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d result.Doc
-	if err := json.Unmarshal(raw, &d); err != nil {
-		t.Fatal(err)
-	}
+	d := res.Doc()
 	if reads.Load() < 3 {
 		t.Fatalf("the server answered %d reads", reads.Load())
 	}

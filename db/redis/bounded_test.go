@@ -16,7 +16,11 @@ import (
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/db/dbtest"
+	"github.com/servbench/servbench/db/redis"
 	"github.com/servbench/servbench/db/wire"
+	"github.com/servbench/servbench/engine"
+	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/result"
 )
 
 // hugeReplies is a server on 127.0.0.1 that speaks RESP and answers its
@@ -130,6 +134,18 @@ func readCommand(r *bufio.Reader) ([]string, error) {
 	return args, nil
 }
 
+// runC runs workload C's 20 reads of 10 records on one thread against the
+// server at addr, and returns its result.
+func runC(t *testing.T, addr string, kv ...string) *result.Doc {
+	t.Helper()
+	res, err := engine.Run(context.Background(), engine.Spec{Binding: redis.Name, Workload: "c", Records: 10,
+		Operations: engine.Give(int64(20)), Threads: 1, Properties: props.Of(append([]string{"redis.url", "redis://" + addr}, kv...)...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Doc()
+}
+
 // wire.RESPElementBytes is at least what rueidis gives an element of an
 // aggregate when its header comes.
 func TestRESPElementBytes(t *testing.T) {
@@ -144,11 +160,7 @@ func TestRESPElementBytes(t *testing.T) {
 // run goes on and writes its results.
 func TestHugeReplyFailsItsOperation(t *testing.T) {
 	addr, reads := hugeReplies(t)
-	code, d, stderr := runCLI(context.Background(), t, "run", "redis", "-w", "c", "-p", "redis.url=redis://"+addr,
-		"-threads", "1", "-p", "operationcount=20", "-p", "recordcount=10")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	d := runC(t, addr)
 	if reads.Load() < 3 {
 		t.Fatalf("the server answered %d reads", reads.Load())
 	}
@@ -189,11 +201,7 @@ func TestEndlessReplyFailsItsOperation(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			addr, reads := misbehaving(t, c.replies...)
-			code, d, stderr := runCLI(context.Background(), t, "run", "redis", "-w", "c", "-p", "redis.url=redis://"+addr,
-				"-threads", "1", "-p", "operationcount=20", "-p", "recordcount=10", "-p", "redis.timeout=60000")
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
+			d := runC(t, addr, "redis.timeout", "60000")
 			if reads.Load() < 3 {
 				t.Fatalf("the server answered %d reads", reads.Load())
 			}

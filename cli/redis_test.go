@@ -1,4 +1,9 @@
-package redis_test
+package cli
+
+// The Redis binding's runs through the command: spread over clients, the
+// server killed and restarted under a run, Ctrl-C while it hangs. Each test
+// starts a redis-server of its own on 127.0.0.1 (SERVBENCH_REDIS_URL says
+// one is installed).
 
 import (
 	"context"
@@ -14,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/servbench/servbench/cli"
 	"github.com/servbench/servbench/db/dbtest"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
@@ -45,10 +49,10 @@ func ownServer(t *testing.T, port int) *exec.Cmd {
 	return nil
 }
 
-func runCLI(ctx context.Context, t *testing.T, args ...string) (int, *result.Doc, string) {
+func redisRun(ctx context.Context, t *testing.T, args ...string) (int, *result.Doc, string) {
 	out := filepath.Join(t.TempDir(), "r.json")
 	var stderr strings.Builder
-	code := cli.MainContext(ctx, append(args, "-o", out), io.Discard, &stderr)
+	code := MainContext(ctx, append(args, "-o", out), io.Discard, &stderr)
 	raw, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatalf("exit %d, no result file: %v; stderr %s", code, err, stderr.String())
@@ -60,11 +64,11 @@ func runCLI(ctx context.Context, t *testing.T, args ...string) (int, *result.Doc
 	return code, &d, stderr.String()
 }
 
-// TestDeadServerIsNotADeadRun kills Redis in the middle of a run at a
+// TestRedisDeadServerIsNotADeadRun kills Redis in the middle of a run at a
 // fixed rate and restarts it two seconds later: the run goes on, counts the
 // failures by cause, recovers, ends on time and writes complete results
 // whose time series shows the gap.
-func TestDeadServerIsNotADeadRun(t *testing.T) {
+func TestRedisDeadServerIsNotADeadRun(t *testing.T) {
 	dbtest.ServerURL(t, "SERVBENCH_REDIS_URL") // redis-server is installed
 	const port = 6391
 	srv := ownServer(t, port)
@@ -77,7 +81,7 @@ func TestDeadServerIsNotADeadRun(t *testing.T) {
 		time.Sleep(2 * time.Second)
 		srv = ownServer(t, port)
 	}()
-	code, d, stderr := runCLI(context.Background(), t, "run", "redis", "-w", "h", "-p", "redis.url="+url,
+	code, d, stderr := redisRun(context.Background(), t, "run", "redis", "-w", "h", "-p", "redis.url="+url,
 		"-threads", "4", "-target", "1000", "-p", "operationcount=0", "-p", "maxexecutiontime=6",
 		"-p", "timeseries.interval=0.25", "-p", "redis.timeout=300")
 	defer func() { srv.Process.Kill(); srv.Wait() }()
@@ -124,28 +128,28 @@ func TestDeadServerIsNotADeadRun(t *testing.T) {
 	}
 }
 
-// TestInterruptWritesResultsSoFar: Ctrl-C (here, the context) in the middle
+// TestRedisInterruptWritesResultsSoFar: Ctrl-C (here, the context) in the middle
 // of an unlimited run still writes the results.
-func TestInterruptWritesResultsSoFar(t *testing.T) {
+func TestRedisInterruptWritesResultsSoFar(t *testing.T) {
 	dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
 	const port = 6392
 	srv := ownServer(t, port)
 	defer func() { srv.Process.Kill(); srv.Wait() }()
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(time.Second, cancel)
-	code, d, _ := runCLI(ctx, t, "run", "redis", "-w", "h", "-p", fmt.Sprintf("redis.url=redis://127.0.0.1:%d", port),
+	code, d, _ := redisRun(ctx, t, "run", "redis", "-w", "h", "-p", fmt.Sprintf("redis.url=redis://127.0.0.1:%d", port),
 		"-threads", "2", "-target", "1000", "-p", "operationcount=0")
-	if code != cli.ExitInterrupted || d.Stop != result.Interrupted || d.Operations < 500 {
+	if code != ExitInterrupted || d.Stop != result.Interrupted || d.Operations < 500 {
 		t.Errorf("exit %d, stop %s, %d operations", code, d.Stop, d.Operations)
 	}
 }
 
-// TestInterruptWhileServerHangs: Ctrl-C while the server hangs (SIGSTOP)
+// TestRedisInterruptWhileServerHangs: Ctrl-C while the server hangs (SIGSTOP)
 // ends the measured time when the stop is asked, not after the stop grace
 // the threads stuck in the server are given, and a second Ctrl-C ends the
 // wait at once: the stuck operations are abandoned, neither failed nor
 // measured, and the results are written.
-func TestInterruptWhileServerHangs(t *testing.T) {
+func TestRedisInterruptWhileServerHangs(t *testing.T) {
 	dbtest.ServerURL(t, "SERVBENCH_REDIS_URL")
 	const port = 6393
 	srv := ownServer(t, port)
@@ -169,12 +173,12 @@ func TestInterruptWhileServerHangs(t *testing.T) {
 	}()
 	// A stop grace far longer than the test: only the second Ctrl-C can
 	// end the wait for the threads stuck in the hung server.
-	code, d, stderr := runCLI(runner.WithAbandon(ctx, abandon), t, "run", "redis", "-w", "h",
+	code, d, stderr := redisRun(runner.WithAbandon(ctx, abandon), t, "run", "redis", "-w", "h",
 		"-p", fmt.Sprintf("redis.url=redis://127.0.0.1:%d", port), "-threads", "4", "-target", "1000",
 		"-p", "operationcount=0", "-p", "redis.timeout=600000", "-p", "stopgrace=600")
 	returned := time.Since(begun)
 	<-signalled
-	if code != cli.ExitInterrupted || d.Stop != result.Interrupted {
+	if code != ExitInterrupted || d.Stop != result.Interrupted {
 		t.Fatalf("exit %d, stop %s: %s", code, d.Stop, stderr)
 	}
 	if returned < waited {
@@ -202,6 +206,44 @@ func TestInterruptWhileServerHangs(t *testing.T) {
 			if status != "OK" {
 				t.Errorf("%s: %d %s: operations stuck in a hung server and abandoned are not failures", op.Name, n, status)
 			}
+		}
+	}
+}
+
+// One phase on 1, 2 and 4 clients against a real Redis: the load by 2
+// clients inserts every record once, and each run's merged result has
+// every operation of the clients, all answered, with the clients' own
+// results adding up to it. (At a rate: a second, so that the clients'
+// runs overlap whatever the machine is doing.)
+func TestRedisClients(t *testing.T) {
+	dbtest.ServerURL(t, "SERVBENCH_REDIS_URL") // redis-server is installed
+	const port = 6394
+	srv := ownServer(t, port) // empty: the load inserts every record
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	url := fmt.Sprintf("redis://127.0.0.1:%d", port)
+	ctx := context.Background()
+	code, load, stderr := redisRun(ctx, t, "load", "redis", "-w", "c", "-p", "redis.url="+url, "-p", "recordcount=4000",
+		"--clients", "2", "-threads", "4", "-p", "dataintegrity=true")
+	if code != ExitOK || load.Operations != 4000 || load.OKOperations != 4000 || load.Clients != 2 {
+		t.Fatalf("load on 2 clients: exit %d, %d records (%d ok): %s", code, load.Operations, load.OKOperations, stderr)
+	}
+	for _, n := range []int{1, 2, 4} {
+		code, run, stderr := redisRun(ctx, t, "run", "redis", "-w", "c", "-p", "redis.url="+url, "-p", "recordcount=4000",
+			"-p", "operationcount=8002", "--clients", fmt.Sprint(n), "-threads", "4", "-target", "8000", "-p", "dataintegrity=true")
+		if code != ExitOK {
+			t.Fatalf("%d clients: exit %d: %s", n, code, stderr)
+		}
+		verified := int64(0)
+		for _, op := range run.Ops {
+			if op.Name == "VERIFY" {
+				verified = op.Outcomes["OK"]
+			}
+		}
+		if run.Operations != 8002 || run.OKOperations != 8002 || verified != 8002 {
+			t.Errorf("%d clients: %d operations, %d ok, %d verified; want 8002", n, run.Operations, run.OKOperations, verified)
+		}
+		if n > 1 && run.Clients != n {
+			t.Errorf("%d clients merged, want %d", run.Clients, n)
 		}
 	}
 }
