@@ -169,6 +169,7 @@ slo:
 // smaller; a plan that names its table and gives several record counts is
 // refused before anything runs (the second load met the first's keys).
 func TestBenchTablePerDataSet(t *testing.T) {
+	t.Parallel()
 	pf := writePlan(t, "deployments: [{label: b, binding: basic}]\nworkloads: [c]\nrecords: [100, 200]\nthreads: [1]\noperations: 10\nproperties:\n  table: mine\n")
 	if code, _, e := servbench(t, "bench", pf, "-o", filepath.Join(t.TempDir(), "out")); code != ExitUsage || !strings.Contains(e, "the plan names its table (mine) and 2 record counts") {
 		t.Errorf("a named table of two data sets: exit %d: %s", code, e)
@@ -216,6 +217,7 @@ func TestShippedPlans(t *testing.T) {
 // keyword/value connection string, a URL whose user name holds '#', a
 // password key in flow style.
 func TestBenchKeepsNoSecret(t *testing.T) {
+	t.Parallel()
 	pf := writePlan(t, `name: secrets
 deployments:
   - label: b

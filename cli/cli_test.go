@@ -97,6 +97,7 @@ func num(t *testing.T, m map[string]string, key string) float64 {
 }
 
 func TestEveryWorkloadOnPebbleWithIntegrity(t *testing.T) {
+	t.Parallel()
 	for _, w := range workloads.Names() {
 		t.Run(w, func(t *testing.T) {
 			code, out, errOut := servbench(t, "run", "pebble", "-w", w, "-threads", "2",
@@ -153,6 +154,7 @@ func TestEveryWorkloadOnPebbleWithIntegrity(t *testing.T) {
 }
 
 func TestEveryWorkloadOnBasic(t *testing.T) {
+	t.Parallel()
 	for _, w := range workloads.Names() {
 		code, out, errOut := servbench(t, "run", "basic", "-w", w, "-threads", "2", "-p", "operationcount=5000")
 		if code != 0 {
@@ -287,6 +289,7 @@ func TestJSONAndCSVResults(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	badFile := filepath.Join(dir, "bad")
 	os.WriteFile(badFile, []byte("recordcount=100\nreadproportion=0.5\nupdateproportion=zero\n"), 0o644)
@@ -492,6 +495,7 @@ func TestEveryBindingIsInTheCommand(t *testing.T) {
 // check (UNEXPECTED_STATE), data loaded with integrity values passes; both
 // are counted under [VERIFY], as YCSB counts them.
 func TestVerifyOutcomesOnPebble(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		loadIntegrity string
 		outcome       string
@@ -520,6 +524,7 @@ func TestVerifyOutcomesOnPebble(t *testing.T) {
 // limit falls while each thread has one in flight: those finish and count,
 // so nothing fails and nothing is abandoned.
 func TestTimeLimitCountsNoFailures(t *testing.T) {
+	t.Parallel()
 	json := filepath.Join(t.TempDir(), "r.json")
 	code, out, errOut := servbench(t, "run", "basic", "-w", "a", "-threads", "4", "--duration", "0.3",
 		"-p", "operationcount=0", "-p", "basicdb.simulatedelay=20", "-p", "basicdb.randomizedelay=false", "-o", json)

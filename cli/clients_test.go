@@ -232,6 +232,7 @@ func TestClientsSilentClientFails(t *testing.T) {
 // ends it (exit 130); one over its bound, or missing, is bad input in one
 // line, and no client starts.
 func TestSSHHostsFileAttacks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "hosts")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
@@ -299,6 +300,7 @@ func execKubeconfig(t *testing.T, script string) string {
 // stopped at 1 MiB, in one line naming it (client-go read it whole: out
 // of memory), and the command fails.
 func TestKubeconfigExecPluginOutputBounded(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(os.Args[0], "run", "basic", "-w", "a", "--clients", "2", "-threads", "2", "--orchestrator", "kubernetes",
 		"-p", "kubernetes.kubeconfig="+execKubeconfig(t, "exec yes"))
 	var errb bytes.Buffer
@@ -926,6 +928,7 @@ func TestKubeconfigExecPluginStderrHidden(t *testing.T) {
 // credentials), so the cleanup asks the API server for nothing: it ran
 // the plugin once more, for 10 s, to delete what was never made.
 func TestKubeconfigExecPluginStoppedByOneSignal(t *testing.T) {
+	t.Parallel()
 	code, said := kubePlugin(t, "sleep 600", syscall.SIGTERM)
 	if code != ExitInterrupted || strings.Contains(said, "second signal") || !strings.Contains(said, "plugin sh stopped (interrupted)") || strings.Contains(said, "within 1m0s") ||
 		strings.Contains(said, "delete Secret") || strings.Count(said, "plugin sh") != 1 {
@@ -963,6 +966,7 @@ func TestKubeconfigExecPluginLeavingAProcess(t *testing.T) {
 // control characters escaped (2 MB of escape sequences reached the
 // terminal raw).
 func TestKubeconfigExecPluginStderrBounded(t *testing.T) {
+	t.Parallel()
 	code, said := kubePlugin(t, `yes "$(printf '\033[31mRED')" | head -c 2000000 >&2; exit 3`, nil)
 	if code == ExitOK || len(said) > 200<<10 || strings.Contains(said, "\x1b") || !strings.Contains(said, "more on stderr, not shown") {
 		t.Errorf("exit %d, %d bytes said, ESC %v: %.300s", code, len(said), strings.Contains(said, "\x1b"), said)

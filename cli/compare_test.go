@@ -159,6 +159,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space
 // merged file is written all the same), and show a result's control
 // characters escaped (a workload named with ESC [2J cleared the screen).
 func TestCompareAndMergeOutput(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "out")
 	writeResults(t, dir, map[string]float64{"fast": 1, "slow": 3})
 	a, b := filepath.Join(dir, "runs/fast/c/r100-t1-qmax-1.json"), filepath.Join(dir, "runs/slow/c/r100-t1-qmax-1.json")

@@ -33,6 +33,7 @@ import (
 // stays a link and its target gets the content; a full device fails the
 // run in one line; a named pipe's reader gets the result.
 func TestOutputsNeverReplaceWhatIsThere(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	null, full := filepath.Join(dir, "null"), filepath.Join(dir, "full")
 	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, (1<<8)|3); err != nil {
@@ -142,6 +143,7 @@ operations: 10
 // answers (a named pipe nobody writes) gives way to Ctrl-C; a byte order
 // mark before the first property is not part of its name.
 func TestPropertyFilesBoundedAndStoppable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if zero := filepath.Join(dir, "zero"); syscall.Mknod(zero, syscall.S_IFCHR|0o666, (1<<8)|5) == nil {
 		code, _, e := servbench(t, "run", "basic", "-P", zero)
@@ -625,6 +627,7 @@ func TestOneRunWritesAnOutputAtOnce(t *testing.T) {
 // reference.csv, or -o among the exported files are refused in one line,
 // leaving every file as it was; a full device fails it.
 func TestReportOutputsChecked(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "out")
 	pf := writePlan(t, "name: r\nreference: ref.csv\ndeployments: [{label: basic, binding: basic}]\nworkloads: [c]\nrecords: [10]\nthreads: [1]\noperations: 10\n")
 	os.WriteFile(filepath.Join(filepath.Dir(pf), "ref.csv"), []byte("system,workload,threads,throughput,latency_ms,latency,source\nbasic,c,1,1000,,,a study\n"), 0o644)
@@ -713,6 +716,7 @@ func TestPlanRunFilesInTheOneList(t *testing.T) {
 // No output of a run writes over a file it reads: a property file (-P)
 // or a file a property names, whichever flag names the output.
 func TestOutputsNeverNameAnInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in := filepath.Join(dir, "wl.props")
 	const text = "recordcount=10\noperationcount=20\n"
@@ -829,6 +833,7 @@ func TestBenchNeverWritesItsInputs(t *testing.T) {
 // setup log, the index, each on a full device) fails the plan (exit 1),
 // named; the runs' results are written.
 func TestBenchOutputsThatFailAreSaid(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	full := filepath.Join(base, "full")
 	if err := syscall.Mknod(full, syscall.S_IFCHR|0o666, (1<<8)|7); err != nil {

@@ -47,6 +47,7 @@ func strictDecode(t *testing.T, path string, into any) {
 // point at the metrics port. No credential is in the ConfigMap, the Job or
 // the command's output.
 func TestKubernetesManifests(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	code, stdout, stderr := servbench(t, "run", "redis", "-w", "b", "--clients", "4", "-threads", "8", "--orchestrator", "kubernetes",
 		"--image", "registry.example/servbench:1", "-p", "kubernetes.claim=results", "-p", "redis.url=redis://u:s3cret@127.0.0.1:6379",

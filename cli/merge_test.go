@@ -69,6 +69,7 @@ func madeClient(t *testing.T, path, label, wl string, start time.Time) {
 // hold every operation of both. The results are made, not measured, so
 // the figures are exact whatever the machine is doing.
 func TestMergeClientsThatRanTogether(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	madeClient(t, filepath.Join(dir, "1.json"), "client1", "a", t0)

@@ -32,6 +32,7 @@ func (g *gate) Write(b []byte) (int, error) {
 // lines written before it, and all that is said adds up to what was not
 // written.
 func TestQueuedNeverWaits(t *testing.T) {
+	t.Parallel()
 	line := strings.Repeat("y", 1023) + "\n"
 	full := queueBytes / len(line)
 	for _, c := range []struct {

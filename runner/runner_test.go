@@ -270,6 +270,7 @@ func TestWarmupTimeThrottledAndExcluded(t *testing.T) {
 // from starting operations; those in flight finish and count as usual, so
 // the end of a run never shows up as failed operations.
 func TestTimeLimitLetsOperationsInFlightFinish(t *testing.T) {
+	t.Parallel()
 	s := &store{slow: 20 * time.Millisecond}
 	res := runWith(t, context.Background(), s, false, nil,
 		"threadcount", "3", "maxexecutiontime", "0.1", "stopgrace", "60")
@@ -290,6 +291,7 @@ func TestTimeLimitLetsOperationsInFlightFinish(t *testing.T) {
 // operations are abandoned (not failed), and the measured time ends at the
 // time limit, not when the grace ran out.
 func TestTimeLimitEndsRunWithHungBinding(t *testing.T) {
+	t.Parallel()
 	hang := make(chan struct{})
 	defer close(hang)
 	res := runWith(t, context.Background(), &store{hang: hang}, false, nil,
@@ -362,6 +364,7 @@ func TestInterruptKeepsResults(t *testing.T) {
 // by 1 s down to 0, so response time (from the intended start) must show
 // the stall in its tail while service time must not.
 func TestCoordinatedOmission(t *testing.T) {
+	t.Parallel()
 	res := runWith(t, context.Background(), &store{stallAt: 500, stall: time.Second}, false, nil,
 		"threadcount", "1", "target", "1000", "operationcount", "3000")
 	svc := res.Total.Merged(measure.Read, false, func(db.Status) bool { return true })
@@ -461,6 +464,7 @@ func (iv *intervals) Interval(p Progress) {
 }
 
 func TestIntervalsAddUpToTotal(t *testing.T) {
+	t.Parallel()
 	iv := &intervals{}
 	res := runWith(t, context.Background(), &store{}, false, iv, "threadcount", "2", "target", "2000", "operationcount", "600")
 	if iv.n != ops(res) || iv.n != 600 {
@@ -489,6 +493,7 @@ func TestBatchedLoad(t *testing.T) {
 }
 
 func TestTimeLimitAfterOperationWarmup(t *testing.T) {
+	t.Parallel()
 	s := &store{}
 	res := runWith(t, context.Background(), s, false, nil, "threadcount", "2", "target", "2000",
 		"warmupoperationcount", "400", "maxexecutiontime", "0.3")
@@ -531,6 +536,7 @@ func TestInterruptEndsTheMeasuredTime(t *testing.T) {
 // ends past the measured time (a result whose intervals did was refused
 // by the coordinator it was sent to).
 func TestInterruptedIntervalsLieWithinTheRun(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	clock := &watchedClock{read: make(chan struct{})}
