@@ -628,6 +628,11 @@ func TestOneRunWritesAnOutputAtOnce(t *testing.T) {
 // leaving every file as it was; a full device fails it.
 func TestReportOutputsChecked(t *testing.T) {
 	t.Parallel()
+	// A directory of nothing: bad input, in one line naming what it lacks.
+	if code, _, e := servbench(t, "report", t.TempDir(), "-o", filepath.Join(t.TempDir(), "r.html")); code != ExitUsage ||
+		strings.Count(e, "\n") != 1 || !strings.Contains(e, "index.json") {
+		t.Errorf("report of an empty directory: exit %d: %s", code, e)
+	}
 	dir := filepath.Join(t.TempDir(), "out")
 	pf := writePlan(t, "name: r\nreference: ref.csv\ndeployments: [{label: basic, binding: basic}]\nworkloads: [c]\nrecords: [10]\nthreads: [1]\noperations: 10\n")
 	os.WriteFile(filepath.Join(filepath.Dir(pf), "ref.csv"), []byte("system,workload,threads,throughput,latency_ms,latency,source\nbasic,c,1,1000,,,a study\n"), 0o644)

@@ -7,24 +7,31 @@ import (
 	"encoding/xml"
 	"fmt"
 	"image/png"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/servbench/servbench/cli"
+	_ "github.com/servbench/servbench/db/basic" // the plans' bindings
 	"github.com/servbench/servbench/db/dbtest"
+	_ "github.com/servbench/servbench/db/dynamodb"
+	_ "github.com/servbench/servbench/db/pebble"
+	"github.com/servbench/servbench/experiment"
+	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/report"
 	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/workloads"
 )
 
 // A plan with every dimension the report draws: two systems at cluster
 // sizes 1 and 2 with prices, two workloads, two record counts, two thread
 // counts, operations scaled with records, two repetitions, an SLO.
-const plan = `name: report-test
+const reportPlan = `name: report-test
 deployments:
   - {label: pebble, binding: pebble, nodes: 1, price_per_hour: 0.1}
   - {label: basic, binding: basic, system: basic, nodes: 2, price_per_month: 73}
@@ -45,6 +52,41 @@ var shared struct {
 	err  string
 }
 
+// bench runs the plan in file pf into the directory out, as servbench
+// bench does (its lines to stderr).
+func bench(ctx context.Context, pf, out string, stderr io.Writer) error {
+	pl, err := plan.LoadContext(ctx, pf, func(name string) bool { return slices.Contains(workloads.Names(), name) })
+	if err != nil {
+		return err
+	}
+	r := experiment.New(pl, out, stderr)
+	if err := r.CheckContext(ctx); err != nil {
+		return err
+	}
+	return r.Run(ctx)
+}
+
+// writeReport writes the page of the plan directory dir to html, and its
+// charts and tables into export unless it is "", as servbench report does.
+func writeReport(dir, html, export string) error {
+	set, err := report.Load(dir)
+	if err != nil {
+		return err
+	}
+	secs := set.Sections()
+	var page bytes.Buffer
+	if err := set.HTML(&page, secs); err != nil {
+		return err
+	}
+	if err := os.WriteFile(html, page.Bytes(), 0o644); err != nil {
+		return err
+	}
+	if export != "" {
+		_, err = report.Export(export, secs)
+	}
+	return err
+}
+
 // runPlan runs the plan once per test binary (32 runs and 4 loads), and
 // gives each test a copy of its directory of its own: a test may change a
 // result there.
@@ -52,14 +94,14 @@ func runPlan(t *testing.T) string {
 	t.Helper()
 	shared.once.Do(func() {
 		pf := filepath.Join(os.Getenv(report.SharedEnv), "plan.yaml")
-		if err := os.WriteFile(pf, []byte(plan), 0o644); err != nil {
+		if err := os.WriteFile(pf, []byte(reportPlan), 0o644); err != nil {
 			shared.err = err.Error()
 			return
 		}
 		out := filepath.Join(os.Getenv(report.SharedEnv), "out")
 		var errb bytes.Buffer
-		if code := cli.MainContext(context.Background(), []string{"bench", pf, "-o", out}, &bytes.Buffer{}, &errb); code != 0 {
-			shared.err = fmt.Sprintf("bench: exit %d: %s", code, errb.String())
+		if err := bench(context.Background(), pf, out, &errb); err != nil {
+			shared.err = fmt.Sprintf("bench: %v: %s", err, errb.String())
 			return
 		}
 		shared.dir = out
@@ -142,10 +184,9 @@ func TestReportViewsAndExports(t *testing.T) {
 
 	// Exports: every chart an SVG file, every table CSV and Markdown.
 	x := filepath.Join(t.TempDir(), "x")
-	var errb bytes.Buffer
 	html := filepath.Join(t.TempDir(), "report.html")
-	if code := cli.MainContext(context.Background(), []string{"report", out, "-o", html, "--export", x}, &bytes.Buffer{}, &errb); code != 0 {
-		t.Fatalf("report: exit %d: %s", code, errb.String())
+	if err := writeReport(out, html, x); err != nil {
+		t.Fatalf("report: %v", err)
 	}
 	f, err := os.Open(filepath.Join(x, "summary.csv"))
 	if err != nil {
@@ -176,13 +217,6 @@ func TestReportViewsAndExports(t *testing.T) {
 			t.Errorf("the page holds %q: it must load nothing", bad)
 		}
 	}
-
-	// The bad inputs: no directory, a directory of nothing.
-	errb.Reset()
-	if code := cli.MainContext(context.Background(), []string{"report", t.TempDir(), "-o", html}, &bytes.Buffer{}, &errb); code != cli.ExitUsage ||
-		strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), "index.json") {
-		t.Errorf("report of an empty directory: exit %d: %s", code, errb.String())
-	}
 }
 
 // The page in a real browser: it loads with no error and no request, every
@@ -193,9 +227,8 @@ func TestReportInBrowser(t *testing.T) {
 	b := startBrowser(t, ctx)
 	out := runPlan(t)
 	html := filepath.Join(t.TempDir(), "report.html")
-	var errb bytes.Buffer
-	if code := cli.MainContext(ctx, []string{"report", out, "-o", html}, &bytes.Buffer{}, &errb); code != 0 {
-		t.Fatalf("report: exit %d: %s", code, errb.String())
+	if err := writeReport(out, html, ""); err != nil {
+		t.Fatalf("report: %v", err)
 	}
 	b.page(t)
 	if errs := b.open(t, "file://"+html); len(errs) > 0 {
@@ -395,8 +428,8 @@ func benchPlan(t *testing.T, text string) *report.Set {
 	os.WriteFile(pf, []byte(text), 0o644)
 	out := filepath.Join(dir, "out")
 	var errb bytes.Buffer
-	if code := cli.MainContext(context.Background(), []string{"bench", pf, "-o", out}, &bytes.Buffer{}, &errb); code != 0 {
-		t.Fatalf("bench: exit %d: %s", code, errb.String())
+	if err := bench(context.Background(), pf, out, &errb); err != nil {
+		t.Fatalf("bench: %v: %s", err, errb.String())
 	}
 	set, err := report.Load(out)
 	if err != nil {
@@ -569,8 +602,8 @@ slo: {search: threads, bound_ms: [50, 0.000001]}
 	}
 	out := filepath.Join(dir, "out")
 	var errb bytes.Buffer
-	if code := cli.MainContext(context.Background(), []string{"bench", pf, "-o", out}, &bytes.Buffer{}, &errb); code != 0 {
-		t.Fatalf("bench: exit %d: %s", code, errb.String())
+	if err := bench(context.Background(), pf, out, &errb); err != nil {
+		t.Fatalf("bench: %v: %s", err, errb.String())
 	}
 	for _, want := range []string{"p99 ≤ 0.000001 ms: no step met it, down to 1 thread", "p99 ≤ 50 ms: ", "at 4 threads", "the most the search tries: the capacity is at least this (4 runs)"} {
 		if !strings.Contains(errb.String(), want) {
