@@ -10,9 +10,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/experiment"
 	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/props"
+	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/workloads"
 )
 
@@ -74,6 +76,11 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		}
 	}
 	r := experiment.New(pl, a.dir, stderr)
+	if pl.Rehearsal == nil { // a rehearsal tries the plan: not results to keep
+		r.OnResult = func(setup *engine.Setup, d *result.Doc, path string) {
+			recordResult(ctx, setup.History, d, path, stderr)
+		}
+	}
 	if err := r.CheckContext(ctx); err != nil {
 		if ctx.Err() != nil { // stopped while reading a file the plan names
 			return ExitInterrupted, err

@@ -129,6 +129,10 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		code, err = reportCmd(ctx, args[1:], stdout, stderr)
 	case "compare":
 		code, err = compareCmd(ctx, args[1:], stdout)
+	case "history":
+		code, err = historyCmd(ctx, args[1:], stdout, stderr)
+	case "gate":
+		code, err = gateCmd(ctx, args[1:], stdout)
 	case "workloads":
 		listWorkloads(stdout)
 	case "bindings":
@@ -153,11 +157,15 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			fmt.Fprint(stdout, reportUsage)
 		} else if len(args) > 1 && args[1] == "compare" {
 			fmt.Fprint(stdout, compareUsage)
+		} else if len(args) > 1 && args[1] == "history" {
+			fmt.Fprint(stdout, historyUsage)
+		} else if len(args) > 1 && args[1] == "gate" {
+			fmt.Fprint(stdout, gateUsage)
 		} else {
 			fmt.Fprint(stdout, usage)
 		}
 	default:
-		err = badf("unknown command %q (commands: load, run, bench, report, compare, merge, import, client, workloads, bindings, version, help)", args[0])
+		err = badf("unknown command %q (commands: load, run, bench, report, compare, history, gate, merge, import, client, workloads, bindings, version, help)", args[0])
 	}
 	if err != nil {
 		// Said through the one redaction, knowing what the command line
@@ -199,6 +207,8 @@ Usage:
   servbench bench PLAN.yaml -o DIR   run an experiment plan (sweeps, repetitions, cost)
   servbench report DIR -o R.html     the plan's tables and charts in one page
   servbench compare A B              differences with confidence intervals
+  servbench history                  every result recorded, filtered, a figure's trend
+  servbench gate NEW                 pass or fail against the history or a baseline
   servbench merge R1.json R2.json... -o M.json   combine clients that ran together
   servbench import ycsb OUT.txt -o R.json        a YCSB run's printed results as a result
   servbench client                   one client of a spread run (orchestrators start it)

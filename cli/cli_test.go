@@ -54,7 +54,15 @@ func TestMain(m *testing.M) {
 	// Every process the tests start from this binary (a spread phase's
 	// clients) is the command, never another run of the tests.
 	os.Setenv("SERVBENCH_TEST_CLI", "1")
+	// The history the commands record into is the tests' own, never the
+	// user's (history.DefaultPath).
+	data, err := os.MkdirTemp("", "servbench-cli-test-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_DATA_HOME", data)
 	code := m.Run()
+	os.RemoveAll(data)
 	if sshExe != "" {
 		os.RemoveAll(filepath.Dir(sshExe)) // the servbench built for the ssh hosts (90 MB a run were left in the temp dir)
 	}

@@ -82,6 +82,15 @@ func runPhase(ctx context.Context, cmd string, pa *phaseArgs, setup *engine.Setu
 		}
 		return ExitFailure, err
 	}
+	// The result is recorded in the history once its files are written
+	// (a spread phase's by its coordinator, not by each client).
+	if !setup.Client.One || !setup.Client.Spread() {
+		path := pa.props.String("result.file", "")
+		if o.NotWritten("json") {
+			path = ""
+		}
+		recordResult(ctx, setup.History, o.Doc, path, stderr)
+	}
 	switch {
 	case o.Unwritten != nil && elsewhere:
 		return ExitFailure, fmt.Errorf("%s: %v; every other output was written", cmd, o.Unwritten)

@@ -10,14 +10,14 @@ import (
 	"time"
 )
 
-// gate is a stream that takes no write until it is opened.
-type gate struct {
+// latch is a stream that takes no write until it is opened.
+type latch struct {
 	open chan struct{}
 	mu   sync.Mutex
 	got  bytes.Buffer
 }
 
-func (g *gate) Write(b []byte) (int, error) {
+func (g *latch) Write(b []byte) (int, error) {
 	<-g.open
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -46,7 +46,7 @@ func TestQueuedNeverWaits(t *testing.T) {
 		{"dropped on both sides", full + 7, full + 5, 2 * full, []int{7 * len(line), 5 * len(line)}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			g := &gate{open: make(chan struct{})}
+			g := &latch{open: make(chan struct{})}
 			q := &queued{w: g, wake: make(chan struct{}, 1), written: make(chan struct{})}
 			write := func(k int) {
 				for range k {
@@ -108,7 +108,7 @@ func TestQueuedNeverWaits(t *testing.T) {
 // cut and said so, not dropped (a server's error of 3 MB was dropped whole
 // and standard error blamed for it).
 func TestQueuedCutsALongMessage(t *testing.T) {
-	g := &gate{open: make(chan struct{})}
+	g := &latch{open: make(chan struct{})}
 	close(g.open)
 	q := newQueued(g)
 	long := strings.Repeat("e", 3<<20) + "\n"

@@ -199,6 +199,11 @@ type Setup struct {
 	// Warnings are properties accepted but not used (another binding's,
 	// YCSB's JVM settings).
 	Warnings []string
+	// History is where the command line records the phase's result
+	// (property history.file: a path, "off" for nowhere, "" when not
+	// given: the default place, package history). The engine records
+	// nothing itself.
+	History string
 	// Client is the share of a spread phase this setup runs.
 	Client Client
 	// ServerSide is what the run samples of the servers beside its
@@ -409,6 +414,7 @@ func (s *Setup) readRecord() error {
 	if strings.ContainsFunc(s.Label, unicode.IsControl) || len(s.Label) > 200 {
 		return p.Errorf("label", "want at most 200 bytes and no control characters (it is printed on terminals and pages)")
 	}
+	s.History = p.String(HistoryProperty, "")
 	if s.ServerSide, err = readServerSide(p); err != nil {
 		return err
 	}
@@ -604,6 +610,10 @@ type Result struct {
 	recorder *probe.Recorder
 	doc      *result.Doc // built once, when first asked for
 }
+
+// HistoryProperty names the history a command records its result in
+// (Setup.History).
+const HistoryProperty = "history.file"
 
 // Run checks spec and runs it: the whole lifecycle of the binding, with
 // every output its properties ask for written as the command line writes

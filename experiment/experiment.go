@@ -108,6 +108,10 @@ type Runner struct {
 	// goroutine; a Go program follows a plan with it (or stops it there,
 	// by cancelling Run's context).
 	OnRun func(plan.IndexRun)
+	// OnResult, when set, is called with each run's and load's result
+	// once its file at path is written, and the setup it ran (the
+	// command line records it in the history).
+	OnResult func(setup *engine.Setup, d *result.Doc, path string)
 }
 
 // baseSpec is the spec a run shares with its load: the workload, the
@@ -1148,6 +1152,9 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 	var d *result.Doc
 	if !o.NotWritten("json") {
 		d = o.Doc
+		if r.OnResult != nil {
+			r.OnResult(setup, d, path)
+		}
 	}
 	unwritten := o.Unwritten
 	if txt.Len() > 0 {

@@ -19,6 +19,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv(SharedEnv, dir)
+	os.Setenv("XDG_DATA_HOME", dir) // the history bench records into: the tests' own
 	testaws.Main(removing{m, dir})
 }
 

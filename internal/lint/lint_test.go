@@ -30,14 +30,14 @@ var layers = [][]string{
 	{"internal/inputfile"},
 	{"result", "props", "generator", "report/chart", "internal/atomicfile", "spread"}, // depend on nothing of ours
 	{"internal/ycsbtext", "internal/relay"},                                           // reads YCSB's text into a result; relays a helper process's stderr, secrets hidden
-	{"db", "workloads", "plan"},                                                       // plan reads plans and results, never runs them
+	{"db", "workloads", "plan", "history"},                                            // plan reads plans and results, never runs them; history keeps results
 	{"db/jsondoc", "db/wire"},                                                         // what bindings share: document JSON, counted connections
 	{"measure", "workload/customer", "probe"},                                         // probe samples servers, never operations
 	{"db/*", "workload"},
 	{"runner"},
 	{"sink"},
 	{"engine", "report"},
-	{"coordinator"},
+	{"coordinator", "gate"},
 	{"phase"}, // one phase, here or on clients: the command line's and the plan runner's
 	{"experiment", "db/dbtest"},
 	{"cli"},

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Three runs of one cell are recorded in the history as they finish; a
+// fourth at a quarter of the target rate fails the gate against them
+// (exit 1), one like them passes (exit 0). (Each run half a second at its
+// rate: a pause of the machine's is a small part of it.) (The gate's p99 is left out here: the
+// basic binding's microseconds double on a busy machine; package gate
+// tests the latency verdicts.)
+func TestHistoryAndGate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "h.db")
+	run := func(name, target string) string {
+		t.Helper()
+		out := filepath.Join(dir, name+".json")
+		code, _, e := servbench(t, "run", "basic", "-w", "c", "-threads", "2", "-target", target, "-p", "operationcount=4000",
+			"-p", "recordcount=100", "-p", "history.file="+db, "-o", out)
+		if code != ExitOK || strings.Contains(e, "history") {
+			t.Fatalf("%s: exit %d: %s", name, code, e)
+		}
+		return out
+	}
+	for _, n := range []string{"b1", "b2", "b3"} {
+		run(n, "8000")
+	}
+	code, out, e := servbench(t, "history", "--db", db, "--binding", "basic")
+	if code != ExitOK || !strings.Contains(out, "3 entries") || strings.Count(out, " run ") != 3 {
+		t.Fatalf("history: exit %d: %s%s", code, out, e)
+	}
+	slow := run("slow", "2000")
+	code, out, e = servbench(t, "gate", slow, "--db", db, "-p", "gate.p99=off")
+	if code != ExitFailure || !strings.Contains(out, "3 baseline") || !strings.Contains(out, "REGRESSION") ||
+		!strings.Contains(out, "no run of this config at rate 2000 in the history: its runs at rate 8000") {
+		t.Errorf("a run at half the rate: exit %d: %s%s", code, out, e)
+	}
+	like := run("like", "8000")
+	code, out, e = servbench(t, "gate", like, "--db", db, "-p", "gate.p99=off")
+	// Its baseline: the runs at its rate, not the slow one.
+	if code != ExitOK || !strings.Contains(out, "3 baseline") || strings.Contains(out, "REGRESSION") {
+		t.Errorf("a run like the baseline: exit %d: %s%s", code, out, e)
+	}
+	// Given baselines, the gate says which properties differ.
+	code, out, _ = servbench(t, "gate", slow, "--baseline", filepath.Join(dir, "b1.json")+","+filepath.Join(dir, "b2.json"), "--baseline",
+		filepath.Join(dir, "b3.json"), "-p", "gate.p99=off")
+	if code != ExitFailure || !strings.Contains(out, "differs: target: 2000 (new) vs 8000") || !strings.Contains(out, "3 baseline") {
+		t.Errorf("explicit baselines: exit %d: %s", code, out)
+	}
+	// The trend of a figure, and an import that finds every result there.
+	code, out, _ = servbench(t, "history", "--db", db, "--trend", "throughput")
+	if code != ExitOK || !strings.Contains(out, "throughput over 5 entries") || strings.Count(out, "█") < 100 {
+		t.Errorf("trend: exit %d: %s", code, out)
+	}
+	code, out, e = servbench(t, "history", "import", "--db", db, dir)
+	if code != ExitOK || !strings.Contains(out, "recorded 0 results") || !strings.Contains(out, "(5 there already)") {
+		t.Errorf("import of what is there: exit %d: %s%s", code, out, e)
+	}
+	for _, bad := range [][]string{
+		{"gate", slow, "--db", db, "-p", "gate.p42=5"},
+		{"gate", slow, "--db", filepath.Join(dir, "none.db")},
+		{"history", "--db", db, "--last", "0"},
+		{"history", "--db", db, "--since", "yesterday"},
+		{"history", "import", "--db", db, filepath.Join(dir, "none")},
+	} {
+		if code, _, e := servbench(t, bad...); code != ExitUsage || strings.Count(strings.TrimSpace(e), "\n") != 0 {
+			t.Errorf("%v: exit %d: %s", bad, code, e)
+		}
+	}
+}
+
+// A history that cannot be written loses nothing of the run: its result
+// is written, it exits 0, and one line says the result was not recorded.
+func TestUnusableHistoryLosesNoResult(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "h.db")
+	os.WriteFile(bad, []byte(strings.Repeat("not a database\n", 1000)), 0o600)
+	out := filepath.Join(dir, "r.json")
+	code, _, e := servbench(t, "run", "basic", "-w", "c", "-p", "operationcount=100", "-p", "history.file="+bad, "-o", out)
+	if code != ExitOK || !strings.Contains(e, "the result was not recorded (its own files are as written)") {
+		t.Errorf("exit %d: %s", code, e)
+	}
+	if st, err := os.Stat(out); err != nil || st.Size() == 0 {
+		t.Errorf("the result: %v", err)
+	}
+	// history.file=off records nothing, anywhere.
+	off := filepath.Join(dir, "off")
+	code, _, e = servbench(t, "run", "basic", "-w", "c", "-p", "operationcount=100", "-p", "history.file=off", "-o", filepath.Join(dir, "r2.json"))
+	if _, err := os.Stat(off); code != ExitOK || err == nil {
+		t.Errorf("off: exit %d, %v: %s", code, err, e)
+	}
+}

@@ -1,0 +1,156 @@
+// Package gate judges new results against a baseline, figure by figure:
+// a figure regressed when it is worse than the baseline's by more than
+// its threshold and by more than its noise, as measured over the
+// repetitions (Welch's interval of the difference of means when both sides
+// have two or more; the prediction interval of one new result when only
+// the baseline has; no interval with one baseline run, said so).
+//
+// Invariants: a verdict depends only on the figures given (no clock, no
+// randomness); a figure the new results have and the baseline has not
+// is said missing, never passed silently.
+package gate
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/servbench/servbench/history"
+	"github.com/servbench/servbench/report"
+)
+
+// A Threshold is how much worse than its baseline a figure may be.
+type Threshold struct {
+	// Figure is a history figure: "throughput", or a percentile of each
+	// operation ("p99": every operation's "READ p99", "UPDATE p99", ...).
+	Figure string
+	// Worse is the fraction the figure may worsen by (0.05: 5%).
+	Worse float64
+}
+
+// higherIsBetter reports whether figure improves as it grows.
+func higherIsBetter(figure string) bool { return figure == "throughput" }
+
+// Defaults are the thresholds a gate applies unless told otherwise:
+// throughput may drop by 5%, each operation's p99 grow by 10%.
+var Defaults = []Threshold{{"throughput", 0.05}, {"p99", 0.10}}
+
+// percentileFigure reports whether f names a percentile the history
+// keeps ("p99", "p99.9").
+func percentileFigure(f string) bool {
+	v, ok := strings.CutPrefix(f, "p")
+	return ok && slices.Contains(history.Percentiles, v)
+}
+
+// ParseThreshold reads a property gate.FIGURE=PERCENT ("gate.p99=10",
+// "gate.throughput=5%", "gate.p99=off"); off is a nil threshold.
+func ParseThreshold(key, value string) (*Threshold, error) {
+	fig, ok := strings.CutPrefix(key, "gate.")
+	if !ok || fig != "throughput" && !percentileFigure(fig) {
+		return nil, fmt.Errorf("%s: unknown gate figure (gate.throughput, gate.p50, gate.p95, gate.p99, gate.p99.9)", key)
+	}
+	if value == "off" {
+		return nil, nil
+	}
+	v, err := strconv.ParseFloat(strings.TrimSuffix(value, "%"), 64)
+	if err != nil || v < 0 || v > 1000 || math.IsNaN(v) {
+		return nil, fmt.Errorf("%s=%q: want a percentage from 0 to 1000, or off", key, value)
+	}
+	return &Threshold{fig, v / 100}, nil
+}
+
+// A Verdict is one figure judged.
+type Verdict struct {
+	Figure    string
+	New, Base report.Stat
+	// Change is the relative change of the mean, new against base
+	// (-0.2: 20% lower); Noise is the half-width, relative to the
+	// baseline's mean, of the 95% interval the change must leave to be
+	// more than noise (0: none known).
+	Change, Noise float64
+	Threshold     float64
+	// Regressed: worse by more than both the threshold and the noise.
+	Regressed bool
+	// Missing: the baseline has no such figure.
+	Missing bool
+	// Note says how the noise was known ("Welch over 3 and 4 runs").
+	Note string
+}
+
+// Judge compares the new entries (repetitions of one cell) with the
+// baseline's on each threshold's figures.
+func Judge(news, base []history.Entry, ts []Threshold) []Verdict {
+	var out []Verdict
+	for _, t := range ts {
+		for _, fig := range figures(news, t.Figure) {
+			out = append(out, judge(fig, values(news, fig), values(base, fig), t.Worse))
+		}
+	}
+	return out
+}
+
+// figures are the figures a threshold covers among the new entries:
+// itself, or each operation's percentile.
+func figures(news []history.Entry, f string) []string {
+	if f == "throughput" {
+		return []string{f}
+	}
+	var out []string
+	for _, e := range news {
+		for name := range e.Figures {
+			op, p, ok := strings.Cut(name, " ")
+			if ok && p == f && op != "" && !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func values(es []history.Entry, fig string) []float64 {
+	var xs []float64
+	for i := range es {
+		if v, ok := es[i].Figure(fig); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			xs = append(xs, v)
+		}
+	}
+	return xs
+}
+
+func judge(fig string, news, base []float64, worse float64) Verdict {
+	v := Verdict{Figure: fig, New: report.Summarize(news), Base: report.Summarize(base), Threshold: worse}
+	if len(base) == 0 || len(news) == 0 {
+		v.Missing = true
+		v.Note = "the baseline has no " + fig
+		return v
+	}
+	m := v.Base.Mean
+	if m == 0 {
+		v.Note = "the baseline's mean is 0"
+		return v
+	}
+	diff := v.New.Mean - m
+	var half float64
+	switch {
+	case len(news) >= 2 && len(base) >= 2:
+		_, half, _ = report.Welch(v.Base, v.New)
+		v.Note = fmt.Sprintf("Welch over %d and %d runs", len(base), len(news))
+	case len(base) >= 2:
+		// One new run: the 95% prediction interval of one more run of
+		// the baseline.
+		half = report.StudentT(0.975, float64(len(base)-1)) * v.Base.SD * math.Sqrt(1+1/float64(len(base)))
+		v.Note = fmt.Sprintf("prediction interval of %d baseline runs", len(base))
+	default:
+		v.Note = "one baseline run: no interval, the threshold alone"
+	}
+	v.Change, v.Noise = diff/math.Abs(m), half/math.Abs(m)
+	worseBy := -v.Change // how much worse, as a fraction
+	if !higherIsBetter(fig) {
+		worseBy = v.Change
+	}
+	v.Regressed = worseBy > worse && worseBy > v.Noise
+	return v
+}

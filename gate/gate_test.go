@@ -1,0 +1,99 @@
+package gate
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/servbench/servbench/history"
+)
+
+func entries(tput []float64, p99 []float64) []history.Entry {
+	es := make([]history.Entry, len(tput))
+	for i := range tput {
+		es[i] = history.Entry{Throughput: tput[i], Figures: map[string]float64{}}
+		if i < len(p99) {
+			es[i].Figures["READ p99"] = p99[i]
+		}
+	}
+	return es
+}
+
+func verdict(t *testing.T, vs []Verdict, fig string) Verdict {
+	t.Helper()
+	for _, v := range vs {
+		if v.Figure == fig {
+			return v
+		}
+	}
+	t.Fatalf("no verdict on %s: %+v", fig, vs)
+	return Verdict{}
+}
+
+func TestJudge(t *testing.T) {
+	base := entries([]float64{1000, 1010, 990, 1005}, []float64{100, 104, 98, 101})
+	for _, c := range []struct {
+		name      string
+		news      []history.Entry
+		fig       string
+		regressed bool
+		how       string
+	}{
+		{"a run like the baseline", entries([]float64{1002}, []float64{101}), "throughput", false, "prediction interval of 4"},
+		{"throughput halved", entries([]float64{500}, []float64{101}), "throughput", true, "prediction"},
+		{"faster is no regression", entries([]float64{2000}, []float64{50}), "throughput", false, ""},
+		{"p99 doubled", entries([]float64{1000}, []float64{200}), "READ p99", true, ""},
+		{"p99 halved", entries([]float64{1000}, []float64{50}), "READ p99", false, ""},
+		{"repetitions 8% lower", entries([]float64{920, 921, 919}, nil), "throughput", true, "Welch over 4 and 3"},
+		// Lower by more than the threshold, but within the noise of a
+		// baseline that spreads widely.
+		{"within the noise", entries([]float64{900, 1100, 700}, nil), "throughput", false, "Welch"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v := verdict(t, Judge(c.news, base, Defaults), c.fig)
+			if v.Regressed != c.regressed || !strings.Contains(v.Note, c.how) {
+				t.Errorf("%+v", v)
+			}
+		})
+	}
+	// Noisy baseline: the same drop is within its noise.
+	noisy := entries([]float64{600, 1400, 1000}, nil)
+	if v := verdict(t, Judge(entries([]float64{900}, nil), noisy, Defaults), "throughput"); v.Regressed || v.Noise < 0.1 {
+		t.Errorf("a noisy baseline: %+v", v)
+	}
+	// One baseline run: the threshold alone.
+	one := entries([]float64{1000}, nil)
+	if v := verdict(t, Judge(entries([]float64{940}, nil), one, Defaults), "throughput"); !v.Regressed || !strings.Contains(v.Note, "threshold alone") {
+		t.Errorf("one baseline run: %+v", v)
+	}
+	// A figure the baseline lacks is said missing.
+	if v := verdict(t, Judge(entries([]float64{1000}, []float64{1}), one, Defaults), "READ p99"); !v.Missing || v.Regressed {
+		t.Errorf("missing: %+v", v)
+	}
+}
+
+func TestParseThreshold(t *testing.T) {
+	for _, c := range []struct {
+		k, v  string
+		want  float64
+		isNil bool
+		err   string
+	}{
+		{"gate.throughput", "5", 0.05, false, ""},
+		{"gate.p99.9", "20%", 0.2, false, ""},
+		{"gate.p99", "off", 0, true, ""},
+		{"gate.p100", "5", 0, false, "unknown gate figure"},
+		{"gate.latency", "5", 0, false, "unknown gate figure"},
+		{"gate.p99", "-1", 0, false, "want a percentage"},
+		{"gate.p99", "NaN", 0, false, "want a percentage"},
+	} {
+		th, err := ParseThreshold(c.k, c.v)
+		switch {
+		case c.err != "":
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s=%s: %v", c.k, c.v, err)
+			}
+		case err != nil || (th == nil) != c.isNil || th != nil && th.Worse != c.want:
+			t.Errorf("%s=%s: %+v %v", c.k, c.v, th, err)
+		}
+	}
+}
