@@ -88,6 +88,7 @@ type Runner struct {
 	dir    string
 	stderr io.Writer
 	search *plan.Search             // the SLO's walk over listed steps, when the plan has one
+	until  *until                   // the cells' repetitions until their intervals are tight, when the plan asks
 	caps   []*capSeries             // the SLO's capacity search, one per series, when the plan has one
 	docs   map[string]string        // deployment label + workload → document model (fields, customer)
 	tables map[string]string        // deployment label + workload → table, when it gets a per-data-set suffix
@@ -561,18 +562,24 @@ func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
 	if r.pl.SLO != nil {
 		r.search = r.pl.SLO.NewSearch()
 	}
+	r.until = newUntil(r.pl)
 	for i := range runs {
 		c := &runs[i]
+		why, skip := "", false
 		if r.search != nil {
-			if why, skip := r.search.Skip(c); skip {
-				ic := newIndexRun(c)
-				ic.Status, ic.Error, ic.Result = "skipped", why, ""
-				r.index.Runs = append(r.index.Runs, ic)
-				r.writeIndex()
-				r.ran(ic)
-				fmt.Fprintf(r.stderr, "servbench: [%d/%d] %s: skipped, %s\n", i+1, len(runs), ic.ID, why)
-				continue
-			}
+			why, skip = r.search.Skip(c)
+		}
+		if !skip && r.until != nil {
+			why, skip = r.until.met(c)
+		}
+		if skip {
+			ic := newIndexRun(c)
+			ic.Status, ic.Error, ic.Result = "skipped", why, ""
+			r.index.Runs = append(r.index.Runs, ic)
+			r.writeIndex()
+			r.ran(ic)
+			fmt.Fprintf(r.stderr, "servbench: [%d/%d] %s: skipped, %s\n", i+1, len(runs), ic.ID, why)
+			continue
 		}
 		left := len(runs) - i - 1
 		_, cut := r.one(ctx, c, fmt.Sprintf("%d/%d", i+1, len(runs)), left, t)
@@ -587,6 +594,10 @@ func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
 // end closes a plan: the index, the closing lines, and an error when
 // runs failed.
 func (r *Runner) end(t *tally, total int) error {
+	if r.until != nil {
+		r.index.Until = r.until.index()
+		r.printUntil()
+	}
 	r.writeIndex()
 	fmt.Fprintf(r.stderr, "servbench: plan %s: %s done now, %d found done, %d failed; index %s\n",
 		r.secrets.Redact(r.pl.Name), runsWord(t.doneNow), t.skipped, t.failed, filepath.Join(r.dir, "index.json"))
@@ -928,6 +939,9 @@ func (r *Runner) finish(c *plan.Run, ic *plan.IndexRun, d *result.Doc) {
 	}
 	if r.search != nil {
 		r.search.Add(c, d.Throughput, ic.SLOLatencyUs, ic.FailedPct)
+	}
+	if r.until != nil {
+		r.until.add(c, d)
 	}
 }
 

@@ -30,6 +30,9 @@ type Index struct {
 	Currency string     `json:"currency,omitempty"`
 	Runs     []IndexRun `json:"runs"`
 	SLO      *IndexSLO  `json:"slo,omitempty"`
+	// Until, when the plan's repetitions stop on their intervals, says
+	// how many each cell took and whether its intervals met the bounds.
+	Until *IndexUntil `json:"until,omitempty"`
 	// Departures are the plan's departures from its study.
 	Departures []Departure `json:"departures,omitempty"`
 	// Rehearsal, when set, says the runs are a rehearsal's: the plan's
@@ -37,6 +40,26 @@ type Index struct {
 	// the plan's.
 	Rehearsal *Rehearsal `json:"rehearsal,omitempty"`
 	Updated   time.Time  `json:"updated"`
+}
+
+// IndexUntil is how a plan's cells stopped repeating (repetitions:
+// {min, max, until}).
+type IndexUntil struct {
+	Min    int         `json:"min"`
+	Max    int         `json:"max"`
+	Bounds Until       `json:"bounds"`
+	Cells  []UntilCell `json:"cells"`
+}
+
+// UntilCell is one cell's repetitions: how many ran, whether its
+// intervals met the bounds, and the intervals' half-widths as fractions
+// of their means (the widest p99 of its operations).
+type UntilCell struct {
+	Cell        string  `json:"cell"` // its runs' id without the repetition
+	Repetitions int     `json:"repetitions"`
+	Reached     bool    `json:"reached"`
+	Throughput  float64 `json:"throughput_ci"`
+	P99         float64 `json:"p99_ci,omitempty"`
 }
 
 // IndexRun is one run of the plan.

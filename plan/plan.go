@@ -51,8 +51,14 @@ type Plan struct {
 	// OpsPerRecord, when set, makes each run's operation count its record
 	// count (operations: records), as studies that scale both do.
 	OpsPerRecord bool
-	Repetitions  int
-	LoadThreads  int // threads of the load phase (default: the most threads of the plan)
+	// Repetitions are a cell's runs at most; RepetitionsMin at least: a
+	// cell stops between them once its figures' intervals are within
+	// Until (repetitions: {min, max, until}). Without until both are the
+	// one count given.
+	Repetitions    int
+	RepetitionsMin int
+	Until          *Until
+	LoadThreads    int // threads of the load phase (default: the most threads of the plan)
 	// Departures are where the plan departs from the study it
 	// reproduces, and why.
 	Departures []Departure
@@ -206,7 +212,7 @@ func LoadContext(ctx context.Context, path string, builtin func(string) bool) (*
 
 // Parse reads a plan from its text; path names it in errors.
 func Parse(raw []byte, path string, builtin func(string) bool) (*Plan, error) {
-	p := &Plan{File: path, Dir: filepath.Dir(path), Repetitions: 1}
+	p := &Plan{File: path, Dir: filepath.Dir(path), Repetitions: 1, RepetitionsMin: 1}
 	var known *props.Redactor // the plan's secrets, hidden in what its errors quote
 	hide := func(msg string) string {
 		if known == nil {
@@ -315,12 +321,16 @@ func (p *Plan) parseKey(k, v *yaml.Node, seen map[string]bool, errf errFunc, bui
 		}
 		return decodeNumber(v, &p.Operations, errf, "operations ≥ 0 or \"records\" (as many as the record count)")
 	case "repetitions":
+		if v.Kind == yaml.MappingNode {
+			return p.decodeUntil(v, errf)
+		}
 		if err := decodeNumber(v, &p.Repetitions, errf, "repetitions ≥ 1"); err != nil {
 			return err
 		}
 		if p.Repetitions < 1 {
 			return errf(v.Line, "repetitions must be at least 1")
 		}
+		p.RepetitionsMin = p.Repetitions
 		return nil
 	case "load_threads":
 		return decodeNumber(v, &p.LoadThreads, errf, "load threads ≥ 1")
@@ -351,6 +361,9 @@ func (p *Plan) complete(seen map[string]bool, errf errFunc) error {
 		if !seen[need] {
 			return errf(0, "no %s given", need)
 		}
+	}
+	if p.Until != nil && p.SLO != nil && p.SLO.Search != "" {
+		return errf(0, "repetitions until: a capacity search repeats its answer its own way; give repetitions as one count")
 	}
 	if p.stagesSpan > 0 {
 		n := 0
@@ -677,6 +690,81 @@ func decodeNumber[T int | int64 | float64](v *yaml.Node, dst *T, errf errFunc, w
 	}
 	*dst = x
 	return nil
+}
+
+// MaxRepetitions bounds a cell's repetitions until its intervals are
+// tight (the plan's runs are bounded as a whole).
+const MaxRepetitions = 1000
+
+// Until is when a cell stops repeating before its most: the 95%
+// confidence interval of its throughput, and of each of its operations'
+// p99 latency, as a fraction of the mean (0: not asked), over its
+// repetitions so far.
+type Until struct {
+	Throughput float64 `json:"throughput,omitempty"`
+	P99        float64 `json:"p99,omitempty"`
+}
+
+// decodeUntil reads repetitions: {min: 3, max: 30, until: {throughput: 2%,
+// p99: 5%}}.
+func (p *Plan) decodeUntil(v *yaml.Node, errf errFunc) error {
+	p.Repetitions, p.RepetitionsMin = 0, 0
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, x := v.Content[i], v.Content[i+1]
+		var err error
+		switch k.Value {
+		case "min":
+			err = decodeNumber(x, &p.RepetitionsMin, errf, "a repetition count ≥ 2")
+		case "max":
+			err = decodeNumber(x, &p.Repetitions, errf, "a repetition count ≥ 2")
+		case "until":
+			p.Until, err = decodeUntilBounds(x, errf)
+		default:
+			err = errf(k.Line, "repetitions: unknown key %q (known: min, max, until)", short(k.Value))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	switch {
+	case p.Until == nil:
+		return errf(v.Line, "repetitions: a mapping needs until: {throughput: 2%%, p99: 5%%} (or give one count)")
+	case p.RepetitionsMin < 2:
+		return errf(v.Line, "repetitions: min must be at least 2 (an interval needs two runs)")
+	case p.Repetitions < p.RepetitionsMin:
+		return errf(v.Line, "repetitions: max (%d) must be at least min (%d)", p.Repetitions, p.RepetitionsMin)
+	case p.Repetitions > MaxRepetitions:
+		return errf(v.Line, "repetitions: max %d is more than %d", p.Repetitions, MaxRepetitions)
+	}
+	return nil
+}
+
+func decodeUntilBounds(v *yaml.Node, errf errFunc) (*Until, error) {
+	if v.Kind != yaml.MappingNode {
+		return nil, errf(v.Line, "repetitions until: want {throughput: 2%%, p99: 5%%}")
+	}
+	u := &Until{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, x := v.Content[i], v.Content[i+1]
+		var dst *float64
+		switch k.Value {
+		case "throughput":
+			dst = &u.Throughput
+		case "p99":
+			dst = &u.P99
+		default:
+			return nil, errf(k.Line, "repetitions until: unknown figure %q (known: throughput, p99)", short(k.Value))
+		}
+		f, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(x.Value), "%"), 64)
+		if x.Kind != yaml.ScalarNode || err != nil || !(f > 0 && f <= 100) {
+			return nil, errf(x.Line, "repetitions until %s: %q is not a percentage above 0 and at most 100", k.Value, short(x.Value))
+		}
+		*dst = f / 100
+	}
+	if *u == (Until{}) {
+		return nil, errf(v.Line, "repetitions until: give throughput, p99 or both")
+	}
+	return u, nil
 }
 
 // planSets are the properties each run gets from the plan's keys: a

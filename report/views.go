@@ -28,6 +28,9 @@ func (s *Set) Sections() []Section {
 	if sec, ok := s.departures(); ok {
 		out = append(out, sec)
 	}
+	if sec, ok := s.untilSection(); ok {
+		out = append(out, sec)
+	}
 	if sec, ok := s.loadSection(); ok {
 		out = append(out, sec)
 	}
