@@ -58,7 +58,9 @@ func (d noisyDB) Close() error                                             { ret
 func init() { db.Register("noisy", &noisy{}) }
 
 // A plan that repeats its cells until their intervals are tight stops a
-// steady cell at its least repetitions and runs a noisy one to its most;
+// steady cell at its least repetitions and runs a noisy one to its most
+// (a bound of 20%: a paced run of a tenth of a second on a busy machine
+// can lose a few percent; the noisy cell's runs differ fourfold);
 // the index and the report say how many each took and whether it met
 // its bounds.
 func TestRepetitionsUntilTight(t *testing.T) {
@@ -69,7 +71,7 @@ records: [10]
 threads: [1]
 rates: [1000]
 operations: 100
-repetitions: {min: 3, max: 6, until: {throughput: 5%}}
+repetitions: {min: 3, max: 6, until: {throughput: 20%}}
 `)
 	dir := filepath.Join(t.TempDir(), "out")
 	var said strings.Builder
@@ -99,7 +101,7 @@ repetitions: {min: 3, max: 6, until: {throughput: 5%}}
 	}
 	for _, c := range u.Cells {
 		steady := strings.HasPrefix(c.Cell, "steady/")
-		if c.Reached != steady || steady && (c.Repetitions != 3 || c.Throughput > 0.05) || !steady && (c.Repetitions != 6 || c.Throughput <= 0.05) {
+		if c.Reached != steady || steady && (c.Repetitions != 3 || c.Throughput > 0.2) || !steady && (c.Repetitions != 6 || c.Throughput <= 0.2) {
 			t.Errorf("cell %+v", c)
 		}
 	}
