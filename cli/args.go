@@ -166,6 +166,7 @@ func phaseFlags(ctx context.Context, cmd string, pa *phaseArgs, acts *[]propActi
 	fs.Var(actionList{acts, setter("clients", "clients")}, "clients", "")
 	fs.Var(actionList{acts, setter("clientindex", "client-index")}, "client-index", "")
 	fs.Var(actionList{acts, setter("metrics.addr", "metrics-addr")}, "metrics-addr", "")
+	fs.Var(actionList{acts, setter("dashboard.addr", "dashboard")}, "dashboard", "")
 	fs.Var(actionList{acts, setter("orchestrator", "orchestrator")}, "orchestrator", "")
 	flags := map[string]bool{}
 	for _, o := range coordinator.All() { // each orchestrator's flags, as its properties say

@@ -33,6 +33,9 @@ bisection to precision_percent, the answer run repetitions times).
 
   -o DIR       where results go (required)
   --dry-run    check the plan and list the runs, run nothing
+  --dashboard HOST:PORT  serve a live page of the plan: its runs done, the next,
+               an estimate of its end, the throughput of the runs so far
+               (a loopback address; written at the end to DIR/dashboard.html)
 
 A rehearsal runs the plan's whole shape small, against endpoints of your
 own (a laptop's servers, before a day of a service is paid for): every
@@ -91,7 +94,16 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		printRuns(stdout, pl, r)
 		return ExitOK, nil
 	}
+	var pb *planBoard
+	if a.dashboard != "" {
+		if pb, err = startPlanBoard(a.dashboard, pl, a.dir, r, stderr); err != nil {
+			return ExitUsage, usageError{err}
+		}
+	}
 	err = r.Run(ctx)
+	if pb != nil {
+		pb.end(stderr)
+	}
 	if pl.Rehearsal != nil && !errors.As(err, new(*plan.Error)) {
 		// The table of cells, also when stopped: what ran, and what not.
 		if cells, cerr := experiment.Cells(a.dir); cerr == nil {
@@ -123,6 +135,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 // URL pairs, in order) and -p.
 type benchArgs struct {
 	plan, dir     string
+	dashboard     string // --dashboard ADDR: the plan's live page
 	dry, rehearse bool
 	scale         float64
 	at            []string
@@ -139,6 +152,7 @@ func parseBenchArgs(args []string, stdout io.Writer) (*benchArgs, int, error) {
 	dry := fs.Bool("dry-run", false, "")
 	rehearse := fs.Bool("rehearse", false, "")
 	scale := fs.Float64("scale", 0, "")
+	dashboard := fs.String("dashboard", "", "")
 	// --at and -p are checked after the flags are read: the flag
 	// package's own error quotes the value whole (a password).
 	var atArgs, pArgs []string
@@ -165,7 +179,7 @@ func parseBenchArgs(args []string, stdout io.Writer) (*benchArgs, int, error) {
 	if planFile == "" {
 		return nil, ExitUsage, badf("bench: no plan file (usage: servbench bench PLAN.yaml -o DIR)")
 	}
-	a := &benchArgs{plan: planFile, dir: *dir, dry: *dry, rehearse: *rehearse, scale: *scale}
+	a := &benchArgs{plan: planFile, dir: *dir, dry: *dry, rehearse: *rehearse, scale: *scale, dashboard: *dashboard}
 	for _, v := range atArgs {
 		name, url, ok := strings.Cut(v, "=")
 		if !ok || name == "" || url == "" {

@@ -251,6 +251,10 @@ ORCHESTRATORS  --client-index I           run client I (from 0) of N only (prope
   --metrics-addr HOST:PORT   serve the run's progress to Prometheus at /metrics
                              (property metrics.addr; client i of a spread phase
                              serves on PORT+i)
+  --dashboard HOST:PORT      serve a live page of the run (property dashboard.addr;
+                             a port 0 is said; not loopback: give dashboard.token);
+                             with -o R.json its last state is written to
+                             R.dashboard.html (dashboard.file)
   -o, --json FILE            write the full result as JSON
   --csv FILE                 write the time series as CSV
   --hlog PREFIX              write HdrHistogram interval logs, PREFIX<SECTION>.hlog

@@ -781,7 +781,7 @@ func TestSpreadRefusesOneProcessOutputs(t *testing.T) {
 		}
 		code, _, e := servbench(t, "run", "basic", "-w", "c", "-p", "recordcount=100", "-p", "operationcount=100", "-p", "measurementtype=raw",
 			"-p", "hdrhistogram.output.path="+filepath.Join(dir, "h-"), "-p", kv[0]+"="+val, "--threads", "2", "--clients", "2")
-		if code != ExitUsage || !strings.Contains(e, kv[0]) || !strings.Contains(e, "files of one process") || strings.Contains(e, "on 2 clients") {
+		if code != ExitUsage || !strings.Contains(e, kv[0]) || !strings.Contains(e, "one process's outputs") || strings.Contains(e, "on 2 clients") {
 			t.Errorf("command line, %s: exit %d: %s", kv[0], code, e)
 		}
 		out := filepath.Join(dir, "out")
@@ -789,7 +789,7 @@ func TestSpreadRefusesOneProcessOutputs(t *testing.T) {
 			"properties: {measurementtype: raw, hdrhistogram.output.path: %q, %s: %q}\n", filepath.Join(dir, "h-"), kv[0], val))
 		var errb bytes.Buffer
 		code = MainContext(context.Background(), []string{"bench", "-o", out, pf}, &bytes.Buffer{}, &errb)
-		if lg := benchLog(out, "basic/c/r100-t2-c2-qmax-1"); code == ExitOK || !strings.Contains(errb.String()+lg, "files of one process") || strings.Contains(lg, "on 2 clients") {
+		if lg := benchLog(out, "basic/c/r100-t2-c2-qmax-1"); code == ExitOK || !strings.Contains(errb.String()+lg, "one process's outputs") || strings.Contains(lg, "on 2 clients") {
 			t.Errorf("plan, %s: exit %d: %s\nlog: %s", kv[0], code, errb.String(), lg)
 		}
 		if left, _ := filepath.Glob(filepath.Join(dir, "h-*")); len(left) > 0 {

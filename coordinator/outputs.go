@@ -156,7 +156,7 @@ func CheckOutputs(setup *engine.Setup) error {
 		for _, o := range one {
 			props = append(props, sink.Asking(o))
 		}
-		return specErrorf("%s: the clients (%d, %s) send their results to the coordinator: %s are files of one process, not merged: leave them out", cmd, n, setup.Client.Orchestrator, strings.Join(props, ", "))
+		return specErrorf("%s: the clients (%d, %s) send their results to the coordinator: %s are one process's outputs, not merged: leave them out", cmd, n, setup.Client.Orchestrator, strings.Join(props, ", "))
 	}
 	if k := setup.Measurements().Kinds; slices.Contains(k, sink.KindRaw) || slices.Contains(k, sink.KindTimeSeries) {
 		return specErrorf("%s: the clients (%d, %s) send their results to the coordinator: measurementtype=%s reports what one process kept (its raw samples, its interval averages), which is not merged: give hdrhistogram or histogram (--csv writes the merged time series)",

@@ -257,7 +257,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("history %s: %w", path, err)
 	}
-	dsn := "file:" + path + "?_pragma=busy_timeout(" + strconv.Itoa(int(BusyWait/time.Millisecond)) + ")&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)"
+	dsn := "file:" + path + "?_pragma=busy_timeout(" + strconv.Itoa(int(BusyWait/time.Millisecond)) + ")&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("history %s: %w", path, err)

@@ -22,6 +22,7 @@ import (
 	_ "github.com/servbench/servbench/db/dynamodb"
 	_ "github.com/servbench/servbench/db/pebble"
 	"github.com/servbench/servbench/experiment"
+	"github.com/servbench/servbench/internal/browsertest"
 	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/report"
 	"github.com/servbench/servbench/result"
@@ -224,18 +225,18 @@ func TestReportViewsAndExports(t *testing.T) {
 // table has rows.
 func TestReportInBrowser(t *testing.T) {
 	ctx := context.Background()
-	b := startBrowser(t, ctx)
+	b := browsertest.Start(t, ctx)
 	out := runPlan(t)
 	html := filepath.Join(t.TempDir(), "report.html")
 	if err := writeReport(out, html, ""); err != nil {
 		t.Fatalf("report: %v", err)
 	}
-	b.page(t)
-	if errs := b.open(t, "file://"+html); len(errs) > 0 {
+	b.Page(t)
+	if errs := b.Open(t, "file://"+html); len(errs) > 0 {
 		t.Errorf("the page reported errors:\n%s", strings.Join(errs, "\n"))
 	}
 	var resources int
-	b.eval(t, `performance.getEntriesByType("resource").length`, &resources)
+	b.Eval(t, `performance.getEntriesByType("resource").length`, &resources)
 	if resources != 0 {
 		t.Errorf("the page requested %d resources", resources)
 	}
@@ -247,7 +248,7 @@ func TestReportInBrowser(t *testing.T) {
 		Height float64 `json:"height"`
 	}
 	var charts []chart
-	b.eval(t, `(() => {
+	b.Eval(t, `(() => {
 		document.querySelectorAll("details").forEach(d => d.open = true);
 		return [...document.querySelectorAll("svg.chart")].map(s => {
 			const r = s.getBoundingClientRect();
@@ -264,11 +265,11 @@ func TestReportInBrowser(t *testing.T) {
 		}
 	}
 	var emptyTables int
-	b.eval(t, `[...document.querySelectorAll("table")].filter(t => t.tBodies[0].rows.length === 0).length`, &emptyTables)
+	b.Eval(t, `[...document.querySelectorAll("table")].filter(t => t.tBodies[0].rows.length === 0).length`, &emptyTables)
 	if emptyTables != 0 {
 		t.Errorf("%d empty tables", emptyTables)
 	}
-	img, err := png.Decode(bytes.NewReader(b.screenshot(t)))
+	img, err := png.Decode(bytes.NewReader(b.Screenshot(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,16 +282,14 @@ func TestReportInBrowser(t *testing.T) {
 	// page. A screenshot of each is kept when SERVBENCH_SCREENSHOTS names a
 	// directory.
 	for _, w := range []int{1400, 800} {
-		if _, err := b.call(b.session, "Emulation.setDeviceMetricsOverride", map[string]any{"width": w, "height": 900, "deviceScaleFactor": 1, "mobile": false}); err != nil {
-			t.Fatal(err)
-		}
+		b.Width(t, w)
 		var got struct {
 			ScrollWidth int      `json:"scrollWidth"`
 			Inner       int      `json:"inner"`
 			Problems    []string `json:"problems"`
 			Texts       int      `json:"texts"`
 		}
-		b.eval(t, `(() => {
+		b.Eval(t, `(() => {
 			const problems = []; let texts = 0;
 			for (const svg of document.querySelectorAll("svg.chart")) {
 				const box = svg.getBoundingClientRect();
@@ -316,7 +315,7 @@ func TestReportInBrowser(t *testing.T) {
 		if got.Texts < 1000 || len(got.Problems) > 0 {
 			t.Errorf("at %d px, %d labels measured; %d problems:\n%s", w, got.Texts, len(got.Problems), strings.Join(got.Problems, "\n"))
 		}
-		shot := b.screenshot(t)
+		shot := b.Screenshot(t)
 		if dir := os.Getenv("SERVBENCH_SCREENSHOTS"); dir != "" {
 			os.WriteFile(filepath.Join(dir, fmt.Sprintf("report-%d.png", w)), shot, 0o644)
 		}

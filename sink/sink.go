@@ -134,6 +134,7 @@ var defs = []Def{
 	hlogDef,
 	metricsDef,
 	statusDef,
+	boardDef,
 }
 
 // Register adds an output from outside this package (a program that

@@ -26,7 +26,7 @@ const module = "github.com/servbench/servbench"
 // tools (tools/: bench-peers, the test kubelet, YCSB report parsers) sit
 // above the product: no product package imports them.
 var layers = [][]string{
-	{"internal/format", "internal/testcert", "internal/testaws"}, // testcert: the TLS tests' certificates; testaws: the AWS tests' own configuration
+	{"internal/format", "internal/testcert", "internal/testaws", "internal/browsertest"}, // testcert: the TLS tests' certificates; testaws: the AWS tests' own configuration; browsertest: a headless Chromium for the pages' tests
 	{"internal/inputfile"},
 	{"result", "props", "generator", "report/chart", "internal/atomicfile", "spread"}, // depend on nothing of ours
 	{"internal/ycsbtext", "internal/relay"},                                           // reads YCSB's text into a result; relays a helper process's stderr, secrets hidden

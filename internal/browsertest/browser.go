@@ -1,4 +1,8 @@
-package report_test
+// Package browsertest drives a headless Chromium for tests that open a
+// servbench page (the report, the dashboard) in a real browser, through
+// the DevTools protocol on a pipe: no port is opened. Without Chromium a
+// test skips, unless SERVBENCH_REQUIRE_BROWSER is set.
+package browsertest
 
 import (
 	"bufio"
@@ -12,10 +16,10 @@ import (
 	"time"
 )
 
-// browser drives a headless Chromium through the DevTools protocol on a
+// Browser drives a headless Chromium through the DevTools protocol on a
 // pipe (--remote-debugging-pipe: commands in on fd 3, answers and events
 // out on fd 4, each a JSON text ended by a NUL byte), so no port is opened.
-type browser struct {
+type Browser struct {
 	cmd     *exec.Cmd
 	in      *os.File
 	mu      sync.Mutex
@@ -51,7 +55,8 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-func startBrowser(t *testing.T, ctx context.Context) *browser {
+// Start starts the browser; it is closed when the test ends.
+func Start(t *testing.T, ctx context.Context) *Browser {
 	path := chromium(t)
 	cmdR, cmdW, err := os.Pipe() // we write commands; chromium reads fd 3
 	if err != nil {
@@ -70,7 +75,7 @@ func startBrowser(t *testing.T, ctx context.Context) *browser {
 	}
 	cmdR.Close()
 	outW.Close()
-	b := &browser{cmd: cmd, in: cmdW, waiting: map[int]chan json.RawMessage{}, events: make(chan event, 1024)}
+	b := &Browser{cmd: cmd, in: cmdW, waiting: map[int]chan json.RawMessage{}, events: make(chan event, 1024)}
 	go b.read(outR)
 	t.Cleanup(func() {
 		b.call("", "Browser.close", nil)
@@ -86,7 +91,7 @@ func startBrowser(t *testing.T, ctx context.Context) *browser {
 	return b
 }
 
-func (b *browser) read(f *os.File) {
+func (b *Browser) read(f *os.File) {
 	r := bufio.NewReader(f)
 	for {
 		msg, err := r.ReadBytes(0)
@@ -126,7 +131,7 @@ func (b *browser) read(f *os.File) {
 
 // call sends a command (to the attached page when session is set) and
 // waits for its answer.
-func (b *browser) call(session, method string, params any) (json.RawMessage, error) {
+func (b *Browser) call(session, method string, params any) (json.RawMessage, error) {
 	b.mu.Lock()
 	b.next++
 	id := b.next
@@ -158,8 +163,8 @@ func (b *browser) call(session, method string, params any) (json.RawMessage, err
 	}
 }
 
-// page opens a page target and attaches to it.
-func (b *browser) page(t *testing.T) {
+// Page opens a page target and attaches to it.
+func (b *Browser) Page(t *testing.T) {
 	res, err := b.call("", "Target.createTarget", map[string]any{"url": "about:blank"})
 	if err != nil {
 		t.Fatal(err)
@@ -184,10 +189,10 @@ func (b *browser) page(t *testing.T) {
 	}
 }
 
-// open navigates to url, waits for the load event and returns every
+// Open navigates to url, waits for the load event and returns every
 // error the page reported on the way: exceptions, console errors and log
 // entries of level error (failed loads among them).
-func (b *browser) open(t *testing.T, url string) []string {
+func (b *Browser) Open(t *testing.T, url string) []string {
 	if _, err := b.call(b.session, "Page.navigate", map[string]any{"url": url}); err != nil {
 		t.Fatal(err)
 	}
@@ -249,8 +254,8 @@ func pageError(ev event) string {
 	return ""
 }
 
-// eval runs a JavaScript expression in the page and decodes its value.
-func (b *browser) eval(t *testing.T, expr string, v any) {
+// Eval runs a JavaScript expression in the page and decodes its value.
+func (b *Browser) Eval(t *testing.T, expr string, v any) {
 	res, err := b.call(b.session, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true})
 	if err != nil {
 		t.Fatal(err)
@@ -269,8 +274,8 @@ func (b *browser) eval(t *testing.T, expr string, v any) {
 	}
 }
 
-// screenshot captures the page as PNG.
-func (b *browser) screenshot(t *testing.T) []byte {
+// Screenshot captures the page as PNG.
+func (b *Browser) Screenshot(t *testing.T) []byte {
 	res, err := b.call(b.session, "Page.captureScreenshot", map[string]any{"format": "png", "captureBeyondViewport": true})
 	if err != nil {
 		t.Fatal(err)
@@ -282,4 +287,11 @@ func (b *browser) screenshot(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return r.Data
+}
+
+// Width sets the page's viewport width (CSS pixels; height 900).
+func (b *Browser) Width(t *testing.T, w int) {
+	if _, err := b.call(b.session, "Emulation.setDeviceMetricsOverride", map[string]any{"width": w, "height": 900, "deviceScaleFactor": 1, "mobile": false}); err != nil {
+		t.Fatal(err)
+	}
 }
