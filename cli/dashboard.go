@@ -75,7 +75,7 @@ func (pb *planBoard) ran(ic plan.IndexRun, capacity bool) {
 			p.Skipped++
 		}
 		p.Left = max(0, p.Total-p.Done-p.Failed-p.Skipped)
-		if len(p.Runs) < 100000 {
+		if len(p.Runs) < sink.MaxBoardRuns {
 			p.Runs = append(p.Runs, sink.BoardPlanRun{ID: ic.ID, Status: ic.Status, Throughput: ic.Throughput})
 		}
 		p.Running = ""

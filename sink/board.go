@@ -117,9 +117,9 @@ type BoardPlanRun struct {
 	Throughput float64 `json:"throughput,omitempty"`
 }
 
-// maxBoardRuns bounds the plan's runs a board keeps (a plan has at most
+// MaxBoardRuns bounds the plan's runs a board keeps (a plan has at most
 // 100,000).
-const maxBoardRuns = 100000
+const MaxBoardRuns = 100000
 
 // Update changes the board's data under its lock.
 func (b *Board) Update(f func(d *BoardData)) {
@@ -285,8 +285,8 @@ type BoardOutput struct{ Addr, Token, File string }
 
 func (o *BoardOutput) Name() string { return "dashboard" }
 
-// Where: one process's; a spread phase's clients each measure a share,
-// and their merged intervals reach no one page (refused there).
+// Where says one process's: a spread phase's clients each measure a
+// share, and their merged intervals reach no one page (refused there).
 func (o *BoardOutput) Where() Where { return OneProcess }
 
 func (o *BoardOutput) Files() []File {
