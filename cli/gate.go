@@ -44,6 +44,11 @@ or a directory of them (a plan's: each cell judged on its own).
   -p gate.p99=10          each operation's p99 may grow by 10% (the
                           default); gate.p50, gate.p95, gate.p99.9 too;
                           =off leaves a figure out
+  -p gate.failed=1        the failed operations may grow by 1 percentage
+                          point of all (the default)
+
+Only runs that completed are a baseline; a new run that did not
+(interrupted, failed) fails the gate.
 `
 
 // gateCmd judges new results against a baseline.
@@ -94,12 +99,16 @@ func gateCmd(ctx context.Context, args []string, stdout io.Writer) (int, error) 
 	}
 	out := &stickyWriter{w: stdout}
 	regressed := false
-	for _, cell := range cellsOf(news) {
-		base, note := explicit, ""
+	cells := cellsOf(news)
+	for _, cell := range cells {
+		var base []history.Entry
+		var note string
 		if store != nil {
 			if base, note, err = historyBaseline(ctx, store, cell, *last); err != nil {
 				return ExitFailure, err
 			}
+		} else {
+			base, note = givenBaseline(cell, explicit, len(cells) == 1)
 		}
 		if writeVerdicts(out, cell, base, ts, store == nil, note) {
 			regressed = true
@@ -167,15 +176,49 @@ func readEntries(ctx context.Context, spec string) ([]history.Entry, error) {
 	return es, nil
 }
 
+// completed reports whether a run measured what it was asked (its
+// operations, or until its time limit): only those are a baseline.
+func completed(e history.Entry) bool {
+	return e.Stop == string(result.Completed) || e.Stop == string(result.TimeLimit)
+}
+
+// givenBaseline is the baseline of a cell's new entries among those given
+// (--baseline): the runs of their cell; else of their config at another
+// rate; else, when the new results are one cell, all given (two files
+// compared as the user chose). Runs that did not complete are left out.
+func givenBaseline(cell, given []history.Entry, one bool) (base []history.Entry, note string) {
+	given = slices.DeleteFunc(slices.Clone(given), func(e history.Entry) bool { return !completed(e) })
+	same := func(rate bool) []history.Entry {
+		var out []history.Entry
+		for _, e := range given {
+			if e.Config == cell[0].Config && (!rate || e.Rate == cell[0].Rate) {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	if base = same(true); len(base) > 0 {
+		return base, ""
+	}
+	if base = same(false); len(base) > 0 {
+		return base, fmt.Sprintf("no baseline run of this config at rate %s: its runs at other rates", rateText(cell[0].Rate))
+	}
+	if one && len(given) > 0 {
+		return given, "the baseline measured another config: compared as given"
+	}
+	return nil, ""
+}
+
 // historyBaseline is the baseline of a cell's new entries: the history's
-// last runs of their config at their rate, or, when it has none at that
-// rate, at any (said in note: a changed rate is the user's experiment).
+// last completed runs of their config at their rate, or, when it has none
+// at that rate, at any (said in note: a changed rate is the user's
+// experiment).
 func historyBaseline(ctx context.Context, s *history.Store, cell []history.Entry, last int) (base []history.Entry, note string, err error) {
 	var not []string
 	for _, e := range cell {
 		not = append(not, e.ResultID, e.SHA256)
 	}
-	f := history.Filter{Config: cell[0].Config, Rate: &cell[0].Rate, Last: last, Not: not}
+	f := history.Filter{Config: cell[0].Config, Rate: &cell[0].Rate, Last: last, Not: not, Completed: true}
 	if base, err = s.List(ctx, f); err != nil || len(base) > 0 {
 		return base, "", err
 	}
@@ -227,6 +270,13 @@ func writeVerdicts(w io.Writer, news, base []history.Entry, ts []gate.Threshold,
 	if note != "" {
 		fmt.Fprintf(w, "  %s\n", note)
 	}
+	incomplete := false
+	for _, n := range news {
+		if !completed(n) {
+			fmt.Fprintf(w, "  REGRESSION: %s did not complete (stop %s)\n", format.Printable(orDash(n.Path)), format.Printable(n.Stop))
+			incomplete = true
+		}
+	}
 	if explicit {
 		for _, d := range differing(news, base) {
 			fmt.Fprintf(w, "  differs: %s\n", format.Printable(d))
@@ -234,7 +284,7 @@ func writeVerdicts(w io.Writer, news, base []history.Entry, ts []gate.Threshold,
 	}
 	if len(base) == 0 {
 		fmt.Fprintln(w, "  no baseline: nothing judged")
-		return false
+		return incomplete
 	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  FIGURE\tNEW\tBASELINE (MEAN ± SD)\tCHANGE\tNOISE\tTHRESHOLD\tVERDICT\tHOW")
@@ -251,7 +301,7 @@ func writeVerdicts(w io.Writer, news, base []history.Entry, ts []gate.Threshold,
 			v.Base.SD, v.Change*100, v.Noise*100, v.Threshold*100, verdict, v.Note)
 	}
 	tw.Flush()
-	return regressed
+	return regressed || incomplete
 }
 
 // differing are the properties, the volatile ones included, whose values
@@ -260,7 +310,15 @@ func writeVerdicts(w io.Writer, news, base []history.Entry, ts []gate.Threshold,
 func differing(news, base []history.Entry) []string {
 	vals := func(es []history.Entry) map[string][]string {
 		m := map[string][]string{}
+		add := func(k, v string) {
+			if !slices.Contains(m[k], v) {
+				m[k] = append(m[k], v)
+			}
+		}
 		for _, e := range es {
+			add("(command)", e.Command)
+			add("(binding)", e.Binding)
+			add("(workload)", e.Workload)
 			for k, v := range e.Props {
 				if !slices.Contains(m[k], v) {
 					m[k] = append(m[k], v)

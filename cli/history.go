@@ -146,7 +146,7 @@ func openHistory(ctx context.Context, path string) (*history.Store, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("history: %w (nothing recorded there yet)", err)
 	}
-	return history.Open(ctx, path)
+	return history.OpenRead(ctx, path)
 }
 
 // parseSince reads a time (RFC 3339, a date) or an age before now (36h,
@@ -255,15 +255,6 @@ func historyImport(ctx context.Context, args []string, stdout io.Writer) (int, e
 		}
 		files = append(files, found...)
 	}
-	docs := make([]*result.Doc, len(files))
-	for i, f := range files {
-		if ctx.Err() != nil {
-			return ExitInterrupted, errors.New("history import: interrupted before anything was recorded")
-		}
-		if docs[i], err = result.ReadFile(f); err != nil {
-			return ExitUsage, badf("history import: %v", err)
-		}
-	}
 	file := *db
 	if file == "" {
 		if file, err = history.DefaultPath(os.Getenv); err != nil {
@@ -276,7 +267,14 @@ func historyImport(ctx context.Context, args []string, stdout io.Writer) (int, e
 	}
 	defer s.Close()
 	added := 0
-	for i, f := range files {
+	for _, f := range files { // one at a time: a result read, recorded, let go
+		if ctx.Err() != nil {
+			return ExitInterrupted, fmt.Errorf("history import: interrupted; %d of %d recorded", added, len(files))
+		}
+		d, err := result.ReadFile(f)
+		if err != nil {
+			return ExitUsage, badf("history import: %v (%d of %d recorded before it)", err, added, len(files))
+		}
 		abs, err := filepath.Abs(f)
 		if err != nil {
 			return ExitFailure, err
@@ -285,7 +283,7 @@ func historyImport(ctx context.Context, args []string, stdout io.Writer) (int, e
 		if err != nil {
 			return ExitFailure, fmt.Errorf("history import: %w", err)
 		}
-		ok, err := s.Add(context.WithoutCancel(ctx), history.EntryOf(docs[i], abs, sum))
+		ok, err := s.Add(context.WithoutCancel(ctx), history.EntryOf(d, abs, sum))
 		if err != nil {
 			return ExitFailure, fmt.Errorf("history import: %d of %d recorded: %w", added, len(files), err)
 		}
@@ -304,11 +302,17 @@ const maxImportFiles = 100000
 // directory but a spread phase's client files and a plan's own (index,
 // setup).
 func resultFiles(p string) ([]string, error) {
+	if p == "" {
+		return nil, errors.New("an empty file name")
+	}
 	st, err := os.Stat(p)
 	if err != nil {
 		return nil, err
 	}
 	if !st.IsDir() {
+		if !st.Mode().IsRegular() { // a named pipe's open would wait for a writer
+			return nil, fmt.Errorf("%s: not a regular file or a directory", p)
+		}
 		return []string{p}, nil
 	}
 	var out []string
@@ -317,7 +321,7 @@ func resultFiles(p string) ([]string, error) {
 			return err
 		}
 		name := d.Name()
-		if d.IsDir() || !strings.HasSuffix(name, ".json") || strings.Contains(name, ".client-") ||
+		if d.IsDir() || !d.Type().IsRegular() || !strings.HasSuffix(name, ".json") || strings.Contains(name, ".client-") ||
 			slices.Contains([]string{"index.json", "setup.json"}, name) {
 			return nil
 		}

@@ -1,11 +1,26 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/servbench/servbench/result"
 )
+
+func writeDoc(t *testing.T, path string, d *result.Doc) {
+	t.Helper()
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // Three runs of one cell are recorded in the history as they finish; a
 // fourth at a quarter of the target rate fails the gate against them
@@ -61,7 +76,38 @@ func TestHistoryAndGate(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "recorded 0 results") || !strings.Contains(out, "(5 there already)") {
 		t.Errorf("import of what is there: exit %d: %s%s", code, out, e)
 	}
+	// A new run that did not complete fails, whatever its figures; it is
+	// no baseline either. A baseline of another config among those given
+	// is left out of a cell that has its own.
+	d, err := result.ReadFile(like)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Stop, d.ID = result.Interrupted, "interrupted-copy"
+	cut := filepath.Join(dir, "cut", "cut.json")
+	os.Mkdir(filepath.Dir(cut), 0o755)
+	writeDoc(t, cut, d)
+	code, out, _ = servbench(t, "gate", cut, "--db", db, "-p", "gate.p99=off")
+	if code != ExitFailure || !strings.Contains(out, "did not complete (stop interrupted)") {
+		t.Errorf("an interrupted run: exit %d: %s", code, out)
+	}
+	other := filepath.Join(dir, "other.json")
+	if code, _, e := servbench(t, "run", "basic", "-w", "a", "-p", "operationcount=100", "-p", "history.file=off", "-o", other); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	code, out, _ = servbench(t, "gate", like, "--baseline", filepath.Join(dir, "b1.json")+","+filepath.Join(dir, "b2.json")+","+filepath.Join(dir, "b3.json")+","+other+","+cut, "-p", "gate.p99=off")
+	if code != ExitOK || !strings.Contains(out, ": 1 new, 3 baseline") {
+		t.Errorf("baselines of another config and one cut short among them: exit %d: %s", code, out)
+	}
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, bad := range [][]string{
+		{"gate", fifo, "--db", db},
+		{"gate", like, "--baseline", fifo},
+		{"history", "import", "--db", db, fifo},
+		{"gate", like + ",", "--db", db},
 		{"gate", slow, "--db", db, "-p", "gate.p42=5"},
 		{"gate", slow, "--db", filepath.Join(dir, "none.db")},
 		{"history", "--db", db, "--last", "0"},

@@ -569,7 +569,7 @@ func (r *Runner) run(ctx context.Context, runs []plan.Run) error {
 		if r.search != nil {
 			why, skip = r.search.Skip(c)
 		}
-		if !skip && r.until != nil {
+		if !skip && r.until != nil && !r.resultThere(c) { // a run finished before is taken, never skipped
 			why, skip = r.until.met(c)
 		}
 		if skip {

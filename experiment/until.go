@@ -3,6 +3,8 @@ package experiment
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -133,6 +135,13 @@ func finite(x float64) float64 {
 		return -1
 	}
 	return x
+}
+
+// resultThere reports whether run c's result file is in the plan's
+// directory (a plan resumed: one() takes it).
+func (r *Runner) resultThere(c *plan.Run) bool {
+	_, err := os.Stat(filepath.Join(r.dir, newIndexRun(c).Result))
+	return err == nil
 }
 
 // printUntil says, at the plan's end, how its cells stopped repeating.

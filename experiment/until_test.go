@@ -2,6 +2,8 @@ package experiment
 
 import (
 	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -141,6 +143,62 @@ func TestRepetitionsUntilRefused(t *testing.T) {
 		}
 		if _, err := plan.Load(pf, func(n string) bool { return slices.Contains(workloads.Names(), n) }); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "p.yaml") {
 			t.Errorf("%s: %v", c.yaml, err)
+		}
+	}
+}
+
+// flaky is a binding whose third open fails (the second run of a plan
+// of one cell, after its load and first run).
+type flaky struct{ opens atomic.Int64 }
+
+func (f *flaky) Open(ctx context.Context, p *props.Props, o db.Options) (db.DB, error) {
+	if o.CheckOnly {
+		return nil, nil
+	}
+	if f.opens.Add(1) == 3 {
+		return nil, errors.New("flaky: this open fails")
+	}
+	return noisyDB{}, nil
+}
+
+func (f *flaky) Summary() string { return "a test's store whose third open fails" }
+
+func init() { db.Register("flaky", &flaky{}) }
+
+// A plan resumed after a failed repetition takes the repetitions that
+// finished before, never skips them: its cell counts them all.
+func TestRepetitionsUntilResumed(t *testing.T) {
+	pl := loadPlan(t, `name: resumed
+deployments: [{label: f, binding: flaky}]
+workloads: [c]
+records: [10]
+threads: [1]
+rates: [1000]
+operations: 40
+repetitions: {min: 3, max: 5, until: {throughput: 99%}}
+`)
+	dir := filepath.Join(t.TempDir(), "out")
+	// rep 1 done, rep 2 failed, reps 3 and 4 done (two results, then
+	// three), rep 5 skipped (reps 1, 3 and 4 met the bound).
+	if err := New(pl, dir, io.Discard).Run(context.Background()); err == nil {
+		t.Fatal("the failed repetition was not said")
+	}
+	_, n := statuses(t, dir)
+	if n["done"] != 3 || n["failed"] != 1 || n["skipped"] != 1 {
+		t.Fatalf("first: %v", n)
+	}
+	// Resumed: rep 2 runs again; then the cell has three results, and rep
+	// 4's, finished before, is taken, not skipped.
+	if err := New(pl, dir, io.Discard).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ix, n := statuses(t, dir)
+	if n["done"] != 4 || n["skipped"] != 1 || ix.Until == nil || ix.Until.Cells[0].Repetitions != 4 {
+		t.Errorf("resumed: %v, until %+v", n, ix.Until)
+	}
+	for _, c := range ix.Runs {
+		if c.Repetition == 4 && c.Status != "done" {
+			t.Errorf("repetition 4, finished before: %s (%s)", c.Status, c.Error)
 		}
 	}
 }

@@ -33,9 +33,15 @@ type Threshold struct {
 // higherIsBetter reports whether figure improves as it grows.
 func higherIsBetter(figure string) bool { return figure == "throughput" }
 
+// Failed is the figure of failed operations, in percent of all; its
+// threshold is in percentage points, not relative (from none, any share
+// would be infinitely worse).
+const Failed = "failed"
+
 // Defaults are the thresholds a gate applies unless told otherwise:
-// throughput may drop by 5%, each operation's p99 grow by 10%.
-var Defaults = []Threshold{{"throughput", 0.05}, {"p99", 0.10}}
+// throughput may drop by 5%, each operation's p99 grow by 10%, the failed
+// operations grow by 1 percentage point.
+var Defaults = []Threshold{{"throughput", 0.05}, {"p99", 0.10}, {Failed, 0.01}}
 
 // percentileFigure reports whether f names a percentile the history
 // keeps ("p99", "p99.9").
@@ -48,8 +54,8 @@ func percentileFigure(f string) bool {
 // "gate.throughput=5%", "gate.p99=off"); off is a nil threshold.
 func ParseThreshold(key, value string) (*Threshold, error) {
 	fig, ok := strings.CutPrefix(key, "gate.")
-	if !ok || fig != "throughput" && !percentileFigure(fig) {
-		return nil, fmt.Errorf("%s: unknown gate figure (gate.throughput, gate.p50, gate.p95, gate.p99, gate.p99.9)", key)
+	if !ok || fig != "throughput" && fig != Failed && !percentileFigure(fig) {
+		return nil, fmt.Errorf("%s: unknown gate figure (gate.throughput, gate.failed, gate.p50, gate.p95, gate.p99, gate.p99.9)", key)
 	}
 	if value == "off" {
 		return nil, nil
@@ -92,16 +98,17 @@ func Judge(news, base []history.Entry, ts []Threshold) []Verdict {
 }
 
 // figures are the figures a threshold covers among the new entries:
-// itself, or each operation's percentile.
+// itself, or each operation's percentile ("READ p99", not "READ response
+// p99"; an operation's name may hold spaces).
 func figures(news []history.Entry, f string) []string {
-	if f == "throughput" {
+	if f == "throughput" || f == Failed {
 		return []string{f}
 	}
 	var out []string
 	for _, e := range news {
 		for name := range e.Figures {
-			op, p, ok := strings.Cut(name, " ")
-			if ok && p == f && op != "" && !slices.Contains(out, name) {
+			op, ok := strings.CutSuffix(name, " "+f)
+			if ok && op != "" && !strings.HasSuffix(op, " response") && !slices.Contains(out, name) {
 				out = append(out, name)
 			}
 		}
@@ -113,7 +120,14 @@ func figures(news []history.Entry, f string) []string {
 func values(es []history.Entry, fig string) []float64 {
 	var xs []float64
 	for i := range es {
-		if v, ok := es[i].Figure(fig); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		v, ok := es[i].Figure(fig)
+		if fig == Failed {
+			v, ok = 0, es[i].Operations > 0
+			if ok {
+				v = 100 * float64(es[i].Operations-es[i].OK) / float64(es[i].Operations)
+			}
+		}
+		if ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
 			xs = append(xs, v)
 		}
 	}
@@ -128,8 +142,19 @@ func judge(fig string, news, base []float64, worse float64) Verdict {
 		return v
 	}
 	m := v.Base.Mean
+	if fig == Failed { // percentage points
+		v.Change = (v.New.Mean - m) / 100
+		v.Regressed = v.Change > worse
+		v.Note = "percentage points of all operations"
+		return v
+	}
 	if m == 0 {
+		// Nothing to be relative to: a latency from none is worse, a
+		// throughput from none is not.
 		v.Note = "the baseline's mean is 0"
+		if !higherIsBetter(fig) && v.New.Mean > 0 {
+			v.Change, v.Regressed = math.Inf(1), true
+		}
 		return v
 	}
 	diff := v.New.Mean - m

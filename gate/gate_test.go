@@ -97,3 +97,36 @@ func TestParseThreshold(t *testing.T) {
 		}
 	}
 }
+
+// A latency from a baseline of 0 is worse; a throughput from 0 is not. The
+// failed operations are judged in percentage points. An operation's name
+// may hold a space; its response time is not its service time.
+func TestJudgeEdges(t *testing.T) {
+	zero := entries([]float64{0, 0}, []float64{0, 0})
+	vs := Judge(entries([]float64{5}, []float64{5000}), zero, Defaults)
+	if v := verdict(t, vs, "READ p99"); !v.Regressed {
+		t.Errorf("p99 from 0 to 5000: %+v", v)
+	}
+	if v := verdict(t, vs, "throughput"); v.Regressed {
+		t.Errorf("throughput from 0 to 5: %+v", v)
+	}
+	ok := []history.Entry{{Throughput: 1, Operations: 1000, OK: 1000}, {Throughput: 1, Operations: 1000, OK: 999}}
+	if v := verdict(t, Judge([]history.Entry{{Throughput: 1, Operations: 1000, OK: 970}}, ok, Defaults), Failed); !v.Regressed {
+		t.Errorf("3%% failed from 0.05%%: %+v", v)
+	}
+	if v := verdict(t, Judge([]history.Entry{{Throughput: 1, Operations: 1000, OK: 995}}, ok, Defaults), Failed); v.Regressed {
+		t.Errorf("0.5%% failed from 0.05%%: %+v", v)
+	}
+	spaced := func(p99, resp float64) []history.Entry {
+		return []history.Entry{{Throughput: 1, Figures: map[string]float64{"TOP SCORES p99": p99, "TOP SCORES response p99": resp}}}
+	}
+	vs = Judge(spaced(300, 100), append(spaced(100, 100), spaced(100, 100)...), Defaults)
+	if v := verdict(t, vs, "TOP SCORES p99"); !v.Regressed {
+		t.Errorf("an operation named with a space: %+v", vs)
+	}
+	for _, v := range vs {
+		if strings.Contains(v.Figure, "response") {
+			t.Errorf("response time judged as service time: %+v", v)
+		}
+	}
+}

@@ -41,6 +41,15 @@ const Off = "off"
 // BusyWait is how long a writer waits for another process's lock.
 const BusyWait = 10 * time.Second
 
+// Deadline bounds a record in the history (a hostile database's endless
+// trigger): the result files are written before, and a history that takes
+// longer is said and left. A variable for the tests.
+var Deadline = 30 * time.Second
+
+// timeText is the fixed-width form times are kept in, so that they sort
+// as text in time order (RFC 3339 with nanoseconds, always nine digits).
+const timeText = "2006-01-02T15:04:05.000000000Z"
+
 // MaxList bounds the entries one List returns.
 const MaxList = 100000
 
@@ -269,6 +278,24 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return &Store{db: db, path: path}, nil
 }
 
+// OpenRead opens the history at path to read it: nothing is written, and
+// a file that is no servbench history is refused.
+func OpenRead(ctx context.Context, path string) (*Store, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout("+strconv.Itoa(int(BusyWait/time.Millisecond))+")")
+	if err != nil {
+		return nil, fmt.Errorf("history %s: %w", path, err)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('entries', 'figures')`).Scan(&n); err != nil || n != 2 {
+		db.Close()
+		if err == nil {
+			err = errors.New("not a servbench history (no tables entries and figures)")
+		}
+		return nil, fmt.Errorf("history %s: %w", path, err)
+	}
+	return &Store{db: db, path: path}, nil
+}
+
 // Close closes the history.
 func (s *Store) Close() error { return s.db.Close() }
 
@@ -295,7 +322,7 @@ func (s *Store) Add(ctx context.Context, e Entry) (added bool, err error) {
 	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO entries (recorded, start, command, label, binding, server, workload,
   config, records, threads, clients, rate, operations, ok_operations, throughput, runtime_ms, stop, host, servbench_version,
   result_id, result_path, result_sha256, once) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.Recorded.UTC().Format(time.RFC3339Nano), e.Start.UTC().Format(time.RFC3339Nano), e.Command, e.Label, e.Binding,
+		e.Recorded.UTC().Format(timeText), e.Start.UTC().Format(timeText), e.Command, e.Label, e.Binding,
 		e.Server, e.Workload, e.Config, e.Records, e.Threads, e.Clients, e.Rate, e.Operations, e.OK, e.Throughput, e.RuntimeMs,
 		e.Stop, e.Host, e.Version, e.ResultID, e.Path, e.SHA256, once)
 	if err != nil {
@@ -324,7 +351,10 @@ func (s *Store) Add(ctx context.Context, e Entry) (added bool, err error) {
 type Filter struct {
 	Label, Binding, Workload, Command, Config string
 	// Rate, when set, is the target rate (0: as fast as it goes).
-	Rate         *float64
+	Rate *float64
+	// Completed keeps the runs that measured what they were asked: their
+	// operations, or until their time limit.
+	Completed    bool
 	Since, Until time.Time
 	// Not leaves out the entries of these result ids or checksums (a
 	// gate's new results among their own baseline).
@@ -348,14 +378,19 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Entry, error) {
 	if f.Rate != nil {
 		where, args = append(where, "rate = ?"), append(args, *f.Rate)
 	}
+	if f.Completed {
+		where, args = append(where, "stop IN (?, ?)"), append(args, string(result.Completed), string(result.TimeLimit))
+	}
 	if !f.Since.IsZero() {
-		where, args = append(where, "start >= ?"), append(args, f.Since.UTC().Format(time.RFC3339Nano))
+		where, args = append(where, "start >= ?"), append(args, f.Since.UTC().Format(timeText))
 	}
 	if !f.Until.IsZero() {
-		where, args = append(where, "start < ?"), append(args, f.Until.UTC().Format(time.RFC3339Nano))
+		where, args = append(where, "start < ?"), append(args, f.Until.UTC().Format(timeText))
 	}
 	for _, n := range f.Not {
-		where, args = append(where, "result_id != ? AND result_sha256 != ?"), append(args, n, n)
+		if n != "" { // an entry without an id or a checksum is not every entry without one
+			where, args = append(where, "result_id != ? AND result_sha256 != ?"), append(args, n, n)
+		}
 	}
 	last := f.Last
 	if last <= 0 || last > MaxList {
@@ -381,7 +416,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Entry, error) {
 			&e.ResultID, &e.Path, &e.SHA256); err != nil {
 			return nil, fmt.Errorf("history %s: %w", s.path, err)
 		}
-		e.Recorded, _ = time.Parse(time.RFC3339Nano, rec)
+		e.Recorded, _ = time.Parse(time.RFC3339Nano, rec) // timeText is RFC 3339
 		e.Start, _ = time.Parse(time.RFC3339Nano, start)
 		out = append(out, e)
 	}
@@ -416,8 +451,32 @@ func (s *Store) figures(ctx context.Context, id int64) (map[string]float64, erro
 }
 
 // Record adds result d, written at path ("" for none), to the history at
-// file; added is false when it was there already.
+// file; added is false when it was there already. It gives up after
+// Deadline, and retries a database another process holds (two runs that
+// make a new history at once) until BusyWait.
 func Record(ctx context.Context, file string, d *result.Doc, path string) (added bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, Deadline)
+	defer cancel()
+	for wait, until := 10*time.Millisecond, time.Now().Add(BusyWait); ; wait = min(2*wait, time.Second) {
+		added, err = record(ctx, file, d, path)
+		if !Busy(err) || time.Now().After(until) || ctx.Err() != nil {
+			return added, err
+		}
+		select {
+		case <-ctx.Done():
+			return added, err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// Busy reports whether err is SQLite's: the database is locked by another
+// connection.
+func Busy(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "database is locked"))
+}
+
+func record(ctx context.Context, file string, d *result.Doc, path string) (added bool, err error) {
 	var sum string
 	if path != "" {
 		if path, err = filepath.Abs(path); err != nil {

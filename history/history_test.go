@@ -156,3 +156,82 @@ func TestResultNotARegularFile(t *testing.T) {
 		t.Errorf("%+v", es)
 	}
 }
+
+// The filter that leaves the new results out of their own baseline leaves
+// out only them: entries without an id, or without a checksum, stay.
+func TestNotLeavesOnlyThose(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "h.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, e := range []Entry{EntryOf(doc("", "x", 0, 1), "/a.json", "sumA"), EntryOf(doc("", "x", 0, 2), "/b.json", "sumB"), EntryOf(doc("idC", "x", 0, 3), "", "")} {
+		if _, err := s.Add(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	es, err := s.List(ctx, Filter{Not: []string{"", "sumB"}})
+	if err != nil || len(es) != 2 || es[0].SHA256 != "sumA" || es[1].ResultID != "idC" {
+		t.Errorf("%+v %v", es, err)
+	}
+}
+
+// A history whose trigger never ends gives up at its deadline: the run
+// that records into it ends.
+func TestEndlessTriggerGivesUp(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "h.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.ExecContext(ctx, `CREATE TRIGGER endless BEFORE INSERT ON entries BEGIN
+  SELECT count(*) FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c); END`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	old := Deadline
+	Deadline = 300 * time.Millisecond
+	defer func() { Deadline = old }()
+	done := make(chan error, 1)
+	go func() { _, err := Record(ctx, path, doc("r", "x", 0, 1), ""); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("recorded through an endless trigger")
+		}
+	case <-time.After(time.Minute): // a safety net, not a measurement
+		t.Fatal("Record did not give up")
+	}
+}
+
+// Reading a history writes nothing, and a file that is no history is
+// refused.
+func TestOpenReadWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "h.db")
+	if _, err := Record(ctx, path, doc("a", "x", 0, 1), ""); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(path, 0o444)
+	os.Chmod(dir, 0o555)
+	defer os.Chmod(dir, 0o755)
+	s, err := OpenRead(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es, err := s.List(ctx, Filter{}); err != nil || len(es) != 1 {
+		t.Errorf("a read-only history: %d entries, %v", len(es), err)
+	}
+	s.Close()
+	os.Chmod(dir, 0o755)
+	other := filepath.Join(dir, "other.db")
+	o, _ := Open(ctx, other)
+	o.db.ExecContext(ctx, "DROP TABLE figures")
+	o.Close()
+	if _, err := OpenRead(ctx, other); err == nil || !strings.Contains(err.Error(), "not a servbench history") {
+		t.Errorf("another database: %v", err)
+	}
+}
