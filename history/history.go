@@ -180,16 +180,29 @@ func Volatile(k string) bool {
 	return slices.Contains(volatile, k) || slices.ContainsFunc(volatilePrefixes, func(p string) bool { return strings.HasPrefix(k, p) })
 }
 
+// MaxText bounds each text an entry keeps of its result (label, server,
+// host, ...): a run's label is at most 200 bytes, but an imported result
+// may say anything.
+const MaxText = 1000
+
+// bounded is s cut to MaxText bytes.
+func bounded(s string) string {
+	if len(s) <= MaxText {
+		return s
+	}
+	return strings.ToValidUTF8(s[:MaxText], "") + "…"
+}
+
 // EntryOf is the entry of result d, written at path (absolute; "" for no
 // file) whose bytes have checksum sum.
 func EntryOf(d *result.Doc, path, sum string) Entry {
 	records, _ := strconv.ParseInt(d.Properties["recordcount"], 10, 64)
 	clients := max(d.Clients, 1)
-	return Entry{Start: d.Start, Command: d.Command, Label: d.Label, Binding: d.Binding, Server: d.Server,
-		Workload: d.Workload, Config: ConfigDigest(d), Records: records, Threads: d.Threads, Clients: clients, Rate: d.Rate,
+	return Entry{Start: d.Start, Command: bounded(d.Command), Label: bounded(d.Label), Binding: bounded(d.Binding), Server: bounded(d.Server),
+		Workload: bounded(d.Workload), Config: ConfigDigest(d), Records: records, Threads: d.Threads, Clients: clients, Rate: d.Rate,
 		Operations: d.Operations, OK: d.OKOperations, Throughput: d.Throughput, RuntimeMs: d.RuntimeMs,
-		Stop: string(d.Stop), Host: d.Environment.Hostname, Version: d.Environment.ServbenchVersion, ResultID: d.ID,
-		Path: path, SHA256: sum, Figures: Figures(d)}
+		Stop: bounded(string(d.Stop)), Host: bounded(d.Environment.Hostname), Version: bounded(d.Environment.ServbenchVersion),
+		ResultID: bounded(d.ID), Path: path, SHA256: sum, Figures: Figures(d)}
 }
 
 // ErrNotRegular is Checksum's error for a path that is not a regular

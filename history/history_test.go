@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/servbench/servbench/result"
 )
@@ -233,5 +234,14 @@ func TestOpenReadWritesNothing(t *testing.T) {
 	o.Close()
 	if _, err := OpenRead(ctx, other); err == nil || !strings.Contains(err.Error(), "not a servbench history") {
 		t.Errorf("another database: %v", err)
+	}
+}
+
+// An imported result's texts are kept bounded.
+func TestEntryTextsBounded(t *testing.T) {
+	d := doc("a", strings.Repeat("é", 1<<20), 0, 1)
+	e := EntryOf(d, "", "")
+	if len(e.Label) > MaxText+len("…") || !strings.HasSuffix(e.Label, "…") || !utf8.ValidString(e.Label) {
+		t.Errorf("a label of %d bytes kept as %d", len(d.Label), len(e.Label))
 	}
 }
