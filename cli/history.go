@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	stdhtml "html"
 	"io"
 	"math"
 	"os"
@@ -16,7 +17,9 @@ import (
 	"time"
 
 	"github.com/servbench/servbench/history"
+	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/internal/format"
+	"github.com/servbench/servbench/report/chart"
 	"github.com/servbench/servbench/result"
 )
 
@@ -42,6 +45,8 @@ result's own files are written first and stay the truth.
   --last N           the most recent N (default 50, at most 100000)
   --trend FIGURE     the figure over time as a chart (throughput,
                      "READ p99", "UPDATE response p99.9", ...)
+  --html FILE        with --trend: also as an HTML page (an SVG chart, a line
+                     a config, no external assets)
 
 import PATH... records result files and directories of them (a plan's
 directory: its runs and loads), each once; a spread phase's client files
@@ -94,6 +99,7 @@ func historyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	since := fs.String("since", "", "")
 	fs.IntVar(&f.Last, "last", 50, "")
 	trend := fs.String("trend", "", "")
+	html := fs.String("html", "", "")
 	pos, err := flagsAnywhere(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, historyUsage)
@@ -107,6 +113,9 @@ func historyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	}
 	if f.Last < 1 || f.Last > history.MaxList {
 		return ExitUsage, badf("history: --last %d: want 1 to %d", f.Last, history.MaxList)
+	}
+	if *html != "" && *trend == "" {
+		return ExitUsage, badf("history: --html writes a trend: give --trend FIGURE")
 	}
 	if *since != "" {
 		if f.Since, err = parseSince(*since, time.Now()); err != nil {
@@ -123,6 +132,11 @@ func historyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		return ExitFailure, err
 	}
 	out := &stickyWriter{w: stdout}
+	if *html != "" {
+		if err := writeTrendHTML(*html, es, *trend); err != nil {
+			return ExitFailure, fmt.Errorf("history: --html: %w", err)
+		}
+	}
 	if *trend != "" {
 		writeTrend(out, es, *trend)
 	} else {
@@ -229,6 +243,35 @@ func writeTrend(w io.Writer, es []history.Entry, fig string) {
 		}
 		fmt.Fprintf(w, "%s  %6d  %14.2f  %s\n", es[i].Start.Local().Format("2006-01-02 15:04"), es[i].ID, v, strings.Repeat("█", n))
 	}
+}
+
+// writeTrendHTML writes the trend of figure fig over the entries as a
+// page: one line a config, x the days since the first entry.
+func writeTrendHTML(path string, es []history.Entry, fig string) error {
+	var first time.Time
+	if len(es) > 0 {
+		first = es[0].Start
+	}
+	var lines []chart.Line
+	at := map[string]int{}
+	for i := range es {
+		e := &es[i]
+		v, ok := e.Figure(fig)
+		if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		k, seen := at[e.Config]
+		if !seen {
+			k = len(lines)
+			at[e.Config] = k
+			lines = append(lines, chart.Line{Name: fmt.Sprintf("%s %s %s, %d threads, rate %s", e.Binding, orDash(e.Label), orDash(e.Workload), e.Threads, rateText(e.Rate))})
+		}
+		lines[k].Points = append(lines[k].Points, chart.Point{X: e.Start.Sub(first).Hours() / 24, Y: v, Label: e.Start.UTC().Format(time.RFC3339)})
+	}
+	c := &chart.Lines{Title: fig + " over time", XLabel: "days since " + first.UTC().Format("2006-01-02 15:04 UTC"), YLabel: fig, Lines: lines}
+	page := "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>servbench: " + stdhtml.EscapeString(fig) +
+		"</title></head><body>" + c.SVG() + "</body></html>\n"
+	return atomicfile.WriteFile(path, func(w io.Writer) error { _, err := io.WriteString(w, page); return err })
 }
 
 // historyImport records result files and directories of them.

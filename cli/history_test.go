@@ -72,6 +72,13 @@ func TestHistoryAndGate(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "throughput over 5 entries") || strings.Count(out, "█") < 100 {
 		t.Errorf("trend: exit %d: %s", code, out)
 	}
+	page := filepath.Join(dir, "trend.html")
+	if code, _, e := servbench(t, "history", "--db", db, "--trend", "throughput", "--html", page); code != ExitOK {
+		t.Errorf("--html: exit %d: %s", code, e)
+	}
+	if b, err := os.ReadFile(page); err != nil || strings.Count(string(b), "<circle") != 5 || !strings.Contains(string(b), "throughput over time") {
+		t.Errorf("the trend's page: %d marks, %v", strings.Count(string(b), "<circle"), err)
+	}
 	code, out, e = servbench(t, "history", "import", "--db", db, dir)
 	if code != ExitOK || !strings.Contains(out, "recorded 0 results") || !strings.Contains(out, "(5 there already)") {
 		t.Errorf("import of what is there: exit %d: %s%s", code, out, e)
@@ -111,6 +118,7 @@ func TestHistoryAndGate(t *testing.T) {
 		{"gate", slow, "--db", db, "-p", "gate.p42=5"},
 		{"gate", slow, "--db", filepath.Join(dir, "none.db")},
 		{"history", "--db", db, "--last", "0"},
+		{"history", "--db", db, "--html", page},
 		{"history", "--db", db, "--since", "yesterday"},
 		{"history", "import", "--db", db, filepath.Join(dir, "none")},
 	} {
