@@ -28,6 +28,7 @@ import (
 // the holder, and leaves the first one's files alone; the lock goes with
 // its holder.
 func TestDirectoryLock(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	release, err := lockDir(dir)
 	if err != nil {

@@ -187,6 +187,7 @@ func TestRehearsalKnowsItsOwnSecrets(t *testing.T) {
 // whole for each scan) stop at the bound (lowered to 0.5 s here), said as
 // the run's stop.
 func TestRehearsalBoundsARunOfOperations(t *testing.T) {
+	t.Parallel()
 	defer func(s float64) { maxOpsSeconds = s }(maxOpsSeconds)
 	maxOpsSeconds = 0.5
 	text := "name: r\ndeployments: [{label: b, binding: basic, properties: {basicdb.simulatedelay: 200}}]\nworkloads: [c]\nrecords: [100000]\nthreads: [1]\nload_threads: 100\noperations: records\n"

@@ -66,6 +66,7 @@ func init() { db.Register("noisy", &noisy{}) }
 // the index and the report say how many each took and whether it met
 // its bounds.
 func TestRepetitionsUntilTight(t *testing.T) {
+	t.Parallel()
 	pl := loadPlan(t, `name: until
 deployments: [{label: steady, binding: basic}, {label: noisy, binding: noisy}]
 workloads: [c]
@@ -168,6 +169,7 @@ func init() { db.Register("flaky", &flaky{}) }
 // A plan resumed after a failed repetition takes the repetitions that
 // finished before, never skips them: its cell counts them all.
 func TestRepetitionsUntilResumed(t *testing.T) {
+	t.Parallel()
 	pl := loadPlan(t, `name: resumed
 deployments: [{label: f, binding: flaky}]
 workloads: [c]
