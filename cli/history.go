@@ -56,13 +56,10 @@ directory: its runs and loads), each once; a spread phase's client files
 // historyFile is where a phase's result is recorded: given (property
 // history.file), nothing for off, else the default place.
 func historyFile(given string) (string, error) {
-	switch given {
-	case history.Off:
+	if given == history.Off {
 		return "", nil
-	case "":
-		return history.DefaultPath(os.Getenv)
 	}
-	return given, nil
+	return history.PathOr(given, os.Getenv)
 }
 
 // recordResult adds a phase's result d, written at path ("" for not
@@ -151,11 +148,9 @@ func historyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 // openHistory opens the history at path, or at the default place; one
 // that is not there is not made.
 func openHistory(ctx context.Context, path string) (*history.Store, error) {
-	if path == "" {
-		var err error
-		if path, err = history.DefaultPath(os.Getenv); err != nil {
-			return nil, fmt.Errorf("history: %w", err)
-		}
+	path, err := history.PathOr(path, os.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
 	}
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("history: %w (nothing recorded there yet)", err)
@@ -210,7 +205,7 @@ func orDash(s string) string {
 func worstP99(e history.Entry) string {
 	worst := -1.0
 	for name, v := range e.Figures {
-		if op, p, _ := strings.Cut(name, " "); p == "p99" && op != "" {
+		if _, ok := history.OpFigure(name, "p99"); ok {
 			worst = max(worst, v)
 		}
 	}
@@ -298,11 +293,9 @@ func historyImport(ctx context.Context, args []string, stdout io.Writer) (int, e
 		}
 		files = append(files, found...)
 	}
-	file := *db
-	if file == "" {
-		if file, err = history.DefaultPath(os.Getenv); err != nil {
-			return ExitUsage, badf("history import: %v", err)
-		}
+	file, err := history.PathOr(*db, os.Getenv)
+	if err != nil {
+		return ExitUsage, badf("history import: %v", err)
 	}
 	s, err := history.Open(ctx, file)
 	if err != nil {

@@ -107,8 +107,7 @@ func figures(news []history.Entry, f string) []string {
 	var out []string
 	for _, e := range news {
 		for name := range e.Figures {
-			op, ok := strings.CutSuffix(name, " "+f)
-			if ok && op != "" && !strings.HasSuffix(op, " response") && !slices.Contains(out, name) {
+			if _, ok := history.OpFigure(name, f); ok && !slices.Contains(out, name) {
 				out = append(out, name)
 			}
 		}
@@ -120,14 +119,7 @@ func figures(news []history.Entry, f string) []string {
 func values(es []history.Entry, fig string) []float64 {
 	var xs []float64
 	for i := range es {
-		v, ok := es[i].Figure(fig)
-		if fig == Failed {
-			v, ok = 0, es[i].Operations > 0
-			if ok {
-				v = 100 * float64(es[i].Operations-es[i].OK) / float64(es[i].Operations)
-			}
-		}
-		if ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		if v, ok := es[i].Figure(fig); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
 			xs = append(xs, v)
 		}
 	}

@@ -53,6 +53,14 @@ const timeText = "2006-01-02T15:04:05.000000000Z"
 // MaxList bounds the entries one List returns.
 const MaxList = 100000
 
+// PathOr is path, or DefaultPath when it is "".
+func PathOr(path string, getenv func(string) string) (string, error) {
+	if path != "" {
+		return path, nil
+	}
+	return DefaultPath(getenv)
+}
+
 // DefaultPath is where the history is kept unless history.file says
 // otherwise: $XDG_DATA_HOME/servbench/history.db, or
 // ~/.local/share/servbench/history.db.
@@ -114,9 +122,22 @@ func (e *Entry) Figure(name string) (float64, bool) {
 		return e.RuntimeMs, true
 	case "operations":
 		return float64(e.Operations), true
+	case "failed": // percent of all operations
+		if e.Operations <= 0 {
+			return 0, false
+		}
+		return 100 * float64(e.Operations-e.OK) / float64(e.Operations), true
 	}
 	v, ok := e.Figures[name]
 	return v, ok
+}
+
+// OpFigure reports whether figure name is an operation's service-time
+// statistic stat ("READ p99" for "p99", not "READ response p99"), and
+// which operation's: its name may hold spaces.
+func OpFigure(name, stat string) (op string, ok bool) {
+	op, ok = strings.CutSuffix(name, " "+stat)
+	return op, ok && op != "" && !strings.HasSuffix(op, " response")
 }
 
 // Percentiles are those an entry keeps of each operation.
