@@ -51,6 +51,9 @@ that endpoint (why).
                      run instead (repeatable; the plan's endpoint, its
                      credentials and TLS files for it left out)
   --scale F          the fraction of the plan's sizes (default 0.001)
+  --ends             of the thread steps and rates, the first and the last
+                     only (every deployment, workload, record count,
+                     client count and repetition still): a quicker check
   -p KEY=VALUE       a property for the rehearsal's deployments
                      (dynamodb.accesskey=local: that binding's only)
 `
@@ -70,8 +73,8 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		}
 		return ExitUsage, usageError{err}
 	}
-	if !a.rehearse && (len(a.at) > 0 || len(a.extra) > 0 || a.scale != 0) {
-		return ExitUsage, badf("bench: --at, --scale and -p are a rehearsal's: give --rehearse")
+	if !a.rehearse && (len(a.at) > 0 || len(a.extra) > 0 || a.scale != 0 || a.ends) {
+		return ExitUsage, badf("bench: --at, --scale, --ends and -p are a rehearsal's: give --rehearse")
 	}
 	if a.rehearse {
 		if pl, err = a.rehearsal(pl); err != nil {
@@ -137,6 +140,7 @@ type benchArgs struct {
 	plan, dir     string
 	dashboard     string // --dashboard ADDR: the plan's live page
 	dry, rehearse bool
+	ends          bool
 	scale         float64
 	at            []string
 	extra         []plan.Property
@@ -152,6 +156,7 @@ func parseBenchArgs(args []string, stdout io.Writer) (*benchArgs, int, error) {
 	dry := fs.Bool("dry-run", false, "")
 	rehearse := fs.Bool("rehearse", false, "")
 	scale := fs.Float64("scale", 0, "")
+	ends := fs.Bool("ends", false, "")
 	dashboard := fs.String("dashboard", "", "")
 	// --at and -p are checked after the flags are read: the flag
 	// package's own error quotes the value whole (a password).
@@ -179,7 +184,7 @@ func parseBenchArgs(args []string, stdout io.Writer) (*benchArgs, int, error) {
 	if planFile == "" {
 		return nil, ExitUsage, badf("bench: no plan file (usage: servbench bench PLAN.yaml -o DIR)")
 	}
-	a := &benchArgs{plan: planFile, dir: *dir, dry: *dry, rehearse: *rehearse, scale: *scale, dashboard: *dashboard}
+	a := &benchArgs{plan: planFile, dir: *dir, dry: *dry, rehearse: *rehearse, scale: *scale, ends: *ends, dashboard: *dashboard}
 	for _, v := range atArgs {
 		name, url, ok := strings.Cut(v, "=")
 		if !ok || name == "" || url == "" {
@@ -206,7 +211,7 @@ func parseBenchArgs(args []string, stdout io.Writer) (*benchArgs, int, error) {
 // rehearsal returns pl rehearsed with the command line's --at, -p and
 // --scale; the error is a usage error.
 func (a *benchArgs) rehearsal(pl *plan.Plan) (*plan.Plan, error) {
-	h := experiment.Rehearsal{At: map[string]string{}, Properties: a.extra, Scale: a.scale}
+	h := experiment.Rehearsal{At: map[string]string{}, Properties: a.extra, Scale: a.scale, Ends: a.ends}
 	for i := 0; i < len(a.at); i += 2 {
 		if _, dup := h.At[a.at[i]]; dup {
 			return nil, badf("bench: --at %s given twice", a.at[i])

@@ -397,6 +397,15 @@ func (r *Runner) setsTable(t *plan.Deployment) bool {
 	return false
 }
 
+// endsWord says whether a rehearsal took its thread steps' and rates'
+// ends only (--ends).
+func endsWord(ends bool) string {
+	if ends {
+		return "of the steps' ends (--ends)"
+	}
+	return "of every step"
+}
+
 // openDir creates DIR, keeps a copy of the plan in it, refuses a DIR that
 // holds another plan's results, and reads the index of earlier runs.
 func (r *Runner) openDir(ctx context.Context) error {
@@ -414,6 +423,8 @@ func (r *Runner) openDir(ctx context.Context) error {
 			return fmt.Errorf("bench: %s holds a rehearsal's results: give the plan another -o", r.dir)
 		case was != nil && was.Scale != is.Scale:
 			return fmt.Errorf("bench: %s holds a rehearsal at scale %g, not %g: give another -o", r.dir, was.Scale, is.Scale)
+		case was != nil && was.Ends != is.Ends:
+			return fmt.Errorf("bench: %s holds a rehearsal %s, this one is %s: give another -o", r.dir, endsWord(was.Ends), endsWord(is.Ends))
 		}
 	}
 	raw, err := inputfile.Read(ctx, r.pl.File, plan.MaxFileBytes)
@@ -461,7 +472,7 @@ func (r *Runner) openDir(ctx context.Context) error {
 		for k, v := range h.At {
 			at[k] = r.secrets.Redact(v)
 		}
-		r.index.Rehearsal = &plan.Rehearsal{Scale: h.Scale, At: at}
+		r.index.Rehearsal = &plan.Rehearsal{Scale: h.Scale, At: at, Ends: h.Ends}
 	}
 	if r.ref != nil { // checked by check
 		if err := atomicfile.WriteFile(filepath.Join(r.dir, plan.ReferenceFile), func(w io.Writer) error { _, err := w.Write(r.ref); return err }); err != nil {

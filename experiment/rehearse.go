@@ -35,6 +35,10 @@ type Rehearsal struct {
 	// Scale multiplies record counts, operation counts and durations
 	// (0: DefaultScale).
 	Scale float64
+	// Ends keeps of the plan's thread steps and rates the first and the
+	// last: each walk's two ends, where a whole rehearsal takes too long
+	// (S2's 432 runs of 32 clients each: 21 minutes on two cores).
+	Ends bool
 }
 
 // DefaultScale is a rehearsal's scale when none is given: a thousandth.
@@ -72,9 +76,12 @@ func Rehearse(pl *plan.Plan, r Rehearsal) (*plan.Plan, error) {
 		return nil, fmt.Errorf("--scale %g: want a fraction of the plan's size, more than 0 and at most 1", f)
 	}
 	out := *pl
-	out.Rehearsal = &plan.Rehearsal{Scale: f, At: r.At, Properties: r.Properties}
+	out.Rehearsal = &plan.Rehearsal{Scale: f, At: r.At, Properties: r.Properties, Ends: r.Ends}
 	used := map[string]bool{}
 	out.Records = scaleRecords(pl.Records, f)
+	if r.Ends {
+		out.Threads, out.Rates = ends(pl.Threads), ends(pl.Rates)
+	}
 	if pl.Operations > 0 {
 		out.Operations = max(int64(math.Ceil(float64(pl.Operations)*f)), minOperations)
 	}
@@ -144,6 +151,14 @@ func Rehearse(pl *plan.Plan, r Rehearsal) (*plan.Plan, error) {
 		}
 	}
 	return &out, nil
+}
+
+// ends is list's first and last (list itself when it has no more).
+func ends[T any](list []T) []T {
+	if len(list) <= 2 {
+		return list
+	}
+	return []T{list[0], list[len(list)-1]}
 }
 
 // scaleRecords scales each record count by f, at least minRecords, each

@@ -240,3 +240,45 @@ duration: 10
 		t.Errorf("records: %s", s)
 	}
 }
+
+// A rehearsal with Ends runs each walk's first and last thread step and
+// rate only, every other dimension whole; its directory says so (the
+// report's rehearsal section), and a rehearsal of every step is not
+// resumed into it.
+func TestRehearsalEnds(t *testing.T) {
+	t.Parallel()
+	text := "name: r\ndeployments: [{label: b, binding: basic}]\nworkloads: [c]\nrecords: [100]\nthreads: [1, 2, 3, 4]\nrates: [100, 200, 300]\nclients: [1]\nrepetitions: 2\nduration: 10\n"
+	pl, err := Rehearse(loadPlan(t, text), Rehearsal{Ends: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(pl.Threads, pl.Rates) != "[1 4] [100 300]" {
+		t.Fatalf("threads %v, rates %v: want [1 4] [100 300]", pl.Threads, pl.Rates)
+	}
+	var ids []string
+	for _, r := range pl.Runs() {
+		ids = append(ids, r.ID())
+	}
+	if len(ids) != 2*2*2 {
+		t.Errorf("%d runs, want 8 (2 steps x 2 rates x 2 repetitions): %v", len(ids), ids)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := New(pl, dir, io.Discard).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := plan.ReadIndex(dir)
+	if err != nil || ix.Rehearsal == nil || !ix.Rehearsal.Ends {
+		t.Fatalf("index rehearsal %+v (%v): want ends", ix.Rehearsal, err)
+	}
+	whole, err := Rehearse(loadPlan(t, text), Rehearsal{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole.Threads) != 4 || len(whole.Rates) != 3 {
+		t.Errorf("a whole rehearsal's threads %v, rates %v", whole.Threads, whole.Rates)
+	}
+	err = New(whole, dir, io.Discard).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "--ends") {
+		t.Errorf("a whole rehearsal into an --ends rehearsal's directory: %v", err)
+	}
+}

@@ -77,6 +77,10 @@ type Plan struct {
 type Rehearsal struct {
 	Scale float64           `json:"scale"`
 	At    map[string]string `json:"at"`
+	// Ends: of the plan's thread steps and rates, the first and the last
+	// only (every deployment, workload, record count, client count and
+	// repetition still).
+	Ends bool `json:"ends,omitempty"`
 	// Properties are the rehearsal's own (-p), also those no deployment
 	// reads: never written, each secret one known wherever the plan
 	// writes.

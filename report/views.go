@@ -587,6 +587,10 @@ func (s *Set) rehearsal() *Section {
 	if len(at) > 0 {
 		where = strings.Join(at, ", ")
 	}
+	cells := "every cell runs"
+	if h.Ends {
+		cells = "every cell at the first and the last of its thread steps and rates runs (--ends: the steps between were not rehearsed)"
+	}
 	return &Section{ID: "rehearsal", Title: "A rehearsal, not the plan's results",
-		Intro: fmt.Sprintf("These runs rehearse the plan %s at %g of its sizes (records, operations, durations), against %s, its clients on one machine: they show that every cell runs, and their figures, costs and comparisons with published ones are not the plan's.", s.Name, h.Scale, where)}
+		Intro: fmt.Sprintf("These runs rehearse the plan %s at %g of its sizes (records, operations, durations), against %s, its clients on one machine: they show that %s, and their figures, costs and comparisons with published ones are not the plan's.", s.Name, h.Scale, where, cells)}
 }
