@@ -114,8 +114,11 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 			// Runs that failed only as not rehearsable on these endpoints
 			// (SQL++ on CouchbaseMock) leave a rehearsal that passed, as
 			// its table says.
-			if err != nil && ctx.Err() == nil && !errors.Is(err, experiment.ErrInterrupted) && rehearsed(cells) {
+			switch ok := rehearsed(cells); {
+			case err != nil && ctx.Err() == nil && !errors.Is(err, experiment.ErrInterrupted) && ok:
 				err = nil
+			case err == nil && !ok: // its runs ended, and a cell's operations failed
+				return ExitFailure, errors.New("bench: a cell of the rehearsal failed (its table above)")
 			}
 		}
 	}
@@ -250,7 +253,7 @@ func printRuns(stdout io.Writer, pl *plan.Plan, r *experiment.Runner) {
 // not rehearsable.
 func rehearsed(cells []experiment.Cell) bool {
 	for _, c := range cells {
-		if c.Outcome != experiment.Completed && c.Outcome != experiment.NotRehearsable {
+		if c.Outcome != experiment.Completed && c.Outcome != experiment.NotRehearsable && c.Outcome != experiment.Overloaded {
 			return false
 		}
 	}

@@ -402,7 +402,8 @@ operations: 100
 // so as a whole (S1's Capella, whose spread load's clients make the
 // index) made it exit 1: rehearsed decides from the cells.
 func TestRehearsedFromTheCells(t *testing.T) {
-	cells := []experiment.Cell{{ID: "a", Outcome: experiment.Completed}, {ID: "b", Outcome: experiment.NotRehearsable, Why: "load: NOT_IMPLEMENTED"}}
+	cells := []experiment.Cell{{ID: "a", Outcome: experiment.Completed}, {ID: "b", Outcome: experiment.NotRehearsable, Why: "load: NOT_IMPLEMENTED"},
+		{ID: "c", Outcome: experiment.Overloaded, Why: "2 UPDATE SERVICE_UNAVAILABLE"}}
 	if !rehearsed(cells) {
 		t.Errorf("%v: want rehearsed", cells)
 	}

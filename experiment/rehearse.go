@@ -245,8 +245,10 @@ const notRehearsable = "not rehearsable: "
 type Cell struct {
 	ID string
 	// Outcome is completed (no operation failed), failed, not rehearsable
-	// (every failure NOT_IMPLEMENTED: the endpoint cannot do it) or not
-	// run (the rehearsal stopped first).
+	// (every failure NOT_IMPLEMENTED: the endpoint cannot do it),
+	// overloaded (some operations failed for the endpoint's load alone:
+	// TIMEOUT, THROTTLED, SERVICE_UNAVAILABLE; the others succeeded) or
+	// not run (the rehearsal stopped first).
 	Outcome string
 	Why     string // one line; "" when completed
 }
@@ -256,8 +258,20 @@ const (
 	Completed      = "completed"
 	Failed         = "failed"
 	NotRehearsable = "not rehearsable"
+	Overloaded     = "overloaded"
 	NotRun         = "not run"
 )
+
+// overload says whether a failure's cause is the endpoint's load, not the
+// plan's shape: a laptop's stand-in under S1's 4,000 threads (DynamoDB
+// Local answering SERVICE_UNAVAILABLE) is not the service the plan names.
+func overload(status string) bool {
+	switch status {
+	case db.Timeout.String(), db.Throttled.String(), db.ServiceUnavailable.String():
+		return true
+	}
+	return false
+}
 
 // Cells reads a rehearsal's directory: each run's outcome from the index
 // and its result, and each setup step its endpoint could not run (as a
@@ -305,19 +319,35 @@ func resultOutcome(path string) (string, string) {
 		return Failed, err.Error()
 	}
 	outcome, why := Completed, ""
+	var ok int64
+	var loaded string // the first failure for the endpoint's load
 	for _, op := range d.Ops {
 		for name, n := range op.Outcomes {
-			if n == 0 || result.Succeeded(name) {
+			if n == 0 {
+				continue
+			}
+			if result.Succeeded(name) {
+				ok += n
 				continue
 			}
 			line := fmt.Sprintf("%d %s %s: %s", n, op.Name, name, op.Errors[name])
 			switch {
+			case overload(name):
+				if loaded == "" {
+					loaded = line
+				}
 			case name != db.NotImplemented.String():
 				return Failed, line
 			case outcome == Completed:
 				outcome, why = NotRehearsable, line
 			}
 		}
+	}
+	switch {
+	case loaded != "" && ok == 0:
+		return Failed, loaded + " (no operation succeeded)"
+	case loaded != "" && outcome == Completed:
+		return Overloaded, loaded
 	}
 	return outcome, why
 }
@@ -338,6 +368,6 @@ func WriteCells(w io.Writer, cells []Cell) {
 		}
 		fmt.Fprintln(w, line)
 	}
-	fmt.Fprintf(w, "rehearsal: %d cells: %d %s, %d %s, %d %s, %d %s\n", len(cells),
-		n[Completed], Completed, n[Failed], Failed, n[NotRehearsable], NotRehearsable, n[NotRun], NotRun)
+	fmt.Fprintf(w, "rehearsal: %d cells: %d %s, %d %s, %d %s, %d %s, %d %s\n", len(cells),
+		n[Completed], Completed, n[Failed], Failed, n[NotRehearsable], NotRehearsable, n[Overloaded], Overloaded, n[NotRun], NotRun)
 }

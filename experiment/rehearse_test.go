@@ -282,3 +282,40 @@ func TestRehearsalEnds(t *testing.T) {
 		t.Errorf("a whole rehearsal into an --ends rehearsal's directory: %v", err)
 	}
 }
+
+// A cell's outcome is read from its result's operations: some failed for
+// the endpoint's load alone (SERVICE_UNAVAILABLE) is overloaded, not
+// failed; every one failing so, or a failure of another cause, is failed.
+func TestRehearsalCellOutcomes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for i, c := range []struct {
+		outcomes map[string]int64
+		want     string
+	}{
+		{map[string]int64{"OK": 98}, Completed},
+		{map[string]int64{"OK": 98, "SERVICE_UNAVAILABLE": 2}, Overloaded},
+		{map[string]int64{"OK": 1, "TIMEOUT": 5, "THROTTLED": 1}, Overloaded},
+		{map[string]int64{"TIMEOUT": 5}, Failed},
+		{map[string]int64{"OK": 98, "SERVICE_UNAVAILABLE": 1, "ERROR": 1}, Failed},
+		{map[string]int64{"OK": 10, "NOT_IMPLEMENTED": 3}, NotRehearsable},
+	} {
+		var n int64
+		for _, k := range c.outcomes {
+			n += k
+		}
+		d := &result.Doc{Format: result.Format, Version: result.FormatVersion, Operations: n, Ops: result.Ops{{Name: "UPDATE", Count: n, Outcomes: c.outcomes}}}
+		path := filepath.Join(dir, fmt.Sprintf("r%d.json", i))
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := result.WriteJSON(f, d); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if got, why := resultOutcome(path); got != c.want {
+			t.Errorf("%v: %s (%s), want %s", c.outcomes, got, why, c.want)
+		}
+	}
+}
