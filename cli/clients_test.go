@@ -972,3 +972,14 @@ func TestKubeconfigExecPluginStderrBounded(t *testing.T) {
 		t.Errorf("exit %d, %d bytes said, ESC %v: %.300s", code, len(said), strings.Contains(said, "\x1b"), said)
 	}
 }
+
+// until judges one process's intervals: a spread phase refuses it before
+// any client starts.
+func TestSpreadRefusesUntil(t *testing.T) {
+	t.Parallel()
+	code, _, e := servbench(t, "run", "basic", "-w", "c", "-p", "recordcount=100", "-p", "operationcount=0", "-p", "maxexecutiontime=5",
+		"-p", "until.throughput=2", "--threads", "2", "--clients", "2")
+	if code != ExitUsage || !strings.Contains(e, "until.throughput") || strings.Contains(e, "on 2 clients") {
+		t.Errorf("exit %d: %s", code, e)
+	}
+}

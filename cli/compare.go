@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/servbench/servbench/stats"
 	"io"
 	"math"
 	"os"
@@ -122,7 +123,7 @@ func fmtNum(v float64) string {
 	return fmt.Sprintf("%.3g", v)
 }
 
-func stat(s report.Stat) string {
+func stat(s stats.Stat) string {
 	if s.N < 2 {
 		return fmtNum(s.Mean)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/servbench/servbench/experiment"
 	"github.com/servbench/servbench/plan"
+	"github.com/servbench/servbench/runner"
 	"github.com/servbench/servbench/sink"
 )
 
@@ -56,6 +57,7 @@ func startPlanBoard(addr string, pl *plan.Plan, dir string, r *experiment.Runner
 		}
 		pb.ran(ic, capacity)
 	}
+	r.Watch = func(name string) runner.Observer { return pb.board.Follow(name) }
 	pb.srv = pb.board.Serve(ln, "")
 	fmt.Fprintf(stderr, "servbench: dashboard on http://%s/\n", ln.Addr())
 	return pb, nil
@@ -96,7 +98,7 @@ func (pb *planBoard) ran(ic plan.IndexRun, capacity bool) {
 func (pb *planBoard) end(stderr io.Writer) {
 	pb.board.Update(func(d *sink.BoardData) { d.Ended, d.Plan.Running, d.Plan.EndsAt = true, "", "" })
 	pb.board.Linger()
-	pb.srv.Close()
+	sink.Stop(pb.srv)
 	if err := pb.board.WriteFrozen(filepath.Join(pb.dir, "dashboard.html")); err != nil {
 		fmt.Fprintf(stderr, "servbench: the plan's dashboard: %s\n", oneLine(err))
 	}

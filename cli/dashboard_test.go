@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/servbench/servbench/internal/browsertest"
+	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/result"
 )
 
@@ -30,6 +33,21 @@ func dashboardURL(t *testing.T, w *watchFor, seen chan struct{}) string {
 		t.Fatalf("no address: %s", w.String())
 	}
 	return m[1]
+}
+
+// endedResult waits for the page to say the end and the command to exit
+// 0, and reads its result.
+func endedResult(t *testing.T, b *browsertest.Browser, ended chan int, w *watchFor, out string) *result.Doc {
+	t.Helper()
+	waitEnded(t, b)
+	if code := <-ended; code != ExitOK {
+		t.Fatalf("exit %d: %s", code, w.String())
+	}
+	d, err := result.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 // waitEnded waits until the page says its run (or plan) ended.
@@ -55,11 +73,19 @@ func TestDashboardInBrowser(t *testing.T) {
 	b := browsertest.Start(t, ctx)
 	b.Page(t)
 	out := filepath.Join(t.TempDir(), "r.json")
+	// A host's metrics endpoint (node_exporter's text): the server side
+	// the page draws beside the client's figures.
+	var used atomic.Int64
+	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "node_memory_MemTotal_bytes 8e9\nnode_memory_MemAvailable_bytes %d\n", 6_000_000_000-used.Add(1_000_000))
+	}))
+	defer host.Close()
 	w := &watchFor{want: "dashboard on", seen: make(chan struct{})}
 	seen := w.seen
 	ended := make(chan int, 1)
 	go func() {
 		ended <- MainContext(ctx, []string{"run", "basic", "-w", "a", "-threads", "2", "-target", "2000", "-p", "operationcount=5000",
+			"-p", "server.metrics=" + host.URL + "/metrics", "-p", "server.interval=0.5",
 			"--dashboard", "127.0.0.1:0", "-o", out}, io.Discard, w)
 	}()
 	url := dashboardURL(t, w, seen)
@@ -68,25 +94,22 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	var during string
 	b.Eval(t, `document.getElementById("state").textContent`, &during)
-	waitEnded(t, b)
-	if code := <-ended; code != ExitOK {
-		t.Fatalf("exit %d: %s", code, w.String())
+	// The server side shows while the run runs, not only at its end.
+	var live struct {
+		State string
+		Rows  int
 	}
-	d, err := result.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
+	for failsafe := time.Now().Add(time.Minute); live.Rows == 0 && !strings.HasPrefix(live.State, "ended"); time.Sleep(50 * time.Millisecond) {
+		b.Eval(t, `({State: document.getElementById("state").textContent, Rows: document.querySelectorAll("#server-series tr").length})`, &live)
+		if time.Now().After(failsafe) { // a safety net, not a measurement
+			t.Fatalf("the page never showed the server side: %+v", live)
+		}
 	}
-	var page struct {
-		Operations, Throughput string
-		Rows                   [][]string
-		Points                 int
+	if !strings.HasPrefix(live.State, "running") {
+		t.Errorf("the server side first showed at %q, not while the run ran", live.State)
 	}
-	b.Eval(t, `(() => ({
-		Operations: document.getElementById("operations").textContent,
-		Throughput: document.getElementById("throughput").textContent,
-		Rows: [...document.querySelectorAll("#ops tbody tr")].map(r => [...r.cells].map(c => c.textContent)),
-		Points: Number(document.querySelector("#tput polyline").dataset.points),
-	}))()`, &page)
+	d := endedResult(t, b, ended, w, out)
+	page := pageFigures(t, b)
 	if !strings.HasPrefix(during, "running") {
 		t.Errorf("opened during the run, the page said %q", during)
 	}
@@ -102,6 +125,31 @@ func TestDashboardInBrowser(t *testing.T) {
 			t.Errorf("%s: the page %v, the result count %d p99 %v", op.Name, r, op.Count, op.Latency.Percentiles["99"])
 		}
 	}
+	// The client's own figures and the server side, as the result has them.
+	var more struct {
+		Sched     string
+		SchedPts  int
+		LagPts    int
+		Server    [][]string
+		ServerPts int
+	}
+	b.Eval(t, `(() => ({
+		Sched: document.getElementById("sched").textContent,
+		SchedPts: Number(document.querySelectorAll("#client polyline")[0].dataset.points),
+		LagPts: Number(document.querySelectorAll("#client polyline")[1].dataset.points),
+		Server: [...document.querySelectorAll("#server-series tr")].slice(1).map(r => [...r.cells].map(c => c.textContent)),
+		ServerPts: Number((document.querySelector("#server-series polyline") || {dataset: {points: 0}}).dataset.points),
+	}))()`, &more)
+	if more.Sched != commas(int64(d.ClientSchedP99Us+0.5)) || more.SchedPts < 1 || more.LagPts < 1 {
+		t.Errorf("the page: scheduling p99 %s µs, %d points, lateness %d points; the result %v µs", more.Sched, more.SchedPts, more.LagPts, d.ClientSchedP99Us)
+	}
+	if d.ServerSide == nil || len(d.ServerSide.Sources) != 1 || len(d.ServerSide.Sources[0].Series) != 1 {
+		t.Fatalf("the result's server side: %+v", d.ServerSide)
+	}
+	x := d.ServerSide.Sources[0].Series[0]
+	if len(more.Server) != 1 || more.Server[0][1] != x.Name || more.Server[0][5] != commas1(x.Mean) || more.Server[0][6] != commas1(x.Max) || more.ServerPts < 1 {
+		t.Errorf("the page's server side %v (%d points); the result's %s mean %.1f max %.1f", more.Server, more.ServerPts, x.Name, x.Mean, x.Max)
+	}
 	// The page written beside the result: the same figures, no request.
 	frozen := strings.TrimSuffix(out, ".json") + ".dashboard.html"
 	if errs := b.Open(t, "file://"+frozen); len(errs) > 0 {
@@ -112,6 +160,28 @@ func TestDashboardInBrowser(t *testing.T) {
 	if ops != commas(d.Operations) {
 		t.Errorf("the written page: %s operations, the result %d", ops, d.Operations)
 	}
+}
+
+// shownFigures are the run's figures a page shows (pageFigures): its operations,
+// throughput and clients, each operation's row, its throughput chart's
+// points.
+type shownFigures struct {
+	Operations, Throughput, Clients string
+	Rows                            [][]string
+	Points                          int
+}
+
+func pageFigures(t *testing.T, b *browsertest.Browser) shownFigures {
+	t.Helper()
+	var page shownFigures
+	b.Eval(t, `(() => ({
+		Operations: document.getElementById("operations").textContent,
+		Throughput: document.getElementById("throughput").textContent,
+		Clients: document.getElementById("clients").textContent,
+		Rows: [...document.querySelectorAll("#ops tbody tr")].map(r => [...r.cells].map(c => c.textContent)),
+		Points: Number(document.querySelector("#tput polyline").dataset.points),
+	}))()`, &page)
+	return page
 }
 
 func commas(n int64) string {
@@ -176,6 +246,22 @@ repetitions: {min: 2, max: 4, until: {throughput: 50%}}
 	if fmt.Sprint(got) != fmt.Sprint(want) || n["done"] < 2 || n["done"]+n["skipped"] != 4 {
 		t.Errorf("the page %v, the index %v", got, n)
 	}
+	// The last run it ran, interval by interval: its figures, its result's.
+	var last *plan.IndexRun
+	for i := range ix.Runs {
+		if ix.Runs[i].Status == "done" {
+			last = &ix.Runs[i]
+		}
+	}
+	d, err := result.ReadFile(filepath.Join(dir, last.Result))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run struct{ Name, Operations string }
+	b.Eval(t, `({Name: document.getElementById("run-name").textContent, Operations: document.getElementById("operations").textContent})`, &run)
+	if run.Name != "The last run: "+last.ID || run.Operations != commas(d.Operations) {
+		t.Errorf("the page's run %+v; the last run %s, %d operations", run, last.ID, d.Operations)
+	}
 	raw, err := os.ReadFile(filepath.Join(dir, "dashboard.html"))
 	if err != nil || !strings.Contains(string(raw), `"total":4`) {
 		t.Errorf("the plan's written page: %v", err)
@@ -229,5 +315,57 @@ func TestDashboardReadOnlyAndToken(t *testing.T) {
 	<-ended
 	if strings.Contains(w.String(), "s3cretT0ken") {
 		t.Errorf("the token was printed: %s", w.String())
+	}
+}
+
+// A run spread over clients has one page, its coordinator's: while it
+// runs it counts the clients reporting and draws their merged intervals;
+// at the end it shows the merged result's figures, written beside it.
+func TestSpreadDashboardInBrowser(t *testing.T) {
+	ctx := context.Background()
+	b := browsertest.Start(t, ctx)
+	b.Page(t)
+	out := filepath.Join(t.TempDir(), "r.json")
+	w := &watchFor{want: "dashboard on", seen: make(chan struct{})}
+	seen := w.seen
+	ended := make(chan int, 1)
+	go func() {
+		ended <- MainContext(ctx, []string{"run", "basic", "-w", "a", "-threads", "4", "--clients", "2", "-target", "400",
+			"-p", "operationcount=0", "-p", "maxexecutiontime=4", "--dashboard", "127.0.0.1:0", "-o", out}, io.Discard, w)
+	}()
+	url := dashboardURL(t, w, seen)
+	if errs := b.Open(t, url); len(errs) > 0 {
+		t.Errorf("the page's errors: %v", errs)
+	}
+	// While it runs: the clients reporting, and some operations.
+	var live struct{ State, Clients, Operations string }
+	for failsafe := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		b.Eval(t, `({State: document.getElementById("state").textContent, Clients: document.getElementById("clients").textContent,
+			Operations: document.getElementById("operations").textContent})`, &live)
+		if strings.HasPrefix(live.State, "ended") || (live.Operations != "-" && live.Operations != "0") {
+			break
+		}
+		if time.Now().After(failsafe) { // a safety net, not a measurement
+			t.Fatalf("the page never showed the clients' operations: %+v", live)
+		}
+	}
+	if !strings.HasPrefix(live.State, "running") || !regexp.MustCompile(`^[12] of 2 reporting$`).MatchString(live.Clients) {
+		t.Errorf("during the run the page said %+v", live)
+	}
+	d := endedResult(t, b, ended, w, out)
+	if d.Clients != 2 {
+		t.Fatalf("the result merges %d clients", d.Clients)
+	}
+	page := pageFigures(t, b)
+	if page.Clients != "2" {
+		t.Errorf("at the end the page says %q clients", page.Clients)
+	}
+	if page.Operations != commas(d.Operations) || page.Throughput != commas2(d.Throughput) || page.Points != len(d.Series) || len(page.Rows) != len(d.Ops) {
+		t.Errorf("the page: %s operations, %s ops/s, %d points, %d operations; the merged result: %d, %.2f, %d, %d", page.Operations, page.Throughput,
+			page.Points, len(page.Rows), d.Operations, d.Throughput, len(d.Series), len(d.Ops))
+	}
+	raw, err := os.ReadFile(strings.TrimSuffix(out, ".json") + ".dashboard.html")
+	if err != nil || !strings.Contains(string(raw), fmt.Sprintf(`"operations":%d`, d.Operations)) {
+		t.Errorf("the written page: %v", err)
 	}
 }

@@ -289,7 +289,7 @@ func writeVerdicts(w io.Writer, news, base []history.Entry, ts []gate.Threshold,
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  FIGURE\tNEW\tBASELINE (MEAN ± SD)\tCHANGE\tNOISE\tTHRESHOLD\tVERDICT\tHOW")
 	regressed := false
-	for _, v := range gate.Judge(news, base, ts) {
+	for _, v := range gate.JudgeIntervals(news, base, ts, resultIntervals()) {
 		verdict := "pass"
 		switch {
 		case v.Missing:
@@ -348,4 +348,49 @@ func differing(news, base []history.Entry) []string {
 		}
 	}
 	return out
+}
+
+// resultIntervals gives an entry's figure interval by interval from its
+// result file's time series (each file read once), when the file is still
+// the one recorded (its SHA-256): one run's noise for the gate.
+func resultIntervals() gate.Intervals {
+	cache := map[string]result.TimeSeries{}
+	return func(e history.Entry, fig string) []float64 {
+		if e.Path == "" {
+			return nil
+		}
+		series, seen := cache[e.Path]
+		if !seen {
+			if sum, err := history.Checksum(e.Path); err == nil && (e.SHA256 == "" || sum == e.SHA256) {
+				if d, err := result.ReadFile(e.Path); err == nil {
+					series = d.Series
+				}
+			}
+			cache[e.Path] = series
+		}
+		var xs []float64
+		for _, p := range series {
+			if p.Partial {
+				continue
+			}
+			if fig == "throughput" {
+				xs = append(xs, p.Throughput)
+				continue
+			}
+			for _, st := range []struct {
+				name string
+				get  func(result.PointOp) float64
+			}{{"p50", func(o result.PointOp) float64 { return o.P50Us }}, {"p99", func(o result.PointOp) float64 { return o.P99Us }},
+				{"p99.9", func(o result.PointOp) float64 { return o.P999Us }}} {
+				if op, ok := history.OpFigure(fig, st.name); ok {
+					for _, o := range p.Ops {
+						if o.Name == op && o.Count > 0 {
+							xs = append(xs, st.get(o.PointOp))
+						}
+					}
+				}
+			}
+		}
+		return xs
+	}
 }

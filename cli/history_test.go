@@ -150,3 +150,26 @@ func TestUnusableHistoryLosesNoResult(t *testing.T) {
 		t.Errorf("off: exit %d, %v: %s", code, err, e)
 	}
 }
+
+// One new run against one baseline run: the gate takes each run's noise
+// from batch means of its intervals (said), and a run at half the rate
+// fails it.
+func TestGateOneRunAgainstOne(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	run := func(name, target string) string {
+		t.Helper()
+		out := filepath.Join(dir, name+".json")
+		code, _, e := servbench(t, "run", "basic", "-w", "c", "-threads", "2", "-target", target, "-p", "operationcount=0",
+			"-p", "maxexecutiontime=1.5", "-p", "timeseries.interval=0.05", "-p", "recordcount=100", "-p", "history.file=off", "-o", out)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", name, code, e)
+		}
+		return out
+	}
+	base, slow := run("base", "4000"), run("slow", "2000")
+	code, out, e := servbench(t, "gate", slow, "--baseline", base, "-p", "gate.p99=off")
+	if code != ExitFailure || !strings.Contains(out, "batch means of each run's intervals") || !strings.Contains(out, "REGRESSION") {
+		t.Errorf("half the rate against one run: exit %d: %s%s", code, out, e)
+	}
+}

@@ -130,6 +130,9 @@ func run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer,
 	}
 	fmt.Fprintf(stderr, "servbench: %s on %d client%s (%s), starting together once all are ready, at %s at the latest; coordinator at %s\n", cmd, n, plural(n), orch, j.start.Format("15:04:05.000"), l.Addr())
 	cpu0, t0 := engine.CPUTime(), time.Now()
+	j.feeds = openFeeds(setup, stderr)
+	var final *result.Doc // the merged result the fed outputs end with
+	defer func() { endFeeds(setup, j.feeds, final, stderr) }()
 	docs, err := follow(ctx, orch, h, j, setup)
 	if cpu, wall := engine.CPUTime()-cpu0, time.Since(t0); cpu > 0 { // the coordinator's own cost: it must not be the limit either
 		fmt.Fprintf(stderr, "servbench: the coordinator used %.2f s of CPU in %.1f s (%.1f%% of a core) and %s resident at most, for %d client%s\n",
@@ -149,6 +152,7 @@ func run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer,
 		}
 	}
 	sayMerged(stderr, n, docs, m)
+	final = m
 	if unwritten != nil {
 		return m, unwritten
 	}
@@ -338,7 +342,9 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 		case <-f.given:
 			ends = f.giveUp()
 		case now := <-tick.C:
-			live.add(h.progress(), j)
+			ps := h.progress()
+			feed(j.feeds, ps, n)
+			live.add(ps, j)
 			if f.failure != nil || ctx.Err() != nil {
 				continue
 			}
@@ -358,7 +364,9 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 	if f.failure != nil {
 		return nil, fmt.Errorf("%w: no merged result", f.failure)
 	}
-	live.take(h.progress()) // what came last
+	ps := h.progress() // what came last
+	feed(j.feeds, ps, n)
+	live.take(ps)
 	return gather(h.members(), live.measured, h.name)
 }
 
@@ -580,16 +588,53 @@ func (l *liveStatus) take(ps [][]Progress) {
 			l.endMs = max(l.endMs, p.EndMs)
 			l.ops += p.Ops
 			l.fail += p.Failed
-			if p.Histogram == "" {
+			mergeHistogram(&l.hist, p.Histogram)
+		}
+	}
+}
+
+// mergeHistogram merges an interval's encoded histogram into *into (made
+// on first use); one that does not decode is left out.
+func mergeHistogram(into **hdr.Histogram, encoded string) {
+	if encoded == "" {
+		return
+	}
+	if h, err := result.DecodeHistogram(encoded); err == nil {
+		if *into == nil {
+			*into = measure.NewHistogram()
+		}
+		(*into).Merge(h)
+	}
+}
+
+// feed gives the clients' intervals since the last call, merged, to the
+// fed outputs (the dashboard).
+func feed(feeds []sink.Feed, ps [][]Progress, n int) {
+	if len(feeds) == 0 {
+		return
+	}
+	m := sink.MergedInterval{Clients: n}
+	for _, list := range ps {
+		reported := false
+		for _, p := range list {
+			if p.Warmup {
 				continue
 			}
-			if h, err := result.DecodeHistogram(p.Histogram); err == nil {
-				if l.hist == nil {
-					l.hist = measure.NewHistogram()
-				}
-				l.hist.Merge(h)
-			}
+			reported = true
+			m.End = max(m.End, time.Duration(p.EndMs)*time.Millisecond)
+			m.Ops += p.Ops
+			m.Failed += p.Failed
+			mergeHistogram(&m.Histogram, p.Histogram)
 		}
+		if reported {
+			m.Reporting++
+		}
+	}
+	if m.Reporting == 0 {
+		return
+	}
+	for _, f := range feeds {
+		f.Merged(m)
 	}
 }
 
@@ -629,6 +674,9 @@ func maxClockOffset(m *result.Doc) (offset, rtt float64) {
 
 // A job is one spread phase for an orchestrator to run.
 type job struct {
+	// feeds are the outputs fed the clients' merged intervals (the
+	// dashboard).
+	feeds       []sink.Feed
 	cmd         string
 	n           int
 	id          string // coordinator.id: every client's result must carry it

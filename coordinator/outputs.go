@@ -93,7 +93,43 @@ func HoldOutputs(outs []sink.File) (release func(), err error) {
 // sink.Merged), to be held before the phase runs (HoldOutputs) and
 // written after it (WriteMerged).
 func PhaseOutputs(o sink.Outputs) []sink.File {
-	return o.Only(merged).Files()
+	return o.Only(func(o sink.Output) bool { return merged(o) || o.Where() == sink.Coordinator }).Files()
+}
+
+// openFeeds opens the outputs the coordinator feeds as the clients'
+// intervals come (the dashboard); one that cannot open is said and left
+// out: the phase runs without it.
+func openFeeds(setup *engine.Setup, stderr io.Writer) []sink.Feed {
+	var feeds []sink.Feed
+	for _, o := range setup.Outputs.Only(func(o sink.Output) bool { return o.Where() == sink.Coordinator }) {
+		s, err := setup.OpenMerged(o, engine.Writers{Stderr: stderr})
+		if err != nil {
+			fmt.Fprintf(stderr, "servbench: %s: %v\n", sink.What(o), err)
+			continue
+		}
+		if f, ok := s.(sink.Feed); ok {
+			feeds = append(feeds, f)
+		} else {
+			s.Close(false)
+		}
+	}
+	return feeds
+}
+
+// endFeeds ends the fed outputs with the merged result m (nil: none, then
+// they are closed with what they showed).
+func endFeeds(setup *engine.Setup, feeds []sink.Feed, m *result.Doc, stderr io.Writer) {
+	for _, f := range feeds {
+		var err error
+		if m != nil {
+			err = sink.EndOne(f, setup.Merged(m))
+		} else {
+			err = f.Close(true)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "servbench: %v\n", err)
+		}
+	}
 }
 
 func merged(o sink.Output) bool     { return o.Where() == sink.Merged }
@@ -150,6 +186,9 @@ func CheckOutputs(setup *engine.Setup) error {
 	n, cmd := setup.Client.Count, setup.Spec.Phase.String()
 	if err := checkMetricsAddrs(metricsAddrOf(setup), n); err != nil {
 		return &engine.SpecError{Err: err}
+	}
+	if setup.Runner.Until != nil {
+		return specErrorf("%s: the clients (%d, %s) each measure a share: until.throughput and until.p99 judge one process's intervals, and clients stopping each on their own would not end together: leave them out, or repeat the phase (a plan's repetitions: until)", cmd, n, setup.Client.Orchestrator)
 	}
 	if one := setup.Outputs.Only(oneProcess); len(one) > 0 {
 		var props []string

@@ -33,6 +33,7 @@ import (
 
 	"github.com/servbench/servbench/db"
 	"github.com/servbench/servbench/internal/format"
+	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/probe"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
@@ -179,6 +180,9 @@ var ErrInterruptedBeforeMeasuring = errors.New("interrupted before the run measu
 // without a database.
 type Setup struct {
 	Spec Spec
+	// live is the run's server-side recorder once it samples: a live
+	// page reads what it has so far (sink.Env.ServerSide).
+	live *atomic.Pointer[probe.Recorder]
 	// Props are the spec's properties, over its workload's; the typed
 	// fields are not written into them (Workload and Runner hold what
 	// they gave; Properties is the record of both).
@@ -326,7 +330,7 @@ func newSetup(spec Spec) (*Setup, error) {
 		base.Merge(p)
 		p = base
 	}
-	s := &Setup{Spec: spec, Props: p, redactor: &props.Redactor{}}
+	s := &Setup{Spec: spec, Props: p, redactor: &props.Redactor{}, live: new(atomic.Pointer[probe.Recorder])}
 	s.redactor.Known(p)
 	s.redactor.Merge(spec.Secrets)
 	var err error
@@ -587,7 +591,7 @@ type Result struct {
 	CPU time.Duration
 	// Sched is how long this process's goroutines waited to run while
 	// the runner ran: the client's own scheduling, in every latency.
-	Sched SchedDelay
+	Sched measure.SchedDelay
 	// Clock is this client's clock against its coordinator's, when
 	// measured (Spec.Gate).
 	Clock *result.Clock
@@ -676,13 +680,16 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (_ *Result, err
 	rec := s.recorder(d)
 	if rec != nil {
 		rec.Start(ctx)
+		if s.live != nil {
+			s.live.Store(rec)
+		}
 	}
-	cpu0, sched0 := CPUTime(), schedSnapshot()
+	cpu0, sched0 := CPUTime(), measure.SchedSnapshot()
 	series := &sink.Series{}
 	runStart := time.Now()
 	res, err := runner.Run(ctx, s.Runner, w, d, runner.Observers(append([]runner.Observer{series}, obs...)))
 	running := time.Since(runStart)
-	cpu, sched := CPUTime()-cpu0, schedDelay(sched0, schedSnapshot())
+	cpu, sched := CPUTime()-cpu0, measure.SchedBetween(sched0, measure.SchedSnapshot())
 	if rec != nil {
 		s.stopRecorder(ctx, rec)
 		s.sayServerSide(rec)

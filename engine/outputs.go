@@ -72,7 +72,19 @@ func (s *Setup) sinkEnv(w Writers, m *sink.Options) *sink.Env {
 	}
 	return &sink.Env{Stdout: w.Stdout, Stderr: w.Stderr, Bar: w.Bar, Measurements: m,
 		Label: s.Label, Run: run, Client: s.Client.Index, Workload: WorkloadName(s.Props), Binding: s.Spec.Binding,
-		Rate: s.Runner.Rate, CPU: CPUTime}
+		Rate: s.Runner.Rate, CPU: CPUTime, ServerSide: s.serverSideSoFar}
+}
+
+// serverSideSoFar is what the run's server-side sampling has so far,
+// timed from start (nil before it starts, or with none).
+func (s *Setup) serverSideSoFar(start time.Time) *result.ServerSide {
+	if s.live == nil {
+		return nil
+	}
+	if r := s.live.Load(); r != nil {
+		return r.Result(start, 0)
+	}
+	return nil
 }
 
 // Merged is a spread phase's merged result d as its outputs see it, what

@@ -23,9 +23,9 @@ type ranFacts struct {
 	embedded bool   // the store runs inside this process
 	workload string
 	records  int64
-	late     time.Duration // schedule.latethreshold
-	cpu      time.Duration // this process's CPU time during the run
-	sched    SchedDelay    // how long its goroutines waited to run
+	late     time.Duration      // schedule.latethreshold
+	cpu      time.Duration      // this process's CPU time during the run
+	sched    measure.SchedDelay // how long its goroutines waited to run
 	cores    int
 	redactor *props.Redactor // hides credentials in errors (nil: the rules alone)
 }
@@ -138,6 +138,13 @@ func summarize(f ranFacts, res *runner.Result) []string {
 	}
 	if db.IsStandIn(f.server) {
 		warn("%s is a stand-in speaking another product's API: these numbers measure it, not that product", f.server)
+	}
+	if st := res.Settled; st != nil {
+		if res.Reason == result.Settled {
+			lines = append(lines, fmt.Sprintf("until: stopped after %s, its figures sure: %s", res.Runtime.Round(time.Millisecond), st))
+		} else {
+			warn("until: the run ended (%s) before its figures were within their bounds: %s", res.Reason, st)
+		}
 	}
 	if n := res.Abandoned(); n > 0 {
 		l := fmt.Sprintf("%s abandoned when the run stopped (neither succeeded nor failed)", plural(n, "operation"))

@@ -33,6 +33,7 @@ import (
 	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/runner"
 	"github.com/servbench/servbench/sink"
 	"github.com/servbench/servbench/workloads"
 )
@@ -113,6 +114,11 @@ type Runner struct {
 	// once its file at path is written, and the setup it ran (the
 	// command line records it in the history).
 	OnResult func(setup *engine.Setup, d *result.Doc, path string)
+	// Watch, when set, is asked for an observer of each run and load run
+	// here (not spread over clients), given its name (the run's ID, or
+	// "load/" and the load's): the plan's live page follows the one
+	// running interval by interval.
+	Watch func(name string) runner.Observer
 }
 
 // baseSpec is the spec a run shares with its load: the workload, the
@@ -1170,7 +1176,19 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 	// guards); the text report goes to base.txt unless exportfile takes
 	// it (a spread phase's clients each write theirs in their own log).
 	var txt bytes.Buffer
-	o, err := phase.Run(ctx, setup, engine.Writers{Stdout: &txt, Stderr: lg})
+	var obs []runner.Observer
+	if r.Watch != nil {
+		name := strings.TrimSuffix(path, ".json")
+		if rel, err := filepath.Rel(filepath.Join(r.dir, "runs"), name); err == nil && !strings.HasPrefix(rel, "..") {
+			name = filepath.ToSlash(rel)
+		} else if rel, err := filepath.Rel(r.dir, name); err == nil {
+			name = filepath.ToSlash(rel)
+		}
+		if o := r.Watch(name); o != nil {
+			obs = append(obs, o)
+		}
+	}
+	o, err := phase.Run(ctx, setup, engine.Writers{Stdout: &txt, Stderr: lg}, obs...)
 	if o == nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/servbench/servbench/stats"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/servbench/servbench/plan"
-	"github.com/servbench/servbench/report"
 	"github.com/servbench/servbench/result"
 )
 
@@ -66,7 +66,7 @@ func (u *until) add(c *plan.Run, d *result.Doc) {
 // than two runs, or a mean of 0).
 func (cr *cellRuns) widths() (tput, p99 float64) {
 	rel := func(xs []float64) float64 {
-		s := report.Summarize(xs)
+		s := stats.Summarize(xs)
 		if s.N < 2 || s.Mean == 0 {
 			return math.Inf(1)
 		}

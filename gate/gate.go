@@ -12,13 +12,13 @@ package gate
 
 import (
 	"fmt"
+	"github.com/servbench/servbench/stats"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/servbench/servbench/history"
-	"github.com/servbench/servbench/report"
 )
 
 // A Threshold is how much worse than its baseline a figure may be.
@@ -70,7 +70,7 @@ func ParseThreshold(key, value string) (*Threshold, error) {
 // A Verdict is one figure judged.
 type Verdict struct {
 	Figure    string
-	New, Base report.Stat
+	New, Base stats.Stat
 	// Change is the relative change of the mean, new against base
 	// (-0.2: 20% lower); Noise is the half-width, relative to the
 	// baseline's mean, of the 95% interval the change must leave to be
@@ -88,10 +88,38 @@ type Verdict struct {
 // Judge compares the new entries (repetitions of one cell) with the
 // baseline's on each threshold's figures.
 func Judge(news, base []history.Entry, ts []Threshold) []Verdict {
+	return JudgeIntervals(news, base, ts, nil)
+}
+
+// Intervals gives an entry's figure interval by interval (its result's
+// time series), nil when not known.
+type Intervals func(e history.Entry, fig string) []float64
+
+// JudgeIntervals is Judge where one new run meets one baseline run: each
+// side's noise is then known from batch means of its run's intervals
+// (stats.BatchMeans), when iv gives enough of them, and the two compared
+// by Welch; the noise is then the runs' own, within each, not how runs
+// of the cell differ (repetitions say that).
+func JudgeIntervals(news, base []history.Entry, ts []Threshold, iv Intervals) []Verdict {
 	var out []Verdict
 	for _, t := range ts {
 		for _, fig := range figures(news, t.Figure) {
-			out = append(out, judge(fig, values(news, fig), values(base, fig), t.Worse))
+			v := judge(fig, values(news, fig), values(base, fig), t.Worse)
+			if iv != nil && len(news) == 1 && len(base) == 1 && !v.Missing && fig != Failed && v.Base.Mean != 0 {
+				a, aok := stats.BatchMeans(iv(base[0], fig))
+				b, bok := stats.BatchMeans(iv(news[0], fig))
+				if aok && bok {
+					_, half, _ := stats.Welch(a, b)
+					v.Noise = half / math.Abs(a.Mean)
+					worseBy := -v.Change
+					if !higherIsBetter(fig) {
+						worseBy = v.Change
+					}
+					v.Regressed = worseBy > v.Threshold && worseBy > v.Noise
+					v.Note = fmt.Sprintf("Welch over batch means of each run's intervals (%d and %d batches): the runs' own noise, not run to run", a.N, b.N)
+				}
+			}
+			out = append(out, v)
 		}
 	}
 	return out
@@ -127,7 +155,7 @@ func values(es []history.Entry, fig string) []float64 {
 }
 
 func judge(fig string, news, base []float64, worse float64) Verdict {
-	v := Verdict{Figure: fig, New: report.Summarize(news), Base: report.Summarize(base), Threshold: worse}
+	v := Verdict{Figure: fig, New: stats.Summarize(news), Base: stats.Summarize(base), Threshold: worse}
 	if len(base) == 0 || len(news) == 0 {
 		v.Missing = true
 		v.Note = "the baseline has no " + fig
@@ -153,12 +181,12 @@ func judge(fig string, news, base []float64, worse float64) Verdict {
 	var half float64
 	switch {
 	case len(news) >= 2 && len(base) >= 2:
-		_, half, _ = report.Welch(v.Base, v.New)
+		_, half, _ = stats.Welch(v.Base, v.New)
 		v.Note = fmt.Sprintf("Welch over %d and %d runs", len(base), len(news))
 	case len(base) >= 2:
 		// One new run: the 95% prediction interval of one more run of
 		// the baseline.
-		half = report.StudentT(0.975, float64(len(base)-1)) * v.Base.SD * math.Sqrt(1+1/float64(len(base)))
+		half = stats.StudentT(0.975, float64(len(base)-1)) * v.Base.SD * math.Sqrt(1+1/float64(len(base)))
 		v.Note = fmt.Sprintf("prediction interval of %d baseline runs", len(base))
 	default:
 		v.Note = "one baseline run: no interval, the threshold alone"

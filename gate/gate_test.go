@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -128,5 +129,29 @@ func TestJudgeEdges(t *testing.T) {
 		if strings.Contains(v.Figure, "response") {
 			t.Errorf("response time judged as service time: %+v", v)
 		}
+	}
+}
+
+// One new run against one baseline run: with their intervals, the noise
+// is each run's own (batch means), and a change within it passes where
+// the threshold alone would fail it; a change beyond it fails.
+func TestJudgeIntervals(t *testing.T) {
+	base := entries([]float64{1000}, nil)
+	iv := func(e history.Entry, fig string) []float64 {
+		xs := make([]float64, 100)
+		for i := range xs { // slow ±15% swings (a minute long): not averaged away within a batch
+			xs[i] = e.Throughput * (1 + 0.15*math.Sin(2*math.Pi*float64(i)/60))
+		}
+		return xs
+	}
+	if v := verdict(t, JudgeIntervals(entries([]float64{940}, nil), base, Defaults, iv), "throughput"); v.Regressed || v.Noise < 0.06 || !strings.Contains(v.Note, "batch means") {
+		t.Errorf("6%% lower within the runs' swings: %+v", v)
+	}
+	if v := verdict(t, JudgeIntervals(entries([]float64{600}, nil), base, Defaults, iv), "throughput"); !v.Regressed {
+		t.Errorf("40%% lower: %+v", v)
+	}
+	short := func(history.Entry, string) []float64 { return []float64{1, 2, 3} }
+	if v := verdict(t, JudgeIntervals(entries([]float64{940}, nil), base, Defaults, short), "throughput"); !v.Regressed || !strings.Contains(v.Note, "threshold alone") {
+		t.Errorf("too few intervals: %+v", v)
 	}
 }

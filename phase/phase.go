@@ -24,6 +24,7 @@ import (
 	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/internal/atomicfile"
 	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/runner"
 	"github.com/servbench/servbench/sink"
 )
 
@@ -82,14 +83,14 @@ func Check(setup *engine.Setup) error {
 // The phase's files (and a spread phase's clients' results beside -o)
 // are locked while it runs (atomicfile.Lock): a second run writing one of
 // them at the same time is refused (*engine.SpecError).
-func Run(ctx context.Context, setup *engine.Setup, w engine.Writers) (*Ending, error) {
+func Run(ctx context.Context, setup *engine.Setup, w engine.Writers, obs ...runner.Observer) (*Ending, error) {
 	unlock, err := lockOutputs(setup)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
 	if !Elsewhere(setup) {
-		res, err := setup.Execute(ctx, w)
+		res, err := setup.Execute(ctx, w, obs...)
 		if res == nil {
 			return nil, err
 		}

@@ -240,7 +240,8 @@ func (r *Recorder) sample(parent context.Context, t *track, last bool) (cut bool
 }
 
 // Result is what was sampled, timed from start (the measured run's start)
-// and summarised over the measured run with its operations.
+// and summarised over the measured run with its operations. It may be
+// called while the sampling goes on (a live page): what was sampled so far.
 func (r *Recorder) Result(start time.Time, operations int64) *result.ServerSide {
 	ss := &result.ServerSide{IntervalS: r.Interval.Seconds(), Sources: []result.Source{}}
 	for _, t := range r.tracks {
@@ -254,6 +255,7 @@ func (r *Recorder) Result(start time.Time, operations int64) *result.ServerSide 
 func (r *Recorder) Failures() []string {
 	var out []string
 	for _, t := range r.tracks {
+		t.mu.Lock()
 		if t.err != "" {
 			out = append(out, fmt.Sprintf("%s %s: %d of %d samples failed: %s", t.src.Kind(), t.src.Name(), t.failed, t.samples, t.err))
 		}
@@ -263,6 +265,7 @@ func (r *Recorder) Failures() []string {
 		if len(t.missing) > 0 {
 			out = append(out, fmt.Sprintf("%s %s does not serve %s", t.src.Kind(), t.src.Name(), strings.Join(t.missing, ", ")))
 		}
+		t.mu.Unlock()
 	}
 	return out
 }

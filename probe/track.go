@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode"
@@ -20,6 +21,9 @@ import (
 // track is one source's samples, turned into series as they come: a
 // counter's point is its rate since the sample before.
 type track struct {
+	// mu guards what add changes: a live page reads the series while
+	// the sampling goes on (Recorder.Result).
+	mu        sync.Mutex
 	src       Source
 	interval  float64   // seconds
 	base      time.Time // the first sample's time: points are timed from it
@@ -135,6 +139,8 @@ func (t *track) droppedLine() string {
 }
 
 func (t *track) add(at time.Time, s db.Sample, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.base.IsZero() {
 		t.base = at
 	}
@@ -213,6 +219,8 @@ func (t *track) add(at time.Time, s db.Sample, err error) {
 }
 
 func (t *track) result(start time.Time, operations int64) result.Source {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	src := result.Source{Name: t.src.Name(), Kind: t.src.Kind(), PerClient: t.perClient, Error: t.err, Failed: t.failed, Missing: t.missing,
 		Dropped: t.overCap + t.badName, Series: []result.Series{}}
 	shift := t.base.Sub(start).Seconds()

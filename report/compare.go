@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/servbench/servbench/stats"
 	"math"
 )
 
@@ -9,7 +10,7 @@ import (
 type Diff struct {
 	Cell     string // workload, records, threads, rate (and the deployments compared)
 	Metric   string // "throughput ops/s", "READ avg µs", "READ p99 µs"
-	A, B     Stat
+	A, B     stats.Stat
 	Delta    float64 // B − A
 	CI       float64 // half-width of the 95% interval of Delta (Welch)
 	Certain  bool    // both sides have repetitions, so CI means something
@@ -57,9 +58,9 @@ func Compare(a, b *Set) ([]Diff, error) {
 	return out, nil
 }
 
-func diff(cell, metric string, a, b Stat) Diff {
+func diff(cell, metric string, a, b stats.Stat) Diff {
 	d := Diff{Cell: cell, Metric: metric, A: a, B: b}
-	d.Delta, d.CI, d.Certain = Welch(a, b)
+	d.Delta, d.CI, d.Certain = stats.Welch(a, b)
 	if a.Mean != 0 {
 		d.Relative = d.Delta / a.Mean
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/servbench/servbench/stats"
 	"math"
 	"slices"
 	"strings"
@@ -67,8 +68,8 @@ func TestPublishedLatencyAbove(t *testing.T) {
 // runtimes counted timeouts unsaid).
 func TestRuntimeCellSaysFailures(t *testing.T) {
 	gs := []*Group{
-		{Key: Key{Deployment: "d", Workload: "a", Records: 100, Threads: 1}, Runtime: Stat{Mean: 12.5, N: 1}, FailedPct: Stat{Mean: 2.5, N: 1}},
-		{Key: Key{Deployment: "d", Workload: "c", Records: 100, Threads: 1}, Runtime: Stat{Mean: 3, N: 1}},
+		{Key: Key{Deployment: "d", Workload: "a", Records: 100, Threads: 1}, Runtime: stats.Stat{Mean: 12.5, N: 1}, FailedPct: stats.Stat{Mean: 2.5, N: 1}},
+		{Key: Key{Deployment: "d", Workload: "c", Records: 100, Threads: 1}, Runtime: stats.Stat{Mean: 3, N: 1}},
 	}
 	tb := newRuntimeMatrix(gs).table("d", 1)
 	if tb == nil || len(tb.Rows) != 3 || !strings.HasSuffix(tb.Rows[0][1], "(2.50% failed)") || strings.Contains(tb.Rows[1][1], "failed") {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/servbench/servbench/stats"
 	"sort"
 	"strconv"
 	"strings"
@@ -91,7 +92,7 @@ func (s *Set) findings() Section {
 // compareTop says whether the leader's throughput is told apart from the
 // runner-up's (Welch's interval of the difference excludes 0).
 func compareTop(a, b *Group) string {
-	diff, ci, ok := Welch(b.Throughput, a.Throughput)
+	diff, ci, ok := stats.Welch(b.Throughput, a.Throughput)
 	switch {
 	case !ok:
 		return fmt.Sprintf("With %s, %s and %s cannot be told apart: no interval without two repetitions or more.", reps(min(a.Throughput.N, b.Throughput.N)), a.Deployment, b.Deployment)

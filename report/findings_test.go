@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/servbench/servbench/stats"
 	"math"
 	"strings"
 	"testing"
@@ -12,10 +13,10 @@ import (
 // to rank.
 func TestFindingsSayWhatTheIntervalsAllow(t *testing.T) {
 	cell := func(dep string, n int, mean, sd float64) *Group {
-		st := Summarize(nil)
+		st := stats.Summarize(nil)
 		st.N, st.Mean, st.SD = n, mean, sd
 		if n >= 2 {
-			st.CI = StudentT(0.975, float64(n-1)) * sd / math.Sqrt(float64(n))
+			st.CI = stats.StudentT(0.975, float64(n-1)) * sd / math.Sqrt(float64(n))
 		}
 		return &Group{Key: Key{Deployment: dep, Workload: "a", Threads: 16}, Throughput: st}
 	}

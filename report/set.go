@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/servbench/servbench/stats"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -205,16 +206,16 @@ type Group struct {
 	Nodes      int
 	Price      float64
 	Runs       []*Run
-	Throughput Stat // ops/s
-	Runtime    Stat // seconds
+	Throughput stats.Stat // ops/s
+	Runtime    stats.Stat // seconds
 	// YCSBRuntime is the runtime as YCSB counts it (seconds; the
 	// binding's start and the threads' cleanup included), when every run
 	// measured it.
-	YCSBRuntime Stat
-	AvgUs       Stat    // mean latency over the successful operations, weighted by count (failed ones excluded, as YCSB)
-	FailedPct   Stat    // percent of operations
-	Operations  int64   // over all repetitions
-	Failed      []Cause // failed operations by cause, over all repetitions
+	YCSBRuntime stats.Stat
+	AvgUs       stats.Stat // mean latency over the successful operations, weighted by count (failed ones excluded, as YCSB)
+	FailedPct   stats.Stat // percent of operations
+	Operations  int64      // over all repetitions
+	Failed      []Cause    // failed operations by cause, over all repetitions
 	Ops         []OpStat
 	// Cost is the cost per billion attempted operations (every
 	// operation, failed included) at the mean throughput, every term;
@@ -223,7 +224,7 @@ type Group struct {
 	// paid for but does no work.
 	Cost           float64
 	CostSuccessful float64
-	Goodput        Stat // successful operations per second
+	Goodput        stats.Stat // successful operations per second
 	// Usage are the deployment's usage prices, Terms the cost per billion
 	// operations by term when it has them.
 	Usage map[string]float64
@@ -255,8 +256,8 @@ type Cause struct {
 type OpStat struct {
 	Name  string
 	Count int64
-	AvgUs Stat
-	P99Us Stat
+	AvgUs stats.Stat
+	P99Us stats.Stat
 }
 
 func (s *Set) group() {
@@ -333,13 +334,13 @@ func (g *Group) summarize() {
 			avg = append(avg, sum/float64(n))
 		}
 	}
-	g.Throughput, g.Goodput, g.Runtime, g.AvgUs, g.FailedPct = Summarize(thr), Summarize(good), Summarize(rt), Summarize(avg), Summarize(failed)
+	g.Throughput, g.Goodput, g.Runtime, g.AvgUs, g.FailedPct = stats.Summarize(thr), stats.Summarize(good), stats.Summarize(rt), stats.Summarize(avg), stats.Summarize(failed)
 	if len(yrt) == len(g.Runs) {
-		g.YCSBRuntime = Summarize(yrt)
+		g.YCSBRuntime = stats.Summarize(yrt)
 	}
 	for _, name := range names {
 		a := ops[name]
-		g.Ops = append(g.Ops, OpStat{Name: name, Count: a.count, AvgUs: Summarize(a.avg), P99Us: Summarize(a.p99)})
+		g.Ops = append(g.Ops, OpStat{Name: name, Count: a.count, AvgUs: stats.Summarize(a.avg), P99Us: stats.Summarize(a.p99)})
 	}
 	for c, n := range causes {
 		g.Failed = append(g.Failed, Cause{c, n})

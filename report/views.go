@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/servbench/servbench/stats"
 	"math"
 	"path"
 	"slices"
@@ -157,7 +158,7 @@ func thousands(v float64) string { return format.Round(v) }
 func f2(v float64) string        { return strconv.FormatFloat(v, 'f', 2, 64) }
 
 // pm formats a statistic as "mean ± CI" (the mean alone for one run).
-func pm(st Stat, f func(float64) string) string {
+func pm(st stats.Stat, f func(float64) string) string {
 	if st.N < 2 || st.CI == 0 {
 		return f(st.Mean)
 	}

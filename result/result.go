@@ -40,11 +40,12 @@ const (
 	Interrupted  Stop = "interrupted"      // SIGINT/SIGTERM or the caller's context
 	Failed       Stop = "failed"           // the run could not go on (see Doc.Error)
 	LoadFailures Stop = "load-failures"    // loading threads stopped on failed inserts
+	Settled      Stop = "until"            // its figures' intervals met the until bounds
 )
 
-// Finished reports whether a run ended as planned: every operation done or
-// the time limit reached.
-func (s Stop) Finished() bool { return s == Completed || s == TimeLimit }
+// Finished reports whether a run ended as planned: every operation done,
+// the time limit reached, or its figures sure (until).
+func (s Stop) Finished() bool { return s == Completed || s == TimeLimit || s == Settled }
 
 // Doc is the JSON result of one run (one load or run phase of one client).
 type Doc struct {
@@ -132,6 +133,24 @@ type Doc struct {
 	// ServerSide is what the servers and their hosts did during the run,
 	// when sampled.
 	ServerSide *ServerSide `json:"server_side,omitempty"`
+	// Until is how the run's figures stood against its until bounds when
+	// it ended (until.throughput, until.p99; nil without them).
+	Until *Until `json:"until,omitempty"`
+}
+
+// Until is a run's figures against its until bounds: each bounded
+// figure's 95% interval (from batch means of its measured intervals), its
+// half-width as a percentage of its mean.
+type Until struct {
+	ThroughputBoundPct float64 `json:"throughput_bound_pct,omitempty"`
+	P99BoundPct        float64 `json:"p99_bound_pct,omitempty"`
+	// Met: every bounded figure was within its bound when it ended.
+	Met     bool `json:"met"`
+	Batches int  `json:"batches"`
+	// ThroughputPct and P99Pct (by operation) are the intervals, omitted
+	// while there were too few batches to give one.
+	ThroughputPct float64          `json:"throughput_pct,omitempty"`
+	P99Pct        Bounded[float64] `json:"p99_pct,omitempty"`
 }
 
 // OpResult is one operation's totals.

@@ -50,6 +50,9 @@ type Config struct {
 	// KeepRaw keeps every measured operation as a sample in the result's
 	// Total (measurementtype=raw).
 	KeepRaw bool
+	// Until stops the run once its figures are sure (a run phase's; nil:
+	// none).
+	Until *Until
 }
 
 // Stage is one part of a shaped load.
@@ -259,5 +262,40 @@ func ParseConfigGiven(p *props.Props, load bool, g Given) (Config, error) {
 		return c, p.Errorf("batchsize", "%d is more than 100000", bs)
 	}
 	c.BatchSize = int(bs)
+	if c.Until, err = readUntil(p, c); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// readUntil reads until.throughput and until.p99 (percent of the mean;
+// 0 or absent: unbounded) and until.min (seconds): nil when neither bound
+// is given.
+func readUntil(p *props.Props, c Config) (*Until, error) {
+	tput, err := p.FloatRange("until.throughput", 0, 0, 100)
+	if err != nil {
+		return nil, err
+	}
+	p99, err := p.FloatRange("until.p99", 0, 0, 100)
+	if err != nil {
+		return nil, err
+	}
+	least, err := p.FloatRange("until.min", 0, 0, 365*86400)
+	if err != nil {
+		return nil, err
+	}
+	if tput == 0 && p99 == 0 {
+		if _, set := p.Get("until.min"); set {
+			return nil, p.Errorf("until.min", "belongs to until.throughput or until.p99: give a bound")
+		}
+		return nil, nil
+	}
+	key := "until.throughput"
+	if tput == 0 {
+		key = "until.p99"
+	}
+	if c.MaxExecution == 0 && c.OpCount == 0 {
+		return nil, p.Errorf(key, "give maxexecutiontime (or operationcount): the longest the run may take before its figures are sure")
+	}
+	return &Until{Throughput: tput / 100, P99: p99 / 100, Min: time.Duration(least * float64(time.Second))}, nil
 }

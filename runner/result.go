@@ -19,6 +19,9 @@ type Result struct {
 	Reason       result.Stop
 	Err          error // set when Reason is Failed or LoadFailures
 	StuckThreads int   // threads still inside the binding when the run ended
+	// Settled is how the run's figures stood against Config.Until when
+	// it ended (nil without until).
+	Settled *Settled
 }
 
 // Abandoned is the number of transactions the run stopped before they

@@ -51,6 +51,7 @@ func (os Observers) Interval(p Progress) {
 
 var (
 	errTimeLimit = errors.New("maxexecutiontime reached")
+	errSettled   = errors.New("the figures' intervals met the until bounds")
 	errAbandoned = errors.New("operations abandoned after the stop grace")
 )
 
@@ -82,7 +83,7 @@ func Run(ctx context.Context, cfg Config, w *workload.Workload, d db.DB, obs Obs
 	defer stopCancel(nil)
 	r.scheduleStop(start, stopCancel)
 	th := r.startThreads(stopCtx, opCtx, opCancel, ts, dbs, d, total, start)
-	end := r.watch(ctx, stopCtx, opCancel, th, obs, total, start)
+	end := r.watch(ctx, stopCtx, opCancel, stopCancel, th, obs, total, start)
 	return r.result(ctx, stopCtx, th, start, end), nil
 }
 
@@ -103,6 +104,9 @@ func newRun(cfg Config, w *workload.Workload) (r *run, total int64) {
 		threads = int(total) // as YCSB: never more threads than operations
 	}
 	r = &run{cfg: cfg, threads: threads, clock: cfg.Clock}
+	if cfg.Until != nil && !cfg.Load {
+		r.settle = &settler{until: *cfg.Until}
+	}
 	if cfg.Rate > 0 {
 		// Each thread runs target/threads operations per second, one
 		// every threads/target seconds.
@@ -225,19 +229,23 @@ func (r *run) startThreads(stopCtx, opCtx context.Context, opCancel context.Canc
 // returns the end of the measured time: when the threads were done, or
 // when the stop was asked (interrupted), or the later of that and the
 // last thread's exit (stuck).
-func (r *run) watch(ctx, stopCtx context.Context, opCancel context.CancelCauseFunc, th *threads, obs Observer, total, start int64) (end int64) {
+func (r *run) watch(ctx, stopCtx context.Context, opCancel, stopCancel context.CancelCauseFunc, th *threads, obs Observer, total, start int64) (end int64) {
 	tick := time.NewTicker(r.cfg.Interval)
 	defer tick.Stop()
 	lastTick := start
 	emit := func(now int64, final bool) {
 		iv := r.col.Tick()
 		ms := r.measureStart()
+		p := Progress{
+			Start: time.Duration(max(lastTick, ms) - ms), End: time.Duration(now - ms),
+			Elapsed: time.Duration(now - ms), Now: measure.Wall(now), Warmup: now <= ms, Final: final, Interval: iv,
+			Total: r.col.Total(), Expected: total, Limit: r.cfg.MaxExecution,
+		}
 		if obs != nil {
-			obs.Interval(Progress{
-				Start: time.Duration(max(lastTick, ms) - ms), End: time.Duration(now - ms),
-				Elapsed: time.Duration(now - ms), Now: measure.Wall(now), Warmup: now <= ms, Final: final, Interval: iv,
-				Total: r.col.Total(), Expected: total, Limit: r.cfg.MaxExecution,
-			})
+			obs.Interval(p)
+		}
+		if r.settle != nil && r.settle.add(p) && stopCtx.Err() == nil {
+			stopCancel(errSettled)
 		}
 		lastTick = now
 	}
@@ -311,10 +319,16 @@ func (r *run) result(ctx, stopCtx context.Context, th *threads, start, end int64
 	res.Runtime = time.Duration(end - ms)
 	res.Warmup = time.Duration(ms - start)
 	res.Total = r.col.Total()
+	if r.settle != nil {
+		st := r.settle.judge()
+		res.Settled = &st
+	}
 	cause := context.Cause(stopCtx)
 	switch {
 	case ctx.Err() != nil:
 		res.Reason = result.Interrupted
+	case errors.Is(cause, errSettled):
+		res.Reason = result.Settled
 	case errors.Is(cause, errTimeLimit), r.deadline.Load() > 0 && end >= r.deadline.Load():
 		res.Reason = result.TimeLimit
 	case cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, errAbandoned):
@@ -365,6 +379,7 @@ type Clock interface {
 type run struct {
 	cfg     Config
 	threads int
+	settle  *settler         // Config.Until's judge; nil without it
 	batch   db.BatchInserter // load in batches of cfg.BatchSize; nil = one by one
 	window  int              // run-phase operations per pipelining window (db.Pipeliner); 0 = none
 	// deadline (measure.Now clock) when maxexecutiontime is known up front;

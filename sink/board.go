@@ -2,6 +2,7 @@ package sink
 
 import (
 	"bytes"
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
@@ -9,11 +10,15 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"runtime/metrics"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/servbench/servbench/internal/atomicfile"
+	"github.com/servbench/servbench/measure"
 	"github.com/servbench/servbench/props"
 	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
@@ -82,8 +87,23 @@ type BoardData struct {
 	Ops []BoardOp `json:"ops,omitempty"`
 	// Points are the run's time series, as its result keeps it.
 	Points []result.Point `json:"points,omitempty"`
-	// Plan is a plan's progress (bench).
-	Plan *BoardPlan `json:"plan,omitempty"`
+	// Client are the client's own figures each interval: how late the
+	// schedule started operations, how long its goroutines waited to run.
+	Client []BoardClientPoint `json:"client,omitempty"`
+	// SchedP99Us is the client's scheduling delay's p99 over the run so
+	// far (at the end, the result's).
+	SchedP99Us float64 `json:"client_sched_p99_us,omitempty"`
+	// ServerSide is what the servers' sampling has so far (at the end,
+	// the result's), each series thinned to maxBoardSeriesPoints.
+	ServerSide *result.ServerSide `json:"server_side,omitempty"`
+	// Clients is, for a spread phase's coordinator, the clients that
+	// reported an interval, of ClientsAll.
+	Clients    int `json:"clients,omitempty"`
+	ClientsAll int `json:"clients_all,omitempty"`
+	// Plan is a plan's progress (bench); Running names the run whose
+	// figures the page shows (Follow).
+	Plan    *BoardPlan `json:"plan,omitempty"`
+	Running string     `json:"running,omitempty"`
 }
 
 // BoardOp is one operation's figures.
@@ -95,6 +115,18 @@ type BoardOp struct {
 	P999Us    float64          `json:"p999_us"`
 	RespP99Us float64          `json:"response_p99_us,omitempty"`
 	Failed    map[string]int64 `json:"failed,omitempty"`
+}
+
+// BoardClientPoint is the client's own figures over one interval.
+type BoardClientPoint struct {
+	EndS float64 `json:"end_s"`
+	// LagP99Us and LagMaxUs: how late operations started behind their
+	// intended start (a target rate's schedule; 0 without one).
+	LagP99Us float64 `json:"lag_p99_us,omitempty"`
+	LagMaxUs float64 `json:"lag_max_us,omitempty"`
+	// SchedP99Us: how long the client's goroutines waited to run (the Go
+	// runtime's scheduling latency, its bucket's upper bound).
+	SchedP99Us float64 `json:"sched_p99_us"`
 }
 
 // BoardPlan is a plan's progress: its runs by status, the one running,
@@ -133,6 +165,13 @@ func (b *Board) Update(f func(d *BoardData)) {
 // page asking every second gets a few hundred kilobytes.
 const maxBoardPoints = 2000
 
+// maxBoardSeriesPoints and maxBoardSeries bound the server side's series
+// the page is sent (a source may keep 131,072 points).
+const (
+	maxBoardSeriesPoints = 300
+	maxBoardSeries       = 200
+)
+
 // JSON is the board's data, its points thinned to maxBoardPoints; b.mu is
 // not held.
 func (b *Board) JSON() []byte {
@@ -155,8 +194,50 @@ func (b *Board) json() []byte {
 		}
 		d.Points = thin
 	}
+	if n := len(d.Client); n > maxBoardPoints {
+		d.Client = thinned(d.Client, maxBoardPoints)
+	}
+	d.ServerSide = thinServerSide(d.ServerSide)
 	j, _ := json.Marshal(&d) // escapes <, > and &: safe inside a script
 	return j
+}
+
+// thinned is every k-th of list and its last, at most about n.
+func thinned[T any](list []T, n int) []T {
+	k := (len(list) + n - 1) / n
+	out := make([]T, 0, len(list)/k+1)
+	for i := 0; i < len(list); i += k {
+		out = append(out, list[i])
+	}
+	if (len(list)-1)%k != 0 {
+		out = append(out, list[len(list)-1])
+	}
+	return out
+}
+
+// thinServerSide is ss with at most maxBoardSeries series, each of at
+// most maxBoardSeriesPoints points (a copy; ss is not changed).
+func thinServerSide(ss *result.ServerSide) *result.ServerSide {
+	if ss == nil {
+		return nil
+	}
+	out := *ss
+	out.Sources = make([]result.Source, 0, len(ss.Sources))
+	left := maxBoardSeries
+	for _, src := range ss.Sources {
+		series := src.Series[:min(len(src.Series), left)]
+		left -= len(series)
+		src.Dropped += len(src.Series) - len(series)
+		src.Series = make([]result.Series, len(series))
+		for i, x := range series {
+			if len(x.Points) > maxBoardSeriesPoints {
+				x.Points = thinned(x.Points, maxBoardSeriesPoints)
+			}
+			src.Series[i] = x
+		}
+		out.Sources = append(out.Sources, src)
+	}
+	return &out
 }
 
 // Page writes the page: live, it asks /data.json every second; frozen
@@ -192,7 +273,11 @@ func (b *Board) Serve(ln net.Listener, token string) *http.Server {
 		b.asked = time.Now()
 		ended := b.d.Ended
 		b.mu.Unlock()
+		// The whole answer is sent before the end is said to be seen:
+		// the server is shut down once it is (Linger, Stop).
+		w.Header().Set("Content-Length", strconv.Itoa(len(j)))
 		w.Write(j)
+		http.NewResponseController(w).Flush()
 		if ended {
 			b.mu.Lock()
 			if !b.endServed {
@@ -221,6 +306,16 @@ func (b *Board) Serve(ln net.Listener, token string) *http.Server {
 		WriteTimeout: 10 * time.Second, IdleTimeout: 30 * time.Second, MaxHeaderBytes: 16 << 10, ErrorLog: log.New(io.Discard, "", 0)}
 	go srv.Serve(&fewConns{Listener: ln, max: maxMetricsConns})
 	return srv
+}
+
+// Stop stops a board's server: the answers being sent are finished (a
+// second at most), then every connection is closed.
+func Stop(srv *http.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if srv.Shutdown(ctx) != nil {
+		srv.Close()
+	}
 }
 
 // readOnly refuses every method but GET and HEAD.
@@ -285,9 +380,9 @@ type BoardOutput struct{ Addr, Token, File string }
 
 func (o *BoardOutput) Name() string { return "dashboard" }
 
-// Where says one process's: a spread phase's clients each measure a
-// share, and their merged intervals reach no one page (refused there).
-func (o *BoardOutput) Where() Where { return OneProcess }
+// Where says the coordinator's, for a spread phase: its page shows the
+// clients' merged intervals as they come, then their merged result.
+func (o *BoardOutput) Where() Where { return Coordinator }
 
 func (o *BoardOutput) Files() []File {
 	if o.File == "" {
@@ -302,7 +397,7 @@ func (o *BoardOutput) Open(env *Env) (Sink, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &boardSink{o: o, env: env}
+	s := &boardSink{o: o, env: env, board: &Board{}, sched: measure.SchedSnapshot()}
 	s.board.Update(func(d *BoardData) {
 		d.Title = "servbench " + env.Workload
 		d.Binding, d.Workload, d.Label, d.Target = env.Binding, env.Workload, env.Label, env.Rate
@@ -317,16 +412,97 @@ func (o *BoardOutput) Open(env *Env) (Sink, error) {
 type boardSink struct {
 	o      *BoardOutput
 	env    *Env
-	board  Board
+	board  *Board
 	srv    *http.Server
 	series Series // the run's time series, as its result keeps it
+	// sched is the runtime's scheduling histogram at the last interval's
+	// end, and at the measured run's start.
+	sched, sched0 *metrics.Float64Histogram
+	// A spread phase's merged figures so far (Merged): its operations and
+	// failures, and every operation's response times.
+	spreadOps, spreadFailed int64
+	spreadEnd               time.Duration
+	spreadHist              *hdr.Histogram
 }
+
+// Follow returns an observer that shows one run's intervals on b (a
+// plan's page: the run going on), the last run's figures cleared first.
+func (b *Board) Follow(name string) runner.Observer {
+	b.Update(func(d *BoardData) {
+		d.Running, d.ElapsedS, d.Operations, d.Throughput, d.CPUS, d.SchedP99Us = name, 0, 0, 0, 0, 0
+		d.Ops, d.Points, d.Client, d.ServerSide = nil, nil, nil, nil
+	})
+	return &boardSink{board: b, env: &Env{}, sched: measure.SchedSnapshot()}
+}
+
+// Merged implements Feed: a spread phase's clients' intervals, one point
+// of every operation together ("all"), the figures so far beside it.
+func (s *boardSink) Merged(p MergedInterval) {
+	if p.End <= s.spreadEnd && p.Ops == 0 {
+		s.board.Update(func(d *BoardData) { d.Clients, d.ClientsAll = p.Reporting, p.Clients })
+		return
+	}
+	pt := result.Point{StartS: s.spreadEnd.Seconds(), EndS: p.End.Seconds(), Operations: p.Ops}
+	if span := p.End - s.spreadEnd; span > 0 {
+		pt.Throughput = float64(p.Ops) / span.Seconds()
+	}
+	op := result.PointOp{Count: p.Ops}
+	if p.Failed > 0 {
+		op.Failed = result.Bounded[int64]{"failed": p.Failed}
+	}
+	if h := p.Histogram; h != nil && h.TotalCount() > 0 {
+		op.MeanUs, op.P50Us, op.P99Us, op.P999Us, op.MaxUs = h.Mean()/1000, us(h.ValueAtPercentile(50)), us(h.ValueAtPercentile(99)), us(h.ValueAtPercentile(99.9)), us(h.Max())
+		if s.spreadHist == nil {
+			s.spreadHist = hdr.New(h.LowestTrackableValue(), h.HighestTrackableValue(), int(h.SignificantFigures()))
+		}
+		s.spreadHist.Merge(h)
+	}
+	pt.Ops = result.PointOps{{Name: spreadAll, PointOp: op}}
+	s.spreadOps += p.Ops
+	s.spreadFailed += p.Failed
+	s.spreadEnd = max(s.spreadEnd, p.End)
+	all := BoardOp{Name: spreadAll, Count: s.spreadOps}
+	if h := s.spreadHist; h != nil {
+		all.RespP99Us = us(h.ValueAtPercentile(99))
+	}
+	if s.spreadFailed > 0 {
+		all.Failed = map[string]int64{"failed": s.spreadFailed}
+	}
+	s.board.Update(func(d *BoardData) {
+		d.Points = append(d.Points, pt)
+		d.Operations, d.ElapsedS, d.Ops = s.spreadOps, s.spreadEnd.Seconds(), []BoardOp{all}
+		d.Throughput = throughput(s.spreadOps, s.spreadEnd)
+		d.Clients, d.ClientsAll = p.Reporting, p.Clients
+	})
+}
+
+// spreadAll names, on a spread phase's page, every operation together:
+// its clients send one histogram of all their operations each interval.
+const spreadAll = "all operations"
 
 // Interval implements runner.Observer: the board's figures so far.
 func (s *boardSink) Interval(p runner.Progress) {
 	s.series.Interval(p)
+	now := measure.SchedSnapshot()
+	last := s.sched
+	s.sched = now
 	if p.Warmup {
 		return
+	}
+	if s.sched0 == nil {
+		s.sched0 = last
+		if s.sched0 == nil {
+			s.sched0 = now
+		}
+	}
+	cp := BoardClientPoint{EndS: p.End.Seconds(), SchedP99Us: durUs(measure.SchedBetween(last, now).P99)}
+	if l := p.Interval.Lag; l != nil && l.TotalCount() > 0 {
+		cp.LagP99Us, cp.LagMaxUs = us(l.ValueAtPercentile(99)), us(l.Max())
+	}
+	runP99 := durUs(measure.SchedBetween(s.sched0, now).P99)
+	var ss *result.ServerSide
+	if s.env.ServerSide != nil {
+		ss = s.env.ServerSide(p.Now.Add(-p.End))
 	}
 	all, _ := p.Total.ClientOps()
 	var ops []BoardOp
@@ -340,6 +516,11 @@ func (s *boardSink) Interval(p runner.Progress) {
 	s.board.Update(func(d *BoardData) {
 		d.ElapsedS, d.Operations, d.Ops, d.CPUS = p.End.Seconds(), all, ops, cpu
 		d.Throughput = throughput(all, p.End)
+		d.Client = append(d.Client, cp)
+		d.SchedP99Us = runP99
+		if ss != nil {
+			d.ServerSide = ss
+		}
 		// The points new since the last interval (and the last one again:
 		// the run's end merges a sliver into it): no copy of the whole.
 		n, pts := len(d.Points), s.series.Points
@@ -358,6 +539,13 @@ func (s *boardSink) End(e Ended) error {
 	s.board.Update(func(b *BoardData) {
 		b.Ended, b.ElapsedS, b.Operations, b.Throughput, b.CPUS = true, d.RuntimeMs/1000, d.Operations, d.Throughput, d.ClientCPUS
 		b.Points = d.Series
+		b.SchedP99Us = d.ClientSchedP99Us
+		if d.Clients > 1 {
+			b.Clients, b.ClientsAll = d.Clients, d.Clients
+		}
+		if d.ServerSide != nil {
+			b.ServerSide = d.ServerSide
+		}
 		b.Ops = b.Ops[:0]
 		for _, op := range d.Ops {
 			bo := BoardOp{Name: op.Name, Count: op.Count}
@@ -385,7 +573,7 @@ func (s *boardSink) End(e Ended) error {
 // moment at most), and writes the frozen page.
 func (s *boardSink) Close(keep bool) error {
 	s.board.Linger()
-	s.srv.Close()
+	Stop(s.srv)
 	if !keep || s.o.File == "" {
 		return nil
 	}
@@ -394,3 +582,6 @@ func (s *boardSink) Close(keep bool) error {
 	}
 	return nil
 }
+
+// durUs is d in microseconds.
+func durUs(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

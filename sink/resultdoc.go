@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"math"
 	"time"
 
 	"github.com/servbench/servbench/db"
@@ -42,6 +43,20 @@ func NewDoc(res *runner.Result, series []result.Point, m Meta, o Options) *resul
 	}
 	if res.Err != nil {
 		d.Error = res.Err.Error()
+	}
+	if st, u := res.Settled, res.Config.Until; st != nil && u != nil {
+		d.Until = &result.Until{ThroughputBoundPct: 100 * u.Throughput, P99BoundPct: 100 * u.P99, Met: st.Met, Batches: st.Batches}
+		if finite(st.Throughput) && st.Batches > 0 {
+			d.Until.ThroughputPct = 100 * st.Throughput
+		}
+		for name, r := range st.P99 {
+			if finite(r) {
+				if d.Until.P99Pct == nil {
+					d.Until.P99Pct = result.Bounded[float64]{}
+				}
+				d.Until.P99Pct[name] = 100 * r
+			}
+		}
 	}
 	pcts := result.DefaultPercentiles
 	t := res.Total
@@ -167,3 +182,6 @@ func newPoint(start, end time.Duration, set *measure.Set) result.Point {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// finite says whether x is a number JSON can hold.
+func finite(x float64) bool { return !math.IsInf(x, 0) && !math.IsNaN(x) }

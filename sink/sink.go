@@ -22,6 +22,7 @@ package sink
 import (
 	"errors"
 	"fmt"
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"io"
 	"os"
 	"slices"
@@ -47,7 +48,28 @@ const (
 	// OneProcess: a file of one process, which merges nothing: a phase
 	// spread over clients refuses it.
 	OneProcess
+	// Coordinator: the coordinator has it, fed its clients' merged
+	// intervals as they come (a Feed) and ended with their merged result.
+	Coordinator
 )
+
+// A Feed is an output a spread phase's coordinator feeds (Where:
+// Coordinator): the clients' merged intervals as they come.
+type Feed interface {
+	Sink
+	Merged(p MergedInterval)
+}
+
+// MergedInterval is what a spread phase's clients sent of their last
+// intervals, together: their operations and failures, and one histogram
+// of every operation's response times (nil when none came).
+type MergedInterval struct {
+	// End is the latest end of the intervals, measuring time.
+	End                time.Duration
+	Ops, Failed        int64
+	Histogram          *hdr.Histogram
+	Reporting, Clients int
+}
 
 // A File is a path an output writes whole at the end of a phase, and the
 // property that names it ("-o (result.file)"). With Ext, Path is a
@@ -108,6 +130,10 @@ type Env struct {
 	Rate float64
 	// CPU is the process's CPU time so far (nil: not known).
 	CPU func() time.Duration
+	// ServerSide is what the servers' sampling has so far, timed from
+	// start, the measured run's (nil: none; it returns nil before the
+	// sampling starts).
+	ServerSide func(start time.Time) *result.ServerSide
 }
 
 // A Def registers an output.

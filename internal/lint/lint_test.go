@@ -28,11 +28,11 @@ const module = "github.com/servbench/servbench"
 var layers = [][]string{
 	{"internal/format", "internal/testcert", "internal/testaws", "internal/browsertest"}, // testcert: the TLS tests' certificates; testaws: the AWS tests' own configuration; browsertest: a headless Chromium for the pages' tests
 	{"internal/inputfile"},
-	{"result", "props", "generator", "report/chart", "internal/atomicfile", "spread"}, // depend on nothing of ours
-	{"internal/ycsbtext", "internal/relay"},                                           // reads YCSB's text into a result; relays a helper process's stderr, secrets hidden
-	{"db", "workloads", "plan", "history"},                                            // plan reads plans and results, never runs them; history keeps results
-	{"db/jsondoc", "db/wire"},                                                         // what bindings share: document JSON, counted connections
-	{"measure", "workload/customer", "probe"},                                         // probe samples servers, never operations
+	{"result", "props", "generator", "report/chart", "internal/atomicfile", "spread", "stats"}, // depend on nothing of ours
+	{"internal/ycsbtext", "internal/relay"},                                                    // reads YCSB's text into a result; relays a helper process's stderr, secrets hidden
+	{"db", "workloads", "plan", "history"},                                                     // plan reads plans and results, never runs them; history keeps results
+	{"db/jsondoc", "db/wire"},                                                                  // what bindings share: document JSON, counted connections
+	{"measure", "workload/customer", "probe"},                                                  // probe samples servers, never operations
 	{"db/*", "workload"},
 	{"runner"},
 	{"sink"},

@@ -1,4 +1,4 @@
-package engine
+package measure
 
 import (
 	"runtime/metrics"
@@ -10,8 +10,8 @@ import (
 // its answer waits for a core before its end is measured.
 const schedMetric = "/sched/latencies:seconds"
 
-// schedSnapshot reads the runtime's scheduling-latency histogram.
-func schedSnapshot() *metrics.Float64Histogram {
+// SchedSnapshot reads the runtime's scheduling-latency histogram.
+func SchedSnapshot() *metrics.Float64Histogram {
 	s := []metrics.Sample{{Name: schedMetric}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindFloat64Histogram {
@@ -21,16 +21,16 @@ func schedSnapshot() *metrics.Float64Histogram {
 }
 
 // SchedDelay is how long the client's goroutines waited to run while a
-// phase ran: the client's own scheduling, which every latency it measures
+// phase (or an interval of it) ran: the client's own scheduling, which every latency it measures
 // includes.
 type SchedDelay struct {
 	Count    uint64        // times a goroutine was made to run
 	P50, P99 time.Duration // upper bounds of the runtime's buckets
 }
 
-// schedDelay is what happened between two snapshots (nil when the runtime
+// SchedBetween is what happened between two snapshots (nil when the runtime
 // does not keep the histogram).
-func schedDelay(before, after *metrics.Float64Histogram) SchedDelay {
+func SchedBetween(before, after *metrics.Float64Histogram) SchedDelay {
 	if before == nil || after == nil || len(before.Counts) != len(after.Counts) {
 		return SchedDelay{}
 	}

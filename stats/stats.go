@@ -1,8 +1,14 @@
-package report
+// Package stats holds the statistics servbench's figures are judged by:
+// a mean with its 95% confidence interval over repetitions (Summarize),
+// Welch's interval for a difference of two means, Student's t quantiles,
+// and batch means, which give an interval from one run's autocorrelated
+// intervals. Pure functions; nothing here measures.
+package stats
 
 import "math"
 
-// Stat summarizes one measure over the repetitions of a cell.
+// Stat summarizes one measure over samples: a cell's repetitions, or a
+// run's batches of intervals.
 type Stat struct {
 	N    int
 	Mean float64
@@ -145,4 +151,40 @@ func betaFraction(a, b, x float64) float64 {
 		}
 	}
 	return f
+}
+
+// Batch means: one run's successive intervals are not independent (a
+// slow second is followed by a slow one), so their spread understates the
+// uncertainty of their mean. Cut into consecutive batches long enough,
+// the batches' means are nearly independent, and their Summarize is the
+// run's interval.
+const (
+	// MinBatches is the fewest batches an interval is given from.
+	MinBatches = 10
+	// MaxBatches bounds the batches: with more intervals the batches grow.
+	MaxBatches = 30
+)
+
+// BatchMeans summarizes xs, a run's successive interval values, by the
+// means of b consecutive batches of k values each: b = √n within
+// [MinBatches, MaxBatches], k = n / b, the first n − b·k values (those
+// nearest the warmup) left out. ok is false with fewer than 2·MinBatches
+// values: batches of one interval would be the intervals themselves.
+func BatchMeans(xs []float64) (s Stat, ok bool) {
+	n := len(xs)
+	if n < 2*MinBatches {
+		return Summarize(xs), false
+	}
+	b := min(max(int(math.Sqrt(float64(n))), MinBatches), MaxBatches)
+	k := n / b
+	xs = xs[n-b*k:]
+	means := make([]float64, b)
+	for i := range means {
+		var sum float64
+		for _, x := range xs[i*k : (i+1)*k] {
+			sum += x
+		}
+		means[i] = sum / float64(k)
+	}
+	return Summarize(means), true
 }
