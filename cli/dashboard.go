@@ -9,6 +9,7 @@ import (
 
 	"github.com/servbench/servbench/experiment"
 	"github.com/servbench/servbench/plan"
+	"github.com/servbench/servbench/result"
 	"github.com/servbench/servbench/runner"
 	"github.com/servbench/servbench/sink"
 )
@@ -66,6 +67,16 @@ func startPlanBoard(addr string, pl *plan.Plan, dir string, r *experiment.Runner
 // ran notes one run's end.
 func (pb *planBoard) ran(ic plan.IndexRun, capacity bool) {
 	pb.ended++
+	var p99 float64 // its worst operation's, from its result (read once, as it ends)
+	if ic.Status == "done" && ic.Result != "" {
+		if d, err := result.ReadFile(filepath.Join(pb.dir, ic.Result)); err == nil {
+			for _, op := range d.Ops {
+				if op.Latency != nil {
+					p99 = max(p99, op.Latency.Percentiles["99"])
+				}
+			}
+		}
+	}
 	pb.board.Update(func(d *sink.BoardData) {
 		p := d.Plan
 		switch ic.Status {
@@ -78,7 +89,7 @@ func (pb *planBoard) ran(ic plan.IndexRun, capacity bool) {
 		}
 		p.Left = max(0, p.Total-p.Done-p.Failed-p.Skipped)
 		if len(p.Runs) < sink.MaxBoardRuns {
-			p.Runs = append(p.Runs, sink.BoardPlanRun{ID: ic.ID, Status: ic.Status, Throughput: ic.Throughput})
+			p.Runs = append(p.Runs, sink.BoardPlanRun{ID: ic.ID, Status: ic.Status, Throughput: ic.Throughput, P99Us: p99})
 		}
 		p.Running = ""
 		if next := pb.before + pb.ended; !capacity && next < len(pb.runs) {

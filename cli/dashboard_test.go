@@ -259,6 +259,11 @@ repetitions: {min: 2, max: 4, until: {throughput: 50%}}
 	}
 	var run struct{ Name, Operations string }
 	b.Eval(t, `({Name: document.getElementById("run-name").textContent, Operations: document.getElementById("operations").textContent})`, &run)
+	var p99Pts int
+	b.Eval(t, `Number(document.querySelector("#plan-p99 polyline").dataset.points)`, &p99Pts)
+	if p99Pts != n["done"] {
+		t.Errorf("the runs' p99 chart has %d points, %d runs done", p99Pts, n["done"])
+	}
 	if run.Name != "The last run: "+last.ID || run.Operations != commas(d.Operations) {
 		t.Errorf("the page's run %+v; the last run %s, %d operations", run, last.ID, d.Operations)
 	}

@@ -147,6 +147,8 @@ type BoardPlanRun struct {
 	ID         string  `json:"id"`
 	Status     string  `json:"status"`
 	Throughput float64 `json:"throughput,omitempty"`
+	// P99Us is the highest p99 of its operations (service time), µs.
+	P99Us float64 `json:"p99_us,omitempty"`
 }
 
 // MaxBoardRuns bounds the plan's runs a board keeps (a plan has at most

@@ -123,10 +123,15 @@ function draw(d) {
     t.appendChild(h); t.appendChild(r); plan.appendChild(t);
     const runs = p.runs || [];
     if (runs.length) {
-      plan.appendChild(el("h2", "Throughput of the runs so far, ops/s"));
+      plan.appendChild(el("h2", "Throughput of the runs done so far, ops/s (by their place in the plan)"));
       const s = document.createElementNS("http://www.w3.org/2000/svg", "svg");
       s.id = "plan-runs"; s.setAttribute("width", "1000"); s.setAttribute("height", "200"); plan.appendChild(s);
-      chart("plan-runs", [{pts: runs.map((x, i) => [i + 1, x.throughput || 0])}]);
+      const done = runs.map((x, i) => [i + 1, x]).filter(([, x]) => x.status === "done");
+      chart("plan-runs", [{pts: done.map(([i, x]) => [i, x.throughput || 0])}]);
+      plan.appendChild(el("h2", "p99 of the runs so far (their slowest operation's service time), µs"));
+      const q = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+      q.id = "plan-p99"; q.setAttribute("width", "1000"); q.setAttribute("height", "200"); plan.appendChild(q);
+      chart("plan-p99", [{color: colors[1], pts: done.map(([i, x]) => [i, x.p99_us || 0])}]);
     }
   }
 }
