@@ -253,7 +253,9 @@ func printRuns(stdout io.Writer, pl *plan.Plan, r *experiment.Runner) {
 // not rehearsable.
 func rehearsed(cells []experiment.Cell) bool {
 	for _, c := range cells {
-		if c.Outcome != experiment.Completed && c.Outcome != experiment.NotRehearsable && c.Outcome != experiment.Overloaded {
+		switch c.Outcome {
+		case experiment.Completed, experiment.NotRehearsable, experiment.Overloaded, experiment.Skipped:
+		default:
 			return false
 		}
 	}

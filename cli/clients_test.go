@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -981,5 +982,24 @@ func TestSpreadRefusesUntil(t *testing.T) {
 		"-p", "until.throughput=2", "--threads", "2", "--clients", "2")
 	if code != ExitUsage || !strings.Contains(e, "until.throughput") || strings.Contains(e, "on 2 clients") {
 		t.Errorf("exit %d: %s", code, e)
+	}
+}
+
+// A spread phase's page is checked before any client starts: an address
+// that is not host:port, or one taken, refuses the phase as it refuses a
+// run here.
+func TestSpreadRefusesABadDashboard(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	for _, addr := range []string{"127.0.0.1:99999", "127.0.0.1", ln.Addr().String()} {
+		code, _, e := servbench(t, "run", "basic", "-w", "c", "-p", "recordcount=100", "-p", "operationcount=100",
+			"--threads", "2", "--clients", "2", "--dashboard", addr)
+		if code != ExitUsage || !strings.Contains(e, "dashboard") || strings.Contains(e, "on 2 clients") {
+			t.Errorf("--dashboard %s: exit %d: %s", addr, code, e)
+		}
 	}
 }

@@ -3,10 +3,12 @@ package cli
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"time"
 
+	"github.com/servbench/servbench/engine"
 	"github.com/servbench/servbench/experiment"
 	"github.com/servbench/servbench/plan"
 	"github.com/servbench/servbench/result"
@@ -31,6 +33,11 @@ type planBoard struct {
 // startPlanBoard listens on addr (loopback only: bench takes no token)
 // and follows r's runs.
 func startPlanBoard(addr string, pl *plan.Plan, dir string, r *experiment.Runner, stderr io.Writer) (*planBoard, error) {
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+			return nil, fmt.Errorf("bench: --dashboard %s: a plan's page listens on a loopback address only (127.0.0.1:PORT; reach it from elsewhere through ssh -L)", addr)
+		}
+	}
 	ln, err := sink.ListenBoard(addr, "", "--dashboard")
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
@@ -58,7 +65,7 @@ func startPlanBoard(addr string, pl *plan.Plan, dir string, r *experiment.Runner
 		}
 		pb.ran(ic, capacity)
 	}
-	r.Watch = func(name string) runner.Observer { return pb.board.Follow(name) }
+	r.Watch = func(name string, setup *engine.Setup) runner.Observer { return pb.board.Follow(name, setup.LiveEnv()) }
 	pb.srv = pb.board.Serve(ln, "")
 	fmt.Fprintf(stderr, "servbench: dashboard on http://%s/\n", ln.Addr())
 	return pb, nil

@@ -178,9 +178,7 @@ func readEntries(ctx context.Context, spec string) ([]history.Entry, error) {
 
 // completed reports whether a run measured what it was asked (its
 // operations, or until its time limit): only those are a baseline.
-func completed(e history.Entry) bool {
-	return e.Stop == string(result.Completed) || e.Stop == string(result.TimeLimit)
-}
+func completed(e history.Entry) bool { return result.Stop(e.Stop).Finished() }
 
 // givenBaseline is the baseline of a cell's new entries among those given
 // (--baseline): the runs of their cell; else of their config at another
@@ -277,7 +275,7 @@ func writeVerdicts(w io.Writer, news, base []history.Entry, ts []gate.Threshold,
 			incomplete = true
 		}
 	}
-	if explicit {
+	if explicit && len(base) > 0 {
 		for _, d := range differing(news, base) {
 			fmt.Fprintf(w, "  differs: %s\n", format.Printable(d))
 		}
@@ -289,7 +287,7 @@ func writeVerdicts(w io.Writer, news, base []history.Entry, ts []gate.Threshold,
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  FIGURE\tNEW\tBASELINE (MEAN ± SD)\tCHANGE\tNOISE\tTHRESHOLD\tVERDICT\tHOW")
 	regressed := false
-	for _, v := range gate.JudgeIntervals(news, base, ts, resultIntervals()) {
+	for _, v := range gate.JudgeIntervals(news, base, ts, resultIntervals(w)) {
 		verdict := "pass"
 		switch {
 		case v.Missing:
@@ -352,8 +350,9 @@ func differing(news, base []history.Entry) []string {
 
 // resultIntervals gives an entry's figure interval by interval from its
 // result file's time series (each file read once), when the file is still
-// the one recorded (its SHA-256): one run's noise for the gate.
-func resultIntervals() gate.Intervals {
+// the one recorded (its SHA-256; one that is not is said on w, once): one
+// run's noise for the gate.
+func resultIntervals(w io.Writer) gate.Intervals {
 	cache := map[string]result.TimeSeries{}
 	return func(e history.Entry, fig string) []float64 {
 		if e.Path == "" {
@@ -361,10 +360,13 @@ func resultIntervals() gate.Intervals {
 		}
 		series, seen := cache[e.Path]
 		if !seen {
-			if sum, err := history.Checksum(e.Path); err == nil && (e.SHA256 == "" || sum == e.SHA256) {
+			switch sum, err := history.Checksum(e.Path); {
+			case err == nil && (e.SHA256 == "" || sum == e.SHA256):
 				if d, err := result.ReadFile(e.Path); err == nil {
 					series = d.Series
 				}
+			case err == nil:
+				fmt.Fprintf(w, "  note: %s changed since it was recorded (its SHA-256 differs): its intervals are not used\n", format.Printable(e.Path))
 			}
 			cache[e.Path] = series
 		}

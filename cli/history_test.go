@@ -173,3 +173,29 @@ func TestGateOneRunAgainstOne(t *testing.T) {
 		t.Errorf("half the rate against one run: exit %d: %s%s", code, out, e)
 	}
 }
+
+// A run that until stopped completed: the gate judges it, and takes it as
+// a baseline (it said "did not complete (stop until)").
+func TestGateTakesUntilRuns(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	run := func(name string) string {
+		t.Helper()
+		out := filepath.Join(dir, name+".json")
+		code, _, e := servbench(t, "run", "basic", "-w", "c", "-threads", "2", "-target", "2000", "-p", "operationcount=0",
+			"-p", "maxexecutiontime=30", "-p", "timeseries.interval=0.05", "-p", "until.throughput=20", "-p", "recordcount=100",
+			"-p", "history.file=off", "-o", out)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", name, code, e)
+		}
+		if d, err := result.ReadFile(out); err != nil || d.Stop != result.Settled {
+			t.Fatalf("%s: stop %v (%v), want until", name, d.Stop, err)
+		}
+		return out
+	}
+	base, next := run("g1"), run("g2")
+	code, out, e := servbench(t, "gate", next, "--baseline", base, "-p", "gate.p99=off")
+	if code != ExitOK || strings.Contains(out, "did not complete") || strings.Contains(out, "no baseline") || strings.Contains(out, "differs:") {
+		t.Errorf("two until runs: exit %d: %s%s", code, out, e)
+	}
+}

@@ -403,7 +403,7 @@ operations: 100
 // index) made it exit 1: rehearsed decides from the cells.
 func TestRehearsedFromTheCells(t *testing.T) {
 	cells := []experiment.Cell{{ID: "a", Outcome: experiment.Completed}, {ID: "b", Outcome: experiment.NotRehearsable, Why: "load: NOT_IMPLEMENTED"},
-		{ID: "c", Outcome: experiment.Overloaded, Why: "2 UPDATE SERVICE_UNAVAILABLE"}}
+		{ID: "c", Outcome: experiment.Overloaded, Why: "2 UPDATE SERVICE_UNAVAILABLE"}, {ID: "d", Outcome: experiment.Skipped}}
 	if !rehearsed(cells) {
 		t.Errorf("%v: want rehearsed", cells)
 	}

@@ -125,14 +125,16 @@ func run(ctx context.Context, setup *engine.Setup, out string, stderr io.Writer,
 	if err := orch.prepare(ctx, j); err != nil {
 		return nil, err
 	}
+	if j.feeds, err = openFeeds(setup, stderr); err != nil {
+		return nil, err
+	}
+	var final *result.Doc // the merged result the fed outputs end with
+	defer func() { endFeeds(setup, j.feeds, final, stderr) }()
 	if err := setStart(orch, h, j, setup); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(stderr, "servbench: %s on %d client%s (%s), starting together once all are ready, at %s at the latest; coordinator at %s\n", cmd, n, plural(n), orch, j.start.Format("15:04:05.000"), l.Addr())
 	cpu0, t0 := engine.CPUTime(), time.Now()
-	j.feeds = openFeeds(setup, stderr)
-	var final *result.Doc // the merged result the fed outputs end with
-	defer func() { endFeeds(setup, j.feeds, final, stderr) }()
 	docs, err := follow(ctx, orch, h, j, setup)
 	if cpu, wall := engine.CPUTime()-cpu0, time.Since(t0); cpu > 0 { // the coordinator's own cost: it must not be the limit either
 		fmt.Fprintf(stderr, "servbench: the coordinator used %.2f s of CPU in %.1f s (%.1f%% of a core) and %s resident at most, for %d client%s\n",

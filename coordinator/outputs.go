@@ -97,15 +97,17 @@ func PhaseOutputs(o sink.Outputs) []sink.File {
 }
 
 // openFeeds opens the outputs the coordinator feeds as the clients'
-// intervals come (the dashboard); one that cannot open is said and left
-// out: the phase runs without it.
-func openFeeds(setup *engine.Setup, stderr io.Writer) []sink.Feed {
+// intervals come (the dashboard), before any client starts: one that
+// cannot open (its address taken) stops the phase, as it stops a run here.
+func openFeeds(setup *engine.Setup, stderr io.Writer) ([]sink.Feed, error) {
 	var feeds []sink.Feed
 	for _, o := range setup.Outputs.Only(func(o sink.Output) bool { return o.Where() == sink.Coordinator }) {
 		s, err := setup.OpenMerged(o, engine.Writers{Stderr: stderr})
 		if err != nil {
-			fmt.Fprintf(stderr, "servbench: %s: %v\n", sink.What(o), err)
-			continue
+			for _, f := range feeds {
+				f.Close(false)
+			}
+			return nil, specErrorf("%s: %s: %v", setup.Spec.Phase, sink.What(o), err)
 		}
 		if f, ok := s.(sink.Feed); ok {
 			feeds = append(feeds, f)
@@ -113,7 +115,7 @@ func openFeeds(setup *engine.Setup, stderr io.Writer) []sink.Feed {
 			s.Close(false)
 		}
 	}
-	return feeds
+	return feeds, nil
 }
 
 // endFeeds ends the fed outputs with the merged result m (nil: none, then

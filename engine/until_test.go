@@ -59,9 +59,15 @@ func TestUntilRefused(t *testing.T) {
 		{[]string{"operationcount", "0", "until.throughput", "2"}},
 		{[]string{"maxexecutiontime", "5", "until.min", "3"}},
 		{[]string{"maxexecutiontime", "5", "until.p99", "200"}},
+		{[]string{"maxexecutiontime", "5", "until.p99", "5", "until.min", "10"}},
 	} {
 		if _, err := Check(specOf(t, c.kv...)); err == nil || !strings.Contains(err.Error(), "until.") {
 			t.Errorf("%v: %v", c.kv, err)
 		}
+	}
+	load := specOf(t, "until.throughput", "2")
+	load.Phase = LoadPhase
+	if _, err := Check(load); err == nil || !strings.Contains(err.Error(), "a load ends when its records are in") {
+		t.Errorf("a load with until: %v", err)
 	}
 }

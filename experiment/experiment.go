@@ -118,7 +118,7 @@ type Runner struct {
 	// here (not spread over clients), given its name (the run's ID, or
 	// "load/" and the load's): the plan's live page follows the one
 	// running interval by interval.
-	Watch func(name string) runner.Observer
+	Watch func(name string, setup *engine.Setup) runner.Observer
 }
 
 // baseSpec is the spec a run shares with its load: the workload, the
@@ -346,6 +346,9 @@ func (r *Runner) checkLoad(ctx context.Context, c *plan.Run) error {
 	var s *engine.Setup
 	if err == nil {
 		spec.Threads = r.pl.LoadThreads
+		for _, k := range runner.UntilProperties { // the runs' stopping rule: a load ends when its records are in
+			spec.Properties.Delete(k)
+		}
 		if c.Deployment.LoadRate > 0 {
 			spec.Rate = engine.Give(c.Deployment.LoadRate)
 		}
@@ -1184,7 +1187,7 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 		} else if rel, err := filepath.Rel(r.dir, name); err == nil {
 			name = filepath.ToSlash(rel)
 		}
-		if o := r.Watch(name); o != nil {
+		if o := r.Watch(name, setup); o != nil {
 			obs = append(obs, o)
 		}
 	}

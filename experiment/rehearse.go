@@ -247,8 +247,10 @@ type Cell struct {
 	// Outcome is completed (no operation failed), failed, not rehearsable
 	// (every failure NOT_IMPLEMENTED: the endpoint cannot do it),
 	// overloaded (some operations failed for the endpoint's load alone:
-	// TIMEOUT, THROTTLED, SERVICE_UNAVAILABLE; the others succeeded) or
-	// not run (the rehearsal stopped first).
+	// TIMEOUT, THROTTLED, SERVICE_UNAVAILABLE; the others succeeded),
+	// skipped (the plan did not need it: past an SLO bound, or its cell's
+	// repetitions met their until) or not run (the rehearsal stopped
+	// first).
 	Outcome string
 	Why     string // one line; "" when completed
 }
@@ -259,6 +261,7 @@ const (
 	Failed         = "failed"
 	NotRehearsable = "not rehearsable"
 	Overloaded     = "overloaded"
+	Skipped        = "skipped"
 	NotRun         = "not run"
 )
 
@@ -296,6 +299,8 @@ func Cells(dir string) ([]Cell, error) {
 			c.Outcome, c.Why = resultOutcome(filepath.Join(dir, run.Result))
 		case "pending", "interrupted":
 			c.Outcome = NotRun
+		case "skipped": // not needed: past an SLO bound, or the cell's repetitions met their until
+			c.Outcome, c.Why = Skipped, run.Error
 		default:
 			c.Outcome, c.Why = Failed, run.Error
 			if strings.Contains(run.Error, db.NotImplemented.String()) {
@@ -368,6 +373,6 @@ func WriteCells(w io.Writer, cells []Cell) {
 		}
 		fmt.Fprintln(w, line)
 	}
-	fmt.Fprintf(w, "rehearsal: %d cells: %d %s, %d %s, %d %s, %d %s, %d %s\n", len(cells),
-		n[Completed], Completed, n[Failed], Failed, n[NotRehearsable], NotRehearsable, n[Overloaded], Overloaded, n[NotRun], NotRun)
+	fmt.Fprintf(w, "rehearsal: %d cells: %d %s, %d %s, %d %s, %d %s, %d %s, %d %s\n", len(cells),
+		n[Completed], Completed, n[Failed], Failed, n[NotRehearsable], NotRehearsable, n[Overloaded], Overloaded, n[Skipped], Skipped, n[NotRun], NotRun)
 }

@@ -319,3 +319,29 @@ func TestRehearsalCellOutcomes(t *testing.T) {
 		}
 	}
 }
+
+// A rehearsal of a plan whose repetitions stop at their until counts the
+// repetitions the cell did not need as skipped, not failed.
+func TestRehearsalSkippedRepetitions(t *testing.T) {
+	t.Parallel()
+	text := "name: r\ndeployments: [{label: b, binding: basic}]\nworkloads: [c]\nrecords: [100]\nthreads: [1]\nrates: [500]\nrepetitions: {min: 2, max: 4, until: {throughput: 90%}}\nduration: 10\n"
+	pl, err := Rehearse(loadPlan(t, text), Rehearsal{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := New(pl, dir, io.Discard).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cells, err := Cells(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, c := range cells {
+		n[c.Outcome]++
+	}
+	if n[Failed] != 0 || n[Skipped] != 2 || n[Completed] != 2 {
+		t.Errorf("outcomes %v: want 2 completed, 2 skipped", n)
+	}
+}

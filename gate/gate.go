@@ -108,8 +108,7 @@ func JudgeIntervals(news, base []history.Entry, ts []Threshold, iv Intervals) []
 			if iv != nil && len(news) == 1 && len(base) == 1 && !v.Missing && fig != Failed && v.Base.Mean != 0 {
 				a, aok := stats.BatchMeans(iv(base[0], fig))
 				b, bok := stats.BatchMeans(iv(news[0], fig))
-				if aok && bok {
-					_, half, _ := stats.Welch(a, b)
+				if _, half, _ := stats.Welch(a, b); aok && bok && finite(half) && finite(a.Mean) {
 					v.Noise = half / math.Abs(a.Mean)
 					worseBy := -v.Change
 					if !higherIsBetter(fig) {
@@ -117,6 +116,8 @@ func JudgeIntervals(news, base []history.Entry, ts []Threshold, iv Intervals) []
 					}
 					v.Regressed = worseBy > v.Threshold && worseBy > v.Noise
 					v.Note = fmt.Sprintf("Welch over batch means of each run's intervals (%d and %d batches): the runs' own noise, not run to run", a.N, b.N)
+				} else if aok && bok {
+					v.Note = "the runs' intervals give no finite noise (a value out of range in a time series): the threshold alone"
 				}
 			}
 			out = append(out, v)
@@ -199,3 +200,6 @@ func judge(fig string, news, base []float64, worse float64) Verdict {
 	v.Regressed = worseBy > worse && worseBy > v.Noise
 	return v
 }
+
+// finite says whether x is neither infinite nor NaN.
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -175,13 +175,14 @@ func Figures(d *result.Doc) map[string]float64 {
 }
 
 // volatile are the properties a config leaves out:
-// its rate and length, its outputs, its identity, where its clients run.
-var volatile = []string{"target", "operationcount", "maxexecutiontime", "warmup", "warmupoperations", "stopgrace",
-	"result.file", "exportfile", "exporter", "label", "seed", "clientindex", "startat", "status"}
+// its rate and length (and when it stops: until), its outputs (the live
+// page too), its identity, where its clients run.
+var volatile = []string{"target", "operationcount", "maxexecutiontime", "warmuptime", "warmupoperationcount", "stopgrace",
+	"result.file", "exportfile", "exporter", "label", "randomseed", "clientindex", "startat", "status"}
 
 // volatilePrefixes are families of volatile properties.
 var volatilePrefixes = []string{"hdrhistogram.", "timeseries.", "status.", "measurement", "coordinator.", "orchestrator",
-	"ssh.", "docker.", "kubernetes.", "metrics.", "history."}
+	"ssh.", "docker.", "kubernetes.", "metrics.", "history.", "dashboard.", "until."}
 
 // ConfigDigest identifies the config a result measured (Entry.Config).
 func ConfigDigest(d *result.Doc) string {
@@ -387,7 +388,8 @@ type Filter struct {
 	// Rate, when set, is the target rate (0: as fast as it goes).
 	Rate *float64
 	// Completed keeps the runs that measured what they were asked: their
-	// operations, or until their time limit.
+	// operations, until their time limit, or until their figures were
+	// sure (result.Stop.Finished).
 	Completed    bool
 	Since, Until time.Time
 	// Not leaves out the entries of these result ids or checksums (a
@@ -413,7 +415,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Entry, error) {
 		where, args = append(where, "rate = ?"), append(args, *f.Rate)
 	}
 	if f.Completed {
-		where, args = append(where, "stop IN (?, ?)"), append(args, string(result.Completed), string(result.TimeLimit))
+		where, args = append(where, "stop IN (?, ?, ?)"), append(args, string(result.Completed), string(result.TimeLimit), string(result.Settled))
 	}
 	if !f.Since.IsZero() {
 		where, args = append(where, "start >= ?"), append(args, f.Since.UTC().Format(timeText))

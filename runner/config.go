@@ -268,6 +268,9 @@ func ParseConfigGiven(p *props.Props, load bool, g Given) (Config, error) {
 	return c, nil
 }
 
+// UntilProperties are the properties of Until.
+var UntilProperties = []string{"until.throughput", "until.p99", "until.min"}
+
 // readUntil reads until.throughput and until.p99 (percent of the mean;
 // 0 or absent: unbounded) and until.min (seconds): nil when neither bound
 // is given.
@@ -293,6 +296,12 @@ func readUntil(p *props.Props, c Config) (*Until, error) {
 	key := "until.throughput"
 	if tput == 0 {
 		key = "until.p99"
+	}
+	if c.Load {
+		return nil, p.Errorf(key, "is a run's: a load ends when its records are in")
+	}
+	if least > 0 && c.MaxExecution > 0 && time.Duration(least*float64(time.Second)) > c.MaxExecution {
+		return nil, p.Errorf("until.min", "%g seconds is longer than maxexecutiontime (%s): the run would end first", least, c.MaxExecution)
 	}
 	if c.MaxExecution == 0 && c.OpCount == 0 {
 		return nil, p.Errorf(key, "give maxexecutiontime (or operationcount): the longest the run may take before its figures are sure")

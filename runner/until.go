@@ -88,7 +88,7 @@ func (s *settler) add(p Progress) bool {
 		return false
 	}
 	if s.size == 0 {
-		s.size = 1
+		s.size = 2 // batches of one interval would be the intervals themselves (as stats.BatchMeans)
 	}
 	all, _ := p.Interval.ClientOps()
 	s.open.ops += all
@@ -96,7 +96,7 @@ func (s *settler) add(p Progress) bool {
 	for op := range measure.NumOps {
 		if h := p.Interval.Merged(op, false, db.Status.IsOK); h != nil {
 			if s.open.hists[op] == nil {
-				s.open.hists[op] = measure.NewHistogram()
+				s.open.hists[op] = newBatchHistogram()
 			}
 			s.open.hists[op].Merge(h)
 		}
@@ -140,7 +140,7 @@ func (s *settler) judge() Settled {
 	for i, b := range s.batches {
 		tput[i] = float64(b.ops) / b.dur.Seconds()
 	}
-	met := true
+	met, judged := true, false // judged: some operation's p99 was
 	st := stats.Summarize(tput)
 	out.Throughput = relative(st)
 	if s.until.Throughput > 0 && !(out.Throughput <= s.until.Throughput) {
@@ -161,13 +161,23 @@ func (s *settler) judge() Settled {
 			r = relative(stats.Summarize(p99))
 		}
 		out.P99[op.String()] = r
+		judged = true
 		if s.until.P99 > 0 && !(r <= s.until.P99) {
 			met = false
 		}
 	}
+	if s.until.P99 > 0 && !judged { // no operation succeeded: nothing is sure
+		met = false
+	}
 	out.Met = met
 	return out
 }
+
+// newBatchHistogram is a batch's histogram of service times: from a
+// microsecond to an hour at two significant figures (a p99 to 1%, finer
+// than any bound worth asking), a tenth of the memory of the run's own:
+// a run keeps up to maxUntilBatches of them an operation.
+func newBatchHistogram() *hdr.Histogram { return hdr.New(1000, int64(time.Hour), 2) }
 
 // relative is a summary's interval over its mean (+Inf at a mean of 0).
 func relative(s stats.Stat) float64 {

@@ -196,6 +196,7 @@ func (b *Board) json() []byte {
 		}
 		d.Points = thin
 	}
+	d.Points = withoutHistograms(d.Points)
 	if n := len(d.Client); n > maxBoardPoints {
 		d.Client = thinned(d.Client, maxBoardPoints)
 	}
@@ -217,6 +218,23 @@ func thinned[T any](list []T, n int) []T {
 	return out
 }
 
+// withoutHistograms is points without their operations' encoded
+// histograms, which the page does not draw (a copy: points are the
+// board's own).
+func withoutHistograms(points []result.Point) []result.Point {
+	out := make([]result.Point, len(points))
+	for i, p := range points {
+		ops := make(result.PointOps, len(p.Ops))
+		for k, o := range p.Ops {
+			o.Histogram = ""
+			ops[k] = o
+		}
+		p.Ops = ops
+		out[i] = p
+	}
+	return out
+}
+
 // thinServerSide is ss with at most maxBoardSeries series, each of at
 // most maxBoardSeriesPoints points (a copy; ss is not changed).
 func thinServerSide(ss *result.ServerSide) *result.ServerSide {
@@ -225,9 +243,13 @@ func thinServerSide(ss *result.ServerSide) *result.ServerSide {
 	}
 	out := *ss
 	out.Sources = make([]result.Source, 0, len(ss.Sources))
+	// Each source its share of the series, those of a source with fewer
+	// going to the ones after it: one endpoint's thousands do not hide
+	// the next one's.
 	left := maxBoardSeries
-	for _, src := range ss.Sources {
-		series := src.Series[:min(len(src.Series), left)]
+	for i, src := range ss.Sources {
+		share := left / (len(ss.Sources) - i)
+		series := src.Series[:min(len(src.Series), share)]
 		left -= len(series)
 		src.Dropped += len(src.Series) - len(series)
 		src.Series = make([]result.Series, len(series))
@@ -334,18 +356,27 @@ func readOnly(h http.Handler) http.Handler {
 // ListenBoard checks a dashboard's address and token (a non-loopback
 // address asks for a token, as the coordinator's does) and listens.
 func ListenBoard(addr, token, what string) (net.Listener, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil || port == "" {
-		return nil, fmt.Errorf("%s %q: want host:port, such as 127.0.0.1:8080", what, addr)
-	}
-	if ip := net.ParseIP(host); (ip == nil || !ip.IsLoopback()) && token == "" {
-		return nil, fmt.Errorf("%s %s is not a loopback address: give dashboard.token too (every request must carry it)", what, addr)
+	if err := CheckBoardAddr(addr, token, what); err != nil {
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return ln, nil
+}
+
+// CheckBoardAddr checks a dashboard's address before anything runs:
+// host:port, a port number, and a token unless it is a loopback address.
+func CheckBoardAddr(addr, token, what string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("%s %q: want host:port, such as 127.0.0.1:8080", what, props.Cut(addr, 80))
+	}
+	if ip := net.ParseIP(host); (ip == nil || !ip.IsLoopback()) && token == "" {
+		return fmt.Errorf("%s %s is not a loopback address: give dashboard.token too (every request must carry it)", what, addr)
+	}
+	return nil
 }
 
 // WriteFrozen writes the board's frozen page at path, whole or not at all.
@@ -367,6 +398,9 @@ var boardDef = Def{Name: "dashboard", What: "the dashboard", Properties: []strin
 				return nil, p.Errorf("dashboard.addr", "dashboard.token and dashboard.file belong to a dashboard: give --dashboard ADDR")
 			}
 			return nil, nil
+		}
+		if err := CheckBoardAddr(addr, token, "dashboard.addr"); err != nil {
+			return nil, p.Errorf("dashboard.addr", "%v", err)
 		}
 		if file == "" {
 			if r := p.String("result.file", ""); strings.HasSuffix(r, ".json") {
@@ -428,13 +462,17 @@ type boardSink struct {
 }
 
 // Follow returns an observer that shows one run's intervals on b (a
-// plan's page: the run going on), the last run's figures cleared first.
-func (b *Board) Follow(name string) runner.Observer {
+// plan's page: the run going on), the last run's figures cleared first;
+// env gives its client's CPU and server side (nil: none).
+func (b *Board) Follow(name string, env *Env) runner.Observer {
+	if env == nil {
+		env = &Env{}
+	}
 	b.Update(func(d *BoardData) {
 		d.Running, d.ElapsedS, d.Operations, d.Throughput, d.CPUS, d.SchedP99Us = name, 0, 0, 0, 0, 0
 		d.Ops, d.Points, d.Client, d.ServerSide = nil, nil, nil, nil
 	})
-	return &boardSink{board: b, env: &Env{}, sched: measure.SchedSnapshot()}
+	return &boardSink{board: b, env: env, sched: measure.SchedSnapshot()}
 }
 
 // Merged implements Feed: a spread phase's clients' intervals, one point

@@ -72,3 +72,20 @@ func TestBoardThinsServerSide(t *testing.T) {
 		t.Error("the board's own server side was changed")
 	}
 }
+
+// The page is sent the points without their operations' encoded
+// histograms (it draws none of them); the board keeps them.
+func TestBoardSendsNoHistograms(t *testing.T) {
+	var b Board
+	b.Update(func(d *BoardData) {
+		d.Points = []result.Point{{EndS: 1, Ops: result.PointOps{{Name: "READ", PointOp: result.PointOp{Count: 1, P99Us: 5, Histogram: "HISTFAKE"}}}}}
+	})
+	if j := string(b.JSON()); strings.Contains(j, "HISTFAKE") || !strings.Contains(j, `"p99_us":5`) {
+		t.Errorf("sent: %s", j)
+	}
+	b.Update(func(d *BoardData) {
+		if d.Points[0].Ops[0].Histogram != "HISTFAKE" {
+			t.Error("the board's own point lost its histogram")
+		}
+	})
+}

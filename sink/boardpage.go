@@ -86,6 +86,7 @@ function draw(d) {
         chart(sv, [{pts: p.filter(q => q[0] > 0)}], 240, 30);
         r.dataset.series = x.name; t.appendChild(r);
       }
+      if (s.dropped_series) { const r = el("tr"); r.appendChild(el("td", s.kind + " " + s.name)); const c = el("td", s.dropped_series + " more series not shown (the result keeps what the sampler kept)"); c.colSpan = 7; r.appendChild(c); t.appendChild(r); }
     }
     server.appendChild(t);
   }
