@@ -11,8 +11,9 @@ import (
 // A run with until.throughput stops once its throughput's interval, from
 // batch means of its intervals, is within the bound: a run held to its
 // target rate is sure long before its time limit. One bounded by an
-// impossible p99 (0.01% of the mean, service times drawn at random) runs
-// to its limit and says it did not get there.
+// impossible throughput (0.001% of the mean, service times drawn at
+// random) runs to its limit and says it did not get there, each
+// operation's p99 interval said.
 func TestUntilStopsARunWhenItsFiguresAreSure(t *testing.T) {
 	t.Parallel()
 	s, err := Check(specOf(t, "operationcount", "0", "maxexecutiontime", "60", "target", "2000", "threadcount", "2",
@@ -36,7 +37,7 @@ func TestUntilStopsARunWhenItsFiguresAreSure(t *testing.T) {
 	}
 
 	s, err = Check(specOf(t, "operationcount", "0", "maxexecutiontime", "2", "threadcount", "2", "basicdb.simulatedelay", "3",
-		"timeseries.interval", "0.05", "until.p99", "0.01"))
+		"timeseries.interval", "0.05", "until.throughput", "0.001", "until.p99", "1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +61,7 @@ func TestUntilRefused(t *testing.T) {
 		{[]string{"maxexecutiontime", "5", "until.min", "3"}},
 		{[]string{"maxexecutiontime", "5", "until.p99", "200"}},
 		{[]string{"maxexecutiontime", "5", "until.p99", "5", "until.min", "10"}},
+		{[]string{"maxexecutiontime", "5", "until.p99", "0.5"}},
 	} {
 		if _, err := Check(specOf(t, c.kv...)); err == nil || !strings.Contains(err.Error(), "until.") {
 			t.Errorf("%v: %v", c.kv, err)

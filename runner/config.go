@@ -283,6 +283,9 @@ func readUntil(p *props.Props, c Config) (*Until, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p99 > 0 && p99 < 1 {
+		return nil, p.Errorf("until.p99", "%g%% is finer than the 1%% a p99 is judged to: give 1 or more", p99)
+	}
 	least, err := p.FloatRange("until.min", 0, 0, 365*86400)
 	if err != nil {
 		return nil, err

@@ -94,6 +94,9 @@ func (s *settler) add(p Progress) bool {
 	s.open.ops += all
 	s.open.dur += p.End - p.Start
 	for op := range measure.NumOps {
+		if !op.IsWorkload() {
+			continue
+		}
 		if h := p.Interval.Merged(op, false, db.Status.IsOK); h != nil {
 			if s.open.hists[op] == nil {
 				s.open.hists[op] = newBatchHistogram()
@@ -174,10 +177,10 @@ func (s *settler) judge() Settled {
 }
 
 // newBatchHistogram is a batch's histogram of service times: from a
-// microsecond to an hour at two significant figures (a p99 to 1%, finer
-// than any bound worth asking), a tenth of the memory of the run's own:
-// a run keeps up to maxUntilBatches of them an operation.
-func newBatchHistogram() *hdr.Histogram { return hdr.New(1000, int64(time.Hour), 2) }
+// nanosecond to an hour at two significant figures (a p99 to 1%: until.p99
+// is 1% at least), a fraction of the memory of the run's own: a run keeps
+// up to maxUntilBatches of them an operation.
+func newBatchHistogram() *hdr.Histogram { return hdr.New(1, int64(time.Hour), 2) }
 
 // relative is a summary's interval over its mean (+Inf at a mean of 0).
 func relative(s stats.Stat) float64 {
