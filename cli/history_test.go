@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/servbench/servbench/result"
+	"github.com/servbench/servbench/stats"
 )
 
 func writeDoc(t *testing.T, path string, d *result.Doc) {
@@ -161,7 +162,7 @@ func TestGateOneRunAgainstOne(t *testing.T) {
 		t.Helper()
 		out := filepath.Join(dir, name+".json")
 		code, _, e := servbench(t, "run", "basic", "-w", "c", "-threads", "2", "-target", target, "-p", "operationcount=0",
-			"-p", "maxexecutiontime=1.5", "-p", "timeseries.interval=0.05", "-p", "recordcount=100", "-p", "history.file=off", "-o", out)
+			"-p", "maxexecutiontime=2", "-p", "timeseries.interval=0.05", "-p", "recordcount=100", "-p", "history.file=off", "-o", out)
 		if code != ExitOK {
 			t.Fatalf("%s: exit %d: %s", name, code, e)
 		}
@@ -169,8 +170,28 @@ func TestGateOneRunAgainstOne(t *testing.T) {
 	}
 	base, slow := run("base", "4000"), run("slow", "2000")
 	code, out, e := servbench(t, "gate", slow, "--baseline", base, "-p", "gate.p99=off")
-	if code != ExitFailure || !strings.Contains(out, "batch means of each run's intervals") || !strings.Contains(out, "REGRESSION") {
-		t.Errorf("half the rate against one run: exit %d: %s%s", code, out, e)
+	// Batch means need 20 intervals a run: a busy machine's late ticks
+	// may leave fewer, and then the threshold alone is said.
+	enough := true
+	for _, f := range []string{base, slow} {
+		d, err := result.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, p := range d.Series {
+			if !p.Partial {
+				n++
+			}
+		}
+		enough = enough && n >= 2*stats.MinBatches
+	}
+	how := "batch means of each run's intervals"
+	if !enough {
+		how = "the threshold alone"
+	}
+	if code != ExitFailure || !strings.Contains(out, how) || !strings.Contains(out, "REGRESSION") {
+		t.Errorf("half the rate against one run: exit %d, want the noise from %s: %s%s", code, how, out, e)
 	}
 }
 

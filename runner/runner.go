@@ -320,7 +320,7 @@ func (r *run) result(ctx, stopCtx context.Context, th *threads, start, end int64
 	res.Warmup = time.Duration(ms - start)
 	res.Total = r.col.Total()
 	if r.settle != nil {
-		st := r.settle.judge()
+		st := r.settle.final()
 		res.Settled = &st
 	}
 	cause := context.Cause(stopCtx)

@@ -80,11 +80,23 @@ type settler struct {
 	open    untilBatch
 	filled  int
 	last    Settled
+	// settled: the run was told to stop on last; what ends after the
+	// stop (the operations in flight) changes it no more.
+	settled bool
+}
+
+// final is the judgement the run ends with: the one it stopped on, or the
+// batches' at its end.
+func (s *settler) final() Settled {
+	if s.settled {
+		return s.last
+	}
+	return s.judge()
 }
 
 // add takes a measured interval; it reports whether the run may stop.
 func (s *settler) add(p Progress) bool {
-	if p.Warmup || p.Final || p.End <= p.Start {
+	if s.settled || p.Warmup || p.Final || p.End <= p.Start {
 		return false
 	}
 	if s.size == 0 {
@@ -130,7 +142,8 @@ func (s *settler) add(p Progress) bool {
 		s.size *= 2
 	}
 	s.last = s.judge()
-	return s.last.Met && p.End >= s.until.Min
+	s.settled = s.last.Met && p.End >= s.until.Min
+	return s.settled
 }
 
 // judge is how the batches stand against the bounds.
