@@ -9,6 +9,13 @@ type TrafficCounter interface {
 	Traffic() (sent, received int64)
 }
 
+// Peered is implemented by bindings that know where their connections
+// went: how many reached a server on this machine (a loopback address, a
+// Unix socket) and how many one elsewhere, so far.
+type Peered interface {
+	Peers() (local, remote int)
+}
+
 // TrafficSample is a TrafficCounter's reading as the stats of a sample:
 // the bytes this client sent and received, counters.
 func TrafficSample(tc TrafficCounter) Sample {

@@ -24,6 +24,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -183,6 +184,8 @@ type Setup struct {
 	// live is the run's server-side recorder once it samples: a live
 	// page reads what it has so far (sink.Env.ServerSide).
 	live *atomic.Pointer[probe.Recorder]
+	// cores is client.cores: coresAuto, coresAll or a number.
+	cores int
 	// Props are the spec's properties, over its workload's; the typed
 	// fields are not written into them (Workload and Runner hold what
 	// they gave; Properties is the record of both).
@@ -365,6 +368,9 @@ func (s *Setup) readConfigs() error {
 		return err
 	}
 	if s.Runner, err = runner.ParseConfigGiven(p, spec.Phase == LoadPhase, rg); err != nil {
+		return err
+	}
+	if s.cores, err = readCores(p); err != nil {
 		return err
 	}
 	s.given = givenProperties(spec)
@@ -607,6 +613,8 @@ type Result struct {
 	// ID is the run's identity, random: its result document carries it,
 	// so that no run is ever merged twice.
 	ID string
+	// Cores is GOMAXPROCS while the run ran (client.cores).
+	Cores int
 
 	measurements sink.Options // as the text report and the document show them
 
@@ -672,6 +680,8 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (_ *Result, err
 	if dn, ok := d.(db.DriverNamer); ok {
 		driver = dn.Driver()
 	}
+	restoreCores := s.takeCores(d, ephemeral || o.embedded)
+	defer restoreCores()
 	clock, stopWatch, err := s.startTogether(ctx, cancelRun)
 	defer stopWatch()
 	if err != nil {
@@ -707,7 +717,7 @@ func (s *Setup) Run(ctx context.Context, obs ...runner.Observer) (_ *Result, err
 	// YCSB's RunTime: from before its threads start, each connecting
 	// (db.init()), to the last one's cleanup; no warmup.
 	ycsbRuntime := o.opening + running - res.Warmup
-	out := &Result{YCSBRuntime: ycsbRuntime, Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: o.queryModel, Embedded: o.embedded, CPU: cpu, Sched: sched, Clock: clock, ID: result.NewID(), measurements: s.measurements, recorder: rec}
+	out := &Result{YCSBRuntime: ycsbRuntime, Result: res, Setup: s, series: series, Server: server, Driver: driver, QueryModel: o.queryModel, Embedded: o.embedded, CPU: cpu, Sched: sched, Clock: clock, ID: result.NewID(), Cores: runtime.GOMAXPROCS(0), measurements: s.measurements, recorder: rec}
 	closed = true
 	if res.StuckThreads == 0 && !cleanupLeft {
 		out.CloseErr = s.closeUnlessAbandoned(ctx, d)
@@ -1174,7 +1184,7 @@ func (r *Result) newDoc() *result.Doc {
 	d := sink.NewDoc(r.Result, r.series.Points, sink.Meta{
 		Command: s.Spec.Phase.String(), Label: s.Label, Workload: WorkloadName(s.Props),
 		Binding: s.Spec.Binding, Server: r.Server, Driver: r.Driver, QueryModel: r.QueryModel, Properties: s.redactor.Props(s.Properties()),
-		CPU: r.CPU, SchedP99: r.Sched.P99, ID: r.ID, Redactor: s.redactor,
+		CPU: r.CPU, SchedP99: r.Sched.P99, Cores: r.Cores, ID: r.ID, Redactor: s.redactor,
 	}, r.measurements)
 	d.ServerSide = r.serverSide(d.Start, d.Operations)
 	if d.ServerSide != nil { // a server's or an endpoint's words may quote a credential

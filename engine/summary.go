@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -44,7 +45,7 @@ func (r *Result) Summary() []string {
 	f := ranFacts{
 		load: s.Spec.Phase == LoadPhase, binding: s.Spec.Binding, server: r.Server, embedded: r.Embedded,
 		workload: workloadLabel(s.Props), records: s.Workload.RecordCount, late: s.measurements.LateThreshold,
-		cpu: r.CPU, sched: r.Sched, cores: cores(), redactor: s.redactor,
+		cpu: r.CPU, sched: r.Sched, cores: cmp.Or(r.Cores, cores()), redactor: s.redactor,
 	}
 	if f.load {
 		f.records = s.Workload.InsertCount

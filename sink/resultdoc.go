@@ -17,6 +17,7 @@ type Meta struct {
 	Properties                                                    map[string]string
 	CPU                                                           time.Duration // the client's CPU time during the phase
 	SchedP99                                                      time.Duration // the client's goroutines' wait to run, p99
+	Cores                                                         int           // GOMAXPROCS while it ran (0: as now)
 	ID                                                            string        // the run's identity (result.NewID)
 	// Redactor hides credentials in the errors kept, the run's own
 	// secrets too (nil: what props.RedactText finds).
@@ -43,6 +44,9 @@ func NewDoc(res *runner.Result, series []result.Point, m Meta, o Options) *resul
 	}
 	if res.Err != nil {
 		d.Error = res.Err.Error()
+	}
+	if m.Cores > 0 {
+		d.Environment.GOMAXPROCS = m.Cores
 	}
 	if st, u := res.Settled, res.Config.Until; st != nil && u != nil {
 		d.Until = &result.Until{ThroughputBoundPct: 100 * u.Throughput, P99BoundPct: 100 * u.P99, Met: st.Met, Batches: st.Batches}

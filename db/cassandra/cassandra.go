@@ -727,3 +727,6 @@ func (st *Store) Admin(ctx context.Context, _, statement string) (string, error)
 
 // Traffic is the bytes this client's connections sent and received.
 func (st *Store) Traffic() (sent, received int64) { return st.traffic.Bytes() }
+
+// Peers implements db.Peered.
+func (st *Store) Peers() (local, remote int) { return st.traffic.Peers() }

@@ -338,3 +338,6 @@ func (s *Store) Driver() string { return db.DriverName("kivik", "github.com/go-k
 
 // Traffic is the bytes this client's connections sent and received.
 func (s *Store) Traffic() (sent, received int64) { return s.traffic.Bytes() }
+
+// Peers implements db.Peered.
+func (s *Store) Peers() (local, remote int) { return s.traffic.Peers() }

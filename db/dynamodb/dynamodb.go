@@ -700,3 +700,6 @@ func unchanged(msg string) bool {
 
 // Traffic is the bytes this client's connections sent and received.
 func (s *Store) Traffic() (sent, received int64) { return s.traffic.Bytes() }
+
+// Peers implements db.Peered.
+func (s *Store) Peers() (local, remote int) { return s.traffic.Peers() }

@@ -579,6 +579,9 @@ func (s *Store) Admin(ctx context.Context, _, statement string) (string, error) 
 // Traffic is the bytes this client's connections sent and received.
 func (s *Store) Traffic() (sent, received int64) { return s.traffic.Bytes() }
 
+// Peers implements db.Peered.
+func (s *Store) Peers() (local, remote int) { return s.traffic.Peers() }
+
 // boundDialer dials as its dialer does, each connection's messages
 // bounded (wire.BoundMongo).
 type boundDialer struct {

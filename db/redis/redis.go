@@ -824,3 +824,6 @@ func splitCommand(s string) ([]string, error) {
 
 // Traffic is the bytes this client's connections sent and received.
 func (s *Store) Traffic() (sent, received int64) { return s.traffic.Bytes() }
+
+// Peers implements db.Peered.
+func (s *Store) Peers() (local, remote int) { return s.traffic.Peers() }

@@ -21,6 +21,33 @@ type Traffic struct {
 	mu         sync.Mutex
 	live       map[*connBytes]struct{}
 	sent, recv int64 // of closed connections
+	// local and remote count the connections made to a loopback address
+	// (or a Unix socket) and to any other.
+	local, remote int
+}
+
+// Peers says how many of the connections wrapped so far reached a server
+// on this machine (a loopback address or a Unix socket) and how many one
+// elsewhere.
+func (t *Traffic) Peers() (local, remote int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.local, t.remote
+}
+
+// onThisMachine says whether a connection's peer is on this machine.
+func onThisMachine(a net.Addr) bool {
+	switch a := a.(type) {
+	case *net.TCPAddr:
+		return a.IP.IsLoopback()
+	case *net.UnixAddr:
+		return true
+	case nil:
+		return false
+	}
+	host, _, err := net.SplitHostPort(a.String())
+	ip := net.ParseIP(host)
+	return err == nil && ip != nil && ip.IsLoopback()
 }
 
 type connBytes struct {
@@ -47,6 +74,11 @@ func (t *Traffic) Conn(c net.Conn) net.Conn {
 		t.live = map[*connBytes]struct{}{}
 	}
 	t.live[b] = struct{}{}
+	if onThisMachine(c.RemoteAddr()) {
+		t.local++
+	} else {
+		t.remote++
+	}
 	t.mu.Unlock()
 	return &countedConn{Conn: c, b: b, t: t}
 }

@@ -156,3 +156,29 @@ func TestAnswerBudget(t *testing.T) {
 		t.Error("a budget without the memory known")
 	}
 }
+
+// Peers counts the connections to this machine (loopback, a Unix socket)
+// apart from the others, by the address each connection reports.
+func TestPeers(t *testing.T) {
+	var tr Traffic
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	tr.Conn(fakeRemote{a, &net.TCPAddr{IP: net.ParseIP("127.0.0.1"), Port: 6379}})
+	tr.Conn(fakeRemote{a, &net.UnixAddr{Name: "/tmp/s", Net: "unix"}})
+	tr.Conn(fakeRemote{a, &net.TCPAddr{IP: net.ParseIP("192.0.2.1"), Port: 9042}}) // TEST-NET: elsewhere
+	if local, remote := tr.Peers(); local != 2 || remote != 1 {
+		t.Errorf("local %d, remote %d: want 2 and 1", local, remote)
+	}
+	if onThisMachine(nil) {
+		t.Error("no address is on this machine")
+	}
+}
+
+// fakeRemote is a connection that says another peer.
+type fakeRemote struct {
+	net.Conn
+	remote net.Addr
+}
+
+func (f fakeRemote) RemoteAddr() net.Addr { return f.remote }
