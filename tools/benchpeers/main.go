@@ -29,7 +29,7 @@ func main() {
 		ycsb      = flag.String("ycsb", "../shared/tools/ycsb", "YCSB's folder: lib/ (its classpath) and workloads/")
 		java      = flag.String("java", "java", "the java binary")
 		passes    = flag.Int("passes", 3, "runs of each tool per case (medians are reported)")
-		cases     = flag.String("cases", "no-op,redis,bound,pipelined", "which cases: no-op (workloads A and C on 1 and 4 threads), redis (16 and 64 threads), bound (C against redis-benchmark's HGETALL, one request at a time, 16 and 64 connections), pipelined (C, 1 field of 3 bytes, against redis-benchmark -P 16 GET), postgres, mongodb, cassandra, dynamodb, couchbase (A, C and E (not DynamoDB's or Couchbase's) on 1, 16 and 64 threads against YCSB's JDBC, MongoDB, Cassandra, DynamoDB and couchbase2 bindings), postgres-load, redis-load, cassandra-load, mongodb-load, dynamodb-load (a load of -load-records into a new table, each binding batching where it can: run after the others, they empty Redis' database 0), and pgbench (C's point reads, uniform, against pgbench with prepared statements on as many connections)")
+		cases     = flag.String("cases", "no-op,redis,bound,pipelined", "which cases: no-op (workloads A and C on 1 and 4 threads), redis (16 and 64 threads), bound (C against redis-benchmark's HGETALL, one request at a time, 16 and 64 connections), pipelined (C, 1 field of 3 bytes, against redis-benchmark -P 16 GET), postgres, mongodb, cassandra, dynamodb, couchbase (A, C and E (not DynamoDB's or Couchbase's) on 1, 16 and 64 threads against YCSB's JDBC, MongoDB, Cassandra, DynamoDB and couchbase2 bindings), postgres-load, redis-load, cassandra-load, mongodb-load, dynamodb-load (a load of -load-records into a new table, each binding batching where it can: run after the others, they empty Redis' database 0), pgbench (C's point reads, uniform, against pgbench with prepared statements on as many connections) and latte (C's point reads of Cassandra, uniform, against latte's prepared SELECT with as many in flight; latte on PATH: cargo install latte-cli)")
 		records   = flag.Int("records", 100000, "recordcount")
 		noopOps   = flag.Int("noop-ops", 10000000, "operationcount of a no-op run")
 		duration  = flag.Int("duration", 20, "maxexecutiontime of a Redis run, seconds")
@@ -38,6 +38,7 @@ func main() {
 		wls       = flag.String("workloads", "a,c,e", "the workloads of the postgres, mongodb, cassandra and dynamodb cases (E is not DynamoDB's)")
 		loadThr   = flag.Int("load-threads", 16, "threads of a load case")
 		cpus      = flag.String("client-cpus", "", "CPUs every client runs on (taskset -c LIST; the servers pinned elsewhere by the script); empty: unpinned")
+		thr       = flag.String("threads", "", "the thread counts of every case but no-op, comma-separated (empty: each case's own: redis and bound 16,64; the others 1,16,64)")
 	)
 	flag.StringVar(&servers.postgres, "postgres", "postgres://postgres@127.0.0.1:5432/postgres", "the PostgreSQL server's URL")
 	flag.StringVar(&servers.mongodb, "mongodb", "mongodb://127.0.0.1:27017/", "the MongoDB (or FerretDB) server's URL")
@@ -46,10 +47,32 @@ func main() {
 	flag.StringVar(&servers.couchbase, "couchbase", "couchbase://127.0.0.1?bootstrap_on=http", "the Couchbase server (or CouchbaseMock), as servbench's couchbase.url")
 	flag.Parse()
 	clientCPUs = *cpus
+	if *thr != "" {
+		for _, f := range strings.Split(*thr, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 || n > 100000 {
+				fmt.Fprintf(os.Stderr, "bench-peers: -threads %q: want thread counts such as 1,3,6,16,64\n", *thr)
+				os.Exit(2)
+			}
+			threadList = append(threadList, n)
+		}
+	}
 	if err := run(*servbench, *ycsb, *java, *passes, *cases, *records, *noopOps, *duration, *redis, *loadRecs, *loadThr, *wls); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-peers:", err)
 		os.Exit(1)
 	}
+}
+
+// threadList is -threads: every case's thread counts but no-op's (nil:
+// each case's own).
+var threadList []int
+
+// threadsOr is -threads, or own.
+func threadsOr(own ...int) []int {
+	if threadList != nil {
+		return threadList
+	}
+	return own
 }
 
 const (
@@ -162,8 +185,16 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 	if err != nil {
 		return err
 	}
+	latte, err := latteTool(tmp, table, records, duration)
+	if err != nil {
+		return err
+	}
 	tools := []peers.Tool{
 		{Name: "servbench", Command: servbenchRun(), Before: before, Parse: ins.track},
+		// Unpinned beside its server servbench takes half the cores
+		// (client.cores=auto); every core, as before, for comparison.
+		{Name: "servbench client.cores=all", Command: servbenchRun("client.cores=all"),
+			For: func(c peers.Case) bool { return clientCPUs == "" && c.DB != "no-op" && !c.Load }},
 		{Name: "servbench GOMAXPROCS=1", Command: servbenchRun(), Env: []string{"GOMAXPROCS=1"},
 			For: func(c peers.Case) bool { return isRedis(c) && (vsYCSB(c) || c.Note == boundNote) }},
 		{Name: "servbench auto-pipelining", Command: servbenchRun("redis.pipelining=auto"),
@@ -200,6 +231,7 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 					"-t", "get", "-r", strconv.Itoa(records), "-d", "3", "-n", n, "--csv"}
 			}},
 		pgbench,
+		latte,
 	}
 	var list, loadList []peers.Case
 	for _, w := range strings.Split(which, ",") {
@@ -213,7 +245,7 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 			}
 		case "redis":
 			for _, wl := range []string{"workloada", "workloadc"} {
-				for _, th := range []int{16, 64} {
+				for _, th := range threadsOr(16, 64) {
 					list = append(list, peers.Case{Workload: wl, DB: "redis", Threads: th,
 						Properties: []string{"operationcount=1000000000", "maxexecutiontime=" + strconv.Itoa(duration)}})
 				}
@@ -222,7 +254,7 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 			// What the leanest client does one request at a time:
 			// redis-benchmark (C, one event loop) reading records of
 			// YCSB's size, as many connections as threads.
-			for _, th := range []int{16, 64} {
+			for _, th := range threadsOr(16, 64) {
 				list = append(list, peers.Case{Workload: "workloadc", DB: "redis", Threads: th, Ref: redisBenchmark, Note: boundNote,
 					Properties: []string{"operationcount=1000000000", "maxexecutiontime=" + strconv.Itoa(duration)}})
 			}
@@ -258,7 +290,7 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 				default:
 					return fmt.Errorf("-workloads: %q: want a, c or e", wl)
 				}
-				for _, th := range []int{1, 16, 64} {
+				for _, th := range threadsOr(1, 16, 64) {
 					c := peers.Case{Workload: "workload" + wl, DB: w, Threads: th,
 						Properties: append([]string{"operationcount=1000000000", "maxexecutiontime=" + strconv.Itoa(duration)}, props...)}
 					if len(props) > 0 {
@@ -267,11 +299,20 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 					list = append(list, c)
 				}
 			}
+		case latteName:
+			// Point reads of the same table as latte's script: workload
+			// C's reads of all fields, prepared, at consistency ONE, keys
+			// "user" + n drawn uniformly (a load in key order put them
+			// there; latte draws n from its hash of the cycle).
+			for _, th := range threadsOr(1, 16, 64) {
+				list = append(list, peers.Case{Workload: "workloadc", DB: "cassandra", Threads: th, Ref: latteName, Note: "uniform point reads",
+					Properties: []string{"operationcount=1000000000", "maxexecutiontime=" + strconv.Itoa(duration), "requestdistribution=uniform", "insertorder=ordered"}})
+			}
 		case pgbenchName:
 			// The same point reads as pgbench's script: workload C's
 			// reads of all fields, keys drawn uniformly (pgbench has no
 			// scrambled Zipfian).
-			for _, th := range []int{1, 16, 64} {
+			for _, th := range threadsOr(1, 16, 64) {
 				list = append(list, peers.Case{Workload: "workloadc", DB: "postgres", Threads: th, Ref: pgbenchName, Note: "uniform point reads",
 					Properties: []string{"operationcount=1000000000", "maxexecutiontime=" + strconv.Itoa(duration), "requestdistribution=uniform"}})
 			}
@@ -326,7 +367,7 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 	}
 	var compared []string
 	for _, name := range serverDBNames {
-		if !slices.Contains(strings.Split(which, ","), name) && (name != "postgres" || !slices.Contains(strings.Split(which, ","), pgbenchName)) {
+		if !slices.Contains(named, name) && (name != "postgres" || !slices.Contains(named, pgbenchName)) && (name != "cassandra" || !slices.Contains(named, latteName)) {
 			continue
 		}
 		compared = append(compared, name)
@@ -340,6 +381,13 @@ func run(servbench, ycsb, java string, passes int, which string, records, noopOp
 		}
 		if err := load(fmt.Sprintf("%d records into %s", records, name), append(args, "-p", "batchsize=100")...); err != nil {
 			return err
+		}
+		if name == "cassandra" && slices.Contains(named, latteName) {
+			// latte's keys: "user" + n, n below records, beside the
+			// hashed ones in the same table.
+			if err := load(fmt.Sprintf("%d records in key order into %s, latte's", records, name), append(args, "-p", "batchsize=100", "-p", "insertorder=ordered")...); err != nil {
+				return err
+			}
 		}
 		d := dbs[name]
 		if name == "couchbase" {

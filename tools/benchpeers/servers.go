@@ -289,3 +289,47 @@ func carrierPort(ctx context.Context, port string) (int, error) {
 	}
 	return bucket.Nodes[0].Ports.Direct, nil
 }
+
+// latteName names latte, the Rust benchmark for Cassandra (the scylla
+// driver), as a tool and a case.
+const latteName = "latte"
+
+// latteTool is latte reading the comparison's table in keyspace ycsb by
+// its keys "user" + n, n drawn uniformly below records (the keys of a
+// load with insertorder=ordered), a prepared SELECT * at consistency ONE,
+// as many requests in flight as the case's threads, on as many threads of
+// its own as the client has CPUs.
+func latteTool(dir, table string, records, duration int) (peers.Tool, error) {
+	script := filepath.Join(dir, "read.rn")
+	text := `const READ = "read";
+
+pub async fn prepare(ctx) {
+    ctx.prepare(READ, "SELECT * FROM ycsb.` + table + ` WHERE y_id = ?").await?;
+}
+
+pub async fn run(ctx, i) {
+    let n = latte::hash(i) % ` + strconv.Itoa(records) + `;
+    ctx.execute_prepared(READ, [` + "`user${n}`" + `]).await?
+}
+`
+	if err := os.WriteFile(script, []byte(text), 0o644); err != nil {
+		return peers.Tool{}, err
+	}
+	report := filepath.Join(dir, "latte.json")
+	jobs := cpuCount(clientCPUs)
+	return peers.Tool{Name: latteName, Native: true,
+		For: func(c peers.Case) bool { return c.Ref == latteName },
+		Command: func(c peers.Case) []string {
+			os.Remove(report)
+			return []string{latteName, "run", script, "-q", "-d", strconv.Itoa(duration) + "s", "-w", "1s",
+				"-t", strconv.Itoa(min(c.Threads, jobs)), "-p", strconv.Itoa(c.Threads), "--consistency", "ONE", "-o", report, servers.cassandra}
+		},
+		Parse: func(peers.Case, io.Reader) (peers.Report, error) {
+			f, err := os.Open(report)
+			if err != nil {
+				return peers.Report{}, fmt.Errorf("latte: %w", err)
+			}
+			defer f.Close()
+			return peers.ParseLatte(f)
+		}}, nil
+}

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -443,4 +444,45 @@ func group(v float64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// ParseLatte reads latte's JSON report (latte run -o FILE): its cycles
+// (one point read each), their throughput and their p99 (milliseconds in
+// the report), under READ; errors make it refuse the report.
+func ParseLatte(r io.Reader) (Report, error) {
+	var doc struct {
+		Result struct {
+			CycleCount      int64 `json:"cycle_count"`
+			ErrorCount      int64 `json:"error_count"`
+			CycleThroughput struct {
+				Value float64 `json:"value"`
+			} `json:"cycle_throughput"`
+			CycleLatency struct {
+				Percentiles []struct {
+					Value float64 `json:"value"`
+				} `json:"percentiles"`
+			} `json:"cycle_latency"`
+		} `json:"result"`
+		Percentiles []float64 `json:"percentiles"`
+	}
+	if err := json.NewDecoder(io.LimitReader(r, 1<<30)).Decode(&doc); err != nil {
+		return Report{}, fmt.Errorf("latte: its report: %w", err)
+	}
+	res := doc.Result
+	if res.CycleCount == 0 || res.CycleThroughput.Value == 0 {
+		return Report{}, fmt.Errorf("latte: no cycles in its report")
+	}
+	if res.ErrorCount > 0 {
+		return Report{}, fmt.Errorf("latte: %d of its %d cycles failed", res.ErrorCount, res.CycleCount)
+	}
+	rep := Report{Throughput: res.CycleThroughput.Value, Operations: res.CycleCount, Counts: map[string]int64{"READ": res.CycleCount}, P99: map[string]float64{}}
+	for i, p := range doc.Percentiles {
+		if p == 99 && i < len(res.CycleLatency.Percentiles) {
+			rep.P99["READ"] = res.CycleLatency.Percentiles[i].Value * 1000 // ms → µs
+		}
+	}
+	if _, ok := rep.P99["READ"]; !ok {
+		return rep, fmt.Errorf("latte: no p99 in its report")
+	}
+	return rep, nil
 }

@@ -198,3 +198,28 @@ func TestRunLoad(t *testing.T) {
 		t.Errorf("a failed Before: %v", err)
 	}
 }
+
+// latte's JSON report: its cycles, their throughput and p99 (ms), found
+// by the report's list of percentiles; failed cycles refuse it.
+func TestParseLatte(t *testing.T) {
+	pcts := `[0.0,1.0,2.0,5.0,10.0,25.0,50.0,75.0,90.0,95.0,98.0,99.0,99.9,99.99,100.0]`
+	lat := `[{"n":1,"value":0.1},{"n":1,"value":0.1},{"n":1,"value":0.1},{"n":1,"value":0.1},{"n":1,"value":0.1},{"n":1,"value":0.2},{"n":1,"value":0.3},` +
+		`{"n":1,"value":0.4},{"n":1,"value":0.5},{"n":1,"value":0.6},{"n":1,"value":0.7},{"n":1,"value":1.25},{"n":1,"value":2.0},{"n":1,"value":3.0},{"n":1,"value":4.0}]`
+	doc := func(errors int) string {
+		return `{"conf":{},"percentiles":` + pcts + `,"result":{"cycle_count":200000,"error_count":` + fmt.Sprint(errors) +
+			`,"cycle_throughput":{"n":1,"value":10000.5},"cycle_latency":{"mean":{"n":1,"value":0.3},"percentiles":` + lat + `}}}`
+	}
+	rep, err := ParseLatte(strings.NewReader(doc(0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Operations != 200000 || rep.Throughput != 10000.5 || rep.P99["READ"] != 1250 {
+		t.Errorf("%+v: want 200000 operations, 10000.5/s, p99 1250 µs", rep)
+	}
+	if _, err := ParseLatte(strings.NewReader(doc(3))); err == nil || !strings.Contains(err.Error(), "3 of its 200000 cycles failed") {
+		t.Errorf("failed cycles: %v", err)
+	}
+	if _, err := ParseLatte(strings.NewReader(`{"result":{}}`)); err == nil {
+		t.Error("an empty report was taken")
+	}
+}
