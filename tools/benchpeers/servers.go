@@ -317,7 +317,7 @@ pub async fn run(ctx, i) {
 	}
 	report := filepath.Join(dir, "latte.json")
 	jobs := cpuCount(clientCPUs)
-	return peers.Tool{Name: latteName, Native: true,
+	return peers.Tool{Name: latteName, Native: true, Env: []string{"LATTE_LOG_DIR=" + dir}, // its log, not in the working directory
 		For: func(c peers.Case) bool { return c.Ref == latteName },
 		Command: func(c peers.Case) []string {
 			os.Remove(report)
