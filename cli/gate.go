@@ -370,29 +370,37 @@ func resultIntervals(w io.Writer) gate.Intervals {
 			}
 			cache[e.Path] = series
 		}
+		op, get := pointFigure(fig)
 		var xs []float64
 		for _, p := range series {
-			if p.Partial {
-				continue
-			}
-			if fig == "throughput" {
+			switch {
+			case p.Partial:
+			case fig == "throughput":
 				xs = append(xs, p.Throughput)
-				continue
-			}
-			for _, st := range []struct {
-				name string
-				get  func(result.PointOp) float64
-			}{{"p50", func(o result.PointOp) float64 { return o.P50Us }}, {"p99", func(o result.PointOp) float64 { return o.P99Us }},
-				{"p99.9", func(o result.PointOp) float64 { return o.P999Us }}} {
-				if op, ok := history.OpFigure(fig, st.name); ok {
-					for _, o := range p.Ops {
-						if o.Name == op && o.Count > 0 {
-							xs = append(xs, st.get(o.PointOp))
-						}
+			case get != nil:
+				for _, o := range p.Ops {
+					if o.Name == op && o.Count > 0 {
+						xs = append(xs, get(o.PointOp))
 					}
 				}
 			}
 		}
 		return xs
 	}
+}
+
+// pointFigure is the operation and the reading of an interval's figures
+// that an entry's figure fig is ("READ p99": READ's P99Us), nil when an
+// interval has none of it.
+func pointFigure(fig string) (op string, get func(result.PointOp) float64) {
+	for _, st := range []struct {
+		name string
+		get  func(result.PointOp) float64
+	}{{"p50", func(o result.PointOp) float64 { return o.P50Us }}, {"p99", func(o result.PointOp) float64 { return o.P99Us }},
+		{"p99.9", func(o result.PointOp) float64 { return o.P999Us }}} {
+		if op, ok := history.OpFigure(fig, st.name); ok {
+			return op, st.get
+		}
+	}
+	return "", nil
 }

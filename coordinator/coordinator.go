@@ -344,9 +344,7 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 		case <-f.given:
 			ends = f.giveUp()
 		case now := <-tick.C:
-			ps := h.progress()
-			feed(j.feeds, ps, n)
-			live.add(ps, j)
+			feed(j.feeds, live.add(h.progress(), j))
 			if f.failure != nil || ctx.Err() != nil {
 				continue
 			}
@@ -366,9 +364,7 @@ func follow(ctx context.Context, orch orchestrator, h *hub, j *job, setup *engin
 	if f.failure != nil {
 		return nil, fmt.Errorf("%w: no merged result", f.failure)
 	}
-	ps := h.progress() // what came last
-	feed(j.feeds, ps, n)
-	live.take(ps)
+	feed(j.feeds, live.take(h.progress())) // what came last
 	return gather(h.members(), live.measured, h.name)
 }
 
@@ -572,66 +568,58 @@ type liveStatus struct {
 	begun    time.Time
 }
 
-func (l *liveStatus) add(ps [][]Progress, j *job) {
-	l.take(ps)
+func (l *liveStatus) add(ps [][]Progress, j *job) sink.MergedInterval {
+	m := l.take(ps)
 	l.line(j)
+	return m
 }
 
-// take adds the clients' intervals since the last call.
-func (l *liveStatus) take(ps [][]Progress) {
+// take adds the clients' intervals since the last call, and returns them
+// merged (each client's histograms decoded once, here).
+func (l *liveStatus) take(ps [][]Progress) sink.MergedInterval {
+	m := sink.MergedInterval{Clients: l.n}
 	for i, list := range ps {
-		for _, p := range list {
-			if p.Warmup {
-				continue
-			}
-			if d := time.Duration(p.EndMs) * time.Millisecond; p.EndMs > 0 && i < len(l.measured) {
-				l.measured[i] = max(l.measured[i], min(d, time.Since(l.begun)))
-			}
-			l.endMs = max(l.endMs, p.EndMs)
-			l.ops += p.Ops
-			l.fail += p.Failed
-			mergeHistogram(&l.hist, p.Histogram)
-		}
-	}
-}
-
-// mergeHistogram merges an interval's encoded histogram into *into (made
-// on first use); one that does not decode is left out.
-func mergeHistogram(into **hdr.Histogram, encoded string) {
-	if encoded == "" {
-		return
-	}
-	if h, err := result.DecodeHistogram(encoded); err == nil {
-		if *into == nil {
-			*into = measure.NewHistogram()
-		}
-		(*into).Merge(h)
-	}
-}
-
-// feed gives the clients' intervals since the last call, merged, to the
-// fed outputs (the dashboard).
-func feed(feeds []sink.Feed, ps [][]Progress, n int) {
-	if len(feeds) == 0 {
-		return
-	}
-	m := sink.MergedInterval{Clients: n}
-	for _, list := range ps {
 		reported := false
 		for _, p := range list {
 			if p.Warmup {
 				continue
 			}
 			reported = true
+			if d := time.Duration(p.EndMs) * time.Millisecond; p.EndMs > 0 && i < len(l.measured) {
+				l.measured[i] = max(l.measured[i], min(d, time.Since(l.begun)))
+			}
 			m.End = max(m.End, time.Duration(p.EndMs)*time.Millisecond)
 			m.Ops += p.Ops
 			m.Failed += p.Failed
-			mergeHistogram(&m.Histogram, p.Histogram)
+			if p.Histogram == "" {
+				continue
+			}
+			if h, err := result.DecodeHistogram(p.Histogram); err == nil { // one that does not decode is left out
+				if m.Histogram == nil {
+					m.Histogram = measure.NewHistogram()
+				}
+				m.Histogram.Merge(h)
+			}
 		}
 		if reported {
 			m.Reporting++
 		}
 	}
+	l.endMs = max(l.endMs, m.End.Milliseconds())
+	l.ops += m.Ops
+	l.fail += m.Failed
+	if m.Histogram != nil {
+		if l.hist == nil {
+			l.hist = measure.NewHistogram()
+		}
+		l.hist.Merge(m.Histogram)
+	}
+	return m
+}
+
+// feed gives the clients' intervals of a tick, merged, to the fed outputs
+// (the dashboard), when a client reported.
+func feed(feeds []sink.Feed, m sink.MergedInterval) {
 	if m.Reporting == 0 {
 		return
 	}

@@ -77,10 +77,7 @@ func (s *Setup) sinkEnv(w Writers, m *sink.Options) *sink.Env {
 
 // LiveEnv is what a live page following this setup's run reads besides
 // its intervals: the process's CPU and the server side so far.
-func (s *Setup) LiveEnv() *sink.Env {
-	return &sink.Env{Label: s.Label, Workload: WorkloadName(s.Props), Binding: s.Spec.Binding, Rate: s.Runner.Rate,
-		CPU: CPUTime, ServerSide: s.serverSideSoFar}
-}
+func (s *Setup) LiveEnv() *sink.Env { return s.sinkEnv(Writers{}, &s.measurements) }
 
 // serverSideSoFar is what the run's server-side sampling has so far,
 // timed from start (nil before it starts, or with none).

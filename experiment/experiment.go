@@ -116,7 +116,7 @@ type Runner struct {
 	OnResult func(setup *engine.Setup, d *result.Doc, path string)
 	// Watch, when set, is asked for an observer of each run and load run
 	// here (not spread over clients), given its name (the run's ID, or
-	// "load/" and the load's): the plan's live page follows the one
+	// "loads/" and the load's key): the plan's live page follows the one
 	// running interval by interval.
 	Watch func(name string, setup *engine.Setup) runner.Observer
 }
@@ -785,7 +785,7 @@ func (r *Runner) runAndRead(ctx context.Context, c *plan.Run, ic *plan.IndexRun,
 	spec, err := r.runSpec(ctx, c)
 	var d *result.Doc
 	if err == nil {
-		d, err = r.phaseTo(ctx, spec, path, filepath.Join(r.dir, "runs", c.ID()))
+		d, err = r.phaseTo(ctx, spec, c.ID(), path, filepath.Join(r.dir, "runs", c.ID()))
 	}
 	t.runTime += time.Since(t0)
 	t.ran++
@@ -1049,7 +1049,7 @@ func (r *Runner) load(ctx context.Context, key string) error {
 		r.rehearsed = append(r.rehearsed, key) // removed when the rehearsal ends
 	}
 	fmt.Fprintf(r.stderr, "servbench: loading %s\n", key)
-	_, err := r.phaseTo(ctx, r.loads[key].Spec, out+".json", out)
+	_, err := r.phaseTo(ctx, r.loads[key].Spec, "loads/"+key, out+".json", out)
 	return err
 }
 
@@ -1084,11 +1084,12 @@ func isEmbedded(s *engine.Setup) bool {
 	return ok
 }
 
-// phaseTo runs a phase with its result document in path, its text report
-// in base.txt and its messages in base.log. The document is written
+// phaseTo runs a phase, named name (the run's ID, or "loads/" and the
+// load's key), with its result document in path, its text report in
+// base.txt and its messages in base.log. The document is written
 // whenever the runner ran, also for a failed or interrupted run; it is
 // returned when it was (nil: nothing measured, or its file not written).
-func (r *Runner) phaseTo(ctx context.Context, spec engine.Spec, path, base string) (*result.Doc, error) {
+func (r *Runner) phaseTo(ctx context.Context, spec engine.Spec, name, path, base string) (*result.Doc, error) {
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 		return nil, err
 	}
@@ -1110,7 +1111,7 @@ func (r *Runner) phaseTo(ctx context.Context, spec engine.Spec, path, base strin
 		return nil, err
 	}
 	lg := &firstErr{w: f}
-	d, err := r.phase(ctx, spec, path, base+".txt", lg)
+	d, err := r.phase(ctx, spec, name, path, base+".txt", lg)
 	if err != nil {
 		fmt.Fprintf(lg, "servbench: %s\n", r.secrets.Redact(oneLine(err)))
 	}
@@ -1162,10 +1163,10 @@ func (f *firstErr) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// phase runs spec with its result in path and its text report in text,
-// and returns its result document when its file was written (the plan
-// runner's index reads it, not the file).
-func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string, lg io.Writer) (*result.Doc, error) {
+// phase runs spec, named name (Watch), with its result in path and its
+// text report in text, and returns its result document when its file was
+// written (the plan runner's index reads it, not the file).
+func (r *Runner) phase(ctx context.Context, spec engine.Spec, name, path, text string, lg io.Writer) (*result.Doc, error) {
 	spec.Log, spec.Secrets = lg, r.secrets
 	spec.Properties.Set("result.file", path, "plan run")
 	setup, err := engine.CheckContext(ctx, spec)
@@ -1181,12 +1182,6 @@ func (r *Runner) phase(ctx context.Context, spec engine.Spec, path, text string,
 	var txt bytes.Buffer
 	var obs []runner.Observer
 	if r.Watch != nil {
-		name := strings.TrimSuffix(path, ".json")
-		if rel, err := filepath.Rel(filepath.Join(r.dir, "runs"), name); err == nil && !strings.HasPrefix(rel, "..") {
-			name = filepath.ToSlash(rel)
-		} else if rel, err := filepath.Rel(r.dir, name); err == nil {
-			name = filepath.ToSlash(rel)
-		}
 		if o := r.Watch(name, setup); o != nil {
 			obs = append(obs, o)
 		}

@@ -110,11 +110,7 @@ func JudgeIntervals(news, base []history.Entry, ts []Threshold, iv Intervals) []
 				b, bok := stats.BatchMeans(iv(news[0], fig))
 				if _, half, _ := stats.Welch(a, b); aok && bok && finite(half) && finite(a.Mean) {
 					v.Noise = half / math.Abs(a.Mean)
-					worseBy := -v.Change
-					if !higherIsBetter(fig) {
-						worseBy = v.Change
-					}
-					v.Regressed = worseBy > v.Threshold && worseBy > v.Noise
+					v.Regressed = v.regressed()
 					v.Note = fmt.Sprintf("Welch over batch means of each run's intervals (%d and %d batches): the runs' own noise, not run to run", a.N, b.N)
 				} else if aok && bok {
 					v.Note = "the runs' intervals give no finite noise (a value out of range in a time series): the threshold alone"
@@ -148,7 +144,7 @@ func figures(news []history.Entry, f string) []string {
 func values(es []history.Entry, fig string) []float64 {
 	var xs []float64
 	for i := range es {
-		if v, ok := es[i].Figure(fig); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		if v, ok := es[i].Figure(fig); ok && finite(v) {
 			xs = append(xs, v)
 		}
 	}
@@ -193,12 +189,18 @@ func judge(fig string, news, base []float64, worse float64) Verdict {
 		v.Note = "one baseline run: no interval, the threshold alone"
 	}
 	v.Change, v.Noise = diff/math.Abs(m), half/math.Abs(m)
+	v.Regressed = v.regressed()
+	return v
+}
+
+// regressed says whether v's figure got worse by more than its threshold
+// and its noise.
+func (v *Verdict) regressed() bool {
 	worseBy := -v.Change // how much worse, as a fraction
-	if !higherIsBetter(fig) {
+	if !higherIsBetter(v.Figure) {
 		worseBy = v.Change
 	}
-	v.Regressed = worseBy > worse && worseBy > v.Noise
-	return v
+	return worseBy > v.Threshold && worseBy > v.Noise
 }
 
 // finite says whether x is neither infinite nor NaN.

@@ -415,7 +415,10 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Entry, error) {
 		where, args = append(where, "rate = ?"), append(args, *f.Rate)
 	}
 	if f.Completed {
-		where, args = append(where, "stop IN (?, ?, ?)"), append(args, string(result.Completed), string(result.TimeLimit), string(result.Settled))
+		where = append(where, "stop IN (?"+strings.Repeat(", ?", len(result.FinishedStops)-1)+")")
+		for _, s := range result.FinishedStops {
+			args = append(args, string(s))
+		}
 	}
 	if !f.Since.IsZero() {
 		where, args = append(where, "start >= ?"), append(args, f.Since.UTC().Format(timeText))

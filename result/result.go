@@ -45,7 +45,10 @@ const (
 
 // Finished reports whether a run ended as planned: every operation done,
 // the time limit reached, or its figures sure (until).
-func (s Stop) Finished() bool { return s == Completed || s == TimeLimit || s == Settled }
+func (s Stop) Finished() bool { return slices.Contains(FinishedStops, s) }
+
+// FinishedStops are the stops a run that ended as planned has.
+var FinishedStops = []Stop{Completed, TimeLimit, Settled}
 
 // Doc is the JSON result of one run (one load or run phase of one client).
 type Doc struct {

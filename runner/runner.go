@@ -105,7 +105,7 @@ func newRun(cfg Config, w *workload.Workload) (r *run, total int64) {
 	}
 	r = &run{cfg: cfg, threads: threads, clock: cfg.Clock}
 	if cfg.Until != nil && !cfg.Load {
-		r.settle = &settler{until: *cfg.Until}
+		r.settle = newSettler(*cfg.Until)
 	}
 	if cfg.Rate > 0 {
 		// Each thread runs target/threads operations per second, one

@@ -75,7 +75,7 @@ type untilBatch struct {
 // called from the run's watching goroutine only).
 type settler struct {
 	until   Until
-	size    int // intervals a batch holds
+	size    int // intervals a batch holds: 2 at first (newSettler)
 	batches []untilBatch
 	open    untilBatch
 	filled  int
@@ -84,6 +84,11 @@ type settler struct {
 	// stop (the operations in flight) changes it no more.
 	settled bool
 }
+
+// newSettler judges a run by until, in batches of two intervals at first
+// (batches of one would be the intervals themselves, as stats.BatchMeans
+// says).
+func newSettler(until Until) *settler { return &settler{until: until, size: 2} }
 
 // final is the judgement the run ends with: the one it stopped on, or the
 // batches' at its end.
@@ -98,9 +103,6 @@ func (s *settler) final() Settled {
 func (s *settler) add(p Progress) bool {
 	if s.settled || p.Warmup || p.Final || p.End <= p.Start {
 		return false
-	}
-	if s.size == 0 {
-		s.size = 2 // batches of one interval would be the intervals themselves (as stats.BatchMeans)
 	}
 	all, _ := p.Interval.ClientOps()
 	s.open.ops += all

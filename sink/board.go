@@ -185,28 +185,19 @@ func (b *Board) JSON() []byte {
 // json is JSON with b.mu held.
 func (b *Board) json() []byte {
 	d := b.d
-	if n := len(d.Points); n > maxBoardPoints {
-		k := (n + maxBoardPoints - 1) / maxBoardPoints
-		thin := make([]result.Point, 0, n/k+1)
-		for i := 0; i < n; i += k {
-			thin = append(thin, d.Points[i])
-		}
-		if (n-1)%k != 0 {
-			thin = append(thin, d.Points[n-1])
-		}
-		d.Points = thin
-	}
-	d.Points = withoutHistograms(d.Points)
-	if n := len(d.Client); n > maxBoardPoints {
-		d.Client = thinned(d.Client, maxBoardPoints)
-	}
+	d.Points = withoutHistograms(thinned(d.Points, maxBoardPoints))
+	d.Client = thinned(d.Client, maxBoardPoints)
 	d.ServerSide = thinServerSide(d.ServerSide)
 	j, _ := json.Marshal(&d) // escapes <, > and &: safe inside a script
 	return j
 }
 
-// thinned is every k-th of list and its last, at most about n.
+// thinned is every k-th of list and its last, at most about n (list
+// itself when it has no more than n).
 func thinned[T any](list []T, n int) []T {
+	if len(list) <= n {
+		return list
+	}
 	k := (len(list) + n - 1) / n
 	out := make([]T, 0, len(list)/k+1)
 	for i := 0; i < len(list); i += k {
@@ -254,9 +245,7 @@ func thinServerSide(ss *result.ServerSide) *result.ServerSide {
 		src.Dropped += len(src.Series) - len(series)
 		src.Series = make([]result.Series, len(series))
 		for i, x := range series {
-			if len(x.Points) > maxBoardSeriesPoints {
-				x.Points = thinned(x.Points, maxBoardSeriesPoints)
-			}
+			x.Points = thinned(x.Points, maxBoardSeriesPoints)
 			src.Series[i] = x
 		}
 		out.Sources = append(out.Sources, src)
@@ -491,9 +480,9 @@ func (s *boardSink) Merged(p MergedInterval) {
 		op.Failed = result.Bounded[int64]{"failed": p.Failed}
 	}
 	if h := p.Histogram; h != nil && h.TotalCount() > 0 {
-		op.MeanUs, op.P50Us, op.P99Us, op.P999Us, op.MaxUs = h.Mean()/1000, us(h.ValueAtPercentile(50)), us(h.ValueAtPercentile(99)), us(h.ValueAtPercentile(99.9)), us(h.Max())
+		op.SetFigures(h, "") // the page draws no histogram
 		if s.spreadHist == nil {
-			s.spreadHist = hdr.New(h.LowestTrackableValue(), h.HighestTrackableValue(), int(h.SignificantFigures()))
+			s.spreadHist = measure.NewHistogram()
 		}
 		s.spreadHist.Merge(h)
 	}
@@ -529,11 +518,8 @@ func (s *boardSink) Interval(p runner.Progress) {
 	if p.Warmup {
 		return
 	}
-	if s.sched0 == nil {
+	if s.sched0 == nil { // the first measured interval: the run's start (Open and Follow take a first snapshot)
 		s.sched0 = last
-		if s.sched0 == nil {
-			s.sched0 = now
-		}
 	}
 	cp := BoardClientPoint{EndS: p.End.Seconds(), SchedP99Us: durUs(measure.SchedBetween(last, now).P99)}
 	if l := p.Interval.Lag; l != nil && l.TotalCount() > 0 {
