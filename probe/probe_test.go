@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -281,17 +282,22 @@ func TestDeafSourceIsLeftBehind(t *testing.T) {
 }
 
 // gated answers its first sample when release is closed, saying when it
-// was asked.
-type gated struct{ entered, release chan struct{} }
+// was asked (the test waits for that: a send that gave up when the test
+// had not reached its receive yet let the baseline through unseen, and
+// the test then waited for ever, once on a busy machine); the others at
+// once.
+type gated struct {
+	entered, release chan struct{}
+	first            *sync.Once
+}
 
 func (gated) Name() string { return "gated" }
 func (gated) Kind() string { return result.SourceBinding }
 func (g gated) Sample(ctx context.Context) (db.Sample, error) {
-	select {
-	case g.entered <- struct{}{}:
+	g.first.Do(func() {
+		g.entered <- struct{}{}
 		<-g.release
-	default:
-	}
+	})
 	return db.Sample{Stats: []db.Stat{{Name: "ops", Counter: true, Value: 1}}}, nil
 }
 
@@ -300,7 +306,7 @@ func (g gated) Sample(ctx context.Context) (db.Sample, error) {
 // its first operations: a Redis cluster's commands came out one short of
 // the operations).
 func TestStartTakesTheBaselineFirst(t *testing.T) {
-	g := gated{entered: make(chan struct{}), release: make(chan struct{})}
+	g := gated{entered: make(chan struct{}), release: make(chan struct{}), first: new(sync.Once)}
 	r := New(time.Hour, g)
 	started := make(chan struct{})
 	go func() {
